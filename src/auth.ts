@@ -1,0 +1,79 @@
+// API keys: how they are made, stored and checked, and how a request becomes a caller.
+//
+// A key looks like `trb_<16 hex lookup>_<43 chars secret>`. The lookup part (with `trb_`) is the
+// key's `prefix`: stored in clear, shown for recognition, and used to find the record. The whole key
+// is stored only as a SHA-256 hash (keys carry 256 random bits, so a slow hash adds nothing) and the
+// hashes are compared with timingSafeEqual.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { notAuthenticated } from './errors.ts';
+import { newId } from './ids.ts';
+import type { Organization } from './schemas.ts';
+import type { ApiKeyRecord, Store } from './store/types.ts';
+
+export interface Caller {
+  org: Organization;
+  key: ApiKeyRecord;
+}
+
+const KEY_PATTERN = /^(trb_[0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+/** Makes a new key for an org. Returns the secret (to show once) and the record to store. */
+export function mintApiKey(orgId: string, name: string, expiresAt: string | null): { secret: string; record: ApiKeyRecord } {
+  const prefix = `trb_${randomBytes(8).toString('hex')}`;
+  const secret = `${prefix}_${randomBytes(32).toString('base64url')}`;
+  const record: ApiKeyRecord = {
+    id: newId('key'),
+    org_id: orgId,
+    name,
+    prefix,
+    hash: hashKey(secret),
+    created_at: new Date().toISOString(),
+    expires_at: expiresAt,
+    last_used_at: null,
+    revoked_at: null,
+  };
+  return { secret, record };
+}
+
+/** `Api-Key <key>` or `Bearer <key>` -> the key, or null when the header is absent. Throws on a malformed header. */
+export function keyFromAuthorization(header: string | undefined): string | null {
+  if (header === undefined || header.trim() === '') return null;
+  const match = /^\s*(Api-Key|Bearer)\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw notAuthenticated('Malformed Authorization header: send `Authorization: Api-Key <key>` or `Authorization: Bearer <key>`.');
+  return match[2];
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export class Authenticator {
+  constructor(private readonly store: Store) {}
+
+  /** Resolves an Authorization header to its caller, or throws 401 with a reason the caller can act on. */
+  async authenticate(header: string | undefined): Promise<Caller> {
+    const key = keyFromAuthorization(header);
+    if (key === null) {
+      throw notAuthenticated('No API key: send `Authorization: Api-Key <key>` or `Authorization: Bearer <key>`. Get a demo key with POST /create-demo-user/.');
+    }
+    const parts = KEY_PATTERN.exec(key);
+    if (!parts) throw notAuthenticated('Malformed API key: Tribunal keys look like trb_<16 hex>_<43 characters>.');
+    const record = await this.store.getApiKeyByPrefix(parts[1]);
+    const expected = Buffer.from(record?.hash ?? hashKey('no such key'), 'hex');
+    const matches = timingSafeEqual(Buffer.from(hashKey(key), 'hex'), expected);
+    if (!record || !matches) throw notAuthenticated('Unknown API key.');
+    if (record.revoked_at) throw notAuthenticated(`API key ${record.prefix} was revoked at ${record.revoked_at}.`);
+    const now = new Date();
+    if (record.expires_at && new Date(record.expires_at) <= now) {
+      throw notAuthenticated(`API key ${record.prefix} expired at ${record.expires_at}. Create a new key (or a new demo key).`);
+    }
+    const org = await this.store.getOrganization(record.org_id);
+    if (!org) throw notAuthenticated('Unknown API key.');
+    // last_used_at at minute resolution: a write per request would make every read a write.
+    if (!record.last_used_at || now.getTime() - new Date(record.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
+      record.last_used_at = now.toISOString();
+      void this.store.updateApiKey(record.id, { last_used_at: record.last_used_at }).catch(() => {});
+    }
+    return { org, key: record };
+  }
+}

@@ -1,0 +1,151 @@
+// Every setting in one place: the environment in, a typed and validated config out.
+// Tests build configs with loadConfig({ ...overrides }) instead of touching process.env.
+import path from 'node:path';
+import { z } from 'zod';
+
+/** "24h", "30m", "90s", "2d" or a plain number of seconds -> milliseconds. */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/.exec(text.trim());
+  if (!match) throw new Error(`not a duration: ${JSON.stringify(text)} (use e.g. 90s, 30m, 24h, 7d)`);
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(match[2] ?? 's') as 'ms'];
+  return Math.round(Number(match[1]) * unit);
+}
+
+/** "1mb", "512kb", "1048576" -> bytes. */
+export function parseBytes(text: string): number {
+  const match = /^(\d+)\s*(b|kb|mb|gb)?$/i.exec(text.trim());
+  if (!match) throw new Error(`not a size: ${JSON.stringify(text)} (use e.g. 1mb, 512kb)`);
+  const unit = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(match[2] ?? 'b').toLowerCase() as 'b'];
+  return Number(match[1]) * unit;
+}
+
+const bool = z
+  .string()
+  .transform((v) => v.trim().toLowerCase())
+  .pipe(z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off']))
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+const int = (min: number) => z.coerce.number().int().min(min);
+const duration = z.string().transform((v, ctx) => {
+  try {
+    return parseDuration(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+    return z.NEVER;
+  }
+});
+const bytes = z.string().transform((v, ctx) => {
+  try {
+    return parseBytes(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: (e as Error).message });
+    return z.NEVER;
+  }
+});
+const list = z.string().transform((v) =>
+  v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+
+/** Price per million tokens, USD. Override with TRIBUNAL_PRICES (JSON of the same shape). */
+export const DEFAULT_PRICES: Record<string, { input: number; output: number }> = {
+  'claude-opus-4-1': { input: 15, output: 75 },
+  'claude-opus-4-5': { input: 5, output: 25 },
+  'claude-sonnet-4-5': { input: 3, output: 15 },
+  'claude-sonnet-4-0': { input: 3, output: 15 },
+  'claude-haiku-4-5': { input: 1, output: 5 },
+  'claude-3-5-haiku-latest': { input: 0.8, output: 4 },
+};
+const prices = z.string().transform((v, ctx) => {
+  try {
+    const parsed = z.record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) })).parse(JSON.parse(v));
+    return { ...DEFAULT_PRICES, ...parsed };
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be JSON like {"model-name": {"input": 3, "output": 15}} (USD per million tokens)' });
+    return z.NEVER;
+  }
+});
+
+const EnvSchema = z.object({
+  PORT: int(0).default(8787),
+  HOST: z.string().default('127.0.0.1'),
+  TRIBUNAL_PUBLIC_URL: z.string().url().optional(),
+  TRIBUNAL_DATA_DIR: z.string().default('.tribunal-data'),
+  TRIBUNAL_STORE: z.enum(['json', 'postgres']).default('json'),
+  DATABASE_URL: z.string().optional(),
+  REDIS_URL: z.string().optional(),
+  TRUST_PROXY: z.string().default('loopback'),
+  TRIBUNAL_DEMO_KEY_TTL: duration.default(parseDuration('24h')),
+  TRIBUNAL_DEMO_RATE_LIMIT: int(1).default(20),
+  TRIBUNAL_DEMO_RATE_WINDOW: duration.default(parseDuration('1h')),
+  TRIBUNAL_RATE_LIMIT: int(1).default(600),
+  TRIBUNAL_RATE_WINDOW: duration.default(parseDuration('1m')),
+  TRIBUNAL_MAX_BODY: bytes.default(parseBytes('1mb')),
+  TRIBUNAL_MAX_CONTEXTS: int(1).default(100),
+  TRIBUNAL_MAX_TEXT: int(1).default(200_000),
+  TRIBUNAL_MAX_PAGE_SIZE: int(1).default(200),
+  MCP_ENABLED: bool.default(true),
+  TRIBUNAL_ALLOWED_HOSTS: list.optional(),
+  TRIBUNAL_ALLOWED_ORIGINS: list.optional(),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: z.string().url().optional(),
+  TRIBUNAL_MODEL: z.string().default('claude-sonnet-4-5'),
+  TRIBUNAL_MODEL_CONCURRENCY: int(1).default(16),
+  TRIBUNAL_MODEL_TIMEOUT: duration.default(parseDuration('60s')),
+  TRIBUNAL_MODEL_RETRIES: int(0).default(4),
+  TRIBUNAL_MODEL_MAX_TOKENS: int(64).default(1024),
+  TRIBUNAL_PRICES: prices.default(DEFAULT_PRICES),
+  TRIBUNAL_LOG_REQUESTS: bool.default(false),
+});
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env) {
+  // Empty strings mean "unset": a blank line in an env file must not override a default.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  if (e.TRIBUNAL_STORE === 'postgres' && !e.DATABASE_URL) {
+    throw new Error('Invalid configuration:\n  DATABASE_URL: required when TRIBUNAL_STORE=postgres');
+  }
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl: e.TRIBUNAL_PUBLIC_URL,
+    dataDir: path.resolve(e.TRIBUNAL_DATA_DIR),
+    store: e.TRIBUNAL_STORE,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    trustProxy: e.TRUST_PROXY,
+    demoKeyTtlMs: e.TRIBUNAL_DEMO_KEY_TTL,
+    demoRateLimit: { limit: e.TRIBUNAL_DEMO_RATE_LIMIT, windowMs: e.TRIBUNAL_DEMO_RATE_WINDOW },
+    rateLimit: { limit: e.TRIBUNAL_RATE_LIMIT, windowMs: e.TRIBUNAL_RATE_WINDOW },
+    limits: {
+      bodyBytes: e.TRIBUNAL_MAX_BODY,
+      contexts: e.TRIBUNAL_MAX_CONTEXTS,
+      textChars: e.TRIBUNAL_MAX_TEXT,
+      pageSize: e.TRIBUNAL_MAX_PAGE_SIZE,
+    },
+    mcp: {
+      enabled: e.MCP_ENABLED,
+      allowedHosts: e.TRIBUNAL_ALLOWED_HOSTS,
+      allowedOrigins: e.TRIBUNAL_ALLOWED_ORIGINS,
+    },
+    model: {
+      apiKey: e.ANTHROPIC_API_KEY,
+      baseUrl: e.ANTHROPIC_BASE_URL,
+      name: e.TRIBUNAL_MODEL,
+      concurrency: e.TRIBUNAL_MODEL_CONCURRENCY,
+      timeoutMs: e.TRIBUNAL_MODEL_TIMEOUT,
+      retries: e.TRIBUNAL_MODEL_RETRIES,
+      maxTokens: e.TRIBUNAL_MODEL_MAX_TOKENS,
+      prices: e.TRIBUNAL_PRICES,
+    },
+    logRequests: e.TRIBUNAL_LOG_REQUESTS,
+  };
+}

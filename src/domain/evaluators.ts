@@ -1,0 +1,177 @@
+// Evaluators: visibility, name resolution, versioned edits. Shared by the tools and REST.
+import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { Demonstration, Evaluator } from '../schemas.ts';
+import { StoreConflictError, type EvaluatorRecord } from '../store/types.ts';
+import type { ToolContext } from '../tool.ts';
+import { resolveProjectId } from './projects.ts';
+
+type Ctx = Pick<ToolContext, 'store' | 'caller'>;
+
+export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Evaluator => wire;
+
+export function canRead(ctx: Ctx, rec: { org_id: string | null; visibility: string }): boolean {
+  return rec.org_id === ctx.caller.org.id || rec.visibility === 'public';
+}
+
+/** A demo organization's resources are always public (SPEC section 1). */
+export function effectiveVisibility(ctx: Ctx, requested: 'private' | 'public' | undefined): 'private' | 'public' {
+  return ctx.caller.org.is_demo ? 'public' : (requested ?? 'private');
+}
+
+export async function getVisibleEvaluator(ctx: Ctx, id: string, version?: number): Promise<EvaluatorRecord> {
+  const latest = await ctx.store.getEvaluator(id);
+  if (!latest || !canRead(ctx, latest)) throw notFound('Evaluator', id);
+  if (version === undefined || version === latest.version) return latest;
+  const old = await ctx.store.getEvaluatorVersion(id, version);
+  if (!old) throw new TribunalError('not_found', 404, `Evaluator ${id} has no version ${version}; its latest is ${latest.version}.`);
+  return old;
+}
+
+/**
+ * Finds an evaluator by id, or by exact name: the caller's own first, then presets, then other
+ * organizations' public ones (ambiguity there is an error that lists the candidates).
+ */
+export async function resolveEvaluator(ctx: Ctx, ref: { id?: string; name?: string }, version?: number): Promise<EvaluatorRecord> {
+  if (ref.id) return getVisibleEvaluator(ctx, ref.id, version);
+  if (!ref.name) throw validationError('Give evaluator_id or evaluator_name.', [{ field: 'evaluator_id', message: 'required (or evaluator_name)' }]);
+  const { items } = await ctx.store.listEvaluators({ org_id: ctx.caller.org.id, include_public: true, name: ref.name }, { limit: 20 });
+  const own = items.filter((e) => e.org_id === ctx.caller.org.id);
+  const presets = items.filter((e) => e.is_preset);
+  const candidates = own.length ? own : presets.length ? presets : items;
+  if (candidates.length === 0) {
+    throw new TribunalError('not_found', 404, `No evaluator named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive). Find one with list_evaluators.`);
+  }
+  if (candidates.length > 1) {
+    throw validationError(
+      `Several public evaluators are named ${JSON.stringify(ref.name)} (${candidates.map((c) => c.id).join(', ')}); pass evaluator_id instead.`,
+      [{ field: 'evaluator_name', message: 'ambiguous' }],
+    );
+  }
+  return version === undefined ? candidates[0] : getVisibleEvaluator(ctx, candidates[0].id, version);
+}
+
+export interface EvaluatorContent {
+  name: string;
+  intent: string;
+  rubric: string;
+  requires_contexts?: boolean;
+  requires_expected_output?: boolean;
+  demonstrations?: Demonstration[];
+  model?: string | null;
+}
+
+function checkDemonstrations(content: Pick<EvaluatorContent, 'demonstrations' | 'requires_contexts' | 'requires_expected_output'>) {
+  (content.demonstrations ?? []).forEach((d, i) => {
+    if (content.requires_contexts && !d.contexts?.length) {
+      throw validationError(`demonstrations.${i} needs contexts because the evaluator requires contexts.`, [
+        { field: `demonstrations.${i}.contexts`, message: 'required when requires_contexts is true' },
+      ]);
+    }
+    if (content.requires_expected_output && d.expected_output === undefined) {
+      throw validationError(`demonstrations.${i} needs expected_output because the evaluator requires an expected output.`, [
+        { field: `demonstrations.${i}.expected_output`, message: 'required when requires_expected_output is true' },
+      ]);
+    }
+  });
+}
+
+const conflict = (err: unknown) => {
+  if (err instanceof StoreConflictError) return new TribunalError('conflict', 409, `${err.message}; choose another name or edit the existing one.`);
+  return err;
+};
+
+export async function createEvaluator(
+  ctx: Ctx,
+  input: EvaluatorContent & { visibility?: 'private' | 'public'; project_id?: string },
+): Promise<EvaluatorRecord> {
+  checkDemonstrations(input);
+  const now = new Date().toISOString();
+  const record: EvaluatorRecord = {
+    id: newId('evl'),
+    org_id: ctx.caller.org.id,
+    name: input.name,
+    intent: input.intent,
+    rubric: input.rubric,
+    requires_contexts: input.requires_contexts ?? false,
+    requires_expected_output: input.requires_expected_output ?? false,
+    demonstrations: input.demonstrations ?? [],
+    model: input.model ?? null,
+    visibility: effectiveVisibility(ctx, input.visibility),
+    is_preset: false,
+    project_id: await resolveProjectId(ctx, input.project_id),
+    version: 1,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await ctx.store.createEvaluator(record);
+  } catch (err) {
+    throw conflict(err);
+  }
+  return record;
+}
+
+/** The caller may edit: its own, not a preset. Others' public ones are readable but not editable. */
+export async function getEditableEvaluator(ctx: Ctx, id: string): Promise<EvaluatorRecord> {
+  const current = await getVisibleEvaluator(ctx, id);
+  if (current.is_preset) {
+    throw permissionDenied(`${current.name} is a shipped preset and read-only; create your own evaluator (you may start from its rubric) and edit that.`);
+  }
+  if (current.org_id !== ctx.caller.org.id) throw permissionDenied(`Evaluator ${current.name} belongs to another organization; it is public to read and run, not to edit.`);
+  return current;
+}
+
+const CONTENT_FIELDS = ['name', 'intent', 'rubric', 'requires_contexts', 'requires_expected_output', 'demonstrations', 'model', 'visibility', 'project_id'] as const;
+
+export async function updateEvaluator(
+  ctx: Ctx,
+  id: string,
+  patch: Partial<EvaluatorContent & { visibility: 'private' | 'public'; project_id: string }>,
+): Promise<EvaluatorRecord> {
+  // Optimistic concurrency: re-read and retry when another edit lands between read and write.
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = await getEditableEvaluator(ctx, id);
+    const next: EvaluatorRecord = { ...current };
+    if (patch.project_id !== undefined) next.project_id = await resolveProjectId(ctx, patch.project_id);
+    for (const field of CONTENT_FIELDS) {
+      if (field === 'project_id' || patch[field] === undefined) continue;
+      (next as Record<string, unknown>)[field] = patch[field];
+    }
+    next.visibility = effectiveVisibility(ctx, next.visibility);
+    checkDemonstrations(next);
+    const changed = CONTENT_FIELDS.some((f) => JSON.stringify(next[f]) !== JSON.stringify(current[f]));
+    if (!changed) return current;
+    if (next.visibility === 'private' && current.visibility === 'public') await assertNoPublicJudgeUses(ctx, id);
+    next.version = current.version + 1;
+    next.updated_at = new Date().toISOString();
+    try {
+      if (await ctx.store.updateEvaluator(next, current.version)) return next;
+    } catch (err) {
+      throw conflict(err);
+    }
+  }
+  throw new TribunalError('conflict', 409, `Evaluator ${id} is being edited concurrently; try again.`);
+}
+
+async function assertNoPublicJudgeUses(ctx: Ctx, evaluatorId: string) {
+  const users = await ctx.store.findJudgesUsingEvaluator(evaluatorId);
+  for (const u of users) {
+    const judge = await ctx.store.getJudge(u.id);
+    if (judge?.visibility === 'public') {
+      throw validationError(`Public judge ${judge.name} (${judge.id}) applies this evaluator, so it must stay public; make the judge private first.`, [
+        { field: 'visibility', message: 'used by a public judge' },
+      ]);
+    }
+  }
+}
+
+export async function deleteEvaluator(ctx: Ctx, id: string): Promise<void> {
+  const current = await getEditableEvaluator(ctx, id);
+  const users = await ctx.store.findJudgesUsingEvaluator(id);
+  if (users.length) {
+    const names = users.map((u) => (u.org_id === ctx.caller.org.id ? `${u.name} (${u.id})` : 'a judge of another organization'));
+    throw new TribunalError('conflict', 409, `Evaluator ${current.name} is used by ${names.join(', ')}; remove it from those judges first.`);
+  }
+  await ctx.store.deleteEvaluator(id);
+}

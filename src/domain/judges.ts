@@ -1,0 +1,176 @@
+// Judges: a named, versioned list of evaluator references. Shared by the tools and REST.
+import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { EvaluatorRef, Judge, JudgeFull } from '../schemas.ts';
+import { StoreConflictError, type EvaluatorRecord, type JudgeRecord } from '../store/types.ts';
+import type { ToolContext } from '../tool.ts';
+import { canRead, effectiveVisibility, evaluatorToWire, resolveEvaluator } from './evaluators.ts';
+import { resolveProjectId } from './projects.ts';
+
+type Ctx = Pick<ToolContext, 'store' | 'caller'>;
+
+export const judgeToWire = ({ org_id: _org, ...wire }: JudgeRecord): Judge => wire;
+
+export async function getVisibleJudge(ctx: Ctx, id: string, version?: number): Promise<JudgeRecord> {
+  const latest = await ctx.store.getJudge(id);
+  if (!latest || !canRead(ctx, latest)) throw notFound('Judge', id);
+  if (version === undefined || version === latest.version) return latest;
+  const old = await ctx.store.getJudgeVersion(id, version);
+  if (!old) throw new TribunalError('not_found', 404, `Judge ${id} has no version ${version}; its latest is ${latest.version}.`);
+  return old;
+}
+
+/** By id, or by exact name: the caller's own judges first, then other organizations' public ones. */
+export async function resolveJudge(ctx: Ctx, ref: { id?: string; name?: string }, version?: number): Promise<JudgeRecord> {
+  if (ref.id) return getVisibleJudge(ctx, ref.id, version);
+  if (!ref.name) throw validationError('Give judge_id or judge_name.', [{ field: 'judge_id', message: 'required (or judge_name)' }]);
+  const { items } = await ctx.store.listJudges({ org_id: ctx.caller.org.id, include_public: true, name: ref.name }, { limit: 20 });
+  const own = items.filter((j) => j.org_id === ctx.caller.org.id);
+  const candidates = own.length ? own : items;
+  if (!candidates.length) {
+    throw new TribunalError('not_found', 404, `No judge named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive). Find one with list_judges.`);
+  }
+  if (candidates.length > 1) {
+    throw validationError(`Several public judges are named ${JSON.stringify(ref.name)} (${candidates.map((c) => c.id).join(', ')}); pass judge_id instead.`, [
+      { field: 'judge_name', message: 'ambiguous' },
+    ]);
+  }
+  return version === undefined ? candidates[0] : getVisibleJudge(ctx, candidates[0].id, version);
+}
+
+/**
+ * The evaluators a judge applies, at the versions it runs: pinned ones at their pin, the rest at
+ * their latest. An evaluator deleted or made private since is reported, not silently skipped.
+ */
+export async function loadJudgeEvaluators(ctx: Ctx, judge: JudgeRecord): Promise<Array<EvaluatorRecord & { pinned_version: number | null }>> {
+  return Promise.all(
+    judge.evaluators.map(async (ref) => {
+      const latest = await ctx.store.getEvaluator(ref.id);
+      if (!latest || !(canRead(ctx, latest) || latest.org_id === judge.org_id)) {
+        throw new TribunalError('conflict', 409, `Judge ${judge.name} refers to evaluator ${ref.name} (${ref.id}), which no longer exists; update the judge's evaluator list.`);
+      }
+      const rec = ref.version === null || ref.version === latest.version ? latest : await ctx.store.getEvaluatorVersion(ref.id, ref.version);
+      if (!rec) throw new TribunalError('conflict', 409, `Judge ${judge.name} pins evaluator ${ref.name} at version ${ref.version}, which does not exist.`);
+      return { ...rec, pinned_version: ref.version };
+    }),
+  );
+}
+
+export async function judgeInFull(ctx: Ctx, judge: JudgeRecord): Promise<JudgeFull> {
+  const evaluators = await loadJudgeEvaluators(ctx, judge);
+  return { ...judgeToWire(judge), evaluators: evaluators.map((e) => ({ ...evaluatorToWire(e), pinned_version: e.pinned_version })) };
+}
+
+/** Turns the caller's evaluator list (ids or exact names) into references, checking each is usable. */
+async function buildRefs(ctx: Ctx, evaluatorIds: string[], pin: boolean, visibility: 'private' | 'public'): Promise<EvaluatorRef[]> {
+  if (!evaluatorIds.length) throw validationError('A judge needs at least one evaluator.', [{ field: 'evaluator_ids', message: 'at least one' }]);
+  const seen = new Set<string>();
+  const refs: EvaluatorRef[] = [];
+  for (const [i, idOrName] of evaluatorIds.entries()) {
+    let evaluator: EvaluatorRecord;
+    try {
+      evaluator = await resolveEvaluator(ctx, (await ctx.store.getEvaluator(idOrName)) ? { id: idOrName } : { name: idOrName });
+    } catch (err) {
+      if (err instanceof TribunalError && err.code === 'not_found') {
+        throw validationError(`evaluator_ids.${i}: ${err.message}`, [{ field: `evaluator_ids.${i}`, message: 'unknown evaluator' }]);
+      }
+      throw err;
+    }
+    if (seen.has(evaluator.id)) continue;
+    seen.add(evaluator.id);
+    if (visibility === 'public' && evaluator.visibility !== 'public') {
+      throw validationError(`A public judge can only apply public evaluators, and ${evaluator.name} (${evaluator.id}) is private; make it public or keep the judge private.`, [
+        { field: `evaluator_ids.${i}`, message: 'private evaluator in a public judge' },
+      ]);
+    }
+    refs.push({ id: evaluator.id, name: evaluator.name, version: pin ? evaluator.version : null });
+  }
+  return refs;
+}
+
+const conflict = (err: unknown) =>
+  err instanceof StoreConflictError ? new TribunalError('conflict', 409, `${err.message}; choose another name or edit the existing judge.`) : err;
+
+export interface JudgeInput {
+  name: string;
+  intent: string;
+  evaluator_ids: string[];
+  stage?: string | null;
+  visibility?: 'private' | 'public';
+  project_id?: string;
+  pin_versions?: boolean;
+}
+
+export async function createJudge(ctx: Ctx, input: JudgeInput): Promise<JudgeRecord> {
+  const visibility = effectiveVisibility(ctx, input.visibility);
+  const now = new Date().toISOString();
+  const record: JudgeRecord = {
+    id: newId('jdg'),
+    org_id: ctx.caller.org.id,
+    name: input.name,
+    intent: input.intent,
+    stage: input.stage ?? null,
+    visibility,
+    project_id: await resolveProjectId(ctx, input.project_id),
+    evaluators: await buildRefs(ctx, input.evaluator_ids, input.pin_versions ?? false, visibility),
+    version: 1,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await ctx.store.createJudge(record);
+  } catch (err) {
+    throw conflict(err);
+  }
+  return record;
+}
+
+export async function getEditableJudge(ctx: Ctx, id: string): Promise<JudgeRecord> {
+  const current = await getVisibleJudge(ctx, id);
+  if (current.org_id !== ctx.caller.org.id) throw permissionDenied(`Judge ${current.name} belongs to another organization; it is public to read and run, not to edit.`);
+  return current;
+}
+
+/** Applies a change to the latest version, bumping `version` when anything changed. */
+export async function reviseJudge(ctx: Ctx, id: string, change: (current: JudgeRecord) => Promise<JudgeRecord>): Promise<JudgeRecord> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const current = await getEditableJudge(ctx, id);
+    const next = await change({ ...current });
+    const fields = ['name', 'intent', 'stage', 'visibility', 'project_id', 'evaluators'] as const;
+    if (fields.every((f) => JSON.stringify(next[f]) === JSON.stringify(current[f]))) return current;
+    next.version = current.version + 1;
+    next.updated_at = new Date().toISOString();
+    try {
+      if (await ctx.store.updateJudge(next, current.version)) return next;
+    } catch (err) {
+      throw conflict(err);
+    }
+  }
+  throw new TribunalError('conflict', 409, `Judge ${id} is being edited concurrently; try again.`);
+}
+
+export async function updateJudge(ctx: Ctx, id: string, patch: Partial<JudgeInput>): Promise<JudgeRecord> {
+  return reviseJudge(ctx, id, async (next) => {
+    if (patch.name !== undefined) next.name = patch.name;
+    if (patch.intent !== undefined) next.intent = patch.intent;
+    if (patch.stage !== undefined) next.stage = patch.stage;
+    if (patch.project_id !== undefined) next.project_id = await resolveProjectId(ctx, patch.project_id);
+    next.visibility = effectiveVisibility(ctx, patch.visibility ?? next.visibility);
+    if (patch.evaluator_ids !== undefined || patch.pin_versions !== undefined || next.visibility !== 'private') {
+      const ids = patch.evaluator_ids ?? next.evaluators.map((e) => e.id);
+      const pin = patch.pin_versions ?? next.evaluators.some((e) => e.version !== null);
+      const refs = await buildRefs(ctx, ids, pin, next.visibility);
+      // Keep existing pins for evaluators that stay, unless pinning was switched explicitly.
+      next.evaluators =
+        patch.pin_versions === undefined
+          ? refs.map((r) => ({ ...r, version: next.evaluators.find((e) => e.id === r.id)?.version ?? r.version }))
+          : refs;
+    }
+    return next;
+  });
+}
+
+export async function deleteJudge(ctx: Ctx, id: string): Promise<void> {
+  await getEditableJudge(ctx, id);
+  await ctx.store.deleteJudge(id);
+}

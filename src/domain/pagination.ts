@@ -1,0 +1,29 @@
+// Opaque cursors: base64url of the last item's position. Bad cursors are a 400, never a 500.
+import { validationError } from '../errors.ts';
+import type { Page, PageQuery } from '../store/types.ts';
+
+export function pageQuery(input: { limit?: number; cursor?: string }, maxPageSize: number): PageQuery {
+  const limit = input.limit ?? 50;
+  if (limit > maxPageSize) {
+    throw validationError(`limit ${limit} is over the maximum page size of ${maxPageSize}.`, [{ field: 'limit', message: `at most ${maxPageSize}` }]);
+  }
+  if (input.cursor === undefined || input.cursor === '') return { limit };
+  try {
+    const decoded = JSON.parse(Buffer.from(input.cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(decoded) && decoded.length === 2 && typeof decoded[0] === 'string' && typeof decoded[1] === 'string') {
+      return { limit, after: { created_at: decoded[0], id: decoded[1] } };
+    }
+  } catch {
+    /* fall through */
+  }
+  throw validationError('cursor is not a cursor this server issued: pass `next_cursor` from the previous page unchanged.', [
+    { field: 'cursor', message: 'invalid cursor' },
+  ]);
+}
+
+export function toPage<T, W>(page: Page<T>, toWire: (item: T) => W): { results: W[]; next_cursor: string | null } {
+  return {
+    results: page.items.map(toWire),
+    next_cursor: page.last ? Buffer.from(JSON.stringify([page.last.created_at, page.last.id])).toString('base64url') : null,
+  };
+}

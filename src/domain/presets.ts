@@ -1,0 +1,69 @@
+// The shipped presets (data/presets.json) are copied into the store at start-up so that lists,
+// name lookups and judges treat them like any evaluator. A preset whose text changed in a new
+// release gets a new version; old versions stay readable for the logs that used them.
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { Demonstration } from '../schemas.ts';
+import type { EvaluatorRecord, Store } from '../store/types.ts';
+
+const PresetFile = z.array(
+  z.object({
+    id: z.string().regex(/^preset_[a-z0-9_]+$/),
+    name: z.string().min(1),
+    intent: z.string().min(1),
+    rubric: z.string().min(1),
+    requires_contexts: z.boolean(),
+    requires_expected_output: z.boolean(),
+    demonstrations: z.array(Demonstration),
+    tags: z.array(z.string()).optional(),
+  }),
+);
+export type Preset = z.infer<typeof PresetFile>[number];
+
+const PRESETS_PATH = fileURLToPath(new URL('../../data/presets.json', import.meta.url));
+const PRESET_EPOCH = '2026-01-01T00:00:00.000Z';
+
+let cached: Preset[] | undefined;
+export function loadPresets(): Preset[] {
+  cached ??= PresetFile.parse(JSON.parse(fs.readFileSync(PRESETS_PATH, 'utf8')));
+  return cached;
+}
+
+export async function syncPresets(store: Store): Promise<void> {
+  for (const preset of loadPresets()) {
+    const content = {
+      name: preset.name,
+      intent: preset.intent,
+      rubric: preset.rubric,
+      requires_contexts: preset.requires_contexts,
+      requires_expected_output: preset.requires_expected_output,
+      demonstrations: preset.demonstrations,
+    };
+    const existing = await store.getEvaluator(preset.id);
+    if (!existing) {
+      const record: EvaluatorRecord = {
+        id: preset.id,
+        org_id: null,
+        ...content,
+        model: null,
+        visibility: 'public',
+        is_preset: true,
+        project_id: null,
+        version: 1,
+        created_at: PRESET_EPOCH,
+        updated_at: PRESET_EPOCH,
+      };
+      try {
+        await store.createEvaluator(record);
+      } catch {
+        // Another instance seeded it at the same moment (PostgreSQL); nothing to do.
+      }
+      continue;
+    }
+    const changed = (Object.keys(content) as Array<keyof typeof content>).some((k) => JSON.stringify(existing[k]) !== JSON.stringify(content[k]));
+    if (changed) {
+      await store.updateEvaluator({ ...existing, ...content, version: existing.version + 1, updated_at: new Date().toISOString() }, existing.version);
+    }
+  }
+}

@@ -1,0 +1,88 @@
+// Server-side key management for self-hosters (`tribunal keys ...`): make an organization and its
+// keys without any key to start from. Runs against the store directly, or through a running
+// server's admin socket when that server owns the JSON data directory.
+import { sendAdminCommand } from './admin-socket.ts';
+import { mintApiKey } from './auth.ts';
+import type { Config } from './config.ts';
+import { apiKeyToWire } from './domain/api-keys.ts';
+import { createOrganization } from './domain/orgs.ts';
+import type { ApiKey } from './schemas.ts';
+import { openStore } from './store/index.ts';
+import { liveLockOwner } from './store/lock.ts';
+import type { Store } from './store/types.ts';
+
+export type KeyCommand =
+  | { op: 'create'; org: string; name?: string; expires_in_days?: number }
+  | { op: 'list'; org: string }
+  | { op: 'revoke'; org: string; key: string };
+
+export interface CreatedKey {
+  organization_id: string;
+  organization_name: string;
+  created_organization: boolean;
+  project_id: string | null;
+  key: ApiKey;
+  api_key: string;
+}
+
+async function orgByName(store: Store, name: string) {
+  const org = await store.findOrganizationByName(name);
+  if (!org) throw new Error(`No organization named ${JSON.stringify(name)}; create one with: tribunal keys create --org ${JSON.stringify(name)}`);
+  return org;
+}
+
+async function allKeys(store: Store, orgId: string) {
+  const keys = [];
+  let after: { created_at: string; id: string } | undefined;
+  do {
+    const page = await store.listApiKeys(orgId, { limit: 200, after });
+    keys.push(...page.items);
+    after = page.last;
+  } while (after);
+  return keys;
+}
+
+export async function runKeyCommand(store: Store, _config: Config, cmd: KeyCommand): Promise<unknown> {
+  if (!cmd || typeof cmd.org !== 'string' || !cmd.org.trim()) throw new Error('An organization name is required (--org <name>).');
+  const ttlMs = 'expires_in_days' in cmd && cmd.expires_in_days ? cmd.expires_in_days * 86_400_000 : null;
+  switch (cmd.op) {
+    case 'create': {
+      const existing = await store.findOrganizationByName(cmd.org);
+      if (!existing) {
+        const made = await createOrganization(store, { name: cmd.org, isDemo: false, keyName: cmd.name ?? 'admin', keyTtlMs: ttlMs });
+        const key = await store.getApiKey(made.key_id);
+        return { organization_id: made.organization.id, organization_name: cmd.org, created_organization: true, project_id: made.project_id, key: apiKeyToWire(key!), api_key: made.api_key } satisfies CreatedKey;
+      }
+      const { secret, record } = mintApiKey(existing.id, cmd.name ?? 'admin', ttlMs ? new Date(Date.now() + ttlMs).toISOString() : null);
+      await store.createApiKey(record);
+      return { organization_id: existing.id, organization_name: existing.name, created_organization: false, project_id: null, key: apiKeyToWire(record), api_key: secret } satisfies CreatedKey;
+    }
+    case 'list': {
+      const org = await orgByName(store, cmd.org);
+      return (await allKeys(store, org.id)).map(apiKeyToWire);
+    }
+    case 'revoke': {
+      const org = await orgByName(store, cmd.org);
+      const key = (await allKeys(store, org.id)).find((k) => k.id === cmd.key || k.prefix === cmd.key);
+      if (!key) throw new Error(`Organization ${cmd.org} has no key ${JSON.stringify(cmd.key)} (give its id or prefix; see tribunal keys list).`);
+      const updated = key.revoked_at ? key : await store.updateApiKey(key.id, { revoked_at: new Date().toISOString() });
+      return apiKeyToWire(updated ?? key);
+    }
+    default:
+      throw new Error(`Unknown key command ${JSON.stringify((cmd as { op: unknown }).op)}.`);
+  }
+}
+
+/** Runs a key command on the configured store, through the running server when it owns the data. */
+export async function keyCommand(config: Config, cmd: KeyCommand): Promise<unknown> {
+  if (config.store === 'json') {
+    const owner = liveLockOwner(config.dataDir);
+    if (owner?.role === 'server' && owner.admin_socket) return sendAdminCommand(owner.admin_socket, cmd);
+  }
+  const store = await openStore(config, { role: 'cli' });
+  try {
+    return await runKeyCommand(store, config, cmd);
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,63 @@
+// `npm start` / `tribunal serve`: open the store, build the app, listen, shut down cleanly.
+import { startAdminSocket } from './admin-socket.ts';
+import { buildServices } from './app.ts';
+import { loadConfig, type Config } from './config.ts';
+import { createServer } from './server.ts';
+import { openStore } from './store/index.ts';
+
+export async function serve(config: Config): Promise<{ close: () => Promise<void>; url: string }> {
+  const adminSocketPath = config.store === 'json' ? startAdminSocket.pathFor(config.dataDir) : undefined;
+  const store = await openStore(config, { role: 'server', adminSocket: adminSocketPath });
+  const services = await buildServices(config, store);
+  const admin = config.store === 'json' ? await startAdminSocket(services, adminSocketPath!) : undefined;
+  const app = createServer(services);
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections?.();
+      await admin?.close();
+      await store.close();
+    })());
+  return { close, url };
+}
+
+async function main() {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    console.error((err as Error).message);
+    process.exit(2);
+  }
+  try {
+    const { close, url } = await serve(config);
+    console.log(`Tribunal listening on ${url}`);
+    console.log(`  store:    ${config.store === 'json' ? `JSON files in ${config.dataDir}` : 'PostgreSQL'}`);
+    console.log(`  REST:     ${url}/v1/   (OpenAPI: ${url}/v1/openapi.json)`);
+    console.log(`  MCP:      ${url}/mcp${config.mcp.enabled ? '' : '   (disabled: MCP_ENABLED=false)'}`);
+    console.log(`  judge model: ${config.model.apiKey ? config.model.name : 'not configured (set ANTHROPIC_API_KEY to run evaluations)'}`);
+    console.log(`  get a key: curl -X POST ${url}/create-demo-user/   or   npx tribunal keys create --org <name>`);
+    const stop = (signal: string) => {
+      console.log(`\n${signal}: shutting down`);
+      close().then(() => process.exit(0), () => process.exit(1));
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') console.error(`Port ${config.port} is in use: stop the other server or set PORT.`);
+    else console.error(e.name === 'DataDirLockedError' || e.name === 'Error' ? e.message : e);
+    process.exit(1);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) void main();

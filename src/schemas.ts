@@ -1,0 +1,169 @@
+// The wire shapes of every resource (SPEC section 1). These zod schemas are the single source of
+// truth: TypeScript types, MCP output schemas and the OpenAPI document are all derived from them.
+import { z } from 'zod';
+
+const timestamp = z.string().describe('ISO-8601 UTC timestamp');
+const id = (what: string) => z.string().describe(`id of the ${what}`);
+
+export const Visibility = z
+  .enum(['private', 'public'])
+  .describe('private: seen only by its organization; public: readable and runnable by every caller');
+
+export const Organization = z.object({
+  id: id('organization'),
+  name: z.string().describe('organization name'),
+  is_demo: z.boolean().describe('true for a temporary demo organization'),
+  created_at: timestamp,
+});
+export type Organization = z.infer<typeof Organization>;
+
+export const ApiKey = z.object({
+  id: id('API key'),
+  name: z.string().describe('label given at creation'),
+  prefix: z.string().describe('first characters of the key, for recognising it; never the secret'),
+  created_at: timestamp,
+  expires_at: timestamp.nullable().describe('when the key stops working; null = never'),
+  last_used_at: timestamp.nullable().describe('last time the key authenticated a request (updated at most once a minute)'),
+  revoked_at: timestamp.nullable().describe('when the key was revoked; null = active'),
+});
+export type ApiKey = z.infer<typeof ApiKey>;
+
+export const Project = z.object({
+  id: id('project'),
+  name: z.string().describe('project name'),
+  description: z.string().describe('what the project is for'),
+  is_default: z.boolean().describe('the organization default project; resources created without project_id land here'),
+  created_at: timestamp,
+});
+export type Project = z.infer<typeof Project>;
+
+export const Demonstration = z.object({
+  request: z.string().optional().describe('the input that prompted the example response'),
+  response: z.string().describe('the example response'),
+  contexts: z.array(z.string()).optional().describe('retrieved snippets for the example'),
+  expected_output: z.string().optional().describe('reference answer for the example'),
+  score: z.number().min(0).max(1).describe('the score this example deserves, 0..1'),
+  justification: z.string().optional().describe('why it deserves that score'),
+});
+export type Demonstration = z.infer<typeof Demonstration>;
+
+export const Evaluator = z.object({
+  id: id('evaluator'),
+  name: z.string().describe('unique-ish human name; evaluators can be run by exact name'),
+  intent: z.string().describe('what the evaluator measures, one or two sentences'),
+  rubric: z.string().describe('scoring criteria: what earns a high, a middling and a low score'),
+  requires_contexts: z.boolean().describe('runs need `contexts` (retrieved snippets)'),
+  requires_expected_output: z.boolean().describe('runs need `expected_output` (a reference answer)'),
+  demonstrations: z.array(Demonstration).describe('few-shot examples shown to the judge model'),
+  model: z.string().nullable().describe('judge model override; null = the server default'),
+  visibility: Visibility,
+  is_preset: z.boolean().describe('shipped with the server; public and read-only'),
+  project_id: z.string().nullable().describe('owning project; null for presets'),
+  version: z.number().int().describe('content version, +1 on every content change'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type Evaluator = z.infer<typeof Evaluator>;
+
+export const EvaluatorRef = z.object({
+  id: id('evaluator'),
+  name: z.string().describe('evaluator name'),
+  version: z.number().int().nullable().describe('pinned version, or null to run the latest version'),
+});
+export type EvaluatorRef = z.infer<typeof EvaluatorRef>;
+
+export const Judge = z.object({
+  id: id('judge'),
+  name: z.string().describe('judge name; judges can be run by exact name'),
+  intent: z.string().describe('what the judge evaluates'),
+  stage: z.string().nullable().describe('the application stage the judge evaluates, if any'),
+  visibility: Visibility,
+  project_id: z.string().describe('owning project'),
+  evaluators: z.array(EvaluatorRef).describe('the evaluators the judge applies, in order'),
+  version: z.number().int().describe('content version, +1 on every change'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type Judge = z.infer<typeof Judge>;
+
+export const JudgeFull = Judge.extend({
+  evaluators: z
+    .array(Evaluator.extend({ pinned_version: z.number().int().nullable().describe('version the judge pins, or null') }))
+    .describe('every evaluator the judge applies, in full, in order'),
+});
+export type JudgeFull = z.infer<typeof JudgeFull>;
+
+export const EvaluatorResult = z.object({
+  evaluator_id: z.string().describe('id of the evaluator'),
+  evaluator_name: z.string().describe('name of the evaluator'),
+  evaluator_version: z.number().int().describe('exact evaluator version used'),
+  score: z.number().min(0).max(1).nullable().describe('0..1, higher is better; null when this evaluator failed'),
+  justification: z.string().nullable().describe('the judge model explanation, written before the score'),
+  model: z.string().nullable().describe('judge model that produced the score'),
+  input_tokens: z.number().int().describe('prompt tokens spent, all attempts'),
+  output_tokens: z.number().int().describe('completion tokens spent, all attempts'),
+  cost_usd: z.number().describe('cost of this evaluator in USD from the price table'),
+  latency_ms: z.number().describe('wall time of this evaluator'),
+  error: z.string().optional().describe('why this evaluator failed, when score is null'),
+});
+export type EvaluatorResult = z.infer<typeof EvaluatorResult>;
+
+export const ExecutionLog = z.object({
+  id: id('execution log'),
+  type: z.enum(['judge', 'evaluator']).describe('whether a judge or a single evaluator was run'),
+  judge_id: z.string().nullable().describe('judge run, for type judge'),
+  judge_name: z.string().nullable().describe('name of the judge at run time'),
+  judge_version: z.number().int().nullable().describe('judge version used'),
+  evaluator_id: z.string().nullable().describe('evaluator run, for type evaluator'),
+  evaluator_name: z.string().nullable().describe('name of the evaluator at run time'),
+  evaluator_version: z.number().int().nullable().describe('evaluator version used'),
+  project_id: z.string().describe('project the run belongs to'),
+  request: z.string().nullable().describe('the input that prompted the response'),
+  response: z.string().describe('the evaluated response'),
+  contexts: z.array(z.string()).nullable().describe('retrieved snippets given'),
+  expected_output: z.string().nullable().describe('reference answer given'),
+  user_id: z.string().nullable().describe('end user of the evaluated application'),
+  tags: z.array(z.string()).describe('labels for filtering'),
+  evaluator_results: z.array(EvaluatorResult).describe('one entry per evaluator, in the judge order'),
+  score: z.number().nullable().describe('mean of the evaluator scores that succeeded; null if none did'),
+  cost_usd: z.number().describe('sum of evaluator costs in USD'),
+  latency_ms: z.number().describe('wall time of the whole run'),
+  created_at: timestamp,
+});
+export type ExecutionLog = z.infer<typeof ExecutionLog>;
+
+/** The list envelope every list answers with (SPEC section 2). */
+export const page = <T extends z.ZodType>(item: T) =>
+  z.object({
+    results: z.array(item).describe('items, newest first'),
+    next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page'),
+  });
+
+export const PageParams = {
+  limit: z.number().int().min(1).optional().describe('page size, default 50, at most 200 (TRIBUNAL_MAX_PAGE_SIZE)'),
+  cursor: z.string().optional().describe('opaque cursor from a previous page `next_cursor`'),
+};
+
+/** The inputs of a run (SPEC section 2, execution request body). */
+export const ExecutionInputShape = {
+  response: z.string().describe('the LLM output to evaluate'),
+  request: z.string().optional().describe('the input that prompted the response (recommended)'),
+  contexts: z
+    .array(z.string())
+    .optional()
+    .describe('retrieved snippets the response should be grounded in; required by evaluators with requires_contexts'),
+  expected_output: z.string().optional().describe('reference answer; required by evaluators with requires_expected_output'),
+  user_id: z.string().optional().describe('end user of the evaluated application, for filtering logs'),
+  tags: z.array(z.string()).optional().describe('labels stored on the execution log, for filtering'),
+};
+export const ExecutionInput = z.object(ExecutionInputShape);
+export type ExecutionInput = z.infer<typeof ExecutionInput>;
+
+export const ExecutionResult = z.object({
+  execution_log_id: z.string().describe('id of the execution log that records this run'),
+  evaluator_results: z.array(EvaluatorResult).describe('one entry per evaluator, in the judge order'),
+  score: z.number().nullable().describe('mean of the evaluator scores that succeeded; null if none did'),
+  cost_usd: z.number().describe('total cost of the run in USD'),
+  latency_ms: z.number().describe('wall time of the run'),
+});
+export type ExecutionResult = z.infer<typeof ExecutionResult>;

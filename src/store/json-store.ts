@@ -1,0 +1,470 @@
+// The embedded default store: lowdb on JSON files in one data directory, for one machine.
+//
+// - db.json holds organizations, keys, projects, evaluators and judges (with every version). It is
+//   small; lowdb rewrites it whole on each commit, through a durable adapter (temp file, fsync,
+//   rename, fsync of the directory) so a crash leaves either the old or the new file.
+// - logs.jsonl holds execution logs, one JSON line each, append-only: appending costs the same
+//   with 100 or 100,000 logs already stored. A torn last line (crash mid-append) is dropped at load.
+// - Every mutation is applied in memory synchronously (so checks and writes are serialized by the
+//   event loop) and then committed; concurrent commits are grouped into one disk write.
+// - tribunal.lock keeps a second process out (see lock.ts).
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { Low } from 'lowdb';
+import type { Organization } from '../schemas.ts';
+import { DataDirLock, type LockOwner } from './lock.ts';
+import {
+  isAfter,
+  newestFirst,
+  StoreConflictError,
+  type ApiKeyRecord,
+  type EvaluatorFilter,
+  type EvaluatorRecord,
+  type ExecutionLogRecord,
+  type JudgeFilter,
+  type JudgeRecord,
+  type LogFilter,
+  type Page,
+  type PageQuery,
+  type ProjectRecord,
+  type Store,
+} from './types.ts';
+
+interface JsonData {
+  format: 1;
+  organizations: Record<string, Organization>;
+  api_keys: Record<string, ApiKeyRecord>;
+  projects: Record<string, ProjectRecord>;
+  evaluators: Record<string, EvaluatorRecord>;
+  evaluator_versions: Record<string, EvaluatorRecord[]>;
+  judges: Record<string, JudgeRecord>;
+  judge_versions: Record<string, JudgeRecord[]>;
+}
+
+const emptyData = (): JsonData => ({
+  format: 1,
+  organizations: {},
+  api_keys: {},
+  projects: {},
+  evaluators: {},
+  evaluator_versions: {},
+  judges: {},
+  judge_versions: {},
+});
+
+/** lowdb adapter that survives power loss: write a temp file, fsync it, rename, fsync the directory. */
+class DurableJsonFile<T> {
+  constructor(private readonly file: string) {}
+
+  async read(): Promise<T | null> {
+    try {
+      return JSON.parse(await fsp.readFile(this.file, 'utf8')) as T;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw new Error(`Cannot read ${this.file}: ${(err as Error).message}`);
+    }
+  }
+
+  async write(data: T): Promise<void> {
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    const handle = await fsp.open(tmp, 'w');
+    try {
+      await handle.writeFile(JSON.stringify(data));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsp.rename(tmp, this.file);
+    await syncDir(path.dirname(this.file));
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Runs `write` once for any number of callers that asked while a previous write was in flight. */
+class GroupCommit {
+  private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  private running = false;
+  constructor(private readonly write: () => Promise<void>) {}
+
+  commit(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    while (this.waiting.length) {
+      const batch = this.waiting.splice(0);
+      try {
+        await this.write();
+        for (const w of batch) w.resolve();
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.running = false;
+  }
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+function paginate<T extends { created_at: string; id: string }>(sorted: T[], page: PageQuery): Page<T> {
+  const start = page.after ? sorted.findIndex((item) => isAfter(item, page.after!)) : 0;
+  if (start < 0) return { items: [] };
+  const items = sorted.slice(start, start + page.limit);
+  const more = start + page.limit < sorted.length;
+  const lastItem = items[items.length - 1];
+  return { items: items.map(clone), last: more && lastItem ? { created_at: lastItem.created_at, id: lastItem.id } : undefined };
+}
+
+function visibleTo(filter: { org_id: string; include_public: boolean }, rec: { org_id: string | null; visibility: string }) {
+  return rec.org_id === filter.org_id || (filter.include_public && rec.visibility === 'public');
+}
+
+function matchesSearch(search: string | undefined, ...fields: string[]): boolean {
+  if (!search) return true;
+  const needle = search.toLowerCase();
+  return fields.some((f) => f.toLowerCase().includes(needle));
+}
+
+export interface JsonStoreOptions {
+  dataDir: string;
+  role?: LockOwner['role'];
+  /** How long to wait for a CLI that briefly holds the directory. */
+  lockWaitMs?: number;
+  adminSocket?: string;
+}
+
+export class JsonStore implements Store {
+  readonly kind = 'json' as const;
+  private db!: Low<JsonData>;
+  private lock?: DataDirLock;
+  private dbCommit!: GroupCommit;
+  private logCommit!: GroupCommit;
+  private logs: ExecutionLogRecord[] = [];
+  private logsById = new Map<string, ExecutionLogRecord>();
+  private pendingLogLines: string[] = [];
+  private logHandle?: fsp.FileHandle;
+  private keysByPrefix = new Map<string, string>();
+  private closed = false;
+
+  constructor(private readonly opts: JsonStoreOptions) {}
+
+  get dataDir() {
+    return this.opts.dataDir;
+  }
+
+  async init(): Promise<void> {
+    const dir = this.opts.dataDir;
+    fs.mkdirSync(dir, { recursive: true });
+    this.lock = await DataDirLock.acquire(dir, this.opts.role ?? 'server', {
+      waitMs: this.opts.lockWaitMs ?? 5000,
+      adminSocket: this.opts.adminSocket,
+    });
+    try {
+      this.db = new Low<JsonData>(new DurableJsonFile<JsonData>(path.join(dir, 'db.json')), emptyData());
+      await this.db.read();
+      this.db.data = { ...emptyData(), ...this.db.data };
+      for (const key of Object.values(this.db.data.api_keys)) this.keysByPrefix.set(key.prefix, key.id);
+      this.dbCommit = new GroupCommit(() => this.db.write());
+      await this.loadLogs(path.join(dir, 'logs.jsonl'));
+      this.logCommit = new GroupCommit(() => this.flushLogs());
+    } catch (err) {
+      this.lock.release();
+      throw err;
+    }
+  }
+
+  private async loadLogs(file: string): Promise<void> {
+    let text = '';
+    try {
+      text = await fsp.readFile(file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    let validBytes = 0;
+    let offset = 0;
+    while (offset < text.length) {
+      const end = text.indexOf('\n', offset);
+      if (end < 0) break; // torn final line: never acknowledged, dropped below
+      const line = text.slice(offset, end);
+      offset = end + 1;
+      if (line.trim()) {
+        try {
+          this.insertLog(JSON.parse(line) as ExecutionLogRecord);
+        } catch {
+          break; // a corrupt line can only be the torn tail of a crash; keep what precedes it
+        }
+      }
+      validBytes = Buffer.byteLength(text.slice(0, offset));
+    }
+    this.logHandle = await fsp.open(file, 'a+');
+    const { size } = await this.logHandle.stat();
+    if (size > validBytes) await this.logHandle.truncate(validBytes);
+  }
+
+  private insertLog(log: ExecutionLogRecord): void {
+    // Logs are kept oldest -> newest. Appends nearly always land at the end; a run that finished
+    // out of order is placed by binary search so listing stays newest-first without sorting.
+    let lo = this.logs.length;
+    if (lo > 0 && newestFirst(this.logs[lo - 1], log) < 0) {
+      let hi = lo;
+      lo = 0;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (newestFirst(this.logs[mid], log) > 0) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    this.logs.splice(lo, 0, log);
+    this.logsById.set(log.id, log);
+  }
+
+  private async flushLogs(): Promise<void> {
+    const lines = this.pendingLogLines.splice(0);
+    if (!lines.length || !this.logHandle) return;
+    await this.logHandle.write(lines.join(''));
+    await this.logHandle.datasync();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.logHandle?.close();
+    this.lock?.release();
+  }
+
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error('store is closed');
+  }
+
+  private get data(): JsonData {
+    return this.db.data;
+  }
+
+  private save(): Promise<void> {
+    return this.dbCommit.commit();
+  }
+
+  // Organizations
+
+  async createOrganization(org: Organization): Promise<void> {
+    this.data.organizations[org.id] = clone(org);
+    await this.save();
+  }
+  async getOrganization(id: string) {
+    return clone(this.data.organizations[id] ?? null);
+  }
+  async findOrganizationByName(name: string) {
+    const found = Object.values(this.data.organizations).filter((o) => o.name === name && !o.is_demo);
+    found.sort(newestFirst);
+    return clone(found[found.length - 1] ?? null);
+  }
+
+  // API keys
+
+  async createApiKey(key: ApiKeyRecord): Promise<void> {
+    if (this.keysByPrefix.has(key.prefix)) throw new StoreConflictError('an API key with this prefix exists');
+    this.data.api_keys[key.id] = clone(key);
+    this.keysByPrefix.set(key.prefix, key.id);
+    await this.save();
+  }
+  async getApiKeyByPrefix(prefix: string) {
+    const id = this.keysByPrefix.get(prefix);
+    return id ? clone(this.data.api_keys[id] ?? null) : null;
+  }
+  async getApiKey(id: string) {
+    return clone(this.data.api_keys[id] ?? null);
+  }
+  async listApiKeys(orgId: string, page: PageQuery) {
+    return paginate(Object.values(this.data.api_keys).filter((k) => k.org_id === orgId).sort(newestFirst), page);
+  }
+  async updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'revoked_at' | 'last_used_at'>>) {
+    const key = this.data.api_keys[id];
+    if (!key) return null;
+    Object.assign(key, patch);
+    await this.save();
+    return clone(key);
+  }
+
+  // Projects
+
+  async createProject(project: ProjectRecord): Promise<void> {
+    const siblings = Object.values(this.data.projects).filter((p) => p.org_id === project.org_id);
+    if (project.is_default && siblings.some((p) => p.is_default)) throw new StoreConflictError('the organization already has a default project');
+    if (siblings.some((p) => p.name === project.name)) throw new StoreConflictError(`a project named ${JSON.stringify(project.name)} already exists`);
+    this.data.projects[project.id] = clone(project);
+    await this.save();
+  }
+  async getProject(id: string) {
+    return clone(this.data.projects[id] ?? null);
+  }
+  async getDefaultProject(orgId: string) {
+    return clone(Object.values(this.data.projects).find((p) => p.org_id === orgId && p.is_default) ?? null);
+  }
+  async listProjects(orgId: string, page: PageQuery) {
+    return paginate(Object.values(this.data.projects).filter((p) => p.org_id === orgId).sort(newestFirst), page);
+  }
+
+  // Evaluators and judges share their versioning logic.
+
+  private assertUniqueName(table: Record<string, { id: string; org_id: string | null; name: string }>, rec: { id: string; org_id: string | null; name: string }, what: string) {
+    const clash = Object.values(table).find((r) => r.org_id === rec.org_id && r.name === rec.name && r.id !== rec.id);
+    if (clash) throw new StoreConflictError(`${what} named ${JSON.stringify(rec.name)} already exists in this organization (${clash.id})`);
+  }
+
+  async createEvaluator(evaluator: EvaluatorRecord): Promise<void> {
+    if (this.data.evaluators[evaluator.id]) throw new StoreConflictError(`evaluator ${evaluator.id} exists`);
+    this.assertUniqueName(this.data.evaluators, evaluator, 'an evaluator');
+    this.data.evaluators[evaluator.id] = clone(evaluator);
+    this.data.evaluator_versions[evaluator.id] = [clone(evaluator)];
+    await this.save();
+  }
+  async getEvaluator(id: string) {
+    return clone(this.data.evaluators[id] ?? null);
+  }
+  async getEvaluatorVersion(id: string, version: number) {
+    return clone(this.data.evaluator_versions[id]?.find((v) => v.version === version) ?? null);
+  }
+  async listEvaluatorVersions(id: string) {
+    return clone([...(this.data.evaluator_versions[id] ?? [])].reverse());
+  }
+  async listEvaluators(filter: EvaluatorFilter, page: PageQuery) {
+    const rows = Object.values(this.data.evaluators).filter(
+      (e) =>
+        visibleTo(filter, e) &&
+        (filter.project_id === undefined || e.project_id === filter.project_id) &&
+        (filter.name === undefined || e.name === filter.name) &&
+        (filter.is_preset === undefined || e.is_preset === filter.is_preset) &&
+        matchesSearch(filter.search, e.name, e.intent),
+    );
+    return paginate(rows.sort(newestFirst), page);
+  }
+  async updateEvaluator(next: EvaluatorRecord, expectedVersion: number): Promise<boolean> {
+    const current = this.data.evaluators[next.id];
+    if (!current || current.version !== expectedVersion) return false;
+    this.assertUniqueName(this.data.evaluators, next, 'an evaluator');
+    this.data.evaluators[next.id] = clone(next);
+    (this.data.evaluator_versions[next.id] ??= []).push(clone(next));
+    await this.save();
+    return true;
+  }
+  async deleteEvaluator(id: string): Promise<boolean> {
+    if (!this.data.evaluators[id]) return false;
+    delete this.data.evaluators[id];
+    delete this.data.evaluator_versions[id];
+    await this.save();
+    return true;
+  }
+
+  async createJudge(judge: JudgeRecord): Promise<void> {
+    if (this.data.judges[judge.id]) throw new StoreConflictError(`judge ${judge.id} exists`);
+    this.assertUniqueName(this.data.judges, judge, 'a judge');
+    this.data.judges[judge.id] = clone(judge);
+    this.data.judge_versions[judge.id] = [clone(judge)];
+    await this.save();
+  }
+  async getJudge(id: string) {
+    return clone(this.data.judges[id] ?? null);
+  }
+  async getJudgeVersion(id: string, version: number) {
+    return clone(this.data.judge_versions[id]?.find((v) => v.version === version) ?? null);
+  }
+  async listJudgeVersions(id: string) {
+    return clone([...(this.data.judge_versions[id] ?? [])].reverse());
+  }
+  async listJudges(filter: JudgeFilter, page: PageQuery) {
+    const rows = Object.values(this.data.judges).filter(
+      (j) =>
+        visibleTo(filter, j) &&
+        (filter.project_id === undefined || j.project_id === filter.project_id) &&
+        (filter.name === undefined || j.name === filter.name) &&
+        matchesSearch(filter.search, j.name, j.intent, j.stage ?? ''),
+    );
+    return paginate(rows.sort(newestFirst), page);
+  }
+  async updateJudge(next: JudgeRecord, expectedVersion: number): Promise<boolean> {
+    const current = this.data.judges[next.id];
+    if (!current || current.version !== expectedVersion) return false;
+    this.assertUniqueName(this.data.judges, next, 'a judge');
+    this.data.judges[next.id] = clone(next);
+    (this.data.judge_versions[next.id] ??= []).push(clone(next));
+    await this.save();
+    return true;
+  }
+  async deleteJudge(id: string): Promise<boolean> {
+    if (!this.data.judges[id]) return false;
+    delete this.data.judges[id];
+    delete this.data.judge_versions[id];
+    await this.save();
+    return true;
+  }
+  async findJudgesUsingEvaluator(evaluatorId: string) {
+    return Object.values(this.data.judges)
+      .filter((j) => j.evaluators.some((e) => e.id === evaluatorId))
+      .map((j) => ({ id: j.id, name: j.name, org_id: j.org_id }));
+  }
+
+  // Execution logs
+
+  async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {
+    if (this.logsById.has(log.id)) throw new StoreConflictError(`execution log ${log.id} exists`);
+    const record = clone(log);
+    this.insertLog(record);
+    this.pendingLogLines.push(`${JSON.stringify(record)}\n`);
+    await this.logCommit.commit();
+  }
+  async getExecutionLog(id: string) {
+    return clone(this.logsById.get(id) ?? null);
+  }
+  async listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>> {
+    const items: ExecutionLogRecord[] = [];
+    let i = this.logs.length - 1;
+    if (page.after) {
+      // Binary search for the first log strictly older than the cursor.
+      let lo = 0;
+      let hi = this.logs.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (isAfter(this.logs[mid], page.after)) lo = mid + 1;
+        else hi = mid;
+      }
+      // logs[0..lo) are older than the cursor
+      i = lo - 1;
+    }
+    for (; i >= 0 && items.length <= page.limit; i--) {
+      const log = this.logs[i];
+      if (matchesLog(filter, log)) items.push(log);
+    }
+    const more = items.length > page.limit;
+    const result = items.slice(0, page.limit);
+    const lastItem = result[result.length - 1];
+    return { items: result.map(clone), last: more && lastItem ? { created_at: lastItem.created_at, id: lastItem.id } : undefined };
+  }
+}
+
+export function matchesLog(f: LogFilter, log: ExecutionLogRecord): boolean {
+  if (log.org_id !== f.org_id) return false;
+  if (f.judge_id !== undefined && log.judge_id !== f.judge_id) return false;
+  if (f.evaluator_id !== undefined && log.evaluator_id !== f.evaluator_id && !log.evaluator_results.some((r) => r.evaluator_id === f.evaluator_id)) return false;
+  if (f.project_id !== undefined && log.project_id !== f.project_id) return false;
+  if (f.min_score !== undefined && (log.score === null || log.score < f.min_score)) return false;
+  if (f.max_score !== undefined && (log.score === null || log.score > f.max_score)) return false;
+  if (f.min_cost !== undefined && log.cost_usd < f.min_cost) return false;
+  if (f.max_cost !== undefined && log.cost_usd > f.max_cost) return false;
+  if (f.tags?.length && !f.tags.every((t) => log.tags.includes(t))) return false;
+  if (f.date_from !== undefined && log.created_at < f.date_from) return false;
+  if (f.date_to !== undefined && log.created_at > f.date_to) return false;
+  return true;
+}

@@ -1,0 +1,131 @@
+// The Store interface: everything Tribunal keeps. Two implementations (JSON files, PostgreSQL)
+// pass one contract test suite (test/store-contract.ts). Stores know nothing of callers or HTTP;
+// visibility is expressed as data in the filters so that SQL can apply it in the query.
+import type { ApiKey, Evaluator, ExecutionLog, Judge, Organization, Project } from '../schemas.ts';
+
+export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
+export type ProjectRecord = Project & { org_id: string };
+/** org_id is null for the shipped presets. */
+export type EvaluatorRecord = Evaluator & { org_id: string | null };
+export type JudgeRecord = Judge & { org_id: string };
+export type ExecutionLogRecord = ExecutionLog & { org_id: string };
+
+/** Newest first: created_at desc, then id desc. `after` is the last item of the previous page. */
+export interface PageQuery {
+  limit: number;
+  after?: { created_at: string; id: string };
+}
+export interface Page<T> {
+  items: T[];
+  /** Present when there may be more items. */
+  last?: { created_at: string; id: string };
+}
+
+/** What a caller may see: its own org's resources, plus public ones when include_public. */
+export interface Visible {
+  org_id: string;
+  include_public: boolean;
+}
+
+export interface EvaluatorFilter extends Visible {
+  project_id?: string;
+  search?: string;
+  name?: string;
+  is_preset?: boolean;
+}
+
+export interface JudgeFilter extends Visible {
+  project_id?: string;
+  search?: string;
+  name?: string;
+}
+
+export interface LogFilter {
+  org_id: string;
+  judge_id?: string;
+  evaluator_id?: string;
+  project_id?: string;
+  min_score?: number;
+  max_score?: number;
+  min_cost?: number;
+  max_cost?: number;
+  /** Every tag must be present on the log. */
+  tags?: string[];
+  date_from?: string;
+  date_to?: string;
+}
+
+export interface Store {
+  readonly kind: 'json' | 'postgres';
+  init(): Promise<void>;
+  close(): Promise<void>;
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>;
+
+  createOrganization(org: Organization): Promise<void>;
+  getOrganization(id: string): Promise<Organization | null>;
+  findOrganizationByName(name: string): Promise<Organization | null>;
+
+  createApiKey(key: ApiKeyRecord): Promise<void>;
+  getApiKeyByPrefix(prefix: string): Promise<ApiKeyRecord | null>;
+  getApiKey(id: string): Promise<ApiKeyRecord | null>;
+  listApiKeys(orgId: string, page: PageQuery): Promise<Page<ApiKeyRecord>>;
+  updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'revoked_at' | 'last_used_at'>>): Promise<ApiKeyRecord | null>;
+
+  /** Fails with a conflict error when the org already has a default project and this one is default too. */
+  createProject(project: ProjectRecord): Promise<void>;
+  getProject(id: string): Promise<ProjectRecord | null>;
+  getDefaultProject(orgId: string): Promise<ProjectRecord | null>;
+  listProjects(orgId: string, page: PageQuery): Promise<Page<ProjectRecord>>;
+
+  /** Stores version 1 (or the given version, for presets) and its snapshot. Names are unique per org. */
+  createEvaluator(evaluator: EvaluatorRecord): Promise<void>;
+  getEvaluator(id: string): Promise<EvaluatorRecord | null>;
+  getEvaluatorVersion(id: string, version: number): Promise<EvaluatorRecord | null>;
+  listEvaluatorVersions(id: string): Promise<EvaluatorRecord[]>;
+  listEvaluators(filter: EvaluatorFilter, page: PageQuery): Promise<Page<EvaluatorRecord>>;
+  /** Replaces the latest version when it is still `expectedVersion`; false when someone else won. */
+  updateEvaluator(next: EvaluatorRecord, expectedVersion: number): Promise<boolean>;
+  deleteEvaluator(id: string): Promise<boolean>;
+
+  createJudge(judge: JudgeRecord): Promise<void>;
+  getJudge(id: string): Promise<JudgeRecord | null>;
+  getJudgeVersion(id: string, version: number): Promise<JudgeRecord | null>;
+  listJudgeVersions(id: string): Promise<JudgeRecord[]>;
+  listJudges(filter: JudgeFilter, page: PageQuery): Promise<Page<JudgeRecord>>;
+  updateJudge(next: JudgeRecord, expectedVersion: number): Promise<boolean>;
+  deleteJudge(id: string): Promise<boolean>;
+  /** Judges (any org) whose latest version applies this evaluator. */
+  findJudgesUsingEvaluator(evaluatorId: string): Promise<Array<{ id: string; name: string; org_id: string }>>;
+
+  appendExecutionLog(log: ExecutionLogRecord): Promise<void>;
+  getExecutionLog(id: string): Promise<ExecutionLogRecord | null>;
+  listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>>;
+}
+
+/** Thrown by stores for unique-name and similar constraint violations. */
+export class StoreConflictError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreConflictError';
+  }
+}
+
+/** Thrown by stores when the backing database cannot be reached. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Newest-first ordering shared by every store: created_at desc, id desc. */
+export function newestFirst(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/** True when `item` comes strictly after the cursor position in newest-first order. */
+export function isAfter(item: { created_at: string; id: string }, after: { created_at: string; id: string }): boolean {
+  return newestFirst(after, item) < 0;
+}

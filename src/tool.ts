@@ -1,0 +1,76 @@
+// The shape of a tool module (tools/*.ts) and the one way every caller invokes a tool handler.
+// REST routes and MCP tool calls both go through invokeTool, so validation and limits apply alike.
+import { z } from 'zod';
+import type { Caller } from './auth.ts';
+import type { Config } from './config.ts';
+import { fromZodError, validationError } from './errors.ts';
+import type { Store } from './store/types.ts';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: false;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** Services the handlers use. engine/generator are filled in by their own modules. */
+export interface Services {
+  store: Store;
+  config: Config;
+  engine: import('./engine/types.ts').ScoringEngine;
+  generator: import('./generation/types.ts').JudgeGenerator;
+}
+
+export interface ToolContext extends Services {
+  caller: Caller;
+}
+
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  /** For an agent: when to use it and what it returns. */
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  handler: (input: z.infer<I>, ctx: ToolContext) => Promise<z.infer<O>>;
+}
+
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): ToolDefinition<I, O> {
+  return tool;
+}
+
+/**
+ * Walks validated input and enforces the configured size limits: every string at most
+ * `textChars` characters, `contexts` at most `contexts` items. Zod schemas stay static (they are
+ * published as JSON Schema); the limits are configuration.
+ */
+export function enforceLimits(value: unknown, limits: Config['limits'], path: string[] = []): void {
+  if (typeof value === 'string') {
+    if (value.length > limits.textChars) {
+      throw validationError(`${path.join('.') || 'value'} is ${value.length} characters; the limit is ${limits.textChars} (TRIBUNAL_MAX_TEXT).`, [
+        { field: path.join('.'), message: `at most ${limits.textChars} characters` },
+      ]);
+    }
+  } else if (Array.isArray(value)) {
+    if (path[path.length - 1] === 'contexts' && value.length > limits.contexts) {
+      throw validationError(`contexts has ${value.length} items; the limit is ${limits.contexts} (TRIBUNAL_MAX_CONTEXTS).`, [
+        { field: path.join('.'), message: `at most ${limits.contexts} items` },
+      ]);
+    }
+    value.forEach((item, i) => enforceLimits(item, limits, [...path, String(i)]));
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) enforceLimits(v, limits, [...path, k]);
+  }
+}
+
+export async function invokeTool<I extends z.ZodObject, O extends z.ZodObject>(
+  tool: ToolDefinition<I, O>,
+  rawInput: unknown,
+  ctx: ToolContext,
+): Promise<z.infer<O>> {
+  const parsed = tool.input.safeParse(rawInput ?? {});
+  if (!parsed.success) throw fromZodError(parsed.error, `input to ${tool.name}`);
+  enforceLimits(parsed.data, ctx.config.limits);
+  return tool.handler(parsed.data, ctx);
+}

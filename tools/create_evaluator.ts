@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { createEvaluator, evaluatorToWire } from '../src/domain/evaluators.ts';
+import { Demonstration, Evaluator } from '../src/schemas.ts';
+import { defineTool } from '../src/tool.ts';
+
+export const EvaluatorContentShape = {
+  intent: z.string().min(1).describe('what the evaluator measures, one or two sentences'),
+  rubric: z.string().min(1).describe('scoring criteria for the judge model: what earns a high, a middling and a low score'),
+  requires_contexts: z.boolean().optional().describe('runs must pass `contexts` (retrieved snippets); default false'),
+  requires_expected_output: z.boolean().optional().describe('runs must pass `expected_output` (a reference answer); default false'),
+  demonstrations: z.array(Demonstration).max(20).optional().describe('few-shot examples with the score each deserves (at most 20)'),
+  model: z.string().min(1).nullable().optional().describe('judge model to use instead of the server default'),
+  visibility: z.enum(['private', 'public']).optional().describe('private (default) or public; demo organizations always make public evaluators'),
+  project_id: z.string().optional().describe('project for the evaluator; default your default project'),
+};
+
+export default defineTool({
+  name: 'create_evaluator',
+  title: 'Create an evaluator',
+  description:
+    'Write a new evaluator for a quality no preset covers: a name, an intent, and a rubric that tells the judge model what earns a high, middling and low score. ' +
+    'Add demonstrations (scored examples) to calibrate it. Returns the evaluator (version 1); add it to a judge with create_judge or update_judge, or run it with run_evaluator.',
+  input: z.object({
+    name: z.string().min(1).max(200).describe('evaluator name, unique in your organization'),
+    ...EvaluatorContentShape,
+  }),
+  output: Evaluator,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  async handler(input, ctx) {
+    return evaluatorToWire(await createEvaluator(ctx, input));
+  },
+});

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { resolveEvaluator } from '../src/domain/evaluators.ts';
+import { ExecutionInputShape, ExecutionResult } from '../src/schemas.ts';
+import { defineTool } from '../src/tool.ts';
+
+export default defineTool({
+  name: 'run_evaluator',
+  title: 'Run one evaluator',
+  description:
+    'Score a request/response pair against a single evaluator (a preset or your own), chosen by evaluator_id or exact evaluator_name. ' +
+    'Returns the score (0..1, higher is better) with its justification and the execution_log_id of the stored run. ' +
+    'Pass contexts or expected_output when the evaluator requires them (get_evaluator shows this).',
+  input: z.object({
+    evaluator_id: z.string().optional().describe('id of the evaluator to run (give this or evaluator_name)'),
+    evaluator_name: z.string().optional().describe('exact name of the evaluator to run (give this or evaluator_id)'),
+    project_id: z.string().optional().describe('project the execution log is filed under; default your default project'),
+    ...ExecutionInputShape,
+  }),
+  output: ExecutionResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async handler({ evaluator_id, evaluator_name, ...inputs }, ctx) {
+    const evaluator = await resolveEvaluator(ctx, { id: evaluator_id, name: evaluator_name });
+    return ctx.engine.runEvaluator(ctx, evaluator, inputs);
+  },
+});

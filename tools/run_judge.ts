@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { resolveJudge } from '../src/domain/judges.ts';
+import { ExecutionInputShape, ExecutionResult } from '../src/schemas.ts';
+import { defineTool } from '../src/tool.ts';
+
+export default defineTool({
+  name: 'run_judge',
+  title: 'Run a judge',
+  description:
+    'Score a request/response pair with every evaluator of a judge, chosen by judge_id or exact judge_name. Evaluators run concurrently on the judge model. ' +
+    'Returns one result per evaluator (score 0..1, higher is better, with a justification), the mean score, the cost, and the execution_log_id of the stored run. ' +
+    'If an evaluator requires contexts or an expected output, pass them (get_judge shows what is required); otherwise the call is refused before any model call.',
+  input: z.object({
+    judge_id: z.string().optional().describe('id of the judge to run (give this or judge_name)'),
+    judge_name: z.string().optional().describe('exact name of the judge to run (give this or judge_id)'),
+    ...ExecutionInputShape,
+  }),
+  output: ExecutionResult,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  async handler({ judge_id, judge_name, ...inputs }, ctx) {
+    const judge = await resolveJudge(ctx, { id: judge_id, name: judge_name });
+    return ctx.engine.runJudge(ctx, judge, inputs);
+  },
+});
