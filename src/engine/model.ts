@@ -1,0 +1,29 @@
+// The judge-model interface: one structured call, answered through a tool the model must call.
+// The Anthropic implementation lives in anthropic-model.ts; scoring and generation both use this.
+
+export interface StructuredCall {
+  /** Model name (TRIBUNAL_MODEL or an evaluator override). */
+  model: string;
+  system: string;
+  /** The user turn, exactly as sent. */
+  prompt: string;
+  /** The tool whose input is the answer; its JSON Schema is what the server validates against too. */
+  tool: { name: string; description: string; input_schema: Record<string, unknown> };
+  maxTokens: number;
+  /** Extended-thinking budget in tokens; 0 or undefined = no thinking. */
+  thinkingBudget?: number;
+}
+
+export interface StructuredAnswer {
+  /** The tool input the model produced (not yet validated). */
+  input: unknown;
+  /** The model that answered, as the API reports it. */
+  model: string;
+  usage: { input_tokens: number; output_tokens: number };
+}
+
+export interface JudgeModel {
+  /** False when no API key is configured: callers answer model_unavailable with how to configure one. */
+  readonly configured: boolean;
+  call(request: StructuredCall, signal?: AbortSignal): Promise<StructuredAnswer>;
+}
