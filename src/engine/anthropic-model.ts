@@ -1,0 +1,126 @@
+// The judge model on Anthropic's Messages API through @anthropic-ai/sdk. One call is one HTTP
+// attempt: the SDK's own retries are off, because retries, backoff, the per-call timeout and the
+// server-wide concurrency limit live in resilient-model.ts, shared by scoring and generation.
+import Anthropic from '@anthropic-ai/sdk';
+import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
+import { kindForStatus, ModelCallError, parseRetryAfter } from './model-errors.ts';
+
+export interface AnthropicModelOptions {
+  /** ANTHROPIC_API_KEY; without it the model is not configured and every call fails with `auth`. */
+  apiKey?: string;
+  /** ANTHROPIC_BASE_URL; default https://api.anthropic.com. */
+  baseUrl?: string;
+  /** A backstop per HTTP attempt; the retry layer applies the configured timeout itself. */
+  timeoutMs?: number;
+}
+
+export const NOT_CONFIGURED_MESSAGE =
+  'No judge model is configured on this server: set ANTHROPIC_API_KEY (and optionally TRIBUNAL_MODEL for the model name, default claude-sonnet-4-5, and ANTHROPIC_BASE_URL for a compatible endpoint), then restart the server.';
+
+export class AnthropicJudgeModel implements JudgeModel {
+  readonly configured: boolean;
+  private readonly client: Anthropic | null;
+
+  constructor(opts: AnthropicModelOptions) {
+    this.configured = Boolean(opts.apiKey);
+    this.client = opts.apiKey
+      ? new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseUrl ?? null, maxRetries: 0, timeout: opts.timeoutMs ?? 600_000 })
+      : null;
+  }
+
+  async call(request: StructuredCall, signal?: AbortSignal): Promise<StructuredAnswer> {
+    if (!this.client) throw new ModelCallError('auth', NOT_CONFIGURED_MESSAGE);
+    const thinking = (request.thinkingBudget ?? 0) > 0;
+    const budget = Math.max(1024, Math.floor(request.thinkingBudget ?? 0));
+    const params: Anthropic.MessageCreateParamsNonStreaming = {
+      model: request.model,
+      // With thinking, max_tokens must exceed the thinking budget: the answer keeps its own allowance.
+      max_tokens: thinking ? budget + request.maxTokens : request.maxTokens,
+      system: request.system,
+      messages: [{ role: 'user', content: request.prompt }],
+      tools: [{ name: request.tool.name, description: request.tool.description, input_schema: request.tool.input_schema as Anthropic.Tool.InputSchema }],
+      // The API refuses a forced tool_choice with extended thinking; then the prompt asks for the tool.
+      tool_choice: thinking ? { type: 'auto' } : { type: 'tool', name: request.tool.name, disable_parallel_tool_use: true },
+      ...(thinking ? { thinking: { type: 'enabled', budget_tokens: budget } } : {}),
+    };
+
+    let message: Anthropic.Message;
+    try {
+      message = await quietDeprecation(request.model, () => this.client!.messages.create(params, { signal: signal ?? null }));
+    } catch (err) {
+      throw classify(err, signal);
+    }
+
+    const usage = {
+      input_tokens: (message.usage?.input_tokens ?? 0) + (message.usage?.cache_creation_input_tokens ?? 0) + (message.usage?.cache_read_input_tokens ?? 0),
+      output_tokens: message.usage?.output_tokens ?? 0,
+    };
+    const block = (message.content ?? []).find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use' && b.name === request.tool.name);
+    if (!block) {
+      const why =
+        message.stop_reason === 'max_tokens'
+          ? `its answer was cut off at max_tokens (${params.max_tokens}; raise TRIBUNAL_MODEL_MAX_TOKENS)`
+          : `it answered without calling the tool ${request.tool.name} (stop_reason ${message.stop_reason ?? 'unknown'})`;
+      throw new ModelCallError('malformed', `The judge model gave no structured answer: ${why}.`, { usage, model: message.model });
+    }
+    return { input: block.input, model: message.model ?? request.model, usage };
+  }
+}
+
+const warnedModels = new Set<string>();
+
+/**
+ * The SDK prints a deprecation warning on every call to a deprecated model, synchronously inside
+ * create(). Let it through once per model name, so the server log is not flooded on every score.
+ */
+function quietDeprecation<T>(model: string, create: () => T): T {
+  if (!warnedModels.has(model)) {
+    warnedModels.add(model);
+    return create();
+  }
+  const original = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (!(typeof args[0] === 'string' && args[0].includes(`'${model}'`) && args[0].includes('deprecated'))) original(...args);
+  };
+  try {
+    return create();
+  } finally {
+    console.warn = original;
+  }
+}
+
+function classify(err: unknown, signal?: AbortSignal): ModelCallError {
+  if (err instanceof ModelCallError) return err;
+  if (err instanceof Anthropic.APIUserAbortError || signal?.aborted) {
+    return new ModelCallError('aborted', 'The judge-model call was cancelled.', { cause: err });
+  }
+  if (err instanceof Anthropic.APIConnectionTimeoutError) {
+    return new ModelCallError('timeout', 'The judge model did not answer in time.', { cause: err });
+  }
+  if (err instanceof Anthropic.APIConnectionError) {
+    return new ModelCallError('connection', `Could not reach the judge model (${describeCause(err)}); check ANTHROPIC_BASE_URL and the network.`, { cause: err });
+  }
+  if (err instanceof Anthropic.APIError && typeof err.status === 'number') {
+    const kind = kindForStatus(err.status);
+    const apiMessage = err.apiMessage ?? (err.error as { error?: { message?: string } } | undefined)?.error?.message ?? '';
+    const detail = `${err.status}${err.type ? ` ${err.type}` : ''}${apiMessage ? `: ${apiMessage}` : ''}`;
+    const message =
+      kind === 'auth'
+        ? `The judge model refused the API key (${detail}); check ANTHROPIC_API_KEY.`
+        : kind === 'rejected'
+          ? `The judge model rejected the request (${detail}); check the model name (TRIBUNAL_MODEL or the evaluator's model) and TRIBUNAL_MODEL_MAX_TOKENS.`
+          : kind === 'rate_limited'
+            ? `The judge model is rate limiting this server (${detail}).`
+            : kind === 'overloaded'
+              ? `The judge model is overloaded (${detail}).`
+              : `The judge model failed (${detail}).`;
+    return new ModelCallError(kind, message, { status: err.status, retryAfterMs: parseRetryAfter(err.headers), cause: err });
+  }
+  // e.g. a 200 whose body is not JSON: a provider fault, worth another try.
+  return new ModelCallError('server_error', `The judge model sent an unreadable answer (${(err as Error)?.message ?? String(err)}).`, { cause: err });
+}
+
+function describeCause(err: Error): string {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? err.message ?? 'connection error';
+}
