@@ -40,18 +40,19 @@ async function main() {
   }
   try {
     const { close, url } = await serve(config);
-    console.log(`Tribunal listening on ${url}`);
-    console.log(`  store:    ${config.store === 'json' ? `JSON files in ${config.dataDir}` : 'PostgreSQL'}`);
-    console.log(`  REST:     ${url}/v1/   (OpenAPI: ${url}/v1/openapi.json)`);
-    console.log(`  MCP:      ${url}/mcp${config.mcp.enabled ? '' : '   (disabled: MCP_ENABLED=false)'}`);
-    console.log(`  judge model: ${config.model.apiKey ? config.model.name : 'not configured (set ANTHROPIC_API_KEY to run evaluations)'}`);
-    console.log(`  get a key: curl -X POST ${url}/create-demo-user/   or   npx tribunal keys create --org <name>`);
+    // Handlers first: a signal that arrives while we print must still shut down cleanly.
     const stop = (signal: string) => {
       console.log(`\n${signal}: shutting down`);
       close().then(() => process.exit(0), () => process.exit(1));
     };
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
+    console.log(`Tribunal listening on ${url}`);
+    console.log(`  store:    ${config.store === 'json' ? `JSON files in ${config.dataDir}` : 'PostgreSQL'}`);
+    console.log(`  REST:     ${url}/v1/   (OpenAPI: ${url}/v1/openapi.json)`);
+    console.log(`  MCP:      ${url}/mcp${config.mcp.enabled ? '' : '   (disabled: MCP_ENABLED=false)'}`);
+    console.log(`  judge model: ${config.model.apiKey ? config.model.name : 'not configured (set ANTHROPIC_API_KEY to run evaluations)'}`);
+    console.log(`  get a key: curl -X POST ${url}/create-demo-user/   or   npx tribunal keys create --org <name>`);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') console.error(`Port ${config.port} is in use: stop the other server or set PORT.`);

@@ -1,0 +1,155 @@
+// The server as a process: `npm start`'s entry point, restarts, the data-directory lock, and the
+// `tribunal keys` command with and without a running server.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { tempDir } from './helpers/server.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const children: ChildProcess[] = [];
+after(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  url: string;
+}
+
+async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, TRIBUNAL_DATA_DIR: dataDir, PORT: String(port), ANTHROPIC_API_KEY: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
+    const check = () => {
+      if (out.includes('get a key:')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(Object.assign(new Error(`server exited ${code}:\n${out}`), { output: out, code }));
+    });
+  });
+  return { child, output: () => out, url: `http://127.0.0.1:${port}` };
+}
+
+async function stop(s: Started): Promise<void> {
+  if (s.child.exitCode !== null) return;
+  const exited = new Promise((r) => s.child.once('exit', r));
+  s.child.kill('SIGTERM');
+  await exited;
+}
+
+function cli(args: string[], dataDir: string) {
+  return spawnSync(process.execPath, ['bin/tribunal.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, TRIBUNAL_DATA_DIR: dataDir },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+}
+
+describe('the server process', () => {
+  it('prints where it listens, the MCP URL and how to get a key; state survives a restart', async () => {
+    const dir = tempDir();
+    let s = await startServer(dir);
+    assert.match(s.output(), /Tribunal listening on http:\/\/127\.0\.0\.1:\d+/);
+    assert.match(s.output(), /\/mcp/);
+    assert.match(s.output(), /create-demo-user/);
+    const demo = (await (await fetch(`${s.url}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
+    const headers = { authorization: `Api-Key ${demo.api_key}`, 'content-type': 'application/json' };
+    const judge = (await (await fetch(`${s.url}/v1/judges/`, { method: 'POST', headers, body: JSON.stringify({ name: 'kept', intent: 'x', evaluator_ids: ['Clarity'] }) })).json()) as { id: string };
+    await stop(s);
+
+    s = await startServer(dir);
+    const again = await fetch(`${s.url}/v1/judges/${judge.id}/`, { headers });
+    assert.equal(again.status, 200, 'the key and the judge survived the restart');
+    assert.equal(((await again.json()) as { name: string }).name, 'kept');
+
+    // A second process on the same data directory is refused with a clear message.
+    await assert.rejects(startServer(dir), (err: Error & { output?: string; code?: number }) => {
+      assert.equal(err.code, 1);
+      assert.match(err.output ?? '', /data directory .* is in use by a Tribunal server \(pid \d+/);
+      assert.match(err.output ?? '', /TRIBUNAL_STORE=postgres/);
+      return true;
+    });
+    await stop(s);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('takes over a lock left by a dead process', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'tribunal.lock'), JSON.stringify({ pid: 999_999_999, host: (await import('node:os')).hostname(), role: 'server', since: '2026-01-01T00:00:00Z' }));
+    const s = await startServer(dir);
+    assert.match(s.output(), /Tribunal listening/);
+    await stop(s);
+    assert.equal(s.child.exitCode, 0, 'a clean shutdown on SIGTERM');
+    assert.ok(!fs.existsSync(path.join(dir, 'tribunal.lock')), 'the lock is released on shutdown');
+  });
+});
+
+describe('tribunal keys', () => {
+  it('creates an organization and keys with the server stopped and running, without corrupting its data', async () => {
+    const dir = tempDir();
+    const offline = cli(['keys', 'create', '--org', 'acme', '--json'], dir);
+    assert.equal(offline.status, 0, offline.stderr);
+    const first = JSON.parse(offline.stdout) as { api_key: string; created_organization: boolean; organization_id: string };
+    assert.equal(first.created_organization, true);
+    assert.ok(!fs.existsSync(path.join(dir, 'tribunal.lock')), 'the CLI released the data directory');
+
+    const s = await startServer(dir);
+    const auth = (key: string) => ({ authorization: `Bearer ${key}` });
+    assert.equal((await fetch(`${s.url}/v1/projects/`, { headers: auth(first.api_key) })).status, 200);
+
+    // While the server runs, the CLI goes through it (one writer) and the key works at once.
+    const online = cli(['keys', 'create', '--org', 'acme', '--name', 'ci', '--json'], dir);
+    assert.equal(online.status, 0, online.stderr);
+    const second = JSON.parse(online.stdout) as { api_key: string; created_organization: boolean; organization_id: string; key: { id: string } };
+    assert.equal(second.created_organization, false);
+    assert.equal(second.organization_id, first.organization_id);
+    assert.equal((await fetch(`${s.url}/v1/projects/`, { headers: auth(second.api_key) })).status, 200);
+
+    const listed = cli(['keys', 'list', '--org', 'acme', '--json'], dir);
+    assert.equal(listed.status, 0, listed.stderr);
+    assert.deepEqual((JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name), ['ci', 'admin']);
+    assert.ok(!listed.stdout.includes(second.api_key), 'secrets are never listed');
+
+    const revoked = cli(['keys', 'revoke', '--org', 'acme', '--key', second.key.id], dir);
+    assert.equal(revoked.status, 0, revoked.stderr);
+    assert.equal((await fetch(`${s.url}/v1/projects/`, { headers: auth(second.api_key) })).status, 401);
+
+    const unknown = cli(['keys', 'list', '--org', 'nobody'], dir);
+    assert.equal(unknown.status, 1);
+    assert.match(unknown.stderr, /No organization named "nobody"/);
+    await stop(s);
+
+    // Everything the CLI wrote through the server is on disk after the server stops.
+    const after = cli(['keys', 'list', '--org', 'acme', '--json'], dir);
+    assert.equal((JSON.parse(after.stdout) as unknown[]).length, 2);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
