@@ -1,12 +1,14 @@
 // Wires the services a server needs from a config and an open store.
 import type { Config } from './config.ts';
 import { syncPresets } from './domain/presets.ts';
-import { unavailableEngine } from './engine/unavailable.ts';
+import { createJudgeModel, createScoringEngine } from './engine/index.ts';
 import { unavailableGenerator } from './generation/unavailable.ts';
 import type { Store } from './store/types.ts';
 import type { Services } from './tool.ts';
 
 export async function buildServices(config: Config, store: Store): Promise<Services> {
   await syncPresets(store);
-  return { config, store, engine: unavailableEngine, generator: unavailableGenerator };
+  // One judge model per server: its limiter caps model calls in flight for scoring and generation alike.
+  const model = createJudgeModel(config);
+  return { config, store, engine: createScoringEngine(model), generator: unavailableGenerator };
 }

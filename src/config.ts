@@ -94,6 +94,8 @@ const EnvSchema = z.object({
   TRIBUNAL_MODEL_CONCURRENCY: int(1).default(16),
   TRIBUNAL_MODEL_TIMEOUT: duration.default(parseDuration('60s')),
   TRIBUNAL_MODEL_RETRIES: int(0).default(4),
+  TRIBUNAL_MODEL_BACKOFF: duration.default(parseDuration('500ms')),
+  TRIBUNAL_MODEL_BACKOFF_MAX: duration.default(parseDuration('20s')),
   TRIBUNAL_MODEL_MAX_TOKENS: int(64).default(1024),
   TRIBUNAL_PRICES: prices.default(DEFAULT_PRICES),
   TRIBUNAL_LOG_REQUESTS: bool.default(false),
@@ -143,6 +145,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: e.TRIBUNAL_MODEL_CONCURRENCY,
       timeoutMs: e.TRIBUNAL_MODEL_TIMEOUT,
       retries: e.TRIBUNAL_MODEL_RETRIES,
+      /** First retry waits about this long (with jitter); each further retry doubles it, up to backoffMaxMs. */
+      backoffMs: e.TRIBUNAL_MODEL_BACKOFF,
+      backoffMaxMs: e.TRIBUNAL_MODEL_BACKOFF_MAX,
       maxTokens: e.TRIBUNAL_MODEL_MAX_TOKENS,
       prices: e.TRIBUNAL_PRICES,
     },

@@ -1,0 +1,24 @@
+// Builds the judge model and the scoring engine from the config. One model instance per server:
+// its limiter is the server-wide cap on judge-model calls in flight (TRIBUNAL_MODEL_CONCURRENCY),
+// so judge generation should be handed the same instance as scoring.
+import type { Config } from '../config.ts';
+import { AnthropicJudgeModel } from './anthropic-model.ts';
+import { Limiter } from './limiter.ts';
+import type { JudgeModel } from './model.ts';
+import { ResilientJudgeModel } from './resilient-model.ts';
+import { Engine } from './scoring.ts';
+import type { ScoringEngine } from './types.ts';
+
+export function createJudgeModel(config: Config): ResilientJudgeModel {
+  const m = config.model;
+  // The SDK timeout is only a backstop: the retry layer applies TRIBUNAL_MODEL_TIMEOUT per attempt.
+  const raw = new AnthropicJudgeModel({ apiKey: m.apiKey, baseUrl: m.baseUrl, timeoutMs: m.timeoutMs + 5_000 });
+  return new ResilientJudgeModel(raw, {
+    limiter: new Limiter(m.concurrency),
+    policy: { retries: m.retries, timeoutMs: m.timeoutMs, backoffMs: m.backoffMs, backoffMaxMs: m.backoffMaxMs },
+  });
+}
+
+export function createScoringEngine(model: JudgeModel): ScoringEngine {
+  return new Engine(model);
+}

@@ -1,0 +1,115 @@
+// Wraps a JudgeModel with what every judge-model caller needs: the server-wide concurrency limit,
+// a per-attempt timeout, and retries with exponential backoff and jitter for rate limits (429),
+// overload (529), server errors (5xx), dropped connections and timeouts, honouring retry-after.
+// Malformed answers are passed through: the caller validates the answer and decides (scoring
+// retries them at most twice). Scoring and judge generation share one instance (createJudgeModel).
+import { Limiter } from './limiter.ts';
+import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
+import { ModelCallError } from './model-errors.ts';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (TRIBUNAL_MODEL_RETRIES). */
+  retries: number;
+  /** Per-attempt timeout (TRIBUNAL_MODEL_TIMEOUT). */
+  timeoutMs: number;
+  /** Base of the exponential backoff (TRIBUNAL_MODEL_BACKOFF). */
+  backoffMs: number;
+  /** Cap of the exponential backoff (TRIBUNAL_MODEL_BACKOFF_MAX). */
+  backoffMaxMs: number;
+  /** A retry-after longer than this is not waited for: the call fails at once. Default 60 s. */
+  maxRetryAfterMs?: number;
+}
+
+export interface ResilientModelOptions {
+  policy: RetryPolicy;
+  limiter: Limiter;
+  /** Injectable for tests; default Math.random. */
+  random?: () => number;
+}
+
+/** A marker reason so a timeout can be told from the caller cancelling. */
+class AttemptTimeout extends Error {}
+
+export class ResilientJudgeModel implements JudgeModel {
+  readonly limiter: Limiter;
+  private readonly policy: Required<RetryPolicy>;
+  private readonly random: () => number;
+
+  constructor(
+    private readonly inner: JudgeModel,
+    opts: ResilientModelOptions,
+  ) {
+    this.limiter = opts.limiter;
+    this.policy = { maxRetryAfterMs: 60_000, ...opts.policy };
+    this.random = opts.random ?? Math.random;
+  }
+
+  get configured(): boolean {
+    return this.inner.configured;
+  }
+
+  /** Exponential backoff with equal jitter: half the step fixed, half random. */
+  backoffDelay(retryIndex: number): number {
+    const step = Math.min(this.policy.backoffMaxMs, this.policy.backoffMs * 2 ** retryIndex);
+    return step / 2 + (step / 2) * this.random();
+  }
+
+  async call(request: StructuredCall, signal?: AbortSignal): Promise<StructuredAnswer> {
+    const attempts = this.policy.retries + 1;
+    for (let attempt = 1; ; attempt++) {
+      let error: ModelCallError;
+      try {
+        return await this.attempt(request, signal);
+      } catch (err) {
+        error = err instanceof ModelCallError ? err : new ModelCallError('server_error', String((err as Error)?.message ?? err), { cause: err });
+      }
+      error.attempts = attempt;
+      if (!error.retryable || attempt >= attempts || signal?.aborted) throw error;
+      const retryAfter = error.retryAfterMs;
+      if (retryAfter !== undefined && retryAfter > this.policy.maxRetryAfterMs) throw error;
+      const delay = Math.max(retryAfter ?? 0, this.backoffDelay(attempt - 1));
+      await sleep(delay, signal);
+    }
+  }
+
+  /** One attempt: wait for a slot (not timed), then call with the per-attempt timeout. */
+  private async attempt(request: StructuredCall, signal?: AbortSignal): Promise<StructuredAnswer> {
+    let release: () => void;
+    try {
+      release = await this.limiter.acquire(signal);
+    } catch {
+      throw new ModelCallError('aborted', 'The judge-model call was cancelled while waiting for a free slot.');
+    }
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => controller.abort(new AttemptTimeout()), this.policy.timeoutMs);
+    try {
+      return await this.inner.call(request, controller.signal);
+    } catch (err) {
+      if (controller.signal.reason instanceof AttemptTimeout) {
+        throw new ModelCallError('timeout', `The judge model did not answer within ${this.policy.timeoutMs} ms (TRIBUNAL_MODEL_TIMEOUT).`, { cause: err });
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      release();
+    }
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new ModelCallError('aborted', 'The judge-model call was cancelled.'));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ModelCallError('aborted', 'The judge-model call was cancelled.'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,212 @@
+// The scoring engine: runs evaluators on the judge model and writes one execution log per run.
+// Order of a run: load the exact evaluator versions -> refuse missing inputs (no model call) ->
+// refuse when no model is configured -> score every evaluator concurrently (the server-wide
+// limit in the model queues the excess) -> write the log (also when evaluators failed) -> answer,
+// or model_unavailable when every evaluator failed.
+import { performance } from 'node:perf_hooks';
+import { loadJudgeEvaluators } from '../domain/judges.ts';
+import { resolveProjectId } from '../domain/projects.ts';
+import { TribunalError, type FieldError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import type { EvaluatorResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
+import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
+import type { ToolContext } from '../tool.ts';
+import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
+import { parseAnswer } from './answer.ts';
+import { costUsd } from './cost.ts';
+import type { JudgeModel } from './model.ts';
+import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
+import { buildPrompt, SCORE_TOOL } from './prompt.ts';
+import type { ScoringEngine } from './types.ts';
+
+/** A malformed or out-of-range answer is asked again at most this many times. */
+export const MALFORMED_RETRIES = 2;
+
+interface Scored {
+  result: EvaluatorResult;
+  /** Why it failed, when it did. */
+  failure?: ModelErrorKind;
+}
+
+const FIELD_HINTS = {
+  contexts: 'pass the retrieved snippets the response should be grounded in, as `contexts` (a list of strings)',
+  expected_output: 'pass the reference answer as `expected_output`',
+} as const;
+
+/** Every missing input of every evaluator at once, before anything is spent. */
+export function checkRequiredInputs(evaluators: EvaluatorRecord[], input: ExecutionInput): void {
+  const missing: Array<{ evaluator: EvaluatorRecord; field: keyof typeof FIELD_HINTS }> = [];
+  const hasContexts = (input.contexts ?? []).some((c) => c.trim() !== '');
+  const hasExpected = input.expected_output !== undefined && input.expected_output.trim() !== '';
+  for (const evaluator of evaluators) {
+    if (evaluator.requires_contexts && !hasContexts) missing.push({ evaluator, field: 'contexts' });
+    if (evaluator.requires_expected_output && !hasExpected) missing.push({ evaluator, field: 'expected_output' });
+  }
+  if (!missing.length) return;
+  const detail = missing.map((m) => `evaluator ${m.evaluator.name} needs \`${m.field}\`: ${FIELD_HINTS[m.field]}`).join('; ');
+  const errors: FieldError[] = missing.map((m) => ({ field: m.field, message: `required by evaluator ${m.evaluator.name} (${m.evaluator.id})` }));
+  throw new TribunalError('missing_field', 400, `Missing input, nothing was run: ${detail}.`, { errors });
+}
+
+function requireModel(model: JudgeModel): void {
+  if (!model.configured) throw new TribunalError('model_unavailable', 503, NOT_CONFIGURED_MESSAGE);
+}
+
+const mean = (xs: number[]) => (xs.length ? Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10_000) / 10_000 : null);
+const roundMs = (ms: number) => Math.round(ms * 10) / 10;
+const sumCost = (rs: EvaluatorResult[]) => Math.round(rs.reduce((a, r) => a + r.cost_usd, 0) * 1e9) / 1e9;
+
+export class Engine implements ScoringEngine {
+  constructor(readonly model: JudgeModel) {}
+
+  /** Scores one evaluator; never throws: a failure becomes score null with an error. */
+  async scoreEvaluator(ctx: Pick<ToolContext, 'config'>, evaluator: EvaluatorRecord, input: ExecutionInput): Promise<Scored> {
+    const started = performance.now();
+    const requested = evaluator.model ?? ctx.config.model.name;
+    const usage = { input_tokens: 0, output_tokens: 0 };
+    let answeredBy: string | null = null;
+    let malformed = '';
+
+    const finish = (fields: { score: number | null; justification: string | null; error?: string }, failure?: ModelErrorKind): Scored => {
+      const model = answeredBy ?? requested;
+      return {
+        failure,
+        result: {
+          evaluator_id: evaluator.id,
+          evaluator_name: evaluator.name,
+          evaluator_version: evaluator.version,
+          score: fields.score,
+          justification: fields.justification,
+          model,
+          input_tokens: usage.input_tokens,
+          output_tokens: usage.output_tokens,
+          // Priced by the model asked for: the API may answer with a dated name of the same model.
+          cost_usd: costUsd(requested, usage, ctx.config.model.prices),
+          latency_ms: roundMs(performance.now() - started),
+          ...(fields.error !== undefined ? { error: fields.error } : {}),
+        },
+      };
+    };
+
+    for (let attempt = 0; attempt <= MALFORMED_RETRIES; attempt++) {
+      const { system, prompt } = buildPrompt(evaluator, input);
+      let answer;
+      try {
+        answer = await this.model.call({ model: requested, system, prompt, tool: SCORE_TOOL, maxTokens: ctx.config.model.maxTokens });
+      } catch (err) {
+        const error = err instanceof ModelCallError ? err : new ModelCallError('server_error', `Unexpected failure calling the judge model: ${(err as Error)?.message ?? err}`);
+        usage.input_tokens += error.usage.input_tokens;
+        usage.output_tokens += error.usage.output_tokens;
+        if (error.model) answeredBy = error.model;
+        if (error.kind === 'malformed') {
+          malformed = error.message;
+          continue;
+        }
+        const tries = error.attempts > 1 ? ` Gave up after ${error.attempts} attempts.` : '';
+        return finish({ score: null, justification: null, error: `${error.message}${tries}` }, error.kind);
+      }
+      usage.input_tokens += answer.usage.input_tokens;
+      usage.output_tokens += answer.usage.output_tokens;
+      answeredBy = answer.model;
+      const parsed = parseAnswer(answer.input);
+      if (parsed.ok) return finish({ score: parsed.score, justification: parsed.justification });
+      malformed = parsed.reason;
+    }
+    return finish(
+      { score: null, justification: null, error: `No valid answer from the judge model in ${MALFORMED_RETRIES + 1} attempts; the last: ${malformed}` },
+      'malformed',
+    );
+  }
+
+  private async run(
+    ctx: ToolContext,
+    evaluators: EvaluatorRecord[],
+    input: ExecutionInput,
+    log: Pick<ExecutionLogRecord, 'type' | 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>,
+    what: string,
+  ): Promise<ExecutionResult> {
+    const id = newId('log');
+    const created_at = new Date().toISOString();
+    const started = performance.now();
+    const scored = await Promise.all(evaluators.map((e) => this.scoreEvaluator(ctx, e, input)));
+    const results = scored.map((s) => s.result);
+    const record: ExecutionLogRecord = {
+      id,
+      org_id: ctx.caller.org.id,
+      ...log,
+      request: input.request ?? null,
+      response: input.response,
+      contexts: input.contexts ?? null,
+      expected_output: input.expected_output ?? null,
+      user_id: input.user_id ?? null,
+      tags: input.tags ?? [],
+      evaluator_results: results,
+      score: mean(results.flatMap((r) => (r.score === null ? [] : [r.score]))),
+      cost_usd: sumCost(results),
+      latency_ms: roundMs(performance.now() - started),
+      created_at,
+    };
+    await ctx.store.appendExecutionLog(record);
+
+    const failures = scored.filter((s) => s.failure);
+    if (results.length && failures.length === results.length) {
+      const kinds = failures.map((f) => f.failure!);
+      const status = kinds.every((k) => k === 'timeout') ? 504 : kinds.every((k) => k === 'rate_limited' || k === 'overloaded') ? 503 : 502;
+      const reasons = results.map((r) => `${r.evaluator_name}: ${r.error}`).join(' | ');
+      throw new TribunalError(
+        'model_unavailable',
+        status,
+        `The judge model failed for every evaluator of ${what}, so there is no score (the run is logged as ${id}). ${reasons}`,
+        { extra: { execution_log_id: id, evaluator_results: results } },
+      );
+    }
+    return { execution_log_id: id, evaluator_results: results, score: record.score, cost_usd: record.cost_usd, latency_ms: record.latency_ms };
+  }
+
+  async runJudge(ctx: ToolContext, judge: JudgeRecord, input: ExecutionInput): Promise<ExecutionResult> {
+    const evaluators = await loadJudgeEvaluators(ctx, judge);
+    checkRequiredInputs(evaluators, input);
+    // A public judge of another organization: the log is the caller's, filed in the caller's default project.
+    const projectId = judge.org_id === ctx.caller.org.id ? judge.project_id : await resolveProjectId(ctx, undefined);
+    requireModel(this.model);
+    return this.run(
+      ctx,
+      evaluators,
+      input,
+      {
+        type: 'judge',
+        judge_id: judge.id,
+        judge_name: judge.name,
+        judge_version: judge.version,
+        evaluator_id: null,
+        evaluator_name: null,
+        evaluator_version: null,
+        project_id: projectId,
+      },
+      `judge ${judge.name}`,
+    );
+  }
+
+  async runEvaluator(ctx: ToolContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }): Promise<ExecutionResult> {
+    const { project_id, ...inputs } = input;
+    checkRequiredInputs([evaluator], inputs);
+    const projectId = await resolveProjectId(ctx, project_id);
+    requireModel(this.model);
+    return this.run(
+      ctx,
+      [evaluator],
+      inputs,
+      {
+        type: 'evaluator',
+        judge_id: null,
+        judge_name: null,
+        judge_version: null,
+        evaluator_id: evaluator.id,
+        evaluator_name: evaluator.name,
+        evaluator_version: evaluator.version,
+        project_id: projectId,
+      },
+      `evaluator ${evaluator.name}`,
+    );
+  }
+}
