@@ -6,7 +6,11 @@ import type { Store } from './types.ts';
 
 export async function openStore(config: Config, opts: { role?: LockOwner['role']; adminSocket?: string } = {}): Promise<Store> {
   if (config.store === 'postgres') {
-    throw new Error('TRIBUNAL_STORE=postgres is not available yet; use the default JSON store.');
+    // Imported on demand so that JSON-only installs never load the PostgreSQL driver.
+    const { PostgresStore } = await import('./postgres-store.ts');
+    const store = new PostgresStore({ connectionString: config.databaseUrl! });
+    await store.init();
+    return store;
   }
   const store = new JsonStore({ dataDir: config.dataDir, role: opts.role ?? 'server', adminSocket: opts.adminSocket });
   await store.init();

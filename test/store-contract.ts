@@ -1,0 +1,564 @@
+// The Store contract: one suite, run against every store (test/store-json.test.ts,
+// test/store-postgres.test.ts) with the same assertions. A store that passes it can back the server.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { newId } from '../src/ids.ts';
+import type { Organization } from '../src/schemas.ts';
+import {
+  newestFirst,
+  StoreConflictError,
+  type ApiKeyRecord,
+  type EvaluatorRecord,
+  type ExecutionLogRecord,
+  type JudgeRecord,
+  type LogFilter,
+  type Page,
+  type PageQuery,
+  type ProjectRecord,
+  type Store,
+} from '../src/store/types.ts';
+
+// Record builders: complete, valid records with every field set, overridable.
+
+const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
+
+export function org(over: Partial<Organization> = {}): Organization {
+  return { id: newId('org'), name: 'Acme', is_demo: false, created_at: at(0), ...over };
+}
+
+export function apiKey(orgId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  const id = newId('key');
+  return {
+    id,
+    org_id: orgId,
+    name: 'ci key',
+    prefix: `trb_${id.slice(-16)}`,
+    hash: 'a'.repeat(64),
+    created_at: at(0),
+    expires_at: null,
+    last_used_at: null,
+    revoked_at: null,
+    ...over,
+  };
+}
+
+export function project(orgId: string, over: Partial<ProjectRecord> = {}): ProjectRecord {
+  return { id: newId('prj'), org_id: orgId, name: `Project ${newId('prj').slice(-6)}`, description: 'for tests', is_default: false, created_at: at(0), ...over };
+}
+
+export function evaluator(orgId: string | null, over: Partial<EvaluatorRecord> = {}): EvaluatorRecord {
+  return {
+    id: newId('evl'),
+    org_id: orgId,
+    name: `Evaluator ${newId('evl').slice(-8)}`,
+    intent: 'Checks that the answer is grounded in the given contexts.',
+    rubric: '1.0: every claim supported. 0.5: some unsupported claims. 0.0: contradicts the contexts.',
+    requires_contexts: true,
+    requires_expected_output: false,
+    demonstrations: [{ request: 'Q?', response: 'A.', contexts: ['ctx'], score: 0.8, justification: 'mostly supported' }],
+    model: null,
+    visibility: 'private',
+    is_preset: false,
+    project_id: 'prj_none',
+    version: 1,
+    created_at: at(0),
+    updated_at: at(0),
+    ...over,
+  };
+}
+
+export function judge(orgId: string, evaluatorIds: string[], over: Partial<JudgeRecord> = {}): JudgeRecord {
+  return {
+    id: newId('jdg'),
+    org_id: orgId,
+    name: `Judge ${newId('jdg').slice(-8)}`,
+    intent: 'Scores customer support answers.',
+    stage: null,
+    visibility: 'private',
+    project_id: 'prj_none',
+    evaluators: evaluatorIds.map((id) => ({ id, name: `name of ${id}`, version: null })),
+    version: 1,
+    created_at: at(0),
+    updated_at: at(0),
+    ...over,
+  };
+}
+
+export function log(orgId: string, over: Partial<ExecutionLogRecord> = {}): ExecutionLogRecord {
+  return {
+    id: newId('log'),
+    org_id: orgId,
+    type: 'evaluator',
+    judge_id: null,
+    judge_name: null,
+    judge_version: null,
+    evaluator_id: 'evl_x',
+    evaluator_name: 'X',
+    evaluator_version: 1,
+    project_id: 'prj_a',
+    request: 'What is 2+2?',
+    response: '4',
+    contexts: null,
+    expected_output: null,
+    user_id: null,
+    tags: [],
+    evaluator_results: [
+      {
+        evaluator_id: 'evl_x',
+        evaluator_name: 'X',
+        evaluator_version: 1,
+        score: 0.5,
+        justification: 'fine',
+        model: 'claude-sonnet-4-5',
+        input_tokens: 10,
+        output_tokens: 5,
+        cost_usd: 0.001,
+        latency_ms: 12,
+      },
+    ],
+    score: 0.5,
+    cost_usd: 0.001,
+    latency_ms: 15,
+    created_at: at(0),
+    ...over,
+  };
+}
+
+/** Every item of a listing, page by page, checking the pages as it goes. */
+export async function collect<T extends { created_at: string; id: string }>(list: (page: PageQuery) => Promise<Page<T>>, limit: number): Promise<T[]> {
+  const all: T[] = [];
+  let after: PageQuery['after'];
+  for (let guard = 0; guard < 10_000; guard++) {
+    const page = await list({ limit, after });
+    assert.ok(page.items.length <= limit, 'a page holds at most `limit` items');
+    all.push(...page.items);
+    if (!page.last) return all;
+    assert.equal(page.items.length, limit, 'a page with more after it is full');
+    assert.deepEqual(page.last, { created_at: page.items[page.items.length - 1].created_at, id: page.items[page.items.length - 1].id });
+    after = page.last;
+  }
+  throw new Error('pagination does not end');
+}
+
+const ids = (items: Array<{ id: string }>) => items.map((i) => i.id);
+const sortedNewestFirst = <T extends { created_at: string; id: string }>(items: T[]) => [...items].sort(newestFirst);
+
+export interface ContractOptions {
+  /** Makes a fresh, empty, initialized store. The suite closes it. */
+  makeStore: () => Promise<Store>;
+}
+
+export function defineStoreContract(name: string, { makeStore }: ContractOptions): void {
+  const open: Store[] = [];
+  const fresh = async () => {
+    const store = await makeStore();
+    open.push(store);
+    return store;
+  };
+  after(async () => {
+    await Promise.all(open.map((s) => s.close()));
+  });
+
+  describe(`Store contract: ${name}`, () => {
+    it('pings while open', async () => {
+      const store = await fresh();
+      await store.ping();
+    });
+
+    describe('organizations', () => {
+      it('creates, reads and finds the oldest non-demo organization by name', async () => {
+        const store = await fresh();
+        const first = org({ name: 'Acme', created_at: at(1000) });
+        const later = org({ name: 'Acme', created_at: at(2000) });
+        const demo = org({ name: 'Acme', is_demo: true, created_at: at(0) });
+        for (const o of [later, demo, first]) await store.createOrganization(o);
+        assert.deepEqual(await store.getOrganization(first.id), first);
+        assert.deepEqual(await store.getOrganization(demo.id), demo);
+        assert.equal(await store.getOrganization('org_missing'), null);
+        assert.deepEqual(await store.findOrganizationByName('Acme'), first);
+        assert.equal(await store.findOrganizationByName('Nobody'), null);
+      });
+    });
+
+    describe('API keys', () => {
+      it('finds a key by prefix and by id, refuses a second key with the same prefix', async () => {
+        const store = await fresh();
+        const key = apiKey('org_a', { expires_at: at(86_400_000) });
+        await store.createApiKey(key);
+        assert.deepEqual(await store.getApiKeyByPrefix(key.prefix), key);
+        assert.deepEqual(await store.getApiKey(key.id), key);
+        assert.equal(await store.getApiKeyByPrefix('trb_0000000000000000'), null);
+        assert.equal(await store.getApiKey('key_missing'), null);
+        await assert.rejects(store.createApiKey(apiKey('org_b', { prefix: key.prefix })), StoreConflictError);
+      });
+
+      it('revokes and records last use; unknown ids answer null', async () => {
+        const store = await fresh();
+        const key = apiKey('org_a');
+        await store.createApiKey(key);
+        const used = await store.updateApiKey(key.id, { last_used_at: at(5000) });
+        assert.equal(used?.last_used_at, at(5000));
+        assert.equal(used?.revoked_at, null);
+        const revoked = await store.updateApiKey(key.id, { revoked_at: at(6000) });
+        assert.deepEqual(revoked, { ...key, last_used_at: at(5000), revoked_at: at(6000) });
+        assert.deepEqual(await store.getApiKeyByPrefix(key.prefix), revoked);
+        assert.equal(await store.updateApiKey('key_missing', { revoked_at: at(1) }), null);
+      });
+
+      it("lists only the org's keys, newest first, across pages", async () => {
+        const store = await fresh();
+        const mine = Array.from({ length: 7 }, (_, i) => apiKey('org_a', { created_at: at(i * 1000) }));
+        for (const k of mine) await store.createApiKey(k);
+        await store.createApiKey(apiKey('org_b'));
+        const listed = await collect((p) => store.listApiKeys('org_a', p), 3);
+        assert.deepEqual(ids(listed), ids(sortedNewestFirst(mine)));
+      });
+    });
+
+    describe('projects', () => {
+      it('keeps one default project per organization and unique names per organization', async () => {
+        const store = await fresh();
+        const def = project('org_a', { name: 'Default', is_default: true });
+        await store.createProject(def);
+        assert.deepEqual(await store.getProject(def.id), def);
+        assert.deepEqual(await store.getDefaultProject('org_a'), def);
+        assert.equal(await store.getDefaultProject('org_b'), null);
+        await assert.rejects(store.createProject(project('org_a', { name: 'Another default', is_default: true })), StoreConflictError);
+        await assert.rejects(store.createProject(project('org_a', { name: 'Default' })), StoreConflictError);
+        // Other organizations have their own namespace and their own default.
+        await store.createProject(project('org_b', { name: 'Default', is_default: true }));
+        const extra = project('org_a', { name: 'Search', created_at: at(10) });
+        await store.createProject(extra);
+        assert.deepEqual(ids(await collect((p) => store.listProjects('org_a', p), 1)), [extra.id, def.id]);
+        assert.equal(await store.getProject('prj_missing'), null);
+      });
+    });
+
+    for (const kind of ['evaluator', 'judge'] as const) {
+      describe(`${kind}s (versioned)`, () => {
+        const make = (orgId: string, over: Partial<EvaluatorRecord & JudgeRecord> = {}): EvaluatorRecord | JudgeRecord =>
+          kind === 'evaluator' ? evaluator(orgId, over) : judge(orgId, ['evl_a'], over);
+        const api = (store: Store) =>
+          kind === 'evaluator'
+            ? {
+                create: (r: any) => store.createEvaluator(r),
+                get: (id: string) => store.getEvaluator(id),
+                getVersion: (id: string, v: number) => store.getEvaluatorVersion(id, v),
+                versions: (id: string) => store.listEvaluatorVersions(id),
+                update: (r: any, v: number) => store.updateEvaluator(r, v),
+                remove: (id: string) => store.deleteEvaluator(id),
+                list: (f: any, p: PageQuery) => store.listEvaluators(f, p) as Promise<Page<any>>,
+              }
+            : {
+                create: (r: any) => store.createJudge(r),
+                get: (id: string) => store.getJudge(id),
+                getVersion: (id: string, v: number) => store.getJudgeVersion(id, v),
+                versions: (id: string) => store.listJudgeVersions(id),
+                update: (r: any, v: number) => store.updateJudge(r, v),
+                remove: (id: string) => store.deleteJudge(id),
+                list: (f: any, p: PageQuery) => store.listJudges(f, p) as Promise<Page<any>>,
+              };
+
+        it('creates and reads back every field unchanged', async () => {
+          const store = await fresh();
+          const rec = make('org_a', { name: 'Grounded «ünïcode» ✓', intent: 'Line one.\nLine "two".', visibility: 'public' });
+          await api(store).create(rec);
+          assert.deepEqual(await api(store).get(rec.id), rec);
+          assert.deepEqual(await api(store).getVersion(rec.id, 1), rec);
+          assert.equal(await api(store).get(`${kind}_missing`), null);
+        });
+
+        it('keeps the key order of nested documents (code compares them serialized)', async () => {
+          const store = await fresh();
+          const rec =
+            kind === 'evaluator'
+              ? evaluator('org_a', { demonstrations: [{ score: 1, response: 'z', justification: 'b', request: 'a' }] })
+              : judge('org_a', [], { evaluators: [{ version: 3, name: 'zz', id: 'evl_b' } as any] });
+          await api(store).create(rec);
+          const got = (await api(store).get(rec.id)) as any;
+          const field = kind === 'evaluator' ? 'demonstrations' : 'evaluators';
+          assert.equal(JSON.stringify(got[field]), JSON.stringify((rec as any)[field]));
+          assert.equal(JSON.stringify(((await api(store).getVersion(rec.id, 1)) as any)[field]), JSON.stringify((rec as any)[field]));
+        });
+
+        it('keeps names unique per organization', async () => {
+          const store = await fresh();
+          const rec = make('org_a', { name: 'Faithfulness' });
+          await api(store).create(rec);
+          await assert.rejects(api(store).create(make('org_a', { name: 'Faithfulness' })), StoreConflictError);
+          await assert.rejects(api(store).create({ ...make('org_b'), id: rec.id }), StoreConflictError, 'ids are unique');
+          await api(store).create(make('org_b', { name: 'Faithfulness' }));
+          // Renaming onto a taken name is refused as well, and changes nothing.
+          const other = make('org_a', { name: 'Relevance' });
+          await api(store).create(other);
+          await assert.rejects(api(store).update({ ...other, name: 'Faithfulness', version: 2 }, 1), StoreConflictError);
+          assert.deepEqual(await api(store).get(other.id), other);
+        });
+
+        it('updates optimistically and keeps every version', async () => {
+          const store = await fresh();
+          const v1 = make('org_a', { name: 'v1 name' });
+          await api(store).create(v1);
+          const v2 = { ...v1, name: 'v2 name', version: 2, updated_at: at(100) };
+          assert.equal(await api(store).update(v2, 1), true);
+          assert.equal(await api(store).update({ ...v1, name: 'lost update', version: 2 }, 1), false, 'a stale expected version loses');
+          assert.equal(await api(store).update({ ...v1, id: `${kind}_missing`, version: 2 }, 1), false);
+          const v3 = { ...v2, intent: 'v3 intent', version: 3, updated_at: at(200) };
+          assert.equal(await api(store).update(v3, 2), true);
+          assert.deepEqual(await api(store).get(v1.id), v3);
+          assert.deepEqual(await api(store).getVersion(v1.id, 1), v1);
+          assert.deepEqual(await api(store).getVersion(v1.id, 2), v2);
+          assert.equal(await api(store).getVersion(v1.id, 9), null);
+          assert.deepEqual(await api(store).versions(v1.id), [v3, v2, v1]);
+        });
+
+        it('lets exactly one of many concurrent updates of one version win', async () => {
+          const store = await fresh();
+          const v1 = make('org_a');
+          await api(store).create(v1);
+          const results = await Promise.all(Array.from({ length: 20 }, (_, i) => api(store).update({ ...v1, intent: `attempt ${i}`, version: 2 }, 1)));
+          assert.equal(results.filter(Boolean).length, 1);
+          const latest = await api(store).get(v1.id);
+          assert.equal(latest?.version, 2);
+          assert.equal(latest?.intent, `attempt ${results.indexOf(true)}`);
+          assert.equal((await api(store).versions(v1.id)).length, 2);
+        });
+
+        it('deletes with all its versions', async () => {
+          const store = await fresh();
+          const rec = make('org_a', { name: 'Doomed' });
+          await api(store).create(rec);
+          await api(store).update({ ...rec, version: 2, intent: 'changed' }, 1);
+          assert.equal(await api(store).remove(rec.id), true);
+          assert.equal(await api(store).get(rec.id), null);
+          assert.equal(await api(store).getVersion(rec.id, 1), null);
+          assert.deepEqual(await api(store).versions(rec.id), []);
+          assert.equal(await api(store).remove(rec.id), false);
+          await api(store).create(make('org_a', { name: 'Doomed' })); // the name is free again
+        });
+
+        it('lists what the caller may see: own, plus public when include_public', async () => {
+          const store = await fresh();
+          const ownPrivate = make('org_a', { visibility: 'private', created_at: at(1) });
+          const ownPublic = make('org_a', { visibility: 'public', created_at: at(2) });
+          const otherPublic = make('org_b', { visibility: 'public', created_at: at(3) });
+          const otherPrivate = make('org_b', { visibility: 'private', created_at: at(4) });
+          for (const r of [ownPrivate, ownPublic, otherPublic, otherPrivate]) await api(store).create(r);
+          const visible = async (include_public: boolean) => ids(await collect((p) => api(store).list({ org_id: 'org_a', include_public }, p), 2));
+          assert.deepEqual(await visible(true), [otherPublic.id, ownPublic.id, ownPrivate.id]);
+          assert.deepEqual(await visible(false), [ownPublic.id, ownPrivate.id]);
+          assert.deepEqual(ids(await collect((p) => api(store).list({ org_id: 'org_c', include_public: true }, p), 5)), [otherPublic.id, ownPublic.id]);
+        });
+
+        it('filters by project, exact name and case-insensitive search', async () => {
+          const store = await fresh();
+          const a = make('org_a', { project_id: 'prj_1', name: 'Tone check', intent: 'Is the TONE polite?', created_at: at(1) });
+          const b = make('org_a', { project_id: 'prj_2', name: 'Facts', intent: 'Are the claims true?', created_at: at(2), ...(kind === 'judge' ? { stage: 'Retrieval' } : {}) });
+          const c = make('org_b', { project_id: 'prj_3', name: 'Tone check', visibility: 'public', created_at: at(3) });
+          for (const r of [a, b, c]) await api(store).create(r);
+          const list = async (f: object) => ids((await api(store).list({ org_id: 'org_a', include_public: true, ...f }, { limit: 50 })).items);
+          assert.deepEqual(await list({ project_id: 'prj_1' }), [a.id]);
+          assert.deepEqual(await list({ name: 'Tone check' }), [c.id, a.id]);
+          assert.deepEqual(await list({ name: 'tone check' }), [], 'names are exact');
+          assert.deepEqual(await list({ search: 'tone' }), [c.id, a.id], 'search ignores case');
+          assert.deepEqual(await list({ search: 'CLAIMS' }), [b.id], 'search looks in the intent');
+          if (kind === 'judge') assert.deepEqual(await list({ search: 'retriev' }), [b.id], 'judge search looks in the stage');
+          assert.deepEqual(await list({ search: 'tone', include_public: false }), [a.id]);
+          assert.deepEqual(await list({ search: '%' }), [], 'search is literal');
+        });
+      });
+    }
+
+    describe('evaluator specifics', () => {
+      it('treats presets (no organization) as public and filters on is_preset', async () => {
+        const store = await fresh();
+        const preset = evaluator(null, { id: 'preset_faithfulness', name: 'Faithfulness', visibility: 'public', is_preset: true, project_id: null, created_at: at(-1) });
+        const own = evaluator('org_a', { name: 'Faithfulness', created_at: at(1) });
+        await store.createEvaluator(preset);
+        await store.createEvaluator(own);
+        await assert.rejects(store.createEvaluator(evaluator(null, { id: 'preset_other', name: 'Faithfulness', is_preset: true, visibility: 'public' })), StoreConflictError);
+        assert.deepEqual(await store.getEvaluator('preset_faithfulness'), preset);
+        const list = async (f: object) => ids((await store.listEvaluators({ org_id: 'org_a', include_public: true, ...f }, { limit: 50 })).items);
+        assert.deepEqual(await list({}), [own.id, preset.id]);
+        assert.deepEqual(await list({ is_preset: true }), [preset.id]);
+        assert.deepEqual(await list({ is_preset: false }), [own.id]);
+        assert.deepEqual(await list({ include_public: false }), [own.id]);
+      });
+    });
+
+    describe('judge specifics', () => {
+      it('finds the judges whose latest version applies an evaluator, in any organization', async () => {
+        const store = await fresh();
+        const j1 = judge('org_a', ['evl_1', 'evl_2']);
+        const j2 = judge('org_b', ['evl_2']);
+        const j3 = judge('org_a', ['evl_3']);
+        for (const j of [j1, j2, j3]) await store.createJudge(j);
+        const using = async (id: string) => (await store.findJudgesUsingEvaluator(id)).sort((a, b) => a.id.localeCompare(b.id));
+        assert.deepEqual(await using('evl_2'), [j1, j2].map((j) => ({ id: j.id, name: j.name, org_id: j.org_id })).sort((a, b) => a.id.localeCompare(b.id)));
+        assert.deepEqual(await using('evl_1'), [{ id: j1.id, name: j1.name, org_id: 'org_a' }]);
+        assert.deepEqual(await using('evl_none'), []);
+        // Only the latest version counts.
+        assert.equal(await store.updateJudge({ ...j1, evaluators: [{ id: 'evl_3', name: 'three', version: 2 }], version: 2 }, 1), true);
+        assert.deepEqual(await using('evl_1'), []);
+        assert.deepEqual(ids(await using('evl_3')).sort(), [j1.id, j3.id].sort());
+        await store.deleteJudge(j3.id);
+        assert.deepEqual(ids(await using('evl_3')), [j1.id]);
+      });
+    });
+
+    describe('newest-first pagination', () => {
+      it('walks pages with `after`: no duplicates, no gaps, ties on created_at broken by id', async () => {
+        const store = await fresh();
+        // 23 evaluators in 5 groups sharing a created_at, inserted in shuffled order.
+        const recs = Array.from({ length: 23 }, (_, i) => evaluator('org_a', { created_at: at((i % 5) * 1000) }));
+        const shuffled = [...recs].sort(() => Math.random() - 0.5);
+        for (const r of shuffled) await store.createEvaluator(r);
+        const expected = ids(sortedNewestFirst(recs));
+        for (const limit of [1, 4, 5, 22, 23, 50]) {
+          const listed = await collect((p) => store.listEvaluators({ org_id: 'org_a', include_public: false }, p), limit);
+          assert.deepEqual(ids(listed), expected, `page size ${limit}`);
+        }
+        // A cursor whose item was deleted still continues where it was.
+        const first = await store.listEvaluators({ org_id: 'org_a', include_public: false }, { limit: 5 });
+        await store.deleteEvaluator(first.items[4].id);
+        const rest = await collect((p) => store.listEvaluators({ org_id: 'org_a', include_public: false }, { ...p, after: p.after ?? first.last }), 6);
+        assert.deepEqual(ids(rest), expected.slice(5));
+      });
+
+      it('answers an empty page past the end', async () => {
+        const store = await fresh();
+        const page = await store.listJudges({ org_id: 'org_a', include_public: true }, { limit: 10 });
+        assert.deepEqual(page, { items: [], last: undefined });
+        const past = await store.listExecutionLogs({ org_id: 'org_a' }, { limit: 10, after: { created_at: at(0), id: 'log_0' } });
+        assert.deepEqual(past.items, []);
+        assert.equal(past.last, undefined);
+      });
+    });
+
+    describe('execution logs', () => {
+      it('appends and reads back every field; ids are unique', async () => {
+        const store = await fresh();
+        const full = log('org_a', {
+          type: 'judge',
+          judge_id: 'jdg_1',
+          judge_name: 'Support',
+          judge_version: 3,
+          evaluator_id: null,
+          evaluator_name: null,
+          evaluator_version: null,
+          contexts: ['first snippet', 'second ✓'],
+          expected_output: '4',
+          user_id: 'user-42',
+          tags: ['prod', 'eu'],
+          evaluator_results: [
+            { ...log('x').evaluator_results[0], evaluator_id: 'evl_1', score: null, justification: null, error: 'model timed out', model: null },
+            { ...log('x').evaluator_results[0], evaluator_id: 'evl_2', score: 1 },
+          ],
+          score: 1,
+          cost_usd: 0.123456789,
+          latency_ms: 1234.5,
+        });
+        await store.appendExecutionLog(full);
+        const got = await store.getExecutionLog(full.id);
+        assert.deepEqual(got, full);
+        assert.equal(JSON.stringify(got?.evaluator_results), JSON.stringify(full.evaluator_results), 'nested key order kept');
+        assert.equal(await store.getExecutionLog('log_missing'), null);
+        await assert.rejects(store.appendExecutionLog({ ...log('org_a'), id: full.id }), StoreConflictError);
+      });
+
+      it('applies every filter, alone and combined, within the organization', async () => {
+        const store = await fresh();
+        const logs: ExecutionLogRecord[] = [];
+        const add = (over: Partial<ExecutionLogRecord>) => {
+          const l = log('org_a', { created_at: at(logs.length * 60_000), ...over });
+          logs.push(l);
+          return l;
+        };
+        const results = (evaluatorIds: string[]) => evaluatorIds.map((id) => ({ ...log('x').evaluator_results[0], evaluator_id: id }));
+        add({ type: 'judge', judge_id: 'jdg_1', evaluator_id: null, evaluator_results: results(['evl_1', 'evl_2']), project_id: 'prj_a', score: 0.9, cost_usd: 0.01, tags: ['prod', 'eu'] });
+        add({ type: 'judge', judge_id: 'jdg_1', evaluator_id: null, evaluator_results: results(['evl_1', 'evl_2']), project_id: 'prj_a', score: 0.2, cost_usd: 0.02, tags: ['prod'] });
+        add({ type: 'judge', judge_id: 'jdg_2', evaluator_id: null, evaluator_results: results(['evl_3']), project_id: 'prj_b', score: null, cost_usd: 0.03, tags: ['eu'] });
+        add({ evaluator_id: 'evl_1', evaluator_results: results(['evl_1']), project_id: 'prj_b', score: 0.5, cost_usd: 0.04, tags: [] });
+        add({ evaluator_id: 'evl_2', evaluator_results: results(['evl_2']), project_id: 'prj_a', score: 1, cost_usd: 0, tags: ['prod', 'eu', 'beta'] });
+        add({ evaluator_id: 'evl_3', evaluator_results: results(['evl_3']), project_id: 'prj_a', score: 0, cost_usd: 0.05, tags: ['beta'] });
+        const otherOrg = log('org_b', { judge_id: 'jdg_1', evaluator_id: 'evl_1', project_id: 'prj_a', tags: ['prod'], created_at: at(0) });
+        for (const l of [...logs].sort(() => Math.random() - 0.5)) await store.appendExecutionLog(l);
+        await store.appendExecutionLog(otherOrg);
+
+        const expect = async (filter: Omit<LogFilter, 'org_id'>, pick: (l: ExecutionLogRecord) => boolean, message: string) => {
+          const want = ids(sortedNewestFirst(logs.filter(pick)));
+          assert.ok(want.length > 0 || message.includes('none'), `the case "${message}" selects something`);
+          const got = ids(await collect((p) => store.listExecutionLogs({ org_id: 'org_a', ...filter }, p), 2));
+          assert.deepEqual(got, want, message);
+        };
+        await expect({}, () => true, 'no filter: all of the org');
+        await expect({ judge_id: 'jdg_1' }, (l) => l.judge_id === 'jdg_1', 'judge');
+        await expect({ evaluator_id: 'evl_1' }, (l) => l.evaluator_id === 'evl_1' || l.evaluator_results.some((r) => r.evaluator_id === 'evl_1'), 'evaluator: single runs and judge runs that applied it');
+        await expect({ evaluator_id: 'evl_3' }, (l) => (l.evaluator_id === 'evl_3' || l.evaluator_results.some((r) => r.evaluator_id === 'evl_3')), 'evaluator 3');
+        await expect({ project_id: 'prj_b' }, (l) => l.project_id === 'prj_b', 'project');
+        await expect({ min_score: 0.5 }, (l) => l.score !== null && l.score >= 0.5, 'min score, inclusive, null excluded');
+        await expect({ max_score: 0.5 }, (l) => l.score !== null && l.score <= 0.5, 'max score, inclusive, null excluded');
+        await expect({ min_score: 0.2, max_score: 0.9 }, (l) => l.score !== null && l.score >= 0.2 && l.score <= 0.9, 'score range');
+        await expect({ min_score: 0 }, (l) => l.score !== null, 'min score 0 still excludes null');
+        await expect({ min_cost: 0.02, max_cost: 0.04 }, (l) => l.cost_usd >= 0.02 && l.cost_usd <= 0.04, 'cost range');
+        await expect({ max_cost: 0 }, (l) => l.cost_usd === 0, 'max cost 0');
+        await expect({ tags: ['prod'] }, (l) => l.tags.includes('prod'), 'one tag');
+        await expect({ tags: ['prod', 'eu'] }, (l) => l.tags.includes('prod') && l.tags.includes('eu'), 'all tags must match');
+        await expect({ tags: [] }, () => true, 'empty tag list: no filter');
+        await expect({ tags: ['nope'] }, () => false, 'unknown tag: none');
+        await expect({ date_from: at(60_000), date_to: at(180_000) }, (l) => l.created_at >= at(60_000) && l.created_at <= at(180_000), 'date range, inclusive');
+        await expect({ date_from: at(240_000) }, (l) => l.created_at >= at(240_000), 'date from');
+        await expect({ date_to: at(0) }, (l) => l.created_at <= at(0), 'date to');
+        await expect(
+          { project_id: 'prj_a', min_score: 0.5, tags: ['prod'], evaluator_id: 'evl_2', date_to: at(300_000) },
+          (l) => l.project_id === 'prj_a' && l.score !== null && l.score >= 0.5 && l.tags.includes('prod') && l.evaluator_results.some((r) => r.evaluator_id === 'evl_2'),
+          'combination',
+        );
+        await expect({ judge_id: 'jdg_1', max_score: 0.1 }, () => false, 'combination that matches none');
+        assert.deepEqual(ids((await store.listExecutionLogs({ org_id: 'org_b', judge_id: 'jdg_1' }, { limit: 10 })).items), [otherOrg.id], 'other org sees only its own');
+        assert.deepEqual((await store.listExecutionLogs({ org_id: 'org_c' }, { limit: 10 })).items, []);
+      });
+
+      it('pages through many logs with equal timestamps and a filter', async () => {
+        const store = await fresh();
+        const logs = Array.from({ length: 60 }, (_, i) => log('org_a', { created_at: at(Math.floor(i / 7) * 1000), tags: i % 3 === 0 ? ['keep'] : ['drop'] }));
+        await Promise.all(logs.map((l) => store.appendExecutionLog(l)));
+        const kept = ids(sortedNewestFirst(logs.filter((l) => l.tags.includes('keep'))));
+        for (const limit of [1, 3, 7, 20]) {
+          assert.deepEqual(ids(await collect((p) => store.listExecutionLogs({ org_id: 'org_a', tags: ['keep'] }, p), limit)), kept, `page size ${limit}`);
+        }
+        assert.deepEqual(ids(await collect((p) => store.listExecutionLogs({ org_id: 'org_a' }, p), 9)), ids(sortedNewestFirst(logs)));
+      });
+    });
+
+    describe('concurrency', () => {
+      it('200 concurrent creates of each kind leave exactly 200', async () => {
+        const store = await fresh();
+        const n = 200;
+        const evaluators = Array.from({ length: n }, () => evaluator('org_a'));
+        const logs = Array.from({ length: n }, () => log('org_a', { created_at: new Date().toISOString() }));
+        const keys = Array.from({ length: n }, () => apiKey('org_a'));
+        await Promise.all([
+          ...evaluators.map((e) => store.createEvaluator(e)),
+          ...logs.map((l) => store.appendExecutionLog(l)),
+          ...keys.map((k) => store.createApiKey(k)),
+        ]);
+        const listedEvaluators = await collect((p) => store.listEvaluators({ org_id: 'org_a', include_public: false }, p), 200);
+        const listedLogs = await collect((p) => store.listExecutionLogs({ org_id: 'org_a' }, p), 200);
+        const listedKeys = await collect((p) => store.listApiKeys('org_a', p), 200);
+        assert.equal(listedEvaluators.length, n);
+        assert.equal(new Set(ids(listedEvaluators)).size, n);
+        assert.deepEqual(new Set(ids(listedLogs)), new Set(ids(logs)));
+        assert.equal(listedKeys.length, n);
+      });
+
+      it('of 20 concurrent creates with one name, exactly one wins', async () => {
+        const store = await fresh();
+        const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => store.createJudge(judge('org_a', ['evl_1'], { name: 'Same' }))));
+        assert.equal(outcomes.filter((o) => o.status === 'fulfilled').length, 1);
+        for (const o of outcomes) if (o.status === 'rejected') assert.ok(o.reason instanceof StoreConflictError, String(o.reason));
+        assert.equal((await store.listJudges({ org_id: 'org_a', include_public: false, name: 'Same' }, { limit: 50 })).items.length, 1);
+      });
+    });
+  });
+}

@@ -1,0 +1,141 @@
+// The Store contract on the JSON store, and what only the JSON store has: its files survive a
+// restart, a torn last log line is dropped, and one process at a time owns the data directory.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { JsonStore } from '../src/store/json-store.ts';
+import { DataDirLockedError } from '../src/store/lock.ts';
+import { apiKey, defineStoreContract, evaluator, judge, log, org, project } from './store-contract.ts';
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-store-json-'));
+  dirs.push(dir);
+  return dir;
+};
+after(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function openJson(dataDir: string) {
+  const store = new JsonStore({ dataDir, lockWaitMs: 0 });
+  await store.init();
+  return store;
+}
+
+defineStoreContract('JSON files', { makeStore: () => openJson(tempDir()) });
+
+describe('JSON store on disk', () => {
+  it('keeps everything across a close and reopen (a restart)', async () => {
+    const dir = tempDir();
+    const store = await openJson(dir);
+    const o = org();
+    const k = apiKey(o.id);
+    const p = project(o.id, { is_default: true });
+    const e = evaluator(o.id, { project_id: p.id });
+    const j = judge(o.id, [e.id], { project_id: p.id });
+    const l = log(o.id, { tags: ['x'] });
+    await store.createOrganization(o);
+    await store.createApiKey(k);
+    await store.createProject(p);
+    await store.createEvaluator(e);
+    await store.updateEvaluator({ ...e, version: 2, rubric: 'stricter' }, 1);
+    await store.createJudge(j);
+    await store.appendExecutionLog(l);
+    await store.close();
+
+    const reopened = await openJson(dir);
+    try {
+      assert.deepEqual(await reopened.getOrganization(o.id), o);
+      assert.deepEqual(await reopened.getApiKeyByPrefix(k.prefix), k);
+      assert.deepEqual(await reopened.getDefaultProject(o.id), p);
+      assert.equal((await reopened.getEvaluator(e.id))?.rubric, 'stricter');
+      assert.deepEqual(await reopened.getEvaluatorVersion(e.id, 1), e);
+      assert.deepEqual(await reopened.getJudge(j.id), j);
+      assert.deepEqual(await reopened.getExecutionLog(l.id), l);
+      assert.deepEqual((await reopened.listExecutionLogs({ org_id: o.id, tags: ['x'] }, { limit: 5 })).items, [l]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('drops a torn last line of logs.jsonl and keeps appending after it', async () => {
+    const dir = tempDir();
+    const store = await openJson(dir);
+    const kept = [log('org_a'), log('org_a')];
+    for (const l of kept) await store.appendExecutionLog(l);
+    await store.close();
+    const file = path.join(dir, 'logs.jsonl');
+    const whole = fs.readFileSync(file, 'utf8');
+    fs.appendFileSync(file, JSON.stringify(log('org_a')).slice(0, 40)); // a crash mid-append
+
+    const reopened = await openJson(dir);
+    try {
+      const listed = (await reopened.listExecutionLogs({ org_id: 'org_a' }, { limit: 10 })).items;
+      assert.deepEqual(new Set(listed.map((l) => l.id)), new Set(kept.map((l) => l.id)));
+      assert.equal(fs.readFileSync(file, 'utf8'), whole, 'the torn tail is cut off the file');
+      const next = log('org_a');
+      await reopened.appendExecutionLog(next);
+      assert.deepEqual(await reopened.getExecutionLog(next.id), next);
+    } finally {
+      await reopened.close();
+    }
+    const again = await openJson(dir);
+    try {
+      assert.equal((await again.listExecutionLogs({ org_id: 'org_a' }, { limit: 10 })).items.length, 3, 'the line written after the repair is whole');
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('refuses a second store on the same directory while another process holds it, and takes over once it died', async () => {
+    const dir = tempDir();
+    // Another process opens the directory and holds it (the lock treats our own pid as stale).
+    const holder = spawn(
+      process.execPath,
+      ['--import', 'tsx', '-e', `import { JsonStore } from './src/store/json-store.ts'; const s = new JsonStore({ dataDir: ${JSON.stringify(dir)} }); await s.init(); console.log('ready'); setInterval(() => {}, 1000);`],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      await new Promise<void>((resolve, reject) => {
+        holder.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
+        holder.once('exit', (code) => reject(new Error(`holder exited with ${code}`)));
+      });
+      await assert.rejects(openJson(dir), (err: unknown) => {
+        assert.ok(err instanceof DataDirLockedError);
+        assert.equal(err.owner.pid, holder.pid);
+        assert.match(err.message, /TRIBUNAL_STORE=postgres/);
+        return true;
+      });
+    } finally {
+      holder.kill('SIGKILL'); // dies without releasing: a stale lock stays behind
+      await new Promise((r) => (holder.exitCode !== null || holder.signalCode !== null ? r(null) : holder.once('exit', r)));
+    }
+    const store = await openJson(dir);
+    try {
+      assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'tribunal.lock'), 'utf8')).pid, process.pid);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('takes over a stale lock left by a process that died', async () => {
+    const dir = tempDir();
+    // A real process that exits: its pid is then (almost surely) free.
+    const child = spawn(process.execPath, ['-e', '0']);
+    const deadPid = child.pid!;
+    await new Promise((r) => child.once('exit', r));
+    fs.writeFileSync(path.join(dir, 'tribunal.lock'), JSON.stringify({ pid: deadPid, host: os.hostname(), role: 'server', since: new Date().toISOString() }));
+    const store = await openJson(dir);
+    try {
+      const owner = JSON.parse(fs.readFileSync(path.join(dir, 'tribunal.lock'), 'utf8'));
+      assert.equal(owner.pid, process.pid);
+      await store.createOrganization(org());
+    } finally {
+      await store.close();
+    }
+  });
+});
