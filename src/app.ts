@@ -2,7 +2,7 @@
 import type { Config } from './config.ts';
 import { syncPresets } from './domain/presets.ts';
 import { createJudgeModel, createScoringEngine } from './engine/index.ts';
-import { unavailableGenerator } from './generation/unavailable.ts';
+import { createJudgeGenerator } from './generation/generator.ts';
 import type { Store } from './store/types.ts';
 import type { Services } from './tool.ts';
 
@@ -10,5 +10,5 @@ export async function buildServices(config: Config, store: Store): Promise<Servi
   await syncPresets(store);
   // One judge model per server: its limiter caps model calls in flight for scoring and generation alike.
   const model = createJudgeModel(config);
-  return { config, store, engine: createScoringEngine(model), generator: unavailableGenerator };
+  return { config, store, engine: createScoringEngine(model), generator: createJudgeGenerator(model) };
 }

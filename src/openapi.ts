@@ -42,6 +42,9 @@ export function openApiDocument(): unknown {
       parameters,
       responses: {
         [String(route.status)]: { description: 'OK', content: { 'application/json': { schema: route.output ? jsonSchema(route.output, 'output') : {} } } },
+        ...Object.fromEntries(
+          (route.otherStatuses ?? []).map((o) => [String(o.status), { description: o.description, content: { 'application/json': { schema: route.output ? jsonSchema(route.output, 'output') : {} } } }]),
+        ),
         '400': problem('invalid input (validation_error, missing_field)'),
         '401': problem('missing, malformed, unknown, revoked or expired key'),
         '404': problem('not found, or not visible to your organization'),

@@ -21,6 +21,10 @@ export interface RestRoute {
   input: z.ZodObject;
   output?: z.ZodType;
   status: number;
+  /** For routes whose status depends on the outcome: the status of this answer (default `status`). */
+  statusFor?: (output: unknown) => number;
+  /** The other statuses statusFor may answer with, for the OpenAPI document. */
+  otherStatuses?: Array<{ status: number; description: string }>;
   run: (input: Record<string, unknown>, ctx: ToolContext) => Promise<unknown>;
 }
 
@@ -55,7 +59,12 @@ const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
 export const routes: RestRoute[] = [
   toolRoute('get', '/v1/judges/', tools.listJudges),
   toolRoute('post', '/v1/judges/', tools.createJudge, 201),
-  toolRoute('post', '/v1/judges/generate/', tools.generateJudge, 200),
+  {
+    ...toolRoute('post', '/v1/judges/generate/', tools.generateJudge, 201),
+    // 201 when a judge is ready; 200 for the outcomes that ask for another call (multiple_stages, missing context).
+    statusFor: (output) => (output && typeof output === 'object' && 'error_code' in output ? 200 : 201),
+    otherStatuses: [{ status: 200, description: 'generation needs another call: multiple_stages or missing_context_from_system_goal (see error_code)' }],
+  },
   {
     method: 'get',
     path: '/v1/judges/:judge_id/versions/',

@@ -1,0 +1,379 @@
+// Judge generation over REST (POST /v1/judges/generate/), end to end on the fake judge model:
+// the three outcomes, the follow-up on a draft, retries, validation, visibility, and running the
+// generated judge at once.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { errorAnswer, textAnswer, toolAnswer } from './helpers/fake-anthropic.ts';
+import { calledTools, contextAnswer, designAnswer, newEvaluator, stagesAnswer, startGenerationRig, type GenerationRig } from './helpers/generation.ts';
+import { startTestServer } from './helpers/server.ts';
+
+const SUPPORT_INTENT =
+  'Acme sells kitchen appliances online. Our support chatbot answers customer questions about orders, returns and warranties. ' +
+  'We want to evaluate the replies it writes to customers.';
+const PIPELINE_INTENT =
+  'Our legal research assistant first classifies the user question, then retrieves passages from a corpus of contracts, ' +
+  'then writes an answer that cites the passages.';
+
+describe('generate_judge over REST', () => {
+  let rig: GenerationRig;
+  before(async () => {
+    rig = await startGenerationRig();
+  });
+  after(() => rig.close());
+  afterEach(() => {
+    // Every scripted answer was used: no test leaks answers into the next.
+    assert.equal(rig.fake.pending, 0, 'unused scripted answers');
+    rig.fake.resetStats();
+  });
+
+  const ownJudges = async (key = rig.org.key) => (await rig.get('/v1/judges/', key)).body.results as any[];
+  const ownEvaluators = async (key = rig.org.key) =>
+    ((await rig.get('/v1/evaluators/?limit=200', key)).body.results as any[]).filter((e) => !e.is_preset);
+
+  test('several stages and no stage: multiple_stages, nothing stored; again with a stage, generation goes on for it', async () => {
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('question classification', 'retrieval', 'answer generation'));
+    const first = await rig.post('/v1/judges/generate/', { intent: PIPELINE_INTENT });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.deepEqual(first.body, { error_code: 'multiple_stages', stages: ['question classification', 'retrieval', 'answer generation'] });
+    assert.deepEqual(calledTools(rig.fake), ['identify_stages']);
+    assert.equal((await ownJudges()).length, 0);
+    assert.equal((await ownEvaluators()).length, 0);
+
+    rig.fake.resetStats();
+    rig.fake.enqueueFor('assess_context', contextAnswer([], ['preset_answer_relevance'], 'Legal answers judge'));
+    rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Legal answers judge', presets: ['preset_answer_relevance', 'preset_clarity'], evaluators: [newEvaluator('Citation Format')] }));
+    const second = await rig.post('/v1/judges/generate/', { intent: PIPELINE_INTENT, stage: 'answer generation' });
+    assert.equal(second.status, 201, JSON.stringify(second.body));
+    // The stage was given: it is not asked for again, and the later steps are told about it.
+    assert.deepEqual(calledTools(rig.fake), ['assess_context', 'design_judge']);
+    assert.match(rig.fake.requests[1].prompt, /<stage>\nanswer generation\n<\/stage>/);
+    const judge = (await rig.get(`/v1/judges/${second.body.judge_id}/`)).body;
+    assert.equal(judge.stage, 'answer generation');
+    assert.equal(judge.name, 'Legal answers judge');
+    await cleanUp(second.body.judge_id);
+  });
+
+  test('success: presets reused by id and a new evaluator written, stored private in the project; the judge runs at once', async () => {
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([]));
+    rig.fake.enqueueFor('design_judge', designAnswer({ presets: ['preset_helpfulness', 'preset_politeness'], evaluators: [newEvaluator('Brand Voice')] }));
+    const res = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, reasoning_effort: 'off' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(Object.keys(res.body).sort(), ['evaluator_details', 'judge_id']);
+    const details = res.body.evaluator_details;
+    assert.deepEqual(
+      details.map((d: any) => [d.name, d.is_preset]),
+      [
+        ['Helpfulness', true],
+        ['Politeness', true],
+        ['Brand Voice', false],
+      ],
+    );
+    assert.equal(details[0].id, 'preset_helpfulness');
+    assert.ok(details.every((d: any) => d.intent.length > 20));
+
+    const judge = (await rig.get(`/v1/judges/${res.body.judge_id}/`)).body;
+    assert.equal(judge.visibility, 'private');
+    assert.equal(judge.project_id, rig.org.projectId);
+    assert.equal(judge.version, 1);
+    assert.equal(judge.stage, 'reply writing');
+    assert.ok(judge.intent.startsWith(SUPPORT_INTENT));
+    assert.deepEqual(judge.evaluators.map((e: any) => e.id), details.map((d: any) => d.id));
+    const written = judge.evaluators[2];
+    assert.equal(written.is_preset, false);
+    assert.equal(written.visibility, 'private');
+    assert.equal(written.project_id, rig.org.projectId);
+    assert.match(written.rubric, /HIGH \(0\.8-1\.0\)/);
+    assert.equal(written.requires_contexts, false);
+    // Another organization cannot see it.
+    assert.equal((await rig.get(`/v1/judges/${res.body.judge_id}/`, rig.other.key)).status, 404);
+
+    // reasoning_effort off: forced tool, no thinking.
+    for (const req of rig.fake.requests) {
+      assert.equal(req.body.thinking, undefined);
+      assert.equal(req.body.tool_choice.type, 'tool');
+    }
+    // The catalog given to the model holds presets by id, and only those a request/response run can use.
+    const designPrompt = rig.fake.requests[2].prompt;
+    assert.match(designPrompt, /preset_politeness \| Politeness/);
+    assert.doesNotMatch(designPrompt, /preset_faithfulness|preset_answer_correctness/);
+
+    rig.fake.resetStats();
+    const run = await rig.post(`/v1/judges/${res.body.judge_id}/execute/`, { request: 'Where is my order?', response: 'It ships tomorrow; here is the tracking link.' });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    assert.equal(run.body.evaluator_results.length, 3);
+    assert.ok(run.body.evaluator_results.every((r: any) => typeof r.score === 'number'));
+    assert.deepEqual(calledTools(rig.fake), ['submit_evaluation', 'submit_evaluation', 'submit_evaluation']);
+    await cleanUp(res.body.judge_id);
+  });
+
+  test('missing context: a draft is stored, the follow-up completes the same judge as a new version and never re-asks', async () => {
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+    rig.fake.enqueueFor(
+      'assess_context',
+      contextAnswer(
+        [
+          ['Brand Voice', 'How should the bot sound: formal, friendly, playful?'],
+          ['refund_policy', 'What is your refund policy?'],
+        ],
+        ['preset_helpfulness'],
+      ),
+    );
+    const first = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.error_code, 'missing_context_from_system_goal');
+    assert.deepEqual(first.body.missing_context_from_system_goal, [
+      { form_field_name: 'brand_voice', form_field_description: 'How should the bot sound: formal, friendly, playful?' },
+      { form_field_name: 'refund_policy', form_field_description: 'What is your refund policy?' },
+    ]);
+    const judgeId = first.body.judge_id;
+    const draft = (await rig.get(`/v1/judges/${judgeId}/`)).body;
+    assert.equal(draft.version, 1);
+    assert.match(draft.name, /\(draft\)$/);
+    assert.deepEqual(draft.evaluators.map((e: any) => e.id), ['preset_helpfulness']);
+    assert.match(draft.intent, /draft/);
+    assert.match(draft.intent, /refund_policy/);
+
+    // Only part answered: the same judge, asked only what is still open, without asking the model again.
+    rig.fake.resetStats();
+    const partial = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: judgeId, extra_contexts: { brand_voice: 'Warm and plain, never sarcastic.' } });
+    assert.equal(partial.status, 200, JSON.stringify(partial.body));
+    assert.deepEqual(partial.body, {
+      error_code: 'missing_context_from_system_goal',
+      judge_id: judgeId,
+      missing_context_from_system_goal: [{ form_field_name: 'refund_policy', form_field_description: 'What is your refund policy?' }],
+    });
+    assert.equal(rig.fake.requests.length, 0);
+
+    // The rest answered: the same judge completed, with both answers handed to the design step.
+    rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Acme support judge', presets: ['preset_helpfulness'], evaluators: [newEvaluator('Refund Policy Compliance')] }));
+    const done = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: judgeId, extra_contexts: { refund_policy: '30 days, unused items, receipt required.' } });
+    assert.equal(done.status, 201, JSON.stringify(done.body));
+    assert.equal(done.body.judge_id, judgeId);
+    assert.deepEqual(calledTools(rig.fake), ['design_judge']);
+    const prompt = rig.fake.requests[0].prompt;
+    assert.match(prompt, /brand_voice: Warm and plain, never sarcastic\./);
+    assert.match(prompt, /refund_policy: 30 days, unused items, receipt required\./);
+
+    const judge = (await rig.get(`/v1/judges/${judgeId}/`)).body;
+    assert.ok(judge.version > 1);
+    assert.equal(judge.name, 'Acme support judge');
+    assert.deepEqual(judge.evaluators.map((e: any) => e.name), ['Helpfulness', 'Refund Policy Compliance']);
+    assert.doesNotMatch(judge.intent, /Open questions/);
+    assert.equal((await ownJudges()).length, 1, 'one judge, not a second one');
+    const versions = (await rig.get(`/v1/judges/${judgeId}/versions/`)).body.results;
+    assert.equal(versions.length, judge.version);
+
+    // Generation again on the completed judge with the same intent: redesigned, nothing asked.
+    rig.fake.resetStats();
+    rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Acme support judge', presets: ['preset_helpfulness', 'preset_clarity'], evaluators: [] }));
+    const again = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: judgeId });
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    assert.deepEqual(calledTools(rig.fake), ['design_judge']);
+    assert.match(rig.fake.requests[0].prompt, /refund_policy: 30 days/);
+    await cleanUp(judgeId);
+  });
+
+  test('answers given up front are not asked for, even when the model asks', async () => {
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([['audience', 'Who reads the replies?']]));
+    rig.fake.enqueueFor('design_judge', designAnswer({ evaluators: [] }));
+    const res = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, extra_contexts: { Audience: 'Home cooks, mostly non-technical.' } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.match(rig.fake.requests[1].prompt, /<context_answers>\naudience: Home cooks/);
+    await cleanUp(res.body.judge_id);
+  });
+
+  test('enable_context_aware_evaluators adds evaluators that need contexts and catch hallucination and drift', async () => {
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('answer generation'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([], ['preset_faithfulness'], 'Legal Q&A judge'));
+    rig.fake.enqueueFor(
+      'design_judge',
+      designAnswer({
+        name: 'Legal Q&A judge',
+        presets: ['preset_faithfulness', 'preset_answer_relevance'],
+        evaluators: [newEvaluator('Clause Citation', { requires_contexts: true })],
+      }),
+    );
+    const res = await rig.post('/v1/judges/generate/', {
+      intent: 'A retrieval-augmented assistant answers questions about commercial leases from the clauses it retrieves. Evaluate its answers.',
+      enable_context_aware_evaluators: true,
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const ids = res.body.evaluator_details.map((d: any) => d.id);
+    assert.ok(ids.includes('preset_hallucination_detection'));
+    assert.ok(ids.includes('preset_context_drift'));
+    assert.ok(ids.includes('preset_faithfulness'));
+    const judge = (await rig.get(`/v1/judges/${res.body.judge_id}/`)).body;
+    const clause = judge.evaluators.find((e: any) => e.name === 'Clause Citation');
+    assert.equal(clause.requires_contexts, true);
+    assert.match(rig.fake.requests[2].prompt, /preset_context_drift \| Context Drift \| needs contexts/);
+
+    // It runs when contexts are given, and says which input is missing when they are not.
+    const missing = await rig.post(`/v1/judges/${res.body.judge_id}/execute/`, { request: 'Can I sublet?', response: 'Yes, with written consent.' });
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.code, 'missing_field');
+    rig.fake.resetStats();
+    const run = await rig.post(`/v1/judges/${res.body.judge_id}/execute/`, {
+      request: 'Can I sublet?',
+      response: 'Yes, with written consent.',
+      contexts: ['Clause 12: the tenant may sublet with the landlord written consent.'],
+    });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    assert.equal(run.body.evaluator_results.length, judge.evaluators.length);
+    await cleanUp(res.body.judge_id);
+  });
+
+  test('a malformed answer is retried with the problems spelled out, then succeeds', async () => {
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([]));
+    rig.fake.enqueueFor(
+      'design_judge',
+      textAnswer('Here is my design: use helpfulness.'), // no tool call at all
+      toolAnswer({ judge_name: 'X', preset_ids: 'preset_helpfulness' }), // wrong shape
+      designAnswer({ evaluators: [newEvaluator('Brand Voice (retry)')] }),
+    );
+    const res = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, reasoning_effort: 'off' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(calledTools(rig.fake), ['identify_stages', 'assess_context', 'design_judge', 'design_judge', 'design_judge']);
+    assert.match(rig.fake.requests[3].prompt, /previous_answer_rejected/);
+    assert.match(rig.fake.requests[4].prompt, /preset_ids/);
+    await cleanUp(res.body.judge_id);
+  });
+
+  test('a preset that does not exist, three times: a clear error and nothing stored', async () => {
+    const before = (await ownEvaluators()).length;
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([]));
+    const bad = designAnswer({ presets: ['preset_brand_magic'], evaluators: [newEvaluator('Would Be Orphaned')] });
+    rig.fake.enqueueFor('design_judge', bad, bad, bad);
+    const res = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, reasoning_effort: 'off' });
+    assert.equal(res.status, 502, JSON.stringify(res.body));
+    assert.equal(res.body.code, 'model_unavailable');
+    assert.match(res.body.detail, /preset_brand_magic/);
+    assert.match(res.body.detail, /Nothing was stored/);
+    assert.equal(rig.fake.requests.filter((r) => r.toolName === 'design_judge').length, 3);
+    assert.equal((await ownJudges()).length, 0);
+    assert.equal((await ownEvaluators()).length, before);
+  });
+
+  test('an empty evaluator list and a rubric without levels are rejected too', async () => {
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([]));
+    rig.fake.enqueueFor(
+      'design_judge',
+      designAnswer({ presets: [], evaluators: [] }),
+      designAnswer({ presets: [], evaluators: [{ ...newEvaluator('Vague'), rubric: 'Good replies score well and bad replies score badly. '.repeat(5) }] }),
+      designAnswer({ presets: [], evaluators: [] }),
+    );
+    const res = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, reasoning_effort: 'off' });
+    assert.equal(res.status, 502);
+    assert.match(rig.fake.requests[3].prompt, /no evaluators/);
+    assert.match(rig.fake.requests[4].prompt, /MIDDLING criteria/);
+    assert.equal((await ownJudges()).length, 0);
+  });
+
+  test('a model failure mid-way is model_unavailable and stores nothing', async () => {
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+    rig.fake.enqueueFor('assess_context', errorAnswer(400, { message: 'model: unknown model' }));
+    const res = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT });
+    assert.equal(res.status, 502, JSON.stringify(res.body));
+    assert.equal(res.body.code, 'model_unavailable');
+    assert.match(res.body.detail, /assess_context/);
+    assert.equal((await ownJudges()).length, 0);
+  });
+
+  test('reasoning_effort maps to the thinking budget; anything else is a 400 listing the allowed values', async () => {
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([]));
+    rig.fake.enqueueFor('design_judge', designAnswer({ evaluators: [] }));
+    const res = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, reasoning_effort: 'high' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.deepEqual(
+      rig.fake.requests.map((r) => r.body.thinking?.budget_tokens),
+      [1024, 1024, 16384],
+    );
+    await cleanUp(res.body.judge_id);
+
+    const bad = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, reasoning_effort: 'max' });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 'validation_error');
+    assert.equal(bad.body.errors[0].field, 'reasoning_effort');
+    for (const value of ['off', 'low', 'medium', 'high']) assert.match(bad.body.detail, new RegExp(`"${value}"`));
+  });
+
+  test('bad input: empty or blank intent, foreign or non-generated judge_id, unknown project', async () => {
+    const empty = await rig.post('/v1/judges/generate/', { intent: '' });
+    assert.equal(empty.status, 400);
+    assert.equal(empty.body.errors[0].field, 'intent');
+    const blank = await rig.post('/v1/judges/generate/', { intent: '   \n ' });
+    assert.equal(blank.status, 400);
+    assert.match(blank.body.detail, /intent/);
+    const missing = await rig.post('/v1/judges/generate/', {});
+    assert.equal(missing.status, 400);
+
+    // Another organization's generated judge (even public) is not found for this caller.
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([['tone', 'Which tone?']]));
+    const foreign = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, visibility: 'public' }, rig.other.key);
+    assert.equal(foreign.status, 200, JSON.stringify(foreign.body));
+    const stolen = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: foreign.body.judge_id, extra_contexts: { tone: 'dry' } });
+    assert.equal(stolen.status, 404);
+    assert.equal(stolen.body.code, 'not_found');
+    const nowhere = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: 'jdg_doesnotexist' });
+    assert.equal(nowhere.status, 404);
+
+    const handMade = await rig.post('/v1/judges/', { name: 'Hand made', intent: 'Written by hand.', evaluator_ids: ['preset_clarity'] });
+    assert.equal(handMade.status, 201);
+    const notGenerated = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: handMade.body.id });
+    assert.equal(notGenerated.status, 400);
+    assert.match(notGenerated.body.detail, /not made by generate_judge/);
+
+    const project = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, project_id: rig.other.projectId });
+    assert.equal(project.status, 400);
+    assert.equal(project.body.errors[0].field, 'project_id');
+    assert.equal(rig.fake.requests.length, 2, 'bad input never reaches the model');
+    await rig.server.store.deleteJudge(handMade.body.id);
+  });
+
+  test('a demo organization makes public judges and evaluators; names are made unique', async () => {
+    for (let i = 0; i < 2; i++) {
+      rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+      rig.fake.enqueueFor('assess_context', contextAnswer([]));
+      rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Demo judge', evaluators: [newEvaluator('Brand Voice')] }));
+    }
+    const a = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, visibility: 'private' }, rig.demo.key);
+    const b = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT }, rig.demo.key);
+    assert.equal(a.status, 201, JSON.stringify(a.body));
+    assert.equal(b.status, 201, JSON.stringify(b.body));
+    const ja = (await rig.get(`/v1/judges/${a.body.judge_id}/`, rig.demo.key)).body;
+    const jb = (await rig.get(`/v1/judges/${b.body.judge_id}/`, rig.demo.key)).body;
+    assert.equal(ja.visibility, 'public');
+    assert.ok(ja.evaluators.every((e: any) => e.visibility === 'public'));
+    assert.equal(ja.project_id, rig.demo.projectId);
+    assert.deepEqual([ja.name, jb.name], ['Demo judge', 'Demo judge (2)']);
+    assert.deepEqual([ja.evaluators[2].name, jb.evaluators[2].name], ['Brand Voice', 'Brand Voice (2)']);
+    // Public: another organization can read it.
+    assert.equal((await rig.get(`/v1/judges/${a.body.judge_id}/`, rig.other.key)).status, 200);
+  });
+
+  async function cleanUp(judgeId: string) {
+    // Keep later tests' counts simple: drop the judge and the evaluators written for it.
+    const judge = await rig.server.store.getJudge(judgeId);
+    await rig.server.store.deleteJudge(judgeId);
+    for (const ref of judge?.evaluators ?? []) if (!ref.id.startsWith('preset_')) await rig.server.store.deleteEvaluator(ref.id);
+  }
+});
+
+test('without a configured judge model, generation says how to configure one', async () => {
+  const server = await startTestServer({ ANTHROPIC_API_KEY: '' });
+  try {
+    const { api_key } = await server.demoUser();
+    const res = await server.request('POST', '/v1/judges/generate/', { key: api_key, body: { intent: SUPPORT_INTENT } });
+    assert.equal(res.status, 503);
+    assert.equal(res.body.code, 'model_unavailable');
+    assert.match(res.body.detail, /ANTHROPIC_API_KEY/);
+  } finally {
+    await server.close();
+  }
+});

@@ -1,0 +1,93 @@
+// Shared setup for the judge-generation tests (REST and MCP): the fake judge model, a real server
+// pointed at it, a regular (private-by-default) organization and a demo one, and builders for the
+// answers of the three generation steps (identify_stages, assess_context, design_judge).
+import { createOrganization } from '../../src/domain/orgs.ts';
+import { startFakeAnthropic, toolAnswer, type FakeAnswer, type FakeAnthropic } from './fake-anthropic.ts';
+import { startTestServer, type TestServer } from './server.ts';
+
+export interface GenerationRig {
+  fake: FakeAnthropic;
+  server: TestServer;
+  /** A regular organization: generated judges are private unless asked otherwise. */
+  org: { key: string; id: string; projectId: string };
+  /** A demo organization: everything it makes is public. */
+  demo: { key: string; id: string; projectId: string };
+  /** Another regular organization, for foreign-id checks. */
+  other: { key: string; id: string; projectId: string };
+  post(path: string, body: unknown, key?: string): Promise<{ status: number; body: any }>;
+  get(path: string, key?: string): Promise<{ status: number; body: any }>;
+  close(): Promise<void>;
+}
+
+export async function startGenerationRig(env: Record<string, string | undefined> = {}): Promise<GenerationRig> {
+  const fake = await startFakeAnthropic();
+  const server = await startTestServer({
+    ANTHROPIC_API_KEY: 'sk-ant-test-dummy',
+    ANTHROPIC_BASE_URL: fake.url,
+    TRIBUNAL_MODEL_BACKOFF: '1ms',
+    TRIBUNAL_MODEL_BACKOFF_MAX: '4ms',
+    TRIBUNAL_MODEL_TIMEOUT: '5s',
+    TRIBUNAL_RATE_LIMIT: '100000',
+    ...env,
+  });
+  const regular = async (name: string) => {
+    const made = await createOrganization(server.store, { name, isDemo: false });
+    return { key: made.api_key, id: made.organization.id, projectId: made.project_id };
+  };
+  const org = await regular('Acme');
+  const other = await regular('Globex');
+  const d = await server.demoUser();
+  const demo = { key: d.api_key, id: d.organization_id, projectId: d.project_id };
+  return {
+    fake,
+    server,
+    org,
+    demo,
+    other,
+    post: (path, body, key = org.key) => server.request('POST', path, { key, body }),
+    get: (path, key = org.key) => server.request('GET', path, { key }),
+    async close() {
+      await server.close();
+      await fake.close();
+    },
+  };
+}
+
+export const stagesAnswer = (...names: string[]): FakeAnswer => toolAnswer({ stages: names.map((name) => ({ name, description: `the ${name} step` })) });
+
+export const contextAnswer = (
+  missing: Array<[name: string, question: string]>,
+  presetIds: string[] = ['preset_helpfulness'],
+  judgeName = 'Support reply judge',
+): FakeAnswer =>
+  toolAnswer({
+    judge_name: judgeName,
+    missing_context: missing.map(([form_field_name, form_field_description]) => ({ form_field_name, form_field_description })),
+    preset_ids: presetIds,
+  });
+
+/** A new evaluator in the presets' style (HIGH / MIDDLING / LOW criteria). */
+export function newEvaluator(name: string, extra: Record<string, unknown> = {}) {
+  return {
+    name,
+    intent: `Measures whether the reply follows the ${name.toLowerCase()} expected by the application.`,
+    rubric: [
+      `Judge the reply against the ${name.toLowerCase()} described for this application.`,
+      'HIGH (0.8-1.0): the reply fully follows it, with no lapse a customer would notice.',
+      'MIDDLING (0.4-0.7): the reply mostly follows it but has one or two noticeable lapses.',
+      'LOW (0.0-0.3): the reply ignores or contradicts it.',
+      'Ignore: factual accuracy and length, which other evaluators measure.',
+    ].join('\n'),
+    ...extra,
+  };
+}
+
+export const designAnswer = (opts: { presets?: string[]; evaluators?: unknown[]; name?: string } = {}): FakeAnswer =>
+  toolAnswer({
+    judge_name: opts.name ?? 'Support reply judge',
+    preset_ids: opts.presets ?? ['preset_helpfulness', 'preset_politeness'],
+    new_evaluators: opts.evaluators ?? [newEvaluator('Brand Voice')],
+  });
+
+/** The tool names of the model requests made since the last resetStats, in order. */
+export const calledTools = (fake: FakeAnthropic) => fake.requests.map((r) => r.toolName);
