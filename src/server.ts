@@ -138,7 +138,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
     try {
       const caller = res.locals.caller as Caller;
       const output = await route.run(requestInput(route, req), { ...services, caller });
-      res.status(route.status).json(output);
+      res.status(route.statusFor?.(output) ?? route.status).json(output);
     } catch (err) {
       sendProblem(res, err);
     }
