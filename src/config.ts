@@ -74,7 +74,9 @@ const EnvSchema = z.object({
   TRIBUNAL_DATA_DIR: z.string().default('.tribunal-data'),
   TRIBUNAL_STORE: z.enum(['json', 'postgres']).default('json'),
   DATABASE_URL: z.string().optional(),
+  TRIBUNAL_PG_POOL_MAX: int(1).default(10),
   REDIS_URL: z.string().optional(),
+  TRIBUNAL_REDIS_PREFIX: z.string().default('tribunal:rl:'),
   TRUST_PROXY: z.string().default('loopback'),
   TRIBUNAL_DEMO_KEY_TTL: duration.default(parseDuration('24h')),
   TRIBUNAL_DEMO_RATE_LIMIT: int(1).default(20),
@@ -122,7 +124,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: path.resolve(e.TRIBUNAL_DATA_DIR),
     store: e.TRIBUNAL_STORE,
     databaseUrl: e.DATABASE_URL,
+    /** PostgreSQL connections per instance; instances x this must stay under the server's max_connections. */
+    pgPoolMax: e.TRIBUNAL_PG_POOL_MAX,
     redisUrl: e.REDIS_URL,
+    /** Key prefix of the shared rate-limit counters in Redis (several deployments can share one Redis). */
+    redisPrefix: e.TRIBUNAL_REDIS_PREFIX,
     trustProxy: e.TRUST_PROXY,
     demoKeyTtlMs: e.TRIBUNAL_DEMO_KEY_TTL,
     demoRateLimit: { limit: e.TRIBUNAL_DEMO_RATE_LIMIT, windowMs: e.TRIBUNAL_DEMO_RATE_WINDOW },

@@ -2,6 +2,7 @@
 import { startAdminSocket } from './admin-socket.ts';
 import { buildServices } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
+import { rateLimitBackend } from './rate-limit.ts';
 import { createServer } from './server.ts';
 import { openStore } from './store/index.ts';
 
@@ -10,7 +11,9 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
   const store = await openStore(config, { role: 'server', adminSocket: adminSocketPath });
   const services = await buildServices(config, store);
   const admin = config.store === 'json' ? await startAdminSocket(services, adminSocketPath!) : undefined;
-  const app = createServer(services);
+  // Rate-limit counters shared through Redis when REDIS_URL is set; per instance otherwise.
+  const rateLimits = rateLimitBackend(config);
+  const app = createServer(services, { rateLimitStore: rateLimits.store });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -25,6 +28,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
       await admin?.close();
+      await rateLimits.close();
       await store.close();
     })());
   return { close, url };

@@ -8,7 +8,7 @@ export async function openStore(config: Config, opts: { role?: LockOwner['role']
   if (config.store === 'postgres') {
     // Imported on demand so that JSON-only installs never load the PostgreSQL driver.
     const { PostgresStore } = await import('./postgres-store.ts');
-    const store = new PostgresStore({ connectionString: config.databaseUrl! });
+    const store = new PostgresStore({ connectionString: config.databaseUrl!, poolMax: config.pgPoolMax });
     await store.init();
     return store;
   }

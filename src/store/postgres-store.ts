@@ -667,43 +667,59 @@ export class PostgresStore implements Store {
 
   // Bulk import (tribunal migrate --from json): not part of the Store contract.
 
-  /** Inserts what is not there yet (by id); answers how many rows were new. */
-  async importRecords(kind: 'organizations' | 'api_keys' | 'projects', records: Array<Organization | ApiKeyRecord | ProjectRecord>): Promise<number> {
-    let inserted = 0;
+  /**
+   * Inserts what is not there yet (by id). Answers how many rows were new, and why any record could
+   * not be copied (its name or prefix is taken by another row).
+   */
+  async importRecords(kind: 'organizations' | 'api_keys' | 'projects', records: Array<Organization | ApiKeyRecord | ProjectRecord>): Promise<{ copied: number; refused: string[] }> {
+    let copied = 0;
+    const refused: string[] = [];
     for (const r of records) {
       try {
         if (kind === 'organizations') await this.createOrganization(r as Organization);
         else if (kind === 'api_keys') await this.createApiKey(r as ApiKeyRecord);
         else await this.createProject(r as ProjectRecord);
-        inserted++;
+        copied++;
       } catch (err) {
         if (!(err instanceof StoreConflictError)) throw err;
         const existing = kind === 'organizations' ? await this.getOrganization(r.id) : kind === 'api_keys' ? await this.getApiKey(r.id) : await this.getProject(r.id);
-        if (!existing) throw err; // a different row holds the name or prefix: reported, not skipped
+        if (!existing) refused.push(`${kind}: ${r.id} not copied: ${err.message}`);
       }
     }
-    return inserted;
+    return { copied, refused };
   }
 
-  /** Imports an evaluator or judge with its whole version history; skips one whose id exists. */
-  async importVersioned(kind: 'evaluator' | 'judge', latest: EvaluatorRecord | JudgeRecord, versions: Array<EvaluatorRecord | JudgeRecord>): Promise<boolean> {
+  /**
+   * Imports an evaluator or judge with its whole version history. One whose id exists keeps its
+   * latest version; only versions it lacks are added.
+   */
+  async importVersioned(kind: 'evaluator' | 'judge', latest: EvaluatorRecord | JudgeRecord, versions: Array<EvaluatorRecord | JudgeRecord>): Promise<{ latest: boolean; versions: number }> {
     const table = kind === 'evaluator' ? 'evaluators' : 'judges';
     return this.transaction(
       async (c) => {
         const exists = await c.query(`SELECT 1 FROM ${table} WHERE id = $1`, [latest.id]);
-        if (exists.rowCount) return { rollback: false };
-        if (kind === 'evaluator') {
-          await c.query(`INSERT INTO evaluators (${EVALUATOR_COLUMNS.join(', ')}, extra) VALUES (${placeholders(16)})`, evaluatorValues(latest as EvaluatorRecord));
-        } else {
-          await c.query(`INSERT INTO judges (${JUDGE_COLUMNS.slice(0, 8).join(', ')}, evaluator_ids, ${JUDGE_COLUMNS.slice(8).join(', ')}, extra) VALUES (${placeholders(13)})`, judgeValues(latest as JudgeRecord));
+        if (!exists.rowCount) {
+          if (kind === 'evaluator') {
+            await c.query(`INSERT INTO evaluators (${EVALUATOR_COLUMNS.join(', ')}, extra) VALUES (${placeholders(16)})`, evaluatorValues(latest as EvaluatorRecord));
+          } else {
+            await c.query(`INSERT INTO judges (${JUDGE_COLUMNS.slice(0, 8).join(', ')}, evaluator_ids, ${JUDGE_COLUMNS.slice(8).join(', ')}, extra) VALUES (${placeholders(13)})`, judgeValues(latest as JudgeRecord));
+          }
         }
+        let added = 0;
         for (const v of versions.length ? versions : [latest]) {
-          await c.query(`INSERT INTO ${kind}_versions (id, version, record) VALUES ($1, $2, $3) ON CONFLICT (id, version) DO UPDATE SET record = excluded.record`, [v.id, v.version, json(v)]);
+          const r = await c.query(`INSERT INTO ${kind}_versions (id, version, record) VALUES ($1, $2, $3) ON CONFLICT (id, version) DO NOTHING`, [v.id, v.version, json(v)]);
+          added += r.rowCount ?? 0;
         }
-        return true;
+        return { latest: !exists.rowCount, versions: added };
       },
       kind === 'evaluator' ? this.evaluatorConflict(latest as EvaluatorRecord) : this.judgeConflict(latest as JudgeRecord),
     );
+  }
+
+  /** Several logs by id (those that exist), for verification. */
+  async getExecutionLogs(ids: string[]): Promise<ExecutionLogRecord[]> {
+    const { rows } = await this.query('SELECT * FROM execution_logs WHERE id = ANY($1::text[])', [ids]);
+    return rows.map(logFromRow);
   }
 
   /** Inserts logs in multi-row statements, skipping ids already present; answers how many were new. */
