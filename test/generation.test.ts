@@ -83,7 +83,16 @@ describe('generate_judge over REST', () => {
     assert.equal(written.is_preset, false);
     assert.equal(written.visibility, 'private');
     assert.equal(written.project_id, rig.org.projectId);
-    assert.match(written.rubric, /HIGH \(0\.8-1\.0\)/);
+    assert.equal(
+      written.rubric,
+      [
+        'Judge the reply against the brand voice described for this application.',
+        'HIGH (0.8-1.0): the reply fully follows it, with no lapse a customer would notice.',
+        'MIDDLING (0.4-0.7): the reply mostly follows it but has one or two noticeable lapses.',
+        'LOW (0.0-0.3): the reply ignores or contradicts it.',
+        'Ignore: factual accuracy and length, which other evaluators measure.',
+      ].join('\n'),
+    );
     assert.equal(written.requires_contexts, false);
     // Another organization cannot see it.
     assert.equal((await rig.get(`/v1/judges/${res.body.judge_id}/`, rig.other.key)).status, 404);
@@ -224,6 +233,25 @@ describe('generate_judge over REST', () => {
     await cleanUp(res.body.judge_id);
   });
 
+  test('a model that only follows the tool schemas (nothing scripted) still reaches a runnable judge', async () => {
+    // The fake's default responder samples every answer from the tool's input_schema.
+    const first = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, reasoning_effort: 'low' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.error_code, 'missing_context_from_system_goal');
+    const schema = rig.fake.requests[1].body.tools[0].input_schema;
+    assert.ok(schema.properties.preset_ids.items.enum.includes('preset_helpfulness'), 'the catalog ids are listed in the tool schema');
+    const extra = Object.fromEntries(first.body.missing_context_from_system_goal.map((q: any) => [q.form_field_name, 'An answer.']));
+    const done = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: first.body.judge_id, extra_contexts: extra, reasoning_effort: 'low' });
+    assert.equal(done.status, 201, JSON.stringify(done.body));
+    assert.equal(done.body.judge_id, first.body.judge_id);
+    const written = done.body.evaluator_details.find((d: any) => !d.is_preset);
+    const evaluator = (await rig.get(`/v1/evaluators/${written.id}/`)).body;
+    assert.match(evaluator.rubric, /\nHIGH \(0\.8-1\.0\): .+\nMIDDLING \(0\.4-0\.7\): .+\nLOW \(0\.0-0\.3\): /);
+    const run = await rig.post(`/v1/judges/${done.body.judge_id}/execute/`, { request: 'Hi', response: 'Hello! How can I help?' });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    await cleanUp(done.body.judge_id);
+  });
+
   test('a malformed answer is retried with the problems spelled out, then succeeds', async () => {
     rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
     rig.fake.enqueueFor('assess_context', contextAnswer([]));
@@ -257,19 +285,19 @@ describe('generate_judge over REST', () => {
     assert.equal((await ownEvaluators()).length, before);
   });
 
-  test('an empty evaluator list and a rubric without levels are rejected too', async () => {
+  test('an empty evaluator list and a rubric missing a level are rejected too', async () => {
     rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
     rig.fake.enqueueFor('assess_context', contextAnswer([]));
     rig.fake.enqueueFor(
       'design_judge',
       designAnswer({ presets: [], evaluators: [] }),
-      designAnswer({ presets: [], evaluators: [{ ...newEvaluator('Vague'), rubric: 'Good replies score well and bad replies score badly. '.repeat(5) }] }),
+      designAnswer({ presets: [], evaluators: [{ ...newEvaluator('Vague'), rubric: { what_to_judge: 'Good replies score well and bad ones badly.', high: 'good' } }] }),
       designAnswer({ presets: [], evaluators: [] }),
     );
     const res = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, reasoning_effort: 'off' });
     assert.equal(res.status, 502);
     assert.match(rig.fake.requests[3].prompt, /no evaluators/);
-    assert.match(rig.fake.requests[4].prompt, /MIDDLING criteria/);
+    assert.match(rig.fake.requests[4].prompt, /new_evaluators\.0\.rubric\.middling/);
     assert.equal((await ownJudges()).length, 0);
   });
 

@@ -13,7 +13,7 @@ import type { EvaluatorRef } from '../schemas.ts';
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import type { ToolContext } from '../tool.ts';
 import { fieldName, readRecord, writeRecord, type GenerationRecord } from './record.ts';
-import { CONTEXT_AWARE_PRESETS, contextStep, designStep, presetCatalog, stagesStep, THINKING_BUDGET, type DesignAnswer, type NewEvaluator } from './steps.ts';
+import { CONTEXT_AWARE_PRESETS, contextStep, designStep, presetCatalog, rubricText, stagesStep, THINKING_BUDGET, type DesignAnswer, type NewEvaluator } from './steps.ts';
 import { runStep, type StepUsage } from './structured.ts';
 import type { GenerateJudgeInput, GenerateJudgeOutcome, JudgeGenerator } from './types.ts';
 
@@ -205,6 +205,7 @@ async function storeEvaluator(
   where: { visibility: 'private' | 'public'; projectId: string },
   reserved: Set<string>,
 ): Promise<EvaluatorRecord> {
+  const needsContexts = spec.requires_contexts ?? false;
   // A name taken between the check and the write (another request) just moves to the next suffix.
   for (let attempt = 0; ; attempt++) {
     const name = await uniqueEvaluatorName(ctx, clip(spec.name, MAX_NAME), reserved);
@@ -212,10 +213,13 @@ async function storeEvaluator(
       const rec = await createEvaluator(ctx, {
         name,
         intent: spec.intent,
-        rubric: spec.rubric,
-        requires_contexts: spec.requires_contexts ?? false,
+        rubric: rubricText(spec.rubric),
+        requires_contexts: needsContexts,
         requires_expected_output: false,
-        demonstrations: (spec.demonstrations ?? []).map((d) => ({ ...d, contexts: spec.requires_contexts ? d.contexts : undefined })),
+        // Examples are optional: one a contexts evaluator could not use (no contexts) is left out, not fatal.
+        demonstrations: (spec.demonstrations ?? [])
+          .filter((d) => !needsContexts || d.contexts?.length)
+          .map(({ contexts, ...d }) => (needsContexts ? { ...d, contexts } : d)),
         visibility: where.visibility,
         project_id: where.projectId,
       });

@@ -31,13 +31,14 @@ const SYSTEM = [
   'Always answer by calling the tool you are given, with every required field.',
 ].join(' ');
 
-const block = (tag: string, text: string) => `<${tag}>\n${text}\n</${tag}>`;
+// The developer's text cannot close the fence it sits in.
+const block = (tag: string, text: string) => `<${tag}>\n${text.split(`</${tag}>`).join(`</ ${tag}>`)}\n</${tag}>`;
 
 function describeApp(intent: string, stage: string | null, answers: Record<string, string>): string {
   const parts = [block('intent', intent)];
   if (stage) parts.push(block('stage', stage));
   const entries = Object.entries(answers);
-  if (entries.length) parts.push(block('context_answers', entries.map(([k, v]) => `${k}: ${v}`).join('\n')));
+  if (entries.length) parts.push(block('context_answers', entries.map(([k, v]) => `${k}: ${v.replace(/\n/g, '\n  ')}`).join('\n')));
   return parts.join('\n\n');
 }
 
@@ -72,9 +73,12 @@ export function stagesStep(intent: string, thinkingBudget: number): Step<StagesA
     system: SYSTEM,
     prompt: [
       describeApp(intent, null, {}),
-      'Which distinct stages of this application produce LLM output that could each be evaluated by a separate judge?',
-      'A stage is a step of the pipeline with its own output (for example: understanding the user request, retrieving documents, writing the answer, choosing a tool).',
-      'List several only when the intent clearly describes several such steps; a single chatbot or assistant that just answers is one stage. Call identify_stages.',
+      [
+        'Which distinct stages of this application produce LLM output that could each be evaluated by a separate judge?',
+        'A stage is a step of the pipeline with its own output (for example: understanding the user request, retrieving documents, writing the answer, choosing a tool).',
+        'List several only when the intent clearly describes several such steps; a single chatbot or assistant that just answers is one stage.',
+      ].join(' '),
+      'Call identify_stages.',
     ].join('\n\n'),
     maxTokens: 1024,
     thinkingBudget: Math.min(thinkingBudget, ANALYSIS_THINKING_CAP),
@@ -83,34 +87,41 @@ export function stagesStep(intent: string, thinkingBudget: number): Step<StagesA
 
 // Step 2: missing context.
 
-export const ContextAnswer = z.object({
-  judge_name: z.string().trim().min(1).max(80).describe('a short name for the judge, e.g. "Acme support reply quality"'),
-  missing_context: z
-    .array(
-      z.object({
-        form_field_name: z.string().trim().min(1).max(64).describe('snake_case key, e.g. "brand_voice"'),
-        form_field_description: z.string().trim().min(1).max(500).describe('the question to ask the developer, one sentence'),
-      }),
-    )
-    .max(6)
-    .describe('what the developer must still tell you before good evaluators can be written; empty when the intent and answers are enough'),
-  preset_ids: z.array(z.string()).min(1).max(10).describe('catalog presets that fit this application whatever the answers; at least one'),
-});
-export type ContextAnswer = z.infer<typeof ContextAnswer>;
+/** Preset ids: any string parses (so that an unknown id gets a clear retry message), the tool schema lists the catalog. */
+const presetIds = (catalog: Preset[]) => z.array(z.string().meta({ enum: catalog.map((p) => p.id) }));
+
+export function contextAnswerSchema(catalog: Preset[]) {
+  return z.object({
+    judge_name: z.string().trim().min(1).max(80).describe('a short name for the judge, e.g. "Acme support reply quality"'),
+    missing_context: z
+      .array(
+        z.object({
+          form_field_name: z.string().trim().min(1).max(64).describe('snake_case key, e.g. "brand_voice"'),
+          form_field_description: z.string().trim().min(1).max(500).describe('the question to ask the developer, one sentence'),
+        }),
+      )
+      .max(6)
+      .describe('what the developer must still tell you before good evaluators can be written; empty when the intent and answers are enough'),
+    preset_ids: presetIds(catalog).min(1).max(10).describe('catalog presets that fit this application whatever the answers; at least one'),
+  });
+}
+export type ContextAnswer = z.infer<ReturnType<typeof contextAnswerSchema>>;
 
 export function contextStep(input: { intent: string; stage: string | null; answers: Record<string, string>; catalog: Preset[]; thinkingBudget: number }): Step<ContextAnswer> {
   return {
     tool: 'assess_context',
     description: 'Report what context is still missing to write good evaluators, and which presets already fit.',
-    schema: ContextAnswer,
+    schema: contextAnswerSchema(input.catalog),
     system: SYSTEM,
     prompt: [
       describeApp(input.intent, input.stage, input.answers),
       block('preset_catalog', catalogText(input.catalog)),
-      'Before evaluators can be written for this application' + (input.stage ? ' at this stage' : '') + ', decide whether anything essential is still unknown:',
-      'who the audience is, the policies or rules responses must follow, the expected tone or brand voice, the domain and its facts, what a good and a bad response look like.',
-      'Ask only for what would change how responses are scored and what a developer can answer in a sentence or two; at most 6 questions, none when the intent is specific enough.',
-      'Never ask for anything that <context_answers> already answers, under any name.',
+      [
+        'Before evaluators can be written for this application' + (input.stage ? ' at this stage' : '') + ', decide whether anything essential is still unknown:',
+        'who the audience is, the policies or rules responses must follow, the expected tone or brand voice, the domain and its facts, what a good and a bad response look like.',
+        'Ask only for what would change how responses are scored and what a developer can answer in a sentence or two; at most 6 questions, none when the intent is specific enough.',
+        'Never ask for anything that <context_answers> already answers, under any name.',
+      ].join(' '),
       'Also name the catalog presets that clearly fit whatever the answers turn out to be (by id), and a short name for the judge. Call assess_context.',
     ].join('\n\n'),
     maxTokens: 1536,
@@ -127,38 +138,68 @@ export function contextStep(input: { intent: string; stage: string | null; answe
 
 // Step 3: design.
 
-const NewEvaluator = z.object({
-  name: z.string().trim().min(3).max(80).describe('a short name for the quality measured, e.g. "Brand Voice Adherence"'),
-  intent: z.string().trim().min(20).max(600).describe('what it measures, one or two sentences'),
-  rubric: z
-    .string()
-    .trim()
-    .min(200)
-    .max(6000)
-    .describe('full scoring criteria in the preset style: what to judge, then HIGH (0.8-1.0):, MIDDLING (0.4-0.7): and LOW (0.0-0.3): criteria, then what to ignore'),
-  requires_contexts: z.boolean().optional().describe('true only when scoring needs the retrieved contexts (only allowed when context-aware evaluators are requested)'),
-  demonstrations: z
-    .array(
-      z.object({
-        request: z.string().optional(),
-        response: z.string().min(1),
-        contexts: z.array(z.string()).optional(),
-        score: z.number().min(0).max(1),
-        justification: z.string().min(1),
-      }),
-    )
-    .max(3)
-    .optional()
-    .describe('optional: one or two short examples with the score they deserve'),
-});
-export type NewEvaluator = z.infer<typeof NewEvaluator>;
+const level = (range: string, what: string) => z.string().trim().min(10).max(1500).describe(`what earns ${range}: ${what}, specific to this application`);
 
-export const DesignAnswer = z.object({
-  judge_name: z.string().trim().min(1).max(80).describe('a short name for the judge'),
-  preset_ids: z.array(z.string()).max(10).describe('catalog presets to reuse, by id, where one fits the need'),
-  new_evaluators: z.array(NewEvaluator).max(6).describe('evaluators written for this application, where no preset fits'),
+// The rubric comes in parts, so every new evaluator has the presets' structure by construction;
+// rubricText() assembles them in the presets' style.
+const RubricParts = z.object({
+  what_to_judge: z.string().trim().min(20).max(1500).describe('what the scorer looks at and how, one to three sentences'),
+  high: level('0.8-1.0', 'the response fully meets the quality'),
+  middling: level('0.4-0.7', 'partly meets it; the typical lapses'),
+  low: level('0.0-0.3', 'fails it'),
+  ignore: z.string().trim().max(600).optional().describe('what not to score here (other evaluators measure it)'),
 });
-export type DesignAnswer = z.infer<typeof DesignAnswer>;
+export type RubricParts = z.infer<typeof RubricParts>;
+
+/** The preset style: what to judge, HIGH / MIDDLING / LOW criteria, then what to ignore. */
+export function rubricText(parts: RubricParts): string {
+  const strip = (text: string, label: string) => text.replace(new RegExp(`^${label}\\s*(\\([^)]*\\))?\\s*:\\s*`, 'i'), '');
+  const lines = [
+    parts.what_to_judge,
+    `HIGH (0.8-1.0): ${strip(parts.high, 'high')}`,
+    `MIDDLING (0.4-0.7): ${strip(parts.middling, 'middling')}`,
+    `LOW (0.0-0.3): ${strip(parts.low, 'low')}`,
+  ];
+  if (parts.ignore) lines.push(`Ignore: ${strip(parts.ignore, 'ignore')}`);
+  return lines.join('\n');
+}
+
+const Demonstration = z.object({
+  request: z.string().optional(),
+  response: z.string().min(1),
+  contexts: z.array(z.string()).optional(),
+  score: z.number().min(0).max(1),
+  justification: z.string().min(1),
+});
+
+export interface NewEvaluator {
+  name: string;
+  intent: string;
+  rubric: RubricParts;
+  requires_contexts?: boolean;
+  demonstrations?: Array<z.infer<typeof Demonstration>>;
+}
+
+export function designAnswerSchema(catalog: Preset[], contextAware: boolean) {
+  const evaluator = z.object({
+    name: z.string().trim().min(3).max(80).describe('a short name for the quality measured, e.g. "Brand Voice Adherence"'),
+    intent: z.string().trim().min(20).max(600).describe('what it measures, one or two sentences'),
+    rubric: RubricParts.describe('the scoring criteria in the style of the example rubric'),
+    // Offered only to context-aware judges: a judge without it runs on request and response alone.
+    ...(contextAware ? { requires_contexts: z.boolean().optional().describe('true when scoring needs the retrieved contexts') } : {}),
+    demonstrations: z.array(Demonstration).max(3).optional().describe('optional: one or two short examples with the score they deserve'),
+  });
+  return z.object({
+    judge_name: z.string().trim().min(1).max(80).describe('a short name for the judge'),
+    preset_ids: presetIds(catalog).max(10).describe('catalog presets to reuse, by id, where one fits the need'),
+    new_evaluators: z.array(evaluator).max(6).describe('evaluators written for this application, where no preset fits'),
+  });
+}
+export interface DesignAnswer {
+  judge_name: string;
+  preset_ids: string[];
+  new_evaluators: NewEvaluator[];
+}
 
 const STYLE_EXAMPLE = () => loadPresets().find((p) => p.id === 'preset_politeness')?.rubric ?? '';
 
@@ -174,21 +215,24 @@ export function designStep(input: {
   return {
     tool: 'design_judge',
     description: 'Give the evaluators of the judge: presets reused by id and new evaluators with full rubrics.',
-    schema: DesignAnswer,
+    schema: designAnswerSchema(catalog, contextAware) as z.ZodType<DesignAnswer>,
     system: SYSTEM,
     prompt: [
       describeApp(input.intent, input.stage, input.answers),
       block('preset_catalog', catalogText(catalog)),
       block('rubric_style_example', STYLE_EXAMPLE()),
       'Design the judge for this application' + (input.stage ? ' at this stage' : '') + ': the 3 to 8 qualities that matter most for its responses.',
-      'Reuse a catalog preset (by its exact id) wherever one measures the quality well. Where none does (the brand voice, the policies, the domain rules of this application),',
-      'write a new evaluator: a name, an intent of one or two sentences, and a full rubric in the same style as the example: what to judge, then',
-      '"HIGH (0.8-1.0):", "MIDDLING (0.4-0.7):" and "LOW (0.0-0.3):" criteria specific to this application, then what to ignore.',
-      'Put the concrete facts from the intent and the context answers into the rubrics (the policies, the tone, the audience), since the scorer sees only the rubric.',
+      [
+        'Reuse a catalog preset (by its exact id) wherever one measures the quality well.',
+        'Where none does (the brand voice, the policies, the domain rules of this application), write a new evaluator:',
+        'a name, an intent of one or two sentences, and a full rubric in the style of the example, given in parts: what to judge,',
+        'the HIGH (0.8-1.0), MIDDLING (0.4-0.7) and LOW (0.0-0.3) criteria specific to this application, and what to ignore.',
+        'Put the concrete facts from the intent and the context answers into the rubrics (the policies, the tone, the audience), since the scorer sees only the rubric.',
+      ].join(' '),
       'Each evaluator measures one quality; do not duplicate a preset with a new evaluator. Evaluators see the request and the response' +
         (contextAware
           ? ', and the retrieved contexts: include evaluators that catch hallucination and drift from the retrieved material (set requires_contexts on new ones that need them).'
-          : ' only (no retrieved contexts and no reference answer): do not set requires_contexts.'),
+          : ' only (no retrieved contexts and no reference answer).'),
       'Call design_judge.',
     ].join('\n\n'),
     maxTokens: 8192,
@@ -196,20 +240,6 @@ export function designStep(input: {
     check: (answer) => {
       const problems = unknownPresets(answer.preset_ids, catalog);
       if (answer.preset_ids.length + answer.new_evaluators.length === 0) problems.push('the judge has no evaluators: give at least one preset id or new evaluator');
-      const names = new Set<string>();
-      answer.new_evaluators.forEach((e, i) => {
-        const at = `new_evaluators.${i} (${e.name})`;
-        for (const level of ['HIGH', 'MIDDLING', 'LOW']) {
-          if (!e.rubric.includes(level)) problems.push(`${at}: the rubric must give ${level} criteria, in the style of the example`);
-        }
-        if (e.requires_contexts && !contextAware) problems.push(`${at}: requires_contexts is not allowed, this judge runs without retrieved contexts`);
-        (e.demonstrations ?? []).forEach((d, j) => {
-          if (e.requires_contexts && !d.contexts?.length) problems.push(`${at}.demonstrations.${j}: needs contexts because the evaluator requires contexts`);
-        });
-        const key = e.name.toLowerCase();
-        if (names.has(key)) problems.push(`${at}: two new evaluators share the name ${JSON.stringify(e.name)}`);
-        names.add(key);
-      });
       return problems;
     },
   };

@@ -66,18 +66,18 @@ export const contextAnswer = (
     preset_ids: presetIds,
   });
 
-/** A new evaluator in the presets' style (HIGH / MIDDLING / LOW criteria). */
+/** A new evaluator as the design step gives it: the rubric in parts (assembled in the presets' style). */
 export function newEvaluator(name: string, extra: Record<string, unknown> = {}) {
   return {
     name,
     intent: `Measures whether the reply follows the ${name.toLowerCase()} expected by the application.`,
-    rubric: [
-      `Judge the reply against the ${name.toLowerCase()} described for this application.`,
-      'HIGH (0.8-1.0): the reply fully follows it, with no lapse a customer would notice.',
-      'MIDDLING (0.4-0.7): the reply mostly follows it but has one or two noticeable lapses.',
-      'LOW (0.0-0.3): the reply ignores or contradicts it.',
-      'Ignore: factual accuracy and length, which other evaluators measure.',
-    ].join('\n'),
+    rubric: {
+      what_to_judge: `Judge the reply against the ${name.toLowerCase()} described for this application.`,
+      high: 'the reply fully follows it, with no lapse a customer would notice.',
+      middling: 'the reply mostly follows it but has one or two noticeable lapses.',
+      low: 'the reply ignores or contradicts it.',
+      ignore: 'factual accuracy and length, which other evaluators measure.',
+    },
     ...extra,
   };
 }
