@@ -46,10 +46,13 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /** Tracks whether Redis answers, to log an outage and the recovery once each. */
 class RedisHealth {
   healthy = true;
+  private connected = false;
   constructor(private readonly log: (message: string) => void) {}
   ok(): void {
     if (!this.healthy) this.log('[tribunal] Redis is back: rate limits are shared across instances again.');
+    else if (!this.connected) this.log('[tribunal] Redis connected: rate limits are shared across instances.');
     this.healthy = true;
+    this.connected = true;
   }
   failed(err: unknown): void {
     if (this.healthy) this.log(`[tribunal] Redis unreachable (${(err as Error).message}): rate limits now count per instance until it returns.`);
