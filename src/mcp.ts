@@ -1,15 +1,279 @@
-// /mcp: placeholder until the MCP endpoint lands (its own issue). Disabled -> 404 on every method.
-import express from 'express';
-import type { Authenticator } from './auth.ts';
-import { TribunalError } from './errors.ts';
-import { sendProblem } from './server.ts';
-import type { Services } from './tool.ts';
+// /mcp: the streamable-HTTP MCP endpoint. One McpServer registers every module of tools/; the tool
+// handlers are the same ones REST calls, through invokeTool.
+//
+// Transport mode: stateless (no Mcp-Session-Id) with plain JSON responses. Every POST carries its own
+// Authorization header and is complete in itself, so any instance behind a load balancer can answer
+// any request: no sticky sessions, no shared session store. The tools never send server-to-client
+// requests or notifications, so nothing is lost by having no SSE stream (GET and DELETE answer 405,
+// as the transport spec allows for a server without sessions).
+//
+// The order on every request: enabled? (404) -> Host/Origin allowed? (403) -> API key (401 with
+// WWW-Authenticate) -> per-key rate limit (429) -> JSON body within the size limit (413) -> MCP.
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { allTools } from '../tools/index.ts';
+import type { Authenticator, Caller } from './auth.ts';
+import type { Config } from './config.ts';
+import { asTribunalError, TribunalError } from './errors.ts';
+import { authenticate, sendProblem } from './server.ts';
+import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
 
-export function mcpRouter(services: Services, _authenticator: Authenticator, _opts: { rateLimit: express.RequestHandler }): express.Router {
+export const SERVER_NAME = 'tribunal';
+export const SERVER_VERSION = '0.1.0';
+
+export const MCP_INSTRUCTIONS = `Tribunal scores LLM outputs with LLM judges. Use it to check a response you (or the application you are working on) produced before relying on it.
+
+Concepts:
+- Evaluator: measures one quality of a response (faithfulness to retrieved contexts, relevance, safety, tone...). It has an intent, a rubric, and may require \`contexts\` (retrieved snippets) or an \`expected_output\` (reference answer). Many presets ship with the server.
+- Judge: a named, reusable set of evaluators for one stage of an application. Running a judge runs all its evaluators concurrently.
+- Score: every evaluator returns a score from 0 to 1 (higher is better) with a written justification; a judge's score is the mean of its evaluators' scores.
+- Project: scopes judges, evaluators and logs inside your organization; without project_id, things land in the default project (list_projects).
+- Execution log: every run is recorded with its inputs, each evaluator's score and justification, cost, latency and the exact evaluator versions used.
+
+The normal loop:
+1. list_judges (use \`search\`) to find a judge that fits what you want to check.
+2. get_judge to inspect it: note which evaluators require \`contexts\` or \`expected_output\`.
+3. run_judge with judge_id or judge_name, \`response\` (the output to evaluate), \`request\` (what prompted it) and any required inputs.
+4. Read the scores and justifications; low scores say what to fix. The execution_log_id lets you (or a person) find the run later with get_execution_log or list_execution_logs.
+When no judge fits: generate_judge builds one from a plain-language description of the application and stage (it may ask you to pick a stage or answer questions: call it again as its answer says), or pick evaluators with list_evaluators / get_evaluator and assemble them with create_judge; write a new evaluator with create_evaluator when no preset measures the quality you need. run_evaluator runs a single evaluator. update_judge and update_evaluator edit your own resources (every change makes a new version).
+
+A failed call returns isError with a message saying what to fix; follow it and call again. There are no delete tools: deleting judges, evaluators or keys is done by a person outside MCP (the REST API or the web app).`;
+
+/** The caller travels from the auth middleware to the tool callbacks on the SDK's AuthInfo. */
+interface TribunalAuthInfo extends AuthInfo {
+  extra: { caller: Caller };
+}
+
+/** Where to look when an id or name was not found, by the tool that failed. */
+const NOT_FOUND_HINTS: Record<string, string> = {
+  get_judge: 'Find judges with list_judges.',
+  run_judge: 'Find judges with list_judges.',
+  update_judge: 'Find your judges with list_judges.',
+  get_evaluator: 'Find evaluators with list_evaluators.',
+  run_evaluator: 'Find evaluators with list_evaluators.',
+  update_evaluator: 'Find your evaluators with list_evaluators.',
+  get_execution_log: 'Find runs with list_execution_logs.',
+  generate_judge: 'Check the ids you passed with list_judges / list_projects.',
+  create_judge: 'Find evaluators with list_evaluators and projects with list_projects.',
+};
+
+/** A tool failure as the agent sees it: what went wrong and what to do next. */
+export function toolErrorText(toolName: string, err: TribunalError): string {
+  const lines = [`${toolName} failed (${err.code}): ${err.message}`];
+  if (err.code === 'validation_error' && err.errors?.length) {
+    lines.push('Fix these arguments and call again:');
+    for (const e of err.errors) lines.push(`- ${e.field}: ${e.message}`);
+  } else if (err.code === 'missing_field') {
+    lines.push(`Call ${toolName} again with that input added (get_judge / get_evaluator show which inputs each evaluator requires).`);
+  } else if (err.code === 'not_found' && NOT_FOUND_HINTS[toolName] && !/list_\w+\./.test(err.message)) {
+    lines.push(NOT_FOUND_HINTS[toolName]);
+  } else if (err.code === 'model_unavailable' || err.code === 'store_unavailable') {
+    lines.push('This is a temporary server-side problem: wait a little and retry the same call.');
+  } else if (err.code === 'conflict' && /concurrently/.test(err.message)) {
+    lines.push('Retry the same call.');
+  }
+  return lines.join('\n');
+}
+
+export function toolErrorResult(toolName: string, err: unknown): CallToolResult {
+  const error = asTribunalError(err);
+  if (error.code === 'internal_error') console.error(`[tribunal] unexpected error in MCP tool ${toolName}:`, err);
+  return {
+    isError: true,
+    content: [
+      { type: 'text', text: toolErrorText(toolName, error) },
+      { type: 'text', text: JSON.stringify(error.toProblem()) },
+    ],
+  };
+}
+
+export function toolSuccessResult(output: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(output) }], structuredContent: output };
+}
+
+/** An McpServer with the 14 tools. It holds no per-caller state: the caller comes with each request. */
+export function buildMcpServer(services: Services, tools: ToolDefinition[] = allTools as unknown as ToolDefinition[]): McpServer {
+  const server = new McpServer({ name: SERVER_NAME, title: 'Tribunal', version: SERVER_VERSION }, { instructions: MCP_INSTRUCTIONS, capabilities: { tools: {} } });
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      { title: tool.title, description: tool.description, inputSchema: tool.input, outputSchema: tool.output, annotations: { title: tool.title, ...tool.annotations } },
+      async (args: unknown, extra: { authInfo?: AuthInfo }) => {
+        const caller = (extra.authInfo as TribunalAuthInfo | undefined)?.extra?.caller;
+        if (!caller) return toolErrorResult(tool.name, new TribunalError('not_authenticated', 401, 'No authenticated caller on this request.'));
+        try {
+          const output = await invokeTool(tool, args, { ...services, caller });
+          return toolSuccessResult(output as Record<string, unknown>);
+        } catch (err) {
+          return toolErrorResult(tool.name, err);
+        }
+      },
+    );
+  }
+  return server;
+}
+
+// ---------------------------------------------------------------------------------------------
+// DNS-rebinding protection
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+const WILDCARD_BINDS = new Set(['0.0.0.0', '::', '[::]', '']);
+
+export interface HostPolicy {
+  /** Host names (any port) or host:port pairs that may appear in the Host header; null = any. */
+  hosts: Set<string> | null;
+  /** Exact origins (scheme://host[:port]) allowed in an Origin header; null = any. */
+  origins: Set<string> | null;
+}
+
+const bracketIpv6 = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+
+/**
+ * Allowed hosts: TRIBUNAL_ALLOWED_HOSTS when set ("*" = any), otherwise the loopback names, the bound
+ * HOST (unless it is a wildcard like 0.0.0.0) and the host of TRIBUNAL_PUBLIC_URL. Entries without a
+ * port match any port. Allowed origins: TRIBUNAL_ALLOWED_ORIGINS when set ("*" = any), otherwise any
+ * http(s) origin whose host is an allowed host. Requests without an Origin header (non-browser
+ * clients) are not checked for it.
+ */
+export function hostPolicy(config: Config): HostPolicy {
+  let hosts: Set<string> | null;
+  if (config.mcp.allowedHosts?.includes('*')) hosts = null;
+  else if (config.mcp.allowedHosts) hosts = new Set(config.mcp.allowedHosts.map((h) => h.toLowerCase()));
+  else {
+    hosts = new Set(LOOPBACK_HOSTS);
+    if (!WILDCARD_BINDS.has(config.host)) hosts.add(bracketIpv6(config.host.toLowerCase()));
+    if (config.publicUrl) hosts.add(new URL(config.publicUrl).hostname.toLowerCase());
+  }
+  let origins: Set<string> | null = null;
+  if (config.mcp.allowedOrigins && !config.mcp.allowedOrigins.includes('*')) {
+    origins = new Set(config.mcp.allowedOrigins.map((o) => o.replace(/\/+$/, '').toLowerCase()));
+  }
+  return { hosts, origins };
+}
+
+function hostAllowed(hosts: Set<string>, hostHeader: string): boolean {
+  const host = hostHeader.trim().toLowerCase();
+  if (hosts.has(host)) return true;
+  const name = /^(\[[^\]]+\]|[^:]+)(?::\d+)?$/.exec(host)?.[1];
+  return name !== undefined && hosts.has(name);
+}
+
+/** null when allowed, else the reason. */
+export function checkHostAndOrigin(policy: HostPolicy, host: string | undefined, origin: string | undefined): string | null {
+  if (policy.hosts) {
+    if (!host) return 'The request has no Host header.';
+    if (!hostAllowed(policy.hosts, host)) {
+      return `Host ${JSON.stringify(host)} is not allowed for /mcp (DNS-rebinding protection). Allowed: ${[...policy.hosts].join(', ')}. Set TRIBUNAL_ALLOWED_HOSTS or TRIBUNAL_PUBLIC_URL to the name clients use.`;
+    }
+  }
+  if (origin !== undefined) {
+    let allowed: boolean;
+    if (policy.origins) allowed = policy.origins.has(origin.replace(/\/+$/, '').toLowerCase());
+    else if (!policy.hosts) allowed = true;
+    else {
+      try {
+        const url = new URL(origin);
+        allowed = (url.protocol === 'http:' || url.protocol === 'https:') && hostAllowed(policy.hosts, url.host);
+      } catch {
+        allowed = false;
+      }
+    }
+    if (!allowed) return `Origin ${JSON.stringify(origin)} is not allowed for /mcp (DNS-rebinding protection). Set TRIBUNAL_ALLOWED_ORIGINS to allow it.`;
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The router
+
+const jsonRpcError = (res: Response, status: number, code: number, message: string) => {
+  if (res.headersSent) return;
+  res.status(status).json({ jsonrpc: '2.0', error: { code, message }, id: null });
+};
+
+/**
+ * McpServers are reused across requests: building one (14 tools) per request costs more CPU than
+ * the request itself. A server serves one request at a time; each request gets a fresh stateless
+ * transport, and the server goes back to the pool only once that transport is closed (which also
+ * aborts anything still running for the old request, so no answer can leak into the next one).
+ */
+class ServerPool {
+  private readonly idle: McpServer[] = [];
+  constructor(
+    private readonly make: () => McpServer,
+    private readonly maxIdle = 64,
+  ) {}
+  take(): McpServer {
+    return this.idle.pop() ?? this.make();
+  }
+  give(server: McpServer): void {
+    if (this.idle.length < this.maxIdle) this.idle.push(server);
+  }
+}
+
+export function mcpRouter(services: Services, authenticator: Authenticator, opts: { rateLimit: express.RequestHandler }): express.Router {
+  const { config } = services;
   const router = express.Router();
-  router.all('/', (_req, res) => {
-    if (!services.config.mcp.enabled) return sendProblem(res, new TribunalError('not_found', 404, 'The MCP endpoint is disabled on this server (MCP_ENABLED=false).'));
-    sendProblem(res, new TribunalError('not_available', 501, 'The MCP endpoint is not available yet.'));
+  const policy = hostPolicy(config);
+  const pool = new ServerPool(() => buildMcpServer(services));
+
+  router.use((_req, res, next) => {
+    if (!config.mcp.enabled) return sendProblem(res, new TribunalError('not_found', 404, 'The MCP endpoint is disabled on this server (MCP_ENABLED=false).'));
+    next();
   });
+  router.use((req, res, next) => {
+    const refused = checkHostAndOrigin(policy, req.headers.host, req.headers.origin);
+    if (refused) return sendProblem(res, new TribunalError('permission_denied', 403, refused));
+    next();
+  });
+  router.use(authenticate(authenticator), opts.rateLimit);
+
+  const parseJson = express.json({ limit: config.limits.bodyBytes, strict: false, type: () => true });
+  const bodyErrors = (err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    const type = (err as { type?: string }).type;
+    if (type === 'entity.too.large') {
+      return sendProblem(res, new TribunalError('payload_too_large', 413, `The request body is over the limit of ${config.limits.bodyBytes} bytes (TRIBUNAL_MAX_BODY).`));
+    }
+    if (type === 'entity.parse.failed') return jsonRpcError(res, 400, -32700, `Parse error: the body is not valid JSON (${(err as Error).message}).`);
+    if (type === 'request.aborted') return;
+    if (type === 'encoding.unsupported' || type === 'charset.unsupported') return jsonRpcError(res, 415, -32000, 'Send the body as UTF-8 JSON.');
+    next(err);
+  };
+
+  router.post('/', parseJson, bodyErrors, async (req: Request, res: Response) => {
+    const caller = res.locals.caller as Caller;
+    const auth: TribunalAuthInfo = { token: '', clientId: caller.key.id, scopes: [], extra: { caller } };
+    (req as Request & { auth?: AuthInfo }).auth = auth;
+    const server = pool.take();
+    // Host/Origin were checked above against a policy that knows about ports and wildcards.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      transport.close().then(
+        () => pool.give(server),
+        () => {},
+      );
+    };
+    res.on('close', release);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, req.body);
+    } catch (err) {
+      console.error('[tribunal] MCP request failed:', err);
+      jsonRpcError(res, 500, -32603, 'Internal error; it has been logged on the server.');
+      release();
+    }
+  });
+
+  const notAllowed = (_req: Request, res: Response) => {
+    res.setHeader('Allow', 'POST');
+    jsonRpcError(res, 405, -32000, 'Method not allowed: this MCP server is stateless (no sessions, no SSE stream); send JSON-RPC messages with POST.');
+  };
+  router.all('/', notAllowed);
   return router;
 }
