@@ -1,96 +1,74 @@
-// The `tribunal` command: server-side commands (serve, keys). Client commands come with the CLI issue.
-import { parseArgs } from 'node:util';
-import { loadConfig } from './config.ts';
-import { keyCommand, type CreatedKey } from './key-commands.ts';
-import type { ApiKey } from './schemas.ts';
+// The `tribunal` command: a small dispatcher. Each command lives in its own module under src/cli/
+// and is loaded on first use, so a client command never loads the server. Client commands talk to
+// a server over REST (TRIBUNAL_URL, TRIBUNAL_API_KEY); server-side ones (serve, keys) work on the
+// store. Every failure ends as one line on stderr and an exit code (src/cli/errors.ts, docs/CLI.md).
+import { CliError, EXIT } from './cli/errors.ts';
+
+type Handler = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Handler> = {
+  // Server-side commands (work on the server's store).
+  migrate: async (argv) => (await import('./cli/migrate.ts')).migrate(argv),
+  serve: async (argv) => (await import('./cli/serve.ts')).serveCommand(argv),
+  keys: async (argv) => (await import('./cli/keys.ts')).keys(argv),
+  // Client commands (REST).
+  'demo-key': async (argv) => (await import('./cli/demo-key.ts')).demoKey(argv),
+  judges: async (argv) => (await import('./cli/judges.ts')).judges(argv),
+  evaluators: async (argv) => (await import('./cli/evaluators.ts')).evaluators(argv),
+  projects: async (argv) => (await import('./cli/projects.ts')).projects(argv),
+  logs: async (argv) => (await import('./cli/logs.ts')).logs(argv),
+  eval: async (argv) => (await import('./cli/eval.ts')).evalBatch(argv),
+};
 
 const USAGE = `Usage: tribunal <command> [options]
 
-Server-side commands (work on the server's store; TRIBUNAL_DATA_DIR / TRIBUNAL_STORE / DATABASE_URL):
-  serve                                   start the server (same as npm start)
-  keys create --org <name> [--name <label>] [--expires-in-days N]
-                                          make an organization (if new) and an API key; prints the key once
-  keys list --org <name>                  list an organization's keys
-  keys revoke --org <name> --key <id|prefix>
-                                          revoke a key
+Client commands (talk to a server: TRIBUNAL_URL, default http://127.0.0.1:8787, and TRIBUNAL_API_KEY;
+--url and --api-key override):
+  demo-key                                  get a temporary demo key and print the lines to export
+  judges list|get|create|update|delete|run|generate
+                                            find, edit, run and generate judges
+  evaluators list|get|create|update|delete|run
+                                            find, edit and run evaluators (presets included)
+  projects list|create                      projects of your organization
+  logs list|get                             past runs (execution logs), with every filter
+  eval --judge <j> --input <data.jsonl|csv> --out <results.jsonl>
+                                            score a whole dataset; --fail-under makes it a CI gate
 
-Add --json for machine-readable output. --help after any command shows this text.`;
+Server-side commands (work on the server's store; TRIBUNAL_DATA_DIR / TRIBUNAL_STORE / DATABASE_URL):
+  serve                                     start the server (same as npm start)
+  keys create|list|revoke --org <name>      organizations and their API keys, without a key
+  migrate --from json --to postgres [--data-dir D] [--database-url U]
+                                            copy a JSON data directory into PostgreSQL, verified
+
+Every command takes --help, and --json for machine-readable output. Exit codes: docs/CLI.md.`;
 
 export async function main(argv: string[]): Promise<number> {
-  const [command, sub, ...rest] = argv;
+  const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     console.log(USAGE);
-    return 0;
+    return EXIT.ok;
+  }
+  if (command === '--version' || command === '-v') {
+    const { createRequire } = await import('node:module');
+    console.log((createRequire(import.meta.url)('../package.json') as { version: string }).version);
+    return EXIT.ok;
+  }
+  const handler = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
+  if (!handler) {
+    console.error(`error: unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+    return EXIT.usage;
   }
   try {
-    if (command === 'serve') {
-      const { serve } = await import('./main.ts');
-      const config = loadConfig();
-      const { url } = await serve(config);
-      console.log(`Tribunal listening on ${url} (MCP: ${url}/mcp)`);
-      return await new Promise<number>(() => {});
-    }
-    if (command === 'keys') return await keys(sub, rest);
-    console.error(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
-    return 2;
+    return await handler(rest);
   } catch (err) {
-    console.error(`error: ${(err as Error).message}`);
+    if (err instanceof CliError) {
+      console.error(`error: ${err.message}`);
+      return err.exitCode;
+    }
+    // Server-side commands fail with plain errors (exit 1); anything else is a bug: one line, and
+    // the stack only when asked for.
+    console.error(`error: ${(err as Error)?.message ?? String(err)}`);
+    if (process.env.TRIBUNAL_DEBUG) console.error((err as Error)?.stack);
     return 1;
   }
-}
-
-async function keys(sub: string | undefined, args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      org: { type: 'string' },
-      name: { type: 'string' },
-      key: { type: 'string' },
-      'expires-in-days': { type: 'string' },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (values.help || !sub) {
-    console.log(USAGE);
-    return values.help ? 0 : 2;
-  }
-  if (!values.org) {
-    console.error('error: --org <name> is required');
-    return 2;
-  }
-  const config = loadConfig();
-  if (sub === 'create') {
-    const days = values['expires-in-days'] ? Number(values['expires-in-days']) : undefined;
-    if (days !== undefined && !(Number.isInteger(days) && days > 0)) {
-      console.error('error: --expires-in-days must be a positive whole number');
-      return 2;
-    }
-    const made = (await keyCommand(config, { op: 'create', org: values.org, name: values.name, expires_in_days: days })) as CreatedKey;
-    if (values.json) console.log(JSON.stringify(made));
-    else {
-      console.log(`${made.created_organization ? 'Created organization' : 'Organization'} ${made.organization_name} (${made.organization_id}).`);
-      console.log(`New API key ${made.key.prefix} (${made.key.id}); it is shown only now:\n\n  ${made.api_key}\n`);
-      console.log(`Use it as: export TRIBUNAL_API_KEY=<the key above>   and send   Authorization: Api-Key $TRIBUNAL_API_KEY`);
-    }
-    return 0;
-  }
-  if (sub === 'list') {
-    const list = (await keyCommand(config, { op: 'list', org: values.org })) as ApiKey[];
-    if (values.json) console.log(JSON.stringify(list));
-    else for (const k of list) console.log(`${k.id}  ${k.prefix}  ${k.name}  created ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active'}`);
-    return 0;
-  }
-  if (sub === 'revoke') {
-    if (!values.key) {
-      console.error('error: --key <id or prefix> is required');
-      return 2;
-    }
-    const key = (await keyCommand(config, { op: 'revoke', org: values.org, key: values.key })) as ApiKey;
-    console.log(values.json ? JSON.stringify(key) : `Revoked ${key.prefix} (${key.id}).`);
-    return 0;
-  }
-  console.error(`error: unknown keys command ${JSON.stringify(sub)} (create, list, revoke)`);
-  return 2;
 }

@@ -1,0 +1,237 @@
+// The CLI's REST client: one request function that turns every way a call can fail (no server,
+// wrong key, unknown resource, refused input, server failure) into a CliError with one clear line
+// and its exit code. Uses the platform fetch (undici), which keeps connections alive.
+import { CliError, EXIT, usageError } from './errors.ts';
+
+export const DEFAULT_URL = 'http://127.0.0.1:8787';
+
+export interface ClientOptions {
+  url: string;
+  apiKey?: string;
+  /** Per-request timeout in milliseconds. */
+  timeoutMs: number;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | string[] | undefined | null>;
+  body?: unknown;
+  /** false for the unauthenticated endpoints (demo key, health). */
+  auth?: boolean;
+  signal?: AbortSignal;
+}
+
+/** An answer the server gave with an error status, kept whole for callers that look closer (429). */
+export class HttpError extends CliError {
+  readonly retryAfterMs?: number;
+  constructor(exitCode: number, message: string, opts: { code?: string; status: number; body?: unknown; retryAfterMs?: number }) {
+    super(exitCode, message, opts);
+    this.retryAfterMs = opts.retryAfterMs;
+  }
+}
+
+/** The server could not be reached or stopped answering (no HTTP answer at all). */
+export class ConnectionError extends CliError {
+  constructor(message: string) {
+    super(EXIT.connection, message);
+  }
+}
+
+export function resolveClientOptions(values: { url?: string; 'api-key'?: string; timeout?: string }, env: NodeJS.ProcessEnv = process.env): ClientOptions {
+  const raw = (values.url ?? env.TRIBUNAL_URL ?? '').trim() || DEFAULT_URL;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw usageError(`${values.url ? '--url' : 'TRIBUNAL_URL'} is not a URL: ${JSON.stringify(raw)} (e.g. ${DEFAULT_URL})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usageError(`The server URL must start with http:// or https:// (got ${JSON.stringify(raw)}).`);
+  let timeoutMs = 600_000;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (!(seconds > 0)) throw usageError('--timeout must be a positive number of seconds.');
+    timeoutMs = seconds * 1000;
+  }
+  const apiKey = (values['api-key'] ?? env.TRIBUNAL_API_KEY ?? '').trim() || undefined;
+  return { url: url.toString().replace(/\/+$/, ''), apiKey, timeoutMs };
+}
+
+const CONNECT_HINT = 'is the server running? Set TRIBUNAL_URL or pass --url.';
+
+function describeFetchFailure(err: unknown, url: string): string {
+  const e = err as { name?: string; cause?: { code?: string; message?: string }; code?: string; message?: string };
+  if (e.name === 'TimeoutError') return `no answer from ${url} in time (--timeout); the server may be overloaded or stuck.`;
+  const code = e.cause?.code ?? e.code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `cannot connect to Tribunal at ${url} (connection refused): ${CONNECT_HINT}`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot connect to Tribunal at ${url} (unknown host): check TRIBUNAL_URL or --url.`;
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return `the connection to ${url} was closed before an answer: the server stopped or restarted.`;
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `cannot connect to Tribunal at ${url} (timed out): ${CONNECT_HINT}`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `cannot reach ${url} (network unreachable): check TRIBUNAL_URL or --url.`;
+    default:
+      return `cannot talk to Tribunal at ${url} (${e.cause?.message ?? e.message ?? 'network error'}): ${CONNECT_HINT}`;
+  }
+}
+
+function retryAfterMs(header: string | null): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function exitCodeFor(status: number): number {
+  if (status === 401 || status === 403) return EXIT.auth;
+  if (status === 404) return EXIT.notFound;
+  return EXIT.rejected;
+}
+
+export class ApiClient {
+  readonly url: string;
+  readonly apiKey?: string;
+  readonly timeoutMs: number;
+
+  constructor(opts: ClientOptions) {
+    this.url = opts.url;
+    this.apiKey = opts.apiKey;
+    this.timeoutMs = opts.timeoutMs;
+  }
+
+  requireKey(): void {
+    if (!this.apiKey) {
+      throw new CliError(EXIT.auth, 'no API key: set TRIBUNAL_API_KEY or pass --api-key (a temporary one: tribunal demo-key).');
+    }
+  }
+
+  async request<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const auth = opts.auth ?? true;
+    if (auth) this.requireKey();
+    let target = this.url + path;
+    if (opts.query) {
+      const params = new URLSearchParams();
+      for (const [k, v] of Object.entries(opts.query)) {
+        if (v === undefined || v === null) continue;
+        params.set(k, Array.isArray(v) ? v.join(',') : String(v));
+      }
+      const qs = params.toString();
+      if (qs) target += `?${qs}`;
+    }
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (auth && this.apiKey) headers.authorization = `Api-Key ${this.apiKey}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers['content-type'] = 'application/json';
+    }
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(target, { method, headers, body, signal });
+      text = await res.text();
+    } catch (err) {
+      if ((err as Error).name === 'AbortError' && opts.signal?.aborted) throw err;
+      throw new ConnectionError(describeFetchFailure(err, this.url));
+    }
+    let parsed: any = undefined;
+    const type = res.headers.get('content-type') ?? '';
+    if (text && /json/.test(type)) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    if (res.ok) {
+      if (parsed === undefined) {
+        throw new ConnectionError(`${this.url} answered ${method} ${path} with something other than JSON: is it a Tribunal server? Check TRIBUNAL_URL or --url.`);
+      }
+      return parsed as T;
+    }
+    const problem = parsed && typeof parsed === 'object' && typeof parsed.code === 'string' ? parsed : undefined;
+    if (!problem) {
+      // An error without a Tribunal problem body: another server is listening at this address.
+      if (res.status === 404 || res.status === 405) {
+        throw new ConnectionError(`${this.url} has no Tribunal API (HTTP ${res.status} for ${method} ${path}): check TRIBUNAL_URL or --url.`);
+      }
+      throw new HttpError(exitCodeFor(res.status), `the server answered HTTP ${res.status} ${res.statusText} for ${method} ${path}.`, {
+        status: res.status,
+        retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+      });
+    }
+    let message = String(problem.detail ?? problem.title ?? `HTTP ${res.status}`);
+    if (res.status === 401) message = `the server refused the API key: ${message} Check TRIBUNAL_API_KEY or --api-key (a temporary key: tribunal demo-key).`;
+    if (Array.isArray(problem.errors) && problem.errors.length && problem.code === 'validation_error' && !/: /.test(message)) {
+      message += ` (${problem.errors.map((e: { field: string; message: string }) => `${e.field}: ${e.message}`).join('; ')})`;
+    }
+    throw new HttpError(exitCodeFor(res.status), message, {
+      code: problem.code,
+      status: res.status,
+      body: problem,
+      retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+    });
+  }
+
+  get<T = any>(path: string, query?: RequestOptions['query']) {
+    return this.request<T>('GET', path, { query });
+  }
+  post<T = any>(path: string, body?: unknown, opts: Omit<RequestOptions, 'body'> = {}) {
+    return this.request<T>('POST', path, { ...opts, body: body ?? {} });
+  }
+  patch<T = any>(path: string, body: unknown) {
+    return this.request<T>('PATCH', path, { body });
+  }
+  delete<T = any>(path: string) {
+    return this.request<T>('DELETE', path);
+  }
+
+  /** Every page of a list, up to `max` items. */
+  async listAll<T = any>(path: string, query: RequestOptions['query'] = {}, max = Infinity): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.get<{ results: T[]; next_cursor: string | null }>(path, { ...query, limit: 200, cursor });
+      items.push(...page.results);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor && items.length < max);
+    return items.slice(0, max);
+  }
+}
+
+export const ID_PATTERNS = {
+  judge: /^jdg_[0-9a-f]{32}$/,
+  evaluator: /^(evl_[0-9a-f]{32}|preset_[a-z0-9_]+)$/,
+} as const;
+
+/**
+ * A judge or evaluator given by id or exact name -> its id. Names are looked up with the list
+ * endpoint's `search` and matched exactly (case-sensitive, like run_judge's judge_name); the
+ * caller's own resources win over public ones of the same name.
+ */
+export async function resolveId(client: ApiClient, kind: 'judge' | 'evaluator', ref: string): Promise<string> {
+  if (ID_PATTERNS[kind].test(ref)) return ref;
+  const path = kind === 'judge' ? '/v1/judges/' : '/v1/evaluators/';
+  const exact = async (includePublic: boolean) =>
+    (await client.listAll<{ id: string; name: string }>(path, { search: ref, include_public: includePublic })).filter((r) => r.name === ref);
+  let matches = await exact(false);
+  if (!matches.length) matches = await exact(true);
+  if (!matches.length) {
+    throw new CliError(EXIT.notFound, `no ${kind} with the id or exact name ${JSON.stringify(ref)} is visible to this key (names are case-sensitive; see: tribunal ${kind}s list --search ...).`, { code: 'not_found', status: 404 });
+  }
+  if (matches.length > 1) {
+    throw usageError(`several ${kind}s are named ${JSON.stringify(ref)} (${matches.map((m) => m.id).join(', ')}): give the id instead.`);
+  }
+  return matches[0].id;
+}

@@ -1,0 +1,212 @@
+// Datasets for `tribunal eval`: JSON Lines or CSV, one row per evaluated response. Each row is
+// validated here; a bad one keeps its line number and the reason, and the batch skips it.
+//
+// Fields: response (required), request, contexts, expected_output, tags, user_id, and an optional
+// id that is copied to the result line. In CSV, contexts and tags are a JSON array (["a","b"]) or
+// |-separated text (a|b); an empty cell is an absent field.
+import { createHash } from 'node:crypto';
+
+export interface RunInput {
+  response: string;
+  request?: string;
+  contexts?: string[];
+  expected_output?: string;
+  tags?: string[];
+  user_id?: string;
+}
+
+export interface DatasetRow {
+  /** 1-based position among the data rows (blank lines and the CSV header are not rows). */
+  row: number;
+  /** 1-based line of the file where the row starts. */
+  line: number;
+  /** Short hash of the row's text: a resumed run re-scores a row whose text changed. */
+  hash: string;
+  id?: string;
+  input?: RunInput;
+  /** Why the row is skipped, when it is bad. */
+  error?: string;
+}
+
+const hash = (text: string) => createHash('sha1').update(text).digest('hex').slice(0, 16);
+
+export type DatasetFormat = 'jsonl' | 'csv';
+
+export function formatFor(path: string, forced?: string): DatasetFormat | undefined {
+  if (forced === 'jsonl' || forced === 'csv') return forced;
+  const lower = path.toLowerCase();
+  if (lower.endsWith('.csv')) return 'csv';
+  if (lower.endsWith('.jsonl') || lower.endsWith('.ndjson') || lower.endsWith('.json')) return 'jsonl';
+  return undefined;
+}
+
+export function parseDataset(text: string, format: DatasetFormat): DatasetRow[] {
+  return format === 'csv' ? parseCsvDataset(text) : parseJsonl(text);
+}
+
+const TEXT_FIELDS = ['request', 'expected_output', 'user_id'] as const;
+
+/** Checks one row's fields; answers the run input or the reason it is bad. */
+export function toRunInput(raw: Record<string, unknown>): { input?: RunInput; id?: string; error?: string } {
+  const id = raw.id === undefined || raw.id === null ? undefined : String(raw.id);
+  if (typeof raw.response !== 'string') {
+    return { id, error: raw.response === undefined || raw.response === null ? 'missing "response"' : '"response" must be a string' };
+  }
+  const input: RunInput = { response: raw.response };
+  for (const field of TEXT_FIELDS) {
+    const v = raw[field];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string') return { id, error: `"${field}" must be a string` };
+    input[field] = v;
+  }
+  for (const field of ['contexts', 'tags'] as const) {
+    const v = raw[field];
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return { id, error: `"${field}" must be an array of strings` };
+    input[field] = v as string[];
+  }
+  return { input, id };
+}
+
+export function parseJsonl(text: string): DatasetRow[] {
+  const rows: DatasetRow[] = [];
+  const lines = text.replace(/^\uFEFF/, '').split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i].replace(/\r$/, '');
+    if (!raw.trim()) continue;
+    const base = { row: rows.length + 1, line: i + 1, hash: hash(raw.trim()) };
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      rows.push({ ...base, error: `invalid JSON (${(err as Error).message})` });
+      continue;
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) {
+      rows.push({ ...base, error: 'not a JSON object' });
+      continue;
+    }
+    rows.push({ ...base, ...toRunInput(value as Record<string, unknown>) });
+  }
+  return rows;
+}
+
+export interface CsvRecord {
+  fields: string[];
+  line: number;
+  error?: string;
+}
+
+/**
+ * RFC 4180: fields separated by commas, records by CRLF or LF; a field in double quotes may hold
+ * commas, line breaks and doubled quotes (""). Lenient where the RFC is silent: a quote inside an
+ * unquoted field is kept as text. A quoted field that never closes is reported, not guessed at.
+ */
+export function parseCsv(text: string): CsvRecord[] {
+  const records: CsvRecord[] = [];
+  const src = text.replace(/^\uFEFF/, '');
+  let fields: string[] = [];
+  let field = '';
+  let line = 1;
+  let recordLine = 1;
+  let error: string | undefined;
+  let i = 0;
+  const endRecord = () => {
+    fields.push(field);
+    if (!(fields.length === 1 && fields[0] === '' && !error)) records.push({ fields, line: recordLine, ...(error ? { error } : {}) });
+    fields = [];
+    field = '';
+    error = undefined;
+  };
+  while (i < src.length) {
+    const c = src[i];
+    if (c === '"' && field === '') {
+      // A quoted field: runs to the closing quote, across commas and line breaks.
+      const openLine = line;
+      let closed = false;
+      i++;
+      while (i < src.length) {
+        const q = src[i];
+        if (q === '"') {
+          if (src[i + 1] === '"') {
+            field += '"';
+            i += 2;
+            continue;
+          }
+          closed = true;
+          i++;
+          break;
+        }
+        if (q === '\n') line++;
+        field += q;
+        i++;
+      }
+      if (!closed) {
+        error = `a quoted field opened on line ${openLine} never closes`;
+        break;
+      }
+      // Text after the closing quote up to the separator is kept (lenient), but flagged.
+      while (i < src.length && src[i] !== ',' && src[i] !== '\n' && src[i] !== '\r') {
+        error ??= `text after a closing quote on line ${line}`;
+        field += src[i++];
+      }
+      continue;
+    }
+    if (c === ',') {
+      fields.push(field);
+      field = '';
+      i++;
+    } else if (c === '\r' || c === '\n') {
+      endRecord();
+      if (c === '\r' && src[i + 1] === '\n') i++;
+      i++;
+      line++;
+      recordLine = line;
+    } else {
+      field += c;
+      i++;
+    }
+  }
+  if (field !== '' || fields.length || error) endRecord();
+  return records;
+}
+
+const ARRAY_COLUMNS = new Set(['contexts', 'tags']);
+
+/** A CSV cell of contexts/tags: a JSON array, or |-separated text. */
+function cellToArray(cell: string): unknown {
+  const trimmed = cell.trim();
+  if (trimmed.startsWith('[')) {
+    try {
+      return JSON.parse(trimmed);
+    } catch {
+      return { invalid: true };
+    }
+  }
+  return cell.split('|').map((s) => s.trim()).filter(Boolean);
+}
+
+export function parseCsvDataset(text: string): DatasetRow[] {
+  const records = parseCsv(text);
+  if (!records.length) return [];
+  const [header, ...data] = records;
+  const columns = header.fields.map((h) => h.trim().toLowerCase());
+  const idColumn = columns.indexOf('id');
+  return data.map((rec, index) => {
+    const id = idColumn >= 0 && rec.fields[idColumn] ? rec.fields[idColumn] : undefined;
+    const base = { row: index + 1, line: rec.line, hash: hash(JSON.stringify(rec.fields)), ...(id !== undefined ? { id } : {}) };
+    if (rec.error) return { ...base, error: `malformed CSV: ${rec.error}` };
+    if (rec.fields.length !== columns.length) return { ...base, error: `has ${rec.fields.length} fields; the header has ${columns.length}` };
+    const raw: Record<string, unknown> = {};
+    for (let c = 0; c < columns.length; c++) {
+      const cell = rec.fields[c];
+      if (cell === '') continue;
+      if (ARRAY_COLUMNS.has(columns[c])) {
+        const arr = cellToArray(cell);
+        if (!Array.isArray(arr)) return { ...base, error: `"${columns[c]}" is neither a JSON array nor |-separated text` };
+        raw[columns[c]] = arr;
+      } else raw[columns[c]] = cell;
+    }
+    return { ...base, ...toRunInput(raw) };
+  });
+}

@@ -1,0 +1,241 @@
+// tribunal evaluators list|get|create|update|delete|run
+import { num, oneOf, runGroup, str, type Command, type Values } from './command.ts';
+import { resolveId } from './client.ts';
+import { EXIT, usageError } from './errors.ts';
+import { clip, day, printFields, printJson, printNextPage, printTable } from './output.ts';
+import { confirm, isInteractive } from './prompt.ts';
+import { defined, printRunResult, readJsonObject, readText, RUN_HELP, RUN_OPTIONS, runInputFromFlags, type Group, type RunResult } from './shared.ts';
+
+interface Evaluator {
+  id: string;
+  name: string;
+  intent: string;
+  rubric: string;
+  requires_contexts: boolean;
+  requires_expected_output: boolean;
+  demonstrations: unknown[];
+  model: string | null;
+  visibility: string;
+  is_preset: boolean;
+  project_id: string | null;
+  version: number;
+  updated_at: string;
+}
+
+const needs = (e: Evaluator) => [e.requires_contexts ? 'contexts' : '', e.requires_expected_output ? 'expected_output' : ''].filter(Boolean).join(', ') || '-';
+
+const list_: Command = {
+  summary: 'list evaluators (yours, public ones and the shipped presets)',
+  help: `Usage: tribunal evaluators list [--search <text>] [--presets | --no-presets] [--own] [--project <id>] [--limit N] [--cursor C | --all]
+
+  --search <text>   match names and intents (case-insensitive)
+  --presets         only the shipped presets
+  --no-presets      leave the presets out
+  --own             only your organization's evaluators (no public ones or presets)
+  --project <id>    only evaluators of this project
+  --limit <n>       page size (default 50, at most 200)
+  --cursor <c>      the next page
+  --all             every page`,
+  options: {
+    search: { type: 'string' },
+    presets: { type: 'boolean' },
+    'no-presets': { type: 'boolean' },
+    own: { type: 'boolean' },
+    project: { type: 'string' },
+    limit: { type: 'string' },
+    cursor: { type: 'string' },
+    all: { type: 'boolean' },
+  },
+  async run({ values, json, client }) {
+    if (values.presets && values['no-presets']) throw usageError('give --presets or --no-presets, not both.');
+    const query = {
+      search: str(values.search),
+      project_id: str(values.project),
+      include_public: values.own ? false : undefined,
+      is_preset: values.presets ? true : values['no-presets'] ? false : undefined,
+    };
+    const page = values.all
+      ? { results: await client().listAll('/v1/evaluators/', query), next_cursor: null }
+      : await client().get('/v1/evaluators/', { ...query, limit: num(values.limit, 'limit', { min: 1, integer: true }), cursor: str(values.cursor) });
+    if (json) printJson(page);
+    else {
+      printTable(
+        ['ID', 'NAME', 'KIND', 'NEEDS', 'INTENT'],
+        page.results.map((e: Evaluator) => [e.id, clip(e.name, 36), e.is_preset ? 'preset' : e.visibility, needs(e), clip(e.intent, 60)]),
+      );
+      printNextPage(page.next_cursor, 'tribunal evaluators list');
+    }
+    return EXIT.ok;
+  },
+};
+
+const get: Command = {
+  summary: 'show an evaluator with its rubric and required inputs',
+  help: 'Usage: tribunal evaluators get <id or exact name>',
+  positionals: [1, 1],
+  async run({ positionals, json, client }) {
+    const id = await resolveId(client(), 'evaluator', positionals[0]);
+    const e = await client().get<Evaluator>(`/v1/evaluators/${encodeURIComponent(id)}/`);
+    if (json) printJson(e);
+    else
+      printFields([
+        ['id', e.id],
+        ['name', e.name],
+        ['kind', e.is_preset ? 'preset (read-only)' : e.visibility],
+        ['intent', e.intent],
+        ['needs', needs(e)],
+        ['model', e.model ?? 'server default'],
+        ['demonstrations', e.demonstrations.length],
+        ['project', e.project_id],
+        ['version', e.version],
+        ['updated', day(e.updated_at)],
+        ['rubric', e.rubric],
+      ]);
+    return EXIT.ok;
+  },
+};
+
+const FIELD_OPTIONS = {
+  name: { type: 'string' },
+  intent: { type: 'string' },
+  rubric: { type: 'string' },
+  'rubric-file': { type: 'string' },
+  'requires-contexts': { type: 'boolean' },
+  'no-requires-contexts': { type: 'boolean' },
+  'requires-expected-output': { type: 'boolean' },
+  'no-requires-expected-output': { type: 'boolean' },
+  'demonstrations-file': { type: 'string' },
+  model: { type: 'string' },
+  visibility: { type: 'string' },
+  project: { type: 'string' },
+  file: { type: 'string' },
+} as const;
+
+const FIELDS_HELP = `  --name <name>                  evaluator name, unique in your organization
+  --intent <text>                what it measures, one or two sentences
+  --rubric <text>                what earns a high, a middling and a low score
+  --rubric-file <path>           read the rubric from a file
+  --requires-contexts            runs must pass contexts (--no-requires-contexts to undo)
+  --requires-expected-output     runs must pass expected_output (--no-requires-expected-output to undo)
+  --demonstrations-file <path>   JSON array of scored examples [{response, score, request?, ...}]
+  --model <name>                 judge model override
+  --visibility <v>               private or public
+  --project <id>                 project for the evaluator
+  --file <path>                  a JSON body with the same fields; flags override it`;
+
+function flag(values: Values, name: string): boolean | undefined {
+  if (values[name] && values[`no-${name}`]) throw usageError(`give --${name} or --no-${name}, not both.`);
+  return values[name] ? true : values[`no-${name}`] ? false : undefined;
+}
+
+function evaluatorBody(values: Values): Record<string, unknown> {
+  if (values.rubric !== undefined && values['rubric-file'] !== undefined) throw usageError('give --rubric or --rubric-file, not both.');
+  const rubricFile = str(values['rubric-file']);
+  let demonstrations: unknown;
+  const demoFile = str(values['demonstrations-file']);
+  if (demoFile !== undefined) {
+    try {
+      demonstrations = JSON.parse(readText(demoFile, '--demonstrations-file'));
+    } catch (err) {
+      if ((err as Error).name === 'CliError') throw err;
+      throw usageError(`--demonstrations-file: ${demoFile} is not valid JSON (${(err as Error).message}).`);
+    }
+    if (!Array.isArray(demonstrations)) throw usageError('--demonstrations-file must hold a JSON array of examples.');
+  }
+  return {
+    ...readJsonObject(str(values.file)),
+    ...defined({
+      name: str(values.name),
+      intent: str(values.intent),
+      rubric: rubricFile !== undefined ? readText(rubricFile, '--rubric-file') : str(values.rubric),
+      requires_contexts: flag(values, 'requires-contexts'),
+      requires_expected_output: flag(values, 'requires-expected-output'),
+      demonstrations,
+      model: str(values.model),
+      visibility: oneOf(values.visibility, 'visibility', ['private', 'public'] as const),
+      project_id: str(values.project),
+    }),
+  };
+}
+
+const create: Command = {
+  summary: 'create an evaluator with its rubric',
+  help: `Usage: tribunal evaluators create --name <name> --intent <text> --rubric <text> [options]
+
+${FIELDS_HELP}`,
+  options: FIELD_OPTIONS,
+  async run({ values, json, client }) {
+    const body = evaluatorBody(values);
+    for (const field of ['name', 'intent', 'rubric']) {
+      if (body[field] === undefined) throw usageError(`--${field} is required (see tribunal evaluators create --help).`);
+    }
+    const e = await client().post<Evaluator>('/v1/evaluators/', body);
+    if (json) printJson(e);
+    else console.log(`Created evaluator ${e.name} (${e.id}), version ${e.version}.`);
+    return EXIT.ok;
+  },
+};
+
+const update: Command = {
+  summary: 'edit an evaluator (only the fields given change; makes a new version)',
+  help: `Usage: tribunal evaluators update <id or exact name> [options]
+
+${FIELDS_HELP}`,
+  options: FIELD_OPTIONS,
+  positionals: [1, 1],
+  async run({ values, positionals, json, client }) {
+    const body = evaluatorBody(values);
+    if (!Object.keys(body).length) throw usageError('nothing to change: give at least one field (see tribunal evaluators update --help).');
+    const id = await resolveId(client(), 'evaluator', positionals[0]);
+    const e = await client().patch<Evaluator>(`/v1/evaluators/${encodeURIComponent(id)}/`, body);
+    if (json) printJson(e);
+    else console.log(`Updated evaluator ${e.name} (${e.id}); now version ${e.version}.`);
+    return EXIT.ok;
+  },
+};
+
+const delete_: Command = {
+  summary: 'delete an evaluator that no judge uses',
+  help: `Usage: tribunal evaluators delete <id or exact name> [--yes]
+
+  --yes   do not ask for confirmation (required when there is no terminal)`,
+  options: { yes: { type: 'boolean', short: 'y' } },
+  positionals: [1, 1],
+  async run({ values, positionals, json, client }) {
+    const id = await resolveId(client(), 'evaluator', positionals[0]);
+    if (!values.yes) {
+      if (!isInteractive()) throw usageError('deleting needs --yes when there is no terminal to confirm on.');
+      if (!(await confirm(`Delete evaluator ${positionals[0]}${positionals[0] === id ? '' : ` (${id})`}?`))) {
+        console.error('Not deleted.');
+        return EXIT.ok;
+      }
+    }
+    const result = await client().delete(`/v1/evaluators/${encodeURIComponent(id)}/`);
+    if (json) printJson(result);
+    else console.log(`Deleted evaluator ${id}.`);
+    return EXIT.ok;
+  },
+};
+
+const run: Command = {
+  summary: 'score one request/response pair with a single evaluator',
+  help: `Usage: tribunal evaluators run <id or exact name> --response <text> [options]
+
+${RUN_HELP}
+  --project <id>            project the execution log is filed under`,
+  options: { ...RUN_OPTIONS, project: { type: 'string' } },
+  positionals: [1, 1],
+  async run({ values, positionals, json, client }) {
+    const body = { ...runInputFromFlags(values), project_id: str(values.project) };
+    const id = await resolveId(client(), 'evaluator', positionals[0]);
+    const result = await client().post<RunResult>(`/v1/evaluators/${encodeURIComponent(id)}/execute/`, body);
+    printRunResult(`Evaluator ${positionals[0]}`, result, json);
+    return EXIT.ok;
+  },
+};
+
+export const evaluatorCommands: Group = { list: list_, get, create, update, delete: delete_, run };
+
+export function evaluators(argv: string[]): Promise<number> {
+  return runGroup('evaluators', 'Evaluators score one quality of a response from 0 to 1, with a written justification.', evaluatorCommands, argv);
+}

@@ -1,0 +1,85 @@
+// tribunal keys create|list|revoke: server-side key management on the server's store (no API key
+// needed; see src/key-commands.ts). Errors are plain Errors: the dispatcher prints them, exit 1.
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config.ts';
+import { keyCommand, type CreatedKey } from '../key-commands.ts';
+import type { ApiKey } from '../schemas.ts';
+import { usageError } from './errors.ts';
+
+export const KEYS_USAGE = `Usage: tribunal keys <create|list|revoke> --org <name> [options]
+
+Server-side: works on the server's store (TRIBUNAL_DATA_DIR / TRIBUNAL_STORE / DATABASE_URL), through
+the running server when it owns the data directory. Needs no API key.
+
+  keys create --org <name> [--name <label>] [--expires-in-days N]
+                  make an organization (if new) and an API key; prints the key once
+  keys list --org <name>
+                  list an organization's keys (never their secrets)
+  keys revoke --org <name> --key <id|prefix>
+                  revoke a key
+
+  --json          machine-readable output`;
+
+const KEYS_OPTIONS = {
+  org: { type: 'string' },
+  name: { type: 'string' },
+  key: { type: 'string' },
+  'expires-in-days': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
+} as const;
+
+function parseKeysArgs(args: string[]) {
+  try {
+    return parseArgs({ args, options: KEYS_OPTIONS, strict: true });
+  } catch (err) {
+    throw usageError(`${(err as Error).message.split('. To specify')[0]}. See tribunal keys --help.`);
+  }
+}
+
+export async function keys(argv: string[]): Promise<number> {
+  const sub = argv[0]?.startsWith('-') ? undefined : argv[0];
+  const args = sub === undefined ? argv : argv.slice(1);
+  const { values } = parseKeysArgs(args);
+  if (values.help || !sub) {
+    console.log(KEYS_USAGE);
+    return values.help ? 0 : 2;
+  }
+  if (!values.org) {
+    console.error('error: --org <name> is required');
+    return 2;
+  }
+  const config = loadConfig();
+  if (sub === 'create') {
+    const days = values['expires-in-days'] ? Number(values['expires-in-days']) : undefined;
+    if (days !== undefined && !(Number.isInteger(days) && days > 0)) {
+      console.error('error: --expires-in-days must be a positive whole number');
+      return 2;
+    }
+    const made = (await keyCommand(config, { op: 'create', org: values.org, name: values.name, expires_in_days: days })) as CreatedKey;
+    if (values.json) console.log(JSON.stringify(made));
+    else {
+      console.log(`${made.created_organization ? 'Created organization' : 'Organization'} ${made.organization_name} (${made.organization_id}).`);
+      console.log(`New API key ${made.key.prefix} (${made.key.id}); it is shown only now:\n\n  ${made.api_key}\n`);
+      console.log(`Use it as: export TRIBUNAL_API_KEY=<the key above>   and send   Authorization: Api-Key $TRIBUNAL_API_KEY`);
+    }
+    return 0;
+  }
+  if (sub === 'list') {
+    const list = (await keyCommand(config, { op: 'list', org: values.org })) as ApiKey[];
+    if (values.json) console.log(JSON.stringify(list));
+    else for (const k of list) console.log(`${k.id}  ${k.prefix}  ${k.name}  created ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active'}`);
+    return 0;
+  }
+  if (sub === 'revoke') {
+    if (!values.key) {
+      console.error('error: --key <id or prefix> is required');
+      return 2;
+    }
+    const key = (await keyCommand(config, { op: 'revoke', org: values.org, key: values.key })) as ApiKey;
+    console.log(values.json ? JSON.stringify(key) : `Revoked ${key.prefix} (${key.id}).`);
+    return 0;
+  }
+  console.error(`error: unknown keys command ${JSON.stringify(sub)} (create, list, revoke)`);
+  return 2;
+}

@@ -1,0 +1,132 @@
+// tribunal logs list|get: every filter of GET /v1/execution-logs/.
+import { list, num, runGroup, str, type Command } from './command.ts';
+import { resolveId } from './client.ts';
+import { EXIT } from './errors.ts';
+import { clip, day, printFields, printJson, printNextPage, printTable, score, usd } from './output.ts';
+import type { Group } from './shared.ts';
+
+interface Log {
+  id: string;
+  type: 'judge' | 'evaluator';
+  judge_id: string | null;
+  judge_name: string | null;
+  judge_version: number | null;
+  evaluator_id: string | null;
+  evaluator_name: string | null;
+  evaluator_version: number | null;
+  project_id: string;
+  request: string | null;
+  response: string;
+  contexts: string[] | null;
+  expected_output: string | null;
+  user_id: string | null;
+  tags: string[];
+  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; evaluator_version: number; score: number | null; justification: string | null; model: string | null; cost_usd: number; latency_ms: number; error?: string }>;
+  score: number | null;
+  cost_usd: number;
+  latency_ms: number;
+  created_at: string;
+}
+
+const list_: Command = {
+  summary: 'list past runs, newest first, with every filter of the REST interface',
+  help: `Usage: tribunal logs list [filters] [--limit N] [--cursor C | --all]
+
+  --judge <id|name>       only runs of this judge
+  --evaluator <id|name>   only runs in which this evaluator scored (alone or in a judge)
+  --project <id>          only runs filed under this project
+  --min-score <0..1>      mean score at least
+  --max-score <0..1>      mean score at most
+  --min-cost <usd>        cost at least
+  --max-cost <usd>        cost at most
+  --tag <tag>             carrying this tag (repeat: all must match; or comma-separated)
+  --from <date>           at or after this date (2026-11-21) or ISO-8601 date-time
+  --to <date>             at or before this date (whole day) or ISO-8601 date-time
+  --limit <n>             page size (default 50, at most 200)
+  --cursor <c>            the next page
+  --all                   every page`,
+  options: {
+    judge: { type: 'string' },
+    evaluator: { type: 'string' },
+    project: { type: 'string' },
+    'min-score': { type: 'string' },
+    'max-score': { type: 'string' },
+    'min-cost': { type: 'string' },
+    'max-cost': { type: 'string' },
+    tag: { type: 'string', multiple: true },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    limit: { type: 'string' },
+    cursor: { type: 'string' },
+    all: { type: 'boolean' },
+  },
+  async run({ values, json, client }) {
+    const judge = str(values.judge);
+    const evaluator = str(values.evaluator);
+    const query = {
+      judge_id: judge ? await resolveId(client(), 'judge', judge) : undefined,
+      evaluator_id: evaluator ? await resolveId(client(), 'evaluator', evaluator) : undefined,
+      project_id: str(values.project),
+      min_score: num(values['min-score'], 'min-score', { min: 0, max: 1 }),
+      max_score: num(values['max-score'], 'max-score', { min: 0, max: 1 }),
+      min_cost: num(values['min-cost'], 'min-cost', { min: 0 }),
+      max_cost: num(values['max-cost'], 'max-cost', { min: 0 }),
+      tags: list(values.tag)?.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean),
+      date_from: str(values.from),
+      date_to: str(values.to),
+    };
+    const page = values.all
+      ? { results: await client().listAll<Log>('/v1/execution-logs/', query), next_cursor: null }
+      : await client().get('/v1/execution-logs/', { ...query, limit: num(values.limit, 'limit', { min: 1, integer: true }), cursor: str(values.cursor) });
+    if (json) printJson(page);
+    else {
+      printTable(
+        ['ID', 'CREATED', 'RUN OF', 'SCORE', 'COST', 'TAGS', 'RESPONSE'],
+        page.results.map((l: Log) => [l.id, day(l.created_at), clip(l.type === 'judge' ? l.judge_name : l.evaluator_name, 28), score(l.score), usd(l.cost_usd), clip(l.tags.join(','), 20), clip(l.response, 40)]),
+      );
+      printNextPage(page.next_cursor, 'tribunal logs list');
+    }
+    return EXIT.ok;
+  },
+};
+
+const get: Command = {
+  summary: 'show one run in full, with every score and justification',
+  help: 'Usage: tribunal logs get <log id>',
+  positionals: [1, 1],
+  async run({ positionals, json, client }) {
+    const l = await client().get<Log>(`/v1/execution-logs/${encodeURIComponent(positionals[0])}/`);
+    if (json) {
+      printJson(l);
+      return EXIT.ok;
+    }
+    printFields([
+      ['id', l.id],
+      ['created', day(l.created_at)],
+      ['run of', l.type === 'judge' ? `judge ${l.judge_name} (${l.judge_id}) v${l.judge_version}` : `evaluator ${l.evaluator_name} (${l.evaluator_id}) v${l.evaluator_version}`],
+      ['project', l.project_id],
+      ['score', score(l.score)],
+      ['cost', usd(l.cost_usd)],
+      ['latency', `${Math.round(l.latency_ms)} ms`],
+      ['user', l.user_id],
+      ['tags', l.tags.length ? l.tags : null],
+      ['request', l.request],
+      ['response', l.response],
+      ['contexts', l.contexts?.length ? l.contexts.map((c, i) => `[${i + 1}] ${c}`).join('\n') : null],
+      ['expected', l.expected_output],
+    ]);
+    console.log('\nResults:');
+    for (const r of l.evaluator_results) {
+      console.log(`  ${score(r.score).padStart(4)}  ${r.evaluator_name} v${r.evaluator_version}  (${r.model ?? 'no model'}, ${usd(r.cost_usd)}, ${Math.round(r.latency_ms)} ms)`);
+      const why = r.score === null ? `failed: ${r.error ?? 'no score'}` : (r.justification ?? '');
+      for (const line of why.split('\n')) console.log(`        ${line}`);
+    }
+    return EXIT.ok;
+  },
+};
+
+export const logCommands: Group = { list: list_, get };
+
+export function logs(argv: string[]): Promise<number> {
+  return runGroup('logs', 'Execution logs record every run: inputs, each evaluator score and justification, cost and latency.', logCommands, argv);
+}

@@ -1,0 +1,46 @@
+// Human output: aligned tables and short key/value blocks; --json prints the API's answer as is.
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** One line of text, cut to `width` characters with an ellipsis. */
+export function clip(text: string | null | undefined, width: number): string {
+  const flat = (text ?? '').replace(/\s+/g, ' ').trim();
+  return flat.length > width ? `${flat.slice(0, Math.max(0, width - 1))}…` : flat;
+}
+
+export function table(headers: string[], rows: Array<Array<string | number | null | undefined>>, align: Array<'l' | 'r'> = []): string {
+  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '' : String(c))));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => (align[i] === 'r' ? c.padStart(widths[i]) : i === r.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), ...cells.map(line)].join('\n');
+}
+
+export function printTable(headers: string[], rows: Array<Array<string | number | null | undefined>>, align?: Array<'l' | 'r'>): void {
+  console.log(rows.length ? table(headers, rows, align) : '(none)');
+}
+
+/** `key: value` lines with the keys aligned; null/undefined values are left out. */
+export function printFields(fields: Array<[string, unknown]>): void {
+  const shown = fields.filter(([, v]) => v !== undefined && v !== null && v !== '');
+  const width = Math.max(...shown.map(([k]) => k.length));
+  for (const [k, v] of shown) {
+    const text = typeof v === 'string' ? v : Array.isArray(v) ? v.join(', ') : JSON.stringify(v);
+    const [first, ...more] = text.split('\n');
+    console.log(`${`${k}:`.padEnd(width + 1)} ${first}`);
+    for (const l of more) console.log(`${' '.repeat(width + 2)}${l}`);
+  }
+}
+
+export const score = (s: number | null | undefined) => (typeof s === 'number' ? s.toFixed(2) : '-');
+export const usd = (c: number | null | undefined) => (typeof c === 'number' ? `$${c.toFixed(c < 0.01 ? 5 : 4)}` : '-');
+export const day = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').slice(0, 19) : '');
+
+/** The "next page" hint printed under a list when there is more. */
+export function printNextPage(cursor: string | null | undefined, command: string): void {
+  if (cursor) console.error(`more: ${command} --cursor ${cursor}   (or --all)`);
+}

@@ -1,0 +1,19 @@
+// tribunal serve: start the server in this process (same as npm start), configured by the environment.
+export const SERVE_USAGE = `Usage: tribunal serve
+
+Starts the Tribunal server (REST under /v1/, MCP at /mcp), configured by the environment: PORT, HOST,
+TRIBUNAL_DATA_DIR, TRIBUNAL_STORE, DATABASE_URL, ANTHROPIC_API_KEY, TRIBUNAL_MODEL and the rest
+(see the README). Stop it with Ctrl-C.`;
+
+export async function serveCommand(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(SERVE_USAGE);
+    return 0;
+  }
+  const { loadConfig } = await import('../config.ts');
+  const { serve } = await import('../main.ts');
+  const config = loadConfig();
+  const { url } = await serve(config);
+  console.log(`Tribunal listening on ${url} (MCP: ${url}/mcp)`);
+  return await new Promise<number>(() => {});
+}

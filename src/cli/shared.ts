@@ -1,0 +1,89 @@
+// Pieces several command groups share: run inputs from flags, printing a run result, JSON files.
+import fs from 'node:fs';
+import type { Command, Values } from './command.ts';
+import { list, str } from './command.ts';
+import { usageError } from './errors.ts';
+import { clip, printJson, score, usd } from './output.ts';
+
+export const RUN_OPTIONS = {
+  response: { type: 'string' },
+  'response-file': { type: 'string' },
+  request: { type: 'string' },
+  context: { type: 'string', multiple: true },
+  'expected-output': { type: 'string' },
+  'user-id': { type: 'string' },
+  tag: { type: 'string', multiple: true },
+} as const;
+
+export const RUN_HELP = `  --response <text>         the LLM output to evaluate (required, or --response-file)
+  --response-file <path>    read the response from a file ("-" for stdin)
+  --request <text>          the input that prompted it
+  --context <text>          a retrieved snippet (repeat for several)
+  --expected-output <text>  reference answer
+  --user-id <id>            end user of the evaluated application
+  --tag <tag>               label stored on the execution log (repeat for several)`;
+
+export function runInputFromFlags(values: Values): Record<string, unknown> {
+  let response = str(values.response);
+  const file = str(values['response-file']);
+  if (response !== undefined && file !== undefined) throw usageError('give --response or --response-file, not both.');
+  if (file !== undefined) response = readText(file, '--response-file');
+  if (response === undefined) throw usageError('--response <text> (or --response-file <path>) is required: the LLM output to evaluate.');
+  return {
+    response,
+    request: str(values.request),
+    contexts: list(values.context),
+    expected_output: str(values['expected-output']),
+    user_id: str(values['user-id']),
+    tags: list(values.tag),
+  };
+}
+
+export function readText(path: string, flag: string): string {
+  try {
+    return fs.readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (err) {
+    throw usageError(`${flag}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
+  }
+}
+
+/** A JSON object from a file, as the base of a create/update body (flags override its fields). */
+export function readJsonObject(path: string | undefined, flag = '--file'): Record<string, unknown> {
+  if (path === undefined) return {};
+  const text = readText(path, flag);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw usageError(`${flag}: ${path} is not valid JSON (${(err as Error).message}).`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw usageError(`${flag}: ${path} must hold a JSON object.`);
+  return value as Record<string, unknown>;
+}
+
+/** Drops undefined members so that PATCH bodies carry only what the user gave. */
+export const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+export interface RunResult {
+  execution_log_id: string;
+  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; score: number | null; justification: string | null; error?: string; cost_usd?: number }>;
+  score: number | null;
+  cost_usd: number;
+  latency_ms?: number;
+}
+
+export function printRunResult(title: string, result: RunResult, json: boolean): void {
+  if (json) return printJson(result);
+  const secs = typeof result.latency_ms === 'number' ? `, ${(result.latency_ms / 1000).toFixed(1)} s` : '';
+  console.log(`${title}: score ${score(result.score)}  (${usd(result.cost_usd)}${secs})  log ${result.execution_log_id}`);
+  const width = Math.max(...result.evaluator_results.map((r) => r.evaluator_name.length));
+  const cols = process.stdout.columns ?? 120;
+  for (const r of result.evaluator_results) {
+    const why = r.score === null ? `failed: ${r.error ?? 'no score'}` : (r.justification ?? '');
+    console.log(`  ${score(r.score).padStart(4)}  ${r.evaluator_name.padEnd(width)}  ${clip(why, Math.max(30, cols - width - 10))}`);
+  }
+}
+
+export const visibilityOption = { visibility: { type: 'string' } } as const;
+
+export type Group = Record<string, Command>;
