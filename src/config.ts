@@ -1,5 +1,6 @@
 // Every setting in one place: the environment in, a typed and validated config out.
 // Tests build configs with loadConfig({ ...overrides }) instead of touching process.env.
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -101,6 +102,8 @@ const EnvSchema = z.object({
   TRIBUNAL_MODEL_MAX_TOKENS: int(64).default(1024),
   TRIBUNAL_PRICES: prices.default(DEFAULT_PRICES),
   TRIBUNAL_LOG_REQUESTS: bool.default(false),
+  TRIBUNAL_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters (make one with: openssl rand -base64 32)').optional(),
+  TRIBUNAL_SESSION_TTL: duration.default(parseDuration('12h')),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -158,5 +161,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       prices: e.TRIBUNAL_PRICES,
     },
     logRequests: e.TRIBUNAL_LOG_REQUESTS,
+    // Web sessions: without a configured secret each process makes its own, so sessions do not
+    // survive a restart or span instances (docs/WEB.md).
+    session: {
+      secret: e.TRIBUNAL_SESSION_SECRET ?? randomBytes(32).toString('base64url'),
+      secretFromEnv: e.TRIBUNAL_SESSION_SECRET !== undefined,
+      ttlMs: e.TRIBUNAL_SESSION_TTL,
+    },
   };
 }

@@ -10,6 +10,7 @@ import { openApiDocument } from './openapi.ts';
 import { requestInput, restRouter, type RestRoute } from './rest.ts';
 import { StoreUnavailableError } from './store/types.ts';
 import type { Services } from './tool.ts';
+import { webRouter, webSessionAuth } from './web/router.ts';
 
 export interface ServerOptions {
   /** Shared rate-limit counters (Redis) for several instances; default in memory, per instance. */
@@ -59,6 +60,7 @@ export function jsonBody(limitBytes: number): express.RequestHandler[] {
 
 export function authenticate(authenticator: Authenticator): express.RequestHandler {
   return (req, res, next) => {
+    if (res.locals.caller) return next(); // already authenticated by the web session cookie
     authenticator.authenticate(req.headers.authorization).then(
       (caller) => {
         res.locals.caller = caller;
@@ -143,9 +145,12 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
       sendProblem(res, err);
     }
   };
-  app.use('/v1', jsonBody(config.limits.bodyBytes), authenticate(authenticator), keyRateLimit(services, opts));
+  // The web app's session cookie counts only without an Authorization header, with CSRF checks (src/web/session.ts).
+  app.use('/v1', jsonBody(config.limits.bodyBytes), webSessionAuth(services, authenticator), authenticate(authenticator), keyRateLimit(services, opts));
   app.use(restRouter(handle));
 
+  app.get('/', (_req, res) => res.redirect(302, '/app/'));
+  app.use('/app', webRouter(services, authenticator));
   for (const extra of opts.extraRouters ?? []) app.use(extra.path, extra.router);
 
   app.use((req, res) => {

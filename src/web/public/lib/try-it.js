@@ -1,0 +1,146 @@
+// The "try it" form: request, response, contexts and expected output in; each evaluator's score as a
+// bar with its justification out. Used by the judge page and the evaluator page.
+import { api } from './api.js';
+import { clear, h } from './dom.js';
+import { button, errorBox, field, fmtCost, fmtInt, fmtMs, link, scoreBar, showFormError, withBusy } from './ui.js';
+
+const names = (list) => list.map((e) => e.name).join(', ');
+
+export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
+  const needContexts = evaluators.filter((e) => e.requires_contexts);
+  const needExpected = evaluators.filter((e) => e.requires_expected_output);
+
+  const request = h('textarea', { rows: '3' });
+  const response = h('textarea', { rows: '5' });
+  const expected = h('textarea', { rows: '3' });
+  const tags = h('input', { type: 'text', autocomplete: 'off', placeholder: 'e.g. web, smoke-test' });
+
+  const contextList = h('ol', { class: 'contexts' });
+  const addContext = (text = '') => {
+    const n = contextList.children.length + 1;
+    const area = h('textarea', { rows: '2', value: text, 'data-context': '' });
+    const item = h('li', {}, field({ label: `Context ${n}` }, area));
+    item.append(
+      button('Remove', {
+        class: 'secondary small',
+        'aria-label': `Remove context ${n}`,
+        onclick: () => {
+          item.remove();
+          renumber();
+          contextFieldset.querySelector('.add-context').focus();
+        },
+      }),
+    );
+    contextList.append(item);
+    return area;
+  };
+  const renumber = () => {
+    [...contextList.children].forEach((li, i) => {
+      li.querySelector('label').textContent = `Context ${i + 1}`;
+      li.querySelector('button').setAttribute('aria-label', `Remove context ${i + 1}`);
+    });
+  };
+  const contextFieldset = h(
+    'fieldset',
+    { 'data-field': 'contexts' },
+    h('legend', {}, 'Contexts'),
+    h('p', { class: 'hint' }, needContexts.length ? `Required by ${names(needContexts)}: the retrieved snippets the response should be grounded in.` : 'Optional: retrieved snippets the response should be grounded in.'),
+    contextList,
+    button('Add a context', { class: 'secondary small add-context', onclick: () => addContext().focus() }),
+  );
+  if (needContexts.length) addContext();
+
+  const submit = h('button', { type: 'submit' }, submitText);
+  const results = h('div', { class: 'results', 'aria-live': 'polite' });
+  const form = h(
+    'form',
+    { class: 'stack try-it', novalidate: true },
+    field({ label: 'Request', name: 'request', hint: 'The input that prompted the response (recommended).' }, request),
+    field({ label: 'Response', name: 'response', required: true, hint: 'The LLM output to evaluate.' }, response),
+    contextFieldset,
+    field(
+      {
+        label: 'Expected output',
+        name: 'expected_output',
+        hint: needExpected.length ? `Required by ${names(needExpected)}: a reference answer.` : 'Optional: a reference answer.',
+      },
+      expected,
+    ),
+    field({ label: 'Tags', name: 'tags', hint: 'Comma-separated labels stored on the execution log, for filtering.' }, tags),
+    h('div', { class: 'actions' }, submit),
+    h('div', { class: 'form-error' }),
+  );
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (!response.value.trim()) {
+      showFormError(form, { message: 'Write the response to evaluate.', errors: [{ field: 'response', message: 'Required.' }] });
+      return;
+    }
+    const body = { response: response.value };
+    if (request.value.trim()) body.request = request.value;
+    const contexts = [...contextList.querySelectorAll('textarea')].map((t) => t.value).filter((t) => t.trim());
+    if (contexts.length) body.contexts = contexts;
+    if (expected.value.trim()) body.expected_output = expected.value;
+    const tagList = tags.value.split(',').map((t) => t.trim()).filter(Boolean);
+    if (tagList.length) body.tags = tagList;
+    await withBusy(submit, 'Running…', async () => {
+      clear(results).append(h('p', { class: 'muted', role: 'status' }, 'Scoring: each evaluator asks the judge model…'));
+      try {
+        const result = await api('POST', endpoint, { body });
+        clear(form.querySelector('.form-error'));
+        for (const el of form.querySelectorAll('.field-error')) el.remove();
+        clear(results).append(renderResult(result));
+        results.querySelector('h3')?.focus();
+        onRun?.(result);
+      } catch (err) {
+        clear(results);
+        showFormError(form, err);
+      }
+    });
+  });
+
+  return h('div', {}, form, results);
+}
+
+export function renderResult(result) {
+  return h(
+    'section',
+    { class: 'result stack', 'aria-labelledby': 'result-title' },
+    h('h3', { id: 'result-title', tabindex: '-1' }, 'Result'),
+    h(
+      'div',
+      { class: 'overall' },
+      h('span', { class: 'label' }, 'Overall'),
+      scoreBar(result.score, 'Overall'),
+      h('span', { class: 'muted' }, `${fmtCost(result.cost_usd)} · ${fmtMs(result.latency_ms)}`),
+      link(`/app/logs/${encodeURIComponent(result.execution_log_id)}`, 'Open the execution log'),
+    ),
+    h('ul', { class: 'scores' }, result.evaluator_results.map((r) => h('li', {}, evaluatorResult(r)))),
+  );
+}
+
+export function evaluatorResult(r) {
+  return h(
+    'article',
+    { class: 'eval-result' },
+    h(
+      'div',
+      { class: 'eval-head' },
+      h('h4', {}, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name), h('span', { class: 'muted' }, ` v${r.evaluator_version}`)),
+      scoreBar(r.score, r.evaluator_name),
+    ),
+    r.error ? errorBox({ message: r.error }) : null,
+    r.justification ? h('p', { class: 'justification' }, r.justification) : null,
+    h(
+      'p',
+      { class: 'meta muted' },
+      [
+        r.model ?? 'no model',
+        `${fmtInt(r.input_tokens)} in / ${fmtInt(r.output_tokens)} out tokens`,
+        fmtCost(r.cost_usd),
+        fmtMs(r.latency_ms),
+      ].join(' · '),
+    ),
+  );
+}

@@ -1,0 +1,228 @@
+// Shared pieces of the pages: headings, error display, dates, score bars, dialogs, copy fields.
+import { clear, h, uid } from './dom.js';
+
+export function pageHeading(title, ...actions) {
+  return h(
+    'div',
+    { class: 'page-head' },
+    h('h1', { tabindex: '-1', text: title }),
+    actions.length ? h('div', { class: 'actions' }, actions) : null,
+  );
+}
+
+export const link = (href, text, props = {}) => h('a', { href, ...props }, text);
+export const button = (text, props = {}) => h('button', { type: 'button', ...props }, text);
+
+/** A problem's detail, announced to screen readers. */
+export function errorBox(err) {
+  return h('p', { class: 'error', role: 'alert' }, err?.message ?? String(err));
+}
+
+export function notice(text, kind = 'info') {
+  return h('p', { class: `notice ${kind}`, role: 'status' }, text);
+}
+
+/**
+ * A labelled form control: field({label, name, hint}, control). The wrapper carries data-field so a
+ * problem's field errors land next to the control that caused them.
+ */
+export function field({ label, name, hint, required }, control) {
+  const id = control.id || uid(name || 'f');
+  control.id = id;
+  if (name && !control.name) control.name = name;
+  const hintId = hint ? `${id}-hint` : null;
+  if (hintId) control.setAttribute('aria-describedby', hintId);
+  if (required) control.required = true;
+  return h(
+    'div',
+    { class: 'field', 'data-field': name },
+    h('label', { for: id }, label, required ? h('span', { class: 'req', 'aria-hidden': 'true' }, ' *') : null),
+    control,
+    hint ? h('p', { class: 'hint', id: hintId }, hint) : null,
+  );
+}
+
+export function checkboxField({ label, name, hint, checked }) {
+  const id = uid(name);
+  const hintId = hint ? `${id}-hint` : null;
+  const input = h('input', { type: 'checkbox', id, name, checked, 'aria-describedby': hintId });
+  return h(
+    'div',
+    { class: 'field check', 'data-field': name },
+    input,
+    h('label', { for: id }, label),
+    hint ? h('p', { class: 'hint', id: hintId }, hint) : null,
+  );
+}
+
+export function select(name, options, value) {
+  return h(
+    'select',
+    { name },
+    options.map(([v, text]) => h('option', { value: v, selected: String(v) === String(value ?? '') }, text)),
+  );
+}
+
+/** Removes the error marks a previous submit left on a form. */
+export function clearFormErrors(form) {
+  for (const el of form.querySelectorAll('.field-error, .form-error > *')) el.remove();
+  for (const el of form.querySelectorAll('[aria-invalid]')) {
+    el.removeAttribute('aria-invalid');
+    const described = (el.getAttribute('aria-describedby') ?? '').split(' ').filter((id) => id && !id.endsWith('-err'));
+    if (described.length) el.setAttribute('aria-describedby', described.join(' '));
+    else el.removeAttribute('aria-describedby');
+  }
+}
+
+/**
+ * Shows a failed request on its form: the problem's detail beside the submit button, and each field
+ * error (or a field the detail names) beside its control.
+ */
+export function showFormError(form, err) {
+  clearFormErrors(form);
+  const fields = [...(err.errors ?? [])];
+  if (err.code === 'missing_field' && !fields.length) {
+    for (const name of ['contexts', 'expected_output']) if (err.message.includes(name)) fields.push({ field: name, message: err.message });
+  }
+  let first = null;
+  for (const fe of fields) {
+    const name = String(fe.field).split('.')[0];
+    const wrap = form.querySelector(`[data-field="${CSS.escape(name)}"]`);
+    if (!wrap) continue;
+    const errId = uid('err') + '-err';
+    wrap.append(h('p', { class: 'field-error', id: errId }, fe.message));
+    const control = wrap.querySelector('input, textarea, select');
+    if (control) {
+      control.setAttribute('aria-invalid', 'true');
+      control.setAttribute('aria-describedby', [control.getAttribute('aria-describedby'), errId].filter(Boolean).join(' '));
+      first ??= control;
+    }
+  }
+  const region = form.querySelector('.form-error');
+  if (region) region.append(errorBox(err));
+  else form.append(h('div', { class: 'form-error' }, errorBox(err)));
+  first?.focus();
+}
+
+/** Disables a submit button while a request runs. */
+export async function withBusy(buttonEl, busyText, fn) {
+  const original = buttonEl.textContent;
+  buttonEl.disabled = true;
+  buttonEl.textContent = busyText;
+  buttonEl.setAttribute('aria-busy', 'true');
+  try {
+    return await fn();
+  } finally {
+    buttonEl.disabled = false;
+    buttonEl.textContent = original;
+    buttonEl.removeAttribute('aria-busy');
+  }
+}
+
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+export function time(iso, empty = '—') {
+  if (!iso) return h('span', { class: 'muted' }, empty);
+  const d = new Date(iso);
+  return h('time', { datetime: iso, title: iso }, dateTime.format(d));
+}
+
+export const fmtScore = (score) => (score === null || score === undefined ? '—' : score.toFixed(2));
+export const fmtCost = (usd) => (usd === null || usd === undefined ? '—' : `$${usd < 0.01 && usd > 0 ? usd.toPrecision(2) : usd.toFixed(4)}`);
+export const fmtMs = (ms) => (ms === null || ms === undefined ? '—' : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
+export const fmtInt = (n) => (n === null || n === undefined ? '—' : n.toLocaleString());
+
+/** A horizontal bar for a 0..1 score, with the number beside it. */
+export function scoreBar(score, label) {
+  const known = typeof score === 'number';
+  const fill = h('span', { class: ['fill', known && score < 0.4 ? 'low' : known && score < 0.7 ? 'mid' : 'high'] });
+  fill.style.width = `${known ? Math.round(score * 100) : 0}%`; // CSSOM, allowed under the CSP
+  return h(
+    'span',
+    { class: 'score', role: 'img', 'aria-label': `${label ? `${label}: ` : ''}score ${known ? score.toFixed(2) : 'none'} of 1` },
+    h('span', { class: 'bar', 'aria-hidden': 'true' }, fill),
+    h('span', { class: 'num', 'aria-hidden': 'true' }, fmtScore(score)),
+  );
+}
+
+export const badge = (text, kind = '') => h('span', { class: `badge ${kind}` }, text);
+
+/** Required inputs of an evaluator, as badges. */
+export function needs(evaluator) {
+  return h(
+    'span',
+    { class: 'needs' },
+    badge('response'),
+    evaluator.requires_contexts ? badge('contexts', 'need') : null,
+    evaluator.requires_expected_output ? badge('expected output', 'need') : null,
+  );
+}
+
+export const tableWrap = (table) => h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': table.getAttribute('aria-label') ?? 'table' }, table);
+
+/** A modal confirmation. Resolves true when confirmed; Escape or Cancel resolve false. */
+export function confirmDialog({ title, message, confirmText, danger = true }) {
+  return new Promise((resolve) => {
+    const titleId = uid('dlg');
+    const cancel = button('Cancel', { class: 'secondary' });
+    const ok = button(confirmText, { class: danger ? 'danger' : '' });
+    const dialog = h(
+      'dialog',
+      { 'aria-labelledby': titleId },
+      h('h2', { id: titleId, text: title }),
+      [].concat(message).map((m) => h('p', {}, m)),
+      h('div', { class: 'actions' }, ok, cancel),
+    );
+    const done = (value) => {
+      dialog.close();
+      dialog.remove();
+      resolve(value);
+    };
+    ok.addEventListener('click', () => done(true));
+    cancel.addEventListener('click', () => done(false));
+    dialog.addEventListener('cancel', (e) => {
+      e.preventDefault();
+      done(false);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    cancel.focus();
+  });
+}
+
+/** A read-only field with a Copy button, for a secret shown once. */
+export function copyField(value, label) {
+  const input = h('input', { type: 'text', readonly: true, value, class: 'mono', spellcheck: 'false', autocomplete: 'off' });
+  const status = h('span', { class: 'copy-status', role: 'status' });
+  const copy = button('Copy', {
+    class: 'secondary',
+    onclick: async () => {
+      input.select();
+      try {
+        await navigator.clipboard.writeText(value);
+        status.textContent = 'Copied to the clipboard.';
+      } catch {
+        status.textContent = 'Copying is blocked here: the text is selected, press Ctrl+C (⌘C).';
+      }
+    },
+  });
+  const row = field({ label }, input);
+  row.classList.add('copy');
+  row.append(h('div', { class: 'copy-row' }, copy, status));
+  return row;
+}
+
+export function loading(text = 'Loading…') {
+  return h('p', { class: 'muted loading', role: 'status' }, text);
+}
+
+/** Replaces a placeholder's content once an async part of a page is ready (or failed). */
+export async function fill(container, fn) {
+  clear(container).append(loading());
+  try {
+    const node = await fn();
+    clear(container).append(...[].concat(node).filter(Boolean));
+  } catch (err) {
+    clear(container).append(errorBox(err));
+  }
+}

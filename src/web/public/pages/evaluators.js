@@ -1,0 +1,81 @@
+// Evaluators: presets and custom ones, searchable.
+import { api } from '../lib/api.js';
+import { clear, h } from '../lib/dom.js';
+import { badge, button, errorBox, field, link, needs, pageHeading, select, tableWrap } from '../lib/ui.js';
+
+export default async function evaluators(page, { app, query }) {
+  const search = query.get('search') ?? '';
+  const kind = query.get('kind') ?? 'all';
+  const own = await app.ownProjectIds();
+
+  const searchInput = h('input', { type: 'search', value: search, autocomplete: 'off' });
+  const kindSelect = select('kind', [['all', 'All evaluators'], ['preset', 'Presets only'], ['custom', 'Custom only (no presets)']], kind);
+  const form = h(
+    'form',
+    { class: 'filters simple', role: 'search', 'aria-label': 'Search evaluators' },
+    field({ label: 'Search names and intents', name: 'search' }, searchInput),
+    field({ label: 'Show', name: 'kind' }, kindSelect),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Search')),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const params = new URLSearchParams();
+    if (searchInput.value.trim()) params.set('search', searchInput.value.trim());
+    if (kindSelect.value !== 'all') params.set('kind', kindSelect.value);
+    app.navigate(`/app/evaluators${params.size ? `?${params}` : ''}`);
+  });
+
+  const listArea = h('div');
+  async function load(cursor) {
+    const isPreset = kind === 'preset' ? 'true' : kind === 'custom' ? 'false' : undefined;
+    const data = await api('GET', '/v1/evaluators/', { query: { search, is_preset: isPreset, limit: 100, cursor } });
+    let tbody = listArea.querySelector('tbody');
+    if (!cursor) {
+      if (!data.results.length) {
+        clear(listArea).append(h('p', { class: 'empty' }, search ? `No evaluator matches “${search}”. ` : 'No evaluators here yet. ', link('/app/evaluators/new', 'Write one'), '.'));
+        return;
+      }
+      tbody = h('tbody');
+      clear(listArea).append(
+        tableWrap(
+          h(
+            'table',
+            { 'aria-label': 'Evaluators' },
+            h('thead', {}, h('tr', {}, ['Name', 'Intent', 'Required inputs', 'Version', 'Kind'].map((t) => h('th', { scope: 'col' }, t)))),
+            tbody,
+          ),
+        ),
+      );
+    }
+    for (const e of data.results) {
+      tbody.append(
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(e.id)}`, e.name)),
+          h('td', { class: 'intent' }, h('div', { class: 'clamp' }, e.intent)),
+          h('td', {}, needs(e)),
+          h('td', { class: 'num' }, String(e.version)),
+          h('td', {}, e.is_preset ? badge('preset', 'preset') : own.has(e.project_id) ? badge('yours', 'good') : badge('public')),
+        ),
+      );
+    }
+    listArea.querySelector('.more')?.remove();
+    if (data.next_cursor) {
+      const more = button('Show more evaluators', { class: 'secondary more', onclick: () => load(data.next_cursor).catch((err) => more.replaceWith(errorBox(err))) });
+      listArea.append(more);
+    }
+  }
+
+  page.append(
+    pageHeading('Evaluators', link('/app/evaluators/new', 'New evaluator', { class: 'button' })),
+    h('p', { class: 'lead' }, 'An evaluator measures one quality and scores it from 0 to 1 with a written justification, following its rubric. Presets ship with Tribunal; they are public and read-only.'),
+    form,
+    listArea,
+  );
+  try {
+    await load();
+  } catch (err) {
+    clear(listArea).append(errorBox(err));
+  }
+}

@@ -1,0 +1,82 @@
+// Judges: a searchable list, newest first.
+import { api } from '../lib/api.js';
+import { clear, h } from '../lib/dom.js';
+import { badge, button, checkboxField, errorBox, field, link, pageHeading, tableWrap, time } from '../lib/ui.js';
+
+export default async function judges(page, { app, query }) {
+  const search = query.get('search') ?? '';
+  const includePublic = query.get('include_public') !== 'false';
+  const own = await app.ownProjectIds();
+
+  const searchInput = h('input', { type: 'search', value: search, autocomplete: 'off' });
+  const form = h(
+    'form',
+    { class: 'filters simple', role: 'search', 'aria-label': 'Search judges' },
+    field({ label: 'Search names, intents and stages', name: 'search' }, searchInput),
+    checkboxField({ label: 'Include public judges of other organizations', name: 'include_public', checked: includePublic }),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Search')),
+  );
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const params = new URLSearchParams();
+    if (searchInput.value.trim()) params.set('search', searchInput.value.trim());
+    if (!form.elements.include_public.checked) params.set('include_public', 'false');
+    app.navigate(`/app/judges${params.size ? `?${params}` : ''}`);
+  });
+
+  const listArea = h('div');
+  async function load(cursor) {
+    const data = await api('GET', '/v1/judges/', { query: { search, include_public: includePublic ? undefined : 'false', limit: 50, cursor } });
+    let tbody = listArea.querySelector('tbody');
+    if (!cursor) {
+      if (!data.results.length) {
+        clear(listArea).append(
+          h('p', { class: 'empty' }, search ? `No judge matches “${search}”. ` : 'No judges yet. ', link('/app/judges/generate', 'Generate one from a description'), ' or ', link('/app/judges/new', 'assemble one from evaluators'), '.'),
+        );
+        return;
+      }
+      tbody = h('tbody');
+      clear(listArea).append(
+        tableWrap(
+          h(
+            'table',
+            { 'aria-label': 'Judges' },
+            h('thead', {}, h('tr', {}, ['Name', 'Intent', 'Stage', 'Evaluators', 'Owner', 'Updated'].map((t) => h('th', { scope: 'col' }, t)))),
+            tbody,
+          ),
+        ),
+      );
+    }
+    for (const j of data.results) {
+      tbody.append(
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'row' }, link(`/app/judges/${encodeURIComponent(j.id)}`, j.name)),
+          h('td', { class: 'intent' }, h('div', { class: 'clamp' }, j.intent)),
+          h('td', {}, j.stage ?? h('span', { class: 'muted' }, '—')),
+          h('td', { class: 'num' }, String(j.evaluators.length)),
+          h('td', {}, own.has(j.project_id) ? badge('yours', 'good') : badge('public')),
+          h('td', {}, time(j.updated_at)),
+        ),
+      );
+    }
+    listArea.querySelector('.more')?.remove();
+    if (data.next_cursor) {
+      const more = button('Show more judges', { class: 'secondary more', onclick: () => load(data.next_cursor).catch((err) => more.replaceWith(errorBox(err))) });
+      listArea.append(more);
+    }
+  }
+
+  page.append(
+    pageHeading('Judges', link('/app/judges/generate', 'Generate a judge', { class: 'button' }), link('/app/judges/new', 'New judge from evaluators', { class: 'button secondary' })),
+    h('p', { class: 'lead' }, 'A judge is a named set of evaluators for one stage of an application. Open one to see its evaluators, try it, and see its scores over time.'),
+    form,
+    listArea,
+  );
+  try {
+    await load();
+  } catch (err) {
+    clear(listArea).append(errorBox(err));
+  }
+}
