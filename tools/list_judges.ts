@@ -11,7 +11,7 @@ export default defineTool({
   description:
     'Find a judge to run. Lists the judges available to your organization (yours, plus public ones unless include_public is false), newest first. ' +
     'Each judge is a named set of evaluators for one stage of an application. Use `search` to match names and intents; pass the chosen id or name to get_judge or run_judge. ' +
-    'Returns {results, next_cursor}; pass next_cursor back as `cursor` for more.',
+    'Returns {results, next_cursor}; pass next_cursor back as `cursor` for more. If none fits, build one with generate_judge (from a description) or create_judge (from chosen evaluators).',
   input: z.object({
     search: z.string().optional().describe('case-insensitive text to find in judge names, intents and stages'),
     project_id: z.string().optional().describe('only judges of this project of yours'),

@@ -12,7 +12,7 @@ export default defineTool({
   input: z.object({
     judge_id: z.string().describe('id of your judge to edit'),
     name: z.string().min(1).max(200).optional().describe('new name, unique in your organization'),
-    intent: z.string().min(1).optional().describe('new intent'),
+    intent: z.string().min(1).optional().describe('new intent: what the judge evaluates (the application and the stage)'),
     evaluator_ids: z.array(z.string().min(1)).min(1).optional().describe('the new full evaluator list, in order: ids or exact names'),
     stage: z.string().nullable().optional().describe('new stage, or null to clear it'),
     visibility: z.enum(['private', 'public']).optional().describe('private or public'),
