@@ -1,9 +1,24 @@
 // The CLI's REST client: one request function that turns every way a call can fail (no server,
 // wrong key, unknown resource, refused input, server failure) into a CliError with one clear line
-// and its exit code. Uses the platform fetch (undici), which keeps connections alive.
+// and its exit code. Built on node:http(s) with keep-alive agents rather than fetch: a batch makes
+// thousands of requests, and fetch costs several times the CPU per request (see docs/BENCHMARKS.md).
+import http from 'node:http';
+import https from 'node:https';
 import { CliError, EXIT, usageError } from './errors.ts';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8787';
+
+// Keep-alive agents: a batch reuses a handful of connections instead of opening one per row.
+const httpAgent = new http.Agent({ keepAlive: true });
+const httpsAgent = new https.Agent({ keepAlive: true });
+
+interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? null;
 
 export interface ClientOptions {
   url: string;
@@ -59,7 +74,7 @@ const CONNECT_HINT = 'is the server running? Set TRIBUNAL_URL or pass --url.';
 
 function describeFetchFailure(err: unknown, url: string): string {
   const e = err as { name?: string; cause?: { code?: string; message?: string }; code?: string; message?: string };
-  if (e.name === 'TimeoutError') return `no answer from ${url} in time (--timeout); the server may be overloaded or stuck.`;
+  if (e.name === 'TimeoutError' || e.code === 'ETIMEDOUT_TOTAL') return `no answer from ${url} in time (--timeout); the server may be overloaded or stuck.`;
   const code = e.cause?.code ?? e.code;
   switch (code) {
     case 'ECONNREFUSED':
@@ -134,19 +149,16 @@ export class ApiClient {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
-    let res: Response;
-    let text: string;
+    let res: RawResponse;
     try {
-      res = await fetch(target, { method, headers, body, signal });
-      text = await res.text();
+      res = await this.send(method, target, headers, body, opts.signal);
     } catch (err) {
       if ((err as Error).name === 'AbortError' && opts.signal?.aborted) throw err;
       throw new ConnectionError(describeFetchFailure(err, this.url));
     }
+    const text = res.text;
     let parsed: any = undefined;
-    const type = res.headers.get('content-type') ?? '';
+    const type = res.headers['content-type'] ?? '';
     if (text && /json/.test(type)) {
       try {
         parsed = JSON.parse(text);
@@ -154,7 +166,7 @@ export class ApiClient {
         parsed = undefined;
       }
     }
-    if (res.ok) {
+    if (res.status >= 200 && res.status < 300) {
       if (parsed === undefined) {
         throw new ConnectionError(`${this.url} answered ${method} ${path} with something other than JSON: is it a Tribunal server? Check TRIBUNAL_URL or --url.`);
       }
@@ -166,9 +178,9 @@ export class ApiClient {
       if (res.status === 404 || res.status === 405) {
         throw new ConnectionError(`${this.url} has no Tribunal API (HTTP ${res.status} for ${method} ${path}): check TRIBUNAL_URL or --url.`);
       }
-      throw new HttpError(exitCodeFor(res.status), `the server answered HTTP ${res.status} ${res.statusText} for ${method} ${path}.`, {
+      throw new HttpError(exitCodeFor(res.status), `the server answered HTTP ${res.status} for ${method} ${path}.`, {
         status: res.status,
-        retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+        retryAfterMs: retryAfterMs(header(res.headers['retry-after'])),
       });
     }
     let message = String(problem.detail ?? problem.title ?? `HTTP ${res.status}`);
@@ -180,7 +192,34 @@ export class ApiClient {
       code: problem.code,
       status: res.status,
       body: problem,
-      retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+      retryAfterMs: retryAfterMs(header(res.headers['retry-after'])),
+    });
+  }
+
+  private send(method: string, target: string, headers: Record<string, string>, body: string | undefined, signal?: AbortSignal): Promise<RawResponse> {
+    return new Promise((resolve, reject) => {
+      const url = new URL(target);
+      const secure = url.protocol === 'https:';
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      const req = (secure ? https : http).request(url, { method, headers, agent: secure ? httpsAgent : httpAgent, signal }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          clearTimeout(timer);
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', (err) => {
+          clearTimeout(timer);
+          reject(err);
+        });
+      });
+      // A limit on the whole exchange, not just idle time: a server that trickles must not hang a batch.
+      const timer = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT_TOTAL' })), this.timeoutMs);
+      req.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      req.end(body);
     });
   }
 
