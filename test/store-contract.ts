@@ -531,6 +531,32 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
       });
     });
 
+    describe('any text', () => {
+      it('stores NUL and other unusual characters unchanged, and finds them again', async () => {
+        const store = await fresh();
+        const odd = 'a\u0000b \u{F0000} \u{F0000}0 ✓ \\0';
+        const e = evaluator('org_a', { name: `name ${odd}`, intent: `intent ${odd}`, demonstrations: [{ response: odd, score: 1 }] });
+        await store.createEvaluator(e);
+        assert.deepEqual(await store.getEvaluator(e.id), e);
+        const list = async (f: object) => ids((await store.listEvaluators({ org_id: 'org_a', include_public: false, ...f }, { limit: 5 })).items);
+        assert.deepEqual(await list({ name: e.name }), [e.id]);
+        assert.deepEqual(await list({ name: 'name a' }), []);
+        assert.deepEqual(await list({ search: 'A\u0000B' }), [e.id]);
+        const l = log('org_a', { response: odd, request: odd, user_id: odd, tags: [odd, 'plain'] });
+        await store.appendExecutionLog(l);
+        assert.deepEqual(await store.getExecutionLog(l.id), l);
+        assert.deepEqual(ids((await store.listExecutionLogs({ org_id: 'org_a', tags: [odd] }, { limit: 5 })).items), [l.id]);
+        assert.deepEqual((await store.listExecutionLogs({ org_id: 'org_a', tags: ['a'] }, { limit: 5 })).items, []);
+        // Lookups with such characters answer "not found", never an error.
+        assert.equal(await store.getEvaluator(`${e.id}\u0000`), null);
+        assert.equal(await store.getJudge('\u0000'), null);
+        assert.equal(await store.getExecutionLog('log_\u0000'), null);
+        assert.equal(await store.getApiKeyByPrefix('trb_\u0000'), null);
+        assert.equal(await store.findOrganizationByName('\u0000'), null);
+        assert.deepEqual((await store.listExecutionLogs({ org_id: 'org_a', judge_id: '\u0000', project_id: '\u0000' }, { limit: 5 })).items, []);
+      });
+    });
+
     describe('concurrency', () => {
       it('200 concurrent creates of each kind leave exactly 200', async () => {
         const store = await fresh();

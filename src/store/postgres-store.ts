@@ -42,7 +42,7 @@ export interface PostgresStoreOptions {
 }
 
 type Row = Record<string, any>;
-type Queryable = Pick<pg.PoolClient, 'query'>;
+type Queryable = { query: (sql: string, params?: unknown[]) => Promise<pg.QueryResult<Row>> };
 
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',
@@ -71,14 +71,46 @@ export function isConnectionError(err: unknown): boolean {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// PostgreSQL text cannot hold the NUL character (U+0000), which JSON text and so the JSON store can.
+// Text values are escaped on the way in and unescaped on the way out, with a private-use character
+// as the escape: NUL -> ESC "0", ESC -> ESC ESC. The mapping is one-to-one, leaves every string
+// without those two characters unchanged, and keeps equality and substring search working. JSON
+// documents need none of this: `json` keeps \u0000 escapes as written.
+const ESC = '\u{F0000}';
+const NEEDS_ESCAPE = /[\u0000\u{F0000}]/u;
+export function encodeText(s: string): string {
+  return NEEDS_ESCAPE.test(s) ? s.replace(/[\u0000\u{F0000}]/gu, (c) => (c === ESC ? ESC + ESC : `${ESC}0`)) : s;
+}
+export function decodeText(s: string): string {
+  return s.includes(ESC) ? s.replace(/\u{F0000}(\u{F0000}|0)/gu, (_, c: string) => (c === ESC ? ESC : '\u0000')) : s;
+}
+const encodeParam = (v: unknown): unknown =>
+  typeof v === 'string' ? encodeText(v) : Array.isArray(v) && v.every((x) => typeof x === 'string') ? v.map((x) => encodeText(x as string)) : v;
+/** Text columns and text[] columns come back unescaped; json columns arrive parsed and are left alone. */
+const TEXT_ARRAY_COLUMNS = new Set(['tags', 'evaluator_ids']);
+function decodeRow(row: Row): Row {
+  for (const [k, v] of Object.entries(row)) {
+    if (typeof v === 'string') row[k] = decodeText(v);
+    else if (TEXT_ARRAY_COLUMNS.has(k) && Array.isArray(v)) row[k] = v.map((x) => (typeof x === 'string' ? decodeText(x) : x));
+  }
+  return row;
+}
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
-const json = (v: unknown) => JSON.stringify(v ?? null);
+/** A JSON document parameter: serialized as is (never text-escaped, see encodeText). */
+class JsonParam {
+  constructor(private readonly value: unknown) {}
+  toPostgres(): string {
+    return JSON.stringify(this.value ?? null);
+  }
+}
+const json = (v: unknown) => new JsonParam(v);
 
 /** Fields of `record` that have no column: kept in `extra`. */
-function extraOf(record: object, columns: readonly string[]): string {
+function extraOf(record: object, columns: readonly string[]): JsonParam {
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(record)) if (!columns.includes(k) && v !== undefined) extra[k] = v;
-  return JSON.stringify(extra);
+  return json(extra);
 }
 
 // Column lists, in insert order. Each table's row <-> record mapping lives beside its list.
@@ -419,8 +451,9 @@ export class PostgresStore implements Store {
     for (let attempt = 0; ; attempt++) {
       const client = await this.connect(retries);
       try {
-        const result = await client.query(sql, params);
+        const result = await client.query(sql, params.map(encodeParam));
         client.release();
+        result.rows.forEach(decodeRow);
         return result;
       } catch (err) {
         const broken = isConnectionError(err);
@@ -438,9 +471,16 @@ export class PostgresStore implements Store {
   /** Runs `fn` in a transaction; it commits unless `fn` throws or answers `{ rollback: value }`. */
   private async transaction<T>(fn: (c: Queryable) => Promise<T | { rollback: T }>, conflict?: (c: string) => string): Promise<T> {
     const client = await this.connect();
+    const q: Queryable = {
+      query: async (sql: string, params: unknown[] = []) => {
+        const result = await client.query(sql, params.map(encodeParam));
+        result.rows.forEach(decodeRow);
+        return result;
+      },
+    };
     try {
       await client.query('BEGIN');
-      const result = await fn(client);
+      const result = await fn(q);
       if (result && typeof result === 'object' && 'rollback' in result) {
         await client.query('ROLLBACK');
         client.release();
