@@ -4,6 +4,7 @@
 // (so a killed run loses at most the rows in flight), and when the run ends the file is rewritten
 // in input order. --resume reads the file back and skips every row already scored with the same
 // judge and the same row text (a per-row hash), so no finished row is scored twice.
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { num, runCommand, str, type Command } from './command.ts';
@@ -167,6 +168,8 @@ class BatchRunner {
     private readonly opts: BatchOptions,
   ) {
     this.lines = new Array(rows.length).fill(undefined);
+    // Every request in flight listens on this one signal (a Ctrl-C twice stops them all).
+    setMaxListeners(0, this.hardAbort.signal);
   }
 
   async run(): Promise<BatchSummary> {
