@@ -7,7 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { toolAnswer, type FakeRequest } from './helpers/fake-anthropic.ts';
-import { runCli, spawnCli, startCliRig, type CliResult, type CliRig } from './helpers/cli.ts';
+import { ROOT, runCli, spawnCli, startCliRig, type CliResult, type CliRig } from './helpers/cli.ts';
 import { tempDir } from './helpers/server.ts';
 
 const readLines = (file: string) =>
@@ -236,6 +236,21 @@ describe('tribunal eval', () => {
     } finally {
       rig.fake.setLatency(0);
     }
+  });
+
+  test('on a terminal (a pseudo-terminal through script(1)): a redrawn progress bar with rate and time', { skip: !fs.existsSync('/usr/bin/script') && 'script(1) is not installed' }, async () => {
+    const input = path.join(dir, 'tty.jsonl');
+    fs.writeFileSync(input, `${dataset(6).join('\n')}\n`);
+    const { spawn } = await import('node:child_process');
+    const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const command = [process.execPath, path.join(ROOT, 'bin/tribunal.js'), 'eval', '--judge', judgeId, '--input', input, '--out', path.join(dir, 'tty-out.jsonl')].map(quote).join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...process.env, ...rig.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let screen = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (screen += d));
+    const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
+    assert.equal(code, 0, screen);
+    assert.match(screen, /\r\x1b\[2K█+ 6\/6 100%\s+\d+\.\d rows\/s\s+0:0\d/, 'the bar is redrawn in place and ends full');
+    assert.doesNotMatch(screen, /^progress: /m, 'no plain progress lines on a terminal');
   });
 
   test('usage and connection errors: missing flags, unreadable input, unknown judge, wrong URL', async () => {
