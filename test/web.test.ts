@@ -207,7 +207,7 @@ describe('web app in Chromium', { skip }, () => {
     await results.getByRole('img', { name: 'Helpfulness: score 0.85 of 1' }).waitFor();
     await results.getByRole('img', { name: 'Overall: score 0.60 of 1' }).waitFor();
     await results.getByText('The fake judge scored this 0.35 for Cites Sources.').waitFor();
-    assert.equal(await page.locator('[data-field="contexts"] .field-error').count(), 0, 'the old error is cleared');
+    assert.equal(await page.locator('.try-it .field-error, .try-it [aria-invalid], .try-it .error').count(), 0, 'the old error is cleared');
 
     // A second run gives the chart two points per evaluator.
     scores = { 'Cites Sources': 0.75, Helpfulness: 0.95 };
@@ -219,6 +219,8 @@ describe('web app in Chromium', { skip }, () => {
     assert.equal(await chart.locator('g.series').count(), 2);
     assert.equal(await chart.locator('circle').count(), 4);
     await page.locator('.legend').getByText('Cites Sources').waitFor();
+    // Each point of the chart links to its run.
+    assert.match((await chart.locator('a').first().getAttribute('href')) ?? '', /^\/app\/logs\/log_/);
     await b.screenshot('10-judge-tried');
   });
 
@@ -341,6 +343,7 @@ describe('web app in Chromium', { skip }, () => {
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Skip to content');
     await page.keyboard.press('Enter');
+    await page.waitForFunction(() => document.activeElement?.id === 'main');
     // From the main area, Tab goes to the first field of the create form.
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.labels?.[0]?.textContent), 'Name *');

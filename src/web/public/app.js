@@ -42,7 +42,7 @@ const NAV = [
   ['/app/keys', 'API keys'],
 ];
 
-const state = { session: null, projectIds: null, flash: [], renderId: 0, rendered: false };
+const state = { session: null, projectIds: null, flash: [], renderId: 0, rendered: false, renderedAddress: null };
 
 export const app = {
   get session() {
@@ -122,6 +122,7 @@ function renderHeader() {
 
 async function render() {
   const id = ++state.renderId;
+  state.renderedAddress = location.pathname + location.search;
   const main = document.getElementById('main');
   const path = location.pathname.replace(/\/+$/, '') || '/';
   if (path === '/app' || path === '/') {
@@ -133,6 +134,8 @@ async function render() {
   }
   renderHeader();
   const page = h('div', { class: 'page' });
+  // Pages append optional parts as `cond ? node : null`; skip the nulls instead of printing "null".
+  page.append = (...nodes) => Element.prototype.append.apply(page, nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
   const flashes = state.flash.splice(0);
   if (!route) {
     page.append(h('h1', { tabindex: '-1' }, 'Page not found'), h('p', {}, `There is no page at ${location.pathname}. `, h('a', { href: '/app/judges' }, 'Go to judges')));
@@ -142,7 +145,8 @@ async function render() {
     try {
       await route.page(page, ctx);
     } catch (err) {
-      page.append(errorBox(err));
+      // The page could not load (an unknown id, a server problem): say so, with the problem's detail.
+      page.replaceChildren(h('h1', { tabindex: '-1' }, err.status === 404 ? 'Not found' : 'This page could not be loaded'), errorBox(err));
     }
   }
   if (id !== state.renderId) return;
@@ -159,13 +163,16 @@ document.addEventListener('click', (event) => {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const a = event.target.closest?.('a[href]');
   if (!a || a.target || a.hasAttribute('download')) return;
-  const url = new URL(a.href, location.href);
+  const url = new URL(a.getAttribute('href'), location.href); // getAttribute: SVG links have no string .href
   if (url.origin !== location.origin || !url.pathname.startsWith('/app') || url.pathname.startsWith('/app/static/')) return;
   if (url.pathname === location.pathname && url.search === location.search && url.hash) return;
   event.preventDefault();
   app.navigate(url.pathname + url.search);
 });
-window.addEventListener('popstate', () => void render());
+// Back and forward re-render; a change of the #fragment alone (the skip link) must not.
+window.addEventListener('popstate', () => {
+  if (location.pathname + location.search !== state.renderedAddress) void render();
+});
 
 async function start() {
   try {

@@ -2,7 +2,6 @@
 // so the CSP needs no inline styles).
 import { h, s, uid } from './dom.js';
 
-const W = 720;
 const H = 280;
 const M = { left: 40, right: 16, top: 14, bottom: 36 };
 const COLORS = 8;
@@ -19,14 +18,16 @@ export function scoreChart(logs, { caption }) {
     }
   }
   if (!series.size) return null;
+  // Drawn at about the width it is shown at, so its text stays readable on a phone.
+  const W = Math.round(Math.min(720, Math.max(320, window.innerWidth - 48)));
+  const ticks = W < 500 ? 2 : 4;
 
   const times = [...series.values()].flatMap((se) => se.points.map((p) => p.t));
-  let t0 = Math.min(...times);
-  let t1 = Math.max(...times);
-  if (t1 - t0 < 60_000) {
-    t0 -= 30_000;
-    t1 += 30_000;
-  }
+  // A little room on both sides so the first and last points are not on the frame.
+  const first = Math.min(...times);
+  const span = Math.max(Math.max(...times) - first, 2000);
+  const t0 = first - span * 0.04 - (Math.max(...times) === first ? span / 2 : 0);
+  const t1 = t0 + span * 1.08;
   const plotW = W - M.left - M.right;
   const plotH = H - M.top - M.bottom;
   const x = (t) => M.left + ((t - t0) / (t1 - t0)) * plotW;
@@ -50,8 +51,10 @@ export function scoreChart(logs, { caption }) {
     );
   }
   const sameDay = new Date(t0).toDateString() === new Date(t1).toDateString();
-  const fmt = new Intl.DateTimeFormat(undefined, sameDay ? { hour: '2-digit', minute: '2-digit' } : { month: 'short', day: 'numeric' });
-  const ticks = 4;
+  const fmt = new Intl.DateTimeFormat(
+    undefined,
+    t1 - t0 < 3_600_000 ? { hour: '2-digit', minute: '2-digit', second: '2-digit' } : sameDay ? { hour: '2-digit', minute: '2-digit' } : { month: 'short', day: 'numeric' },
+  );
   for (let i = 0; i <= ticks; i++) {
     const t = t0 + ((t1 - t0) * i) / ticks;
     grid.append(s('text', { x: x(t), y: H - M.bottom + 18, 'text-anchor': i === 0 ? 'start' : i === ticks ? 'end' : 'middle' }, fmt.format(new Date(t))));
@@ -66,7 +69,14 @@ export function scoreChart(logs, { caption }) {
     const g = s('g', { class: `series ${cls}` });
     if (se.points.length > 1) g.append(s('polyline', { points: se.points.map((p) => `${x(p.t).toFixed(1)},${y(p.score).toFixed(1)}`).join(' ') }));
     for (const p of se.points) {
-      g.append(s('circle', { cx: x(p.t).toFixed(1), cy: y(p.score).toFixed(1), r: 3.5 }, s('title', {}, `${se.name}: ${p.score.toFixed(2)} at ${new Date(p.t).toLocaleString()}`)));
+      // Each point opens its run.
+      g.append(
+        s(
+          'a',
+          { href: `/app/logs/${encodeURIComponent(p.logId)}`, 'aria-label': `${se.name}: ${p.score.toFixed(2)} at ${new Date(p.t).toLocaleString()}` },
+          s('circle', { cx: x(p.t).toFixed(1), cy: y(p.score).toFixed(1), r: 4 }, s('title', {}, `${se.name}: ${p.score.toFixed(2)} at ${new Date(p.t).toLocaleString()}`)),
+        ),
+      );
     }
     svg.append(g);
     const last = se.points[se.points.length - 1];

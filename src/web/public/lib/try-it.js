@@ -2,7 +2,7 @@
 // bar with its justification out. Used by the judge page and the evaluator page.
 import { api } from './api.js';
 import { clear, h } from './dom.js';
-import { button, errorBox, field, fmtCost, fmtInt, fmtMs, link, scoreBar, showFormError, withBusy } from './ui.js';
+import { button, clearFormErrors, errorBox, field, fmtCost, fmtInt, fmtMs, link, scoreBar, showFormError, withBusy } from './ui.js';
 
 const names = (list) => list.map((e) => e.name).join(', ');
 
@@ -88,8 +88,7 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
       clear(results).append(h('p', { class: 'muted', role: 'status' }, 'Scoring: each evaluator asks the judge model…'));
       try {
         const result = await api('POST', endpoint, { body });
-        clear(form.querySelector('.form-error'));
-        for (const el of form.querySelectorAll('.field-error')) el.remove();
+        clearFormErrors(form);
         clear(results).append(renderResult(result));
         results.querySelector('h3')?.focus();
         onRun?.(result);

@@ -53,7 +53,7 @@ export default async function log(page, { params }) {
                 h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name), h('span', { class: 'muted' }, ` v${r.evaluator_version}`)),
                 h('td', {}, scoreBar(r.score, r.evaluator_name)),
                 h('td', { class: 'justification' }, r.error ? errorBox({ message: r.error }) : null, r.justification ?? ''),
-                h('td', {}, r.model ?? '—'),
+                h('td', { class: 'nowrap' }, r.model ?? '—'),
                 h('td', { class: 'num' }, `${fmtInt(r.input_tokens)} / ${fmtInt(r.output_tokens)}`),
                 h('td', { class: 'num' }, fmtCost(r.cost_usd)),
                 h('td', { class: 'num' }, fmtMs(r.latency_ms)),
@@ -69,7 +69,7 @@ export default async function log(page, { params }) {
       h('h2', { id: 'inputs-title' }, 'Inputs'),
       text('Request', l.request),
       text('Response', l.response),
-      l.contexts?.length ? [h('h3', {}, 'Contexts'), h('ol', { class: 'contexts' }, l.contexts.map((c) => h('li', {}, h('pre', { class: 'text' }, c))))] : null,
+      l.contexts?.length ? [h('h3', {}, 'Contexts'), h('ol', { class: 'context-list' }, l.contexts.map((c) => h('li', {}, h('pre', { class: 'text' }, c))))] : null,
       text('Expected output', l.expected_output),
     ),
   );

@@ -92,7 +92,7 @@ export default async function logs(page, { app, query }) {
         h(
           'tr',
           {},
-          h('td', {}, link(`/app/logs/${encodeURIComponent(l.id)}`, time(l.created_at), { 'aria-label': `Run ${l.id}` })),
+          h('td', { class: 'nowrap' }, link(`/app/logs/${encodeURIComponent(l.id)}`, time(l.created_at))),
           h('td', {}, l.type === 'judge' ? l.judge_name : l.evaluator_name, ' ', badge(l.type)),
           h('td', {}, scoreBar(l.score)),
           h('td', { class: 'num' }, String(l.evaluator_results.length)),
