@@ -2,6 +2,7 @@
 // attempt: the SDK's own retries are off, because retries, backoff, the per-call timeout and the
 // server-wide concurrency limit live in resilient-model.ts, shared by scoring and generation.
 import Anthropic from '@anthropic-ai/sdk';
+import { createHttpFetch } from './http-fetch.ts';
 import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
 import { kindForStatus, ModelCallError, parseRetryAfter } from './model-errors.ts';
 
@@ -24,7 +25,7 @@ export class AnthropicJudgeModel implements JudgeModel {
   constructor(opts: AnthropicModelOptions) {
     this.configured = Boolean(opts.apiKey);
     this.client = opts.apiKey
-      ? new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseUrl ?? null, maxRetries: 0, timeout: opts.timeoutMs ?? 600_000 })
+      ? new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseUrl ?? null, maxRetries: 0, timeout: opts.timeoutMs ?? 600_000, fetch: createHttpFetch() })
       : null;
   }
 
