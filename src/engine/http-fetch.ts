@@ -30,7 +30,7 @@ class BufferedResponse extends Response {
     return this.#data.buffer.slice(this.#data.byteOffset, this.#data.byteOffset + this.#data.byteLength) as ArrayBuffer;
   }
   override async blob(): Promise<Blob> {
-    return new Blob([this.#data]);
+    return new Blob([new Uint8Array(this.#data)]);
   }
 }
 
