@@ -187,6 +187,16 @@ describe('web app in Chromium', { skip }, () => {
     await page.getByRole('heading', { name: 'Evaluators (2)' }).waitFor();
     pageUrls.judge = page.url();
 
+    // Editing keeps the evaluators and their order, and makes version 2.
+    await page.getByRole('link', { name: 'Edit', exact: true }).click();
+    await heading('Edit Support answers').waitFor();
+    await page.getByText('Order: Cites Sources → Helpfulness').waitFor();
+    await page.getByRole('textbox', { name: 'Stage', exact: true }).fill('answer writing');
+    await page.getByRole('button', { name: 'Save judge' }).click();
+    await page.getByText('Judge “Support answers” saved (version 2).').waitFor();
+    await page.getByText('stage: answer writing').waitFor();
+    assert.equal(new URL(page.url()).pathname, new URL(pageUrls.judge).pathname);
+
     // Missing contexts: the server's problem detail appears next to the Contexts field.
     await page.getByRole('textbox', { name: 'Request', exact: true }).fill('How do I reset my password?');
     await page.getByRole('textbox', { name: 'Response', exact: true }).fill('Open Settings, then Security, and choose Reset password [1].');
