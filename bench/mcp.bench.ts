@@ -1,13 +1,18 @@
 // MCP tool calls per second: Tribunal's /mcp (list_judges, run_judge with the fake judge model
 // answering at once) next to a bare SDK server with a no-op tool, in the same transport mode
-// (streamable HTTP, stateless, JSON responses), measured in the same run.
+// (streamable HTTP, stateless, JSON responses), measured in the same run. Two bare references: a
+// new McpServer per request (the SDK's stateless example) and McpServers reused across requests
+// (what src/mcp.ts does). Results and their reading: docs/BENCHMARKS.md, section MCP.
 //
-//   npm run bench:mcp                       (BENCH_SECONDS=4 BENCH_ROUNDS=3 BENCH_CONCURRENCY=8)
+//   npm run bench:mcp          BENCH_SECONDS=4 BENCH_ROUNDS=3 BENCH_CONCURRENCY=16 by default;
+//                              BENCH_ONLY=<text> keeps the targets whose label contains it;
+//                              BENCH_PROFILE=<dir> writes CPU profiles of the child processes.
 //
-// Each server runs in its own child process (one at a time, so they never compete for CPU); this
-// process drives it with BENCH_CONCURRENCY keep-alive HTTP clients posting JSON-RPC tools/call
-// requests as the SDK client does, and hosts the fake Anthropic server. Rounds alternate between the
-// targets and the median round is reported.
+// The servers and the fake Anthropic server each run in their own child process; the measured
+// server is the only one under load at any time. This process drives it with BENCH_CONCURRENCY
+// keep-alive HTTP clients posting JSON-RPC tools/call requests as an MCP client does, and reads the
+// server's CPU time over IPC around each measured window. Rounds alternate between the targets and
+// the median round is reported.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -19,7 +24,7 @@ import http from 'node:http';
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const WARMUP_MS = 1000;
 const PROTOCOL_VERSION = '2025-06-18';
 
@@ -37,14 +42,29 @@ async function serveBare(): Promise<Ready> {
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const app = express();
   app.use(express.json({ limit: '1mb' }));
-  // The SDK's documented stateless pattern: a new server and transport for every request.
-  app.post('/mcp', async (req, res) => {
+  const bareServer = () => {
     const server = new McpServer({ name: 'bare', version: '1.0.0' });
     server.registerTool('noop', { description: 'does nothing', inputSchema: {} }, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
+    return server;
+  };
+  // The SDK's documented stateless pattern: a new server and transport for every request.
+  app.post('/mcp', async (req, res) => {
+    const server = bareServer();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       void transport.close();
       void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, req.body);
+  });
+  // The same, with servers reused across requests the way src/mcp.ts does (a fresh transport each time).
+  const idle: Array<ReturnType<typeof bareServer>> = [];
+  app.post('/mcp-reused', async (req, res) => {
+    const server = idle.pop() ?? bareServer();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      transport.close().then(() => idle.push(server));
     });
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
@@ -144,12 +164,15 @@ function startChild(kind: 'bare' | 'tribunal' | 'fake', fakeUrl = ''): Promise<{
 interface Target {
   label: string;
   server: 'bare' | 'tribunal';
+  /** Path on that server, default /mcp. */
+  path?: string;
   tool: string;
   args: (ready: Ready) => Record<string, unknown>;
 }
 
 const ALL_TARGETS: Target[] = [
   { label: 'bare SDK server, no-op tool', server: 'bare', tool: 'noop', args: () => ({}) },
+  { label: 'bare SDK server reused, no-op tool', server: 'bare', path: '/mcp-reused', tool: 'noop', args: () => ({}) },
   { label: 'Tribunal list_judges', server: 'tribunal', tool: 'list_judges', args: () => ({}) },
   {
     label: 'Tribunal run_judge (1 evaluator, fake model)',
@@ -185,9 +208,9 @@ function post(agent: http.Agent, url: URL, headers: Record<string, string>, body
 // BENCH_ONLY=run_judge keeps the targets whose label contains that text (for profiling one of them).
 const TARGETS = process.env.BENCH_ONLY ? ALL_TARGETS.filter((t) => t.label.includes(process.env.BENCH_ONLY!)) : ALL_TARGETS;
 
-async function drive(ready: Ready, tool: string, args: Record<string, unknown>, ms: number): Promise<{ calls: number; errors: number; seconds: number }> {
+async function drive(ready: Ready, path: string | undefined, tool: string, args: Record<string, unknown>, ms: number): Promise<{ calls: number; errors: number; seconds: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const url = new URL(ready.url);
+  const url = new URL(path ?? '/mcp', ready.url);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -238,9 +261,9 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       for (const target of TARGETS) {
         const { child, ready } = servers[target.server]!;
-        await drive(ready, target.tool, target.args(ready), WARMUP_MS);
+        await drive(ready, target.path, target.tool, target.args(ready), WARMUP_MS);
         const cpuBefore = await childCpu(child);
-        const r = await drive(ready, target.tool, target.args(ready), SECONDS * 1000);
+        const r = await drive(ready, target.path, target.tool, target.args(ready), SECONDS * 1000);
         const cpuSeconds = ((await childCpu(child)) - cpuBefore) / 1e6;
         const sample = { wall: r.calls / r.seconds, perCpu: r.calls / cpuSeconds };
         samples[target.label]!.push(sample);
@@ -254,18 +277,23 @@ async function main() {
     // SIGINT lets a profiled child write its profile before it exits.
     for (const { child } of Object.values(servers)) child.kill('SIGINT');
   }
-  const base = samples[ALL_TARGETS[0]!.label];
-  const baseWall = base ? median(base.map((x) => x.wall)) : NaN;
-  const basePerCpu = base ? median(base.map((x) => x.perCpu)) : NaN;
-  const pct = (x: number, of: number) => (Number.isFinite(of) ? `${((x / of) * 100).toFixed(0)}%`.padStart(5) : '  n/a');
-  console.log('\nmedians; ratios to the bare SDK server (goal >= 80%):');
-  console.log(`  ${'target'.padEnd(46)} ${'calls/s'.padStart(8)} ${'ratio'.padStart(6)}   ${'calls per server CPU-second'.padStart(27)} ${'ratio'.padStart(6)}`);
+  const med = (label: string, key: keyof Sample) => (samples[label]?.length ? median(samples[label]!.map((x) => x[key])) : NaN);
+  const pct = (x: number, of: number) => (Number.isFinite(x / of) ? `${((x / of) * 100).toFixed(0)}%` : 'n/a');
+  const [fresh, reused] = [ALL_TARGETS[0]!.label, ALL_TARGETS[1]!.label];
+  console.log('\nmedians (goal: >= 80% of the bare SDK server in the same transport mode)');
+  console.log(`  ${'target'.padEnd(46)} ${'calls/s'.padStart(8)} ${'vs fresh'.padStart(9)} ${'vs reused'.padStart(9)}   ${'calls/CPU-s'.padStart(11)} ${'vs fresh'.padStart(9)} ${'vs reused'.padStart(9)}`);
   for (const target of TARGETS) {
-    const wall = median(samples[target.label]!.map((x) => x.wall));
-    const perCpu = median(samples[target.label]!.map((x) => x.perCpu));
+    const wall = med(target.label, 'wall');
+    const perCpu = med(target.label, 'perCpu');
     const errs = failed[target.label] ? `  (${failed[target.label]} failed calls)` : '';
-    console.log(`  ${target.label.padEnd(46)} ${wall.toFixed(0).padStart(8)} ${pct(wall, baseWall).padStart(6)}   ${perCpu.toFixed(0).padStart(27)} ${pct(perCpu, basePerCpu).padStart(6)}${errs}`);
+    console.log(
+      `  ${target.label.padEnd(46)} ${wall.toFixed(0).padStart(8)} ${pct(wall, med(fresh, 'wall')).padStart(9)} ${pct(wall, med(reused, 'wall')).padStart(9)}   ` +
+        `${perCpu.toFixed(0).padStart(11)} ${pct(perCpu, med(fresh, 'perCpu')).padStart(9)} ${pct(perCpu, med(reused, 'perCpu')).padStart(9)}${errs}`,
+    );
   }
+  console.log('  calls/s: wall-clock throughput; calls/CPU-s: calls per second of the server process CPU time (one core),');
+  console.log('  which holds up better on a shared machine. fresh: a new McpServer per request (the SDK stateless example);');
+  console.log('  reused: McpServers pooled across requests, as Tribunal does. Both: stateless transport, JSON responses.');
 }
 
 if (process.argv[2] !== '--serve') {
