@@ -60,7 +60,7 @@ async function main() {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') console.error(`Port ${config.port} is in use: stop the other server or set PORT.`);
-    else console.error(e.name === 'DataDirLockedError' || e.name === 'Error' ? e.message : e);
+    else console.error(['DataDirLockedError', 'StoreUnavailableError', 'Error'].includes(e.name) ? e.message : e);
     process.exit(1);
   }
 }
