@@ -42,6 +42,20 @@ describe('retries', () => {
     assert.equal(rig.fake.requests.length, 5);
   });
 
+  test('a 200 that is not a Messages API answer (HTML, broken JSON) is a provider fault and is retried', async () => {
+    rig.fake.resetStats();
+    rig.fake.enqueue(
+      { kind: 'raw', status: 200, body: '<html>gateway</html>', headers: { 'content-type': 'text/html' } },
+      { kind: 'raw', status: 200, body: '{"type":"message",', headers: { 'content-type': 'application/json' } },
+      { kind: 'message', message: { type: 'message', content: 'not a list' } },
+      ok(0.4),
+    );
+    const res = await runClarity();
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.score, 0.4);
+    assert.equal(rig.fake.requests.length, 4);
+  });
+
   test('a persistent 529 gives up after TRIBUNAL_MODEL_RETRIES retries: score null, error, model_unavailable 503, logged', async () => {
     rig.fake.resetStats();
     rig.fake.respondWith(() => overloaded());
