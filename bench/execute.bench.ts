@@ -6,7 +6,7 @@
 //  2. Latency: a judge of eight evaluators with the fake answering after 300 ms. The evaluators run
 //     concurrently, so a run should take about one model call. Goal: median within 1.15 x 300 ms.
 //
-//   node --import tsx bench/execute.bench.ts      (BENCH_SECONDS=4 BENCH_ROUNDS=3 BENCH_CONCURRENCY=16 BENCH_RUNS=30)
+//   node --import tsx bench/execute.bench.ts      (BENCH_SECONDS=4 BENCH_ROUNDS=5 BENCH_CONCURRENCY=16 BENCH_RUNS=30)
 //
 // Each server runs in its own child process (the bare route, Tribunal, the fake judge model), so
 // the load generator here and the fake never take CPU from the server measured. The load is a
@@ -24,10 +24,10 @@ import { fileURLToPath } from 'node:url';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
-const WARMUP_MS = 1000;
+const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
 const MODEL_LATENCY_MS = 300;
 
 const BODY = JSON.stringify({
@@ -236,13 +236,18 @@ async function main() {
         const { child, ready } = servers[t.server]!;
         await drive(t.url(ready), ready.key, WARMUP_MS, CONCURRENCY, t.method);
         const cpu0 = await childCpu(child);
+        const fake0 = await childCpu(servers.fake.child);
+        const client0 = process.cpuUsage();
         const r = await drive(t.url(ready), ready.key, SECONDS * 1000, CONCURRENCY, t.method);
+        const clientCpu = process.cpuUsage(client0);
+        const fakeCpuSeconds = ((await childCpu(servers.fake.child)) - fake0) / 1e6;
         const cpuSeconds = ((await childCpu(child)) - cpu0) / 1e6;
         failed += r.errors;
         (wall[t.label] ??= []).push(r.ok / r.seconds);
         (perCpu[t.label] ??= []).push(r.ok / cpuSeconds);
         console.log(
-          `  round ${round}  ${t.label.padEnd(38)} ${(r.ok / r.seconds).toFixed(0).padStart(6)} req/s   p50 ${median(r.latencies).toFixed(1).padStart(6)} ms   ${((cpuSeconds / r.ok) * 1000).toFixed(2).padStart(6)} server CPU ms/req`,
+          `  round ${round}  ${t.label.padEnd(38)} ${(r.ok / r.seconds).toFixed(0).padStart(6)} req/s   p50 ${median(r.latencies).toFixed(1).padStart(6)} ms   CPU ms/req: server ${((cpuSeconds / r.ok) * 1000).toFixed(2).padStart(5)}` +
+            `  fake model ${((fakeCpuSeconds / r.ok) * 1000).toFixed(2).padStart(5)}  load generator ${((clientCpu.user + clientCpu.system) / 1000 / r.ok).toFixed(2).padStart(5)}`,
         );
       }
     }
