@@ -131,6 +131,21 @@ describe('execute over REST', () => {
     await assert.rejects(invokeTool(tools.runEvaluator, { evaluator_name: 'No Such Evaluator', response: 'x' }, ctx), (err: any) => err.code === 'not_found');
   });
 
+  test('an exact name in the id position of the REST path runs that evaluator or judge', async () => {
+    rig.fake.enqueue(toolAnswer({ justification: 'Clear.', score: 0.9 }));
+    const byName = await rig.post('/v1/evaluators/Clarity/execute/', { response: 'Plain words.' });
+    assert.equal(byName.status, 200, JSON.stringify(byName.body));
+    assert.equal(byName.body.evaluator_results[0].evaluator_id, 'preset_clarity');
+    const judge = await rig.createJudge({ name: 'Path named judge', intent: 'x', evaluator_ids: ['preset_clarity'] });
+    rig.fake.enqueue(toolAnswer({ justification: 'Clear.', score: 0.9 }));
+    const judged = await rig.post(`/v1/judges/${encodeURIComponent('Path named judge')}/execute/`, { response: 'Plain words.' });
+    assert.equal(judged.status, 200, JSON.stringify(judged.body));
+    assert.equal((await rig.get(`/v1/execution-logs/${judged.body.execution_log_id}/`)).body.judge_id, judge.id);
+    const unknown = await rig.post('/v1/evaluators/No%20Such%20Thing/execute/', { response: 'x' });
+    assert.equal(unknown.status, 404);
+    assert.match(unknown.body.detail, /No evaluator named "No Such Thing"/);
+  });
+
   test('missing inputs are refused for the whole judge at once, before any model call', async () => {
     const judge = await rig.createJudge({
       name: 'RAG judge',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { resolveEvaluator } from '../src/domain/evaluators.ts';
+import { looksLikeId } from '../src/ids.ts';
 import { ExecutionInputShape, ExecutionResult } from '../src/schemas.ts';
 import { defineTool } from '../src/tool.ts';
 
@@ -19,7 +20,9 @@ export default defineTool({
   output: ExecutionResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async handler({ evaluator_id, evaluator_name, ...inputs }, ctx) {
-    const evaluator = await resolveEvaluator(ctx, { id: evaluator_id, name: evaluator_name });
+    // An exact name where an id is expected (e.g. POST /v1/evaluators/Clarity/execute/) is looked up by name.
+    const ref = evaluator_id && !looksLikeId(evaluator_id) ? { name: evaluator_id } : { id: evaluator_id, name: evaluator_name };
+    const evaluator = await resolveEvaluator(ctx, ref);
     return ctx.engine.runEvaluator(ctx, evaluator, inputs);
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { resolveJudge } from '../src/domain/judges.ts';
+import { looksLikeId } from '../src/ids.ts';
 import { ExecutionInputShape, ExecutionResult } from '../src/schemas.ts';
 import { defineTool } from '../src/tool.ts';
 
@@ -18,7 +19,9 @@ export default defineTool({
   output: ExecutionResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async handler({ judge_id, judge_name, ...inputs }, ctx) {
-    const judge = await resolveJudge(ctx, { id: judge_id, name: judge_name });
+    // An exact name where an id is expected (e.g. POST /v1/judges/Support%20replies/execute/) is looked up by name.
+    const ref = judge_id && !looksLikeId(judge_id) ? { name: judge_id } : { id: judge_id, name: judge_name };
+    const judge = await resolveJudge(ctx, ref);
     return ctx.engine.runJudge(ctx, judge, inputs);
   },
 });
