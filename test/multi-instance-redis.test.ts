@@ -81,4 +81,19 @@ describe('rate limits shared through Redis by two instances', () => {
     const back = await burst();
     assert.deepEqual({ ok: back.ok, other: back.other }, { ok: LIMIT, other: [] });
   });
+
+  it('Redis hung (connected, never answering): requests are still served, each waiting at most a short timeout', async () => {
+    redis.stall();
+    try {
+      const demo = await a.request('POST', '/create-demo-user/');
+      assert.equal(demo.status, 201);
+      const statuses = [];
+      for (let i = 0; i < 6; i++) statuses.push((await (i % 2 ? b : a).request('GET', '/v1/projects/', { key: demo.body.api_key })).status);
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 200]);
+      // They were counted locally after Redis's answer timed out, not queued behind it.
+      await Promise.all([a.waitFor('Redis unreachable (Redis did not answer within 250 ms)'), b.waitFor('Redis unreachable (Redis did not answer within 250 ms)')]);
+    } finally {
+      redis.restore();
+    }
+  });
 });
