@@ -11,6 +11,11 @@ function uuidv7Hex(): string {
   if (ms <= lastMs) {
     ms = lastMs;
     counter++;
+    if (counter > 0x0fff) {
+      // 4,096 ids in one millisecond: borrow the next millisecond rather than wrap the sequence.
+      ms = ++lastMs;
+      counter = 0;
+    }
   } else {
     lastMs = ms;
     counter = 0;

@@ -207,7 +207,7 @@ export class JsonStore implements Store {
           break; // a corrupt line can only be the torn tail of a crash; keep what precedes it
         }
       }
-      validBytes = Buffer.byteLength(text.slice(0, offset));
+      validBytes += Buffer.byteLength(line) + 1;
     }
     this.logHandle = await fsp.open(file, 'a+');
     const { size } = await this.logHandle.stat();
@@ -227,7 +227,8 @@ export class JsonStore implements Store {
         else hi = mid;
       }
     }
-    this.logs.splice(lo, 0, log);
+    if (lo === this.logs.length) this.logs.push(log);
+    else this.logs.splice(lo, 0, log);
     this.logsById.set(log.id, log);
   }
 
