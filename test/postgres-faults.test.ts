@@ -1,7 +1,8 @@
 // PostgreSQL going away under load: requests answer 503 problem+json (store_unavailable), /healthz
 // says the store is down, the server recovers by itself when the database returns, and every write
-// it acknowledged is still there. Two ways down: a private cluster (never the shared one on 5432)
-// stopped and started with pg_ctl, and the network to the database cut at a proxy.
+// it acknowledged is still there. Three ways down: a private cluster (never the shared one on 5432)
+// stopped and started with pg_ctl, the network to the database cut at a proxy, and a proxy that
+// keeps connections open but forwards nothing (a hung server or a silent partition).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { PostgresStore } from '../src/store/postgres-store.ts';
@@ -57,8 +58,8 @@ function startLoad(server: TestServer, key: string, workers = 6) {
 }
 
 /** The scenario both variants share: load, outage, recovery, then every acknowledged write checked. */
-async function outageUnderLoad(databaseUrl: string, outage: { down: () => Promise<void>; up: () => Promise<void> }) {
-  const store = new PostgresStore({ connectionString: databaseUrl, poolMax: 4, connectTimeoutMs: 1000 });
+async function outageUnderLoad(databaseUrl: string, outage: { down: () => Promise<void>; up: () => Promise<void> }, storeOpts: { queryTimeoutMs?: number } = {}) {
+  const store = new PostgresStore({ connectionString: databaseUrl, poolMax: 4, connectTimeoutMs: 1000, ...storeOpts });
   await store.init();
   const server = await startTestServer({}, { store });
   try {
@@ -142,6 +143,19 @@ describe('PostgreSQL faults under load', () => {
       down: async () => p.cut(),
       up: async () => p.restore(),
     });
+  });
+
+  it('the database hung (connections open, nothing answered): the same, through the query timeout', async () => {
+    const hung = await createTestSchema('trb_faults_hung');
+    const p = await startTcpProxy({ host: '127.0.0.1', port: 5432 });
+    try {
+      const base = new URL(urlWithSchema(hung.schema));
+      base.port = String(p.port);
+      await outageUnderLoad(base.toString(), { down: async () => p.stall(), up: async () => p.restore() }, { queryTimeoutMs: 1000 });
+    } finally {
+      await p.close();
+      await hung.drop();
+    }
   });
 
   it('an unreachable database at start-up is reported clearly, without a crash', async () => {

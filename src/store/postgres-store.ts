@@ -35,6 +35,12 @@ export interface PostgresStoreOptions {
   poolMax?: number;
   /** How long a request waits for a connection before the store counts as unavailable (default 5 s). */
   connectTimeoutMs?: number;
+  /**
+   * How long one statement may wait for its answer before the store counts as unavailable
+   * (default 30 s). A database that stopped answering without closing the connection (a hung
+   * server, a silent network partition) is noticed this way; every indexed query takes milliseconds.
+   */
+  queryTimeoutMs?: number;
   /** How long init waits for the database to come up (default 15 s). */
   startupWaitMs?: number;
   /** Run the schema migrations at init (default true). */
@@ -386,7 +392,9 @@ export class PostgresStore implements Store {
       max: opts.poolMax ?? 10,
       connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
       idleTimeoutMillis: 30_000,
+      query_timeout: opts.queryTimeoutMs ?? 30_000,
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       application_name: 'tribunal',
     });
     // A pooled connection that dies while idle (database restart) is dropped by the pool and
