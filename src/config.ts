@@ -101,7 +101,6 @@ const EnvSchema = z.object({
   TRIBUNAL_MODEL_BACKOFF_MAX: duration.default(parseDuration('20s')),
   TRIBUNAL_MODEL_MAX_TOKENS: int(64).default(1024),
   TRIBUNAL_PRICES: prices.default(DEFAULT_PRICES),
-  TRIBUNAL_LOG_REQUESTS: bool.default(false),
   TRIBUNAL_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters (make one with: openssl rand -base64 32)').optional(),
   TRIBUNAL_SESSION_TTL: duration.default(parseDuration('12h')),
 });
@@ -160,7 +159,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxTokens: e.TRIBUNAL_MODEL_MAX_TOKENS,
       prices: e.TRIBUNAL_PRICES,
     },
-    logRequests: e.TRIBUNAL_LOG_REQUESTS,
     // Web sessions: without a configured secret each process makes its own, so sessions do not
     // survive a restart or span instances (docs/WEB.md).
     session: {
