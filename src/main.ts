@@ -34,6 +34,16 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
   return { close, url };
 }
 
+/** host/database of a DATABASE_URL, never its password. */
+function databaseLabel(url: string | undefined): string {
+  try {
+    const u = new URL(url ?? '');
+    return `at ${u.host}${u.pathname}`;
+  } catch {
+    return '';
+  }
+}
+
 async function main() {
   let config: Config;
   try {
@@ -52,7 +62,8 @@ async function main() {
     process.once('SIGINT', () => stop('SIGINT'));
     process.once('SIGTERM', () => stop('SIGTERM'));
     console.log(`Tribunal listening on ${url}`);
-    console.log(`  store:    ${config.store === 'json' ? `JSON files in ${config.dataDir}` : 'PostgreSQL'}`);
+    console.log(`  store:    ${config.store === 'json' ? `JSON files in ${config.dataDir}` : `PostgreSQL ${databaseLabel(config.databaseUrl)}`}`);
+    console.log(`  rate limits: ${config.redisUrl ? 'shared by every instance through Redis' : 'per instance (set REDIS_URL to share them between instances)'}`);
     console.log(`  REST:     ${url}/v1/   (OpenAPI: ${url}/v1/openapi.json)`);
     console.log(`  MCP:      ${url}/mcp${config.mcp.enabled ? '' : '   (disabled: MCP_ENABLED=false)'}`);
     console.log(`  judge model: ${config.model.apiKey ? config.model.name : 'not configured (set ANTHROPIC_API_KEY to run evaluations)'}`);
