@@ -70,6 +70,8 @@ export function toolErrorText(toolName: string, err: TribunalError): string {
     lines.push(`Call ${toolName} again with that input added (get_judge / get_evaluator show which inputs each evaluator requires).`);
   } else if (err.code === 'not_found' && NOT_FOUND_HINTS[toolName] && !/list_\w+\./.test(err.message)) {
     lines.push(NOT_FOUND_HINTS[toolName]);
+  } else if (err.code === 'model_unavailable' && /No judge model is configured/.test(err.message)) {
+    lines.push('Retrying will not help: the server operator must configure a judge model. Tell the person you work for.');
   } else if (err.code === 'model_unavailable' || err.code === 'store_unavailable') {
     lines.push('This is a temporary server-side problem: wait a little and retry the same call.');
   } else if (err.code === 'conflict' && /concurrently/.test(err.message)) {

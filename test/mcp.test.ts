@@ -346,6 +346,23 @@ describe('MCP endpoint with the SDK client', () => {
 });
 
 describe('MCP endpoint configuration', () => {
+  test('without a judge model, run tools fail with isError that says the operator must configure one', async () => {
+    const server = await startTestServer();
+    try {
+      const { api_key } = await server.demoUser();
+      const mcp = await connectMcp(server.url, api_key);
+      const result = await mcp.call('run_evaluator', { evaluator_name: 'Clarity', response: 'Paris is the capital of France.' });
+      assert.equal(result.isError, true);
+      assert.match(result.text, /model_unavailable/);
+      assert.match(result.text, /ANTHROPIC_API_KEY/);
+      assert.match(result.text, /Retrying will not help/);
+      assert.doesNotMatch(result.text, /retry the same call/);
+      await mcp.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   test('MCP_ENABLED=false: every method on /mcp answers 404, with or without a key', async () => {
     const server = await startTestServer({ MCP_ENABLED: 'false' });
     try {
