@@ -66,6 +66,7 @@ async function main() {
     console.log(`  rate limits: ${config.redisUrl ? 'shared by every instance through Redis' : 'per instance (set REDIS_URL to share them between instances)'}`);
     console.log(`  REST:     ${url}/v1/   (OpenAPI: ${url}/v1/openapi.json)`);
     console.log(`  MCP:      ${url}/mcp${config.mcp.enabled ? '' : '   (disabled: MCP_ENABLED=false)'}`);
+    console.log(`  web app:  ${url}/app/${config.session.secretFromEnv ? '' : '   (sessions end on restart: set TRIBUNAL_SESSION_SECRET to keep them)'}`);
     console.log(`  judge model: ${config.model.apiKey ? config.model.name : 'not configured (set ANTHROPIC_API_KEY to run evaluations)'}`);
     console.log(`  get a key: curl -X POST ${url}/create-demo-user/   or   npx tribunal keys create --org <name>`);
   } catch (err) {
