@@ -130,7 +130,9 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
     }
   });
 
-  app.use('/mcp', mcpRouter(services, authenticator, { rateLimit: keyRateLimit(services, opts) }));
+  // One limiter for REST and MCP alike: a key limited to N requests a minute gets N in total.
+  const perKeyLimit = keyRateLimit(services, opts);
+  app.use('/mcp', mcpRouter(services, authenticator, { rateLimit: perKeyLimit }));
 
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument());
@@ -146,7 +148,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
     }
   };
   // The web app's session cookie counts only without an Authorization header, with CSRF checks (src/web/session.ts).
-  app.use('/v1', jsonBody(config.limits.bodyBytes), webSessionAuth(services, authenticator), authenticate(authenticator), keyRateLimit(services, opts));
+  app.use('/v1', jsonBody(config.limits.bodyBytes), webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit);
   app.use(restRouter(handle));
 
   app.get('/', (_req, res) => res.redirect(302, '/app/'));

@@ -339,6 +339,9 @@ describe('MCP endpoint with the SDK client', () => {
       assert.deepEqual(statuses, [200, 200, 429]);
       assert.ok(Number(last!.headers['retry-after']) >= 1);
       assert.equal(last!.json.code, 'rate_limited');
+      // REST and MCP share one counter per key: the key's budget is spent for REST too.
+      const rest = await limited.request('GET', '/v1/projects/', { key: api_key });
+      assert.equal(rest.status, 429);
     } finally {
       await limited.close();
     }
