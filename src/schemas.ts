@@ -72,6 +72,29 @@ export const EvaluatorRef = z.object({
 });
 export type EvaluatorRef = z.infer<typeof EvaluatorRef>;
 
+export const GenerationQuestion = z.object({
+  form_field_name: z.string().describe('the key to answer it under in extra_contexts (lower snake case)'),
+  form_field_description: z.string().describe('the question to answer'),
+});
+export type GenerationQuestion = z.infer<typeof GenerationQuestion>;
+
+/** What generate_judge recorded about a judge it made. Set only by generation, never by create/update input. */
+export const JudgeGeneration = z
+  .object({
+    status: z
+      .enum(['draft', 'complete'])
+      .describe('draft: waiting for answers to open_questions, cannot run yet; complete: designed by generation and ready to run'),
+    context_aware: z.boolean().describe('enable_context_aware_evaluators as given to generation; a follow-up keeps it unless given again'),
+    answers: z
+      .record(z.string(), z.string().describe('the answer to the question of that form_field_name'))
+      .describe('answers given so far to generation questions (extra_contexts), keyed by form_field_name'),
+    open_questions: z
+      .array(GenerationQuestion)
+      .describe('questions still unanswered (a draft has at least one); answer them with generate_judge, this judge_id and extra_contexts keyed by form_field_name'),
+  })
+  .describe('the state of generation for a judge made by generate_judge');
+export type JudgeGeneration = z.infer<typeof JudgeGeneration>;
+
 export const Judge = z.object({
   id: id('judge'),
   name: z.string().describe('judge name; judges can be run by exact name'),
@@ -80,6 +103,9 @@ export const Judge = z.object({
   visibility: Visibility,
   project_id: z.string().describe('owning project'),
   evaluators: z.array(EvaluatorRef).describe('the evaluators the judge applies, in order'),
+  generation: JudgeGeneration.nullable().describe(
+    'null for a judge made by hand (create_judge); for a judge made by generate_judge, its generation state: a draft (status draft) cannot run until its open questions are answered',
+  ),
   version: z.number().int().describe('content version, +1 on every change'),
   created_at: timestamp,
   updated_at: timestamp,

@@ -250,6 +250,12 @@ describe('tribunal CLI', () => {
       assert.match(first.stderr, /--context jurisdiction="\.\.\."\s+Which jurisdiction applies\?/);
       const draftId = /--judge-id (jdg_[0-9a-f]{32})/.exec(first.stderr)?.[1];
       assert.ok(draftId, first.stderr);
+      // The draft shows as one, with how to finish it, and refuses to run.
+      const shown = await rig.cli(['judges', 'get', draftId]);
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.match(shown.stdout, /generated: +draft: cannot run until these are answered:\n +- tone: How formal should answers be\?/);
+      assert.match(shown.stdout, new RegExp(`Finish it: tribunal judges generate "<the same intent>" --judge-id ${draftId} --context tone="\\.\\.\\." --context jurisdiction="\\.\\.\\."`));
+      assertOneLineError(await rig.cli(['judges', 'run', draftId, '--response', 'x']), 7, /is a draft made by generate_judge, waiting for answers to 2 questions \(tone, jurisdiction\)/);
 
       rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Legal answers judge', evaluators: [newEvaluator('Citation Format')] }));
       const done = await rig.cli([
@@ -260,7 +266,8 @@ describe('tribunal CLI', () => {
       assert.equal(body.judge_id, draftId, 'the same judge, completed');
       assert.deepEqual(body.evaluator_details.map((d: any) => d.name), ['Helpfulness', 'Politeness', 'Citation Format']);
       assert.equal(body.judge.stage, 'answer generation');
-      assert.match(body.judge.intent, /jurisdiction: "US federal law"/);
+      assert.equal(body.judge.intent, PIPELINE_INTENT);
+      assert.deepEqual(body.judge.generation, { status: 'complete', context_aware: false, answers: { tone: 'Formal', jurisdiction: 'US federal law' }, open_questions: [] });
       assert.deepEqual(rig.fake.requests.map((r) => r.toolName), ['assess_context', 'design_judge'], 'no stage question when --stage is given');
       assert.equal(rig.fake.pending, 0);
     });

@@ -59,6 +59,19 @@ describe('generate_judge over MCP', () => {
     assert.equal(asked.structuredContent.error_code, 'missing_context_from_system_goal');
     const judgeId = asked.structuredContent.judge_id;
     assert.deepEqual(asked.structuredContent.missing_context_from_system_goal, [{ form_field_name: 'budget_policy', form_field_description: 'Which budgets do your travellers have?' }]);
+    // get_judge shows the draft state; run_judge refuses the draft and says how to complete it.
+    const draft: any = await client.callTool({ name: 'get_judge', arguments: { judge_id: judgeId } });
+    assert.equal(draft.isError, undefined, errorText(draft));
+    assert.equal(draft.structuredContent.intent, BOT_INTENT);
+    assert.deepEqual(draft.structuredContent.generation, {
+      status: 'draft',
+      context_aware: false,
+      answers: {},
+      open_questions: asked.structuredContent.missing_context_from_system_goal,
+    });
+    const early: any = await client.callTool({ name: 'run_judge', arguments: { judge_id: judgeId, response: 'Called search_hotels().' } });
+    assert.equal(early.isError, true);
+    assert.match(errorText(early), /draft made by generate_judge, waiting for answers to one question \(budget_policy\).*generate_judge/);
 
     rig.fake.enqueueFor(
       'design_judge',
@@ -83,6 +96,12 @@ describe('generate_judge over MCP', () => {
     assert.equal(judge.structuredContent.stage, 'tool use');
     assert.equal(judge.structuredContent.version, 2);
     assert.equal(judge.structuredContent.visibility, 'private');
+    assert.deepEqual(judge.structuredContent.generation, {
+      status: 'complete',
+      context_aware: false,
+      answers: { budget_policy: 'Mid-range: under 200 EUR a night.' },
+      open_questions: [],
+    });
 
     rig.fake.resetStats();
     const run: any = await client.callTool({ name: 'run_judge', arguments: { judge_id: judgeId, request: 'Plan 3 days in Lisbon', response: 'Called search_hotels(city="Lisbon", max_price=180).' } });
@@ -115,6 +134,7 @@ describe('generate_judge over MCP', () => {
     const seen: any = await other.callTool({ name: 'get_judge', arguments: { judge_id: res.structuredContent.judge_id } });
     assert.equal(seen.isError, undefined);
     assert.equal(seen.structuredContent.visibility, 'public');
+    assert.equal(seen.structuredContent.generation.context_aware, true);
     await rig.server.store.deleteJudge(res.structuredContent.judge_id);
   });
 

@@ -77,7 +77,9 @@ describe('generate_judge over REST', () => {
     assert.equal(judge.project_id, rig.org.projectId);
     assert.equal(judge.version, 1);
     assert.equal(judge.stage, 'reply writing');
-    assert.ok(judge.intent.startsWith(SUPPORT_INTENT));
+    // The intent is the caller's, untouched; generation state is its own field.
+    assert.equal(judge.intent, SUPPORT_INTENT);
+    assert.deepEqual(judge.generation, { status: 'complete', context_aware: false, answers: {}, open_questions: [] });
     assert.deepEqual(judge.evaluators.map((e: any) => e.id), details.map((d: any) => d.id));
     const written = judge.evaluators[2];
     assert.equal(written.is_preset, false);
@@ -140,8 +142,28 @@ describe('generate_judge over REST', () => {
     assert.equal(draft.version, 1);
     assert.match(draft.name, /\(draft\)$/);
     assert.deepEqual(draft.evaluators.map((e: any) => e.id), ['preset_helpfulness']);
-    assert.match(draft.intent, /draft/);
-    assert.match(draft.intent, /refund_policy/);
+    assert.equal(draft.intent, SUPPORT_INTENT);
+    assert.deepEqual(draft.generation, { status: 'draft', context_aware: false, answers: {}, open_questions: first.body.missing_context_from_system_goal });
+
+    // A draft is not ready: running it is a 409 that says how to complete it, before any model call.
+    rig.fake.resetStats();
+    const early = await rig.post(`/v1/judges/${judgeId}/execute/`, { request: 'Can I return this?', response: 'Yes.' });
+    assert.equal(early.status, 409, JSON.stringify(early.body));
+    assert.equal(early.body.code, 'conflict');
+    assert.match(early.body.detail, /is a draft made by generate_judge, waiting for answers to 2 questions \(brand_voice, refund_policy\)/);
+    assert.match(early.body.detail, new RegExp(`judge_id "${judgeId}" and extra_contexts keyed by "brand_voice", "refund_policy"`));
+    assert.deepEqual(early.body.missing_context_from_system_goal, first.body.missing_context_from_system_goal);
+    assert.equal(rig.fake.requests.length, 0);
+
+    // A hand edit keeps the generation state (the draft stays a draft); a forged one is ignored.
+    const edited = await rig.server.request('PATCH', `/v1/judges/${judgeId}/`, {
+      key: rig.org.key,
+      body: { evaluator_ids: ['preset_helpfulness', 'preset_clarity'], generation: { status: 'complete', context_aware: false, answers: {}, open_questions: [] } },
+    });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    assert.equal(edited.body.version, 2);
+    assert.deepEqual(edited.body.generation, draft.generation);
+    assert.equal((await rig.post(`/v1/judges/${judgeId}/execute/`, { response: 'Yes.' })).status, 409);
 
     // Only part answered: the same judge, asked only what is still open, without asking the model again.
     rig.fake.resetStats();
@@ -153,6 +175,15 @@ describe('generate_judge over REST', () => {
       missing_context_from_system_goal: [{ form_field_name: 'refund_policy', form_field_description: 'What is your refund policy?' }],
     });
     assert.equal(rig.fake.requests.length, 0);
+    const partialJudge = (await rig.get(`/v1/judges/${judgeId}/`)).body;
+    assert.equal(partialJudge.version, 3, 'the answer recorded as a new version');
+    assert.equal(partialJudge.intent, SUPPORT_INTENT);
+    assert.deepEqual(partialJudge.generation, {
+      status: 'draft',
+      context_aware: false,
+      answers: { brand_voice: 'Warm and plain, never sarcastic.' },
+      open_questions: [{ form_field_name: 'refund_policy', form_field_description: 'What is your refund policy?' }],
+    });
 
     // The rest answered: the same judge completed, with both answers handed to the design step.
     rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Acme support judge', presets: ['preset_helpfulness'], evaluators: [newEvaluator('Refund Policy Compliance')] }));
@@ -168,10 +199,22 @@ describe('generate_judge over REST', () => {
     assert.ok(judge.version > 1);
     assert.equal(judge.name, 'Acme support judge');
     assert.deepEqual(judge.evaluators.map((e: any) => e.name), ['Helpfulness', 'Refund Policy Compliance']);
-    assert.doesNotMatch(judge.intent, /Open questions/);
+    assert.equal(judge.intent, SUPPORT_INTENT);
+    assert.deepEqual(judge.generation, {
+      status: 'complete',
+      context_aware: false,
+      answers: { brand_voice: 'Warm and plain, never sarcastic.', refund_policy: '30 days, unused items, receipt required.' },
+      open_questions: [],
+    });
     assert.equal((await ownJudges()).length, 1, 'one judge, not a second one');
     const versions = (await rig.get(`/v1/judges/${judgeId}/versions/`)).body.results;
     assert.equal(versions.length, judge.version);
+    assert.deepEqual(versions.map((v: any) => v.generation.status), ['complete', 'draft', 'draft', 'draft']);
+    // Completed: it runs.
+    rig.fake.resetStats();
+    const run = await rig.post(`/v1/judges/${judgeId}/execute/`, { request: 'Can I return this?', response: 'Yes, within 30 days with the receipt.' });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    assert.equal(run.body.evaluator_results.length, 2);
 
     // Generation again on the completed judge with the same intent: redesigned, nothing asked.
     rig.fake.resetStats();
@@ -231,6 +274,28 @@ describe('generate_judge over REST', () => {
     assert.equal(run.status, 200, JSON.stringify(run.body));
     assert.equal(run.body.evaluator_results.length, judge.evaluators.length);
     await cleanUp(res.body.judge_id);
+  });
+
+  test('a context-aware draft records it: the follow-up need not repeat enable_context_aware_evaluators', async () => {
+    const intent = 'A retrieval-augmented assistant answers tenants about their lease from the clauses it retrieves. Evaluate its answers.';
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('answer generation'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([['jurisdiction', 'Which law applies?']], ['preset_faithfulness']));
+    const first = await rig.post('/v1/judges/generate/', { intent, enable_context_aware_evaluators: true });
+    assert.equal(first.body.error_code, 'missing_context_from_system_goal', JSON.stringify(first.body));
+    const draft = (await rig.get(`/v1/judges/${first.body.judge_id}/`)).body;
+    assert.equal(draft.generation.status, 'draft');
+    assert.equal(draft.generation.context_aware, true);
+    assert.deepEqual(draft.evaluators.map((e: any) => e.id), ['preset_faithfulness', 'preset_hallucination_detection', 'preset_context_drift']);
+
+    rig.fake.resetStats();
+    rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Lease answers judge', presets: ['preset_faithfulness'], evaluators: [] }));
+    const done = await rig.post('/v1/judges/generate/', { intent, judge_id: first.body.judge_id, extra_contexts: { jurisdiction: 'Ontario' } });
+    assert.equal(done.status, 201, JSON.stringify(done.body));
+    assert.match(rig.fake.requests[0].prompt, /preset_context_drift \| Context Drift \| needs contexts/);
+    assert.deepEqual(done.body.evaluator_details.map((d: any) => d.id), ['preset_faithfulness', 'preset_hallucination_detection', 'preset_context_drift']);
+    const judge = (await rig.get(`/v1/judges/${first.body.judge_id}/`)).body;
+    assert.deepEqual(judge.generation, { status: 'complete', context_aware: true, answers: { jurisdiction: 'Ontario' }, open_questions: [] });
+    await cleanUp(first.body.judge_id);
   });
 
   test('a model that only follows the tool schemas (nothing scripted) still reaches a runnable judge', async () => {
@@ -353,6 +418,7 @@ describe('generate_judge over REST', () => {
 
     const handMade = await rig.post('/v1/judges/', { name: 'Hand made', intent: 'Written by hand.', evaluator_ids: ['preset_clarity'] });
     assert.equal(handMade.status, 201);
+    assert.equal(handMade.body.generation, null);
     const notGenerated = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: handMade.body.id });
     assert.equal(notGenerated.status, 400);
     assert.match(notGenerated.body.detail, /not made by generate_judge/);
@@ -362,6 +428,40 @@ describe('generate_judge over REST', () => {
     assert.equal(project.body.errors[0].field, 'project_id');
     assert.equal(rig.fake.requests.length, 2, 'bad input never reaches the model');
     await rig.server.store.deleteJudge(handMade.body.id);
+  });
+
+  test('generation is set only by generate_judge: forged on create is ignored; a judge stored without the field reads as null', async () => {
+    const forged = { status: 'draft', context_aware: true, answers: { tone: 'dry' }, open_questions: [{ form_field_name: 'x', form_field_description: 'y?' }] };
+    const made = await rig.post('/v1/judges/', { name: 'Forged state', intent: 'Written by hand.', evaluator_ids: ['preset_clarity'], generation: forged });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    assert.equal(made.body.generation, null);
+    // A hand-made judge runs, and generation cannot continue it.
+    assert.equal((await rig.post(`/v1/judges/${made.body.id}/execute/`, { response: 'Fine.' })).status, 200);
+    const cont = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: made.body.id, extra_contexts: { x: 'z' } });
+    assert.equal(cont.status, 400);
+    assert.match(cont.body.detail, /not made by generate_judge/);
+
+    // A judge written before the field existed (no `generation` key at all).
+    const now = new Date().toISOString();
+    const old = {
+      id: 'jdg_0123456789abcdef0123456789abcdef',
+      org_id: rig.org.id,
+      name: 'Stored before generation state',
+      intent: 'An old judge.',
+      stage: null,
+      visibility: 'private' as const,
+      project_id: rig.org.projectId,
+      evaluators: [{ id: 'preset_clarity', name: 'Clarity', version: null }],
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    };
+    await rig.server.store.createJudge(old);
+    assert.equal((await rig.get(`/v1/judges/${old.id}/`)).body.generation, null);
+    assert.equal((await rig.get(`/v1/judges/${old.id}/versions/`)).body.results[0].generation, null);
+    assert.equal((await ownJudges()).find((j) => j.id === old.id).generation, null);
+    for (const id of [made.body.id, old.id]) await rig.server.store.deleteJudge(id);
+    rig.fake.resetStats();
   });
 
   test('a demo organization makes public judges and evaluators; names are made unique', async () => {

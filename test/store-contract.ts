@@ -387,6 +387,38 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
     });
 
     describe('judge specifics', () => {
+      it('keeps the generation state of a generated judge (draft, answers in order, open questions) through every read', async () => {
+        const store = await fresh();
+        const draft = judge('org_a', ['evl_1'], {
+          generation: {
+            status: 'draft',
+            context_aware: true,
+            answers: { tone: 'Warm, «never» sarcastic.\nNo "jargon".', audience: 'Home cooks', brand: '' },
+            open_questions: [{ form_field_name: 'refund_policy', form_field_description: 'What is your refund policy?' }],
+          },
+        });
+        await store.createJudge(draft);
+        assert.deepEqual(await store.getJudge(draft.id), draft);
+        assert.deepEqual(await store.getJudgeVersion(draft.id, 1), draft);
+        assert.equal(JSON.stringify((await store.getJudge(draft.id))!.generation), JSON.stringify(draft.generation), 'key order kept');
+        const done: JudgeRecord = {
+          ...draft,
+          version: 2,
+          generation: { status: 'complete', context_aware: true, answers: { ...draft.generation!.answers, refund_policy: '30 days' }, open_questions: [] },
+        };
+        assert.equal(await store.updateJudge(done, 1), true);
+        assert.deepEqual(await store.getJudge(draft.id), done);
+        assert.deepEqual((await store.listJudgeVersions(draft.id)).map((v) => v.generation), [done.generation, draft.generation]);
+        assert.deepEqual((await store.listJudges({ org_id: 'org_a', include_public: false }, { limit: 10 })).items, [done]);
+        // Hand-made (null) and stored before the field existed (absent) both read back as given.
+        const handMade = judge('org_a', ['evl_1'], { generation: null });
+        const older = judge('org_a', ['evl_1']);
+        await store.createJudge(handMade);
+        await store.createJudge(older);
+        assert.deepEqual(await store.getJudge(handMade.id), handMade);
+        assert.equal('generation' in (await store.getJudge(older.id))!, false);
+      });
+
       it('finds the judges whose latest version applies an evaluator, in any organization', async () => {
         const store = await fresh();
         const j1 = judge('org_a', ['evl_1', 'evl_2']);

@@ -322,6 +322,43 @@ describe('web app in Chromium', { skip }, () => {
     await b.screenshot('16-generated-judge');
   });
 
+  step('a draft judge is marked as such, cannot be tried, and is finished from its own page', async () => {
+    const { page } = b;
+    fake.resetStats();
+    fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+    fake.enqueueFor('assess_context', contextAnswer([['refund_policy', 'What is your refund policy?']], ['preset_helpfulness'], 'Refund replies'));
+    await page.goto(app('/app/judges/generate'));
+    await page.getByRole('textbox', { name: 'Describe what to evaluate' }).fill('Acme support bot replies to customers asking for refunds. Evaluate the replies it writes.');
+    await page.getByRole('button', { name: 'Generate judge' }).click();
+    await page.getByRole('heading', { name: 'A few questions about your application' }).waitFor();
+
+    // Left unanswered: the list and the judge page show a draft, with no "Try it".
+    await page.goto(app('/app/judges'));
+    const row = page.getByRole('row').filter({ hasText: 'Refund replies (draft)' });
+    await row.locator('.badge', { hasText: 'draft' }).waitFor();
+    await row.getByRole('link').click();
+    await heading(/^Refund replies \(draft\)$/).waitFor();
+    const draftPath = new URL(page.url()).pathname;
+    await page.locator('.meta .badge', { hasText: 'draft' }).waitFor();
+    await page.getByRole('heading', { name: 'Finish this draft' }).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'Try it' }).count(), 0);
+    assert.equal(await page.locator('.intent-text').textContent(), 'Acme support bot replies to customers asking for refunds. Evaluate the replies it writes.');
+    await b.screenshot('17-draft-judge');
+
+    fake.enqueueFor('design_judge', designAnswer({ name: 'Refund replies', presets: ['preset_helpfulness'], evaluators: [newEvaluator('Refund Policy')] }));
+    await page.getByLabel('What is your refund policy?').fill('30 days, with the receipt.');
+    await page.getByRole('button', { name: 'Complete the judge' }).click();
+    await heading(/^Refund replies$/).waitFor();
+    await page.getByText('it is ready to run').waitFor();
+    await page.getByRole('heading', { name: 'Try it' }).waitFor();
+    assert.equal(new URL(page.url()).pathname, draftPath, 'the same judge, completed');
+    assert.equal(await page.locator('.meta .badge', { hasText: 'draft' }).count(), 0);
+    await page.getByText('How this judge was generated').click();
+    await page.getByText('30 days, with the receipt.').waitFor();
+    assert.ok(fake.requests.find((r) => r.toolName === 'design_judge')?.prompt.includes('30 days, with the receipt.'));
+    await b.screenshot('18-draft-finished');
+  });
+
   step('is readable at phone width: no page scrolls sideways', async () => {
     const { page } = b;
     await page.setViewportSize(PHONE);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resolveJudge } from '../src/domain/judges.ts';
+import { assertRunnable, resolveJudge } from '../src/domain/judges.ts';
 import { looksLikeId } from '../src/ids.ts';
 import { ExecutionInputShape, ExecutionResult } from '../src/schemas.ts';
 import { defineTool } from '../src/tool.ts';
@@ -10,7 +10,8 @@ export default defineTool({
   description:
     'Score a request/response pair with every evaluator of a judge, chosen by judge_id or exact judge_name. Evaluators run concurrently on the judge model. ' +
     'Returns one result per evaluator (score 0..1, higher is better, with a justification), the mean score, the cost, and the execution_log_id of the stored run. ' +
-    'If an evaluator requires contexts or an expected output, pass them (get_judge shows what is required); otherwise the call is refused before any model call.',
+    'If an evaluator requires contexts or an expected output, pass them (get_judge shows what is required); otherwise the call is refused before any model call. ' +
+      'A draft from generate_judge (generation.status "draft") cannot run until generate_judge completes it.',
   input: z.object({
     judge_id: z.string().optional().describe('id of the judge to run (give this or judge_name)'),
     judge_name: z.string().optional().describe('exact name of the judge to run (give this or judge_id)'),
@@ -22,6 +23,8 @@ export default defineTool({
     // An exact name where an id is expected (e.g. POST /v1/judges/Support%20replies/execute/) is looked up by name.
     const ref = judge_id && !looksLikeId(judge_id) ? { name: judge_id } : { id: judge_id, name: judge_name };
     const judge = await resolveJudge(ctx, ref);
+    // A generation draft waits for answers: a 409 that says how to complete it, before any model call.
+    assertRunnable(judge);
     return ctx.engine.runJudge(ctx, judge, inputs);
   },
 });

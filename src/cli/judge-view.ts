@@ -11,6 +11,8 @@ export interface JudgeFull {
   version: number;
   created_at: string;
   updated_at: string;
+  /** Set by generation only; null (or absent, from an older server) for a hand-made judge. */
+  generation?: { status: 'draft' | 'complete'; context_aware: boolean; answers: Record<string, string>; open_questions: Array<{ form_field_name: string; form_field_description: string }> } | null;
   evaluators: Array<{ id: string; name: string; version: number; pinned_version?: number | null; requires_contexts?: boolean; requires_expected_output?: boolean; is_preset?: boolean; intent?: string }>;
 }
 
@@ -20,6 +22,8 @@ export function printJudge(judge: JudgeFull): void {
     ['name', judge.name],
     ['intent', judge.intent],
     ['stage', judge.stage],
+    ['generated', generationLine(judge)],
+    ['context', judge.generation && Object.keys(judge.generation.answers).length ? Object.entries(judge.generation.answers).map(([k, v]) => `${k}: ${v}`).join('\n') : null],
     ['visibility', judge.visibility],
     ['project', judge.project_id],
     ['version', judge.version],
@@ -36,5 +40,19 @@ export function printJudge(judge: JudgeFull): void {
       [e.requires_contexts ? 'contexts' : '', e.requires_expected_output ? 'expected_output' : ''].filter(Boolean).join(', ') || '-',
       clip(e.intent, 60),
     ]),
+  );
+}
+
+/** How generation left the judge: nothing for a hand-made one; a draft says how to finish it. */
+function generationLine(judge: JudgeFull): string | null {
+  const gen = judge.generation;
+  if (!gen) return null;
+  const aware = gen.context_aware ? ' (context-aware)' : '';
+  if (gen.status === 'complete') return `complete${aware}`;
+  const flags = gen.open_questions.map((q) => `--context ${q.form_field_name}="..."`).join(' ');
+  return (
+    `draft${aware}: cannot run until these are answered:\n` +
+    gen.open_questions.map((q) => `- ${q.form_field_name}: ${q.form_field_description}`).join('\n') +
+    `\nFinish it: tribunal judges generate "<the same intent>" --judge-id ${judge.id} ${flags}`
   );
 }

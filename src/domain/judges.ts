@@ -1,7 +1,7 @@
 // Judges: a named, versioned list of evaluator references. Shared by the tools and REST.
 import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { EvaluatorRef, Judge, JudgeFull } from '../schemas.ts';
+import type { EvaluatorRef, Judge, JudgeFull, JudgeGeneration } from '../schemas.ts';
 import { StoreConflictError, type EvaluatorRecord, type JudgeRecord } from '../store/types.ts';
 import type { ToolContext } from '../tool.ts';
 import { canRead, effectiveVisibility, evaluatorToWire, resolveEvaluator } from './evaluators.ts';
@@ -9,7 +9,26 @@ import { resolveProjectId } from './projects.ts';
 
 type Ctx = Pick<ToolContext, 'store' | 'caller'>;
 
-export const judgeToWire = ({ org_id: _org, ...wire }: JudgeRecord): Judge => wire;
+/** A judge stored before `generation` existed reads as a hand-made one (generation null). */
+export const judgeToWire = ({ org_id: _org, generation, ...wire }: JudgeRecord): Judge => ({ ...wire, generation: generation ?? null });
+
+/**
+ * A draft made by generate_judge is not ready: it waits for answers to its open questions. Running
+ * it is a 409 that says how to complete it (the same judge then runs).
+ */
+export function assertRunnable(judge: JudgeRecord): void {
+  if (judge.generation?.status !== 'draft') return;
+  const open = judge.generation.open_questions;
+  const names = open.map((q) => q.form_field_name);
+  throw new TribunalError(
+    'conflict',
+    409,
+    `Judge ${judge.name} (${judge.id}) is a draft made by generate_judge, waiting for answers to ${names.length === 1 ? 'one question' : `${names.length} questions`} ` +
+      `(${names.join(', ')}), so it cannot run yet. Complete it with generate_judge (REST: POST /v1/judges/generate/): the same intent, ` +
+      `judge_id ${JSON.stringify(judge.id)} and extra_contexts keyed by ${names.map((n) => JSON.stringify(n)).join(', ')}; the completed judge keeps this id and runs.`,
+    { extra: { judge_id: judge.id, missing_context_from_system_goal: open } },
+  );
+}
 
 export async function getVisibleJudge(ctx: Ctx, id: string, version?: number): Promise<JudgeRecord> {
   const latest = await ctx.store.getJudge(id);
@@ -101,7 +120,8 @@ export interface JudgeInput {
   pin_versions?: boolean;
 }
 
-export async function createJudge(ctx: Ctx, input: JudgeInput): Promise<JudgeRecord> {
+/** `generation` is set only by generate_judge; hand-made judges have none (it is not part of JudgeInput). */
+export async function createJudge(ctx: Ctx, input: JudgeInput, generation: JudgeGeneration | null = null): Promise<JudgeRecord> {
   const visibility = effectiveVisibility(ctx, input.visibility);
   const now = new Date().toISOString();
   const record: JudgeRecord = {
@@ -113,6 +133,7 @@ export async function createJudge(ctx: Ctx, input: JudgeInput): Promise<JudgeRec
     visibility,
     project_id: await resolveProjectId(ctx, input.project_id),
     evaluators: await buildRefs(ctx, input.evaluator_ids, input.pin_versions ?? false, visibility),
+    generation,
     version: 1,
     created_at: now,
     updated_at: now,
@@ -136,7 +157,7 @@ export async function reviseJudge(ctx: Ctx, id: string, change: (current: JudgeR
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await getEditableJudge(ctx, id);
     const next = await change({ ...current });
-    const fields = ['name', 'intent', 'stage', 'visibility', 'project_id', 'evaluators'] as const;
+    const fields = ['name', 'intent', 'stage', 'visibility', 'project_id', 'evaluators', 'generation'] as const;
     if (fields.every((f) => JSON.stringify(next[f]) === JSON.stringify(current[f]))) return current;
     next.version = current.version + 1;
     next.updated_at = new Date().toISOString();
@@ -149,6 +170,10 @@ export async function reviseJudge(ctx: Ctx, id: string, change: (current: JudgeR
   throw new TribunalError('conflict', 409, `Judge ${id} is being edited concurrently; try again.`);
 }
 
+/**
+ * A hand edit never touches `generation`: a generated judge stays generated, and a draft stays a
+ * draft (still refused by run_judge) until generate_judge completes it, whatever was edited.
+ */
 export async function updateJudge(ctx: Ctx, id: string, patch: Partial<JudgeInput>): Promise<JudgeRecord> {
   return reviseJudge(ctx, id, async (next) => {
     if (patch.name !== undefined) next.name = patch.name;

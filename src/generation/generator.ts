@@ -2,6 +2,8 @@
 // rules are described in docs/GENERATION.md; in short: stages -> missing context -> design, each a
 // validated model step, and nothing is stored until a step's answer is usable (a draft judge is
 // stored on purpose when context is missing, and completed as the same judge on the follow-up).
+// What generation knows about a judge it made (draft or complete, the answers, the open questions)
+// is the judge's own `generation` field; the judge's intent is exactly the caller's.
 import { notFound, TribunalError, validationError } from '../errors.ts';
 import { createEvaluator, effectiveVisibility } from '../domain/evaluators.ts';
 import { createJudge, reviseJudge } from '../domain/judges.ts';
@@ -9,11 +11,10 @@ import type { Preset } from '../domain/presets.ts';
 import { resolveProjectId } from '../domain/projects.ts';
 import { NOT_CONFIGURED_MESSAGE } from '../engine/anthropic-model.ts';
 import type { JudgeModel } from '../engine/model.ts';
-import type { EvaluatorRef } from '../schemas.ts';
+import type { EvaluatorRef, JudgeGeneration } from '../schemas.ts';
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import type { ToolContext } from '../tool.ts';
-import { fieldName, readRecord, writeRecord, type GenerationRecord } from './record.ts';
-import { CONTEXT_AWARE_PRESETS, contextStep, designStep, presetCatalog, rubricText, stagesStep, THINKING_BUDGET, type DesignAnswer, type NewEvaluator } from './steps.ts';
+import { CONTEXT_AWARE_PRESETS, contextStep, fieldName, designStep, presetCatalog, rubricText, stagesStep, THINKING_BUDGET, type DesignAnswer, type NewEvaluator } from './steps.ts';
 import { runStep, type StepUsage } from './structured.ts';
 import type { GenerateJudgeInput, GenerateJudgeOutcome, JudgeGenerator } from './types.ts';
 
@@ -49,11 +50,11 @@ async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudg
   const extra = normalizeAnswers(input.extra_contexts ?? {});
 
   let existing: JudgeRecord | null = null;
-  let record: GenerationRecord | null = null;
+  let record: JudgeGeneration | null = null;
   if (input.judge_id) {
     existing = await ctx.store.getJudge(input.judge_id);
     if (!existing || existing.org_id !== ctx.caller.org.id) throw notFound('Judge', input.judge_id);
-    record = readRecord(existing.intent);
+    record = existing.generation ?? null;
     if (!record) {
       throw validationError(
         `Judge ${existing.name} (${existing.id}) was not made by generate_judge, so generation cannot continue it. ` +
@@ -70,7 +71,7 @@ async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudg
   }
   const budget = THINKING_BUDGET[input.reasoning_effort ?? 'medium'];
   const modelName = ctx.config.model.name;
-  const contextAware = input.enable_context_aware_evaluators ?? record?.contextAware ?? false;
+  const contextAware = input.enable_context_aware_evaluators ?? record?.context_aware ?? false;
   const catalog = presetCatalog(contextAware);
 
   // 1. Stages. A follow-up on a generated judge keeps the stage settled when it was made.
@@ -88,9 +89,9 @@ async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudg
   let open: Question[];
   let draftPresets: string[] | null = null;
   let draftName: string | null = null;
-  if (record && record.intent.trim() === intent) {
+  if (record && existing && existing.intent.trim() === intent) {
     // The same intent: the open questions are the ones asked before; no need to ask the model again.
-    open = record.open.filter((q) => !answered(q.form_field_name));
+    open = record.open_questions.filter((q) => !answered(q.form_field_name));
   } else {
     const assessed = await runStep(model, modelName, contextStep({ intent, stage, answers, catalog, thinkingBudget: budget }), usage);
     const seen = new Set<string>();
@@ -106,13 +107,14 @@ async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudg
   }
 
   if (open.length) {
-    const draftIntent = writeRecord({ intent, status: 'draft', contextAware, answers, open });
+    const generation: JudgeGeneration = { status: 'draft', context_aware: contextAware, answers, open_questions: open };
     let judgeId: string;
     if (existing) {
       const refs = draftPresets ? presetRefs(withContextAware(draftPresets, contextAware)) : null;
       const revised = await reviseJudge(ctx, existing.id, async (cur) => ({
         ...cur,
-        intent: draftIntent,
+        intent,
+        generation,
         stage,
         visibility,
         project_id: projectId,
@@ -121,14 +123,11 @@ async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudg
       judgeId = revised.id;
     } else {
       const name = await uniqueJudgeName(ctx, `${clip(draftName ?? 'Generated judge', MAX_NAME - 8)} (draft)`);
-      const draft = await createJudge(ctx, {
-        name,
-        intent: draftIntent,
-        evaluator_ids: withContextAware(draftPresets ?? [], contextAware),
-        stage,
-        visibility,
-        project_id: projectId,
-      });
+      const draft = await createJudge(
+        ctx,
+        { name, intent, evaluator_ids: withContextAware(draftPresets ?? [], contextAware), stage, visibility, project_id: projectId },
+        generation,
+      );
       judgeId = draft.id;
     }
     return { error_code: 'missing_context_from_system_goal', judge_id: judgeId, missing_context_from_system_goal: open };
@@ -136,8 +135,8 @@ async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudg
 
   // 3. Design, then store it all (or nothing).
   const design = await runStep(model, modelName, designStep({ intent, stage, answers, catalog, contextAware, thinkingBudget: budget }), usage);
-  const finalIntent = writeRecord({ intent, status: 'complete', contextAware, answers, open: [] });
-  return store(ctx, { design, catalog, contextAware, existing, intent: finalIntent, stage, visibility, projectId });
+  const generation: JudgeGeneration = { status: 'complete', context_aware: contextAware, answers, open_questions: [] };
+  return store(ctx, { design, catalog, contextAware, existing, intent, generation, stage, visibility, projectId });
 }
 
 /** extra_contexts keys as field names; blank answers are no answers. */
@@ -239,6 +238,7 @@ async function store(
     contextAware: boolean;
     existing: JudgeRecord | null;
     intent: string;
+    generation: JudgeGeneration;
     stage: string | null;
     visibility: 'private' | 'public';
     projectId: string;
@@ -265,6 +265,7 @@ async function store(
         ...cur,
         name,
         intent: p.intent,
+        generation: p.generation,
         stage: p.stage,
         visibility: p.visibility,
         project_id: p.projectId,
@@ -291,19 +292,16 @@ async function createWithFreeName(
   ctx: ToolContext,
   base: string,
   refs: EvaluatorRef[],
-  p: { intent: string; stage: string | null; visibility: 'private' | 'public'; projectId: string },
+  p: { intent: string; generation: JudgeGeneration; stage: string | null; visibility: 'private' | 'public'; projectId: string },
 ): Promise<JudgeRecord> {
   for (let attempt = 0; ; attempt++) {
     const name = await uniqueJudgeName(ctx, base);
     try {
-      return await createJudge(ctx, {
-        name,
-        intent: p.intent,
-        evaluator_ids: refs.map((r) => r.id),
-        stage: p.stage,
-        visibility: p.visibility,
-        project_id: p.projectId,
-      });
+      return await createJudge(
+        ctx,
+        { name, intent: p.intent, evaluator_ids: refs.map((r) => r.id), stage: p.stage, visibility: p.visibility, project_id: p.projectId },
+        p.generation,
+      );
     } catch (err) {
       if (!isConflict(err) || attempt >= 3) throw err;
     }

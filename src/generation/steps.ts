@@ -3,7 +3,6 @@
 // tool) whose answer is validated here; see docs/GENERATION.md.
 import { z } from 'zod';
 import { loadPresets, type Preset } from '../domain/presets.ts';
-import { fieldName } from './record.ts';
 import type { Step } from './structured.ts';
 
 export type ReasoningEffort = 'off' | 'low' | 'medium' | 'high';
@@ -12,6 +11,16 @@ export type ReasoningEffort = 'off' | 'low' | 'medium' | 'high';
 export const THINKING_BUDGET: Record<ReasoningEffort, number> = { off: 0, low: 1024, medium: 4096, high: 16384 };
 /** The two analysis steps are simpler: they think at most this much (none when effort is off). */
 export const ANALYSIS_THINKING_CAP = 1024;
+
+/** form_field_name as generation writes and compares it: lower snake case (`Brand Voice` = `brand_voice`). */
+export function fieldName(raw: string): string {
+  return raw
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 64);
+}
 
 export const CONTEXT_AWARE_PRESETS = ['preset_hallucination_detection', 'preset_context_drift'] as const;
 

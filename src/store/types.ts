@@ -1,13 +1,14 @@
 // The Store interface: everything Tribunal keeps. Two implementations (JSON files, PostgreSQL)
 // pass one contract test suite (test/store-contract.ts). Stores know nothing of callers or HTTP;
 // visibility is expressed as data in the filters so that SQL can apply it in the query.
-import type { ApiKey, Evaluator, ExecutionLog, Judge, Organization, Project } from '../schemas.ts';
+import type { ApiKey, Evaluator, ExecutionLog, Judge, JudgeGeneration, Organization, Project } from '../schemas.ts';
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
 /** org_id is null for the shipped presets. */
 export type EvaluatorRecord = Evaluator & { org_id: string | null };
-export type JudgeRecord = Judge & { org_id: string };
+/** `generation` is absent on judges stored before the field existed; it reads as null (judgeToWire). */
+export type JudgeRecord = Omit<Judge, 'generation'> & { org_id: string; generation?: JudgeGeneration | null };
 export type ExecutionLogRecord = ExecutionLog & { org_id: string };
 
 /** Newest first: created_at desc, then id desc. `after` is the last item of the previous page. */

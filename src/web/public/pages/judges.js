@@ -52,7 +52,7 @@ export default async function judges(page, { app, query }) {
         h(
           'tr',
           {},
-          h('th', { scope: 'row' }, link(`/app/judges/${encodeURIComponent(j.id)}`, j.name)),
+          h('th', { scope: 'row' }, link(`/app/judges/${encodeURIComponent(j.id)}`, j.name), j.generation?.status === 'draft' ? badge('draft', 'need') : null),
           h('td', { class: 'intent' }, h('div', { class: 'clamp' }, j.intent)),
           h('td', {}, j.stage ?? h('span', { class: 'muted' }, '—')),
           h('td', { class: 'num' }, String(j.evaluators.length)),
