@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { runKeyCommand, type KeyCommand } from './key-commands.ts';
+import { KeyCommandError, runKeyCommand, type KeyCommand } from './key-commands.ts';
 import type { Services } from './tool.ts';
 
 function socketPath(dataDir: string): string {
@@ -32,7 +32,8 @@ export async function startAdminSocket(services: Services, file: string): Promis
           const result = await runKeyCommand(services.store, services.config, JSON.parse(line) as KeyCommand);
           conn.end(`${JSON.stringify({ ok: true, result })}\n`);
         } catch (err) {
-          conn.end(`${JSON.stringify({ ok: false, error: (err as Error).message })}\n`);
+          const code = err instanceof KeyCommandError ? err.code : undefined;
+          conn.end(`${JSON.stringify({ ok: false, error: (err as Error).message, code })}\n`);
         }
       })();
     });
@@ -68,9 +69,9 @@ export function sendAdminCommand(file: string, command: KeyCommand, timeoutMs = 
     conn.on('end', () => {
       clearTimeout(timer);
       try {
-        const answer = JSON.parse(buffer) as { ok: boolean; result?: unknown; error?: string };
+        const answer = JSON.parse(buffer) as { ok: boolean; result?: unknown; error?: string; code?: KeyCommandError['code'] };
         if (answer.ok) resolve(answer.result);
-        else reject(new Error(answer.error));
+        else reject(answer.code ? new KeyCommandError(answer.code, answer.error ?? '') : new Error(answer.error));
       } catch {
         reject(new Error('The server answered something unreadable on its admin socket.'));
       }

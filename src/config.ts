@@ -101,6 +101,7 @@ const EnvSchema = z.object({
   TRIBUNAL_MODEL_BACKOFF_MAX: duration.default(parseDuration('20s')),
   TRIBUNAL_MODEL_MAX_TOKENS: int(64).default(1024),
   TRIBUNAL_PRICES: prices.default(DEFAULT_PRICES),
+  TRIBUNAL_ALLOWED_MODELS: list.optional(),
   TRIBUNAL_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters (make one with: openssl rand -base64 32)').optional(),
   TRIBUNAL_SESSION_TTL: duration.default(parseDuration('12h')),
 });
@@ -158,6 +159,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       backoffMaxMs: e.TRIBUNAL_MODEL_BACKOFF_MAX,
       maxTokens: e.TRIBUNAL_MODEL_MAX_TOKENS,
       prices: e.TRIBUNAL_PRICES,
+      // Models an evaluator may name as its override. The server pays for every call, so a caller
+      // (a demo user included) cannot pick an arbitrary, possibly expensive, model.
+      allowed: e.TRIBUNAL_ALLOWED_MODELS ?? [...new Set([e.TRIBUNAL_MODEL, ...Object.keys(e.TRIBUNAL_PRICES)])],
     },
     // Web sessions: without a configured secret each process makes its own, so sessions do not
     // survive a restart or span instances (docs/WEB.md).

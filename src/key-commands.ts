@@ -16,6 +16,17 @@ export type KeyCommand =
   | { op: 'list'; org: string }
   | { op: 'revoke'; org: string; key: string };
 
+/** A key command that failed for a reason the caller can fix; `not_found` names a missing org or key. */
+export class KeyCommandError extends Error {
+  constructor(
+    readonly code: 'not_found' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'KeyCommandError';
+  }
+}
+
 export interface CreatedKey {
   organization_id: string;
   organization_name: string;
@@ -27,7 +38,7 @@ export interface CreatedKey {
 
 async function orgByName(store: Store, name: string) {
   const org = await store.findOrganizationByName(name);
-  if (!org) throw new Error(`No organization named ${JSON.stringify(name)}; create one with: tribunal keys create --org ${JSON.stringify(name)}`);
+  if (!org) throw new KeyCommandError('not_found', `No organization named ${JSON.stringify(name)}; create one with: tribunal keys create --org ${JSON.stringify(name)}`);
   return org;
 }
 
@@ -43,7 +54,7 @@ async function allKeys(store: Store, orgId: string) {
 }
 
 export async function runKeyCommand(store: Store, _config: Config, cmd: KeyCommand): Promise<unknown> {
-  if (!cmd || typeof cmd.org !== 'string' || !cmd.org.trim()) throw new Error('An organization name is required (--org <name>).');
+  if (!cmd || typeof cmd.org !== 'string' || !cmd.org.trim()) throw new KeyCommandError('invalid', 'An organization name is required (--org <name>).');
   const ttlMs = 'expires_in_days' in cmd && cmd.expires_in_days ? cmd.expires_in_days * 86_400_000 : null;
   switch (cmd.op) {
     case 'create': {
@@ -64,12 +75,12 @@ export async function runKeyCommand(store: Store, _config: Config, cmd: KeyComma
     case 'revoke': {
       const org = await orgByName(store, cmd.org);
       const key = (await allKeys(store, org.id)).find((k) => k.id === cmd.key || k.prefix === cmd.key);
-      if (!key) throw new Error(`Organization ${cmd.org} has no key ${JSON.stringify(cmd.key)} (give its id or prefix; see tribunal keys list).`);
+      if (!key) throw new KeyCommandError('not_found', `Organization ${cmd.org} has no key ${JSON.stringify(cmd.key)} (give its id or prefix; see tribunal keys list).`);
       const updated = key.revoked_at ? key : await store.updateApiKey(key.id, { revoked_at: new Date().toISOString() });
       return apiKeyToWire(updated ?? key);
     }
     default:
-      throw new Error(`Unknown key command ${JSON.stringify((cmd as { op: unknown }).op)}.`);
+      throw new KeyCommandError('invalid', `Unknown key command ${JSON.stringify((cmd as { op: unknown }).op)}.`);
   }
 }
 

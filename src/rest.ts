@@ -8,7 +8,7 @@ import { deleteJudge, getVisibleJudge, judgeToWire } from './domain/judges.ts';
 import { createProject } from './domain/projects.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './domain/api-keys.ts';
 import { fromZodError, validationError } from './errors.ts';
-import { ApiKey, Evaluator, Judge, Project, page } from './schemas.ts';
+import { ApiKey, Evaluator, Judge, PageParams, Project, page } from './schemas.ts';
 import { invokeTool, type ToolContext, type ToolDefinition } from './tool.ts';
 import { tools } from '../tools/index.ts';
 
@@ -54,6 +54,7 @@ export const CreateApiKey = z.object({
   name: z.string().min(1).max(200).describe('a label to recognise the key by'),
   expires_in_days: z.number().int().min(1).max(3650).optional().describe('days until the key expires; default never (demo organizations: the demo key lifetime)'),
 });
+const ListApiKeys = z.object({ ...PageParams });
 const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
 
 export const routes: RestRoute[] = [
@@ -141,10 +142,10 @@ export const routes: RestRoute[] = [
     method: 'get',
     path: '/v1/api-keys/',
     summary: "List your organization's API keys (never their secrets)",
-    input: z.object({ limit: z.number().int().min(1).optional().describe('page size'), cursor: z.string().optional().describe('cursor') }),
+    input: ListApiKeys,
     output: page(ApiKey),
     status: 200,
-    run: (input, ctx) => listApiKeys(ctx, input as { limit?: number; cursor?: string }),
+    run: (input, ctx) => listApiKeys(ctx, parsed(ListApiKeys, input)),
   },
   {
     method: 'post',

@@ -172,7 +172,7 @@ export const PageParams = {
 
 /** The inputs of a run (SPEC section 2, execution request body). */
 export const ExecutionInputShape = {
-  response: z.string().describe('the LLM output to evaluate'),
+  response: z.string().min(1, 'response is empty: pass the LLM output to evaluate').describe('the LLM output to evaluate (not empty)'),
   request: z.string().optional().describe('the input that prompted the response (recommended)'),
   contexts: z
     .array(z.string())

@@ -42,6 +42,11 @@ function bodyErrors(limitBytes: number) {
       return sendProblem(res, new TribunalError('validation_error', 415, 'Send the body as UTF-8 JSON (Content-Type: application/json).'));
     }
     if (type === 'request.aborted') return;
+    // Any other client-side body fault (a broken gzip stream, a size mismatch...) is the client's to fix.
+    const status = (err as { status?: number }).status;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return sendProblem(res, new TribunalError('validation_error', 400, `The request body could not be read: ${(err as Error).message}`, { errors: [{ field: '(body)', message: 'unreadable body' }] }));
+    }
     next(err);
   };
 }

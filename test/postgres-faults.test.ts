@@ -124,6 +124,8 @@ describe('PostgreSQL faults under load', () => {
   it('a private PostgreSQL stopped and started: 503 store_unavailable meanwhile, recovery by itself, no acknowledged write lost', async (t) => {
     cluster = await startPrivateCluster();
     if (!cluster) {
+      // In CI the machine has PostgreSQL's binaries, so their absence is a failure, not a skip.
+      assert.ok(!process.env.CI, 'initdb/pg_ctl are needed to start a private PostgreSQL cluster');
       t.skip('initdb/pg_ctl not available to start a private cluster (the proxy test below still runs)');
       return;
     }

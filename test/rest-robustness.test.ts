@@ -68,14 +68,60 @@ describe('malformed requests', () => {
     for (const cursor of ['abc', '!!!', Buffer.from('{"x":1}').toString('base64url'), Buffer.from('[1,2]').toString('base64url')]) {
       assertProblem(await srv.request('GET', `/v1/judges/?cursor=${encodeURIComponent(cursor)}`, { key }), 400, 'validation_error');
     }
-    for (const q of ['limit=0', 'limit=-1', 'limit=abc', 'limit=1.5', 'include_public=maybe', 'version=0']) {
-      const res = await srv.request('GET', `/v1/judges/?${q}`, { key });
-      assert.ok(res.status === 400 || res.status === 200, `${q} -> ${res.status}`);
-      if (q.startsWith('limit')) assertProblem(res, 400, 'validation_error');
+    for (const q of ['limit=0', 'limit=-1', 'limit=abc', 'limit=1.5', 'include_public=maybe']) {
+      assertProblem(await srv.request('GET', `/v1/judges/?${q}`, { key }), 400, 'validation_error');
     }
+    for (const q of ['limit=0', 'limit=-1', 'limit=abc', 'limit=1.5']) {
+      assertProblem(await srv.request('GET', `/v1/api-keys/?${q}`, { key }), 400, 'validation_error');
+    }
+    // A query field the route does not take is ignored, not an error.
+    assert.equal((await srv.request('GET', '/v1/judges/?version=0', { key })).status, 200);
     assertProblem(await srv.request('GET', '/v1/evaluators/preset_clarity/?version=abc', { key }), 400, 'validation_error');
+    assertProblem(await srv.request('GET', '/v1/evaluators/preset_clarity/?version=99999999999999', { key }), 400, 'validation_error');
+    assertProblem(await srv.request('GET', '/v1/judges/jdg_x/?version=99999999999999', { key }), 400, 'validation_error');
+    // A cursor of the right shape whose position is not an instant the server wrote.
+    for (const forged of [['notadate', 'x'], ['2026-13-45T99:99:99Z', 'x'], ['', '']]) {
+      const cursor = Buffer.from(JSON.stringify(forged)).toString('base64url');
+      assertProblem(await srv.request('GET', `/v1/evaluators/?cursor=${cursor}`, { key }), 400, 'validation_error');
+      assertProblem(await srv.request('GET', `/v1/execution-logs/?cursor=${cursor}`, { key }), 400, 'validation_error');
+    }
+    for (const date of ['275760-09-13', '-000001-01-01', '0000-01-01', '2026-02-30T25:00:00Z']) {
+      assertProblem(await srv.request('GET', `/v1/execution-logs/?date_from=${encodeURIComponent(date)}`, { key }), 400, 'validation_error');
+    }
     // Duplicate query keys do not crash the parser
     assert.equal((await srv.request('GET', '/v1/judges/?limit=2&limit=3&search=a&search=b', { key })).status, 200);
+  });
+
+  it('answers an unreadable compressed body with 400, an empty response with 400', async () => {
+    const res = await fetch(`${srv.url}/v1/projects/`, {
+      method: 'POST',
+      headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: 'this is not gzip',
+    });
+    assert.equal(res.status, 400);
+    assert.equal(((await res.json()) as { code: string }).code, 'validation_error');
+    const run = await srv.request('POST', '/v1/evaluators/preset_clarity/execute/', { key, body: { response: '' } });
+    assertProblem(run, 400, 'validation_error');
+    assert.equal(run.body.errors[0].field, 'response');
+  });
+
+  it('accepts only the models the operator allows as an evaluator override', async () => {
+    const bad = await srv.request('POST', '/v1/evaluators/', { key, body: { name: 'pricey', intent: 'i', rubric: 'r', model: 'claude-opus-anything-goes' } });
+    assertProblem(bad, 400, 'validation_error');
+    assert.equal(bad.body.errors[0].field, 'model');
+    assert.match(bad.body.detail, /claude-sonnet-4-5/, 'the detail lists what is allowed');
+    const ok = await srv.request('POST', '/v1/evaluators/', { key, body: { name: 'fast', intent: 'i', rubric: 'r', model: 'claude-haiku-4-5' } });
+    assert.equal(ok.status, 201);
+    const edit = await srv.request('PATCH', `/v1/evaluators/${ok.body.id}/`, { key, body: { model: 'gpt-something' } });
+    assertProblem(edit, 400, 'validation_error');
+    const restricted = await startTestServer({ TRIBUNAL_ALLOWED_MODELS: 'claude-haiku-4-5' });
+    try {
+      const k = (await restricted.demoUser()).api_key;
+      assert.equal((await restricted.request('POST', '/v1/evaluators/', { key: k, body: { name: 'x', intent: 'i', rubric: 'r', model: 'claude-sonnet-4-5' } })).status, 400);
+      assert.equal((await restricted.request('POST', '/v1/evaluators/', { key: k, body: { name: 'y', intent: 'i', rubric: 'r', model: 'claude-haiku-4-5' } })).status, 201);
+    } finally {
+      await restricted.close();
+    }
   });
 
   it('answers unknown routes and methods with 404 problem+json', async () => {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { tempDir } from './helpers/server.ts';
+import { cleanEnv, tempDir } from './helpers/server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const children: ChildProcess[] = [];
@@ -33,7 +33,7 @@ async function startServer(dataDir: string, env: Record<string, string> = {}): P
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, TRIBUNAL_DATA_DIR: dataDir, PORT: String(port), ANTHROPIC_API_KEY: '', ...env },
+    env: cleanEnv({ TRIBUNAL_DATA_DIR: dataDir, PORT: String(port), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);
@@ -67,7 +67,7 @@ async function stop(s: Started): Promise<void> {
 function cli(args: string[], dataDir: string) {
   return spawnSync(process.execPath, ['bin/tribunal.js', ...args], {
     cwd: ROOT,
-    env: { ...process.env, TRIBUNAL_DATA_DIR: dataDir },
+    env: cleanEnv({ TRIBUNAL_DATA_DIR: dataDir }),
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -143,7 +143,7 @@ describe('tribunal keys', () => {
     assert.equal((await fetch(`${s.url}/v1/projects/`, { headers: auth(second.api_key) })).status, 401);
 
     const unknown = cli(['keys', 'list', '--org', 'nobody'], dir);
-    assert.equal(unknown.status, 1);
+    assert.equal(unknown.status, 5, 'not found');
     assert.match(unknown.stderr, /No organization named "nobody"/);
     await stop(s);
 

@@ -12,7 +12,7 @@ export default defineTool({
   input: z.object({
     evaluator_id: z.string().optional().describe('id of the evaluator (give this or evaluator_name)'),
     evaluator_name: z.string().optional().describe('exact name of the evaluator (give this or evaluator_id)'),
-    version: z.number().int().min(1).optional().describe('an earlier version to read; default the latest'),
+    version: z.number().int().min(1).max(2_147_483_647).optional().describe('an earlier version to read; default the latest'),
   }),
   output: Evaluator,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -12,7 +12,7 @@ export default defineTool({
   input: z.object({
     judge_id: z.string().optional().describe('id of the judge (give this or judge_name)'),
     judge_name: z.string().optional().describe('exact name of the judge (give this or judge_id)'),
-    version: z.number().int().min(1).optional().describe('an earlier version to read; default the latest'),
+    version: z.number().int().min(1).max(2_147_483_647).optional().describe('an earlier version to read; default the latest'),
   }),
   output: JudgeFull,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -1,10 +1,21 @@
 // tribunal keys create|list|revoke: server-side key management on the server's store (no API key
-// needed; see src/key-commands.ts). Errors are plain Errors: the dispatcher prints them, exit 1.
+// needed; see src/key-commands.ts). An unknown organization or key exits 5 (not found), like every
+// other command; bad arguments exit 2.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { keyCommand, type CreatedKey } from '../key-commands.ts';
+import { keyCommand as runOnStore, KeyCommandError, type CreatedKey, type KeyCommand } from '../key-commands.ts';
 import type { ApiKey } from '../schemas.ts';
-import { usageError } from './errors.ts';
+import { CliError, EXIT, usageError } from './errors.ts';
+
+/** Runs a key command, turning its refusals into the CLI's exit codes. */
+async function keyCommand(config: ReturnType<typeof loadConfig>, cmd: KeyCommand): Promise<unknown> {
+  try {
+    return await runOnStore(config, cmd);
+  } catch (err) {
+    if (err instanceof KeyCommandError) throw new CliError(err.code === 'not_found' ? EXIT.notFound : EXIT.usage, err.message);
+    throw err;
+  }
+}
 
 export const KEYS_USAGE = `Usage: tribunal keys <create|list|revoke> --org <name> [options]
 

@@ -7,6 +7,8 @@ import type { ToolContext } from '../tool.ts';
 import { resolveProjectId } from './projects.ts';
 
 type Ctx = Pick<ToolContext, 'store' | 'caller'>;
+/** Writes also need the configuration (allowed models). */
+type WriteCtx = Pick<ToolContext, 'store' | 'caller' | 'config'>;
 
 export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Evaluator => wire;
 
@@ -61,6 +63,17 @@ export interface EvaluatorContent {
   model?: string | null;
 }
 
+/** An evaluator's model override must be one the operator allows (TRIBUNAL_ALLOWED_MODELS). */
+function checkModel(ctx: WriteCtx, model: string | null | undefined) {
+  if (model === null || model === undefined) return;
+  const allowed = ctx.config.model.allowed;
+  if (!allowed.includes(model)) {
+    throw validationError(`model ${JSON.stringify(model)} is not allowed on this server; use one of ${allowed.join(', ')} or leave model unset for the default.`, [
+      { field: 'model', message: 'not an allowed model (TRIBUNAL_ALLOWED_MODELS)' },
+    ]);
+  }
+}
+
 function checkDemonstrations(content: Pick<EvaluatorContent, 'demonstrations' | 'requires_contexts' | 'requires_expected_output'>) {
   (content.demonstrations ?? []).forEach((d, i) => {
     if (content.requires_contexts && !d.contexts?.length) {
@@ -82,10 +95,11 @@ const conflict = (err: unknown) => {
 };
 
 export async function createEvaluator(
-  ctx: Ctx,
+  ctx: WriteCtx,
   input: EvaluatorContent & { visibility?: 'private' | 'public'; project_id?: string },
 ): Promise<EvaluatorRecord> {
   checkDemonstrations(input);
+  checkModel(ctx, input.model);
   const now = new Date().toISOString();
   const record: EvaluatorRecord = {
     id: newId('evl'),
@@ -125,7 +139,7 @@ export async function getEditableEvaluator(ctx: Ctx, id: string): Promise<Evalua
 const CONTENT_FIELDS = ['name', 'intent', 'rubric', 'requires_contexts', 'requires_expected_output', 'demonstrations', 'model', 'visibility', 'project_id'] as const;
 
 export async function updateEvaluator(
-  ctx: Ctx,
+  ctx: WriteCtx,
   id: string,
   patch: Partial<EvaluatorContent & { visibility: 'private' | 'public'; project_id: string }>,
 ): Promise<EvaluatorRecord> {
@@ -140,6 +154,7 @@ export async function updateEvaluator(
     }
     next.visibility = effectiveVisibility(ctx, next.visibility);
     checkDemonstrations(next);
+    if (patch.model !== undefined) checkModel(ctx, patch.model);
     const changed = CONTENT_FIELDS.some((f) => JSON.stringify(next[f]) !== JSON.stringify(current[f]));
     if (!changed) return current;
     if (next.visibility === 'private' && current.visibility === 'public') await assertNoPublicJudgeUses(ctx, id);

@@ -35,7 +35,8 @@ export interface LogQuery {
 function instant(field: string, value: string, endOfDay: boolean): string {
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const parsed = new Date(dateOnly ? `${value}T00:00:00.000Z` : value);
-  if (Number.isNaN(parsed.getTime())) {
+  const year = parsed.getUTCFullYear();
+  if (Number.isNaN(parsed.getTime()) || year < 1 || year > 9999) {
     throw validationError(`${field} must be a date (2026-11-21) or an ISO-8601 date-time.`, [{ field, message: 'not a date' }]);
   }
   if (dateOnly && endOfDay) parsed.setUTCDate(parsed.getUTCDate() + 1), parsed.setUTCMilliseconds(-1);

@@ -10,7 +10,15 @@ export function pageQuery(input: { limit?: number; cursor?: string }, maxPageSiz
   if (input.cursor === undefined || input.cursor === '') return { limit };
   try {
     const decoded = JSON.parse(Buffer.from(input.cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(decoded) && decoded.length === 2 && typeof decoded[0] === 'string' && typeof decoded[1] === 'string') {
+    if (
+      Array.isArray(decoded) &&
+      decoded.length === 2 &&
+      typeof decoded[0] === 'string' &&
+      typeof decoded[1] === 'string' &&
+      // A cursor holds an instant the server wrote; anything else was forged or corrupted.
+      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(decoded[0]) &&
+      !Number.isNaN(Date.parse(decoded[0]))
+    ) {
       return { limit, after: { created_at: decoded[0], id: decoded[1] } };
     }
   } catch {

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.ts';
-import { startTestServer, type TestServer } from './server.ts';
+import { cleanEnv, startTestServer, type TestServer } from './server.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/tribunal.js');
@@ -25,13 +25,8 @@ export interface CliOptions {
   timeoutMs?: number;
 }
 
-/** The environment of a CLI run: no inherited TRIBUNAL_* settings, never interactive unless asked. */
-function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TRIBUNAL_') && !k.startsWith('ANTHROPIC_')) env[k] = v;
-  for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
-  return env;
-}
+/** The environment of a CLI run: no inherited Tribunal settings, never interactive unless asked. */
+const cliEnv = (extra: Record<string, string | undefined> = {}) => cleanEnv(extra);
 
 export function spawnCli(args: string[], opts: CliOptions = {}): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env: cliEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });

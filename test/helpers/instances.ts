@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { tempDir } from './server.ts';
+import { cleanEnv, tempDir } from './server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -47,8 +47,7 @@ async function startOnce(env: Record<string, string>): Promise<Instance> {
   const dataDir = tempDir('tribunal-instance-');
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: {
-      ...process.env,
+    env: cleanEnv({
       HOST: '127.0.0.1',
       PORT: String(port),
       TRIBUNAL_DATA_DIR: dataDir,
@@ -56,7 +55,7 @@ async function startOnce(env: Record<string, string>): Promise<Instance> {
       TRIBUNAL_DEMO_RATE_LIMIT: '100000',
       TRIBUNAL_PG_POOL_MAX: '4',
       ...env,
-    },
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

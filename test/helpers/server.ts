@@ -24,6 +24,20 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+const SERVER_SETTINGS = /^(TRIBUNAL_|ANTHROPIC_)|^(DATABASE_URL|REDIS_URL|PORT|HOST|MCP_ENABLED|TRUST_PROXY)$/;
+
+/**
+ * The environment for a process a test spawns (a server, the CLI): this machine's environment
+ * without any Tribunal setting, so a variable exported in the developer's shell cannot change
+ * what the test checks; then the test's own settings.
+ */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!SERVER_SETTINGS.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
 export function tempDir(prefix = 'tribunal-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
