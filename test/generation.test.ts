@@ -405,14 +405,14 @@ describe('generate_judge over REST', () => {
     const missing = await rig.post('/v1/judges/generate/', {});
     assert.equal(missing.status, 400);
 
-    // Another organization's generated judge (even public) is not found for this caller.
+    // Another organization's public generated judge is readable but not this caller's to complete (403, as PATCH).
     rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
     rig.fake.enqueueFor('assess_context', contextAnswer([['tone', 'Which tone?']]));
     const foreign = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, visibility: 'public' }, rig.other.key);
     assert.equal(foreign.status, 200, JSON.stringify(foreign.body));
     const stolen = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: foreign.body.judge_id, extra_contexts: { tone: 'dry' } });
-    assert.equal(stolen.status, 404);
-    assert.equal(stolen.body.code, 'not_found');
+    assert.equal(stolen.status, 403);
+    assert.equal(stolen.body.code, 'permission_denied');
     const nowhere = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: 'jdg_doesnotexist' });
     assert.equal(nowhere.status, 404);
 

@@ -4,9 +4,9 @@
 // stored on purpose when context is missing, and completed as the same judge on the follow-up).
 // What generation knows about a judge it made (draft or complete, the answers, the open questions)
 // is the judge's own `generation` field; the judge's intent is exactly the caller's.
-import { notFound, TribunalError, validationError } from '../errors.ts';
+import { TribunalError, validationError } from '../errors.ts';
 import { createEvaluator, effectiveVisibility } from '../domain/evaluators.ts';
-import { createJudge, reviseJudge } from '../domain/judges.ts';
+import { createJudge, getEditableJudge, reviseJudge } from '../domain/judges.ts';
 import type { Preset } from '../domain/presets.ts';
 import { resolveProjectId } from '../domain/projects.ts';
 import { NOT_CONFIGURED_MESSAGE } from '../engine/anthropic-model.ts';
@@ -52,8 +52,8 @@ async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudg
   let existing: JudgeRecord | null = null;
   let record: JudgeGeneration | null = null;
   if (input.judge_id) {
-    existing = await ctx.store.getJudge(input.judge_id);
-    if (!existing || existing.org_id !== ctx.caller.org.id) throw notFound('Judge', input.judge_id);
+    // Visible but another organization's (public): readable, not ours to complete (403, as PATCH).
+    existing = await getEditableJudge(ctx, input.judge_id);
     record = existing.generation ?? null;
     if (!record) {
       throw validationError(
