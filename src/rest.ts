@@ -57,6 +57,41 @@ export const CreateApiKey = z.object({
 const ListApiKeys = z.object({ ...PageParams });
 const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
 
+/** The one path parameter of a route, e.g. `judge_id` in `/v1/judges/:judge_id/versions/`. */
+const paramOf = (path: string) => /:([a-z_]+)/.exec(path)![1];
+
+/** GET every version of a resource, newest first (readable wherever the resource is). */
+function versionsRoute(path: string, what: string, item: z.ZodType, list: (ctx: ToolContext, id: string) => Promise<unknown[]>): RestRoute {
+  const param = paramOf(path);
+  return {
+    method: 'get',
+    path,
+    summary: `Every version of a ${what}, newest first`,
+    input: ById(param),
+    output: z.object({ results: z.array(item) }),
+    status: 200,
+    run: async (input, ctx) => ({ results: await list(ctx, parsed(ById(param), input)[param] as string) }),
+  };
+}
+
+/** DELETE a resource: REST and the web app only, never MCP. */
+function deleteRoute(path: string, summary: string, remove: (ctx: ToolContext, id: string) => Promise<void>): RestRoute {
+  const param = paramOf(path);
+  return {
+    method: 'delete',
+    path,
+    summary,
+    input: ById(param),
+    output: Deleted,
+    status: 200,
+    async run(input, ctx) {
+      const id = parsed(ById(param), input)[param] as string;
+      await remove(ctx, id);
+      return { deleted: true, id };
+    },
+  };
+}
+
 export const routes: RestRoute[] = [
   toolRoute('get', '/v1/judges/', tools.listJudges),
   toolRoute('post', '/v1/judges/', tools.createJudge, 201),
@@ -66,65 +101,23 @@ export const routes: RestRoute[] = [
     statusFor: (output) => (output && typeof output === 'object' && 'error_code' in output ? 200 : 201),
     otherStatuses: [{ status: 200, description: 'generation needs another call: multiple_stages or missing_context_from_system_goal (see error_code)' }],
   },
-  {
-    method: 'get',
-    path: '/v1/judges/:judge_id/versions/',
-    summary: 'Every version of a judge, newest first',
-    input: ById('judge_id'),
-    output: z.object({ results: z.array(Judge) }),
-    status: 200,
-    async run(input, ctx) {
-      const { judge_id } = parsed(ById('judge_id'), input);
-      await getVisibleJudge(ctx, judge_id as string);
-      return { results: (await ctx.store.listJudgeVersions(judge_id as string)).map(judgeToWire) };
-    },
-  },
+  versionsRoute('/v1/judges/:judge_id/versions/', 'judge', Judge, async (ctx, id) => {
+    await getVisibleJudge(ctx, id);
+    return (await ctx.store.listJudgeVersions(id)).map(judgeToWire);
+  }),
   toolRoute('get', '/v1/judges/:judge_id/', tools.getJudge),
   toolRoute('patch', '/v1/judges/:judge_id/', tools.updateJudge),
-  {
-    method: 'delete',
-    path: '/v1/judges/:judge_id/',
-    summary: 'Delete a judge (REST and web only; never MCP). Its execution logs stay.',
-    input: ById('judge_id'),
-    output: Deleted,
-    status: 200,
-    async run(input, ctx) {
-      const { judge_id } = parsed(ById('judge_id'), input);
-      await deleteJudge(ctx, judge_id as string);
-      return { deleted: true, id: judge_id };
-    },
-  },
+  deleteRoute('/v1/judges/:judge_id/', 'Delete a judge (REST and web only; never MCP). Its execution logs stay.', deleteJudge),
   toolRoute('post', '/v1/judges/:judge_id/execute/', tools.runJudge),
   toolRoute('get', '/v1/evaluators/', tools.listEvaluators),
   toolRoute('post', '/v1/evaluators/', tools.createEvaluator, 201),
-  {
-    method: 'get',
-    path: '/v1/evaluators/:evaluator_id/versions/',
-    summary: 'Every version of an evaluator, newest first',
-    input: ById('evaluator_id'),
-    output: z.object({ results: z.array(Evaluator) }),
-    status: 200,
-    async run(input, ctx) {
-      const { evaluator_id } = parsed(ById('evaluator_id'), input);
-      await getVisibleEvaluator(ctx, evaluator_id as string);
-      return { results: (await ctx.store.listEvaluatorVersions(evaluator_id as string)).map(evaluatorToWire) };
-    },
-  },
+  versionsRoute('/v1/evaluators/:evaluator_id/versions/', 'evaluator', Evaluator, async (ctx, id) => {
+    await getVisibleEvaluator(ctx, id);
+    return (await ctx.store.listEvaluatorVersions(id)).map(evaluatorToWire);
+  }),
   toolRoute('get', '/v1/evaluators/:evaluator_id/', tools.getEvaluator),
   toolRoute('patch', '/v1/evaluators/:evaluator_id/', tools.updateEvaluator),
-  {
-    method: 'delete',
-    path: '/v1/evaluators/:evaluator_id/',
-    summary: 'Delete an evaluator that no judge uses (REST and web only; never MCP)',
-    input: ById('evaluator_id'),
-    output: Deleted,
-    status: 200,
-    async run(input, ctx) {
-      const { evaluator_id } = parsed(ById('evaluator_id'), input);
-      await deleteEvaluator(ctx, evaluator_id as string);
-      return { deleted: true, id: evaluator_id };
-    },
-  },
+  deleteRoute('/v1/evaluators/:evaluator_id/', 'Delete an evaluator that no judge uses (REST and web only; never MCP)', deleteEvaluator),
   toolRoute('post', '/v1/evaluators/:evaluator_id/execute/', tools.runEvaluator),
   toolRoute('get', '/v1/projects/', tools.listProjects),
   {

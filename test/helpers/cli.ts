@@ -4,8 +4,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startFakeAnthropic, type FakeAnthropic } from './fake-anthropic.ts';
-import { cleanEnv, startTestServer, type TestServer } from './server.ts';
+import { startServerWithFakeModel } from './execute.ts';
+import type { FakeAnthropic } from './fake-anthropic.ts';
+import { cleanEnv, type TestServer } from './server.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/tribunal.js');
@@ -60,16 +61,7 @@ export interface CliRig {
 }
 
 export async function startCliRig(serverEnv: Record<string, string | undefined> = {}): Promise<CliRig> {
-  const fake = await startFakeAnthropic();
-  const server = await startTestServer({
-    ANTHROPIC_API_KEY: 'sk-ant-test-dummy',
-    ANTHROPIC_BASE_URL: fake.url,
-    TRIBUNAL_MODEL_BACKOFF: '1ms',
-    TRIBUNAL_MODEL_BACKOFF_MAX: '4ms',
-    TRIBUNAL_MODEL_TIMEOUT: '5s',
-    TRIBUNAL_RATE_LIMIT: '100000',
-    ...serverEnv,
-  });
+  const { fake, server } = await startServerWithFakeModel(serverEnv);
   const demo = await server.demoUser();
   const env = { TRIBUNAL_URL: server.url, TRIBUNAL_API_KEY: demo.api_key };
   return {

@@ -22,7 +22,8 @@ export interface ScoringRig {
 /** A dummy key: never a real secret. The fake accepts any. */
 export const DUMMY_KEY = 'sk-ant-test-dummy';
 
-export async function startScoringRig(env: Record<string, string | undefined> = {}): Promise<ScoringRig> {
+/** A test server whose judge model is a fresh fake, with retries, timeouts and rate limits sized for tests. */
+export async function startServerWithFakeModel(env: Record<string, string | undefined> = {}): Promise<{ fake: FakeAnthropic; server: TestServer }> {
   const fake = await startFakeAnthropic();
   const server = await startTestServer({
     ANTHROPIC_API_KEY: DUMMY_KEY,
@@ -33,6 +34,11 @@ export async function startScoringRig(env: Record<string, string | undefined> = 
     TRIBUNAL_RATE_LIMIT: '100000',
     ...env,
   });
+  return { fake, server };
+}
+
+export async function startScoringRig(env: Record<string, string | undefined> = {}): Promise<ScoringRig> {
+  const { fake, server } = await startServerWithFakeModel(env);
   const demo = await server.demoUser();
   const key = demo.api_key;
   const post = (path: string, body: unknown) => server.request('POST', path, { key, body });

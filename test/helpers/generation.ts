@@ -2,8 +2,9 @@
 // pointed at it, a regular (private-by-default) organization and a demo one, and builders for the
 // answers of the three generation steps (identify_stages, assess_context, design_judge).
 import { createOrganization } from '../../src/domain/orgs.ts';
-import { startFakeAnthropic, toolAnswer, type FakeAnswer, type FakeAnthropic } from './fake-anthropic.ts';
-import { startTestServer, type TestServer } from './server.ts';
+import { startServerWithFakeModel } from './execute.ts';
+import { toolAnswer, type FakeAnswer, type FakeAnthropic } from './fake-anthropic.ts';
+import type { TestServer } from './server.ts';
 
 export interface GenerationRig {
   fake: FakeAnthropic;
@@ -20,16 +21,7 @@ export interface GenerationRig {
 }
 
 export async function startGenerationRig(env: Record<string, string | undefined> = {}): Promise<GenerationRig> {
-  const fake = await startFakeAnthropic();
-  const server = await startTestServer({
-    ANTHROPIC_API_KEY: 'sk-ant-test-dummy',
-    ANTHROPIC_BASE_URL: fake.url,
-    TRIBUNAL_MODEL_BACKOFF: '1ms',
-    TRIBUNAL_MODEL_BACKOFF_MAX: '4ms',
-    TRIBUNAL_MODEL_TIMEOUT: '5s',
-    TRIBUNAL_RATE_LIMIT: '100000',
-    ...env,
-  });
+  const { fake, server } = await startServerWithFakeModel(env);
   const regular = async (name: string) => {
     const made = await createOrganization(server.store, { name, isDemo: false });
     return { key: made.api_key, id: made.organization.id, projectId: made.project_id };
