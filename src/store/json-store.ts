@@ -242,6 +242,8 @@ export class JsonStore implements Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Let writes already acknowledged-to-be be on disk before the files and the lock are let go.
+    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit()]);
     await this.logHandle?.close();
     this.lock?.release();
   }
@@ -255,6 +257,8 @@ export class JsonStore implements Store {
   }
 
   private save(): Promise<void> {
+    // After close the directory may belong to another process: never write to it again.
+    if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
     return this.dbCommit.commit();
   }
 
@@ -420,6 +424,7 @@ export class JsonStore implements Store {
   // Execution logs
 
   async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {
+    if (this.closed) throw new Error('the JSON store is closed');
     if (this.logsById.has(log.id)) throw new StoreConflictError(`execution log ${log.id} exists`);
     const record = clone(log);
     this.insertLog(record);

@@ -101,7 +101,7 @@ export async function startTestServer(
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (!opts.store) await store.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 3 });
     },
   };
 }
