@@ -1,11 +1,12 @@
-// A fetch for the Anthropic SDK over node:http / node:https with keep-alive agents. The SDK takes
-// any fetch (its documented `fetch` option); Node's built-in fetch (undici) costs about three times
-// the CPU of node:http per call, which at high request rates is most of a run's CPU time
-// (bench/execute.bench.ts). Bodies are buffered: judge-model answers are small JSON, never streams
-// here. Anything this cannot send as is (a stream body) goes to the built-in fetch.
-import http from 'node:http';
-import https from 'node:https';
+// A fetch for the Anthropic SDK over undici's dispatcher API (`Agent.request`): keep-alive
+// connection pools per origin, without the WHATWG streams of a fetch. The SDK takes any fetch (its
+// documented `fetch` option). Per judge-model call, Node's built-in fetch cost about three times
+// the CPU of node:http; node:http in turn cost the server about 8% more CPU per judge run than this
+// (bench/execute.bench.ts, paired rounds). Bodies are buffered: judge-model answers are small
+// JSON, never streams here. Anything this cannot send as is (a stream body) goes to the built-in
+// fetch.
 import zlib from 'node:zlib';
+import { Agent } from 'undici';
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
@@ -34,60 +35,56 @@ class BufferedResponse extends Response {
   }
 }
 
-export function createHttpFetch(opts: { maxSockets?: number } = {}): typeof fetch {
-  const agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? Infinity }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: opts.maxSockets ?? Infinity }),
-  };
+/** The request headers as a plain object, read straight from the HeadersInit the SDK passed. */
+function plainHeaders(init: RequestInit['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (init instanceof Headers) {
+    init.forEach((value, key) => {
+      out[key] = value;
+    });
+  } else if (init) {
+    new Headers(init).forEach((value, key) => {
+      out[key] = value;
+    });
+  }
+  return out;
+}
 
-  return (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+export function createHttpFetch(opts: { maxSockets?: number } = {}): typeof fetch {
+  // No undici-level timeouts (its defaults would cut a call off at 300 s): the SDK's timeout and the
+  // retry layer's per-attempt timeout (TRIBUNAL_MODEL_TIMEOUT) apply, through the abort signal.
+  const dispatcher = new Agent({ connections: opts.maxSockets ?? null, headersTimeout: 0, bodyTimeout: 0 });
+
+  return async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const body = init.body;
     if (input instanceof Request || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer))) {
       return fetch(input, init);
     }
     const url = typeof input === 'string' ? new URL(input) : input;
-    const agent = agents[url.protocol as 'http:' | 'https:'];
-    if (!agent) return fetch(input, init);
-    const headers: Record<string, string> = {};
-    new Headers(init.headers).forEach((value, key) => {
-      headers[key] = value;
-    });
-    const payload = body == null ? undefined : typeof body === 'string' ? Buffer.from(body) : Buffer.from(body as ArrayBuffer);
-    if (payload) headers['content-length'] = String(payload.length);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return fetch(input, init);
+    const headers = plainHeaders(init.headers);
     headers['accept-encoding'] ??= 'gzip, deflate, br';
-
-    return new Promise<Response>((resolve, reject) => {
-      const request = (url.protocol === 'https:' ? https : http).request(
-        url,
-        { method: init.method ?? 'GET', headers, agent, signal: init.signal ?? undefined },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', reject);
-          res.on('end', () => {
-            try {
-              let data = Buffer.concat(chunks);
-              const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase();
-              if (encoding === 'gzip') data = zlib.gunzipSync(data);
-              else if (encoding === 'deflate') data = zlib.inflateSync(data);
-              else if (encoding === 'br') data = zlib.brotliDecompressSync(data);
-              const responseHeaders = new Headers();
-              for (const [key, value] of Object.entries(res.headers)) {
-                if (value === undefined || (encoding && (key === 'content-encoding' || key === 'content-length'))) continue;
-                for (const v of Array.isArray(value) ? value : [value]) responseHeaders.append(key, v);
-              }
-              const status = res.statusCode ?? 500;
-              const init = { status, statusText: res.statusMessage, headers: responseHeaders };
-              resolve(NULL_BODY_STATUSES.has(status) ? new Response(null, init) : new BufferedResponse(data, init));
-            } catch (err) {
-              reject(err);
-            }
-          });
-        },
-      );
-      // An abort surfaces as an error named AbortError, which the SDK turns into its timeout or abort error.
-      request.on('error', reject);
-      request.end(payload);
+    const res = await dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: (init.method ?? 'GET') as 'GET',
+      headers,
+      body: body == null ? null : body instanceof ArrayBuffer ? new Uint8Array(body) : (body as string | Uint8Array),
+      // An abort rejects with an error named AbortError, which the SDK turns into its timeout or abort error.
+      signal: init.signal ?? undefined,
     });
+    let data = Buffer.from(await res.body.arrayBuffer());
+    const encoding = String(res.headers['content-encoding'] ?? '').toLowerCase();
+    if (encoding === 'gzip') data = zlib.gunzipSync(data);
+    else if (encoding === 'deflate') data = zlib.inflateSync(data);
+    else if (encoding === 'br') data = zlib.brotliDecompressSync(data);
+    const pairs: Array<[string, string]> = [];
+    for (const [key, value] of Object.entries(res.headers)) {
+      if (value === undefined || (encoding && (key === 'content-encoding' || key === 'content-length'))) continue;
+      if (Array.isArray(value)) for (const v of value) pairs.push([key, v]);
+      else pairs.push([key, value]);
+    }
+    const responseInit = { status: res.statusCode, statusText: '', headers: pairs };
+    return NULL_BODY_STATUSES.has(res.statusCode) ? new Response(null, responseInit) : new BufferedResponse(data, responseInit);
   };
 }
