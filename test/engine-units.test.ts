@@ -10,7 +10,7 @@ import { ModelCallError, parseRetryAfter } from '../src/engine/model-errors.ts';
 import { buildPrompt, escapeData, SCORE_TOOL } from '../src/engine/prompt.ts';
 import { ResilientJudgeModel } from '../src/engine/resilient-model.ts';
 import { DEFAULT_PRICES } from '../src/config.ts';
-import { sampleFromSchema, startFakeAnthropic, textAnswer, toolAnswer } from './helpers/fake-anthropic.ts';
+import { hang, sampleFromSchema, startFakeAnthropic, textAnswer, toolAnswer } from './helpers/fake-anthropic.ts';
 
 describe('prompt', () => {
   const evaluator = { name: 'E', intent: 'i', rubric: 'r', demonstrations: [] };
@@ -170,6 +170,29 @@ describe('Anthropic model through the SDK, against the fake', () => {
 
       fake.enqueue(textAnswer('no tool today', { usage: { input_tokens: 5, output_tokens: 2 } }));
       await assert.rejects(model.call(call), (e: any) => e.kind === 'malformed' && e.usage.input_tokens === 5 && /without calling the tool submit_evaluation/.test(e.message));
+    } finally {
+      await fake.close();
+    }
+  });
+
+  test('the per-attempt timeout: applied by the SDK without a caller signal, by the retry layer with one', async () => {
+    const fake = await startFakeAnthropic();
+    try {
+      fake.respondWith(() => hang());
+      const inner = new AnthropicJudgeModel({ apiKey: 'dummy', baseUrl: fake.url });
+      assert.equal(inner.appliesTimeout, true);
+      const model = new ResilientJudgeModel(inner, { limiter: new Limiter(2), policy: { retries: 1, timeoutMs: 100, backoffMs: 1, backoffMaxMs: 1 } });
+      const timedOut = (e: any) => e.kind === 'timeout' && e.attempts === 2 && /did not answer within 100 ms \(TRIBUNAL_MODEL_TIMEOUT\)/.test(e.message);
+      await assert.rejects(model.call(call), timedOut);
+      await assert.rejects(model.call(call, new AbortController().signal), timedOut);
+      assert.equal(fake.requests.length, 4);
+      // The caller's signal still cancels a call in flight.
+      const cancel = new AbortController();
+      setTimeout(() => cancel.abort(), 20);
+      await assert.rejects(
+        new ResilientJudgeModel(inner, { limiter: new Limiter(1), policy: { retries: 0, timeoutMs: 10_000, backoffMs: 1, backoffMaxMs: 1 } }).call(call, cancel.signal),
+        (e: any) => e.kind === 'aborted',
+      );
     } finally {
       await fake.close();
     }

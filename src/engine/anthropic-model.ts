@@ -20,6 +20,7 @@ export const NOT_CONFIGURED_MESSAGE =
 
 export class AnthropicJudgeModel implements JudgeModel {
   readonly configured: boolean;
+  readonly appliesTimeout = true;
   private readonly client: Anthropic | null;
 
   constructor(opts: AnthropicModelOptions) {
@@ -38,7 +39,7 @@ export class AnthropicJudgeModel implements JudgeModel {
       : null;
   }
 
-  async call(request: StructuredCall, signal?: AbortSignal): Promise<StructuredAnswer> {
+  async call(request: StructuredCall, signal?: AbortSignal, timeoutMs?: number): Promise<StructuredAnswer> {
     if (!this.client) throw new ModelCallError('auth', NOT_CONFIGURED_MESSAGE);
     const thinking = (request.thinkingBudget ?? 0) > 0;
     const budget = Math.max(1024, Math.floor(request.thinkingBudget ?? 0));
@@ -56,7 +57,10 @@ export class AnthropicJudgeModel implements JudgeModel {
 
     let message: Anthropic.Message;
     try {
-      message = await quietDeprecation(request.model, () => this.client!.messages.create(params, { signal: signal ?? null }));
+      // A per-request timeout is the SDK's own timer (an APIConnectionTimeoutError, classified as `timeout`).
+      const options: Anthropic.RequestOptions = timeoutMs === undefined ? {} : { timeout: Math.max(1, Math.ceil(timeoutMs)) };
+      if (signal) options.signal = signal;
+      message = await quietDeprecation(request.model, () => this.client!.messages.create(params, options));
     } catch (err) {
       throw classify(err, signal);
     }

@@ -25,5 +25,11 @@ export interface StructuredAnswer {
 export interface JudgeModel {
   /** False when no API key is configured: callers answer model_unavailable with how to configure one. */
   readonly configured: boolean;
-  call(request: StructuredCall, signal?: AbortSignal): Promise<StructuredAnswer>;
+  /**
+   * True when call() honours `timeoutMs` itself, failing with a ModelCallError of kind `timeout`
+   * once it is over. Then the retry layer hands it the per-attempt timeout instead of arming an
+   * AbortController and a timer of its own for every attempt.
+   */
+  readonly appliesTimeout?: boolean;
+  call(request: StructuredCall, signal?: AbortSignal, timeoutMs?: number): Promise<StructuredAnswer>;
 }

@@ -80,6 +80,20 @@ export class ResilientJudgeModel implements JudgeModel {
     } catch {
       throw new ModelCallError('aborted', 'The judge-model call was cancelled while waiting for a free slot.');
     }
+    if (!signal && this.inner.appliesTimeout) {
+      // The inner model times the attempt out itself (the SDK's per-request timeout): no controller,
+      // listener and timer of our own per attempt. Only the message is ours.
+      try {
+        return await this.inner.call(request, undefined, this.policy.timeoutMs);
+      } catch (err) {
+        if (err instanceof ModelCallError && err.kind === 'timeout') {
+          throw new ModelCallError('timeout', `The judge model did not answer within ${this.policy.timeoutMs} ms (TRIBUNAL_MODEL_TIMEOUT).`, { cause: err });
+        }
+        throw err;
+      } finally {
+        release();
+      }
+    }
     const controller = new AbortController();
     const onAbort = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
