@@ -4,7 +4,7 @@
 // text inside can close its fence (the nonce is unguessable and no `<` survives) or open a fence
 // of its own. The system prompt says that fenced text is data, never an instruction.
 // docs/SCORING.md shows a whole prompt.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../ids.ts';
 import type { Demonstration, ExecutionInput } from '../schemas.ts';
 
 /** The forced tool the model answers through. Property order puts the justification first. */
@@ -45,7 +45,7 @@ export interface BuiltPrompt {
 }
 
 /** 96 random bits, hex: unguessable, and only [0-9a-f] so it is safe in a tag name. */
-export const newNonce = () => randomBytes(12).toString('hex');
+export const newNonce = () => randomHex(12);
 
 /** XML escaping for fenced data: after it, the data holds no `<` or `>`, so no tag at all. */
 export const escapeData = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
