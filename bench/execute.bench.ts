@@ -6,14 +6,20 @@
 //  2. Latency: a judge of eight evaluators with the fake answering after 300 ms. The evaluators run
 //     concurrently, so a run should take about one model call. Goal: median within 1.15 x 300 ms.
 //
-//   node --import tsx bench/execute.bench.ts      (BENCH_SECONDS=4 BENCH_ROUNDS=5 BENCH_CONCURRENCY=16 BENCH_RUNS=30)
+//   node --import tsx bench/execute.bench.ts      (BENCH_SECONDS=4 BENCH_ROUNDS=5 BENCH_CONCURRENCY=16 BENCH_RUNS=30
+//                                                  BENCH_INITIAL_WARMUP_MS=10000 BENCH_WARMUP_MS=2000)
 //
 // Each server runs in its own child process (the bare route, Tribunal, the fake judge model), so
 // the load generator here and the fake never take CPU from the server measured. The load is a
 // bounded loopback generator: BENCH_CONCURRENCY keep-alive clients, each posting its next request
 // when the previous answer is in, for a fixed time per round. Rounds alternate between the targets;
 // the median round is reported. Requests per second of server CPU time are printed too: on a busy
-// shared machine they say more than wall-clock rates.
+// shared machine they say more than wall-clock rates. Before the first round every target gets the
+// same initial warm-up (BENCH_INITIAL_WARMUP_MS): the JIT needs more traffic to settle on Tribunal's
+// larger code path than on the bare route (profiles showed it still compiling in the first rounds),
+// and a server's throughput is its steady-state throughput. The fake model forgets the requests it
+// has recorded before every measured window, so its memory (and its CPU, which shares the machine)
+// does not grow over the run.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -28,6 +34,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
+const INITIAL_WARMUP_MS = Number(process.env.BENCH_INITIAL_WARMUP_MS ?? 10_000);
 const MODEL_LATENCY_MS = 300;
 
 const BODY = JSON.stringify({
@@ -63,10 +70,15 @@ async function serveFake(): Promise<Ready> {
     responder: () => toolAnswer({ justification: 'The response answers the question directly.', score: 0.8 }, { usage: { input_tokens: 900, output_tokens: 60 } }),
   });
   // The parent sets the fake's latency between phases.
-  process.on('message', (m: { latency?: number }) => {
+  process.on('message', (m: { latency?: number; reset?: number }) => {
     if (m.latency !== undefined) {
       fake.setLatency(m.latency);
       process.send!({ latencySet: m.latency });
+    }
+    // The bench reads none of the recorded requests: drop them so the fake's heap stays small.
+    if (m.reset !== undefined) {
+      fake.resetStats();
+      process.send!({ wasReset: m.reset });
     }
   });
   return { url: fake.url };
@@ -231,10 +243,15 @@ async function main() {
     const wall: Record<string, number[]> = {};
     const perCpu: Record<string, number[]> = {};
     let failed = 0;
+    if (INITIAL_WARMUP_MS > 0) {
+      console.log(`  initial warm-up: ${INITIAL_WARMUP_MS / 1000}s per target`);
+      for (const t of TARGETS) await drive(t.url(servers[t.server]!.ready), servers[t.server]!.ready.key, INITIAL_WARMUP_MS, CONCURRENCY, t.method);
+    }
     for (let round = 1; round <= ROUNDS; round++) {
       for (const t of TARGETS) {
         const { child, ready } = servers[t.server]!;
         await drive(t.url(ready), ready.key, WARMUP_MS, CONCURRENCY, t.method);
+        await ask(servers.fake.child, { reset: ++asks }, 'wasReset');
         const cpu0 = await childCpu(child);
         const fake0 = await childCpu(servers.fake.child);
         const client0 = process.cpuUsage();
