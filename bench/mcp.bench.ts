@@ -4,7 +4,7 @@
 // new McpServer per request (the SDK's stateless example) and McpServers reused across requests
 // (what src/mcp.ts does). Results and their reading: docs/BENCHMARKS.md, section MCP.
 //
-//   npm run bench:mcp          BENCH_SECONDS=4 BENCH_ROUNDS=3 BENCH_CONCURRENCY=16 by default;
+//   npm run bench:mcp          BENCH_SECONDS=4 BENCH_ROUNDS=3 BENCH_CONCURRENCY=16 BENCH_INITIAL_WARMUP_MS=10000 by default;
 //                              BENCH_ONLY=<text> keeps the targets whose label contains it;
 //                              BENCH_PROFILE=<dir> writes CPU profiles of the child processes.
 //
@@ -12,7 +12,10 @@
 // server is the only one under load at any time. This process drives it with BENCH_CONCURRENCY
 // keep-alive HTTP clients posting JSON-RPC tools/call requests as an MCP client does, and reads the
 // server's CPU time over IPC around each measured window. Rounds alternate between the targets and
-// the median round is reported.
+// the median round is reported. Before the first round every target gets the same initial warm-up
+// (BENCH_INITIAL_WARMUP_MS), so that the rounds compare JIT-warm servers: Tribunal's longer code
+// path takes more traffic to settle than a no-op tool. The fake model forgets the requests it has
+// recorded before every measured window, so its heap does not grow over the run.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +29,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const WARMUP_MS = 1000;
+const INITIAL_WARMUP_MS = Number(process.env.BENCH_INITIAL_WARMUP_MS ?? 10_000);
 const PROTOCOL_VERSION = '2025-06-18';
 
 interface Ready {
@@ -117,6 +121,13 @@ async function serveFake(): Promise<Ready> {
   const { startFakeAnthropic } = await import('../test/helpers/fake-anthropic.ts');
   // Answers at once with a valid evaluation, whatever the evaluator.
   const fake = await startFakeAnthropic({ responder: () => ({ kind: 'tool', input: { justification: 'The response answers the question directly.', score: 0.8 } }) });
+  // The bench reads none of the recorded requests: the parent asks to drop them before each window.
+  process.on('message', (m: { reset?: number }) => {
+    if (m.reset !== undefined) {
+      fake.resetStats();
+      process.send!({ wasReset: m.reset });
+    }
+  });
   return { url: fake.url };
 }
 
@@ -149,6 +160,21 @@ function childCpu(child: ChildProcess): Promise<number> {
     };
     child.on('message', onMessage);
     child.send({ cpu: ask });
+  });
+}
+
+/** Asks the fake to forget its recorded requests. */
+function resetFake(child: ChildProcess): Promise<void> {
+  const ask = ++cpuAsk;
+  return new Promise((resolve) => {
+    const onMessage = (m: { wasReset?: number }) => {
+      if (m.wasReset === ask) {
+        child.off('message', onMessage);
+        resolve();
+      }
+    };
+    child.on('message', onMessage);
+    child.send({ reset: ask });
   });
 }
 
@@ -258,10 +284,18 @@ async function main() {
     // The fake judge model gets its own process too, so its CPU is not counted as the server's.
     servers.fake = await startChild('fake');
     for (const kind of new Set(TARGETS.map((t) => t.server))) servers[kind] = await startChild(kind, servers.fake.ready.url);
+    if (INITIAL_WARMUP_MS > 0) {
+      console.log(`  initial warm-up: ${INITIAL_WARMUP_MS / 1000}s per target`);
+      for (const target of TARGETS) {
+        const { ready } = servers[target.server]!;
+        await drive(ready, target.path, target.tool, target.args(ready), INITIAL_WARMUP_MS);
+      }
+    }
     for (let round = 1; round <= ROUNDS; round++) {
       for (const target of TARGETS) {
         const { child, ready } = servers[target.server]!;
         await drive(ready, target.path, target.tool, target.args(ready), WARMUP_MS);
+        await resetFake(servers.fake.child);
         const cpuBefore = await childCpu(child);
         const r = await drive(ready, target.path, target.tool, target.args(ready), SECONDS * 1000);
         const cpuSeconds = ((await childCpu(child)) - cpuBefore) / 1e6;
