@@ -1,10 +1,13 @@
 // The engine's parts on their own: prompt fencing with a known nonce, answer validation, prices,
 // retry-after, backoff, the limiter, and the Anthropic model (through the real SDK) against the fake.
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import zlib from 'node:zlib';
 import { describe, test } from 'node:test';
 import { AnthropicJudgeModel } from '../src/engine/anthropic-model.ts';
 import { parseAnswer } from '../src/engine/answer.ts';
 import { costUsd, priceFor } from '../src/engine/cost.ts';
+import { createHttpFetch } from '../src/engine/http-fetch.ts';
 import { Limiter } from '../src/engine/limiter.ts';
 import { ModelCallError, parseRetryAfter } from '../src/engine/model-errors.ts';
 import { buildPrompt, escapeData, SCORE_TOOL } from '../src/engine/prompt.ts';
@@ -195,6 +198,44 @@ describe('Anthropic model through the SDK, against the fake', () => {
       );
     } finally {
       await fake.close();
+    }
+  });
+
+  test("the SDK's fetch: compressed answers decoded, status and headers kept, an abort mid-answer fails as AbortError", async () => {
+    const server = http.createServer((req, res) => {
+      if (req.url === '/gzip') {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'request-id': 'req_1' });
+        res.end(zlib.gzipSync(JSON.stringify({ ok: true })));
+      } else if (req.url === '/stall') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"partial":');
+      } else {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          res.writeHead(201, 'Made', { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ body, header: req.headers['x-test'] }));
+        });
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const fetchFn = createHttpFetch();
+      const zipped = await fetchFn(`${base}/gzip`);
+      assert.deepEqual(await zipped.json(), { ok: true });
+      assert.equal(zipped.headers.get('request-id'), 'req_1');
+      assert.equal(zipped.headers.get('content-encoding'), null);
+      const posted = await fetchFn(`${base}/echo`, { method: 'POST', body: 'hello', headers: new Headers({ 'x-test': 'yes' }) });
+      assert.equal(posted.status, 201);
+      assert.equal(posted.statusText, 'Made');
+      assert.deepEqual(await posted.json(), { body: 'hello', header: 'yes' });
+      const cancel = new AbortController();
+      setTimeout(() => cancel.abort(), 30);
+      await assert.rejects(fetchFn(`${base}/stall`, { signal: cancel.signal }), (e: any) => e.name === 'AbortError');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 
