@@ -15,6 +15,9 @@ const PresetFile = z.array(
     rubric: z.string().min(1),
     requires_contexts: z.boolean(),
     requires_expected_output: z.boolean(),
+    // Declared inputs and the safety gate (SPEC section 12); both default to false.
+    requires_request: z.boolean().default(false),
+    critical: z.boolean().default(false),
     demonstrations: z.array(Demonstration),
     tags: z.array(z.string()).optional(),
   }),
@@ -38,6 +41,8 @@ export async function syncPresets(store: Store): Promise<void> {
       rubric: preset.rubric,
       requires_contexts: preset.requires_contexts,
       requires_expected_output: preset.requires_expected_output,
+      requires_request: preset.requires_request,
+      critical: preset.critical,
       demonstrations: preset.demonstrations,
     };
     const existing = await store.getEvaluator(preset.id);
@@ -61,7 +66,9 @@ export async function syncPresets(store: Store): Promise<void> {
       }
       continue;
     }
-    const changed = (Object.keys(content) as Array<keyof typeof content>).some((k) => JSON.stringify(existing[k]) !== JSON.stringify(content[k]));
+    // A field the store does not keep (yet) is no change: it would make a new version at every start.
+    const stored = existing as unknown as Record<string, unknown>;
+    const changed = (Object.keys(content) as Array<keyof typeof content>).some((k) => k in stored && JSON.stringify(stored[k]) !== JSON.stringify(content[k]));
     if (changed) {
       await store.updateEvaluator({ ...existing, ...content, version: existing.version + 1, updated_at: new Date().toISOString() }, existing.version);
     }
