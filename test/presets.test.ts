@@ -30,10 +30,15 @@ describe('rubric band parser', () => {
     ['an inclusive inner bound', GOOD.replace('MIDDLING [0.4, 0.7)', 'MIDDLING [0.4, 0.7]'), /exclude its upper bound/],
     ['the old loose style', GOOD.replace('LOW [0.0, 0.4)', 'LOW (0.0-0.3)'), /band line not in the form/],
     ['a missing band', GOOD.replace(/^MIDDLING.*$/m, 'Middle ground is fine.'), /MIDDLING is missing/],
+    ['a band label without its range', GOOD.replace('LOW [0.0, 0.4)', 'Low'), /band line not in the form/],
     ['a band stated twice', `${GOOD}\nLOW [0.0, 0.4): again.`, /stated twice/],
     ['a top band short of 1.0', GOOD.replace('HIGH [0.7, 1.0]', 'HIGH [0.7, 0.9]'), /end at 1.0/],
     ['a stray range in prose', `${GOOD}\nScores 0.3-0.5 are rare.`, /score range outside a band line/],
   ];
+  test('prose that merely starts with a band word is not a band line', () => {
+    assert.deepEqual(parseBands(`Low-income applicants are the audience.\n${GOOD}`), STANDARD_BANDS);
+  });
+
   for (const [what, rubric, message] of broken) {
     test(`refuses ${what}`, () => assert.throws(() => parseBands(rubric), (err: Error) => err instanceof RubricBandError && message.test(err.message)));
   }

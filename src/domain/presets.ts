@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { Demonstration } from '../schemas.ts';
+import { Demonstration, Evaluator } from '../schemas.ts';
 import type { EvaluatorRecord, Store } from '../store/types.ts';
 
 const PresetFile = z.array(
@@ -33,16 +33,21 @@ export function loadPresets(): Preset[] {
   return cached;
 }
 
+// requires_request and critical reach the store only once the evaluator schema carries them (the
+// engine adds them): a stored field the schema does not know would fail every output validation.
+const SCHEMA_FIELDS = new Set(Object.keys(Evaluator.shape));
+const OPTIONAL_FLAGS = ['requires_request', 'critical'] as const;
+
 export async function syncPresets(store: Store): Promise<void> {
   for (const preset of loadPresets()) {
+    const flags = Object.fromEntries(OPTIONAL_FLAGS.filter((k) => SCHEMA_FIELDS.has(k)).map((k) => [k, preset[k]]));
     const content = {
       name: preset.name,
       intent: preset.intent,
       rubric: preset.rubric,
       requires_contexts: preset.requires_contexts,
       requires_expected_output: preset.requires_expected_output,
-      requires_request: preset.requires_request,
-      critical: preset.critical,
+      ...flags,
       demonstrations: preset.demonstrations,
     };
     const existing = await store.getEvaluator(preset.id);

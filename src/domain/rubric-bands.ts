@@ -45,7 +45,7 @@ export const SCALE_RULE =
 
 const BAND_LINE = /^(HIGH|MIDDLING|LOW) \[(\d\.\d+), (\d\.\d+)([\])]): \S/;
 // Any other way of writing a band or range, e.g. the old `HIGH (0.8-1.0):`, is an error, not prose.
-const LOOSE_BAND = /^\s*(HIGH|MIDDLING|LOW)\b/i;
+const LOOSE_BAND = /^\s*(HIGH|MIDDLING|LOW)\s*([([][^)\]]*[)\]])?\s*:/i;
 const LOOSE_RANGE = /\b[01]\.\d\s*[-–]\s*[01]\.\d\b/;
 
 export class RubricBandError extends Error {}
@@ -114,7 +114,7 @@ export function demonstrationBandProblems(rubric: string, demos: ReadonlyArray<{
     }
     const band = bands.find((b) => b.name === stated)!;
     if (bandOf([band], demo.score) === undefined) {
-      problems.push(`${where}.${i}: score ${demo.score} is outside ${stated} ${fmt(band.min)}-${fmt(band.max)}, the band its justification names`);
+      problems.push(`${where}.${i}: score ${demo.score} is outside ${bandLabel(stated)}, the band it is given`);
     }
   });
   return problems;
