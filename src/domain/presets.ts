@@ -71,9 +71,10 @@ export async function syncPresets(store: Store): Promise<void> {
       }
       continue;
     }
-    // A field the store does not keep (yet) is no change: it would make a new version at every start.
+    // A flag a record stored before the flag existed lacks reads as its default, false.
     const stored = existing as unknown as Record<string, unknown>;
-    const changed = (Object.keys(content) as Array<keyof typeof content>).some((k) => k in stored && JSON.stringify(stored[k]) !== JSON.stringify(content[k]));
+    const storedValue = (k: string) => stored[k] ?? ((OPTIONAL_FLAGS as readonly string[]).includes(k) ? false : undefined);
+    const changed = Object.keys(content).some((k) => JSON.stringify(storedValue(k)) !== JSON.stringify((content as Record<string, unknown>)[k]));
     if (changed) {
       await store.updateEvaluator({ ...existing, ...content, version: existing.version + 1, updated_at: new Date().toISOString() }, existing.version);
     }
