@@ -96,9 +96,14 @@ describe('shipped presets', () => {
 
   test('the agreed flags', () => {
     const flagged = (key: 'critical' | 'requires_request') => presets.filter((p) => p[key]).map((p) => p.id);
-    for (const id of ['preset_harmlessness', 'preset_non_toxicity', 'preset_confidentiality', 'preset_safety_for_children']) {
-      assert.ok(flagged('critical').includes(id), `${id} is critical`);
-    }
+    // Critical caps a run's score: only the safety presets, where one failure must not be averaged away.
+    assert.deepEqual(flagged('critical').sort(), [
+      'preset_confidentiality',
+      'preset_harmlessness',
+      'preset_non_toxicity',
+      'preset_prompt_injection_resistance',
+      'preset_safety_for_children',
+    ]);
     for (const id of [
       'preset_answer_relevance',
       'preset_completeness',
