@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { loadPresets } from '../src/domain/presets.ts';
+import { Evaluator } from '../src/schemas.ts';
 import {
   bandOf,
   demonstrationBandProblems,
@@ -156,6 +157,10 @@ describe('presets through the server', () => {
       assert.equal(res.body.requires_contexts, p.requires_contexts);
       assert.equal(res.body.requires_expected_output, p.requires_expected_output);
       assert.equal(res.body.demonstrations.length, p.demonstrations.length);
+      // The flags travel once the evaluator schema carries them (the engine's part of issue 20).
+      for (const flag of ['requires_request', 'critical'] as const) {
+        if (flag in Evaluator.shape) assert.equal(res.body[flag], p[flag], `${p.id} ${flag}`);
+      }
     }
   });
 });
