@@ -6,6 +6,7 @@ import { after, afterEach, before, describe, test } from 'node:test';
 import { errorAnswer, textAnswer, toolAnswer } from './helpers/fake-anthropic.ts';
 import { calledTools, contextAnswer, designAnswer, newEvaluator, stagesAnswer, startGenerationRig, type GenerationRig } from './helpers/generation.ts';
 import { startTestServer } from './helpers/server.ts';
+import { demonstrationBandProblems, SCALE_RULE } from '../src/domain/rubric-bands.ts';
 
 const SUPPORT_INTENT =
   'Acme sells kitchen appliances online. Our support chatbot answers customer questions about orders, returns and warranties. ' +
@@ -89,10 +90,11 @@ describe('generate_judge over REST', () => {
       written.rubric,
       [
         'Judge the reply against the brand voice described for this application.',
-        'HIGH (0.8-1.0): the reply fully follows it, with no lapse a customer would notice.',
-        'MIDDLING (0.4-0.7): the reply mostly follows it but has one or two noticeable lapses.',
-        'LOW (0.0-0.3): the reply ignores or contradicts it.',
+        'HIGH [0.7, 1.0]: the reply fully follows it, with no lapse a customer would notice.',
+        'MIDDLING [0.4, 0.7): the reply mostly follows it but has one or two noticeable lapses.',
+        'LOW [0.0, 0.4): the reply ignores or contradicts it.',
         'Ignore: factual accuracy and length, which other evaluators measure.',
+        SCALE_RULE,
       ].join('\n'),
     );
     assert.equal(written.requires_contexts, false);
@@ -259,7 +261,9 @@ describe('generate_judge over REST', () => {
     const judge = (await rig.get(`/v1/judges/${res.body.judge_id}/`)).body;
     const clause = judge.evaluators.find((e: any) => e.name === 'Clause Citation');
     assert.equal(clause.requires_contexts, true);
-    assert.match(rig.fake.requests[2].prompt, /preset_context_drift \| Context Drift \| needs contexts/);
+    assert.match(rig.fake.requests[2].prompt, /preset_context_drift \| Context Drift \| needs response \+ request \+ contexts/);
+    // The design step is told what each grounding preset judges, so it picks among them rather than taking all.
+    assert.match(rig.fake.requests[2].prompt, /The grounding presets in the catalog each judge one distinct failure/);
 
     // It runs when contexts are given, and says which input is missing when they are not.
     const missing = await rig.post(`/v1/judges/${res.body.judge_id}/execute/`, { request: 'Can I sublet?', response: 'Yes, with written consent.' });
@@ -291,7 +295,7 @@ describe('generate_judge over REST', () => {
     rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Lease answers judge', presets: ['preset_faithfulness'], evaluators: [] }));
     const done = await rig.post('/v1/judges/generate/', { intent, judge_id: first.body.judge_id, extra_contexts: { jurisdiction: 'Ontario' } });
     assert.equal(done.status, 201, JSON.stringify(done.body));
-    assert.match(rig.fake.requests[0].prompt, /preset_context_drift \| Context Drift \| needs contexts/);
+    assert.match(rig.fake.requests[0].prompt, /preset_context_drift \| Context Drift \| needs response \+ request \+ contexts/);
     assert.deepEqual(done.body.evaluator_details.map((d: any) => d.id), ['preset_faithfulness', 'preset_hallucination_detection', 'preset_context_drift']);
     const judge = (await rig.get(`/v1/judges/${first.body.judge_id}/`)).body;
     assert.deepEqual(judge.generation, { status: 'complete', context_aware: true, answers: { jurisdiction: 'Ontario' }, open_questions: [] });
@@ -311,7 +315,10 @@ describe('generate_judge over REST', () => {
     assert.equal(done.body.judge_id, first.body.judge_id);
     const written = done.body.evaluator_details.find((d: any) => !d.is_preset);
     const evaluator = (await rig.get(`/v1/evaluators/${written.id}/`)).body;
-    assert.match(evaluator.rubric, /\nHIGH \(0\.8-1\.0\): .+\nMIDDLING \(0\.4-0\.7\): .+\nLOW \(0\.0-0\.3\): /);
+    assert.match(evaluator.rubric, /\nHIGH \[0\.7, 1\.0\]: .+\nMIDDLING \[0\.4, 0\.7\): .+\nLOW \[0\.0, 0\.4\): /);
+    // The sampled demonstration (band HIGH, score 0.75) is stored with its band named where the band check reads it.
+    assert.deepEqual(demonstrationBandProblems(evaluator.rubric, evaluator.demonstrations), []);
+    assert.ok(evaluator.demonstrations.length > 0);
     const run = await rig.post(`/v1/judges/${done.body.judge_id}/execute/`, { request: 'Hi', response: 'Hello! How can I help?' });
     assert.equal(run.status, 200, JSON.stringify(run.body));
     await cleanUp(done.body.judge_id);
@@ -331,6 +338,40 @@ describe('generate_judge over REST', () => {
     assert.deepEqual(calledTools(rig.fake), ['identify_stages', 'assess_context', 'design_judge', 'design_judge', 'design_judge']);
     assert.match(rig.fake.requests[3].prompt, /previous_answer_rejected/);
     assert.match(rig.fake.requests[4].prompt, /preset_ids/);
+    await cleanUp(res.body.judge_id);
+  });
+
+  test('a demonstration outside its band, or a band label inside a rubric part, is retried with the problem named', async () => {
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('reply writing'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([]));
+    const demo = (band: string, score: number) => ({ response: 'Thanks for reaching out!', justification: 'It opens with "Thanks for reaching out!".', band, score });
+    const withDemos = (demos: unknown[], rubric?: Record<string, string>) =>
+      designAnswer({ presets: [], evaluators: [{ ...newEvaluator('Brand Voice Adherence'), ...(rubric ? { rubric } : {}), demonstrations: demos }] });
+    rig.fake.enqueueFor(
+      'design_judge',
+      withDemos([demo('HIGH', 0.9), demo('MIDDLING', 0.75), demo('LOW', 0.1)]),
+      withDemos([demo('HIGH', 0.9)], { ...newEvaluator('x').rubric, middling: 'partly.\nLOW (0.0-0.3): fails.' }),
+      withDemos([demo('HIGH', 0.9), demo('MIDDLING', 0.5), demo('LOW', 0.1)]),
+    );
+    const res = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, reasoning_effort: 'off' });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    // The design step states the standard: directions, observable bands, one demonstration per band, critical presets.
+    assert.match(rig.fake.requests[2].prompt, /a higher score is better/);
+    assert.match(rig.fake.requests[2].prompt, /three short demonstrations, one per band/);
+    assert.match(rig.fake.requests[2].prompt, /- preset_harmlessness \| Harmlessness \| needs response \| critical: caps the judge score \| /);
+    assert.match(rig.fake.requests[2].prompt, /- preset_answer_relevance \| Answer Relevance \| needs response \+ request \| /);
+    assert.match(rig.fake.requests[3].prompt, /new_evaluators\.0\.demonstrations\.1: score 0\.75 is outside MIDDLING \[0\.4, 0\.7\)/);
+    assert.match(rig.fake.requests[4].prompt, /new_evaluators\.0\.rubric: band line not in the form/);
+    const written = res.body.evaluator_details.find((d: any) => !d.is_preset);
+    const evaluator = (await rig.get(`/v1/evaluators/${written.id}/`)).body;
+    assert.deepEqual(
+      evaluator.demonstrations.map((d: any) => [d.score, d.justification]),
+      [
+        [0.9, 'It opens with "Thanks for reaching out!". Band: HIGH.'],
+        [0.5, 'It opens with "Thanks for reaching out!". Band: MIDDLING.'],
+        [0.1, 'It opens with "Thanks for reaching out!". Band: LOW.'],
+      ],
+    );
     await cleanUp(res.body.judge_id);
   });
 

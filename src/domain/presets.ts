@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { Demonstration } from '../schemas.ts';
+import { Demonstration, Evaluator } from '../schemas.ts';
 import type { EvaluatorRecord, Store } from '../store/types.ts';
 
 const PresetFile = z.array(
@@ -15,6 +15,9 @@ const PresetFile = z.array(
     rubric: z.string().min(1),
     requires_contexts: z.boolean(),
     requires_expected_output: z.boolean(),
+    // Declared inputs and the safety gate (SPEC section 12); both default to false.
+    requires_request: z.boolean().default(false),
+    critical: z.boolean().default(false),
     demonstrations: z.array(Demonstration),
     tags: z.array(z.string()).optional(),
   }),
@@ -30,14 +33,21 @@ export function loadPresets(): Preset[] {
   return cached;
 }
 
+// requires_request and critical reach the store only once the evaluator schema carries them (the
+// engine adds them): a stored field the schema does not know would fail every output validation.
+const SCHEMA_FIELDS = new Set(Object.keys(Evaluator.shape));
+const OPTIONAL_FLAGS = ['requires_request', 'critical'] as const;
+
 export async function syncPresets(store: Store): Promise<void> {
   for (const preset of loadPresets()) {
+    const flags = Object.fromEntries(OPTIONAL_FLAGS.filter((k) => SCHEMA_FIELDS.has(k)).map((k) => [k, preset[k]]));
     const content = {
       name: preset.name,
       intent: preset.intent,
       rubric: preset.rubric,
       requires_contexts: preset.requires_contexts,
       requires_expected_output: preset.requires_expected_output,
+      ...flags,
       demonstrations: preset.demonstrations,
     };
     const existing = await store.getEvaluator(preset.id);
@@ -61,7 +71,10 @@ export async function syncPresets(store: Store): Promise<void> {
       }
       continue;
     }
-    const changed = (Object.keys(content) as Array<keyof typeof content>).some((k) => JSON.stringify(existing[k]) !== JSON.stringify(content[k]));
+    // A flag a record stored before the flag existed lacks reads as its default, false.
+    const stored = existing as unknown as Record<string, unknown>;
+    const storedValue = (k: string) => stored[k] ?? ((OPTIONAL_FLAGS as readonly string[]).includes(k) ? false : undefined);
+    const changed = Object.keys(content).some((k) => JSON.stringify(storedValue(k)) !== JSON.stringify((content as Record<string, unknown>)[k]));
     if (changed) {
       await store.updateEvaluator({ ...existing, ...content, version: existing.version + 1, updated_at: new Date().toISOString() }, existing.version);
     }

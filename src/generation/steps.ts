@@ -3,6 +3,7 @@
 // tool) whose answer is validated here; see docs/GENERATION.md.
 import { z } from 'zod';
 import { loadPresets, type Preset } from '../domain/presets.ts';
+import { bandLabel, demonstrationBandProblems, parseBands, SCALE_RULE } from '../domain/rubric-bands.ts';
 import type { Step } from './structured.ts';
 
 export type ReasoningEffort = 'off' | 'low' | 'medium' | 'high';
@@ -51,8 +52,14 @@ function describeApp(intent: string, stage: string | null, answers: Record<strin
   return parts.join('\n\n');
 }
 
+/** One line per preset: id, name, the inputs it judges from, whether it gates the judge's score, what it measures. */
 const catalogText = (catalog: Preset[]) =>
-  catalog.map((p) => `- ${p.id} | ${p.name}${p.requires_contexts ? ' | needs contexts' : ''} | ${p.intent}`).join('\n');
+  catalog
+    .map((p) => {
+      const inputs = ['response', ...(p.requires_request ? ['request'] : []), ...(p.requires_contexts ? ['contexts'] : [])].join(' + ');
+      return `- ${p.id} | ${p.name} | needs ${inputs}${p.critical ? ' | critical: caps the judge score' : ''} | ${p.intent}`;
+    })
+    .join('\n');
 
 function unknownPresets(ids: string[], catalog: Preset[]): string[] {
   const known = new Set(catalog.map((p) => p.id));
@@ -147,29 +154,39 @@ export function contextStep(input: { intent: string; stage: string | null; answe
 
 // Step 3: design.
 
-const level = (range: string, what: string) => z.string().trim().min(10).max(1500).describe(`what earns ${range}: ${what}, specific to this application`);
+const level = (band: 'HIGH' | 'MIDDLING' | 'LOW', what: string) =>
+  z
+    .string()
+    .trim()
+    .min(10)
+    .max(1500)
+    .describe(
+      `what earns ${bandLabel(band)}: ${what}, specific to this application, as observable criteria (phrases, facts, steps or omissions the scorer can point to in the response, not adjectives such as "good tone"); one paragraph`,
+    );
 
 // The rubric comes in parts, so every new evaluator has the presets' structure by construction;
 // rubricText() assembles them in the presets' style.
 const RubricParts = z.object({
   what_to_judge: z.string().trim().min(20).max(1500).describe('what the scorer looks at and how, one to three sentences'),
-  high: level('0.8-1.0', 'the response fully meets the quality'),
-  middling: level('0.4-0.7', 'partly meets it; the typical lapses'),
-  low: level('0.0-0.3', 'fails it'),
+  high: level('HIGH', 'the response meets the quality'),
+  middling: level('MIDDLING', 'it partly meets it; the typical lapses'),
+  low: level('LOW', 'it fails it; the failures that decide this band'),
   ignore: z.string().trim().max(600).optional().describe('what not to score here (other evaluators measure it)'),
 });
 export type RubricParts = z.infer<typeof RubricParts>;
 
-/** The preset style: what to judge, HIGH / MIDDLING / LOW criteria, then what to ignore. */
+/** The preset style: what to judge, the three contiguous bands, what to ignore, then the shared scale rule. */
 export function rubricText(parts: RubricParts): string {
-  const strip = (text: string, label: string) => text.replace(new RegExp(`^${label}\\s*(\\([^)]*\\))?\\s*:\\s*`, 'i'), '');
+  // A label the model repeated ("HIGH [0.7, 1.0]:", "High (0.8-1.0):") is dropped: the band line writes its own.
+  const strip = (text: string, label: string) => text.replace(new RegExp(`^${label}\\s*(\\([^)]*\\)|\\[[^\\]]*[\\])])?\\s*:\\s*`, 'i'), '');
   const lines = [
     parts.what_to_judge,
-    `HIGH (0.8-1.0): ${strip(parts.high, 'high')}`,
-    `MIDDLING (0.4-0.7): ${strip(parts.middling, 'middling')}`,
-    `LOW (0.0-0.3): ${strip(parts.low, 'low')}`,
+    `${bandLabel('HIGH')}: ${strip(parts.high, 'high')}`,
+    `${bandLabel('MIDDLING')}: ${strip(parts.middling, 'middling')}`,
+    `${bandLabel('LOW')}: ${strip(parts.low, 'low')}`,
   ];
   if (parts.ignore) lines.push(`Ignore: ${strip(parts.ignore, 'ignore')}`);
+  lines.push(SCALE_RULE);
   return lines.join('\n');
 }
 
@@ -177,26 +194,40 @@ const Demonstration = z.object({
   request: z.string().optional(),
   response: z.string().min(1),
   contexts: z.array(z.string()).optional(),
-  score: z.number().min(0).max(1),
-  justification: z.string().min(1),
-});
+  justification: z.string().min(1).describe('quote the evidence from the example response in double quotes and say which criterion of its band it meets or misses'),
+  band: z.enum(['HIGH', 'MIDDLING', 'LOW']).describe('the band whose criteria this example meets'),
+  score: z.number().min(0).max(1).describe('the score it deserves, inside that band'),
+}).transform(({ band, justification, ...demo }) => ({
+  ...demo,
+  // Stored as the presets write it: the band named at the end of the justification, where the band check reads it.
+  justification: `${justification.trim().replace(/\s*Band: (HIGH|MIDDLING|LOW)\.?$/, '')} Band: ${band}.`,
+}));
 
 export interface NewEvaluator {
   name: string;
   intent: string;
   rubric: RubricParts;
   requires_contexts?: boolean;
-  demonstrations?: Array<z.infer<typeof Demonstration>>;
+  demonstrations?: Array<z.output<typeof Demonstration>>;
 }
 
 export function designAnswerSchema(catalog: Preset[], contextAware: boolean) {
   const evaluator = z.object({
-    name: z.string().trim().min(3).max(80).describe('a short name for the quality measured, e.g. "Brand Voice Adherence"'),
+    name: z
+      .string()
+      .trim()
+      .min(3)
+      .max(80)
+      .describe('a short name for the quality, worded so that a higher score is better, e.g. "Brand Voice Adherence", "Refund Policy Compliance" (not "Tone" or "Policy Violations")'),
     intent: z.string().trim().min(20).max(600).describe('what it measures, one or two sentences'),
     rubric: RubricParts.describe('the scoring criteria in the style of the example rubric'),
     // Offered only to context-aware judges: a judge without it runs on request and response alone.
     ...(contextAware ? { requires_contexts: z.boolean().optional().describe('true when scoring needs the retrieved contexts') } : {}),
-    demonstrations: z.array(Demonstration).max(3).optional().describe('optional: one or two short examples with the score they deserve'),
+    demonstrations: z
+      .array(Demonstration)
+      .max(3)
+      .optional()
+      .describe('three short examples, one per band (HIGH, MIDDLING, LOW), each with the score it deserves inside its band'),
   });
   return z.object({
     judge_name: z.string().trim().min(1).max(80).describe('a short name for the judge'),
@@ -232,24 +263,49 @@ export function designStep(input: {
       block('rubric_style_example', STYLE_EXAMPLE()),
       'Design the judge for this application' + (input.stage ? ' at this stage' : '') + ': the 3 to 8 qualities that matter most for its responses.',
       [
-        'Reuse a catalog preset (by its exact id) wherever one measures the quality well.',
+        'Reuse a catalog preset (by its exact id) wherever one measures the quality well; each catalog line says which inputs the preset needs.',
         'Where none does (the brand voice, the policies, the domain rules of this application), write a new evaluator:',
         'a name, an intent of one or two sentences, and a full rubric in the style of the example, given in parts: what to judge,',
-        'the HIGH (0.8-1.0), MIDDLING (0.4-0.7) and LOW (0.0-0.3) criteria specific to this application, and what to ignore.',
+        `the criteria of the three bands, ${bandLabel('HIGH')}, ${bandLabel('MIDDLING')} and ${bandLabel('LOW')}, specific to this application, and what to ignore.`,
+        'The bands meet without gaps; the server writes their labels and the rule for placing a score inside a band, so give only the criteria.',
+        'Make every band observable: name the phrases, facts, steps or omissions the scorer can point to in a response (for example "quotes a refund window other than 30 days"), never bare adjectives such as "good tone" or "mostly accurate".',
         'Put the concrete facts from the intent and the context answers into the rubrics (the policies, the tone, the audience), since the scorer sees only the rubric.',
       ].join(' '),
-      'Each evaluator measures one quality; do not duplicate a preset with a new evaluator. Evaluators see the request and the response' +
+      [
+        'Every evaluator is scored so that a higher score is better: name it for the quality wanted ("Refund Policy Compliance"), never for the failure ("Policy Violations") or a neutral dimension ("Tone").',
+        'Give each new evaluator three short demonstrations, one per band: a response to score, a justification that quotes the evidence from it in double quotes, its band, and a score inside that band.',
+        'Each evaluator measures one quality; do not duplicate a preset with a new evaluator, and do not let two evaluators count the same failure.',
+        'Catalog presets marked critical cap the judge score at their own: include them where one failure must not be averaged away.',
+      ].join(' '),
+      'Evaluators see the request and the response' +
         (contextAware
-          ? ', and the retrieved contexts: include evaluators that catch hallucination and drift from the retrieved material (set requires_contexts on new ones that need them).'
+          ? '. This judge will also be given retrieved contexts, and an evaluator sees them only when it needs contexts (set requires_contexts on a new evaluator that does).' +
+            ' The grounding presets in the catalog each judge one distinct failure, so choose the ones this application needs, at least one, rather than all of them:' +
+            ' Faithfulness (claims that distort what the contexts say), Hallucination Detection (specifics absent from the contexts), Context Drift (material outside the question and the contexts),' +
+            ' Groundedness Citation (citation markers; only where responses are meant to cite), Abstention (saying so when the contexts lack the answer), Context Precision (the retrieval itself).' +
+            ' Do not write a new evaluator that repeats one of their checks.'
           : ' only (no retrieved contexts and no reference answer).'),
       'Call design_judge.',
     ].join('\n\n'),
-    maxTokens: 8192,
+    // Room for up to six rubrics with three demonstrations each.
+    maxTokens: 12288,
     thinkingBudget: input.thinkingBudget,
     check: (answer) => {
       const problems = unknownPresets(answer.preset_ids, catalog);
       if (answer.preset_ids.length + answer.new_evaluators.length === 0) problems.push('the judge has no evaluators: give at least one preset id or new evaluator');
+      answer.new_evaluators.forEach((spec, i) => problems.push(...rubricProblems(spec, `new_evaluators.${i}`)));
       return problems;
     },
   };
+}
+
+/** A new evaluator's assembled rubric must parse into the standard bands, and its demonstrations lie in the bands they name. */
+export function rubricProblems(spec: NewEvaluator, where: string): string[] {
+  const rubric = rubricText(spec.rubric);
+  try {
+    parseBands(rubric);
+  } catch (err) {
+    return [`${where}.rubric: ${(err as Error).message}; write each band's criteria as one paragraph without band labels or score ranges`];
+  }
+  return demonstrationBandProblems(rubric, spec.demonstrations ?? [], `${where}.demonstrations`);
 }
