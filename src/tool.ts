@@ -1,10 +1,11 @@
 // The shape of a tool module (tools/*.ts) and the one way every caller invokes a tool handler.
 // REST routes and MCP tool calls both go through invokeTool, so validation and limits apply alike.
 import { z } from 'zod';
-import type { Caller } from './auth.ts';
 import type { Config } from './config.ts';
+import type { RequestContext } from './context.ts';
+import type { ScoringEngine } from './engine/types.ts';
 import { fromZodError, validationError } from './errors.ts';
-import type { Store } from './store/types.ts';
+import type { JudgeGenerator } from './generation/types.ts';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -13,17 +14,13 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-/** Services the handlers use. engine/generator are filled in by their own modules. */
-export interface Services {
-  store: Store;
-  config: Config;
-  engine: import('./engine/types.ts').ScoringEngine;
-  generator: import('./generation/types.ts').JudgeGenerator;
+/** Services the handlers use, beside the core's request context (context.ts). */
+export interface Services extends Omit<RequestContext, 'caller'> {
+  engine: ScoringEngine;
+  generator: JudgeGenerator;
 }
 
-export interface ToolContext extends Services {
-  caller: Caller;
-}
+export interface ToolContext extends Services, RequestContext {}
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;

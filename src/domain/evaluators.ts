@@ -3,12 +3,12 @@ import { notFound, permissionDenied, TribunalError, validationError } from '../e
 import { newId } from '../ids.ts';
 import type { Demonstration, Evaluator } from '../schemas.ts';
 import { StoreConflictError, type EvaluatorRecord } from '../store/types.ts';
-import type { ToolContext } from '../tool.ts';
+import type { RequestContext } from '../context.ts';
 import { resolveProjectId } from './projects.ts';
 
-type Ctx = Pick<ToolContext, 'store' | 'caller'>;
+type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 /** Writes also need the configuration (allowed models). */
-type WriteCtx = Pick<ToolContext, 'store' | 'caller' | 'config'>;
+type WriteCtx = Pick<RequestContext, 'store' | 'caller' | 'config'>;
 
 export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Evaluator => wire;
 

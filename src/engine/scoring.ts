@@ -4,13 +4,13 @@
 // limit in the model queues the excess) -> write the log (also when evaluators failed) -> answer,
 // or model_unavailable when every evaluator failed.
 import { performance } from 'node:perf_hooks';
+import type { RequestContext } from '../context.ts';
 import { loadJudgeEvaluators } from '../domain/judges.ts';
 import { resolveProjectId } from '../domain/projects.ts';
 import { TribunalError, type FieldError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { EvaluatorResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
-import type { ToolContext } from '../tool.ts';
 import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
 import { parseAnswer } from './answer.ts';
 import { costUsd } from './cost.ts';
@@ -60,7 +60,7 @@ export class Engine implements ScoringEngine {
   constructor(readonly model: JudgeModel) {}
 
   /** Scores one evaluator; never throws: a failure becomes score null with an error. */
-  async scoreEvaluator(ctx: Pick<ToolContext, 'config'>, evaluator: EvaluatorRecord, input: ExecutionInput): Promise<Scored> {
+  async scoreEvaluator(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, input: ExecutionInput): Promise<Scored> {
     const started = performance.now();
     const requested = evaluator.model ?? ctx.config.model.name;
     const usage = { input_tokens: 0, output_tokens: 0 };
@@ -119,7 +119,7 @@ export class Engine implements ScoringEngine {
   }
 
   private async run(
-    ctx: ToolContext,
+    ctx: RequestContext,
     evaluators: EvaluatorRecord[],
     input: ExecutionInput,
     log: Pick<ExecutionLogRecord, 'type' | 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>,
@@ -163,7 +163,7 @@ export class Engine implements ScoringEngine {
     return { execution_log_id: id, evaluator_results: results, score: record.score, cost_usd: record.cost_usd, latency_ms: record.latency_ms };
   }
 
-  async runJudge(ctx: ToolContext, judge: JudgeRecord, input: ExecutionInput): Promise<ExecutionResult> {
+  async runJudge(ctx: RequestContext, judge: JudgeRecord, input: ExecutionInput): Promise<ExecutionResult> {
     const evaluators = await loadJudgeEvaluators(ctx, judge);
     checkRequiredInputs(evaluators, input);
     // A public judge of another organization: the log is the caller's, filed in the caller's default project.
@@ -187,7 +187,7 @@ export class Engine implements ScoringEngine {
     );
   }
 
-  async runEvaluator(ctx: ToolContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }): Promise<ExecutionResult> {
+  async runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }): Promise<ExecutionResult> {
     const { project_id, ...inputs } = input;
     checkRequiredInputs([evaluator], inputs);
     const projectId = await resolveProjectId(ctx, project_id);

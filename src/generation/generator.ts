@@ -4,6 +4,7 @@
 // stored on purpose when context is missing, and completed as the same judge on the follow-up).
 // What generation knows about a judge it made (draft or complete, the answers, the open questions)
 // is the judge's own `generation` field; the judge's intent is exactly the caller's.
+import type { RequestContext } from '../context.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import { createEvaluator, effectiveVisibility } from '../domain/evaluators.ts';
 import { createJudge, getEditableJudge, reviseJudge } from '../domain/judges.ts';
@@ -13,7 +14,6 @@ import { NOT_CONFIGURED_MESSAGE } from '../engine/anthropic-model.ts';
 import type { JudgeModel } from '../engine/model.ts';
 import type { EvaluatorRef, JudgeGeneration } from '../schemas.ts';
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
-import type { ToolContext } from '../tool.ts';
 import { CONTEXT_AWARE_PRESETS, contextStep, fieldName, designStep, presetCatalog, rubricText, stagesStep, THINKING_BUDGET, type DesignAnswer, type NewEvaluator } from './steps.ts';
 import { runStep, type StepUsage } from './structured.ts';
 import type { GenerateJudgeInput, GenerateJudgeOutcome, JudgeGenerator } from './types.ts';
@@ -41,7 +41,7 @@ export function createJudgeGenerator(model: JudgeModel, opts: GeneratorOptions =
   };
 }
 
-async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudgeInput, usage: StepUsage): Promise<GenerateJudgeOutcome> {
+async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJudgeInput, usage: StepUsage): Promise<GenerateJudgeOutcome> {
   // Everything the caller can get wrong is checked before the model is asked anything.
   const intent = input.intent.trim();
   if (!intent) throw validationError('intent is empty: describe the application, its users and the stage to evaluate in a few sentences.', [{ field: 'intent', message: 'must not be blank' }]);
@@ -180,14 +180,14 @@ async function firstFree(base: string, taken: (name: string) => Promise<boolean>
   return `${clip(base, MAX_NAME - 10)} (${Date.now().toString(36)})`;
 }
 
-async function uniqueJudgeName(ctx: ToolContext, base: string, self?: string): Promise<string> {
+async function uniqueJudgeName(ctx: RequestContext, base: string, self?: string): Promise<string> {
   return firstFree(base, async (name) => {
     const { items } = await ctx.store.listJudges({ org_id: ctx.caller.org.id, include_public: false, name }, { limit: 5 });
     return items.some((j) => j.org_id === ctx.caller.org.id && j.id !== self);
   });
 }
 
-async function uniqueEvaluatorName(ctx: ToolContext, base: string, reserved: Set<string>): Promise<string> {
+async function uniqueEvaluatorName(ctx: RequestContext, base: string, reserved: Set<string>): Promise<string> {
   const presetNames = new Set(presetCatalog(true).map((p) => p.name.toLowerCase()));
   return firstFree(base, async (name) => {
     if (reserved.has(name.toLowerCase()) || presetNames.has(name.toLowerCase())) return true;
@@ -199,7 +199,7 @@ async function uniqueEvaluatorName(ctx: ToolContext, base: string, reserved: Set
 const isConflict = (err: unknown) => err instanceof TribunalError && err.code === 'conflict';
 
 async function storeEvaluator(
-  ctx: ToolContext,
+  ctx: RequestContext,
   spec: NewEvaluator,
   where: { visibility: 'private' | 'public'; projectId: string },
   reserved: Set<string>,
@@ -231,7 +231,7 @@ async function storeEvaluator(
 }
 
 async function store(
-  ctx: ToolContext,
+  ctx: RequestContext,
   p: {
     design: DesignAnswer;
     catalog: Preset[];
@@ -289,7 +289,7 @@ async function store(
 }
 
 async function createWithFreeName(
-  ctx: ToolContext,
+  ctx: RequestContext,
   base: string,
   refs: EvaluatorRef[],
   p: { intent: string; generation: JudgeGeneration; stage: string | null; visibility: 'private' | 'public'; projectId: string },
