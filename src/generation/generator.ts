@@ -15,7 +15,7 @@ import type { JudgeModel } from '../engine/model.ts';
 import type { EvaluatorRef, JudgeGeneration } from '../schemas.ts';
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import { CONTEXT_AWARE_PRESETS, contextStep, fieldName, designStep, presetCatalog, rubricText, stagesStep, THINKING_BUDGET, type DesignAnswer, type NewEvaluator } from './steps.ts';
-import { runStep, type StepUsage } from './structured.ts';
+import { runStep } from './structured.ts';
 import type { GenerateJudgeInput, GenerateJudgeOutcome, JudgeGenerator } from './types.ts';
 
 type Question = { form_field_name: string; form_field_description: string };
@@ -23,25 +23,11 @@ type Detail = { id: string; name: string; intent: string; is_preset: boolean };
 
 const MAX_NAME = 100;
 
-export interface GeneratorOptions {
-  /** Called after each generation with the model use it took (for logs and benchmarks). */
-  onUsage?: (usage: StepUsage) => void;
+export function createJudgeGenerator(model: JudgeModel): JudgeGenerator {
+  return { generate: (ctx, input) => generate(ctx, model, input) };
 }
 
-export function createJudgeGenerator(model: JudgeModel, opts: GeneratorOptions = {}): JudgeGenerator {
-  return {
-    async generate(ctx, input) {
-      const usage: StepUsage = { calls: 0, input_tokens: 0, output_tokens: 0 };
-      try {
-        return await generate(ctx, model, input, usage);
-      } finally {
-        opts.onUsage?.(usage);
-      }
-    },
-  };
-}
-
-async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJudgeInput, usage: StepUsage): Promise<GenerateJudgeOutcome> {
+async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJudgeInput): Promise<GenerateJudgeOutcome> {
   // Everything the caller can get wrong is checked before the model is asked anything.
   const intent = input.intent.trim();
   if (!intent) throw validationError('intent is empty: describe the application, its users and the stage to evaluate in a few sentences.', [{ field: 'intent', message: 'must not be blank' }]);
@@ -77,7 +63,7 @@ async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJ
   // 1. Stages. A follow-up on a generated judge keeps the stage settled when it was made.
   let stage: string | null = givenStage ?? existing?.stage ?? null;
   if (!givenStage && !existing) {
-    const found = await runStep(model, modelName, stagesStep(intent, budget), usage);
+    const found = await runStep(model, modelName, stagesStep(intent, budget));
     const names = [...new Map(found.stages.map((s) => [s.name.toLowerCase(), s.name])).values()];
     if (names.length > 1) return { error_code: 'multiple_stages', stages: names };
     stage = names[0] ?? null;
@@ -93,7 +79,7 @@ async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJ
     // The same intent: the open questions are the ones asked before; no need to ask the model again.
     open = record.open_questions.filter((q) => !answered(q.form_field_name));
   } else {
-    const assessed = await runStep(model, modelName, contextStep({ intent, stage, answers, catalog, thinkingBudget: budget }), usage);
+    const assessed = await runStep(model, modelName, contextStep({ intent, stage, answers, catalog, thinkingBudget: budget }));
     const seen = new Set<string>();
     open = [];
     for (const q of assessed.missing_context) {
@@ -134,7 +120,7 @@ async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJ
   }
 
   // 3. Design, then store it all (or nothing).
-  const design = await runStep(model, modelName, designStep({ intent, stage, answers, catalog, contextAware, thinkingBudget: budget }), usage);
+  const design = await runStep(model, modelName, designStep({ intent, stage, answers, catalog, contextAware, thinkingBudget: budget }));
   const generation: JudgeGeneration = { status: 'complete', context_aware: contextAware, answers, open_questions: [] };
   return store(ctx, { design, catalog, contextAware, existing, intent, generation, stage, visibility, projectId });
 }
