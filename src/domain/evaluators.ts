@@ -10,7 +10,11 @@ type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 /** Writes also need the configuration (allowed models). */
 type WriteCtx = Pick<RequestContext, 'store' | 'caller' | 'config'>;
 
-export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Evaluator => wire;
+export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Evaluator => ({
+  ...wire,
+  requires_request: wire.requires_request ?? false,
+  critical: wire.critical ?? false,
+});
 
 export function canRead(ctx: Ctx, rec: { org_id: string | null; visibility: string }): boolean {
   return rec.org_id === ctx.caller.org.id || rec.visibility === 'public';
@@ -59,6 +63,8 @@ export interface EvaluatorContent {
   rubric: string;
   requires_contexts?: boolean;
   requires_expected_output?: boolean;
+  requires_request?: boolean;
+  critical?: boolean;
   demonstrations?: Demonstration[];
   model?: string | null;
 }
@@ -109,6 +115,8 @@ export async function createEvaluator(
     rubric: input.rubric,
     requires_contexts: input.requires_contexts ?? false,
     requires_expected_output: input.requires_expected_output ?? false,
+    requires_request: input.requires_request ?? false,
+    critical: input.critical ?? false,
     demonstrations: input.demonstrations ?? [],
     model: input.model ?? null,
     visibility: effectiveVisibility(ctx, input.visibility),
@@ -136,7 +144,19 @@ export async function getEditableEvaluator(ctx: Ctx, id: string): Promise<Evalua
   return current;
 }
 
-const CONTENT_FIELDS = ['name', 'intent', 'rubric', 'requires_contexts', 'requires_expected_output', 'demonstrations', 'model', 'visibility', 'project_id'] as const;
+const CONTENT_FIELDS = [
+  'name',
+  'intent',
+  'rubric',
+  'requires_contexts',
+  'requires_expected_output',
+  'requires_request',
+  'critical',
+  'demonstrations',
+  'model',
+  'visibility',
+  'project_id',
+] as const;
 
 export async function updateEvaluator(
   ctx: WriteCtx,
