@@ -95,6 +95,10 @@ describe('declared inputs', () => {
       assert.deepEqual(res.body.errors.map((e: any) => e.field), ['request']);
     }
     assert.equal(rig.fake.requests.length, 0);
+    // Its demonstrations must carry a request too, as they must carry contexts for requires_contexts.
+    const demoless = await rig.post('/v1/evaluators/', evaluatorBody({ requires_request: true, demonstrations: [{ response: 'R', score: 1 }] }));
+    assert.equal(demoless.status, 400, JSON.stringify(demoless.body));
+    assert.deepEqual(demoless.body.errors.map((e: any) => e.field), ['demonstrations.0.request']);
     // PATCH turns it off again: a new version, and the run goes through.
     const patched = await rig.server.request('PATCH', `/v1/evaluators/${needsRequest.id}/`, { key: rig.key, body: { requires_request: false } });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));

@@ -80,8 +80,13 @@ function checkModel(ctx: WriteCtx, model: string | null | undefined) {
   }
 }
 
-function checkDemonstrations(content: Pick<EvaluatorContent, 'demonstrations' | 'requires_contexts' | 'requires_expected_output'>) {
+function checkDemonstrations(content: Pick<EvaluatorContent, 'demonstrations' | 'requires_contexts' | 'requires_expected_output' | 'requires_request'>) {
   (content.demonstrations ?? []).forEach((d, i) => {
+    if (content.requires_request && !d.request?.trim()) {
+      throw validationError(`demonstrations.${i} needs a request because the evaluator requires the request.`, [
+        { field: `demonstrations.${i}.request`, message: 'required when requires_request is true' },
+      ]);
+    }
     if (content.requires_contexts && !d.contexts?.length) {
       throw validationError(`demonstrations.${i} needs contexts because the evaluator requires contexts.`, [
         { field: `demonstrations.${i}.contexts`, message: 'required when requires_contexts is true' },

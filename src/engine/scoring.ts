@@ -71,6 +71,17 @@ export function runScore(results: Array<Pick<EvaluatorResult, 'score' | 'critica
   const critical = results.flatMap((r) => (r.critical && r.score !== null ? [r.score] : []));
   return round4(Math.min(mean, ...critical));
 }
+/** What every result of this evaluator says, whatever its outcome: the evaluator, the score, the flags. */
+const resultBase = (evaluator: EvaluatorRecord, score: number | null, justification: string | null) => ({
+  evaluator_id: evaluator.id,
+  evaluator_name: evaluator.name,
+  evaluator_version: evaluator.version,
+  score,
+  justification,
+  not_applicable: false,
+  degenerate: false,
+  critical: evaluator.critical === true,
+});
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 const sumCost = (rs: EvaluatorResult[]) => Math.round(rs.reduce((a, r) => a + r.cost_usd, 0) * 1e9) / 1e9;
 
@@ -92,14 +103,7 @@ export class Engine implements ScoringEngine {
     });
     const { usage } = outcome;
     const result: EvaluatorResult = {
-      evaluator_id: evaluator.id,
-      evaluator_name: evaluator.name,
-      evaluator_version: evaluator.version,
-      score: null,
-      justification: null,
-      not_applicable: false,
-      degenerate: false,
-      critical: evaluator.critical === true,
+      ...resultBase(evaluator, null, null),
       model: outcome.model ?? requested,
       input_tokens: usage.input_tokens,
       output_tokens: usage.output_tokens,
@@ -123,14 +127,8 @@ export class Engine implements ScoringEngine {
   private degenerateResult(evaluator: EvaluatorRecord, reason: string): Scored {
     return {
       result: {
-        evaluator_id: evaluator.id,
-        evaluator_name: evaluator.name,
-        evaluator_version: evaluator.version,
-        score: 0,
-        justification: reason,
-        not_applicable: false,
+        ...resultBase(evaluator, 0, reason),
         degenerate: true,
-        critical: evaluator.critical === true,
         model: null,
         input_tokens: 0,
         output_tokens: 0,
