@@ -2,8 +2,8 @@
 // context a good judge still lacks, design the evaluators. Each is one structured call (a forced
 // tool) whose answer is validated here; see docs/GENERATION.md.
 import { z } from 'zod';
-import { loadPresets, type Preset } from '../domain/presets.ts';
 import { escapeData } from '../engine/prompt.ts';
+import { loadPresets, type Preset } from '../domain/presets.ts';
 import type { Step } from './structured.ts';
 
 export type ReasoningEffort = 'off' | 'low' | 'medium' | 'high';
