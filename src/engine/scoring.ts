@@ -15,10 +15,10 @@ import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/
 import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
 import { parseAnswer } from './answer.ts';
 import { costUsd } from './cost.ts';
-import { degenerateReason } from './degenerate.ts';
 import type { JudgeModel } from './model.ts';
 import type { ModelErrorKind } from './model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
+import { degenerateReason } from './degenerate.ts';
 import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
 import type { ScoringEngine } from './types.ts';
 
