@@ -4,8 +4,9 @@ import { z } from 'zod';
 import type { Config } from './config.ts';
 import type { RequestContext } from './context.ts';
 import type { ScoringEngine } from './engine/types.ts';
-import { fromZodError, validationError } from './errors.ts';
 import type { JudgeGenerator } from './generation/types.ts';
+import { fromZodError, validationError } from './errors.ts';
+import type { Store } from './store/types.ts';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -14,8 +15,10 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-/** Services the handlers use, beside the core's request context (context.ts). */
-export interface Services extends Omit<RequestContext, 'caller'> {
+/** Services the handlers use; with the caller they make the core's request context (context.ts). */
+export interface Services {
+  store: Store;
+  config: Config;
   engine: ScoringEngine;
   generator: JudgeGenerator;
 }
