@@ -54,6 +54,8 @@ export const Evaluator = z.object({
   rubric: z.string().describe('scoring criteria: what earns a high, a middling and a low score'),
   requires_contexts: z.boolean().describe('runs need `contexts` (retrieved snippets)'),
   requires_expected_output: z.boolean().describe('runs need `expected_output` (a reference answer)'),
+  requires_request: z.boolean().describe('runs need `request` (the input that prompted the response)'),
+  critical: z.boolean().describe('a gate: the score of a run that applies it is at most this evaluator\'s score'),
   demonstrations: z.array(Demonstration).describe('few-shot examples shown to the judge model'),
   model: z.string().nullable().describe('judge model override; null = the server default'),
   visibility: Visibility,
@@ -123,8 +125,22 @@ export const EvaluatorResult = z.object({
   evaluator_id: z.string().describe('id of the evaluator'),
   evaluator_name: z.string().describe('name of the evaluator'),
   evaluator_version: z.number().int().describe('exact evaluator version used'),
-  score: z.number().min(0).max(1).nullable().describe('0..1, higher is better; null when this evaluator failed'),
-  justification: z.string().nullable().describe('the judge model explanation, written before the score'),
+  score: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .describe('0..1, higher is better; null when this evaluator failed (see error) or does not apply (not_applicable)'),
+  justification: z.string().nullable().describe('the judge model explanation, written before the score (or why the response is degenerate)'),
+  not_applicable: z
+    .boolean()
+    .optional()
+    .describe('true when the evaluator does not apply to this response: score is null and the result is left out of the run score'),
+  degenerate: z
+    .boolean()
+    .optional()
+    .describe('true when the response is degenerate (no letter or digit, or only an opener such as "Answer:"): scored 0 without a model call'),
+  critical: z.boolean().optional().describe('the evaluator is critical: the run score is at most its score'),
   model: z.string().nullable().describe('judge model that produced the score'),
   input_tokens: z.number().int().describe('prompt tokens spent, all attempts'),
   output_tokens: z.number().int().describe('completion tokens spent, all attempts'),
@@ -133,6 +149,9 @@ export const EvaluatorResult = z.object({
   error: z.string().optional().describe('why this evaluator failed, when score is null'),
 });
 export type EvaluatorResult = z.infer<typeof EvaluatorResult>;
+
+const RUN_SCORE =
+  'mean of the applicable evaluator scores (failed and not-applicable results left out), at most the lowest critical score; 0 for a degenerate response; null when no evaluator gave a score';
 
 export const ExecutionLog = z.object({
   id: id('execution log'),
@@ -151,7 +170,7 @@ export const ExecutionLog = z.object({
   user_id: z.string().nullable().describe('end user of the evaluated application'),
   tags: z.array(z.string()).describe('labels for filtering'),
   evaluator_results: z.array(EvaluatorResult).describe('one entry per evaluator, in the judge order'),
-  score: z.number().nullable().describe('mean of the evaluator scores that succeeded; null if none did'),
+  score: z.number().nullable().describe(RUN_SCORE),
   cost_usd: z.number().describe('sum of evaluator costs in USD'),
   latency_ms: z.number().describe('wall time of the whole run'),
   created_at: timestamp,
@@ -188,7 +207,7 @@ export type ExecutionInput = z.infer<typeof ExecutionInput>;
 export const ExecutionResult = z.object({
   execution_log_id: z.string().describe('id of the execution log that records this run'),
   evaluator_results: z.array(EvaluatorResult).describe('one entry per evaluator, in the judge order'),
-  score: z.number().nullable().describe('mean of the evaluator scores that succeeded; null if none did'),
+  score: z.number().nullable().describe(RUN_SCORE),
   cost_usd: z.number().describe('total cost of the run in USD'),
   latency_ms: z.number().describe('wall time of the run'),
 });

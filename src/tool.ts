@@ -1,8 +1,10 @@
 // The shape of a tool module (tools/*.ts) and the one way every caller invokes a tool handler.
 // REST routes and MCP tool calls both go through invokeTool, so validation and limits apply alike.
 import { z } from 'zod';
-import type { Caller } from './auth.ts';
 import type { Config } from './config.ts';
+import type { RequestContext } from './context.ts';
+import type { ScoringEngine } from './engine/types.ts';
+import type { JudgeGenerator } from './generation/types.ts';
 import { fromZodError, validationError } from './errors.ts';
 import type { Store } from './store/types.ts';
 
@@ -13,17 +15,15 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
-/** Services the handlers use. engine/generator are filled in by their own modules. */
+/** Services the handlers use; with the caller they make the core's request context (context.ts). */
 export interface Services {
   store: Store;
   config: Config;
-  engine: import('./engine/types.ts').ScoringEngine;
-  generator: import('./generation/types.ts').JudgeGenerator;
+  engine: ScoringEngine;
+  generator: JudgeGenerator;
 }
 
-export interface ToolContext extends Services {
-  caller: Caller;
-}
+export interface ToolContext extends Services, RequestContext {}
 
 export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
   name: string;

@@ -32,7 +32,7 @@ describe('prompt', () => {
         `&lt;response_${nonce}&gt;`,
         `</response_${nonce}>`,
         '',
-        'Evaluate the response above with the evaluator "E". Call submit_evaluation: the justification first, then the score from 0 to 1.',
+        'Evaluate the response above with the evaluator "E". Call submit_evaluation: the justification first (the evidence quoted), then the score from 0 to 1, or not_applicable with score null when the evaluator does not apply.',
       ].join('\n'),
     );
   });
@@ -45,19 +45,28 @@ describe('prompt', () => {
     assert.equal(escaped.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'), text);
   });
 
-  test('a fresh nonce per prompt; the tool schema puts the justification before the score', () => {
+  test('a fresh nonce per prompt; the tool schema puts the justification before not_applicable and the score', () => {
     const a = buildPrompt(evaluator, { response: 'x' });
     const b = buildPrompt(evaluator, { response: 'x' });
     assert.match(a.nonce, /^[0-9a-f]{24}$/);
     assert.notEqual(a.nonce, b.nonce);
-    assert.deepEqual(Object.keys(SCORE_TOOL.input_schema.properties), ['justification', 'score']);
+    assert.deepEqual(Object.keys(SCORE_TOOL.input_schema.properties), ['justification', 'not_applicable', 'score']);
   });
 });
 
 describe('answer validation', () => {
   test('accepts a justification and a score in 0..1', () => {
-    assert.deepEqual(parseAnswer({ justification: 'Good.', score: 0.7000000000000001 }), { ok: true, justification: 'Good.', score: 0.7 });
-    assert.deepEqual(parseAnswer({ justification: 'Edge.', score: 0 }), { ok: true, justification: 'Edge.', score: 0 });
+    assert.deepEqual(parseAnswer({ justification: 'Good.', score: 0.7000000000000001 }), { ok: true, value: { justification: 'Good.', score: 0.7, not_applicable: false } });
+    assert.deepEqual(parseAnswer({ justification: 'Edge.', score: 0 }), { ok: true, value: { justification: 'Edge.', score: 0, not_applicable: false } });
+  });
+  test('not applicable: score null, whatever score came with it; a null score without it is malformed', () => {
+    const na = { ok: true, value: { justification: 'Nothing to cite.', score: null, not_applicable: true } };
+    assert.deepEqual(parseAnswer({ justification: 'Nothing to cite.', not_applicable: true, score: null }), na);
+    assert.deepEqual(parseAnswer({ justification: 'Nothing to cite.', not_applicable: true, score: 0.9 }), na);
+    assert.deepEqual(parseAnswer({ justification: 'Nothing to cite.', not_applicable: true }), na);
+    for (const bad of [{ justification: 'x', score: null }, { justification: 'x', not_applicable: false }, { justification: 'x', not_applicable: 'yes', score: 0.5 }]) {
+      assert.equal(parseAnswer(bad).ok, false, JSON.stringify(bad));
+    }
   });
   test('refuses out-of-range, missing, empty and stringly answers, never reading numbers out of text', () => {
     for (const bad of [

@@ -3,10 +3,10 @@ import { mintApiKey } from '../auth.ts';
 import { notFound } from '../errors.ts';
 import type { ApiKey } from '../schemas.ts';
 import type { ApiKeyRecord } from '../store/types.ts';
-import type { ToolContext } from '../tool.ts';
+import type { RequestContext } from '../context.ts';
 import { pageQuery, toPage } from './pagination.ts';
 
-type Ctx = Pick<ToolContext, 'store' | 'caller' | 'config'>;
+type Ctx = Pick<RequestContext, 'store' | 'caller' | 'config'>;
 
 export const apiKeyToWire = ({ org_id: _org, hash: _hash, ...wire }: ApiKeyRecord): ApiKey => wire;
 

@@ -3,14 +3,18 @@ import { notFound, permissionDenied, TribunalError, validationError } from '../e
 import { newId } from '../ids.ts';
 import type { Demonstration, Evaluator } from '../schemas.ts';
 import { StoreConflictError, type EvaluatorRecord } from '../store/types.ts';
-import type { ToolContext } from '../tool.ts';
+import type { RequestContext } from '../context.ts';
 import { resolveProjectId } from './projects.ts';
 
-type Ctx = Pick<ToolContext, 'store' | 'caller'>;
+type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 /** Writes also need the configuration (allowed models). */
-type WriteCtx = Pick<ToolContext, 'store' | 'caller' | 'config'>;
+type WriteCtx = Pick<RequestContext, 'store' | 'caller' | 'config'>;
 
-export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Evaluator => wire;
+export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Evaluator => ({
+  ...wire,
+  requires_request: wire.requires_request ?? false,
+  critical: wire.critical ?? false,
+});
 
 export function canRead(ctx: Ctx, rec: { org_id: string | null; visibility: string }): boolean {
   return rec.org_id === ctx.caller.org.id || rec.visibility === 'public';
@@ -59,6 +63,8 @@ export interface EvaluatorContent {
   rubric: string;
   requires_contexts?: boolean;
   requires_expected_output?: boolean;
+  requires_request?: boolean;
+  critical?: boolean;
   demonstrations?: Demonstration[];
   model?: string | null;
 }
@@ -74,8 +80,13 @@ function checkModel(ctx: WriteCtx, model: string | null | undefined) {
   }
 }
 
-function checkDemonstrations(content: Pick<EvaluatorContent, 'demonstrations' | 'requires_contexts' | 'requires_expected_output'>) {
+function checkDemonstrations(content: Pick<EvaluatorContent, 'demonstrations' | 'requires_contexts' | 'requires_expected_output' | 'requires_request'>) {
   (content.demonstrations ?? []).forEach((d, i) => {
+    if (content.requires_request && !d.request?.trim()) {
+      throw validationError(`demonstrations.${i} needs a request because the evaluator requires the request.`, [
+        { field: `demonstrations.${i}.request`, message: 'required when requires_request is true' },
+      ]);
+    }
     if (content.requires_contexts && !d.contexts?.length) {
       throw validationError(`demonstrations.${i} needs contexts because the evaluator requires contexts.`, [
         { field: `demonstrations.${i}.contexts`, message: 'required when requires_contexts is true' },
@@ -109,6 +120,8 @@ export async function createEvaluator(
     rubric: input.rubric,
     requires_contexts: input.requires_contexts ?? false,
     requires_expected_output: input.requires_expected_output ?? false,
+    requires_request: input.requires_request ?? false,
+    critical: input.critical ?? false,
     demonstrations: input.demonstrations ?? [],
     model: input.model ?? null,
     visibility: effectiveVisibility(ctx, input.visibility),
@@ -136,7 +149,19 @@ export async function getEditableEvaluator(ctx: Ctx, id: string): Promise<Evalua
   return current;
 }
 
-const CONTENT_FIELDS = ['name', 'intent', 'rubric', 'requires_contexts', 'requires_expected_output', 'demonstrations', 'model', 'visibility', 'project_id'] as const;
+const CONTENT_FIELDS = [
+  'name',
+  'intent',
+  'rubric',
+  'requires_contexts',
+  'requires_expected_output',
+  'requires_request',
+  'critical',
+  'demonstrations',
+  'model',
+  'visibility',
+  'project_id',
+] as const;
 
 export async function updateEvaluator(
   ctx: WriteCtx,

@@ -3,11 +3,11 @@ import { notFound, permissionDenied, TribunalError, validationError } from '../e
 import { newId } from '../ids.ts';
 import type { EvaluatorRef, Judge, JudgeFull, JudgeGeneration } from '../schemas.ts';
 import { StoreConflictError, type EvaluatorRecord, type JudgeRecord } from '../store/types.ts';
-import type { ToolContext } from '../tool.ts';
+import type { RequestContext } from '../context.ts';
 import { canRead, effectiveVisibility, evaluatorToWire, resolveEvaluator } from './evaluators.ts';
 import { resolveProjectId } from './projects.ts';
 
-type Ctx = Pick<ToolContext, 'store' | 'caller'>;
+type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 
 /** A judge stored before `generation` existed reads as a hand-made one (generation null). */
 export const judgeToWire = ({ org_id: _org, generation, ...wire }: JudgeRecord): Judge => ({ ...wire, generation: generation ?? null });

@@ -2,11 +2,11 @@
 import { notFound, validationError } from '../errors.ts';
 import type { ExecutionLog } from '../schemas.ts';
 import type { ExecutionLogRecord, LogFilter } from '../store/types.ts';
-import type { ToolContext } from '../tool.ts';
+import type { RequestContext } from '../context.ts';
 import { pageQuery, toPage } from './pagination.ts';
 import { checkProjectFilter } from './projects.ts';
 
-type Ctx = Pick<ToolContext, 'store' | 'caller' | 'config'>;
+type Ctx = Pick<RequestContext, 'store' | 'caller' | 'config'>;
 
 export const logToWire = ({ org_id: _org, ...wire }: ExecutionLogRecord): ExecutionLog => wire;
 

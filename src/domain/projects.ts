@@ -1,10 +1,10 @@
-import type { ToolContext } from '../tool.ts';
+import type { RequestContext } from '../context.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Project } from '../schemas.ts';
 import { StoreConflictError, type ProjectRecord } from '../store/types.ts';
 
-type Ctx = Pick<ToolContext, 'store' | 'caller'>;
+type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 
 export const projectToWire = ({ org_id: _org, ...wire }: ProjectRecord): Project => wire;
 

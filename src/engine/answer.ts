@@ -1,21 +1,36 @@
 // Validates the model's tool input. The score comes only from the structured answer, never from
-// free text; an answer that is not exactly {justification: non-empty string, score: number in
-// 0..1} is malformed, and the engine asks again.
+// free text; an answer that is not {justification: non-empty string, score: number in 0..1} or
+// {justification, not_applicable: true} is malformed, and the engine asks again.
 import { z } from 'zod';
+import type { Checked } from './structured-call.ts';
 
-const Answer = z.object({
-  justification: z.string().trim().min(1, 'justification is empty'),
-  score: z.number().finite().min(0, 'score is below 0').max(1, 'score is above 1'),
-});
+const Answer = z
+  .object({
+    justification: z.string().trim().min(1, 'justification is empty'),
+    not_applicable: z.boolean().default(false),
+    score: z.number().finite().min(0, 'score is below 0').max(1, 'score is above 1').nullable().optional(),
+  })
+  .refine((a) => a.not_applicable || (a.score !== null && a.score !== undefined), {
+    path: ['score'],
+    message: 'score is missing: give a number from 0 to 1, or set not_applicable to true',
+  });
 
-export type ParsedAnswer = { ok: true; justification: string; score: number } | { ok: false; reason: string };
+/** A usable answer: a score, or not applicable (score null). */
+export interface Verdict {
+  justification: string;
+  score: number | null;
+  not_applicable: boolean;
+}
 
-export function parseAnswer(input: unknown): ParsedAnswer {
+export function parseAnswer(input: unknown): Checked<Verdict> {
   const parsed = Answer.safeParse(input);
   if (parsed.success) {
+    const { justification, not_applicable, score } = parsed.data;
+    // A score given beside not_applicable is dropped: the result is left out of the mean either way.
+    if (not_applicable) return { ok: true, value: { justification, score: null, not_applicable: true } };
     // Rounded to 4 decimals: the model's float noise (0.7000000000000001) is not signal.
-    return { ok: true, justification: parsed.data.justification, score: Math.round(parsed.data.score * 10_000) / 10_000 };
+    return { ok: true, value: { justification, score: Math.round(score! * 10_000) / 10_000, not_applicable: false } };
   }
   const reason = parsed.error.issues.map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`).join('; ');
-  return { ok: false, reason: `The judge model's answer did not match the answer schema (${reason}).` };
+  return { ok: false, problems: [`The judge model's answer did not match the answer schema (${reason}).`] };
 }

@@ -31,7 +31,7 @@ export class AnthropicJudgeModel implements JudgeModel {
           baseURL: opts.baseUrl ?? null,
           maxRetries: 0,
           timeout: opts.timeoutMs ?? 600_000,
-          // node:http instead of the built-in fetch: less than half the CPU per call (http-fetch.ts).
+          // undici's dispatcher with our own answer handler instead of the built-in fetch: a fraction of the CPU per call (http-fetch.ts).
           fetch: createHttpFetch(),
           // Tribunal does not export traces; skipping the SDK's span bookkeeping saves about 10% of a call.
           openTelemetry: false,

@@ -1,22 +1,25 @@
 // The scoring engine: runs evaluators on the judge model and writes one execution log per run.
 // Order of a run: load the exact evaluator versions -> refuse missing inputs (no model call) ->
-// refuse when no model is configured -> score every evaluator concurrently (the server-wide
-// limit in the model queues the excess) -> write the log (also when evaluators failed) -> answer,
-// or model_unavailable when every evaluator failed.
+// a degenerate response scores 0 everywhere without the model (degenerate.ts) -> refuse when no
+// model is configured -> score every evaluator concurrently (the server-wide limit in the model
+// queues the excess) -> write the log (also when evaluators failed) -> answer, or model_unavailable
+// when every evaluator failed. The run's score: runScore below (docs/SCORING.md).
 import { performance } from 'node:perf_hooks';
+import type { RequestContext } from '../context.ts';
 import { loadJudgeEvaluators } from '../domain/judges.ts';
 import { resolveProjectId } from '../domain/projects.ts';
 import { TribunalError, type FieldError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { EvaluatorResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
-import type { ToolContext } from '../tool.ts';
 import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
 import { parseAnswer } from './answer.ts';
 import { costUsd } from './cost.ts';
 import type { JudgeModel } from './model.ts';
-import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
+import type { ModelErrorKind } from './model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
+import { degenerateReason } from './degenerate.ts';
+import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
 import type { ScoringEngine } from './types.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
@@ -29,6 +32,7 @@ interface Scored {
 }
 
 const FIELD_HINTS = {
+  request: 'pass the input that prompted the response as `request`',
   contexts: 'pass the retrieved snippets the response should be grounded in, as `contexts` (a list of strings)',
   expected_output: 'pass the reference answer as `expected_output`',
 } as const;
@@ -38,7 +42,9 @@ export function checkRequiredInputs(evaluators: EvaluatorRecord[], input: Execut
   const missing: Array<{ evaluator: EvaluatorRecord; field: keyof typeof FIELD_HINTS }> = [];
   const hasContexts = (input.contexts ?? []).some((c) => c.trim() !== '');
   const hasExpected = input.expected_output !== undefined && input.expected_output.trim() !== '';
+  const hasRequest = input.request !== undefined && input.request.trim() !== '';
   for (const evaluator of evaluators) {
+    if (evaluator.requires_request && !hasRequest) missing.push({ evaluator, field: 'request' });
     if (evaluator.requires_contexts && !hasContexts) missing.push({ evaluator, field: 'contexts' });
     if (evaluator.requires_expected_output && !hasExpected) missing.push({ evaluator, field: 'expected_output' });
   }
@@ -52,7 +58,30 @@ function requireModel(model: JudgeModel): void {
   if (!model.configured) throw new TribunalError('model_unavailable', 503, NOT_CONFIGURED_MESSAGE);
 }
 
-const mean = (xs: number[]) => (xs.length ? Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10_000) / 10_000 : null);
+const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
+
+/**
+ * The run's score: the mean of the applicable scores (failed and not-applicable results have score
+ * null and are left out), capped at the lowest critical score; null when no evaluator gave a score.
+ */
+export function runScore(results: Array<Pick<EvaluatorResult, 'score' | 'critical'>>): number | null {
+  const scores = results.flatMap((r) => (r.score === null ? [] : [r.score]));
+  if (!scores.length) return null;
+  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+  const critical = results.flatMap((r) => (r.critical && r.score !== null ? [r.score] : []));
+  return round4(Math.min(mean, ...critical));
+}
+/** What every result of this evaluator says, whatever its outcome: the evaluator, the score, the flags. */
+const resultBase = (evaluator: EvaluatorRecord, score: number | null, justification: string | null) => ({
+  evaluator_id: evaluator.id,
+  evaluator_name: evaluator.name,
+  evaluator_version: evaluator.version,
+  score,
+  justification,
+  not_applicable: false,
+  degenerate: false,
+  critical: evaluator.critical === true,
+});
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 const sumCost = (rs: EvaluatorResult[]) => Math.round(rs.reduce((a, r) => a + r.cost_usd, 0) * 1e9) / 1e9;
 
@@ -60,66 +89,57 @@ export class Engine implements ScoringEngine {
   constructor(readonly model: JudgeModel) {}
 
   /** Scores one evaluator; never throws: a failure becomes score null with an error. */
-  async scoreEvaluator(ctx: Pick<ToolContext, 'config'>, evaluator: EvaluatorRecord, input: ExecutionInput): Promise<Scored> {
+  async scoreEvaluator(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, input: ExecutionInput): Promise<Scored> {
     const started = performance.now();
     const requested = evaluator.model ?? ctx.config.model.name;
-    const usage = { input_tokens: 0, output_tokens: 0 };
-    let answeredBy: string | null = null;
-    let malformed = '';
-
-    const finish = (fields: { score: number | null; justification: string | null; error?: string }, failure?: ModelErrorKind): Scored => {
-      const model = answeredBy ?? requested;
-      return {
-        failure,
-        result: {
-          evaluator_id: evaluator.id,
-          evaluator_name: evaluator.name,
-          evaluator_version: evaluator.version,
-          score: fields.score,
-          justification: fields.justification,
-          model,
-          input_tokens: usage.input_tokens,
-          output_tokens: usage.output_tokens,
-          // Priced by the model asked for: the API may answer with a dated name of the same model.
-          cost_usd: costUsd(requested, usage, ctx.config.model.prices),
-          latency_ms: roundMs(performance.now() - started),
-          ...(fields.error !== undefined ? { error: fields.error } : {}),
-        },
-      };
+    const outcome = await callStructured(this.model, {
+      attempts: MALFORMED_RETRIES + 1,
+      // A fresh nonce per attempt; the problems of a malformed answer are not fed back, the question is asked anew.
+      request: () => {
+        const { system, prompt } = buildPrompt(evaluator, input);
+        return { model: requested, system, prompt, tool: SCORE_TOOL, maxTokens: ctx.config.model.maxTokens };
+      },
+      check: parseAnswer,
+    });
+    const { usage } = outcome;
+    const result: EvaluatorResult = {
+      ...resultBase(evaluator, null, null),
+      model: outcome.model ?? requested,
+      input_tokens: usage.input_tokens,
+      output_tokens: usage.output_tokens,
+      // Priced by the model asked for: the API may answer with a dated name of the same model.
+      cost_usd: costUsd(requested, usage, ctx.config.model.prices),
+      latency_ms: 0,
     };
-
-    for (let attempt = 0; attempt <= MALFORMED_RETRIES; attempt++) {
-      const { system, prompt } = buildPrompt(evaluator, input);
-      let answer;
-      try {
-        answer = await this.model.call({ model: requested, system, prompt, tool: SCORE_TOOL, maxTokens: ctx.config.model.maxTokens });
-      } catch (err) {
-        const error = err instanceof ModelCallError ? err : new ModelCallError('server_error', `Unexpected failure calling the judge model: ${(err as Error)?.message ?? err}`);
-        usage.input_tokens += error.usage.input_tokens;
-        usage.output_tokens += error.usage.output_tokens;
-        if (error.model) answeredBy = error.model;
-        if (error.kind === 'malformed') {
-          malformed = error.message;
-          continue;
-        }
-        const tries = error.attempts > 1 ? ` Gave up after ${error.attempts} attempts.` : '';
-        return finish({ score: null, justification: null, error: `${error.message}${tries}` }, error.kind);
-      }
-      usage.input_tokens += answer.usage.input_tokens;
-      usage.output_tokens += answer.usage.output_tokens;
-      answeredBy = answer.model;
-      const parsed = parseAnswer(answer.input);
-      if (parsed.ok) return finish({ score: parsed.score, justification: parsed.justification });
-      malformed = parsed.reason;
+    const done = (fields: Partial<EvaluatorResult>, failure?: ModelErrorKind): Scored => ({
+      result: { ...result, ...fields, latency_ms: roundMs(performance.now() - started) },
+      failure,
+    });
+    if (outcome.ok) return done(outcome.value);
+    const { failure } = outcome;
+    if (failure.kind === 'malformed') {
+      return done({ error: `No valid answer from the judge model in ${MALFORMED_RETRIES + 1} attempts; the last: ${failure.message}` }, 'malformed');
     }
-    return finish(
-      { score: null, justification: null, error: `No valid answer from the judge model in ${MALFORMED_RETRIES + 1} attempts; the last: ${malformed}` },
-      'malformed',
-    );
+    return done({ error: `${failure.message}${gaveUp(failure)}` }, failure.kind);
+  }
+
+  /** A degenerate response: 0 from every evaluator, no model call (degenerate.ts). */
+  private degenerateResult(evaluator: EvaluatorRecord, reason: string): Scored {
+    return {
+      result: {
+        ...resultBase(evaluator, 0, reason),
+        degenerate: true,
+        model: null,
+        input_tokens: 0,
+        output_tokens: 0,
+        cost_usd: 0,
+        latency_ms: 0,
+      },
+    };
   }
 
   private async run(
-    ctx: ToolContext,
+    ctx: RequestContext,
     evaluators: EvaluatorRecord[],
     input: ExecutionInput,
     log: Pick<ExecutionLogRecord, 'type' | 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>,
@@ -128,7 +148,10 @@ export class Engine implements ScoringEngine {
     const id = newId('log');
     const created_at = new Date().toISOString();
     const started = performance.now();
-    const scored = await Promise.all(evaluators.map((e) => this.scoreEvaluator(ctx, e, input)));
+    const degenerate = degenerateReason(input.response);
+    const scored = degenerate
+      ? evaluators.map((e) => this.degenerateResult(e, degenerate))
+      : await Promise.all(evaluators.map((e) => this.scoreEvaluator(ctx, e, input)));
     const results = scored.map((s) => s.result);
     const record: ExecutionLogRecord = {
       id,
@@ -141,7 +164,7 @@ export class Engine implements ScoringEngine {
       user_id: input.user_id ?? null,
       tags: input.tags ?? [],
       evaluator_results: results,
-      score: mean(results.flatMap((r) => (r.score === null ? [] : [r.score]))),
+      score: runScore(results),
       cost_usd: sumCost(results),
       latency_ms: roundMs(performance.now() - started),
       created_at,
@@ -150,8 +173,7 @@ export class Engine implements ScoringEngine {
 
     const failures = scored.filter((s) => s.failure);
     if (results.length && failures.length === results.length) {
-      const kinds = failures.map((f) => f.failure!);
-      const status = kinds.every((k) => k === 'timeout') ? 504 : kinds.every((k) => k === 'rate_limited' || k === 'overloaded') ? 503 : 502;
+      const status = failureStatus(failures.map((f) => f.failure!));
       const reasons = results.map((r) => `${r.evaluator_name}: ${r.error}`).join(' | ');
       throw new TribunalError(
         'model_unavailable',
@@ -163,12 +185,12 @@ export class Engine implements ScoringEngine {
     return { execution_log_id: id, evaluator_results: results, score: record.score, cost_usd: record.cost_usd, latency_ms: record.latency_ms };
   }
 
-  async runJudge(ctx: ToolContext, judge: JudgeRecord, input: ExecutionInput): Promise<ExecutionResult> {
+  async runJudge(ctx: RequestContext, judge: JudgeRecord, input: ExecutionInput): Promise<ExecutionResult> {
     const evaluators = await loadJudgeEvaluators(ctx, judge);
     checkRequiredInputs(evaluators, input);
     // A public judge of another organization: the log is the caller's, filed in the caller's default project.
     const projectId = judge.org_id === ctx.caller.org.id ? judge.project_id : await resolveProjectId(ctx, undefined);
-    requireModel(this.model);
+    if (!degenerateReason(input.response)) requireModel(this.model);
     return this.run(
       ctx,
       evaluators,
@@ -187,11 +209,11 @@ export class Engine implements ScoringEngine {
     );
   }
 
-  async runEvaluator(ctx: ToolContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }): Promise<ExecutionResult> {
+  async runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }): Promise<ExecutionResult> {
     const { project_id, ...inputs } = input;
     checkRequiredInputs([evaluator], inputs);
     const projectId = await resolveProjectId(ctx, project_id);
-    requireModel(this.model);
+    if (!degenerateReason(inputs.response)) requireModel(this.model);
     return this.run(
       ctx,
       [evaluator],

@@ -4,6 +4,7 @@
 // stored on purpose when context is missing, and completed as the same judge on the follow-up).
 // What generation knows about a judge it made (draft or complete, the answers, the open questions)
 // is the judge's own `generation` field; the judge's intent is exactly the caller's.
+import type { RequestContext } from '../context.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import { createEvaluator, effectiveVisibility } from '../domain/evaluators.ts';
 import { createJudge, getEditableJudge, reviseJudge } from '../domain/judges.ts';
@@ -13,9 +14,8 @@ import { NOT_CONFIGURED_MESSAGE } from '../engine/anthropic-model.ts';
 import type { JudgeModel } from '../engine/model.ts';
 import type { EvaluatorRef, JudgeGeneration } from '../schemas.ts';
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
-import type { ToolContext } from '../tool.ts';
 import { CONTEXT_AWARE_PRESETS, contextStep, fieldName, designStep, presetCatalog, rubricText, stagesStep, THINKING_BUDGET, type DesignAnswer, type NewEvaluator } from './steps.ts';
-import { runStep, type StepUsage } from './structured.ts';
+import { runStep } from './structured.ts';
 import type { GenerateJudgeInput, GenerateJudgeOutcome, JudgeGenerator } from './types.ts';
 
 type Question = { form_field_name: string; form_field_description: string };
@@ -23,25 +23,11 @@ type Detail = { id: string; name: string; intent: string; is_preset: boolean };
 
 const MAX_NAME = 100;
 
-export interface GeneratorOptions {
-  /** Called after each generation with the model use it took (for logs and benchmarks). */
-  onUsage?: (usage: StepUsage) => void;
+export function createJudgeGenerator(model: JudgeModel): JudgeGenerator {
+  return { generate: (ctx, input) => generate(ctx, model, input) };
 }
 
-export function createJudgeGenerator(model: JudgeModel, opts: GeneratorOptions = {}): JudgeGenerator {
-  return {
-    async generate(ctx, input) {
-      const usage: StepUsage = { calls: 0, input_tokens: 0, output_tokens: 0 };
-      try {
-        return await generate(ctx, model, input, usage);
-      } finally {
-        opts.onUsage?.(usage);
-      }
-    },
-  };
-}
-
-async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudgeInput, usage: StepUsage): Promise<GenerateJudgeOutcome> {
+async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJudgeInput): Promise<GenerateJudgeOutcome> {
   // Everything the caller can get wrong is checked before the model is asked anything.
   const intent = input.intent.trim();
   if (!intent) throw validationError('intent is empty: describe the application, its users and the stage to evaluate in a few sentences.', [{ field: 'intent', message: 'must not be blank' }]);
@@ -77,7 +63,7 @@ async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudg
   // 1. Stages. A follow-up on a generated judge keeps the stage settled when it was made.
   let stage: string | null = givenStage ?? existing?.stage ?? null;
   if (!givenStage && !existing) {
-    const found = await runStep(model, modelName, stagesStep(intent, budget), usage);
+    const found = await runStep(model, modelName, stagesStep(intent, budget));
     const names = [...new Map(found.stages.map((s) => [s.name.toLowerCase(), s.name])).values()];
     if (names.length > 1) return { error_code: 'multiple_stages', stages: names };
     stage = names[0] ?? null;
@@ -93,7 +79,7 @@ async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudg
     // The same intent: the open questions are the ones asked before; no need to ask the model again.
     open = record.open_questions.filter((q) => !answered(q.form_field_name));
   } else {
-    const assessed = await runStep(model, modelName, contextStep({ intent, stage, answers, catalog, thinkingBudget: budget }), usage);
+    const assessed = await runStep(model, modelName, contextStep({ intent, stage, answers, catalog, thinkingBudget: budget }));
     const seen = new Set<string>();
     open = [];
     for (const q of assessed.missing_context) {
@@ -134,7 +120,7 @@ async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudg
   }
 
   // 3. Design, then store it all (or nothing).
-  const design = await runStep(model, modelName, designStep({ intent, stage, answers, catalog, contextAware, thinkingBudget: budget }), usage);
+  const design = await runStep(model, modelName, designStep({ intent, stage, answers, catalog, contextAware, thinkingBudget: budget }));
   const generation: JudgeGeneration = { status: 'complete', context_aware: contextAware, answers, open_questions: [] };
   return store(ctx, { design, catalog, contextAware, existing, intent, generation, stage, visibility, projectId });
 }
@@ -180,14 +166,14 @@ async function firstFree(base: string, taken: (name: string) => Promise<boolean>
   return `${clip(base, MAX_NAME - 10)} (${Date.now().toString(36)})`;
 }
 
-async function uniqueJudgeName(ctx: ToolContext, base: string, self?: string): Promise<string> {
+async function uniqueJudgeName(ctx: RequestContext, base: string, self?: string): Promise<string> {
   return firstFree(base, async (name) => {
     const { items } = await ctx.store.listJudges({ org_id: ctx.caller.org.id, include_public: false, name }, { limit: 5 });
     return items.some((j) => j.org_id === ctx.caller.org.id && j.id !== self);
   });
 }
 
-async function uniqueEvaluatorName(ctx: ToolContext, base: string, reserved: Set<string>): Promise<string> {
+async function uniqueEvaluatorName(ctx: RequestContext, base: string, reserved: Set<string>): Promise<string> {
   const presetNames = new Set(presetCatalog(true).map((p) => p.name.toLowerCase()));
   return firstFree(base, async (name) => {
     if (reserved.has(name.toLowerCase()) || presetNames.has(name.toLowerCase())) return true;
@@ -199,7 +185,7 @@ async function uniqueEvaluatorName(ctx: ToolContext, base: string, reserved: Set
 const isConflict = (err: unknown) => err instanceof TribunalError && err.code === 'conflict';
 
 async function storeEvaluator(
-  ctx: ToolContext,
+  ctx: RequestContext,
   spec: NewEvaluator,
   where: { visibility: 'private' | 'public'; projectId: string },
   reserved: Set<string>,
@@ -231,7 +217,7 @@ async function storeEvaluator(
 }
 
 async function store(
-  ctx: ToolContext,
+  ctx: RequestContext,
   p: {
     design: DesignAnswer;
     catalog: Preset[];
@@ -289,7 +275,7 @@ async function store(
 }
 
 async function createWithFreeName(
-  ctx: ToolContext,
+  ctx: RequestContext,
   base: string,
   refs: EvaluatorRef[],
   p: { intent: string; generation: JudgeGeneration; stage: string | null; visibility: 'private' | 'public'; projectId: string },

@@ -5,8 +5,15 @@ import type { ApiKey, Evaluator, ExecutionLog, Judge, JudgeGeneration, Organizat
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
-/** org_id is null for the shipped presets. */
-export type EvaluatorRecord = Evaluator & { org_id: string | null };
+/**
+ * org_id is null for the shipped presets. `requires_request` and `critical` are absent on evaluators
+ * (and versions) stored before they existed; absent reads as false (evaluatorToWire).
+ */
+export type EvaluatorRecord = Omit<Evaluator, 'requires_request' | 'critical'> & {
+  org_id: string | null;
+  requires_request?: boolean;
+  critical?: boolean;
+};
 /** `generation` is absent on judges stored before the field existed; it reads as null (judgeToWire). */
 export type JudgeRecord = Omit<Judge, 'generation'> & { org_id: string; generation?: JudgeGeneration | null };
 export type ExecutionLogRecord = ExecutionLog & { org_id: string };

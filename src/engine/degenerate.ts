@@ -1,0 +1,54 @@
+// Degenerate responses (docs/SCORING.md, "Degenerate responses"): answers that hold nothing to judge
+// are scored 0 by the server without asking the model. Strong judges give such answers high scores
+// surprisingly often ("One Token to Fool LLM-as-a-Judge", 2025: ":" or "Thought process:"), so the
+// rule is the server's, not the model's.
+
+/**
+ * Openers that begin a reasoning or an answer but say nothing by themselves, compared after
+ * normalizing (lower case, every run of non-letters and non-digits one space). A response made only
+ * of these, one after another, is degenerate; any further word makes it a real answer.
+ */
+export const DEGENERATE_OPENERS = [
+  'thought process',
+  'thinking',
+  'reasoning',
+  'explanation',
+  'let s think',
+  'let s think step by step',
+  'let s think about this step by step',
+  'let s solve this step by step',
+  'let s solve this',
+  'let me think',
+  'let me think step by step',
+  'step 1',
+  'solution',
+  'answer',
+  'final answer',
+  'the answer is',
+  'the final answer is',
+] as const;
+
+const normalize = (text: string) =>
+  text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+
+// Longest first, so "let s think step by step" is taken whole before "let s think".
+const OPENERS = [...DEGENERATE_OPENERS].sort((a, b) => b.length - a.length);
+
+/** Why the response is degenerate, or null when it has something to judge. */
+export function degenerateReason(response: string): string | null {
+  if (!/[\p{L}\p{N}]/u.test(response)) {
+    return 'The response is degenerate: it holds no letter or digit, so there is nothing to evaluate. Scored 0 without calling the judge model.';
+  }
+  let rest = normalize(response);
+  while (rest) {
+    const opener = OPENERS.find((o) => rest === o || rest.startsWith(`${o} `));
+    if (!opener) return null;
+    rest = rest.slice(opener.length).trim();
+  }
+  const shown = response.trim().length > 80 ? `${response.trim().slice(0, 80)}…` : response.trim();
+  return `The response is degenerate: it is only a reasoning or answer opener (${JSON.stringify(shown)}) with nothing after it, so there is nothing to evaluate. Scored 0 without calling the judge model.`;
+}
