@@ -49,7 +49,7 @@ export function checkRequiredInputs(evaluators: EvaluatorRecord[], input: Execut
 }
 
 function requireModel(model: JudgeModel): void {
-  if (!model.configured) throw new TribunalError('model_unavailable', 503, NOT_CONFIGURED_MESSAGE);
+  if (!model.configured) throw new TribunalError('model_unavailable', 503, NOT_CONFIGURED_MESSAGE, { reason: 'model_not_configured' });
 }
 
 const mean = (xs: number[]) => (xs.length ? Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10_000) / 10_000 : null);

@@ -67,7 +67,7 @@ async function generate(ctx: ToolContext, model: JudgeModel, input: GenerateJudg
   const visibility = effectiveVisibility(ctx, input.visibility ?? existing?.visibility);
 
   if (!model.configured) {
-    throw new TribunalError('model_unavailable', 503, `Judge generation needs the judge model. ${NOT_CONFIGURED_MESSAGE}`);
+    throw new TribunalError('model_unavailable', 503, `Judge generation needs the judge model. ${NOT_CONFIGURED_MESSAGE}`, { reason: 'model_not_configured' });
   }
   const budget = THINKING_BUDGET[input.reasoning_effort ?? 'medium'];
   const modelName = ctx.config.model.name;
