@@ -159,6 +159,8 @@ describe('the REST door', () => {
     assert.equal(statusOf(anonymous.text), 401, anonymous.text);
     assert.match(anonymous.text, /connection: close/i);
     assert.match(anonymous.text, /application\/problem\+json/);
+    const mcp = await partialRequest(server.url, head('').replace('/v1/projects/', '/mcp'), '{"jsonrpc":"2.0",');
+    assert.equal(statusOf(mcp.text), 401, mcp.text);
     const wrongKey = await partialRequest(server.url, head('Authorization: Api-Key trb_0000000000000000_' + 'a'.repeat(43) + '\r\n'), '{');
     assert.equal(statusOf(wrongKey.text), 401, wrongKey.text);
     // With a valid key, a body announced over the limit is refused unread too.

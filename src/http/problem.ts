@@ -28,7 +28,9 @@ export function sendProblem(res: Response, err: unknown): void {
   if (res.headersSent) return;
   // A body the server never read (refused before parsing: no key, over a limit) is not drained:
   // the connection closes after this answer instead.
-  if (res.req && !res.req.complete) res.setHeader('Connection', 'close');
+  const req = res.req;
+  const hasBody = req && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
+  if (hasBody && !req.complete) res.setHeader('Connection', 'close');
   res.status(error.status);
   for (const [k, v] of Object.entries(error.headers ?? {})) res.setHeader(k, v);
   res.type('application/problem+json').send(JSON.stringify(error.toProblem()));
