@@ -54,6 +54,19 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
   return { close, url };
 }
 
+/** SIGTERM / SIGINT: the graceful shutdown of serve(), then exit (`tribunal serve` needs the same). */
+export function exitOnSignals(close: () => Promise<void>): void {
+  const stop = (signal: string) => {
+    console.log(`\n${signal}: shutting down`);
+    close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', () => stop('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+}
+
 /** host/database of a DATABASE_URL, never its password. */
 function databaseLabel(url: string | undefined): string {
   try {
@@ -75,12 +88,7 @@ async function main() {
   try {
     const { close, url } = await serve(config);
     // Handlers first: a signal that arrives while we print must still shut down cleanly.
-    const stop = (signal: string) => {
-      console.log(`\n${signal}: shutting down`);
-      close().then(() => process.exit(0), () => process.exit(1));
-    };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    exitOnSignals(close);
     console.log(`Tribunal listening on ${url}`);
     console.log(`  store:    ${config.store === 'json' ? `JSON files in ${config.dataDir}` : `PostgreSQL ${databaseLabel(config.databaseUrl)}`}`);
     console.log(`  rate limits: ${config.redisUrl ? 'shared by every instance through Redis' : 'per instance (set REDIS_URL to share them between instances)'}`);

@@ -201,26 +201,24 @@ describe('rate limits that cannot be multiplied', () => {
 });
 
 describe('client addresses', () => {
-  it('ignores X-Forwarded-For by default, so the demo limit holds per connection address', async () => {
-    const server = await startTestServer({ TRIBUNAL_DEMO_RATE_LIMIT: '2' });
+  /** Three demo users asked for, each claiming another client address in X-Forwarded-For. */
+  async function demoStatuses(env: Record<string, string>): Promise<number[]> {
+    const server = await startTestServer({ TRIBUNAL_DEMO_RATE_LIMIT: '2', ...env });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 3; i++) statuses.push((await server.request('POST', '/create-demo-user/', { headers: { 'x-forwarded-for': `203.0.113.${i + 1}` } })).status);
-      assert.deepEqual(statuses, [201, 201, 429]);
+      return statuses;
     } finally {
       await server.close();
     }
+  }
+
+  it('ignores X-Forwarded-For by default, so the demo limit holds per connection address', async () => {
+    assert.deepEqual(await demoStatuses({}), [201, 201, 429]);
   });
 
   it('trusts X-Forwarded-For from a configured proxy (TRUST_PROXY)', async () => {
-    const server = await startTestServer({ TRIBUNAL_DEMO_RATE_LIMIT: '2', TRUST_PROXY: 'loopback' });
-    try {
-      const statuses: number[] = [];
-      for (let i = 0; i < 3; i++) statuses.push((await server.request('POST', '/create-demo-user/', { headers: { 'x-forwarded-for': `203.0.113.${i + 1}` } })).status);
-      assert.deepEqual(statuses, [201, 201, 201]);
-    } finally {
-      await server.close();
-    }
+    assert.deepEqual(await demoStatuses({ TRUST_PROXY: 'loopback' }), [201, 201, 201]);
   });
 });
 

@@ -6,66 +6,59 @@ import { deleteEvaluator, evaluatorToWire, getVisibleEvaluator } from '../domain
 import { deleteJudge, getVisibleJudge, judgeToWire } from '../domain/judges.ts';
 import { createProject } from '../domain/projects.ts';
 import { Evaluator, Judge, Project } from '../schemas.ts';
-import { defineTool, type ToolAnnotations } from '../tool.ts';
+import { defineTool, type ToolAnnotations, type ToolContext } from '../tool.ts';
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
-const JudgeId = z.object({ judge_id: z.string().min(1).describe('id of the judge') });
-const EvaluatorId = z.object({ evaluator_id: z.string().min(1).describe('id of the evaluator') });
 export const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
 
-export const listJudgeVersions = defineTool({
-  name: 'list_judge_versions',
-  title: 'Every version of a judge, newest first',
-  description: 'Every version of a judge, newest first (readable wherever the judge is).',
-  input: JudgeId,
-  output: z.object({ results: z.array(Judge) }),
-  annotations: READ,
-  async handler({ judge_id }, ctx) {
-    await getVisibleJudge(ctx, judge_id);
-    return { results: (await ctx.store.listJudgeVersions(judge_id)).map(judgeToWire) };
-  },
-});
+/** GET every version of a resource, newest first: readable wherever the resource itself is. */
+function versionsOperation<K extends string, W extends z.ZodType, R>(
+  what: string,
+  idField: K,
+  item: W,
+  read: (ctx: ToolContext, id: string) => Promise<unknown>,
+  list: (ctx: ToolContext, id: string) => Promise<R[]>,
+  toWire: (record: R) => z.infer<W>,
+) {
+  const a = /^[aeiou]/.test(what) ? 'an' : 'a';
+  return defineTool({
+    name: `list_${what}_versions`,
+    title: `Every version of ${a} ${what}, newest first`,
+    description: `Every version of ${a} ${what}, newest first (readable wherever the ${what} is).`,
+    input: z.object({ [idField]: z.string().min(1).describe(`id of the ${what}`) }) as z.ZodObject<Record<K, z.ZodString>>,
+    output: z.object({ results: z.array(item) }),
+    annotations: READ,
+    async handler(input, ctx) {
+      const id = (input as Record<K, string>)[idField];
+      await read(ctx, id);
+      return { results: (await list(ctx, id)).map(toWire) };
+    },
+  });
+}
 
-export const listEvaluatorVersions = defineTool({
-  name: 'list_evaluator_versions',
-  title: 'Every version of an evaluator, newest first',
-  description: 'Every version of an evaluator, newest first (readable wherever the evaluator is).',
-  input: EvaluatorId,
-  output: z.object({ results: z.array(Evaluator) }),
-  annotations: READ,
-  async handler({ evaluator_id }, ctx) {
-    await getVisibleEvaluator(ctx, evaluator_id);
-    return { results: (await ctx.store.listEvaluatorVersions(evaluator_id)).map(evaluatorToWire) };
-  },
-});
+/** DELETE a resource: REST and the web app only, never MCP. */
+function deleteOperation<K extends string>(what: string, idField: K, title: string, remove: (ctx: ToolContext, id: string) => Promise<void>) {
+  return defineTool({
+    name: `delete_${what}`,
+    title,
+    description: title,
+    input: z.object({ [idField]: z.string().min(1).describe(`id of the ${what}`) }) as z.ZodObject<Record<K, z.ZodString>>,
+    output: Deleted,
+    annotations: WRITE,
+    async handler(input, ctx) {
+      const id = (input as Record<K, string>)[idField];
+      await remove(ctx, id);
+      return { deleted: true as const, id };
+    },
+  });
+}
 
-export const deleteJudgeOperation = defineTool({
-  name: 'delete_judge',
-  title: 'Delete a judge (REST and web only; never MCP). Its execution logs stay.',
-  description: 'Delete a judge. Its execution logs stay.',
-  input: JudgeId,
-  output: Deleted,
-  annotations: WRITE,
-  async handler({ judge_id }, ctx) {
-    await deleteJudge(ctx, judge_id);
-    return { deleted: true as const, id: judge_id };
-  },
-});
-
-export const deleteEvaluatorOperation = defineTool({
-  name: 'delete_evaluator',
-  title: 'Delete an evaluator that no judge uses (REST and web only; never MCP)',
-  description: 'Delete an evaluator that no judge uses.',
-  input: EvaluatorId,
-  output: Deleted,
-  annotations: WRITE,
-  async handler({ evaluator_id }, ctx) {
-    await deleteEvaluator(ctx, evaluator_id);
-    return { deleted: true as const, id: evaluator_id };
-  },
-});
+export const listJudgeVersions = versionsOperation('judge', 'judge_id', Judge, getVisibleJudge, (ctx, id) => ctx.store.listJudgeVersions(id), judgeToWire);
+export const listEvaluatorVersions = versionsOperation('evaluator', 'evaluator_id', Evaluator, getVisibleEvaluator, (ctx, id) => ctx.store.listEvaluatorVersions(id), evaluatorToWire);
+export const deleteJudgeOperation = deleteOperation('judge', 'judge_id', 'Delete a judge (REST and web only; never MCP). Its execution logs stay.', deleteJudge);
+export const deleteEvaluatorOperation = deleteOperation('evaluator', 'evaluator_id', 'Delete an evaluator that no judge uses (REST and web only; never MCP)', deleteEvaluator);
 
 export const createProjectOperation = defineTool({
   name: 'create_project',
