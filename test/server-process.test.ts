@@ -160,7 +160,10 @@ describe('graceful shutdown', () => {
   async function serverWithJudge(env: Record<string, string>) {
     const fake = await startFakeAnthropic();
     const dir = tempDir();
-    const s = await startServer(dir, { ANTHROPIC_API_KEY: 'sk-ant-test-dummy', ANTHROPIC_BASE_URL: fake.url, ...env });
+    const s = await startServer(dir, { ANTHROPIC_API_KEY: 'sk-ant-test-dummy', ANTHROPIC_BASE_URL: fake.url, ...env }).catch(async (err) => {
+      await fake.close(); // or its open server keeps the test process alive
+      throw err;
+    });
     const demo = (await (await fetch(`${s.url}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
     const headers = { authorization: `Api-Key ${demo.api_key}`, 'content-type': 'application/json' };
     const judge = (await (await fetch(`${s.url}/v1/judges/`, { method: 'POST', headers, body: JSON.stringify({ name: 'j', intent: 'x', evaluator_ids: ['Clarity'] }) })).json()) as { id: string };
