@@ -78,7 +78,8 @@ const EnvSchema = z.object({
   TRIBUNAL_PG_POOL_MAX: int(1).default(10),
   REDIS_URL: z.string().optional(),
   TRIBUNAL_REDIS_PREFIX: z.string().default('tribunal:rl:'),
-  TRUST_PROXY: z.string().default('loopback'),
+  // No proxy is trusted unless named: X-Forwarded-* from anyone else is ignored (docs/DEPLOYMENT.md).
+  TRUST_PROXY: z.string().default('false'),
   TRIBUNAL_DEMO_KEY_TTL: duration.default(parseDuration('24h')),
   TRIBUNAL_DEMO_RATE_LIMIT: int(1).default(20),
   TRIBUNAL_DEMO_RATE_WINDOW: duration.default(parseDuration('1h')),
@@ -88,6 +89,11 @@ const EnvSchema = z.object({
   TRIBUNAL_MAX_CONTEXTS: int(1).default(100),
   TRIBUNAL_MAX_TEXT: int(1).default(200_000),
   TRIBUNAL_MAX_PAGE_SIZE: int(1).default(200),
+  TRIBUNAL_MAX_KEYS_PER_ORG: int(1).default(100),
+  TRIBUNAL_MAX_KEYS_PER_DEMO_ORG: int(1).default(5),
+  TRIBUNAL_HEADERS_TIMEOUT: duration.default(parseDuration('20s')),
+  TRIBUNAL_REQUEST_TIMEOUT: duration.default(parseDuration('30s')),
+  TRIBUNAL_SHUTDOWN_GRACE: duration.default(parseDuration('10s')),
   MCP_ENABLED: bool.default(true),
   TRIBUNAL_ALLOWED_HOSTS: list.optional(),
   TRIBUNAL_ALLOWED_ORIGINS: list.optional(),
@@ -141,6 +147,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       contexts: e.TRIBUNAL_MAX_CONTEXTS,
       textChars: e.TRIBUNAL_MAX_TEXT,
       pageSize: e.TRIBUNAL_MAX_PAGE_SIZE,
+      /** Live (not revoked, not expired) API keys an organization may hold; demo organizations get fewer. */
+      keysPerOrg: e.TRIBUNAL_MAX_KEYS_PER_ORG,
+      keysPerDemoOrg: e.TRIBUNAL_MAX_KEYS_PER_DEMO_ORG,
+    },
+    /** Slow clients: the headers, then the whole request, must arrive within these (answers are not limited). */
+    http: {
+      headersTimeoutMs: Math.min(e.TRIBUNAL_HEADERS_TIMEOUT, e.TRIBUNAL_REQUEST_TIMEOUT),
+      requestTimeoutMs: e.TRIBUNAL_REQUEST_TIMEOUT,
+      /** On SIGTERM, how long requests in flight may still run before they are cut short. */
+      shutdownGraceMs: e.TRIBUNAL_SHUTDOWN_GRACE,
     },
     mcp: {
       enabled: e.MCP_ENABLED,

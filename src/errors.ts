@@ -16,6 +16,9 @@ export type ErrorCode =
   | 'store_unavailable'
   | 'internal_error';
 
+/** Finer reasons within a code where the caller's next step differs. */
+export type ErrorReason = 'model_not_configured' | 'edited_concurrently' | 'too_many_keys';
+
 const TITLES: Record<ErrorCode, string> = {
   not_authenticated: 'Not authenticated',
   permission_denied: 'Permission denied',
@@ -43,12 +46,14 @@ export class TribunalError extends Error {
   readonly headers?: Record<string, string>;
   /** Extra members merged into the problem body (e.g. generation outcomes). */
   readonly extra?: Record<string, unknown>;
+  /** Why, for a program (a door's hint) rather than a person: e.g. `model_not_configured`. */
+  readonly reason?: ErrorReason;
 
   constructor(
     code: ErrorCode,
     status: number,
     detail: string,
-    opts: { errors?: FieldError[]; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+    opts: { errors?: FieldError[]; headers?: Record<string, string>; extra?: Record<string, unknown>; reason?: ErrorReason } = {},
   ) {
     super(detail);
     this.name = 'TribunalError';
@@ -57,6 +62,7 @@ export class TribunalError extends Error {
     this.errors = opts.errors;
     this.headers = opts.headers;
     this.extra = opts.extra;
+    this.reason = opts.reason;
   }
 
   toProblem(): Record<string, unknown> {

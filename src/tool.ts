@@ -1,5 +1,5 @@
 // The shape of a tool module (tools/*.ts) and the one way every caller invokes a tool handler.
-// REST routes and MCP tool calls both go through invokeTool, so validation and limits apply alike.
+// REST routes (tools and REST-only operations) and MCP tool calls all go through invokeTool, so validation and limits apply alike.
 import { z } from 'zod';
 import type { Config } from './config.ts';
 import type { RequestContext } from './context.ts';
@@ -25,7 +25,11 @@ export interface Services {
 
 export interface ToolContext extends Services, RequestContext {}
 
-export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+/**
+ * One operation: the 14 MCP tools (tools/*.ts) and the REST-only operations (src/operations/) alike.
+ * `C` is the context its handler needs: a caller for everything but the demo-user endpoint.
+ */
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, C = ToolContext> {
   name: string;
   title: string;
   /** For an agent: when to use it and what it returns. */
@@ -33,10 +37,10 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  handler: (input: z.infer<I>, ctx: ToolContext) => Promise<z.infer<O>>;
+  handler: (input: z.infer<I>, ctx: C) => Promise<z.infer<O>>;
 }
 
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): ToolDefinition<I, O> {
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject, C = ToolContext>(tool: ToolDefinition<I, O, C>): ToolDefinition<I, O, C> {
   return tool;
 }
 
@@ -64,10 +68,10 @@ export function enforceLimits(value: unknown, limits: Config['limits'], path: st
   }
 }
 
-export async function invokeTool<I extends z.ZodObject, O extends z.ZodObject>(
-  tool: ToolDefinition<I, O>,
+export async function invokeTool<I extends z.ZodObject, O extends z.ZodObject, C extends Pick<Services, 'config'>>(
+  tool: ToolDefinition<I, O, C>,
   rawInput: unknown,
-  ctx: ToolContext,
+  ctx: C,
 ): Promise<z.infer<O>> {
   const parsed = tool.input.safeParse(rawInput ?? {});
   if (!parsed.success) throw fromZodError(parsed.error, `input to ${tool.name}`);

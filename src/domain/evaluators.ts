@@ -46,7 +46,7 @@ export async function resolveEvaluator(ctx: Ctx, ref: { id?: string; name?: stri
   const presets = items.filter((e) => e.is_preset);
   const candidates = own.length ? own : presets.length ? presets : items;
   if (candidates.length === 0) {
-    throw new TribunalError('not_found', 404, `No evaluator named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive). Find one with list_evaluators.`);
+    throw new TribunalError('not_found', 404, `No evaluator named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive).`);
   }
   if (candidates.length > 1) {
     throw validationError(
@@ -191,7 +191,7 @@ export async function updateEvaluator(
       throw conflict(err);
     }
   }
-  throw new TribunalError('conflict', 409, `Evaluator ${id} is being edited concurrently; try again.`);
+  throw new TribunalError('conflict', 409, `Evaluator ${id} is being edited concurrently; try again.`, { reason: 'edited_concurrently' });
 }
 
 async function assertNoPublicJudgeUses(ctx: Ctx, evaluatorId: string) {

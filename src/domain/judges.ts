@@ -47,7 +47,7 @@ export async function resolveJudge(ctx: Ctx, ref: { id?: string; name?: string }
   const own = items.filter((j) => j.org_id === ctx.caller.org.id);
   const candidates = own.length ? own : items;
   if (!candidates.length) {
-    throw new TribunalError('not_found', 404, `No judge named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive). Find one with list_judges.`);
+    throw new TribunalError('not_found', 404, `No judge named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive).`);
   }
   if (candidates.length > 1) {
     throw validationError(`Several public judges are named ${JSON.stringify(ref.name)} (${candidates.map((c) => c.id).join(', ')}); pass judge_id instead.`, [
@@ -167,7 +167,7 @@ export async function reviseJudge(ctx: Ctx, id: string, change: (current: JudgeR
       throw conflict(err);
     }
   }
-  throw new TribunalError('conflict', 409, `Judge ${id} is being edited concurrently; try again.`);
+  throw new TribunalError('conflict', 409, `Judge ${id} is being edited concurrently; try again.`, { reason: 'edited_concurrently' });
 }
 
 /**

@@ -55,7 +55,7 @@ export function checkRequiredInputs(evaluators: EvaluatorRecord[], input: Execut
 }
 
 function requireModel(model: JudgeModel): void {
-  if (!model.configured) throw new TribunalError('model_unavailable', 503, NOT_CONFIGURED_MESSAGE);
+  if (!model.configured) throw new TribunalError('model_unavailable', 503, NOT_CONFIGURED_MESSAGE, { reason: 'model_not_configured' });
 }
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
