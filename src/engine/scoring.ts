@@ -13,7 +13,7 @@ import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/
 import type { ToolContext } from '../tool.ts';
 import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
 import { parseAnswer } from './answer.ts';
-import { costUsd } from './cost.ts';
+import { costUsd, sumCosts } from './cost.ts';
 import type { JudgeModel } from './model.ts';
 import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
@@ -54,7 +54,7 @@ function requireModel(model: JudgeModel): void {
 
 const mean = (xs: number[]) => (xs.length ? Math.round((xs.reduce((a, b) => a + b, 0) / xs.length) * 10_000) / 10_000 : null);
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
-const sumCost = (rs: EvaluatorResult[]) => Math.round(rs.reduce((a, r) => a + r.cost_usd, 0) * 1e9) / 1e9;
+const sumCost = (rs: EvaluatorResult[]) => sumCosts(rs.map((r) => r.cost_usd));
 
 export class Engine implements ScoringEngine {
   constructor(readonly model: JudgeModel) {}
