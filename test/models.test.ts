@@ -12,6 +12,7 @@ import { priceFor } from '../src/engine/cost.ts';
 import { modelWarnings, sdkDeprecationNotice } from '../src/engine/model-check.ts';
 import { SCORE_TOOL } from '../src/engine/prompt.ts';
 import { startFakeAnthropic, toolAnswer } from './helpers/fake-anthropic.ts';
+import { startCliRig } from './helpers/cli.ts';
 import { evaluatorBody, startScoringRig } from './helpers/execute.ts';
 import { cleanEnv, tempDir } from './helpers/server.ts';
 
@@ -47,6 +48,28 @@ describe('the default judge model', () => {
       await rig.close();
     }
   });
+});
+
+test('an unpriced model: cost_usd null in the answer and the log, "unknown" in the CLI, matched by no cost filter', async () => {
+  const rig = await startCliRig({ TRIBUNAL_ALLOWED_MODELS: 'claude-sonnet-5-5,my-model' });
+  try {
+    const created = await rig.server.request('POST', '/v1/evaluators/', { key: rig.key, body: evaluatorBody({ model: 'my-model' }) });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    rig.fake.enqueue(toolAnswer({ justification: 'Fine.', score: 0.9 }, { usage: { input_tokens: 500, output_tokens: 50 } }));
+    const run = await rig.server.request('POST', `/v1/evaluators/${created.body.id}/execute/`, { key: rig.key, body: { response: 'x' } });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    assert.equal(run.body.cost_usd, null);
+    const shown = await rig.cli(['logs', 'get', run.body.execution_log_id]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /cost:\s+unknown/);
+    assert.match(shown.stdout, /my-model, unknown,/);
+    const filtered = await rig.server.request('GET', '/v1/execution-logs/?min_cost=0', { key: rig.key });
+    assert.equal(filtered.status, 200);
+    assert.deepEqual(filtered.body.results, [], 'an unknown cost matches no cost filter');
+    assert.equal((await rig.server.request('GET', '/v1/execution-logs/', { key: rig.key })).body.results.length, 1);
+  } finally {
+    await rig.close();
+  }
 });
 
 describe('thinking and tool_choice per model generation, through the SDK against the fake', () => {
