@@ -490,7 +490,6 @@ export function matchesLog(f: LogFilter, log: ExecutionLogRecord): boolean {
   if (f.project_id !== undefined && log.project_id !== f.project_id) return false;
   if (f.min_score !== undefined && (log.score === null || log.score < f.min_score)) return false;
   if (f.max_score !== undefined && (log.score === null || log.score > f.max_score)) return false;
-  // An unknown cost (null: a model without a price) matches no cost filter, as on PostgreSQL.
   if (f.min_cost !== undefined && (log.cost_usd === null || log.cost_usd < f.min_cost)) return false;
   if (f.max_cost !== undefined && (log.cost_usd === null || log.cost_usd > f.max_cost)) return false;
   if (f.tags?.length && !f.tags.every((t) => log.tags.includes(t))) return false;
