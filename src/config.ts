@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_PRICES } from './engine/cost.ts';
 
 /** "24h", "30m", "90s", "2d" or a plain number of seconds -> milliseconds. */
 export function parseDuration(text: string): number {
@@ -49,24 +50,29 @@ const list = z.string().transform((v) =>
     .filter(Boolean),
 );
 
-/** Price per million tokens, USD. Override with TRIBUNAL_PRICES (JSON of the same shape). */
-export const DEFAULT_PRICES: Record<string, { input: number; output: number }> = {
-  'claude-opus-4-1': { input: 15, output: 75 },
-  'claude-opus-4-5': { input: 5, output: 25 },
-  'claude-sonnet-4-5': { input: 3, output: 15 },
-  'claude-sonnet-4-0': { input: 3, output: 15 },
-  'claude-haiku-4-5': { input: 1, output: 5 },
-  'claude-3-5-haiku-latest': { input: 0.8, output: 4 },
-};
+// Price per million tokens, USD: the defaults live beside the cost code (src/engine/cost.ts, with
+// where they come from); TRIBUNAL_PRICES (JSON of the same shape) extends and overrides them.
+export { DEFAULT_PRICES };
 const prices = z.string().transform((v, ctx) => {
+  let json: unknown;
   try {
-    const parsed = z.record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) })).parse(JSON.parse(v));
-    return { ...DEFAULT_PRICES, ...parsed };
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be JSON like {"model-name": {"input": 3, "output": 15}} (USD per million tokens)' });
+    json = JSON.parse(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: `is not valid JSON (${(e as Error).message}); use e.g. {"my-model": {"input": 1, "output": 5}} (USD per million tokens)` });
     return z.NEVER;
   }
+  const parsed = PriceTableSchema.safeParse(json);
+  if (!parsed.success) {
+    const where = parsed.error.issues[0]?.path.join('.') || 'the value';
+    ctx.addIssue({ code: 'custom', message: `${where}: must be {"model-name": {"input": <USD>, "output": <USD>}} with prices per million tokens, 0 or more` });
+    return z.NEVER;
+  }
+  return { ...DEFAULT_PRICES, ...parsed.data };
 });
+const PriceTableSchema = z.record(z.string().min(1), z.strictObject({ input: z.number().finite().min(0), output: z.number().finite().min(0) }));
+
+/** The current Sonnet generation (the SDK's model list, 2026-11); see docs/SCORING.md before changing it. */
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
 const EnvSchema = z.object({
   PORT: int(0).default(8787),
@@ -99,7 +105,7 @@ const EnvSchema = z.object({
   TRIBUNAL_ALLOWED_ORIGINS: list.optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: z.string().url().optional(),
-  TRIBUNAL_MODEL: z.string().default('claude-sonnet-4-5'),
+  TRIBUNAL_MODEL: z.string().default(DEFAULT_MODEL),
   TRIBUNAL_MODEL_CONCURRENCY: int(1).default(16),
   TRIBUNAL_MODEL_TIMEOUT: duration.default(parseDuration('60s')),
   TRIBUNAL_MODEL_RETRIES: int(0).default(4),
@@ -178,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // Models an evaluator may name as its override. The server pays for every call, so a caller
       // (a demo user included) cannot pick an arbitrary, possibly expensive, model.
       allowed: e.TRIBUNAL_ALLOWED_MODELS ?? [...new Set([e.TRIBUNAL_MODEL, ...Object.keys(e.TRIBUNAL_PRICES)])],
+      allowedFromEnv: e.TRIBUNAL_ALLOWED_MODELS !== undefined,
     },
     // Web sessions: without a configured secret each process makes its own, so sessions do not
     // survive a restart or span instances (docs/WEB.md).

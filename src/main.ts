@@ -3,6 +3,7 @@ import http from 'node:http';
 import { startAdminSocket } from './admin-socket.ts';
 import { buildServices } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
+import { modelWarnings } from './engine/model-check.ts';
 import { InFlightRequests } from './http/in-flight.ts';
 import { rateLimitBackend } from './rate-limit.ts';
 import { createServer } from './server.ts';
@@ -85,6 +86,7 @@ async function main() {
     console.error((err as Error).message);
     process.exit(2);
   }
+  for (const warning of modelWarnings(config.model)) console.warn(warning);
   try {
     const { close, url } = await serve(config);
     // Handlers first: a signal that arrives while we print must still shut down cleanly.

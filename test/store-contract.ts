@@ -513,6 +513,8 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         add({ evaluator_id: 'evl_1', evaluator_results: results(['evl_1']), project_id: 'prj_b', score: 0.5, cost_usd: 0.04, tags: [] });
         add({ evaluator_id: 'evl_2', evaluator_results: results(['evl_2']), project_id: 'prj_a', score: 1, cost_usd: 0, tags: ['prod', 'eu', 'beta'] });
         add({ evaluator_id: 'evl_3', evaluator_results: results(['evl_3']), project_id: 'prj_a', score: 0, cost_usd: 0.05, tags: ['beta'] });
+        // An unpriced model: cost unknown (null), stored as such and matched by no cost filter.
+        add({ evaluator_id: 'evl_1', evaluator_results: [{ ...results(['evl_1'])[0], cost_usd: null }], project_id: 'prj_a', score: 0.7, cost_usd: null, tags: ['prod'] });
         const otherOrg = log('org_b', { judge_id: 'jdg_1', evaluator_id: 'evl_1', project_id: 'prj_a', tags: ['prod'], created_at: at(0) });
         for (const l of [...logs].sort(() => Math.random() - 0.5)) await store.appendExecutionLog(l);
         await store.appendExecutionLog(otherOrg);
@@ -532,8 +534,11 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         await expect({ max_score: 0.5 }, (l) => l.score !== null && l.score <= 0.5, 'max score, inclusive, null excluded');
         await expect({ min_score: 0.2, max_score: 0.9 }, (l) => l.score !== null && l.score >= 0.2 && l.score <= 0.9, 'score range');
         await expect({ min_score: 0 }, (l) => l.score !== null, 'min score 0 still excludes null');
-        await expect({ min_cost: 0.02, max_cost: 0.04 }, (l) => l.cost_usd >= 0.02 && l.cost_usd <= 0.04, 'cost range');
+        await expect({ min_cost: 0.02, max_cost: 0.04 }, (l) => l.cost_usd !== null && l.cost_usd >= 0.02 && l.cost_usd <= 0.04, 'cost range');
         await expect({ max_cost: 0 }, (l) => l.cost_usd === 0, 'max cost 0');
+        await expect({ min_cost: 0 }, (l) => l.cost_usd !== null, 'min cost 0 excludes an unknown cost');
+        await expect({ max_cost: 1000 }, (l) => l.cost_usd !== null, 'max cost excludes an unknown cost');
+        assert.equal((await store.getExecutionLog(logs.at(-1)!.id))?.cost_usd, null, 'an unknown cost reads back as null');
         await expect({ tags: ['prod'] }, (l) => l.tags.includes('prod'), 'one tag');
         await expect({ tags: ['prod', 'eu'] }, (l) => l.tags.includes('prod') && l.tags.includes('eu'), 'all tags must match');
         await expect({ tags: [] }, () => true, 'empty tag list: no filter');

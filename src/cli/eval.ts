@@ -32,7 +32,7 @@ export interface ResultLine {
   judge_id?: string;
   execution_log_id?: string;
   score?: number | null;
-  cost_usd?: number;
+  cost_usd?: number | null;
   latency_ms?: number;
   evaluator_results?: EvaluatorResultLine[];
   code?: string;
@@ -43,7 +43,7 @@ interface ExecuteAnswer {
   execution_log_id: string;
   evaluator_results: Array<EvaluatorResultLine & Record<string, unknown>>;
   score: number | null;
-  cost_usd: number;
+  cost_usd: number | null;
   latency_ms: number;
 }
 

@@ -37,7 +37,8 @@ export function printFields(fields: Array<[string, unknown]>): void {
 }
 
 export const score = (s: number | null | undefined) => (typeof s === 'number' ? s.toFixed(2) : '-');
-export const usd = (c: number | null | undefined) => (typeof c === 'number' ? `$${c.toFixed(c < 0.01 ? 5 : 4)}` : '-');
+// null: the server knows no price for the model (cost unknown); undefined: no cost given at all.
+export const usd = (c: number | null | undefined) => (typeof c === 'number' ? `$${c.toFixed(c < 0.01 ? 5 : 4)}` : c === null ? 'unknown' : '-');
 export const day = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').slice(0, 19) : '');
 
 /** The "next page" hint printed under a list when there is more. */

@@ -66,9 +66,9 @@ export const defined = (o: Record<string, unknown>) => Object.fromEntries(Object
 
 export interface RunResult {
   execution_log_id: string;
-  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; score: number | null; justification: string | null; error?: string; cost_usd?: number }>;
+  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; score: number | null; justification: string | null; error?: string; cost_usd?: number | null }>;
   score: number | null;
-  cost_usd: number;
+  cost_usd: number | null;
   latency_ms?: number;
 }
 

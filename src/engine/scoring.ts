@@ -14,7 +14,7 @@ import type { EvaluatorResult, ExecutionInput, ExecutionResult } from '../schema
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
 import { parseAnswer } from './answer.ts';
-import { costUsd } from './cost.ts';
+import { costUsd, sumCosts } from './cost.ts';
 import type { JudgeModel } from './model.ts';
 import type { ModelErrorKind } from './model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
@@ -83,7 +83,7 @@ const resultBase = (evaluator: EvaluatorRecord, score: number | null, justificat
   critical: evaluator.critical === true,
 });
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
-const sumCost = (rs: EvaluatorResult[]) => Math.round(rs.reduce((a, r) => a + r.cost_usd, 0) * 1e9) / 1e9;
+const sumCost = (rs: EvaluatorResult[]) => sumCosts(rs.map((r) => r.cost_usd));
 
 export class Engine implements ScoringEngine {
   constructor(readonly model: JudgeModel) {}

@@ -490,8 +490,8 @@ export function matchesLog(f: LogFilter, log: ExecutionLogRecord): boolean {
   if (f.project_id !== undefined && log.project_id !== f.project_id) return false;
   if (f.min_score !== undefined && (log.score === null || log.score < f.min_score)) return false;
   if (f.max_score !== undefined && (log.score === null || log.score > f.max_score)) return false;
-  if (f.min_cost !== undefined && log.cost_usd < f.min_cost) return false;
-  if (f.max_cost !== undefined && log.cost_usd > f.max_cost) return false;
+  if (f.min_cost !== undefined && (log.cost_usd === null || log.cost_usd < f.min_cost)) return false;
+  if (f.max_cost !== undefined && (log.cost_usd === null || log.cost_usd > f.max_cost)) return false;
   if (f.tags?.length && !f.tags.every((t) => log.tags.includes(t))) return false;
   if (f.date_from !== undefined && log.created_at < f.date_from) return false;
   if (f.date_to !== undefined && log.created_at > f.date_to) return false;
