@@ -10,6 +10,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from './domain/api-keys.ts';
 import { fromZodError, validationError } from './errors.ts';
 import { ApiKey, Evaluator, Judge, PageParams, Project, page } from './schemas.ts';
 import { invokeTool, type ToolContext, type ToolDefinition } from './tool.ts';
+import { strictInput } from './unknown-fields.ts';
 import { tools } from '../tools/index.ts';
 
 export interface RestRoute {
@@ -39,7 +40,7 @@ const toolRoute = (method: RestRoute['method'], path: string, tool: ToolDefiniti
 });
 
 const parsed = <S extends z.ZodObject>(schema: S, input: unknown): z.infer<S> => {
-  const result = schema.safeParse(input);
+  const result = strictInput(schema).safeParse(input);
   if (!result.success) throw fromZodError(result.error);
   return result.data;
 };
@@ -102,8 +103,8 @@ export const routes: RestRoute[] = [
     otherStatuses: [{ status: 200, description: 'generation needs another call: multiple_stages or missing_context_from_system_goal (see error_code)' }],
   },
   versionsRoute('/v1/judges/:judge_id/versions/', 'judge', Judge, async (ctx, id) => {
-    await getVisibleJudge(ctx, id);
-    return (await ctx.store.listJudgeVersions(id)).map(judgeToWire);
+    const judge = await getVisibleJudge(ctx, id); // by id or exact name
+    return (await ctx.store.listJudgeVersions(judge.id)).map(judgeToWire);
   }),
   toolRoute('get', '/v1/judges/:judge_id/', tools.getJudge),
   toolRoute('patch', '/v1/judges/:judge_id/', tools.updateJudge),
@@ -112,8 +113,8 @@ export const routes: RestRoute[] = [
   toolRoute('get', '/v1/evaluators/', tools.listEvaluators),
   toolRoute('post', '/v1/evaluators/', tools.createEvaluator, 201),
   versionsRoute('/v1/evaluators/:evaluator_id/versions/', 'evaluator', Evaluator, async (ctx, id) => {
-    await getVisibleEvaluator(ctx, id);
-    return (await ctx.store.listEvaluatorVersions(id)).map(evaluatorToWire);
+    const evaluator = await getVisibleEvaluator(ctx, id); // by id or exact name
+    return (await ctx.store.listEvaluatorVersions(evaluator.id)).map(evaluatorToWire);
   }),
   toolRoute('get', '/v1/evaluators/:evaluator_id/', tools.getEvaluator),
   toolRoute('patch', '/v1/evaluators/:evaluator_id/', tools.updateEvaluator),
@@ -166,8 +167,8 @@ function coerceQuery(schema: z.ZodObject, query: Record<string, unknown>): Recor
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(query)) {
     const field = schema.shape[key] as z.ZodType | undefined;
-    if (!field) continue;
-    const kind = baseKind(field);
+    // An unknown parameter goes through as it is, so the strict input schema refuses it by name.
+    const kind = field ? baseKind(field) : 'other';
     const value = Array.isArray(raw) && kind !== 'array' ? raw[raw.length - 1] : raw;
     if (kind === 'number' && typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))) out[key] = Number(value);
     else if (kind === 'boolean' && (value === 'true' || value === 'false')) out[key] = value === 'true';

@@ -5,6 +5,7 @@ import type { Caller } from './auth.ts';
 import type { Config } from './config.ts';
 import { fromZodError, validationError } from './errors.ts';
 import type { Store } from './store/types.ts';
+import { strictInput } from './unknown-fields.ts';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -37,7 +38,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
 }
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): ToolDefinition<I, O> {
-  return tool;
+  // Unknown input fields are refused on both doors, nested ones too (src/unknown-fields.ts).
+  return { ...tool, input: strictInput(tool.input) };
 }
 
 /**
