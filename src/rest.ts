@@ -76,7 +76,7 @@ function versionsRoute(path: string, what: string, item: z.ZodType, list: (ctx: 
 }
 
 /** DELETE a resource: REST and the web app only, never MCP. */
-function deleteRoute(path: string, summary: string, remove: (ctx: ToolContext, id: string) => Promise<void>): RestRoute {
+function deleteRoute(path: string, summary: string, remove: (ctx: ToolContext, idOrName: string) => Promise<string>): RestRoute {
   const param = paramOf(path);
   return {
     method: 'delete',
@@ -86,9 +86,8 @@ function deleteRoute(path: string, summary: string, remove: (ctx: ToolContext, i
     output: Deleted,
     status: 200,
     async run(input, ctx) {
-      const id = parsed(ById(param), input)[param] as string;
-      await remove(ctx, id);
-      return { deleted: true, id };
+      // The path may name the resource; the answer carries its id.
+      return { deleted: true, id: await remove(ctx, parsed(ById(param), input)[param] as string) };
     },
   };
 }

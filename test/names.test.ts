@@ -105,6 +105,7 @@ describe('delete by name', () => {
     const extra = await rig.createJudge({ name: 'Doomed judge', intent: 'Checks nothing much.', evaluator_ids: [evaluator.id] });
     const res = await rig.server.request('DELETE', `/v1/judges/${path('Doomed judge')}/`, { key: rig.key });
     assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body, { deleted: true, id: extra.id });
     assert.equal((await rig.get(`/v1/judges/${extra.id}/`)).status, 404);
     assert.equal((await rig.get(`/v1/judges/${judge.id}/`)).status, 200);
   });

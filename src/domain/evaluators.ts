@@ -183,7 +183,8 @@ async function assertNoPublicJudgeUses(ctx: Ctx, evaluatorId: string) {
   }
 }
 
-export async function deleteEvaluator(ctx: Ctx, id: string): Promise<void> {
+/** Deletes the evaluator given by id or exact name; answers its id. */
+export async function deleteEvaluator(ctx: Ctx, id: string): Promise<string> {
   const current = await getEditableEvaluator(ctx, id);
   const users = await ctx.store.findJudgesUsingEvaluator(current.id);
   if (users.length) {
@@ -191,4 +192,5 @@ export async function deleteEvaluator(ctx: Ctx, id: string): Promise<void> {
     throw new TribunalError('conflict', 409, `Evaluator ${current.name} is used by ${names.join(', ')}; remove it from those judges first.`);
   }
   await ctx.store.deleteEvaluator(current.id);
+  return current.id;
 }

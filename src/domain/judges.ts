@@ -197,7 +197,9 @@ export async function updateJudge(ctx: Ctx, id: string, patch: Partial<JudgeInpu
   });
 }
 
-export async function deleteJudge(ctx: Ctx, id: string): Promise<void> {
+/** Deletes the judge given by id or exact name; answers its id. */
+export async function deleteJudge(ctx: Ctx, id: string): Promise<string> {
   const judge = await getEditableJudge(ctx, id);
   await ctx.store.deleteJudge(judge.id);
+  return judge.id;
 }
