@@ -1,6 +1,7 @@
 // One error type for the whole server. REST turns it into application/problem+json, MCP into a
 // tool result with isError: true. The `detail` is written for the caller: it says what to fix.
 import { z } from 'zod';
+import { unknownFieldErrors } from './unknown-fields.ts';
 
 export type ErrorCode =
   | 'not_authenticated'
@@ -93,10 +94,9 @@ export const notAuthenticated = (detail: string) =>
 
 /** Turns a zod failure into a validation error that lists each offending field. */
 export function fromZodError(err: z.ZodError, where = 'request'): TribunalError {
-  const errors = err.issues.map((issue) => ({
-    field: issue.path.length ? issue.path.map(String).join('.') : '(body)',
-    message: issue.message,
-  }));
+  const errors = err.issues.flatMap(
+    (issue) => unknownFieldErrors(issue) ?? [{ field: issue.path.length ? issue.path.map(String).join('.') : '(body)', message: issue.message }],
+  );
   const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
   return validationError(`Invalid ${where}: ${summary}`, errors);
 }

@@ -74,8 +74,8 @@ function coerceQuery(schema: z.ZodObject, query: Record<string, unknown>): Recor
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(query)) {
     const field = schema.shape[key] as z.ZodType | undefined;
-    if (!field) continue;
-    const kind = baseKind(field);
+    // An unknown parameter goes through as it is, so the strict input schema refuses it by name.
+    const kind = field ? baseKind(field) : 'other';
     const value = Array.isArray(raw) && kind !== 'array' ? raw[raw.length - 1] : raw;
     if (kind === 'number' && typeof value === 'string' && value.trim() !== '' && !Number.isNaN(Number(value))) out[key] = Number(value);
     else if (kind === 'boolean' && (value === 'true' || value === 'false')) out[key] = value === 'true';

@@ -185,7 +185,8 @@ export const page = <T extends z.ZodType>(item: T) =>
   });
 
 export const PageParams = {
-  limit: z.number().int().min(1).optional().describe('page size, default 50, at most 200 (TRIBUNAL_MAX_PAGE_SIZE)'),
+  // The documented maximum is the default of TRIBUNAL_MAX_PAGE_SIZE; the server checks the configured one.
+  limit: z.number().int().min(1).meta({ maximum: 200 }).optional().describe('page size, default 50, at most 200 (TRIBUNAL_MAX_PAGE_SIZE)'),
   cursor: z.string().optional().describe('opaque cursor from a previous page `next_cursor`'),
 };
 

@@ -7,6 +7,7 @@ import type { ScoringEngine } from './engine/types.ts';
 import type { JudgeGenerator } from './generation/types.ts';
 import { fromZodError, validationError } from './errors.ts';
 import type { Store } from './store/types.ts';
+import { strictInput } from './unknown-fields.ts';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -41,7 +42,8 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
 }
 
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject, C = ToolContext>(tool: ToolDefinition<I, O, C>): ToolDefinition<I, O, C> {
-  return tool;
+  // Unknown input fields are refused on both doors, nested ones too (src/unknown-fields.ts).
+  return { ...tool, input: strictInput(tool.input) };
 }
 
 /**

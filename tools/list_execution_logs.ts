@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { listLogs } from '../src/domain/logs.ts';
+import { filterIdsForNames } from '../src/domain/names.ts';
 import { ExecutionLog, page, PageParams } from '../src/schemas.ts';
 import { defineTool } from '../src/tool.ts';
 
@@ -10,8 +11,8 @@ export default defineTool({
     "Audit past runs of your organization, newest first: each log holds the inputs, every evaluator's score and justification, cost and latency. " +
     'Filter by judge, evaluator, project, score range, cost range, tags (all must match) and date range. Returns {results, next_cursor}.',
   input: z.object({
-    judge_id: z.string().optional().describe('only runs of this judge'),
-    evaluator_id: z.string().optional().describe('only runs in which this evaluator scored (alone or in a judge)'),
+    judge_id: z.string().optional().describe('only runs of this judge (its id or exact name)'),
+    evaluator_id: z.string().optional().describe('only runs in which this evaluator scored, alone or in a judge (its id or exact name)'),
     project_id: z.string().optional().describe('only runs filed under this project'),
     min_score: z.number().min(0).max(1).optional().describe('only runs whose mean score is at least this'),
     max_score: z.number().min(0).max(1).optional().describe('only runs whose mean score is at most this'),
@@ -25,6 +26,6 @@ export default defineTool({
   output: page(ExecutionLog),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(input, ctx) {
-    return listLogs(ctx, input);
+    return listLogs(ctx, await filterIdsForNames(ctx, input));
   },
 });

@@ -1,6 +1,6 @@
 // Evaluators: visibility, name resolution, versioned edits. Shared by the tools and REST.
 import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { looksLikeId, newId } from '../ids.ts';
 import type { Demonstration, Evaluator } from '../schemas.ts';
 import { StoreConflictError, type EvaluatorRecord } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
@@ -26,6 +26,8 @@ export function effectiveVisibility(ctx: Ctx, requested: 'private' | 'public' | 
 }
 
 export async function getVisibleEvaluator(ctx: Ctx, id: string, version?: number): Promise<EvaluatorRecord> {
+  // Names are accepted wherever ids are (GET /v1/evaluators/Faithfulness/, get_evaluator, PATCH, DELETE).
+  if (!looksLikeId(id)) return resolveEvaluator(ctx, { name: id }, version);
   const latest = await ctx.store.getEvaluator(id);
   if (!latest || !canRead(ctx, latest)) throw notFound('Evaluator', id);
   if (version === undefined || version === latest.version) return latest;
@@ -182,7 +184,7 @@ export async function updateEvaluator(
     if (patch.model !== undefined) checkModel(ctx, patch.model);
     const changed = CONTENT_FIELDS.some((f) => JSON.stringify(next[f]) !== JSON.stringify(current[f]));
     if (!changed) return current;
-    if (next.visibility === 'private' && current.visibility === 'public') await assertNoPublicJudgeUses(ctx, id);
+    if (next.visibility === 'private' && current.visibility === 'public') await assertNoPublicJudgeUses(ctx, current.id);
     next.version = current.version + 1;
     next.updated_at = new Date().toISOString();
     try {
@@ -206,12 +208,14 @@ async function assertNoPublicJudgeUses(ctx: Ctx, evaluatorId: string) {
   }
 }
 
-export async function deleteEvaluator(ctx: Ctx, id: string): Promise<void> {
+/** Deletes the evaluator given by id or exact name; answers its id. */
+export async function deleteEvaluator(ctx: Ctx, id: string): Promise<string> {
   const current = await getEditableEvaluator(ctx, id);
-  const users = await ctx.store.findJudgesUsingEvaluator(id);
+  const users = await ctx.store.findJudgesUsingEvaluator(current.id);
   if (users.length) {
     const names = users.map((u) => (u.org_id === ctx.caller.org.id ? `${u.name} (${u.id})` : 'a judge of another organization'));
     throw new TribunalError('conflict', 409, `Evaluator ${current.name} is used by ${names.join(', ')}; remove it from those judges first.`);
   }
-  await ctx.store.deleteEvaluator(id);
+  await ctx.store.deleteEvaluator(current.id);
+  return current.id;
 }

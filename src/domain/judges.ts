@@ -1,6 +1,6 @@
 // Judges: a named, versioned list of evaluator references. Shared by the tools and REST.
 import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { looksLikeId, newId } from '../ids.ts';
 import type { EvaluatorRef, Judge, JudgeFull, JudgeGeneration } from '../schemas.ts';
 import { StoreConflictError, type EvaluatorRecord, type JudgeRecord } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
@@ -31,6 +31,8 @@ export function assertRunnable(judge: JudgeRecord): void {
 }
 
 export async function getVisibleJudge(ctx: Ctx, id: string, version?: number): Promise<JudgeRecord> {
+  // Names are accepted wherever ids are (GET/PATCH/DELETE /v1/judges/Support%20replies/, get_judge).
+  if (!looksLikeId(id)) return resolveJudge(ctx, { name: id }, version);
   const latest = await ctx.store.getJudge(id);
   if (!latest || !canRead(ctx, latest)) throw notFound('Judge', id);
   if (version === undefined || version === latest.version) return latest;
@@ -195,7 +197,9 @@ export async function updateJudge(ctx: Ctx, id: string, patch: Partial<JudgeInpu
   });
 }
 
-export async function deleteJudge(ctx: Ctx, id: string): Promise<void> {
-  await getEditableJudge(ctx, id);
-  await ctx.store.deleteJudge(id);
+/** Deletes the judge given by id or exact name; answers its id. */
+export async function deleteJudge(ctx: Ctx, id: string): Promise<string> {
+  const judge = await getEditableJudge(ctx, id);
+  await ctx.store.deleteJudge(judge.id);
+  return judge.id;
 }

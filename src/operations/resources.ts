@@ -18,7 +18,7 @@ function versionsOperation<K extends string, W extends z.ZodType, R>(
   what: string,
   idField: K,
   item: W,
-  read: (ctx: ToolContext, id: string) => Promise<unknown>,
+  read: (ctx: ToolContext, idOrName: string) => Promise<{ id: string }>,
   list: (ctx: ToolContext, id: string) => Promise<R[]>,
   toWire: (record: R) => z.infer<W>,
 ) {
@@ -31,15 +31,15 @@ function versionsOperation<K extends string, W extends z.ZodType, R>(
     output: z.object({ results: z.array(item) }),
     annotations: READ,
     async handler(input, ctx) {
-      const id = (input as Record<K, string>)[idField];
-      await read(ctx, id);
+      // By id or exact name: the versions are listed under the resolved id.
+      const { id } = await read(ctx, (input as Record<K, string>)[idField]);
       return { results: (await list(ctx, id)).map(toWire) };
     },
   });
 }
 
 /** DELETE a resource: REST and the web app only, never MCP. */
-function deleteOperation<K extends string>(what: string, idField: K, title: string, remove: (ctx: ToolContext, id: string) => Promise<void>) {
+function deleteOperation<K extends string>(what: string, idField: K, title: string, remove: (ctx: ToolContext, idOrName: string) => Promise<string>) {
   return defineTool({
     name: `delete_${what}`,
     title,
@@ -48,9 +48,8 @@ function deleteOperation<K extends string>(what: string, idField: K, title: stri
     output: Deleted,
     annotations: WRITE,
     async handler(input, ctx) {
-      const id = (input as Record<K, string>)[idField];
-      await remove(ctx, id);
-      return { deleted: true as const, id };
+      // The path may name the resource; the answer carries its id.
+      return { deleted: true as const, id: await remove(ctx, (input as Record<K, string>)[idField]) };
     },
   });
 }
