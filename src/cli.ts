@@ -49,8 +49,7 @@ export async function main(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (command === '--version' || command === '-v') {
-    const { createRequire } = await import('node:module');
-    console.log((createRequire(import.meta.url)('../package.json') as { version: string }).version);
+    console.log((await import('./version.ts')).VERSION);
     return EXIT.ok;
   }
   const handler = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;

@@ -20,9 +20,10 @@ import type { Config } from './config.ts';
 import { asTribunalError, TribunalError } from './errors.ts';
 import { authenticate, sendProblem } from './server.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
+import { VERSION } from './version.ts';
 
 export const SERVER_NAME = 'tribunal';
-export const SERVER_VERSION = '0.1.0';
+export const SERVER_VERSION = VERSION;
 
 export const MCP_INSTRUCTIONS = `Tribunal scores LLM outputs with LLM judges. Use it to check a response you (or the application you are working on) produced before relying on it.
 

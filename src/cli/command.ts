@@ -7,7 +7,7 @@ import { usageError } from './errors.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-export const GLOBAL_OPTIONS = {
+const GLOBAL_OPTIONS = {
   url: { type: 'string' },
   'api-key': { type: 'string' },
   timeout: { type: 'string' },
@@ -15,7 +15,7 @@ export const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
 
-export const GLOBAL_HELP = `Global options:
+const GLOBAL_HELP = `Global options:
   --url <url>          server URL (default: TRIBUNAL_URL, else http://127.0.0.1:8787)
   --api-key <key>      API key (default: TRIBUNAL_API_KEY)
   --timeout <seconds>  per-request timeout (default 600)
@@ -24,7 +24,7 @@ export const GLOBAL_HELP = `Global options:
 
 export type Values = Record<string, string | boolean | string[] | undefined>;
 
-export interface CommandContext {
+interface CommandContext {
   values: Values;
   positionals: string[];
   json: boolean;
@@ -43,7 +43,7 @@ export interface Command {
   run(ctx: CommandContext): Promise<number>;
 }
 
-export function parseCommandArgs(args: string[], options: Options, allowPositionals: boolean) {
+function parseCommandArgs(args: string[], options: Options, allowPositionals: boolean) {
   try {
     return parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...options }, allowPositionals, strict: true });
   } catch (err) {

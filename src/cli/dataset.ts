@@ -31,7 +31,7 @@ export interface DatasetRow {
 
 const hash = (text: string) => createHash('sha1').update(text).digest('hex').slice(0, 16);
 
-export type DatasetFormat = 'jsonl' | 'csv';
+type DatasetFormat = 'jsonl' | 'csv';
 
 export function formatFor(path: string, forced?: string): DatasetFormat | undefined {
   if (forced === 'jsonl' || forced === 'csv') return forced;
@@ -48,7 +48,7 @@ export function parseDataset(text: string, format: DatasetFormat): DatasetRow[] 
 const TEXT_FIELDS = ['request', 'expected_output', 'user_id'] as const;
 
 /** Checks one row's fields; answers the run input or the reason it is bad. */
-export function toRunInput(raw: Record<string, unknown>): { input?: RunInput; id?: string; error?: string } {
+function toRunInput(raw: Record<string, unknown>): { input?: RunInput; id?: string; error?: string } {
   const id = raw.id === undefined || raw.id === null ? undefined : String(raw.id);
   if (typeof raw.response !== 'string') {
     return { id, error: raw.response === undefined || raw.response === null ? 'missing "response"' : '"response" must be a string' };
@@ -69,7 +69,7 @@ export function toRunInput(raw: Record<string, unknown>): { input?: RunInput; id
   return { input, id };
 }
 
-export function parseJsonl(text: string): DatasetRow[] {
+function parseJsonl(text: string): DatasetRow[] {
   const rows: DatasetRow[] = [];
   const lines = text.replace(/^\uFEFF/, '').split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -152,7 +152,7 @@ function cellToArray(cell: string): unknown {
   return cell.split('|').map((s) => s.trim()).filter(Boolean);
 }
 
-export function parseCsvDataset(text: string): DatasetRow[] {
+function parseCsvDataset(text: string): DatasetRow[] {
   const records = parseCsv(text);
   if (!records.length) return [];
   const [header, ...data] = records;

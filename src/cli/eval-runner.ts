@@ -55,7 +55,7 @@ const MAX_NOTES = 20;
 const RETRIES_5XX = 3;
 const RETRIES_CONNECTION = 3;
 
-export interface BatchOptions {
+interface BatchOptions {
   outPath: string;
   concurrency: number;
   maxRetries: number;

@@ -10,7 +10,7 @@ import { usageError } from './errors.ts';
 import { report } from './eval-report.ts';
 import { BatchRunner } from './eval-runner.ts';
 
-export const evalCommand: Command = {
+const evalCommand: Command = {
   summary: 'score every row of a JSONL or CSV dataset with a judge',
   help: `Usage: tribunal eval --judge <id or name> --input <data.jsonl|data.csv> --out <results.jsonl> [options]
 

@@ -17,7 +17,7 @@ async function keyCommand(config: ReturnType<typeof loadConfig>, cmd: KeyCommand
   }
 }
 
-export const KEYS_USAGE = `Usage: tribunal keys <create|list|revoke> --org <name> [options]
+const KEYS_USAGE = `Usage: tribunal keys <create|list|revoke> --org <name> [options]
 
 Server-side: works on the server's store (TRIBUNAL_DATA_DIR / TRIBUNAL_STORE / DATABASE_URL), through
 the running server when it owns the data directory. Needs no API key.

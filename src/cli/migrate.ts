@@ -6,7 +6,7 @@ import { loadConfig } from '../config.ts';
 import { describeUrl } from '../store/postgres-store.ts';
 import { usageError } from './errors.ts';
 
-export const MIGRATE_USAGE = `Usage: tribunal migrate --from json --to postgres [--data-dir <dir>] [--database-url <url>] [--json]
+const MIGRATE_USAGE = `Usage: tribunal migrate --from json --to postgres [--data-dir <dir>] [--database-url <url>] [--json]
 
 Copies everything in a JSON data directory (organizations, API keys, projects, evaluators and judges
 with every version, execution logs) into PostgreSQL, then reads each record back and compares it.

@@ -1,5 +1,5 @@
 // tribunal serve: start the server in this process (same as npm start), configured by the environment.
-export const SERVE_USAGE = `Usage: tribunal serve
+const SERVE_USAGE = `Usage: tribunal serve
 
 Starts the Tribunal server (REST under /v1/, MCP at /mcp), configured by the environment: PORT, HOST,
 TRIBUNAL_DATA_DIR, TRIBUNAL_STORE, DATABASE_URL, ANTHROPIC_API_KEY, TRIBUNAL_MODEL and the rest

@@ -84,6 +84,4 @@ export function printRunResult(title: string, result: RunResult, json: boolean):
   }
 }
 
-export const visibilityOption = { visibility: { type: 'string' } } as const;
-
 export type Group = Record<string, Command>;
