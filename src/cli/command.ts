@@ -4,6 +4,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ApiClient, resolveClientOptions } from './client.ts';
 import { usageError } from './errors.ts';
+import { withCommandName } from './invocation.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -55,7 +56,7 @@ function parseCommandArgs(args: string[], options: Options, allowPositionals: bo
 export async function runCommand(name: string, command: Command, args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, command.options ?? {}, (command.positionals?.[1] ?? 0) > 0);
   if (values.help) {
-    console.log(`${command.help}\n\n${GLOBAL_HELP}`);
+    console.log(withCommandName(`${command.help}\n\n${GLOBAL_HELP}`));
     return 0;
   }
   const [min, max] = command.positionals ?? [0, 0];
@@ -77,7 +78,7 @@ export async function runGroup(group: string, summary: string, commands: Record<
       .map(([n, c]) => `  ${n.padEnd(10)} ${c.summary}`)
       .join('\n')}\n\nRun tribunal ${group} <command> --help for its options.`;
   if (!sub || sub === '--help' || sub === '-h' || sub === 'help') {
-    console.log(help());
+    console.log(withCommandName(help()));
     return sub ? 0 : 2;
   }
   const command = Object.hasOwn(commands, sub) ? commands[sub] : undefined;

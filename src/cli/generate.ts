@@ -7,6 +7,7 @@ import { CliError, EXIT, usageError } from './errors.ts';
 import { printJson } from './output.ts';
 import { isInteractive, Prompter } from './prompt.ts';
 import { printJudge } from './judge-view.ts';
+import { withCommandName } from './invocation.ts';
 
 interface Question {
   form_field_name: string;
@@ -136,7 +137,7 @@ on a terminal; without one (CI) it exits with code 9 and names the flags to add.
         } else {
           console.log(`Generated judge ${judge.name} (${judge.id}).\n`);
           printJudge(judge);
-          console.log(`\nRun it: tribunal judges run ${judge.id} --response "..."   or   tribunal eval --judge ${judge.id} --input data.jsonl --out results.jsonl`);
+          console.log(withCommandName(`\nRun it: tribunal judges run ${judge.id} --response "..."   or   tribunal eval --judge ${judge.id} --input data.jsonl --out results.jsonl`));
         }
         return EXIT.ok;
       }
