@@ -12,6 +12,7 @@ import { closest, hoistGlobalFlags } from '../src/cli.ts';
 import { commandName, withCommandName } from '../src/cli/invocation.ts';
 import { ROOT, runCli, startCliRig, type CliRig } from './helpers/cli.ts';
 import { toolAnswer, type FakeRequest } from './helpers/fake-anthropic.ts';
+import { calledTools, contextAnswer, stagesAnswer } from './helpers/generation.ts';
 import { cleanEnv } from './helpers/server.ts';
 
 const LONG_JUSTIFICATION =
@@ -115,5 +116,44 @@ describe('command-line details', () => {
     const summary = JSON.parse(r.stdout);
     assert.equal(summary.evaluators[0].mean, 0.15);
     assert.equal(summary.overall.mean, 0.15);
+  });
+
+  test('judges generate without --judge-id continues the caller\'s draft of the same description instead of storing another', async () => {
+    const intent = 'Our recipe assistant answers cooking questions for home cooks; evaluate its answers for safety and clarity.';
+    rig.fake.resetStats();
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('answering'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([['diet', 'Which diets must answers respect?']]));
+    const first = await rig.cli(['judges', 'generate', intent]);
+    assert.equal(first.code, 9, first.stderr);
+    const draftId = /--judge-id (jdg_[0-9a-f]{32})/.exec(first.stderr)?.[1];
+    assert.ok(draftId, first.stderr);
+
+    // Demo resources are public, but another user's default list leaves this draft out; its owner still sees it.
+    const stranger = await rig.server.demoUser();
+    const theirs = await rig.server.request('GET', '/v1/judges/?limit=200', { key: stranger.api_key });
+    assert.equal(theirs.status, 200);
+    assert.ok(!theirs.body.results.some((j: { id: string }) => j.id === draftId), 'a stranger does not see the draft');
+    const mine = await rig.server.request('GET', '/v1/judges/?limit=200', { key: rig.key });
+    assert.ok(mine.body.results.some((j: { id: string }) => j.id === draftId), 'the owner sees the draft');
+
+    // The same description again (a CI job re-run): the same draft, and its questions without asking the model again.
+    rig.fake.resetStats();
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('answering'));
+    const again = await rig.cli(['judges', 'generate', intent]);
+    assert.equal(again.code, 9, again.stderr);
+    assert.match(again.stderr, new RegExp(`Continuing your draft .* \\(${draftId}\\)`));
+    assert.equal(/--judge-id (jdg_[0-9a-f]{32})/.exec(again.stderr)?.[1], draftId);
+    assert.ok(!calledTools(rig.fake).includes('assess_context'), 'the open questions come from the draft');
+
+    // --new-draft opts out: another draft.
+    rig.fake.resetStats();
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('answering'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([['diet', 'Which diets must answers respect?']]));
+    const fresh = await rig.cli(['judges', 'generate', intent, '--new-draft']);
+    assert.equal(fresh.code, 9, fresh.stderr);
+    const freshId = /--judge-id (jdg_[0-9a-f]{32})/.exec(fresh.stderr)?.[1];
+    assert.ok(freshId && freshId !== draftId, fresh.stderr);
+    const own = await rig.server.request('GET', '/v1/judges/?include_public=false&limit=200', { key: rig.key });
+    assert.equal(own.body.results.filter((j: { intent: string }) => j.intent === intent).length, 2);
   });
 });
