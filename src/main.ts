@@ -8,6 +8,7 @@ import { InFlightRequests } from './http/in-flight.ts';
 import { rateLimitBackend } from './rate-limit.ts';
 import { createServer } from './server.ts';
 import { openStore } from './store/index.ts';
+import { commandName } from './cli/invocation.ts';
 
 export async function serve(config: Config): Promise<{ close: () => Promise<void>; url: string }> {
   const adminSocketPath = config.store === 'json' ? startAdminSocket.pathFor(config.dataDir) : undefined;
@@ -98,7 +99,7 @@ async function main() {
     console.log(`  MCP:      ${url}/mcp${config.mcp.enabled ? '' : '   (disabled: MCP_ENABLED=false)'}`);
     console.log(`  web app:  ${url}/app/${config.session.secretFromEnv ? '' : '   (sessions end on restart: set TRIBUNAL_SESSION_SECRET to keep them)'}`);
     console.log(`  judge model: ${config.model.apiKey ? config.model.name : 'not configured (set ANTHROPIC_API_KEY to run evaluations)'}`);
-    console.log(`  get a key: curl -X POST ${url}/create-demo-user/   or   npx tribunal keys create --org <name>`);
+    console.log(`  get a key: curl -X POST ${url}/create-demo-user/   or   ${commandName()} keys create --org <name>`);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') console.error(`Port ${config.port} is in use: stop the other server or set PORT.`);

@@ -24,9 +24,10 @@ import { bodyTooLarge } from './http/body.ts';
 import { problemOf, sendProblem } from './http/problem.ts';
 import type { KeyRateLimit } from './http/rate-limits.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
+import { VERSION } from './version.ts';
 
 export const SERVER_NAME = 'tribunal';
-export const SERVER_VERSION = '0.1.0';
+export const SERVER_VERSION = VERSION;
 
 export const MCP_INSTRUCTIONS = `Tribunal scores LLM outputs with LLM judges. Use it to check a response you (or the application you are working on) produced before relying on it.
 

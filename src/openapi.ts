@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { routes, type RestRoute } from './rest.ts';
 import { strictInput } from './unknown-fields.ts';
+import { VERSION } from './version.ts';
 
 const Problem = {
   type: 'object',
@@ -147,7 +148,7 @@ export function openApiDocument(): unknown {
   paths['/healthz'] = { get: { summary: 'Liveness and store reachability (no auth)', operationId: 'healthz', security: [], responses: { '200': { description: 'up' }, '503': { description: 'store down' } } } };
   cached = {
     openapi: '3.1.0',
-    info: { title: 'Tribunal', version: '0.1.0', description: 'Self-hostable, MCP-first LLM-as-a-judge evaluation server. MCP endpoint: /mcp.' },
+    info: { title: 'Tribunal', version: VERSION, description: 'Self-hostable, MCP-first LLM-as-a-judge evaluation server. MCP endpoint: /mcp.' },
     servers: [{ url: '/' }],
     components: {
       securitySchemes: {

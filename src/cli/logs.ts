@@ -125,7 +125,7 @@ const get: Command = {
   },
 };
 
-export const logCommands: Group = { list: list_, get };
+const logCommands: Group = { list: list_, get };
 
 export function logs(argv: string[]): Promise<number> {
   return runGroup('logs', 'Execution logs record every run: inputs, each evaluator score and justification, cost and latency.', logCommands, argv);
