@@ -2,6 +2,7 @@
 import { startAdminSocket } from './admin-socket.ts';
 import { buildServices } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
+import { createObservability } from './observability/index.ts';
 import { rateLimitBackend } from './rate-limit.ts';
 import { createServer } from './server.ts';
 import { openStore } from './store/index.ts';
@@ -9,11 +10,12 @@ import { openStore } from './store/index.ts';
 export async function serve(config: Config): Promise<{ close: () => Promise<void>; url: string }> {
   const adminSocketPath = config.store === 'json' ? startAdminSocket.pathFor(config.dataDir) : undefined;
   const store = await openStore(config, { role: 'server', adminSocket: adminSocketPath });
-  const services = await buildServices(config, store);
+  const observability = createObservability(config);
+  const services = await buildServices(config, store, observability.modelObserver);
   const admin = config.store === 'json' ? await startAdminSocket(services, adminSocketPath!) : undefined;
   // Rate-limit counters shared through Redis when REDIS_URL is set; per instance otherwise.
   const rateLimits = rateLimitBackend(config);
-  const app = createServer(services, { rateLimitStore: rateLimits.store });
+  const app = createServer(services, { rateLimitStore: rateLimits.store, observability });
   const server = app.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
@@ -25,11 +27,13 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
+      observability.readiness.beginShutdown(); // /readyz answers 503 so a load balancer drains us
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
       await admin?.close();
       await rateLimits.close();
       await store.close();
+      await observability.shutdown();
     })());
   return { close, url };
 }

@@ -6,6 +6,8 @@ import { Authenticator, type Caller } from './auth.ts';
 import { createOrganization } from './domain/orgs.ts';
 import { asTribunalError, TribunalError } from './errors.ts';
 import { mcpRouter } from './mcp.ts';
+import { observabilityRouter } from './observability/http.ts';
+import { quietObservability, type Observability } from './observability/index.ts';
 import { openApiDocument } from './openapi.ts';
 import { requestInput, restRouter, type RestRoute } from './rest.ts';
 import { StoreUnavailableError } from './store/types.ts';
@@ -17,15 +19,18 @@ export interface ServerOptions {
   rateLimitStore?: () => RateLimitStore;
   /** Extra routers mounted before the 404 handler (the web app). */
   extraRouters?: Array<{ path: string; router: express.Router }>;
+  /** Logs, metrics, traces, readiness (src/observability); default: no log output. */
+  observability?: Observability;
 }
 
 export function sendProblem(res: Response, err: unknown): void {
   const error = err instanceof StoreUnavailableError ? new TribunalError('store_unavailable', 503, 'The store is unreachable; try again shortly.') : asTribunalError(err);
   if (error.code === 'internal_error') console.error('[tribunal] unexpected error:', err);
   if (res.headersSent) return;
+  res.locals.problemCode = error.code; // for the request log line and the store-error metric
   res.status(error.status);
   for (const [k, v] of Object.entries(error.headers ?? {})) res.setHeader(k, v);
-  res.type('application/problem+json').send(JSON.stringify(error.toProblem()));
+  res.type('application/problem+json').send(JSON.stringify({ ...error.toProblem(), request_id: res.locals.requestId }));
 }
 
 /** Body-parser failures become problems that say what to fix. */
@@ -107,6 +112,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   app.set('trust proxy', config.trustProxy === 'true' ? true : config.trustProxy === 'false' ? false : config.trustProxy);
   app.set('json spaces', 0);
   const authenticator = new Authenticator(store);
+  app.use(observabilityRouter(opts.observability ?? quietObservability(config), store));
 
   app.get('/healthz', async (_req, res) => {
     try {

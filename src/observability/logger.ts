@@ -1,0 +1,48 @@
+// JSON lines through pino; pretty lines for a person at a terminal. What gets logged is chosen
+// field by field by the callers (no request or response bodies, no headers); the redaction paths
+// are a second net for anything that names a secret.
+import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export type { Logger };
+
+export interface LoggerSettings {
+  logLevel: string;
+  /** Undefined: pretty exactly when stdout is a terminal. */
+  logPretty?: boolean;
+}
+
+const REDACTED_PATHS = [
+  'authorization',
+  'cookie',
+  'api_key',
+  'apiKey',
+  'token',
+  'password',
+  '*.authorization',
+  '*.cookie',
+  '*.api_key',
+  '*.apiKey',
+  '*.token',
+  '*.password',
+  'headers.authorization',
+  'headers.cookie',
+  'req.headers.authorization',
+  'req.headers.cookie',
+];
+
+export function createLogger(settings: LoggerSettings, destination?: DestinationStream): Logger {
+  const options = {
+    level: settings.logLevel,
+    base: undefined, // no pid/hostname on every line: the platform adds its own
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+  if (destination) return pino(options, destination);
+  const wantsPretty = settings.logPretty ?? process.stdout.isTTY === true;
+  return pino(options, wantsPretty ? pretty({ sync: true, colorize: process.stdout.isTTY === true, ignore: 'pid,hostname' }) : pino.destination({ sync: false }));
+}
+
+/** A logger that writes nowhere (servers built without observability: tests, embedders). */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
