@@ -10,7 +10,7 @@ import { openStore } from './store/index.ts';
 export async function serve(config: Config): Promise<{ close: () => Promise<void>; url: string }> {
   const adminSocketPath = config.store === 'json' ? startAdminSocket.pathFor(config.dataDir) : undefined;
   const store = await openStore(config, { role: 'server', adminSocket: adminSocketPath });
-  const observability = createObservability(config);
+  const observability = await createObservability(config);
   const services = await buildServices(config, store, observability.modelObserver);
   const admin = config.store === 'json' ? await startAdminSocket(services, adminSocketPath!) : undefined;
   // Rate-limit counters shared through Redis when REDIS_URL is set; per instance otherwise.

@@ -19,8 +19,8 @@ export interface ServerOptions {
   rateLimitStore?: () => RateLimitStore;
   /** Extra routers mounted before the 404 handler (the web app). */
   extraRouters?: Array<{ path: string; router: express.Router }>;
-  /** Logs, metrics, traces, readiness (src/observability); default: no log output. */
-  observability?: Observability;
+  /** Logs, metrics, traces, readiness (src/observability); default: no log output. false: none of it (the overhead bench). */
+  observability?: Observability | false;
 }
 
 export function sendProblem(res: Response, err: unknown): void {
@@ -112,7 +112,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   app.set('trust proxy', config.trustProxy === 'true' ? true : config.trustProxy === 'false' ? false : config.trustProxy);
   app.set('json spaces', 0);
   const authenticator = new Authenticator(store);
-  app.use(observabilityRouter(opts.observability ?? quietObservability(config), store));
+  if (opts.observability !== false) app.use(observabilityRouter(opts.observability ?? quietObservability(config), store));
 
   app.get('/healthz', async (_req, res) => {
     try {

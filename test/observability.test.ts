@@ -50,7 +50,7 @@ async function startObservedServer(env: Record<string, string> = {}): Promise<Ob
       }
     },
   };
-  const obs = createObservability(config, { logger: createLogger({ logLevel: 'info', logPretty: false }, destination), processMetrics: false });
+  const obs = await createObservability(config, { logger: await createLogger({ logLevel: 'info', logPretty: false }, destination), processMetrics: false });
   const engine = createScoringEngine(createJudgeModel(config, obs.modelObserver));
   const server = await startTestServer(fullEnv, { observability: obs, services: { engine } });
   const demo = await server.demoUser();

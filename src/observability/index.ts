@@ -23,11 +23,21 @@ export interface Observability {
   shutdown(): Promise<void>;
 }
 
-export function createObservability(config: Config, opts: { logger?: Logger; processMetrics?: boolean } = {}): Observability {
+export async function createObservability(config: Config, opts: { logger?: Logger; processMetrics?: boolean; tracing?: Tracing } = {}): Promise<Observability> {
   const settings = config.observability;
-  const logger = opts.logger ?? createLogger(settings);
-  const metrics = new TribunalMetrics((model) => priceFor(model, config.model.prices), { processMetrics: opts.processMetrics });
-  const tracing = new Tracing(settings);
+  const logger = opts.logger ?? (await createLogger(settings));
+  const tracing = opts.tracing ?? (await Tracing.create(settings));
+  return assemble(config, logger, tracing, opts.processMetrics);
+}
+
+/** For servers built without one (tests, embedders): no log output and no traces; request metrics still counted. */
+export function quietObservability(config: Config): Observability {
+  return assemble(config, silentLogger(), Tracing.disabled(), false);
+}
+
+function assemble(config: Config, logger: Logger, tracing: Tracing, processMetrics?: boolean): Observability {
+  const settings = config.observability;
+  const metrics = new TribunalMetrics((model) => priceFor(model, config.model.prices), { processMetrics });
   const modelObserver: ModelCallObserver = {
     watchLimiter: (limiter) => metrics.watchLimiter(limiter),
     attemptFinished(e) {
@@ -41,9 +51,4 @@ export function createObservability(config: Config, opts: { logger?: Logger; pro
     },
   };
   return { logger, metrics, tracing, readiness: new Readiness(), metricsToken: settings.metricsToken, modelObserver, shutdown: () => tracing.shutdown() };
-}
-
-/** For servers built without one (tests, embedders): no log output; request metrics still counted. */
-export function quietObservability(config: Config): Observability {
-  return createObservability(config, { logger: silentLogger(), processMetrics: false });
 }

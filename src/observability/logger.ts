@@ -2,7 +2,6 @@
 // field by field by the callers (no request or response bodies, no headers); the redaction paths
 // are a second net for anything that names a secret.
 import { pino, type DestinationStream, type Logger } from 'pino';
-import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -31,7 +30,7 @@ const REDACTED_PATHS = [
   'req.headers.cookie',
 ];
 
-export function createLogger(settings: LoggerSettings, destination?: DestinationStream): Logger {
+export async function createLogger(settings: LoggerSettings, destination?: DestinationStream): Promise<Logger> {
   const options = {
     level: settings.logLevel,
     base: undefined, // no pid/hostname on every line: the platform adds its own
@@ -39,7 +38,10 @@ export function createLogger(settings: LoggerSettings, destination?: Destination
   };
   if (destination) return pino(options, destination);
   const wantsPretty = settings.logPretty ?? process.stdout.isTTY === true;
-  return pino(options, wantsPretty ? pretty({ sync: true, colorize: process.stdout.isTTY === true, ignore: 'pid,hostname' }) : pino.destination({ sync: false }));
+  if (!wantsPretty) return pino(options, pino.destination({ sync: false }));
+  // Loaded only when wanted: a server logging JSON does not pay its start-up time.
+  const { default: pretty } = await import('pino-pretty');
+  return pino(options, pretty({ sync: true, colorize: process.stdout.isTTY === true, ignore: 'pid,hostname' }));
 }
 
 /** A logger that writes nowhere (servers built without observability: tests, embedders). */
