@@ -1,7 +1,7 @@
 // Overhead of logs and metrics (issue 18): server CPU per judge run with them on, against off.
 // Goal: within 5%.
 //
-//   node --import tsx bench/observability.bench.ts   (BENCH_SECONDS=4 BENCH_ROUNDS=6 BENCH_CONCURRENCY=16
+//   node --import tsx bench/observability.bench.ts   (BENCH_SECONDS=4 BENCH_ROUNDS=10 BENCH_CONCURRENCY=8
 //                                                     BENCH_INITIAL_WARMUP_MS=8000 BENCH_WARMUP_MS=1500)
 //
 // Two Tribunal servers in child processes on the same JSON store settings and the same fake judge
@@ -9,8 +9,9 @@
 // log line per request and per model call, written to stdout, here /dev/null, so the
 // serialization and the write are paid; prom-client metrics with process metrics; the model
 // observer); "off" is createServer with `observability: false` (none of it). Traces are off in both
-// (no OTLP endpoint). Rounds alternate between the two; each reports server CPU per request, and the
-// median round of each is compared. CPU, not wall-clock, because the machine is shared.
+// (no OTLP endpoint). In each round both servers are driven at the same time, BENCH_CONCURRENCY
+// clients each; the figure is server CPU per run (not wall-clock: the machine is shared), and the
+// median over rounds of the on/off ratio.
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -21,8 +22,8 @@ import { fileURLToPath } from 'node:url';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 1500);
 const INITIAL_WARMUP_MS = Number(process.env.BENCH_INITIAL_WARMUP_MS ?? 8000);
 const BODY = JSON.stringify({ request: 'How do I reset my password?', response: 'Open Settings, choose Security, then Reset password.', tags: ['bench'] });
@@ -145,28 +146,26 @@ async function main() {
     children.push(fake);
     const servers = { off: await startChild('off', fake.ready.url), on: await startChild('on', fake.ready.url) };
     children.push(servers.off, servers.on);
-    console.log(`${ROUNDS} rounds x ${SECONDS}s per server, ${CONCURRENCY} keep-alive clients, judge of one evaluator, fake model answering at once`);
-    for (const kind of ['off', 'on'] as const) await drive(servers[kind].ready, INITIAL_WARMUP_MS);
+    console.log(`${ROUNDS} rounds x ${SECONDS}s, both servers at once, ${CONCURRENCY} keep-alive clients each, judge of one evaluator, fake model answering at once`);
+    await Promise.all([drive(servers.off.ready, INITIAL_WARMUP_MS), drive(servers.on.ready, INITIAL_WARMUP_MS)]);
     const cpuPerRun: Record<'on' | 'off', number[]> = { on: [], off: [] };
     let failed = 0;
     for (let round = 1; round <= ROUNDS; round++) {
-      // Alternate which goes first, so a drift in the machine's load falls on both alike.
-      for (const kind of round % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
-        const { child, ready } = servers[kind];
-        await drive(ready, WARMUP_MS);
-        await ask(fake.child, { reset: ++asks }, 'wasReset');
-        const cpu0 = await childCpu(child);
-        const r = await drive(ready, SECONDS * 1000);
-        const cpuMs = ((await childCpu(child)) - cpu0) / 1000;
+      // Both servers are loaded at the same time, each by its own clients: whatever else the shared
+      // machine does during the window falls on both alike.
+      await Promise.all([drive(servers.off.ready, WARMUP_MS), drive(servers.on.ready, WARMUP_MS)]);
+      await ask(fake.child, { reset: ++asks }, 'wasReset');
+      const cpu0 = { off: await childCpu(servers.off.child), on: await childCpu(servers.on.child) };
+      const [rOff, rOn] = await Promise.all([drive(servers.off.ready, SECONDS * 1000), drive(servers.on.ready, SECONDS * 1000)]);
+      const cpuMs = { off: ((await childCpu(servers.off.child)) - cpu0.off) / 1000, on: ((await childCpu(servers.on.child)) - cpu0.on) / 1000 };
+      for (const [kind, r] of [['off', rOff], ['on', rOn]] as const) {
         failed += r.failed;
-        cpuPerRun[kind].push(cpuMs / r.ok);
-        console.log(`  round ${round}  ${kind.padEnd(3)}  ${(r.ok / SECONDS).toFixed(0).padStart(5)} runs/s   server CPU ${(cpuMs / r.ok).toFixed(3)} ms/run${r.failed ? `   (${r.failed} failed)` : ''}`);
+        cpuPerRun[kind].push(cpuMs[kind] / r.ok);
+        console.log(`  round ${round}  ${kind.padEnd(3)}  ${(r.ok / SECONDS).toFixed(0).padStart(5)} runs/s   server CPU ${(cpuMs[kind] / r.ok).toFixed(3)} ms/run${r.failed ? `   (${r.failed} failed)` : ''}`);
       }
     }
     const on = median(cpuPerRun.on);
     const off = median(cpuPerRun.off);
-    // Each round measures both back to back: the median of the per-round ratios cancels most of a
-    // shared machine's drifting load, which moves both figures of a round alike.
     const paired = median(cpuPerRun.on.map((x, i) => x / cpuPerRun.off[i]!));
     console.log(`  median server CPU per run: off ${off.toFixed(3)} ms, on ${on.toFixed(3)} ms (ratio of medians ${(on / off).toFixed(3)}x)`);
     console.log(`  ratio on / off, median of the rounds' ratios: ${paired.toFixed(3)}x (goal <= 1.05x)${failed ? `  (${failed} failed runs)` : ''}`);

@@ -17,6 +17,7 @@ export class TribunalMetrics {
   private readonly modelCost = new Counter({ name: 'tribunal_model_cost_usd_total', help: 'Judge-model cost in USD from the price table; models without a price are not counted.', labelNames: ['model'], registers: [this.registry] });
   private readonly storeErrors = new Counter({ name: 'tribunal_store_errors_total', help: 'Requests answered 503 store_unavailable because the store could not be reached.', registers: [this.registry] });
   private limiter?: Limiter;
+  private readonly httpSeries = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
 
   constructor(
     private readonly priceFor: (model: string) => { input: number; output: number } | null,
@@ -34,9 +35,15 @@ export class TribunalMetrics {
   }
 
   request(method: string, route: string, status: number, seconds: number, problemCode?: string): void {
-    const labels = { method, route, status: String(status) };
-    this.httpRequests.inc(labels);
-    this.httpDuration.observe(labels, seconds);
+    // The labelled children, looked up once per label set: prom-client hashes the labels on every call otherwise.
+    const key = `${method} ${status} ${route}`;
+    let series = this.httpSeries.get(key);
+    if (!series) {
+      series = { count: this.httpRequests.labels(method, route, String(status)), duration: this.httpDuration.labels(method, route, String(status)) };
+      this.httpSeries.set(key, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
     if (problemCode === 'store_unavailable') this.storeErrors.inc();
   }
 
