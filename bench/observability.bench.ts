@@ -4,14 +4,15 @@
 //   node --import tsx bench/observability.bench.ts   (BENCH_SECONDS=4 BENCH_ROUNDS=10 BENCH_CONCURRENCY=8
 //                                                     BENCH_INITIAL_WARMUP_MS=8000 BENCH_WARMUP_MS=1500)
 //
-// Two Tribunal servers in child processes on the same JSON store settings and the same fake judge
+// Three Tribunal servers in child processes on the same JSON store settings and the same fake judge
 // model (a third child, answering at once): "on" is what `npm start` runs (request ids, one JSON
 // log line per request and per model call, written to stdout, here /dev/null, so the
 // serialization and the write are paid; prom-client metrics with process metrics; the model
-// observer); "off" is createServer with `observability: false` (none of it). Traces are off in both
-// (no OTLP endpoint). In each round both servers are driven at the same time, BENCH_CONCURRENCY
+// observer); "off" is createServer with `observability: false` (none of it), and "control" is a
+// second "off": its ratio to "off" shows how far apart two identical servers measure here. Traces
+// are off (no OTLP endpoint). In each round the three are driven at the same time, BENCH_CONCURRENCY
 // clients each; the figure is server CPU per run (not wall-clock: the machine is shared), and the
-// median over rounds of the on/off ratio.
+// median over rounds of each one's ratio to "off".
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -28,7 +29,8 @@ const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 1500);
 const INITIAL_WARMUP_MS = Number(process.env.BENCH_INITIAL_WARMUP_MS ?? 8000);
 const BODY = JSON.stringify({ request: 'How do I reset my password?', response: 'Open Settings, choose Security, then Reset password.', tags: ['bench'] });
 
-type Kind = 'fake' | 'on' | 'off';
+type Kind = 'fake' | 'on' | 'off' | 'control';
+type Served = 'on' | 'off' | 'control';
 interface Ready {
   url: string;
   execute?: string;
@@ -46,7 +48,7 @@ async function serveFake(): Promise<Ready> {
   return { url: fake.url };
 }
 
-async function serveTribunal(kind: 'on' | 'off', fakeUrl: string): Promise<Ready> {
+async function serveTribunal(kind: Served, fakeUrl: string): Promise<Ready> {
   const { buildServices } = await import('../src/app.ts');
   const { loadConfig } = await import('../src/config.ts');
   const { createObservability } = await import('../src/observability/index.ts');
@@ -57,7 +59,7 @@ async function serveTribunal(kind: 'on' | 'off', fakeUrl: string): Promise<Ready
   const config = loadConfig({ TRIBUNAL_DATA_DIR: dataDir, TRIBUNAL_RATE_LIMIT: '100000000', ANTHROPIC_API_KEY: 'bench-dummy-key', ANTHROPIC_BASE_URL: fakeUrl, TRIBUNAL_MODEL_CONCURRENCY: '64', TRIBUNAL_LOG_PRETTY: 'false', TRIBUNAL_METRICS_TOKEN: 'bench-metrics-token-0123456789' });
   const store = new JsonStore({ dataDir });
   await store.init();
-  const observability = kind === 'on' ? await createObservability(config) : false;
+  const observability = kind === 'on' ? await createObservability(config) : false; // control: a second 'off'
   const services = await buildServices(config, store, observability ? observability.modelObserver : undefined);
   const app = createServer(services, { observability });
   const listener = app.listen(0, '127.0.0.1');
@@ -144,31 +146,34 @@ async function main() {
   try {
     const fake = await startChild('fake');
     children.push(fake);
-    const servers = { off: await startChild('off', fake.ready.url), on: await startChild('on', fake.ready.url) };
-    children.push(servers.off, servers.on);
-    console.log(`${ROUNDS} rounds x ${SECONDS}s, both servers at once, ${CONCURRENCY} keep-alive clients each, judge of one evaluator, fake model answering at once`);
-    await Promise.all([drive(servers.off.ready, INITIAL_WARMUP_MS), drive(servers.on.ready, INITIAL_WARMUP_MS)]);
-    const cpuPerRun: Record<'on' | 'off', number[]> = { on: [], off: [] };
+    const servers = { off: await startChild('off', fake.ready.url), control: await startChild('control', fake.ready.url), on: await startChild('on', fake.ready.url) };
+    children.push(servers.off, servers.control, servers.on);
+    console.log(`${ROUNDS} rounds x ${SECONDS}s, the three servers at once, ${CONCURRENCY} keep-alive clients each, judge of one evaluator, fake model answering at once`);
+    const kinds: Served[] = ['off', 'control', 'on'];
+    await Promise.all(kinds.map((k) => drive(servers[k].ready, INITIAL_WARMUP_MS)));
+    const cpuPerRun: Record<Served, number[]> = { on: [], off: [], control: [] };
     let failed = 0;
     for (let round = 1; round <= ROUNDS; round++) {
-      // Both servers are loaded at the same time, each by its own clients: whatever else the shared
-      // machine does during the window falls on both alike.
-      await Promise.all([drive(servers.off.ready, WARMUP_MS), drive(servers.on.ready, WARMUP_MS)]);
+      // All three are loaded at the same time, each by its own clients, so whatever else the shared
+      // machine does falls on all alike; the clients start in a rotating order.
+      const order = kinds.map((_, i) => kinds[(i + round) % kinds.length]!);
+      await Promise.all(order.map((k) => drive(servers[k].ready, WARMUP_MS)));
       await ask(fake.child, { reset: ++asks }, 'wasReset');
-      const cpu0 = { off: await childCpu(servers.off.child), on: await childCpu(servers.on.child) };
-      const [rOff, rOn] = await Promise.all([drive(servers.off.ready, SECONDS * 1000), drive(servers.on.ready, SECONDS * 1000)]);
-      const cpuMs = { off: ((await childCpu(servers.off.child)) - cpu0.off) / 1000, on: ((await childCpu(servers.on.child)) - cpu0.on) / 1000 };
-      for (const [kind, r] of [['off', rOff], ['on', rOn]] as const) {
-        failed += r.failed;
-        cpuPerRun[kind].push(cpuMs[kind] / r.ok);
-        console.log(`  round ${round}  ${kind.padEnd(3)}  ${(r.ok / SECONDS).toFixed(0).padStart(5)} runs/s   server CPU ${(cpuMs[kind] / r.ok).toFixed(3)} ms/run${r.failed ? `   (${r.failed} failed)` : ''}`);
+      const cpu0: Record<string, number> = {};
+      for (const k of order) cpu0[k] = await childCpu(servers[k].child);
+      const runs = await Promise.all(order.map((k) => drive(servers[k].ready, SECONDS * 1000)));
+      const line: string[] = [];
+      for (const [i, k] of order.entries()) {
+        const cpuMs = ((await childCpu(servers[k].child)) - cpu0[k]!) / 1000;
+        failed += runs[i]!.failed;
+        cpuPerRun[k].push(cpuMs / runs[i]!.ok);
       }
+      for (const k of kinds) line.push(`${k} ${cpuPerRun[k].at(-1)!.toFixed(3)}`);
+      console.log(`  round ${String(round).padStart(2)}  server CPU ms/run: ${line.join('   ')}`);
     }
-    const on = median(cpuPerRun.on);
-    const off = median(cpuPerRun.off);
-    const paired = median(cpuPerRun.on.map((x, i) => x / cpuPerRun.off[i]!));
-    console.log(`  median server CPU per run: off ${off.toFixed(3)} ms, on ${on.toFixed(3)} ms (ratio of medians ${(on / off).toFixed(3)}x)`);
-    console.log(`  ratio on / off, median of the rounds' ratios: ${paired.toFixed(3)}x (goal <= 1.05x)${failed ? `  (${failed} failed runs)` : ''}`);
+    const ratio = (k: Served) => median(cpuPerRun[k].map((x, i) => x / cpuPerRun.off[i]!));
+    console.log(`  median server CPU per run: off ${median(cpuPerRun.off).toFixed(3)} ms, control ${median(cpuPerRun.control).toFixed(3)} ms, on ${median(cpuPerRun.on).toFixed(3)} ms`);
+    console.log(`  median of the rounds' ratios: on / off ${ratio('on').toFixed(3)}x (goal <= 1.05x); control / off ${ratio('control').toFixed(3)}x (the noise floor: the same server twice)${failed ? `  (${failed} failed runs)` : ''}`);
   } finally {
     for (const { child } of children) child.kill('SIGINT');
   }
