@@ -116,6 +116,12 @@ const EnvSchema = z.object({
   TRIBUNAL_ALLOWED_MODELS: list.optional(),
   TRIBUNAL_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters (make one with: openssl rand -base64 32)').optional(),
   TRIBUNAL_SESSION_TTL: duration.default(parseDuration('12h')),
+  TRIBUNAL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRIBUNAL_LOG_PRETTY: bool.optional(),
+  TRIBUNAL_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (make one with: openssl rand -hex 16)').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_SERVICE_NAME: z.string().default('tribunal'),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -192,6 +198,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       secret: e.TRIBUNAL_SESSION_SECRET ?? randomBytes(32).toString('base64url'),
       secretFromEnv: e.TRIBUNAL_SESSION_SECRET !== undefined,
       ttlMs: e.TRIBUNAL_SESSION_TTL,
+    },
+    // Logs, metrics and traces (docs/DEPLOYMENT.md, "Running it").
+    observability: {
+      logLevel: e.TRIBUNAL_LOG_LEVEL,
+      /** Unset: pretty when stdout is a terminal, JSON lines otherwise. */
+      logPretty: e.TRIBUNAL_LOG_PRETTY,
+      /** Unset: /metrics answers 404. */
+      metricsToken: e.TRIBUNAL_METRICS_TOKEN,
+      /** The standard OTLP/HTTP settings; traces are exported only when one is set. */
+      otlpTracesUrl: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined),
+      serviceName: e.OTEL_SERVICE_NAME,
     },
   };
 }

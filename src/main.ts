@@ -5,6 +5,7 @@ import { buildServices } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { modelWarnings } from './engine/model-check.ts';
 import { InFlightRequests } from './http/in-flight.ts';
+import { createObservability } from './observability/index.ts';
 import { rateLimitBackend } from './rate-limit.ts';
 import { createServer } from './server.ts';
 import { openStore } from './store/index.ts';
@@ -13,12 +14,13 @@ import { commandName } from './cli/invocation.ts';
 export async function serve(config: Config): Promise<{ close: () => Promise<void>; url: string }> {
   const adminSocketPath = config.store === 'json' ? startAdminSocket.pathFor(config.dataDir) : undefined;
   const store = await openStore(config, { role: 'server', adminSocket: adminSocketPath });
-  const services = await buildServices(config, store);
+  const observability = await createObservability(config);
+  const services = await buildServices(config, store, observability.modelObserver);
   const admin = config.store === 'json' ? await startAdminSocket(services, adminSocketPath!) : undefined;
   // Rate-limit counters shared through Redis when REDIS_URL is set; per instance otherwise.
   const rateLimits = rateLimitBackend(config);
   const inFlight = new InFlightRequests();
-  const app = createServer(services, { rateLimitStore: rateLimits.store, inFlight });
+  const app = createServer(services, { rateLimitStore: rateLimits.store, inFlight, observability });
   // A client must send its headers, then its whole request, within these; a slow upload is ended
   // with 408 (checked every second, so the limits hold to about a second).
   const server = http.createServer(
@@ -39,6 +41,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
   // a run cut short wrote no execution log), and close the store.
   const close = () =>
     (closing ??= (async () => {
+      observability.readiness.beginShutdown(); // /readyz answers 503 so a load balancer drains us
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const graceMs = config.http.shutdownGraceMs;
@@ -52,6 +55,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
       await admin?.close();
       await rateLimits.close();
       await store.close();
+      await observability.shutdown();
     })());
   return { close, url };
 }

@@ -15,6 +15,7 @@ const Problem = {
     detail: { type: 'string', description: 'what went wrong and what to do about it' },
     code: { type: 'string', description: 'machine-readable error code' },
     errors: { type: 'array', items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } } } },
+    request_id: { type: 'string', description: 'the X-Request-Id of this request, as in the server logs' },
   },
   required: ['type', 'title', 'status', 'detail', 'code'],
 };

@@ -12,6 +12,8 @@ import type { InFlightRequests } from './http/in-flight.ts';
 import { sendProblem } from './http/problem.ts';
 import { demoRateLimit, keyRateLimit } from './http/rate-limits.ts';
 import { mcpRouter } from './mcp.ts';
+import { observabilityRouter } from './observability/http.ts';
+import { quietObservability, type Observability } from './observability/index.ts';
 import { openApiDocument } from './openapi.ts';
 import { demoUserRoute, restRouter } from './rest.ts';
 import type { Services } from './tool.ts';
@@ -22,6 +24,8 @@ export interface ServerOptions {
   rateLimitStore?: () => RateLimitStore;
   /** Tracks the requests in flight, so that a shutdown can wait for them and log what it cut short. */
   inFlight?: InFlightRequests;
+  /** Logs, metrics, traces, readiness (src/observability); default: no log output. false: none of it (the overhead bench). */
+  observability?: Observability | false;
 }
 
 /** express `trust proxy` from TRUST_PROXY: false (default: no proxy), true, a hop count, or addresses/subnets. */
@@ -38,6 +42,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   app.set('trust proxy', trustProxySetting(config.trustProxy));
   app.set('json spaces', 0);
   const authenticator = new Authenticator(store);
+  if (opts.observability !== false) app.use(observabilityRouter(opts.observability ?? quietObservability(config), store));
 
   app.use((_req, res, next) => {
     // No answer is ever sniffed into something it is not (problem+json, JSON-RPC, static files alike).

@@ -31,7 +31,8 @@ export function sendProblem(res: Response, err: unknown): void {
   const req = res.req;
   const hasBody = req && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
   if (hasBody && !req.complete) res.setHeader('Connection', 'close');
+  res.locals.problemCode = error.code; // for the request log line and the store-error metric
   res.status(error.status);
   for (const [k, v] of Object.entries(error.headers ?? {})) res.setHeader(k, v);
-  res.type('application/problem+json').send(JSON.stringify(error.toProblem()));
+  res.type('application/problem+json').send(JSON.stringify({ ...error.toProblem(), request_id: res.locals.requestId }));
 }
