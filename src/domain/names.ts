@@ -2,11 +2,11 @@
 // getVisibleEvaluator; the log filters are resolved here, so `?judge_id=Support replies` filters by
 // that judge instead of answering an empty page (no log has a name for an id).
 import { looksLikeId } from '../ids.ts';
-import type { ToolContext } from '../tool.ts';
+import type { RequestContext } from '../context.ts';
 import { resolveEvaluator } from './evaluators.ts';
 import { resolveJudge } from './judges.ts';
 
-type Ctx = Pick<ToolContext, 'store' | 'caller'>;
+type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 
 /**
  * The filter with an exact judge or evaluator name replaced by its id. A name no visible judge has is
