@@ -3,8 +3,8 @@
 // OpenAPI document is generated from this same table (openapi.ts).
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
-import { deleteEvaluator, evaluatorToWire, getVisibleEvaluator } from './domain/evaluators.ts';
-import { deleteJudge, getVisibleJudge, judgeToWire } from './domain/judges.ts';
+import { deleteEvaluator, evaluatorToWire, listVisibleEvaluatorVersions } from './domain/evaluators.ts';
+import { deleteJudge, judgeToWire, listVisibleJudgeVersions } from './domain/judges.ts';
 import { createProject } from './domain/projects.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from './domain/api-keys.ts';
 import { fromZodError, validationError } from './errors.ts';
@@ -102,8 +102,7 @@ export const routes: RestRoute[] = [
     otherStatuses: [{ status: 200, description: 'generation needs another call: multiple_stages or missing_context_from_system_goal (see error_code)' }],
   },
   versionsRoute('/v1/judges/:judge_id/versions/', 'judge', Judge, async (ctx, id) => {
-    await getVisibleJudge(ctx, id);
-    return (await ctx.store.listJudgeVersions(id)).map(judgeToWire);
+    return (await listVisibleJudgeVersions(ctx, id)).map(judgeToWire);
   }),
   toolRoute('get', '/v1/judges/:judge_id/', tools.getJudge),
   toolRoute('patch', '/v1/judges/:judge_id/', tools.updateJudge),
@@ -112,8 +111,7 @@ export const routes: RestRoute[] = [
   toolRoute('get', '/v1/evaluators/', tools.listEvaluators),
   toolRoute('post', '/v1/evaluators/', tools.createEvaluator, 201),
   versionsRoute('/v1/evaluators/:evaluator_id/versions/', 'evaluator', Evaluator, async (ctx, id) => {
-    await getVisibleEvaluator(ctx, id);
-    return (await ctx.store.listEvaluatorVersions(id)).map(evaluatorToWire);
+    return (await listVisibleEvaluatorVersions(ctx, id)).map(evaluatorToWire);
   }),
   toolRoute('get', '/v1/evaluators/:evaluator_id/', tools.getEvaluator),
   toolRoute('patch', '/v1/evaluators/:evaluator_id/', tools.updateEvaluator),

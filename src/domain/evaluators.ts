@@ -12,6 +12,11 @@ type WriteCtx = Pick<ToolContext, 'store' | 'caller' | 'config'>;
 
 export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Evaluator => wire;
 
+/**
+ * Decided for the caller on every record, current or past: each stored version keeps the visibility
+ * it was saved with, so a version saved private stays private to its organization even after a
+ * later version was made public (publishing publishes from then on, not the history).
+ */
 export function canRead(ctx: Ctx, rec: { org_id: string | null; visibility: string }): boolean {
   return rec.org_id === ctx.caller.org.id || rec.visibility === 'public';
 }
@@ -26,8 +31,14 @@ export async function getVisibleEvaluator(ctx: Ctx, id: string, version?: number
   if (!latest || !canRead(ctx, latest)) throw notFound('Evaluator', id);
   if (version === undefined || version === latest.version) return latest;
   const old = await ctx.store.getEvaluatorVersion(id, version);
-  if (!old) throw new TribunalError('not_found', 404, `Evaluator ${id} has no version ${version}; its latest is ${latest.version}.`);
+  if (!old || !canRead(ctx, old)) throw new TribunalError('not_found', 404, `Evaluator ${id} has no version ${version} visible to you; its latest is ${latest.version}.`);
   return old;
+}
+
+/** Every version the caller may read, newest first (versions saved private are its owner's only). */
+export async function listVisibleEvaluatorVersions(ctx: Ctx, id: string): Promise<EvaluatorRecord[]> {
+  await getVisibleEvaluator(ctx, id);
+  return (await ctx.store.listEvaluatorVersions(id)).filter((v) => canRead(ctx, v));
 }
 
 /**

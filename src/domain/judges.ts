@@ -35,8 +35,14 @@ export async function getVisibleJudge(ctx: Ctx, id: string, version?: number): P
   if (!latest || !canRead(ctx, latest)) throw notFound('Judge', id);
   if (version === undefined || version === latest.version) return latest;
   const old = await ctx.store.getJudgeVersion(id, version);
-  if (!old) throw new TribunalError('not_found', 404, `Judge ${id} has no version ${version}; its latest is ${latest.version}.`);
+  if (!old || !canRead(ctx, old)) throw new TribunalError('not_found', 404, `Judge ${id} has no version ${version} visible to you; its latest is ${latest.version}.`);
   return old;
+}
+
+/** Every version the caller may read, newest first (versions saved private are its owner's only). */
+export async function listVisibleJudgeVersions(ctx: Ctx, id: string): Promise<JudgeRecord[]> {
+  await getVisibleJudge(ctx, id);
+  return (await ctx.store.listJudgeVersions(id)).filter((v) => canRead(ctx, v));
 }
 
 /** By id, or by exact name: the caller's own judges first, then other organizations' public ones. */
@@ -60,16 +66,25 @@ export async function resolveJudge(ctx: Ctx, ref: { id?: string; name?: string }
 /**
  * The evaluators a judge applies, at the versions it runs: pinned ones at their pin, the rest at
  * their latest. An evaluator deleted or made private since is reported, not silently skipped.
+ * Each evaluator version is checked against the caller, never against the judge's organization:
+ * an old (or pinned) version of another organization's judge may apply evaluators that are private.
  */
 export async function loadJudgeEvaluators(ctx: Ctx, judge: JudgeRecord): Promise<Array<EvaluatorRecord & { pinned_version: number | null }>> {
   return Promise.all(
     judge.evaluators.map(async (ref) => {
       const latest = await ctx.store.getEvaluator(ref.id);
-      if (!latest || !(canRead(ctx, latest) || latest.org_id === judge.org_id)) {
+      if (!latest) {
         throw new TribunalError('conflict', 409, `Judge ${judge.name} refers to evaluator ${ref.name} (${ref.id}), which no longer exists; update the judge's evaluator list.`);
       }
       const rec = ref.version === null || ref.version === latest.version ? latest : await ctx.store.getEvaluatorVersion(ref.id, ref.version);
       if (!rec) throw new TribunalError('conflict', 409, `Judge ${judge.name} pins evaluator ${ref.name} at version ${ref.version}, which does not exist.`);
+      if (!canRead(ctx, rec)) {
+        throw new TribunalError(
+          'conflict',
+          409,
+          `Judge ${judge.name} applies evaluator ${ref.name} (${ref.id}) at a version that is private to its organization, so it cannot be shown or run for you.`,
+        );
+      }
       return { ...rec, pinned_version: ref.version };
     }),
   );
@@ -190,9 +205,24 @@ export async function updateJudge(ctx: Ctx, id: string, patch: Partial<JudgeInpu
         patch.pin_versions === undefined
           ? refs.map((r) => ({ ...r, version: next.evaluators.find((e) => e.id === r.id)?.version ?? r.version }))
           : refs;
+      if (next.visibility === 'public') await assertPinsPublic(ctx, next.evaluators);
     }
     return next;
   });
+}
+
+/** A kept pin may name a version saved private before the evaluator was made public. */
+async function assertPinsPublic(ctx: Ctx, refs: EvaluatorRef[]): Promise<void> {
+  for (const [i, ref] of refs.entries()) {
+    if (ref.version === null) continue;
+    const pinned = await ctx.store.getEvaluatorVersion(ref.id, ref.version);
+    if (pinned && pinned.visibility !== 'public') {
+      throw validationError(
+        `A public judge can only apply public evaluator versions, and ${ref.name} (${ref.id}) is pinned at version ${ref.version}, which was saved private; pin its latest version (pin_versions: true) or keep the judge private.`,
+        [{ field: `evaluator_ids.${i}`, message: 'pinned at a private version' }],
+      );
+    }
+  }
 }
 
 export async function deleteJudge(ctx: Ctx, id: string): Promise<void> {
