@@ -4,15 +4,17 @@
 //   small; lowdb rewrites it whole on each commit, through a durable adapter (temp file, fsync,
 //   rename, fsync of the directory) so a crash leaves either the old or the new file.
 // - logs.jsonl holds execution logs, one JSON line each, append-only: appending costs the same
-//   with 100 or 100,000 logs already stored. A torn last line (crash mid-append) is dropped at load.
+//   with 100 or 100,000 logs already stored. A torn last line (crash mid-append) is dropped at load;
+//   any other bad line is skipped and copied aside (json-files.ts), never cut off.
 // - Every mutation is applied in memory synchronously (so checks and writes are serialized by the
 //   event loop) and then committed; concurrent commits are grouped into one disk write.
 // - tribunal.lock keeps a second process out (see lock.ts).
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import type fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Organization } from '../schemas.ts';
+import { assertDbBesideLogs, DurableJsonFile, loadLogFile, removeStaleTempFiles } from './json-files.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
 import {
   isAfter,
@@ -52,42 +54,6 @@ const emptyData = (): JsonData => ({
   judges: {},
   judge_versions: {},
 });
-
-/** lowdb adapter that survives power loss: write a temp file, fsync it, rename, fsync the directory. */
-class DurableJsonFile<T> {
-  constructor(private readonly file: string) {}
-
-  async read(): Promise<T | null> {
-    try {
-      return JSON.parse(await fsp.readFile(this.file, 'utf8')) as T;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw new Error(`Cannot read ${this.file}: ${(err as Error).message}`);
-    }
-  }
-
-  async write(data: T): Promise<void> {
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    const handle = await fsp.open(tmp, 'w');
-    try {
-      await handle.writeFile(JSON.stringify(data));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fsp.rename(tmp, this.file);
-    await syncDir(path.dirname(this.file));
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const handle = await fsp.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 /** Runs `write` once for any number of callers that asked while a previous write was in flight. */
 class GroupCommit {
@@ -196,9 +162,15 @@ export class JsonStore implements Store {
       adminSocket: this.opts.adminSocket,
     });
     try {
+      removeStaleTempFiles(dir);
+      assertDbBesideLogs(dir);
       this.db = new Low<JsonData>(new DurableJsonFile<JsonData>(path.join(dir, 'db.json')), emptyData());
       await this.db.read();
-      this.db.data = { ...emptyData(), ...this.db.data };
+      if (!this.db.data) {
+        // Written at once, so that a db.json missing beside logs.jsonl always means a lost database.
+        this.db.data = emptyData();
+        await this.db.write();
+      }
       for (const key of Object.values(this.db.data.api_keys)) this.keysByPrefix.set(key.prefix, key.id);
       this.dbCommit = new GroupCommit(() => this.db.write());
       await this.loadLogs(path.join(dir, 'logs.jsonl'));
@@ -210,31 +182,9 @@ export class JsonStore implements Store {
   }
 
   private async loadLogs(file: string): Promise<void> {
-    let text = '';
-    try {
-      text = await fsp.readFile(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    let validBytes = 0;
-    let offset = 0;
-    while (offset < text.length) {
-      const end = text.indexOf('\n', offset);
-      if (end < 0) break; // torn final line: never acknowledged, dropped below
-      const line = text.slice(offset, end);
-      offset = end + 1;
-      if (line.trim()) {
-        try {
-          this.insertLog(JSON.parse(line) as ExecutionLogRecord);
-        } catch {
-          break; // a corrupt line can only be the torn tail of a crash; keep what precedes it
-        }
-      }
-      validBytes += Buffer.byteLength(line) + 1;
-    }
-    this.logHandle = await fsp.open(file, 'a+');
-    const { size } = await this.logHandle.stat();
-    if (size > validBytes) await this.logHandle.truncate(validBytes);
+    const { records, handle } = await loadLogFile<ExecutionLogRecord>(file);
+    for (const record of records) this.insertLog(record);
+    this.logHandle = handle;
   }
 
   private insertLog(log: ExecutionLogRecord): void {
