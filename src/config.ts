@@ -88,6 +88,11 @@ const EnvSchema = z.object({
   TRIBUNAL_MAX_CONTEXTS: int(1).default(100),
   TRIBUNAL_MAX_TEXT: int(1).default(200_000),
   TRIBUNAL_MAX_PAGE_SIZE: int(1).default(200),
+  // A tag is a PostgreSQL GIN index key (at most ~2,700 bytes, 4 per character at worst).
+  TRIBUNAL_MAX_TAG_CHARS: int(1).max(500).default(200),
+  TRIBUNAL_MAX_TAGS: int(1).default(50),
+  TRIBUNAL_MAX_JUDGE_EVALUATORS: int(1).default(100),
+  TRIBUNAL_DEMO_RETENTION: duration.default(parseDuration('7d')),
   MCP_ENABLED: bool.default(true),
   TRIBUNAL_ALLOWED_HOSTS: list.optional(),
   TRIBUNAL_ALLOWED_ORIGINS: list.optional(),
@@ -134,6 +139,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisPrefix: e.TRIBUNAL_REDIS_PREFIX,
     trustProxy: e.TRUST_PROXY,
     demoKeyTtlMs: e.TRIBUNAL_DEMO_KEY_TTL,
+    /** How long a demo organization's data is kept after its key expired. */
+    demoRetentionMs: e.TRIBUNAL_DEMO_RETENTION,
     demoRateLimit: { limit: e.TRIBUNAL_DEMO_RATE_LIMIT, windowMs: e.TRIBUNAL_DEMO_RATE_WINDOW },
     rateLimit: { limit: e.TRIBUNAL_RATE_LIMIT, windowMs: e.TRIBUNAL_RATE_WINDOW },
     limits: {
@@ -141,6 +148,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       contexts: e.TRIBUNAL_MAX_CONTEXTS,
       textChars: e.TRIBUNAL_MAX_TEXT,
       pageSize: e.TRIBUNAL_MAX_PAGE_SIZE,
+      tagChars: e.TRIBUNAL_MAX_TAG_CHARS,
+      tags: e.TRIBUNAL_MAX_TAGS,
+      judgeEvaluators: e.TRIBUNAL_MAX_JUDGE_EVALUATORS,
     },
     mcp: {
       enabled: e.MCP_ENABLED,

@@ -468,6 +468,19 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
     });
 
     describe('execution logs', () => {
+      it('keeps a log at the configured limits: 50 tags of 200 three-byte characters, 100 evaluators (index rows fit)', async () => {
+        const store = await fresh();
+        // Random CJK characters (three bytes each in UTF-8) so that PostgreSQL cannot compress the index row.
+        const tags = Array.from({ length: 50 }, () => String.fromCharCode(...Array.from({ length: 200 }, () => 0x4e00 + Math.floor(Math.random() * 0x5000))));
+        const [result] = log('org_a').evaluator_results;
+        const results = Array.from({ length: 100 }, (_, i) => ({ ...result, evaluator_id: `evl_${String(i).padStart(26, '0')}` }));
+        const big = log('org_a', { type: 'judge', judge_id: 'jdg_1', evaluator_id: null, tags, evaluator_results: results });
+        await store.appendExecutionLog(big);
+        assert.deepEqual(await store.getExecutionLog(big.id), big);
+        const found = await store.listExecutionLogs({ org_id: 'org_a', tags: [tags[3], tags[49]], evaluator_id: results[99].evaluator_id }, { limit: 5 });
+        assert.deepEqual(found.items.map((l) => l.id), [big.id]);
+      });
+
       it('appends and reads back every field; ids are unique', async () => {
         const store = await fresh();
         const full = log('org_a', {

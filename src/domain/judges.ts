@@ -8,6 +8,8 @@ import { canRead, effectiveVisibility, evaluatorToWire, resolveEvaluator } from 
 import { resolveProjectId } from './projects.ts';
 
 type Ctx = Pick<ToolContext, 'store' | 'caller'>;
+/** Writes also need the configuration (limits). */
+type WriteCtx = Pick<ToolContext, 'store' | 'caller' | 'config'>;
 
 /** A judge stored before `generation` existed reads as a hand-made one (generation null). */
 export const judgeToWire = ({ org_id: _org, generation, ...wire }: JudgeRecord): Judge => ({ ...wire, generation: generation ?? null });
@@ -96,8 +98,14 @@ export async function judgeInFull(ctx: Ctx, judge: JudgeRecord): Promise<JudgeFu
 }
 
 /** Turns the caller's evaluator list (ids or exact names) into references, checking each is usable. */
-async function buildRefs(ctx: Ctx, evaluatorIds: string[], pin: boolean, visibility: 'private' | 'public'): Promise<EvaluatorRef[]> {
+async function buildRefs(ctx: WriteCtx, evaluatorIds: string[], pin: boolean, visibility: 'private' | 'public'): Promise<EvaluatorRef[]> {
   if (!evaluatorIds.length) throw validationError('A judge needs at least one evaluator.', [{ field: 'evaluator_ids', message: 'at least one' }]);
+  const max = ctx.config.limits.judgeEvaluators;
+  if (evaluatorIds.length > max) {
+    throw validationError(`A judge applies at most ${max} evaluators (TRIBUNAL_MAX_JUDGE_EVALUATORS) and evaluator_ids has ${evaluatorIds.length}; split it into several judges.`, [
+      { field: 'evaluator_ids', message: `at most ${max}` },
+    ]);
+  }
   const seen = new Set<string>();
   const refs: EvaluatorRef[] = [];
   for (const [i, idOrName] of evaluatorIds.entries()) {
@@ -136,7 +144,7 @@ export interface JudgeInput {
 }
 
 /** `generation` is set only by generate_judge; hand-made judges have none (it is not part of JudgeInput). */
-export async function createJudge(ctx: Ctx, input: JudgeInput, generation: JudgeGeneration | null = null): Promise<JudgeRecord> {
+export async function createJudge(ctx: WriteCtx, input: JudgeInput, generation: JudgeGeneration | null = null): Promise<JudgeRecord> {
   const visibility = effectiveVisibility(ctx, input.visibility);
   const now = new Date().toISOString();
   const record: JudgeRecord = {
@@ -189,7 +197,7 @@ export async function reviseJudge(ctx: Ctx, id: string, change: (current: JudgeR
  * A hand edit never touches `generation`: a generated judge stays generated, and a draft stays a
  * draft (still refused by run_judge) until generate_judge completes it, whatever was edited.
  */
-export async function updateJudge(ctx: Ctx, id: string, patch: Partial<JudgeInput>): Promise<JudgeRecord> {
+export async function updateJudge(ctx: WriteCtx, id: string, patch: Partial<JudgeInput>): Promise<JudgeRecord> {
   return reviseJudge(ctx, id, async (next) => {
     if (patch.name !== undefined) next.name = patch.name;
     if (patch.intent !== undefined) next.intent = patch.intent;
