@@ -55,6 +55,16 @@ const emptyData = (): JsonData => ({
   judge_versions: {},
 });
 
+/**
+ * Tables keyed by id have no prototype, so that an id like `constructor` or `__proto__` looks up
+ * nothing (a 404) instead of a member of Object.prototype (once a 500).
+ */
+function withoutPrototypes(data: JsonData): void {
+  for (const table of ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions'] as const) {
+    data[table] = Object.assign(Object.create(null) as Record<string, never>, data[table]);
+  }
+}
+
 /** Runs `write` once for any number of callers that asked while a previous write was in flight. */
 class GroupCommit {
   private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
@@ -171,6 +181,7 @@ export class JsonStore implements Store {
         this.db.data = emptyData();
         await this.db.write();
       }
+      withoutPrototypes(this.db.data);
       for (const key of Object.values(this.db.data.api_keys)) this.keysByPrefix.set(key.prefix, key.id);
       this.dbCommit = new GroupCommit(() => this.db.write());
       await this.loadLogs(path.join(dir, 'logs.jsonl'));
