@@ -2,6 +2,7 @@
 import { startAdminSocket } from './admin-socket.ts';
 import { buildServices } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
+import { scheduleDemoPurge } from './domain/demo-purge.ts';
 import { rateLimitBackend } from './rate-limit.ts';
 import { createServer } from './server.ts';
 import { openStore } from './store/index.ts';
@@ -11,6 +12,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
   const store = await openStore(config, { role: 'server', adminSocket: adminSocketPath });
   const services = await buildServices(config, store);
   const admin = config.store === 'json' ? await startAdminSocket(services, adminSocketPath!) : undefined;
+  const demoPurge = scheduleDemoPurge(store, config);
   // Rate-limit counters shared through Redis when REDIS_URL is set; per instance otherwise.
   const rateLimits = rateLimitBackend(config);
   const app = createServer(services, { rateLimitStore: rateLimits.store });
@@ -27,6 +29,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
     (closing ??= (async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections?.();
+      demoPurge.stop();
       await admin?.close();
       await rateLimits.close();
       await store.close();

@@ -2,6 +2,7 @@
 // test/store-postgres.test.ts) with the same assertions. A store that passes it can back the server.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { purgeExpiredDemoOrganizations } from '../src/domain/demo-purge.ts';
 import { newId } from '../src/ids.ts';
 import type { Organization } from '../src/schemas.ts';
 import {
@@ -177,6 +178,51 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         assert.equal(await store.getOrganization('org_missing'), null);
         assert.deepEqual(await store.findOrganizationByName('Acme'), first);
         assert.equal(await store.findOrganizationByName('Nobody'), null);
+      });
+
+      it('purges demo organizations past retention with everything they own, and nothing else', async () => {
+        const store = await fresh();
+        const made = async (o: Organization) => {
+          await store.createOrganization(o);
+          const k = apiKey(o.id);
+          const p = project(o.id, { is_default: true });
+          const e = evaluator(o.id, { project_id: p.id, visibility: 'public' });
+          const j = judge(o.id, [e.id], { project_id: p.id, visibility: 'public' });
+          const l = log(o.id, { project_id: p.id, evaluator_id: e.id });
+          await store.createApiKey(k);
+          await store.createProject(p);
+          await store.createEvaluator(e);
+          await store.updateEvaluator({ ...e, version: 2, rubric: 'v2' }, 1);
+          await store.createJudge(j);
+          await store.updateJudge({ ...j, version: 2, name: `${j.name} v2` }, 1);
+          await store.appendExecutionLog(l);
+          return { o, k, p, e, j, l };
+        };
+        const day = 86_400_000;
+        const now = Date.parse(at(0)) + 30 * day;
+        const expired = await made(org({ is_demo: true, created_at: at(0) }));
+        const recentDemo = await made(org({ is_demo: true, created_at: at(29 * day) }));
+        const real = await made(org({ created_at: at(0) }));
+        const purged = await purgeExpiredDemoOrganizations(store, { demoKeyTtlMs: day, demoRetentionMs: 7 * day }, now);
+        assert.equal(purged, 1);
+        assert.equal(await store.getOrganization(expired.o.id), null);
+        assert.equal(await store.getApiKeyByPrefix(expired.k.prefix), null);
+        assert.equal(await store.getApiKey(expired.k.id), null);
+        assert.equal(await store.getProject(expired.p.id), null);
+        assert.equal(await store.getEvaluator(expired.e.id), null);
+        assert.deepEqual(await store.listEvaluatorVersions(expired.e.id), []);
+        assert.equal(await store.getJudge(expired.j.id), null);
+        assert.deepEqual(await store.listJudgeVersions(expired.j.id), []);
+        assert.equal(await store.getExecutionLog(expired.l.id), null);
+        assert.deepEqual((await store.listExecutionLogs({ org_id: expired.o.id }, { limit: 5 })).items, []);
+        for (const kept of [recentDemo, real]) {
+          assert.deepEqual(await store.getOrganization(kept.o.id), kept.o);
+          assert.deepEqual(await store.getApiKeyByPrefix(kept.k.prefix), kept.k);
+          assert.equal((await store.listEvaluatorVersions(kept.e.id)).length, 2);
+          assert.equal((await store.listJudgeVersions(kept.j.id)).length, 2);
+          assert.deepEqual(await store.getExecutionLog(kept.l.id), kept.l);
+        }
+        assert.equal(await purgeExpiredDemoOrganizations(store, { demoKeyTtlMs: day, demoRetentionMs: 7 * day }, now), 0);
       });
     });
 

@@ -164,6 +164,35 @@ describe('db.json that is not a Tribunal database', () => {
   });
 });
 
+describe('demo purge on disk', () => {
+  it('removes the purged logs from logs.jsonl for good, keeping the others and later appends', async () => {
+    const dir = tempDir();
+    const store = await openJson(dir);
+    const demo = org({ is_demo: true, created_at: '2020-01-01T00:00:00.000Z' });
+    const kept = org();
+    await store.createOrganization(demo);
+    await store.createOrganization(kept);
+    const gone = log(demo.id);
+    const stays = log(kept.id);
+    await store.appendExecutionLog(gone);
+    await store.appendExecutionLog(stays);
+    await store.purgeOrganization(demo.id);
+    const after = log(kept.id);
+    await store.appendExecutionLog(after);
+    await store.close();
+    const text = fs.readFileSync(path.join(dir, 'logs.jsonl'), 'utf8');
+    assert.ok(!text.includes(gone.id));
+    const reopened = await openJson(dir);
+    try {
+      assert.equal(await reopened.getOrganization(demo.id), null);
+      assert.equal(await reopened.getExecutionLog(gone.id), null);
+      assert.deepEqual(new Set((await reopened.listExecutionLogs({ org_id: kept.id }, { limit: 5 })).items.map((l) => l.id)), new Set([stays.id, after.id]));
+    } finally {
+      await reopened.close();
+    }
+  });
+});
+
 describe('start-up housekeeping', () => {
   it('removes db.json temp files left by a crash, and keeps the database', async () => {
     const dir = tempDir();

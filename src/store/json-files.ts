@@ -57,17 +57,22 @@ export class DurableJsonFile<T> {
   }
 
   async write(data: T): Promise<void> {
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    const handle = await fsp.open(tmp, 'w');
-    try {
-      await handle.writeFile(JSON.stringify(data));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fsp.rename(tmp, this.file);
-    await syncDir(path.dirname(this.file));
+    await writeFileDurably(this.file, JSON.stringify(data));
   }
+}
+
+/** Replaces `file` whole so that a crash leaves the old or the new content: temp file, fsync, rename, fsync the directory. */
+export async function writeFileDurably(file: string, content: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  const handle = await fsp.open(tmp, 'w');
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fsp.rename(tmp, file);
+  await syncDir(path.dirname(file));
 }
 
 export async function syncDir(dir: string): Promise<void> {
@@ -84,7 +89,7 @@ export async function syncDir(dir: string): Promise<void> {
  * directory's lock, so no live writer can own one.
  */
 export function removeStaleTempFiles(dataDir: string): string[] {
-  const stale = fs.readdirSync(dataDir).filter((name) => /^db\.json\.\d+\.tmp$/.test(name));
+  const stale = fs.readdirSync(dataDir).filter((name) => /^(db\.json|logs\.jsonl)\.\d+\.tmp$/.test(name));
   for (const name of stale) fs.rmSync(path.join(dataDir, name), { force: true });
   return stale;
 }

@@ -10,11 +10,11 @@
 //   event loop) and then committed; concurrent commits are grouped into one disk write.
 // - tribunal.lock keeps a second process out (see lock.ts).
 import fs from 'node:fs';
-import type fsp from 'node:fs/promises';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Organization } from '../schemas.ts';
-import { assertDbBesideLogs, DurableJsonFile, loadLogFile, removeStaleTempFiles } from './json-files.ts';
+import { assertDbBesideLogs, DurableJsonFile, loadLogFile, removeStaleTempFiles, writeFileDurably } from './json-files.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
 import {
   isAfter,
@@ -156,6 +156,7 @@ export class JsonStore implements Store {
   private pendingLogLines: string[] = [];
   private logHandle?: fsp.FileHandle;
   private keysByPrefix = new Map<string, string>();
+  private rewriteLogs = false;
   private closed = false;
 
   constructor(private readonly opts: JsonStoreOptions) {}
@@ -217,10 +218,24 @@ export class JsonStore implements Store {
   }
 
   private async flushLogs(): Promise<void> {
+    if (this.rewriteLogs) return this.rewriteLogFile();
     const lines = this.pendingLogLines.splice(0);
     if (!lines.length || !this.logHandle) return;
     await this.logHandle.write(lines.join(''));
     await this.logHandle.datasync();
+  }
+
+  /**
+   * After a purge: the kept logs (pending appends included, they are in memory already) go to a
+   * new file that replaces logs.jsonl atomically. Runs inside the log commit, so no append interleaves.
+   */
+  private async rewriteLogFile(): Promise<void> {
+    this.rewriteLogs = false;
+    this.pendingLogLines.length = 0;
+    const file = path.join(this.opts.dataDir, 'logs.jsonl');
+    await writeFileDurably(file, this.logs.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    await this.logHandle?.close();
+    this.logHandle = await fsp.open(file, 'a+');
   }
 
   async close(): Promise<void> {
@@ -259,6 +274,33 @@ export class JsonStore implements Store {
     const found = Object.values(this.data.organizations).filter((o) => o.name === name && !o.is_demo);
     found.sort(newestFirst);
     return clone(found[found.length - 1] ?? null);
+  }
+
+  async listDemoOrganizations(createdBefore: string, limit: number) {
+    const found = Object.values(this.data.organizations).filter((o) => o.is_demo && o.created_at < createdBefore);
+    return clone(found.sort(newestFirst).reverse().slice(0, limit));
+  }
+  async purgeOrganization(orgId: string): Promise<void> {
+    const d = this.data;
+    for (const key of Object.values(d.api_keys)) if (key.org_id === orgId) (this.keysByPrefix.delete(key.prefix), delete d.api_keys[key.id]);
+    for (const table of ['projects', 'evaluators', 'judges'] as const) {
+      for (const rec of Object.values(d[table])) if (rec.org_id === orgId) delete d[table][rec.id];
+    }
+    for (const table of ['evaluator_versions', 'judge_versions'] as const) {
+      for (const [id, versions] of Object.entries(d[table])) if (versions[0]?.org_id === orgId) delete d[table][id];
+    }
+    delete d.organizations[orgId];
+    const kept = this.logs.filter((l) => l.org_id !== orgId);
+    const purgedLogs = kept.length !== this.logs.length;
+    if (purgedLogs) {
+      for (const l of this.logs) if (l.org_id === orgId) this.logsById.delete(l.id);
+      this.logs = kept;
+    }
+    await this.save();
+    if (purgedLogs) {
+      this.rewriteLogs = true;
+      await this.logCommit.commit();
+    }
   }
 
   // API keys

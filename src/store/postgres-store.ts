@@ -537,6 +537,19 @@ export class PostgresStore implements Store {
     return this.one('SELECT * FROM organizations WHERE name = $1 AND NOT is_demo ORDER BY created_at, id LIMIT 1', [name], orgFromRow);
   }
 
+  async listDemoOrganizations(createdBefore: string, limit: number) {
+    const { rows } = await this.query('SELECT * FROM organizations WHERE is_demo AND created_at < $1 ORDER BY created_at, id LIMIT $2', [createdBefore, limit]);
+    return rows.map(orgFromRow);
+  }
+  async purgeOrganization(orgId: string): Promise<void> {
+    await this.transaction(async (c) => {
+      await c.query('DELETE FROM evaluator_versions WHERE id IN (SELECT id FROM evaluators WHERE org_id = $1)', [orgId]);
+      await c.query('DELETE FROM judge_versions WHERE id IN (SELECT id FROM judges WHERE org_id = $1)', [orgId]);
+      for (const table of ['execution_logs', 'judges', 'evaluators', 'projects', 'api_keys']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
+      await c.query('DELETE FROM organizations WHERE id = $1', [orgId]);
+    });
+  }
+
   // API keys
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {

@@ -67,6 +67,11 @@ export interface Store {
   getOrganization(id: string): Promise<Organization | null>;
   findOrganizationByName(name: string): Promise<Organization | null>;
 
+  /** Demo organizations created before `createdBefore` (ISO-8601), oldest first, at most `limit`. */
+  listDemoOrganizations(createdBefore: string, limit: number): Promise<Organization[]>;
+  /** Deletes an organization and everything it owns: keys, projects, evaluators, judges (every version), logs. */
+  purgeOrganization(orgId: string): Promise<void>;
+
   createApiKey(key: ApiKeyRecord): Promise<void>;
   getApiKeyByPrefix(prefix: string): Promise<ApiKeyRecord | null>;
   getApiKey(id: string): Promise<ApiKeyRecord | null>;
