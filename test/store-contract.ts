@@ -261,6 +261,33 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
       });
     });
 
+    describe('conflicts carry their reason as data', () => {
+      it('gives the same reason on every store', async () => {
+        const store = await fresh();
+        const reason = async (write: () => Promise<unknown>) => {
+          const err = await write().then(() => null, (e: unknown) => e);
+          assert.ok(err instanceof StoreConflictError, String(err));
+          return err.reason;
+        };
+        const e = evaluator('org_a', { name: 'Same' });
+        await store.createEvaluator(e);
+        assert.deepEqual(await reason(() => store.createEvaluator(evaluator('org_a', { name: 'Same' }))), { kind: 'name_taken', resource: 'evaluator', name: 'Same' });
+        assert.deepEqual(await reason(() => store.createEvaluator({ ...e, name: 'Else' })), { kind: 'id_taken', resource: 'evaluator', id: e.id });
+        const j = judge('org_a', [e.id], { name: 'J' });
+        await store.createJudge(j);
+        assert.deepEqual(await reason(() => store.createJudge(judge('org_a', [e.id], { name: 'J' }))), { kind: 'name_taken', resource: 'judge', name: 'J' });
+        await store.createProject(project('org_a', { name: 'P', is_default: true }));
+        assert.deepEqual(await reason(() => store.createProject(project('org_a', { name: 'Q', is_default: true }))), { kind: 'default_project_exists' });
+        assert.deepEqual(await reason(() => store.createProject(project('org_a', { name: 'P' }))), { kind: 'name_taken', resource: 'project', name: 'P' });
+        const k = apiKey('org_a');
+        await store.createApiKey(k);
+        assert.deepEqual(await reason(() => store.createApiKey(apiKey('org_a', { prefix: k.prefix }))), { kind: 'key_prefix_taken' });
+        const l = log('org_a');
+        await store.appendExecutionLog(l);
+        assert.deepEqual(await reason(() => store.appendExecutionLog(l)), { kind: 'id_taken', resource: 'execution_log', id: l.id });
+      });
+    });
+
     describe('projects', () => {
       it('keeps one default project per organization and unique names per organization', async () => {
         const store = await fresh();

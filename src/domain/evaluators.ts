@@ -2,7 +2,8 @@
 import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Demonstration, Evaluator } from '../schemas.ts';
-import { StoreConflictError, type EvaluatorRecord } from '../store/types.ts';
+import type { EvaluatorRecord } from '../store/types.ts';
+import { conflictToError } from './conflicts.ts';
 import type { ToolContext } from '../tool.ts';
 import { resolveProjectId } from './projects.ts';
 
@@ -100,10 +101,7 @@ function checkDemonstrations(content: Pick<EvaluatorContent, 'demonstrations' | 
   });
 }
 
-const conflict = (err: unknown) => {
-  if (err instanceof StoreConflictError) return new TribunalError('conflict', 409, `${err.message}; choose another name or edit the existing one.`);
-  return err;
-};
+const conflict = (err: unknown) => conflictToError(err, 'choose another name or edit the existing one.');
 
 export async function createEvaluator(
   ctx: WriteCtx,

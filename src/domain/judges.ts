@@ -2,7 +2,8 @@
 import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { EvaluatorRef, Judge, JudgeFull, JudgeGeneration } from '../schemas.ts';
-import { StoreConflictError, type EvaluatorRecord, type JudgeRecord } from '../store/types.ts';
+import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
+import { conflictToError } from './conflicts.ts';
 import type { ToolContext } from '../tool.ts';
 import { canRead, effectiveVisibility, evaluatorToWire, resolveEvaluator } from './evaluators.ts';
 import { resolveProjectId } from './projects.ts';
@@ -130,8 +131,7 @@ async function buildRefs(ctx: WriteCtx, evaluatorIds: string[], pin: boolean, vi
   return refs;
 }
 
-const conflict = (err: unknown) =>
-  err instanceof StoreConflictError ? new TribunalError('conflict', 409, `${err.message}; choose another name or edit the existing judge.`) : err;
+const conflict = (err: unknown) => conflictToError(err, 'choose another name or edit the existing judge.');
 
 export interface JudgeInput {
   name: string;

@@ -306,7 +306,7 @@ export class JsonStore implements Store {
   // API keys
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {
-    if (this.keysByPrefix.has(key.prefix)) throw new StoreConflictError('an API key with this prefix exists');
+    if (this.keysByPrefix.has(key.prefix)) throw new StoreConflictError({ kind: 'key_prefix_taken' });
     this.data.api_keys[key.id] = clone(key);
     this.keysByPrefix.set(key.prefix, key.id);
     await this.save();
@@ -333,8 +333,8 @@ export class JsonStore implements Store {
 
   async createProject(project: ProjectRecord): Promise<void> {
     const siblings = Object.values(this.data.projects).filter((p) => p.org_id === project.org_id);
-    if (project.is_default && siblings.some((p) => p.is_default)) throw new StoreConflictError('the organization already has a default project');
-    if (siblings.some((p) => p.name === project.name)) throw new StoreConflictError(`a project named ${JSON.stringify(project.name)} already exists`);
+    if (project.is_default && siblings.some((p) => p.is_default)) throw new StoreConflictError({ kind: 'default_project_exists' });
+    if (siblings.some((p) => p.name === project.name)) throw new StoreConflictError({ kind: 'name_taken', resource: 'project', name: project.name });
     this.data.projects[project.id] = clone(project);
     await this.save();
   }
@@ -350,14 +350,14 @@ export class JsonStore implements Store {
 
   // Evaluators and judges share their versioning logic.
 
-  private assertUniqueName(table: Record<string, { id: string; org_id: string | null; name: string }>, rec: { id: string; org_id: string | null; name: string }, what: string) {
+  private assertUniqueName(table: Record<string, { id: string; org_id: string | null; name: string }>, rec: { id: string; org_id: string | null; name: string }, resource: 'evaluator' | 'judge') {
     const clash = Object.values(table).find((r) => r.org_id === rec.org_id && r.name === rec.name && r.id !== rec.id);
-    if (clash) throw new StoreConflictError(`${what} named ${JSON.stringify(rec.name)} already exists in this organization (${clash.id})`);
+    if (clash) throw new StoreConflictError({ kind: 'name_taken', resource, name: rec.name });
   }
 
   async createEvaluator(evaluator: EvaluatorRecord): Promise<void> {
-    if (this.data.evaluators[evaluator.id]) throw new StoreConflictError(`evaluator ${evaluator.id} exists`);
-    this.assertUniqueName(this.data.evaluators, evaluator, 'an evaluator');
+    if (this.data.evaluators[evaluator.id]) throw new StoreConflictError({ kind: 'id_taken', resource: 'evaluator', id: evaluator.id });
+    this.assertUniqueName(this.data.evaluators, evaluator, 'evaluator');
     this.data.evaluators[evaluator.id] = clone(evaluator);
     this.data.evaluator_versions[evaluator.id] = [clone(evaluator)];
     await this.save();
@@ -385,7 +385,7 @@ export class JsonStore implements Store {
   async updateEvaluator(next: EvaluatorRecord, expectedVersion: number): Promise<boolean> {
     const current = this.data.evaluators[next.id];
     if (!current || current.version !== expectedVersion) return false;
-    this.assertUniqueName(this.data.evaluators, next, 'an evaluator');
+    this.assertUniqueName(this.data.evaluators, next, 'evaluator');
     this.data.evaluators[next.id] = clone(next);
     (this.data.evaluator_versions[next.id] ??= []).push(clone(next));
     await this.save();
@@ -400,8 +400,8 @@ export class JsonStore implements Store {
   }
 
   async createJudge(judge: JudgeRecord): Promise<void> {
-    if (this.data.judges[judge.id]) throw new StoreConflictError(`judge ${judge.id} exists`);
-    this.assertUniqueName(this.data.judges, judge, 'a judge');
+    if (this.data.judges[judge.id]) throw new StoreConflictError({ kind: 'id_taken', resource: 'judge', id: judge.id });
+    this.assertUniqueName(this.data.judges, judge, 'judge');
     this.data.judges[judge.id] = clone(judge);
     this.data.judge_versions[judge.id] = [clone(judge)];
     await this.save();
@@ -428,7 +428,7 @@ export class JsonStore implements Store {
   async updateJudge(next: JudgeRecord, expectedVersion: number): Promise<boolean> {
     const current = this.data.judges[next.id];
     if (!current || current.version !== expectedVersion) return false;
-    this.assertUniqueName(this.data.judges, next, 'a judge');
+    this.assertUniqueName(this.data.judges, next, 'judge');
     this.data.judges[next.id] = clone(next);
     (this.data.judge_versions[next.id] ??= []).push(clone(next));
     await this.save();
@@ -451,7 +451,7 @@ export class JsonStore implements Store {
 
   async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {
     if (this.closed) throw new Error('the JSON store is closed');
-    if (this.logsById.has(log.id)) throw new StoreConflictError(`execution log ${log.id} exists`);
+    if (this.logsById.has(log.id)) throw new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id: log.id });
     const record = clone(log);
     this.insertLog(record);
     this.pendingLogLines.push(`${JSON.stringify(record)}\n`);

@@ -17,6 +17,7 @@ import {
   StoreConflictError,
   StoreUnavailableError,
   type ApiKeyRecord,
+  type ConflictReason,
   type EvaluatorFilter,
   type EvaluatorRecord,
   type ExecutionLogRecord,
@@ -439,11 +440,11 @@ export class PostgresStore implements Store {
   }
 
   /** Maps a driver error to the store's errors: unreachable -> StoreUnavailableError, unique -> StoreConflictError. */
-  private storeError(err: unknown, conflict?: (constraint: string) => string): unknown {
+  private storeError(err: unknown, conflict?: (constraint: string) => ConflictReason): unknown {
     if (err instanceof StoreUnavailableError || err instanceof StoreConflictError) return err;
     if (isConnectionError(err)) return new StoreUnavailableError(`PostgreSQL is unreachable: ${(err as Error).message}`, { cause: err });
     const e = err as { code?: string; constraint?: string };
-    if (e.code === '23505') return new StoreConflictError(conflict?.(e.constraint ?? '') ?? `duplicate value (${e.constraint})`);
+    if (e.code === '23505' && conflict) return new StoreConflictError(conflict(e.constraint ?? ''));
     return err;
   }
 
@@ -464,7 +465,7 @@ export class PostgresStore implements Store {
    * One statement. `idempotent` statements (reads) are retried on a broken connection, e.g. a pooled
    * connection the database closed on restart; a write is not, since it may have been applied.
    */
-  private async query(sql: string, params: unknown[], opts: { idempotent?: boolean; retries?: number; conflict?: (c: string) => string } = {}): Promise<pg.QueryResult<Row>> {
+  private async query(sql: string, params: unknown[], opts: { idempotent?: boolean; retries?: number; conflict?: (c: string) => ConflictReason } = {}): Promise<pg.QueryResult<Row>> {
     const retries = opts.retries ?? 2;
     for (let attempt = 0; ; attempt++) {
       const client = await this.connect(retries);
@@ -482,12 +483,12 @@ export class PostgresStore implements Store {
     }
   }
 
-  private write(sql: string, params: unknown[], conflict?: (c: string) => string) {
+  private write(sql: string, params: unknown[], conflict?: (c: string) => ConflictReason) {
     return this.query(sql, params, { idempotent: false, conflict });
   }
 
   /** Runs `fn` in a transaction; it commits unless `fn` throws or answers `{ rollback: value }`. */
-  private async transaction<T>(fn: (c: Queryable) => Promise<T | { rollback: T }>, conflict?: (c: string) => string): Promise<T> {
+  private async transaction<T>(fn: (c: Queryable) => Promise<T | { rollback: T }>, conflict?: (c: string) => ConflictReason): Promise<T> {
     const client = await this.connect();
     const q: Queryable = {
       query: async (sql: string, params: unknown[] = []) => {
@@ -526,7 +527,7 @@ export class PostgresStore implements Store {
     await this.write(
       `INSERT INTO organizations (${ORG_COLUMNS.join(', ')}, extra) VALUES (${placeholders(5)})`,
       [org.id, org.name, org.is_demo, org.created_at, extraOf(org, ORG_COLUMNS)],
-      () => `organization ${org.id} exists`,
+      () => ({ kind: 'id_taken', resource: 'organization', id: org.id }),
     );
   }
   getOrganization(id: string) {
@@ -556,7 +557,7 @@ export class PostgresStore implements Store {
     await this.write(
       `INSERT INTO api_keys (${KEY_COLUMNS.join(', ')}, extra) VALUES (${placeholders(10)})`,
       [key.id, key.org_id, key.name, key.prefix, key.hash, key.created_at, key.expires_at, key.last_used_at, key.revoked_at, extraOf(key, KEY_COLUMNS)],
-      (c) => (c === 'api_keys_prefix_key' ? 'an API key with this prefix exists' : `API key ${key.id} exists`),
+      (c) => (c === 'api_keys_prefix_key' ? { kind: 'key_prefix_taken' } : { kind: 'id_taken', resource: 'api_key', id: key.id }),
     );
   }
   getApiKeyByPrefix(prefix: string) {
@@ -590,12 +591,12 @@ export class PostgresStore implements Store {
     await this.write(
       `INSERT INTO projects (${PROJECT_COLUMNS.join(', ')}, extra) VALUES (${placeholders(7)})`,
       [project.id, project.org_id, project.name, project.description, project.is_default, project.created_at, extraOf(project, PROJECT_COLUMNS)],
-      (c) =>
+      (c): ConflictReason =>
         c === 'projects_one_default'
-          ? 'the organization already has a default project'
+          ? { kind: 'default_project_exists' }
           : c === 'projects_unique_name'
-            ? `a project named ${JSON.stringify(project.name)} already exists`
-            : `project ${project.id} exists`,
+            ? { kind: 'name_taken', resource: 'project', name: project.name }
+            : { kind: 'id_taken', resource: 'project', id: project.id },
     );
   }
   getProject(id: string) {
@@ -613,7 +614,7 @@ export class PostgresStore implements Store {
   // Evaluators
 
   private evaluatorConflict(e: EvaluatorRecord) {
-    return (c: string) => (c === 'evaluators_unique_name' ? `an evaluator named ${JSON.stringify(e.name)} already exists in this organization` : `evaluator ${e.id} exists`);
+    return (c: string): ConflictReason => (c === 'evaluators_unique_name' ? { kind: 'name_taken', resource: 'evaluator', name: e.name } : { kind: 'id_taken', resource: 'evaluator', id: e.id });
   }
 
   async createEvaluator(evaluator: EvaluatorRecord): Promise<void> {
@@ -666,7 +667,7 @@ export class PostgresStore implements Store {
   // Judges
 
   private judgeConflict(j: JudgeRecord) {
-    return (c: string) => (c === 'judges_unique_name' ? `a judge named ${JSON.stringify(j.name)} already exists in this organization` : `judge ${j.id} exists`);
+    return (c: string): ConflictReason => (c === 'judges_unique_name' ? { kind: 'name_taken', resource: 'judge', name: j.name } : { kind: 'id_taken', resource: 'judge', id: j.id });
   }
 
   async createJudge(judge: JudgeRecord): Promise<void> {
@@ -726,7 +727,7 @@ export class PostgresStore implements Store {
   // Execution logs
 
   async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {
-    await this.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(LOG_INSERT_COLUMNS.length)})`, logValues(log), () => `execution log ${log.id} exists`);
+    await this.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(LOG_INSERT_COLUMNS.length)})`, logValues(log), () => ({ kind: 'id_taken', resource: 'execution_log', id: log.id }));
   }
   getExecutionLog(id: string) {
     return this.one('SELECT * FROM execution_logs WHERE id = $1', [id], logFromRow);
