@@ -209,3 +209,31 @@ async function setAside(file: string, rejected: Array<{ line: number; text: stri
   }
   for (const r of rejected) warn(`${file}:${r.line}: ${r.reason}; a copy is in ${asideFile}.`);
 }
+
+/** Runs `write` once for any number of callers that asked while a previous write was in flight. */
+export class GroupCommit {
+  private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  private running = false;
+  constructor(private readonly write: () => Promise<void>) {}
+
+  commit(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    while (this.waiting.length) {
+      const batch = this.waiting.splice(0);
+      try {
+        await this.write();
+        for (const w of batch) w.resolve();
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.running = false;
+  }
+}

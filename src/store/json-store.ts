@@ -14,7 +14,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Organization } from '../schemas.ts';
-import { assertDbBesideLogs, DurableJsonFile, loadLogFile, removeStaleTempFiles, writeFileDurably } from './json-files.ts';
+import { assertDbBesideLogs, DurableJsonFile, GroupCommit, loadLogFile, removeStaleTempFiles, writeFileDurably } from './json-files.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
 import {
   isAfter,
@@ -62,34 +62,6 @@ const emptyData = (): JsonData => ({
 function withoutPrototypes(data: JsonData): void {
   for (const table of ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions'] as const) {
     data[table] = Object.assign(Object.create(null) as Record<string, never>, data[table]);
-  }
-}
-
-/** Runs `write` once for any number of callers that asked while a previous write was in flight. */
-class GroupCommit {
-  private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
-  private running = false;
-  constructor(private readonly write: () => Promise<void>) {}
-
-  commit(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
-      if (!this.running) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.running = true;
-    while (this.waiting.length) {
-      const batch = this.waiting.splice(0);
-      try {
-        await this.write();
-        for (const w of batch) w.resolve();
-      } catch (err) {
-        for (const w of batch) w.reject(err);
-      }
-    }
-    this.running = false;
   }
 }
 
