@@ -4,28 +4,13 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
-import { JsonStore } from '../src/store/json-store.ts';
+import { describe, it } from 'node:test';
+import { jsonTempDirs, openJson } from './helpers/json-store.ts';
 import { cleanEnv } from './helpers/server.ts';
 import { log, org } from './store-contract.ts';
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-json-recovery-'));
-  dirs.push(dir);
-  return dir;
-};
-after(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-async function openJson(dataDir: string) {
-  const store = new JsonStore({ dataDir, lockWaitMs: 0 });
-  await store.init();
-  return store;
-}
+const tempDir = jsonTempDirs('tribunal-json-recovery-');
 
 /** A data directory with an empty database, as a first start leaves it. */
 async function initialized(): Promise<string> {
