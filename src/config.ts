@@ -100,6 +100,11 @@ const EnvSchema = z.object({
   TRIBUNAL_HEADERS_TIMEOUT: duration.default(parseDuration('20s')),
   TRIBUNAL_REQUEST_TIMEOUT: duration.default(parseDuration('30s')),
   TRIBUNAL_SHUTDOWN_GRACE: duration.default(parseDuration('10s')),
+  // A tag is a PostgreSQL GIN index key (at most ~2,700 bytes, 4 per character at worst).
+  TRIBUNAL_MAX_TAG_CHARS: int(1).max(500).default(200),
+  TRIBUNAL_MAX_TAGS: int(1).default(50),
+  TRIBUNAL_MAX_JUDGE_EVALUATORS: int(1).default(100),
+  TRIBUNAL_DEMO_RETENTION: duration.default(parseDuration('7d')),
   MCP_ENABLED: bool.default(true),
   TRIBUNAL_ALLOWED_HOSTS: list.optional(),
   TRIBUNAL_ALLOWED_ORIGINS: list.optional(),
@@ -152,6 +157,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisPrefix: e.TRIBUNAL_REDIS_PREFIX,
     trustProxy: e.TRUST_PROXY,
     demoKeyTtlMs: e.TRIBUNAL_DEMO_KEY_TTL,
+    /** How long a demo organization's data is kept after its key expired. */
+    demoRetentionMs: e.TRIBUNAL_DEMO_RETENTION,
     demoRateLimit: { limit: e.TRIBUNAL_DEMO_RATE_LIMIT, windowMs: e.TRIBUNAL_DEMO_RATE_WINDOW },
     rateLimit: { limit: e.TRIBUNAL_RATE_LIMIT, windowMs: e.TRIBUNAL_RATE_WINDOW },
     limits: {
@@ -162,6 +169,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       /** Live (not revoked, not expired) API keys an organization may hold; demo organizations get fewer. */
       keysPerOrg: e.TRIBUNAL_MAX_KEYS_PER_ORG,
       keysPerDemoOrg: e.TRIBUNAL_MAX_KEYS_PER_DEMO_ORG,
+      tagChars: e.TRIBUNAL_MAX_TAG_CHARS,
+      tags: e.TRIBUNAL_MAX_TAGS,
+      judgeEvaluators: e.TRIBUNAL_MAX_JUDGE_EVALUATORS,
     },
     /** Slow clients: the headers, then the whole request, must arrive within these (answers are not limited). */
     http: {

@@ -3,6 +3,7 @@ import http from 'node:http';
 import { startAdminSocket } from './admin-socket.ts';
 import { buildServices } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
+import { scheduleDemoPurge } from './domain/demo-purge.ts';
 import { modelWarnings } from './engine/model-check.ts';
 import { InFlightRequests } from './http/in-flight.ts';
 import { createObservability } from './observability/index.ts';
@@ -17,6 +18,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
   const observability = await createObservability(config);
   const services = await buildServices(config, store, observability.modelObserver);
   const admin = config.store === 'json' ? await startAdminSocket(services, adminSocketPath!) : undefined;
+  const demoPurge = scheduleDemoPurge(store, config);
   // Rate-limit counters shared through Redis when REDIS_URL is set; per instance otherwise.
   const rateLimits = rateLimitBackend(config);
   const inFlight = new InFlightRequests();
@@ -52,6 +54,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
       }
       server.closeAllConnections();
       await stopped;
+      demoPurge.stop();
       await admin?.close();
       await rateLimits.close();
       await store.close();

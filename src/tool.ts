@@ -59,6 +59,7 @@ export function enforceLimits(value: unknown, limits: Config['limits'], path: st
       ]);
     }
   } else if (Array.isArray(value)) {
+    if (path[path.length - 1] === 'tags') checkTags(value, limits, path.join('.'));
     if (path[path.length - 1] === 'contexts' && value.length > limits.contexts) {
       throw validationError(`contexts has ${value.length} items; the limit is ${limits.contexts} (TRIBUNAL_MAX_CONTEXTS).`, [
         { field: path.join('.'), message: `at most ${limits.contexts} items` },
@@ -68,6 +69,20 @@ export function enforceLimits(value: unknown, limits: Config['limits'], path: st
   } else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) enforceLimits(v, limits, [...path, k]);
   }
+}
+
+/** Tags are stored and indexed with every log: bounded before any model call is paid for. */
+function checkTags(tags: unknown[], limits: Config['limits'], field: string): void {
+  if (tags.length > limits.tags) {
+    throw validationError(`${field} has ${tags.length} tags; the limit is ${limits.tags} (TRIBUNAL_MAX_TAGS).`, [{ field, message: `at most ${limits.tags} tags` }]);
+  }
+  tags.forEach((tag, i) => {
+    if (typeof tag === 'string' && tag.length > limits.tagChars) {
+      throw validationError(`${field}.${i} is ${tag.length} characters; a tag is at most ${limits.tagChars} (TRIBUNAL_MAX_TAG_CHARS).`, [
+        { field: `${field}.${i}`, message: `at most ${limits.tagChars} characters` },
+      ]);
+    }
+  });
 }
 
 export async function invokeTool<I extends z.ZodObject, O extends z.ZodObject, C extends Pick<Services, 'config'>>(

@@ -3,7 +3,8 @@
 // other command; bad arguments exit 2.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { keyCommand as runOnStore, KeyCommandError, type CreatedKey, type KeyCommand } from '../key-commands.ts';
+import { KeyCommandError, type CreatedKey, type KeyCommand } from '../key-commands.ts';
+import { keyCommand as runOnStore } from './key-store.ts';
 import type { ApiKey } from '../schemas.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
 import { withCommandName } from './invocation.ts';

@@ -2,8 +2,9 @@
 import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
 import { looksLikeId, newId } from '../ids.ts';
 import type { Demonstration, Evaluator } from '../schemas.ts';
-import { StoreConflictError, type EvaluatorRecord } from '../store/types.ts';
+import type { EvaluatorRecord } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
+import { conflictToError } from './conflicts.ts';
 import { resolveProjectId } from './projects.ts';
 
 type Ctx = Pick<RequestContext, 'store' | 'caller'>;
@@ -16,6 +17,11 @@ export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Eva
   critical: wire.critical ?? false,
 });
 
+/**
+ * Decided for the caller on every record, current or past: each stored version keeps the visibility
+ * it was saved with, so a version saved private stays private to its organization even after a
+ * later version was made public (publishing publishes from then on, not the history).
+ */
 export function canRead(ctx: Ctx, rec: { org_id: string | null; visibility: string }): boolean {
   return rec.org_id === ctx.caller.org.id || rec.visibility === 'public';
 }
@@ -32,8 +38,14 @@ export async function getVisibleEvaluator(ctx: Ctx, id: string, version?: number
   if (!latest || !canRead(ctx, latest)) throw notFound('Evaluator', id);
   if (version === undefined || version === latest.version) return latest;
   const old = await ctx.store.getEvaluatorVersion(id, version);
-  if (!old) throw new TribunalError('not_found', 404, `Evaluator ${id} has no version ${version}; its latest is ${latest.version}.`);
+  if (!old || !canRead(ctx, old)) throw new TribunalError('not_found', 404, `Evaluator ${id} has no version ${version} visible to you; its latest is ${latest.version}.`);
   return old;
+}
+
+/** Every version the caller may read, newest first (versions saved private are its owner's only). */
+export async function listVisibleEvaluatorVersions(ctx: Ctx, id: string): Promise<EvaluatorRecord[]> {
+  await getVisibleEvaluator(ctx, id);
+  return (await ctx.store.listEvaluatorVersions(id)).filter((v) => canRead(ctx, v));
 }
 
 /**
@@ -102,10 +114,7 @@ function checkDemonstrations(content: Pick<EvaluatorContent, 'demonstrations' | 
   });
 }
 
-const conflict = (err: unknown) => {
-  if (err instanceof StoreConflictError) return new TribunalError('conflict', 409, `${err.message}; choose another name or edit the existing one.`);
-  return err;
-};
+const conflict = (err: unknown) => conflictToError(err, 'choose another name or edit the existing one.');
 
 export async function createEvaluator(
   ctx: WriteCtx,
