@@ -100,7 +100,7 @@ describe('command-line details', () => {
   test('justifications are printed whole when stdout is not a terminal', async () => {
     const judge = await rig.server.request('POST', '/v1/judges/', { key: rig.key, body: { name: 'details judge', intent: 'Help-desk answers.', evaluator_ids: ['Answer Relevance'] } });
     assert.equal(judge.status, 201, JSON.stringify(judge.body));
-    const r = await rig.cli(['judges', 'run', 'details judge', '--response', 'Open Settings.']);
+    const r = await rig.cli(['judges', 'run', 'details judge', '--request', 'How do I change my password?', '--response', 'Open Settings.']);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.includes(LONG_JUSTIFICATION), r.stdout);
   });
@@ -109,7 +109,7 @@ describe('command-line details', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-json-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const input = path.join(dir, 'data.jsonl');
-    fs.writeFileSync(input, `${JSON.stringify({ response: 'ALPHA-ROW answer' })}\n${JSON.stringify({ response: 'second answer' })}\n`);
+    fs.writeFileSync(input, `${JSON.stringify({ request: 'first question', response: 'ALPHA-ROW answer' })}\n${JSON.stringify({ request: 'second question', response: 'second answer' })}\n`);
     const r = await rig.cli(['eval', '--judge', 'details judge', '--input', input, '--out', path.join(dir, 'out.jsonl'), '--json', '--quiet']);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /\d\.\d*0000000000\d/);

@@ -159,7 +159,7 @@ describe('tribunal CLI', () => {
     assert.match(text.stdout, /^Judge Support replies v2: score 0\.\d\d .* log log_[0-9a-f]{32}$/m);
     assert.match(text.stdout, /^\s+0\.\d\d\s+Clarity\s+fake justification/m);
     assert.equal(rig.fake.requests.length, 2, 'one model call per evaluator');
-    const run = json(await rig.cli(['judges', 'run', judge.id, '--response', 'Second reply.', '--context', 'doc one', '--context', 'doc two', '--expected-output', 'x', '--user-id', 'u1', '--json']));
+    const run = json(await rig.cli(['judges', 'run', judge.id, '--request', 'And the second one?', '--response', 'Second reply.', '--context', 'doc one', '--context', 'doc two', '--expected-output', 'x', '--user-id', 'u1', '--json']));
     assert.equal(run.evaluator_results.length, 2);
 
     // logs list: every filter reaches the server.

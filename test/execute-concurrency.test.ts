@@ -45,7 +45,7 @@ test('the eight evaluators of a judge are in flight at the same time', async () 
     const judge = await rig.createJudge({ name: 'Eight', intent: 'x', evaluator_ids: EIGHT });
     rig.fake.resetStats();
     rig.fake.respondWith(barrier(rig, 8));
-    const res = await rig.post(`/v1/judges/${judge.id}/execute/`, { response: 'Hello.' });
+    const res = await rig.post(`/v1/judges/${judge.id}/execute/`, { request: 'Hi there.', response: 'Hello.' });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.evaluator_results.length, 8);
     assert.ok(res.body.evaluator_results.every((r: any) => r.score === 0.5));
@@ -64,7 +64,7 @@ test('TRIBUNAL_MODEL_CONCURRENCY caps calls in flight server-wide; the rest wait
     // Each batch of three is released when it is complete; a fourth never gets in meanwhile.
     rig.fake.respondWith(barrier(rig, 3, 500));
     const [a, b] = await Promise.all([
-      rig.post(`/v1/judges/${judge.id}/execute/`, { response: 'Hello.' }),
+      rig.post(`/v1/judges/${judge.id}/execute/`, { request: 'Hi there.', response: 'Hello.' }),
       rig.post('/v1/evaluators/preset_clarity/execute/', { response: 'Hi.' }),
     ]);
     assert.equal(a.status, 200, JSON.stringify(a.body));
