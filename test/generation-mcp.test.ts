@@ -114,7 +114,7 @@ describe('generate_judge over MCP', () => {
   test('context-aware success in one call, public when asked', async () => {
     rig.fake.enqueueFor('identify_stages', stagesAnswer('answer generation'));
     rig.fake.enqueueFor('assess_context', contextAnswer([]));
-    rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Policy Q&A judge', presets: ['preset_answer_relevance'], evaluators: [] }));
+    rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Policy Q&A judge', presets: ['preset_answer_relevance', 'preset_hallucination_detection'], evaluators: [] }));
     const res: any = await generate({
       intent: 'An HR assistant answers employee questions from the retrieved sections of the company handbook. Evaluate its answers.',
       enable_context_aware_evaluators: true,
@@ -124,7 +124,7 @@ describe('generate_judge over MCP', () => {
     assert.equal(res.isError, undefined, errorText(res));
     assert.deepEqual(
       res.structuredContent.evaluator_details.map((d: any) => d.id),
-      ['preset_answer_relevance', 'preset_hallucination_detection', 'preset_context_drift'],
+      ['preset_answer_relevance', 'preset_hallucination_detection'],
     );
     assert.deepEqual(
       rig.fake.requests.map((r) => r.body.thinking?.budget_tokens),

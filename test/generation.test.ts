@@ -260,7 +260,7 @@ describe('generate_judge over REST', () => {
     await cleanUp(res.body.judge_id);
   });
 
-  test('enable_context_aware_evaluators adds evaluators that need contexts and catch hallucination and drift', async () => {
+  test('enable_context_aware_evaluators: the design step is told what each grounding preset judges, and the judge has exactly the ones it chose', async () => {
     rig.fake.enqueueFor('identify_stages', stagesAnswer('answer generation'));
     rig.fake.enqueueFor('assess_context', contextAnswer([], ['preset_faithfulness'], 'Legal Q&A judge'));
     rig.fake.enqueueFor(
@@ -277,9 +277,8 @@ describe('generate_judge over REST', () => {
     });
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const ids = res.body.evaluator_details.map((d: any) => d.id);
-    assert.ok(ids.includes('preset_hallucination_detection'));
-    assert.ok(ids.includes('preset_context_drift'));
-    assert.ok(ids.includes('preset_faithfulness'));
+    // Exactly what the design step chose: no grounding preset is appended behind its back.
+    assert.deepEqual(ids.filter((id: string) => id.startsWith('preset_')), ['preset_faithfulness', 'preset_answer_relevance']);
     const judge = (await rig.get(`/v1/judges/${res.body.judge_id}/`)).body;
     const clause = judge.evaluators.find((e: any) => e.name === 'Clause Citation');
     assert.equal(clause.requires_contexts, true);
@@ -311,14 +310,14 @@ describe('generate_judge over REST', () => {
     const draft = (await rig.get(`/v1/judges/${first.body.judge_id}/`)).body;
     assert.equal(draft.generation.status, 'draft');
     assert.equal(draft.generation.context_aware, true);
-    assert.deepEqual(draft.evaluators.map((e: any) => e.id), ['preset_faithfulness', 'preset_hallucination_detection', 'preset_context_drift']);
+    assert.deepEqual(draft.evaluators.map((e: any) => e.id), ['preset_faithfulness']);
 
     rig.fake.resetStats();
     rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Lease answers judge', presets: ['preset_faithfulness'], evaluators: [] }));
     const done = await rig.post('/v1/judges/generate/', { intent, judge_id: first.body.judge_id, extra_contexts: { jurisdiction: 'Ontario' } });
     assert.equal(done.status, 201, JSON.stringify(done.body));
     assert.match(rig.fake.requests[0].prompt, /preset_context_drift \| Context Drift \| needs response \+ request \+ contexts/);
-    assert.deepEqual(done.body.evaluator_details.map((d: any) => d.id), ['preset_faithfulness', 'preset_hallucination_detection', 'preset_context_drift']);
+    assert.deepEqual(done.body.evaluator_details.map((d: any) => d.id), ['preset_faithfulness']);
     const judge = (await rig.get(`/v1/judges/${first.body.judge_id}/`)).body;
     assert.deepEqual(judge.generation, { status: 'complete', context_aware: true, answers: { jurisdiction: 'Ontario' }, open_questions: [] });
     await cleanUp(first.body.judge_id);
@@ -360,6 +359,33 @@ describe('generate_judge over REST', () => {
     assert.deepEqual(calledTools(rig.fake), ['identify_stages', 'assess_context', 'design_judge', 'design_judge', 'design_judge']);
     assert.match(rig.fake.requests[3].prompt, /previous_answer_rejected/);
     assert.match(rig.fake.requests[4].prompt, /preset_ids/);
+    await cleanUp(res.body.judge_id);
+  });
+
+  test('a context-aware design with no evaluator that reads the contexts is retried; the safety and request flags of a new evaluator are kept', async () => {
+    rig.fake.enqueueFor('identify_stages', stagesAnswer('answer generation'));
+    rig.fake.enqueueFor('assess_context', contextAnswer([]));
+    rig.fake.enqueueFor(
+      'design_judge',
+      designAnswer({ name: 'Grounded HR judge', presets: ['preset_answer_relevance'], evaluators: [] }),
+      designAnswer({
+        name: 'Grounded HR judge',
+        presets: ['preset_answer_relevance', 'preset_faithfulness'],
+        evaluators: [{ ...newEvaluator('Leave Policy Compliance'), requires_request: true, critical: true }],
+      }),
+    );
+    const res = await rig.post('/v1/judges/generate/', {
+      intent: 'An HR assistant answers employee questions from the retrieved sections of the company handbook. Evaluate its answers.',
+      enable_context_aware_evaluators: true,
+      reasoning_effort: 'off',
+    });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    assert.match(rig.fake.requests[3].prompt, /none of its evaluators reads the contexts/);
+    const ids = res.body.evaluator_details.map((d: any) => d.id);
+    assert.deepEqual(ids.slice(0, 2), ['preset_answer_relevance', 'preset_faithfulness']);
+    const written = (await rig.get(`/v1/evaluators/${ids[2]}/`)).body;
+    assert.equal(written.requires_request, true);
+    assert.equal(written.critical, true);
     await cleanUp(res.body.judge_id);
   });
 

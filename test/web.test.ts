@@ -322,7 +322,7 @@ describe('web app in Chromium', { skip }, () => {
     // Three runs within a second in which both evaluators give the same score...
     scores = { 'Cites Sources': 0.6, Helpfulness: 0.6 };
     for (let i = 0; i < 3; i++) {
-      const res = await server.request('POST', `/v1/judges/${judgeId}/execute/`, { key: demoKey, body: { response: `Burst reply ${i} [1].`, contexts: ['[1] A help article.'] } });
+      const res = await server.request('POST', `/v1/judges/${judgeId}/execute/`, { key: demoKey, body: { request: 'Where is the help article?', response: `Burst reply ${i} [1].`, contexts: ['[1] A help article.'] } });
       assert.equal(res.status, 200, JSON.stringify(res.body));
     }
     // ...after a run three days earlier (written to the store with that date).

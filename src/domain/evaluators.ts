@@ -43,8 +43,8 @@ export async function getVisibleEvaluator(ctx: Ctx, id: string, version?: number
 }
 
 /** Every version the caller may read, newest first (versions saved private are its owner's only). */
-export async function listVisibleEvaluatorVersions(ctx: Ctx, id: string): Promise<EvaluatorRecord[]> {
-  await getVisibleEvaluator(ctx, id);
+export async function listVisibleEvaluatorVersions(ctx: Ctx, idOrName: string): Promise<EvaluatorRecord[]> {
+  const { id } = await getVisibleEvaluator(ctx, idOrName);
   return (await ctx.store.listEvaluatorVersions(id)).filter((v) => canRead(ctx, v));
 }
 

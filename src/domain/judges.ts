@@ -45,8 +45,8 @@ export async function getVisibleJudge(ctx: Ctx, id: string, version?: number): P
 }
 
 /** Every version the caller may read, newest first (versions saved private are its owner's only). */
-export async function listVisibleJudgeVersions(ctx: Ctx, id: string): Promise<JudgeRecord[]> {
-  await getVisibleJudge(ctx, id);
+export async function listVisibleJudgeVersions(ctx: Ctx, idOrName: string): Promise<JudgeRecord[]> {
+  const { id } = await getVisibleJudge(ctx, idOrName);
   return (await ctx.store.listJudgeVersions(id)).filter((v) => canRead(ctx, v));
 }
 

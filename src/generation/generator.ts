@@ -14,7 +14,7 @@ import { NOT_CONFIGURED_MESSAGE } from '../engine/anthropic-model.ts';
 import type { JudgeModel } from '../engine/model.ts';
 import type { EvaluatorRef, JudgeGeneration } from '../schemas.ts';
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
-import { CONTEXT_AWARE_PRESETS, contextStep, fieldName, designStep, presetCatalog, rubricText, stagesStep, THINKING_BUDGET, type DesignAnswer, type NewEvaluator } from './steps.ts';
+import { contextStep, fieldName, designStep, presetCatalog, rubricText, stagesStep, THINKING_BUDGET, type DesignAnswer, type NewEvaluator } from './steps.ts';
 import { runStep } from './structured.ts';
 import type { GenerateJudgeInput, GenerateJudgeOutcome, JudgeGenerator } from './types.ts';
 
@@ -96,7 +96,7 @@ async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJ
     const generation: JudgeGeneration = { status: 'draft', context_aware: contextAware, answers, open_questions: open };
     let judgeId: string;
     if (existing) {
-      const refs = draftPresets ? presetRefs(withContextAware(draftPresets, contextAware)) : null;
+      const refs = draftPresets ? presetRefs(unique(draftPresets)) : null;
       const revised = await reviseJudge(ctx, existing.id, async (cur) => ({
         ...cur,
         intent,
@@ -111,7 +111,7 @@ async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJ
       const name = await uniqueJudgeName(ctx, `${clip(draftName ?? 'Generated judge', MAX_NAME - 8)} (draft)`);
       const draft = await createJudge(
         ctx,
-        { name, intent, evaluator_ids: withContextAware(draftPresets ?? [], contextAware), stage, visibility, project_id: projectId },
+        { name, intent, evaluator_ids: unique(draftPresets ?? []), stage, visibility, project_id: projectId },
         generation,
       );
       judgeId = draft.id;
@@ -142,12 +142,9 @@ function normalizeAnswers(raw: Record<string, string>): Record<string, string> {
 
 const clip = (text: string, max: number) => (text.length <= max ? text : text.slice(0, max).trimEnd());
 
-/** Context-aware judges always carry the hallucination and drift presets. */
-function withContextAware(ids: string[], contextAware: boolean): string[] {
-  const out = [...new Set(ids)];
-  if (contextAware) for (const id of CONTEXT_AWARE_PRESETS) if (!out.includes(id)) out.push(id);
-  return out;
-}
+// Nothing is appended behind the design step's back: a context-aware judge gets the grounding
+// presets the design step chose (it is told what each judges, and must choose one that reads contexts).
+const unique = (ids: string[]): string[] => [...new Set(ids)];
 
 const presetRefs = (ids: string[]): EvaluatorRef[] => ids.map((id) => ({ id, name: presetById(id).name, version: null }));
 
@@ -191,6 +188,7 @@ async function storeEvaluator(
   reserved: Set<string>,
 ): Promise<EvaluatorRecord> {
   const needsContexts = spec.requires_contexts ?? false;
+  const needsRequest = spec.requires_request ?? false;
   // A name taken between the check and the write (another request) just moves to the next suffix.
   for (let attempt = 0; ; attempt++) {
     const name = await uniqueEvaluatorName(ctx, clip(spec.name, MAX_NAME), reserved);
@@ -201,9 +199,13 @@ async function storeEvaluator(
         rubric: rubricText(spec.rubric),
         requires_contexts: needsContexts,
         requires_expected_output: false,
-        // Examples are optional: one a contexts evaluator could not use (no contexts) is left out, not fatal.
+        requires_request: needsRequest,
+        critical: spec.critical ?? false,
+        // Examples are optional: one the evaluator could not use (no contexts or no request where it
+        // needs them) is left out, not fatal.
         demonstrations: (spec.demonstrations ?? [])
           .filter((d) => !needsContexts || d.contexts?.length)
+          .filter((d) => !needsRequest || d.request?.trim())
           .map(({ contexts, ...d }) => (needsContexts ? { ...d, contexts } : d)),
         visibility: where.visibility,
         project_id: where.projectId,
@@ -230,19 +232,13 @@ async function store(
     projectId: string;
   },
 ): Promise<GenerateJudgeOutcome> {
-  const presetIds = withContextAware(p.design.preset_ids, p.contextAware);
+  const presetIds = unique(p.design.preset_ids);
   const created: EvaluatorRecord[] = [];
   try {
     const reserved = new Set<string>();
     for (const spec of p.design.new_evaluators) created.push(await storeEvaluator(ctx, spec, p, reserved));
-    // Order: the reused presets the model chose, the new evaluators, then the context-aware presets added.
-    const chosen = presetIds.slice(0, new Set(p.design.preset_ids).size);
-    const added = presetIds.slice(chosen.length);
-    const refs: EvaluatorRef[] = [
-      ...presetRefs(chosen),
-      ...created.map((e) => ({ id: e.id, name: e.name, version: null })),
-      ...presetRefs(added),
-    ];
+    // Order: the reused presets the model chose, then the new evaluators.
+    const refs: EvaluatorRef[] = [...presetRefs(presetIds), ...created.map((e) => ({ id: e.id, name: e.name, version: null }))];
     const judgeName = clip(p.design.judge_name, MAX_NAME);
     let judge: JudgeRecord;
     if (p.existing) {

@@ -24,8 +24,6 @@ export function fieldName(raw: string): string {
     .slice(0, 64);
 }
 
-export const CONTEXT_AWARE_PRESETS = ['preset_hallucination_detection', 'preset_context_drift'] as const;
-
 /**
  * The presets generation may use: never those that need expected_output (a generated judge runs on
  * request/response at once), and those that need contexts only when context-aware evaluators are on.
@@ -211,6 +209,8 @@ export interface NewEvaluator {
   intent: string;
   rubric: RubricParts;
   requires_contexts?: boolean;
+  requires_request?: boolean;
+  critical?: boolean;
   demonstrations?: Array<z.output<typeof Demonstration>>;
 }
 
@@ -226,6 +226,8 @@ export function designAnswerSchema(catalog: Preset[], contextAware: boolean) {
     rubric: RubricParts.describe('the scoring criteria in the style of the example rubric'),
     // Offered only to context-aware judges: a judge without it runs on request and response alone.
     ...(contextAware ? { requires_contexts: z.boolean().optional().describe('true when scoring needs the retrieved contexts') } : {}),
+    requires_request: z.boolean().optional().describe('true when the quality cannot be judged without the request (the question or instruction the response answers)'),
+    critical: z.boolean().optional().describe('true only for a safety or compliance quality whose failure must cap the whole judge score'),
     demonstrations: z
       .array(Demonstration)
       .max(3)
@@ -297,9 +299,18 @@ export function designStep(input: {
       const problems = unknownPresets(answer.preset_ids, catalog);
       if (answer.preset_ids.length + answer.new_evaluators.length === 0) problems.push('the judge has no evaluators: give at least one preset id or new evaluator');
       answer.new_evaluators.forEach((spec, i) => problems.push(...rubricProblems(spec, `new_evaluators.${i}`)));
+      if (contextAware && !readsContexts(answer, catalog)) {
+        problems.push('this judge is context-aware, yet none of its evaluators reads the contexts: choose at least one grounding preset from the catalog (or set requires_contexts on a new evaluator that needs them)');
+      }
       return problems;
     },
   };
+}
+
+/** Whether a design has an evaluator that is shown the retrieved contexts (they reach only those that declare them). */
+function readsContexts(answer: DesignAnswer, catalog: Preset[]): boolean {
+  const byId = new Map(catalog.map((p) => [p.id, p]));
+  return answer.preset_ids.some((id) => byId.get(id)?.requires_contexts) || answer.new_evaluators.some((e) => e.requires_contexts);
 }
 
 /** A new evaluator's assembled rubric must parse into the standard bands, and its demonstrations lie in the bands they name. */

@@ -2,8 +2,8 @@
 // creation. They are definitions like the 14 tools (validated and size-limited by invokeTool) but are
 // never registered with MCP: an agent has no delete tools (SPEC section 3).
 import { z } from 'zod';
-import { deleteEvaluator, evaluatorToWire, getVisibleEvaluator } from '../domain/evaluators.ts';
-import { deleteJudge, getVisibleJudge, judgeToWire } from '../domain/judges.ts';
+import { deleteEvaluator, evaluatorToWire, listVisibleEvaluatorVersions } from '../domain/evaluators.ts';
+import { deleteJudge, judgeToWire, listVisibleJudgeVersions } from '../domain/judges.ts';
 import { createProject } from '../domain/projects.ts';
 import { Evaluator, Judge, Project } from '../schemas.ts';
 import { defineTool, type ToolAnnotations, type ToolContext } from '../tool.ts';
@@ -18,8 +18,7 @@ function versionsOperation<K extends string, W extends z.ZodType, R>(
   what: string,
   idField: K,
   item: W,
-  read: (ctx: ToolContext, idOrName: string) => Promise<{ id: string }>,
-  list: (ctx: ToolContext, id: string) => Promise<R[]>,
+  listVisible: (ctx: ToolContext, idOrName: string) => Promise<R[]>,
   toWire: (record: R) => z.infer<W>,
 ) {
   const a = /^[aeiou]/.test(what) ? 'an' : 'a';
@@ -31,9 +30,9 @@ function versionsOperation<K extends string, W extends z.ZodType, R>(
     output: z.object({ results: z.array(item) }),
     annotations: READ,
     async handler(input, ctx) {
-      // By id or exact name: the versions are listed under the resolved id.
-      const { id } = await read(ctx, (input as Record<K, string>)[idField]);
-      return { results: (await list(ctx, id)).map(toWire) };
+      // By id or exact name; each version is shown only where the caller may read it (a version
+      // saved private stays private after a later one was made public).
+      return { results: (await listVisible(ctx, (input as Record<K, string>)[idField])).map(toWire) };
     },
   });
 }
@@ -54,8 +53,8 @@ function deleteOperation<K extends string>(what: string, idField: K, title: stri
   });
 }
 
-export const listJudgeVersions = versionsOperation('judge', 'judge_id', Judge, getVisibleJudge, (ctx, id) => ctx.store.listJudgeVersions(id), judgeToWire);
-export const listEvaluatorVersions = versionsOperation('evaluator', 'evaluator_id', Evaluator, getVisibleEvaluator, (ctx, id) => ctx.store.listEvaluatorVersions(id), evaluatorToWire);
+export const listJudgeVersions = versionsOperation('judge', 'judge_id', Judge, listVisibleJudgeVersions, judgeToWire);
+export const listEvaluatorVersions = versionsOperation('evaluator', 'evaluator_id', Evaluator, listVisibleEvaluatorVersions, evaluatorToWire);
 export const deleteJudgeOperation = deleteOperation('judge', 'judge_id', 'Delete a judge (REST and web only; never MCP). Its execution logs stay.', deleteJudge);
 export const deleteEvaluatorOperation = deleteOperation('evaluator', 'evaluator_id', 'Delete an evaluator that no judge uses (REST and web only; never MCP)', deleteEvaluator);
 
