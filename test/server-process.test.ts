@@ -30,9 +30,15 @@ interface Started {
   url: string;
 }
 
-async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
+/** `npm start`'s entry (src/main.ts), or the CLI's `tribunal serve`, which must behave the same. */
+const ENTRIES = {
+  main: { args: ['--import', 'tsx', 'src/main.ts'], ready: 'get a key:' },
+  'tribunal serve': { args: ['bin/tribunal.js', 'serve'], ready: 'Tribunal listening on' },
+} as const;
+
+async function startServer(dataDir: string, env: Record<string, string> = {}, entry: keyof typeof ENTRIES = 'main'): Promise<Started> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...ENTRIES[entry].args], {
     cwd: ROOT,
     env: cleanEnv({ TRIBUNAL_DATA_DIR: dataDir, PORT: String(port), ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -44,7 +50,7 @@ async function startServer(dataDir: string, env: Record<string, string> = {}): P
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
     const check = () => {
-      if (out.includes('get a key:')) {
+      if (out.includes(ENTRIES[entry].ready)) {
         clearTimeout(timer);
         resolve();
       }
@@ -157,10 +163,10 @@ describe('tribunal keys', () => {
 
 describe('graceful shutdown', () => {
   /** A server whose judge model is a fake, with a demo key and a one-evaluator judge. */
-  async function serverWithJudge(env: Record<string, string>) {
+  async function serverWithJudge(env: Record<string, string>, entry: keyof typeof ENTRIES = 'main') {
     const fake = await startFakeAnthropic();
     const dir = tempDir();
-    const s = await startServer(dir, { ANTHROPIC_API_KEY: 'sk-ant-test-dummy', ANTHROPIC_BASE_URL: fake.url, ...env }).catch(async (err) => {
+    const s = await startServer(dir, { ANTHROPIC_API_KEY: 'sk-ant-test-dummy', ANTHROPIC_BASE_URL: fake.url, ...env }, entry).catch(async (err) => {
       await fake.close(); // or its open server keeps the test process alive
       throw err;
     });
@@ -184,23 +190,25 @@ describe('graceful shutdown', () => {
     }
   };
 
-  it('on SIGTERM cuts a run on a hanging model short after the grace period, logs it as failed, and exits', async () => {
-    const { fake, s, execute, exited, cleanup } = await serverWithJudge({ TRIBUNAL_SHUTDOWN_GRACE: '1s' });
-    try {
-      fake.respondWith(() => hang());
-      const run = execute().then(
-        (res) => `answered ${res.status}`,
-        () => 'cut short',
-      );
-      await until(() => fake.inFlight > 0);
-      s.child.kill('SIGTERM');
-      assert.equal(await exited, 0);
-      assert.equal(await run, 'cut short', 'the caller got no answer');
-      assert.match(s.output(), /request failed, cut short after the 1 s grace period \(TRIBUNAL_SHUTDOWN_GRACE\): POST \/v1\/judges\/[^/]+\/execute\/ \(key trb_[0-9a-f]{16}/);
-    } finally {
-      await cleanup();
-    }
-  });
+  for (const entry of ['main', 'tribunal serve'] as const) {
+    it(`on SIGTERM cuts a run on a hanging model short after the grace period, logs it as failed, and exits (${entry})`, async () => {
+      const { fake, s, execute, exited, cleanup } = await serverWithJudge({ TRIBUNAL_SHUTDOWN_GRACE: '1s' }, entry);
+      try {
+        fake.respondWith(() => hang());
+        const run = execute().then(
+          (res) => `answered ${res.status}`,
+          () => 'cut short',
+        );
+        await until(() => fake.inFlight > 0);
+        s.child.kill('SIGTERM');
+        assert.equal(await exited, 0);
+        assert.equal(await run, 'cut short', 'the caller got no answer');
+        assert.match(s.output(), /request failed, cut short after the 1 s grace period \(TRIBUNAL_SHUTDOWN_GRACE\): POST \/v1\/judges\/[^/]+\/execute\/ \(key trb_[0-9a-f]{16}/);
+      } finally {
+        await cleanup();
+      }
+    });
+  }
 
   it('lets a run that ends within the grace period answer before exiting', async () => {
     const { fake, s, execute, exited, cleanup } = await serverWithJudge({ TRIBUNAL_SHUTDOWN_GRACE: '30s' });

@@ -13,9 +13,13 @@ export async function serveCommand(argv: string[]): Promise<number> {
     return 0;
   }
   const { loadConfig } = await import('../config.ts');
-  const { serve } = await import('../main.ts');
+  const { serve, exitOnSignals } = await import('../main.ts');
+  const { modelWarnings } = await import('../engine/model-check.ts');
   const config = loadConfig();
-  const { url } = await serve(config);
+  for (const warning of modelWarnings(config.model)) console.warn(warning);
+  const { close, url } = await serve(config);
+  // The same graceful shutdown as npm start: SIGTERM drains requests in flight within the grace period.
+  exitOnSignals(close);
   console.log(`Tribunal listening on ${url} (MCP: ${url}/mcp)`);
   return await new Promise<number>(() => {});
 }
