@@ -1,7 +1,7 @@
 // The server as a process: `npm start`'s entry point, restarts, the data-directory lock, and the
 // `tribunal keys` command with and without a running server.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -71,12 +71,23 @@ async function stop(s: Started): Promise<void> {
   await exited;
 }
 
-function cli(args: string[], dataDir: string) {
-  return spawnSync(process.execPath, ['bin/tribunal.js', ...args], {
-    cwd: ROOT,
-    env: cleanEnv({ TRIBUNAL_DATA_DIR: dataDir }),
-    encoding: 'utf8',
-    timeout: 30_000,
+/**
+ * The CLI as a child process, without blocking this test's event loop: a blocked loop cannot see the
+ * server close an idle keep-alive connection, and the next fetch would reuse a dead socket.
+ */
+function cli(args: string[], dataDir: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/tribunal.js', ...args], { cwd: ROOT, env: cleanEnv({ TRIBUNAL_DATA_DIR: dataDir }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('error', reject);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
   });
 }
 
@@ -122,7 +133,7 @@ describe('the server process', () => {
 describe('tribunal keys', () => {
   it('creates an organization and keys with the server stopped and running, without corrupting its data', async () => {
     const dir = tempDir();
-    const offline = cli(['keys', 'create', '--org', 'acme', '--json'], dir);
+    const offline = await cli(['keys', 'create', '--org', 'acme', '--json'], dir);
     assert.equal(offline.status, 0, offline.stderr);
     const first = JSON.parse(offline.stdout) as { api_key: string; created_organization: boolean; organization_id: string };
     assert.equal(first.created_organization, true);
@@ -133,29 +144,29 @@ describe('tribunal keys', () => {
     assert.equal((await fetch(`${s.url}/v1/projects/`, { headers: auth(first.api_key) })).status, 200);
 
     // While the server runs, the CLI goes through it (one writer) and the key works at once.
-    const online = cli(['keys', 'create', '--org', 'acme', '--name', 'ci', '--json'], dir);
+    const online = await cli(['keys', 'create', '--org', 'acme', '--name', 'ci', '--json'], dir);
     assert.equal(online.status, 0, online.stderr);
     const second = JSON.parse(online.stdout) as { api_key: string; created_organization: boolean; organization_id: string; key: { id: string } };
     assert.equal(second.created_organization, false);
     assert.equal(second.organization_id, first.organization_id);
     assert.equal((await fetch(`${s.url}/v1/projects/`, { headers: auth(second.api_key) })).status, 200);
 
-    const listed = cli(['keys', 'list', '--org', 'acme', '--json'], dir);
+    const listed = await cli(['keys', 'list', '--org', 'acme', '--json'], dir);
     assert.equal(listed.status, 0, listed.stderr);
     assert.deepEqual((JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name), ['ci', 'admin']);
     assert.ok(!listed.stdout.includes(second.api_key), 'secrets are never listed');
 
-    const revoked = cli(['keys', 'revoke', '--org', 'acme', '--key', second.key.id], dir);
+    const revoked = await cli(['keys', 'revoke', '--org', 'acme', '--key', second.key.id], dir);
     assert.equal(revoked.status, 0, revoked.stderr);
     assert.equal((await fetch(`${s.url}/v1/projects/`, { headers: auth(second.api_key) })).status, 401);
 
-    const unknown = cli(['keys', 'list', '--org', 'nobody'], dir);
+    const unknown = await cli(['keys', 'list', '--org', 'nobody'], dir);
     assert.equal(unknown.status, 5, 'not found');
     assert.match(unknown.stderr, /No organization named "nobody"/);
     await stop(s);
 
     // Everything the CLI wrote through the server is on disk after the server stops.
-    const after = cli(['keys', 'list', '--org', 'acme', '--json'], dir);
+    const after = await cli(['keys', 'list', '--org', 'acme', '--json'], dir);
     assert.equal((JSON.parse(after.stdout) as unknown[]).length, 2);
     fs.rmSync(dir, { recursive: true, force: true });
   });
