@@ -21,7 +21,6 @@
 // has recorded before every measured window, so its memory (and its CPU, which shares the machine)
 // does not grow over the run.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
@@ -41,6 +40,8 @@ import {
   stopChildren,
   type Child,
   type Ready,
+  listenOnLoopback,
+  runBench,
 } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -72,9 +73,7 @@ async function serveBare(): Promise<Ready> {
   app.post('/echo', (req, res) => {
     res.json({ received: Object.keys(req.body ?? {}).length, score: 0.8 });
   });
-  const listener = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => listener.once('listening', () => resolve()));
-  return { url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}/echo` };
+  return { url: `${await listenOnLoopback(app)}/echo` };
 }
 
 async function serveJudges(fakeUrl: string): Promise<Servers> {
@@ -207,12 +206,4 @@ async function main() {
   }
 }
 
-if (process.argv[2] !== '--serve') {
-  main().then(
-    () => process.exit(0),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runBench(main);

@@ -6,6 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -102,6 +103,13 @@ export async function demoWithJudges(base: string, judges: Record<string, string
   return { key: demo.api_key, judgeIds };
 }
 
+/** Listens on a random loopback port; answers the base URL. */
+export async function listenOnLoopback(app: { listen(port: number, host: string): http.Server }): Promise<string> {
+  const listener = app.listen(0, '127.0.0.1');
+  await new Promise<void>((resolve) => listener.once('listening', () => resolve()));
+  return `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+}
+
 // ---- parent side --------------------------------------------------------------------------------
 
 /**
@@ -169,6 +177,18 @@ export async function forDuration(ms: number, concurrency: number, once: () => P
     }),
   );
   return (performance.now() - started) / 1000;
+}
+
+/** The parent half of a bench file: runs `main` and exits 0, or prints the error and exits 1. */
+export function runBench(main: () => Promise<void>): void {
+  if (process.argv[2] === '--serve') return;
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
 }
 
 // ---- statistics ---------------------------------------------------------------------------------

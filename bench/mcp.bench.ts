@@ -17,10 +17,9 @@
 // path takes more traffic to settle than a no-op tool. The fake model forgets the requests it has
 // recorded before every measured window, so its heap does not grow over the run.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { childCpuMicros, demoWithJudges, envNumber, forDuration, median, request, resetFake, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child, type Ready } from './harness.ts';
+import { childCpuMicros, demoWithJudges, envNumber, forDuration, median, request, resetFake, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child, type Ready, listenOnLoopback, runBench } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = envNumber('BENCH_SECONDS', 4);
@@ -69,9 +68,7 @@ async function serveBare(): Promise<Ready> {
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
-  const listener = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => listener.once('listening', () => resolve()));
-  return { url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}/mcp` };
+  return { url: `${await listenOnLoopback(app)}/mcp` };
 }
 
 async function serveJudges(fakeUrl: string): Promise<Servers> {
@@ -213,12 +210,4 @@ async function main() {
   console.log('  reused: McpServers pooled across requests, as Tribunal does. Both: stateless transport, JSON responses.');
 }
 
-if (process.argv[2] !== '--serve') {
-  main().then(
-    () => process.exit(0),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runBench(main);
