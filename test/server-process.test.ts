@@ -48,7 +48,7 @@ async function startServer(dataDir: string, env: Record<string, string> = {}, en
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000); // generous: CI runs two test files at once on 2 cores
     const check = () => {
       if (out.includes(ENTRIES[entry].ready)) {
         clearTimeout(timer);
