@@ -87,6 +87,8 @@ const EnvSchema = z.object({
   TRIBUNAL_MAX_BODY: bytes.default(parseBytes('1mb')),
   TRIBUNAL_MAX_CONTEXTS: int(1).default(100),
   TRIBUNAL_MAX_TEXT: int(1).default(200_000),
+  TRIBUNAL_MAX_TURNS: int(1).default(500),
+  TRIBUNAL_MAX_CONVERSATION: int(1).default(400_000),
   TRIBUNAL_MAX_PAGE_SIZE: int(1).default(200),
   MCP_ENABLED: bool.default(true),
   TRIBUNAL_ALLOWED_HOSTS: list.optional(),
@@ -140,6 +142,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyBytes: e.TRIBUNAL_MAX_BODY,
       contexts: e.TRIBUNAL_MAX_CONTEXTS,
       textChars: e.TRIBUNAL_MAX_TEXT,
+      /** Turns in one conversation, and characters of the whole conversation (docs/SCORING.md, "Conversations"). */
+      turns: e.TRIBUNAL_MAX_TURNS,
+      conversationChars: e.TRIBUNAL_MAX_CONVERSATION,
       pageSize: e.TRIBUNAL_MAX_PAGE_SIZE,
     },
     mcp: {

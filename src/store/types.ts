@@ -6,12 +6,13 @@ import type { ApiKey, Evaluator, ExecutionLog, Judge, JudgeGeneration, Organizat
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
 /**
- * org_id is null for the shipped presets. `requires_request` and `critical` are absent on evaluators
+ * org_id is null for the shipped presets. `requires_request`, `requires_turns` and `critical` are absent on evaluators
  * (and versions) stored before they existed; absent reads as false (evaluatorToWire).
  */
-export type EvaluatorRecord = Omit<Evaluator, 'requires_request' | 'critical'> & {
+export type EvaluatorRecord = Omit<Evaluator, 'requires_request' | 'requires_turns' | 'critical'> & {
   org_id: string | null;
   requires_request?: boolean;
+  requires_turns?: boolean;
   critical?: boolean;
 };
 /** `generation` is absent on judges stored before the field existed; it reads as null (judgeToWire). */
