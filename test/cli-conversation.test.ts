@@ -1,0 +1,78 @@
+// tribunal eval with conversations: JSONL rows with turns and a system prompt, and CSV with turns
+// as a JSON column; rows that give both kinds of input, malformed turns, or turns the server
+// refuses are reported and skipped, the rest scored. The real CLI in a child process, a real
+// server, the fake judge model.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { startCliRig, type CliRig } from './helpers/cli.ts';
+import { tempDir } from './helpers/server.ts';
+
+let rig: CliRig;
+let dir: string;
+let judgeId: string;
+before(async () => {
+  rig = await startCliRig({ TRIBUNAL_RATE_LIMIT: '100000' });
+  dir = tempDir('tribunal-cli-conv-');
+  const judge = await rig.server.request('POST', '/v1/judges/', {
+    key: rig.key,
+    body: { name: 'Chat judge', intent: 'Conversation quality.', evaluator_ids: ['preset_turn_relevance', 'preset_knowledge_retention'] },
+  });
+  assert.equal(judge.status, 201, JSON.stringify(judge.body));
+  judgeId = judge.body.id;
+});
+after(async () => {
+  await rig.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const TURNS = [
+  { role: 'user', content: 'Book a table for two, tonight, 8 pm, "near the window".' },
+  { role: 'assistant', content: 'Booked: two people at 20:00, window table.' },
+];
+const readLines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const getLog = async (id: string) => (await rig.server.request('GET', `/v1/execution-logs/${id}/`, { key: rig.key })).body;
+
+test('JSONL rows with turns, a system prompt and a session are scored and logged as conversations', async () => {
+  const input = path.join(dir, 'chat.jsonl');
+  fs.writeFileSync(
+    input,
+    [
+      JSON.stringify({ id: 't1', turns: TURNS, system_prompt: 'You take restaurant bookings.', session_id: 'sess-9' }),
+      JSON.stringify({ id: 't2', turns: TURNS, response: 'both' }),
+      JSON.stringify({ id: 't3', turns: [{ role: 'user' }] }),
+      JSON.stringify({ id: 't4', turns: [{ role: 'user', content: 'no answer yet' }] }),
+    ].join('\n') + '\n',
+  );
+  const out = path.join(dir, 'chat-results.jsonl');
+  const r = await rig.cli(['eval', '--judge', judgeId, '--input', input, '--out', out]);
+  assert.match(r.stderr, /^line 2: give either "turns" or "request"\/"response", not both; skipped$/m, r.stderr);
+  assert.match(r.stderr, /^line 3: "turns" item 1 must be an object with a "role" and a "content" string; skipped$/m);
+  const lines = readLines(out);
+  assert.deepEqual(lines.map((l) => l.id), ['t1', 't2', 't3', 't4']);
+  assert.equal(lines[0].status, 'ok', JSON.stringify(lines[0]));
+  assert.deepEqual(lines.slice(1, 3).map((l) => l.status), ['skipped', 'skipped']);
+  // The server's own check (no assistant turn to judge) comes back as the row's error.
+  assert.notEqual(lines[3].status, 'ok');
+  assert.match(JSON.stringify(lines[3]), /no assistant turn/);
+  const log = await getLog(lines[0].execution_log_id);
+  assert.deepEqual(log.turns, TURNS);
+  assert.equal(log.system_prompt, 'You take restaurant bookings.');
+  assert.equal(log.session_id, 'sess-9');
+});
+
+test('CSV with turns as a JSON column', async () => {
+  const input = path.join(dir, 'chat.csv');
+  const cell = (v: unknown) => `"${JSON.stringify(v).replace(/"/g, '""')}"`;
+  fs.writeFileSync(input, ['id,turns,system_prompt,tags', `c1,${cell(TURNS)},You take bookings.,chat|csv`, 'c2,[not json,,'].join('\n') + '\n');
+  const out = path.join(dir, 'chat-csv-results.jsonl');
+  const r = await rig.cli(['eval', '--judge', judgeId, '--input', input, '--out', out]);
+  assert.match(r.stderr, /^line 3: "turns" is not valid JSON; skipped$/m, r.stderr);
+  const lines = readLines(out);
+  assert.deepEqual(lines.map((l) => [l.id, l.status]), [['c1', 'ok'], ['c2', 'skipped']]);
+  const log = await getLog(lines[0].execution_log_id);
+  assert.deepEqual(log.turns, TURNS);
+  assert.equal(log.system_prompt, 'You take bookings.');
+  assert.deepEqual(log.tags, ['chat', 'csv']);
+});
