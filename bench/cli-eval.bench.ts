@@ -17,84 +17,25 @@
 // from process.cpuUsage() over IPC, the CLI's from a preload that writes process.cpuUsage() at exit.
 // The server runs with TRIBUNAL_MODEL_CONCURRENCY=128 (the default 16 would cap 32 rows x 3
 // evaluators in flight) and a rate limit high enough not to interfere.
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childCpuMicros, demoWithJudges, envNumber, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SELF), '..');
-const ROWS = Number(process.env.BENCH_ROWS ?? 1000);
-const LATENCY_MS = Number(process.env.BENCH_LATENCY ?? 300);
+const ROWS = envNumber('BENCH_ROWS', 1000);
+const LATENCY_MS = envNumber('BENCH_LATENCY', 300);
 const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '8,32').split(',').map(Number);
 const EVALUATORS = ['Answer Relevance', 'Clarity', 'Helpfulness'];
 
-// ---- children -----------------------------------------------------------------------------------
-
-async function serveFake(): Promise<{ url: string }> {
-  const { startFakeAnthropic, toolAnswer } = await import('../test/helpers/fake-anthropic.ts');
-  const fake = await startFakeAnthropic({
-    latencyMs: LATENCY_MS,
-    responder: () => toolAnswer({ justification: 'The response answers the question directly and clearly.', score: 0.8 }, { usage: { input_tokens: 900, output_tokens: 60 } }),
-  });
-  return { url: fake.url };
-}
-
-async function serveTribunal(fakeUrl: string): Promise<{ url: string }> {
-  const { serve } = await import('../src/main.ts');
-  const { loadConfig } = await import('../src/config.ts');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-bench-cli-'));
-  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const config = loadConfig({
-    TRIBUNAL_DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    TRIBUNAL_RATE_LIMIT: '100000000',
-    ANTHROPIC_API_KEY: 'bench-dummy-key',
-    ANTHROPIC_BASE_URL: fakeUrl,
-    TRIBUNAL_MODEL_CONCURRENCY: '128',
-  });
-  const { url } = await serve(config);
-  return { url };
-}
-
 if (process.argv[2] === '--serve') {
-  process.once('SIGINT', () => process.exit(0));
-  const ready = process.argv[3] === 'fake' ? await serveFake() : await serveTribunal(process.argv[4]!);
-  process.send!({ ready });
-  process.on('message', (m: { cpu?: number }) => {
-    if (m.cpu !== undefined) {
-      const u = process.cpuUsage();
-      process.send!({ cpu: m.cpu, micros: u.user + u.system });
-    }
-  });
+  await serveChild(() => (process.argv[3] === 'fake' ? serveFake(LATENCY_MS) : serveTribunal(process.argv[4]!, { TRIBUNAL_MODEL_CONCURRENCY: '128' })));
 }
 
 // ---- parent -------------------------------------------------------------------------------------
-
-function startChild(kind: 'fake' | 'tribunal', fakeUrl = ''): Promise<{ child: ChildProcess; url: string }> {
-  const child = fork(SELF, ['--serve', kind, fakeUrl], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { ready: { url: string } }) => resolve({ child, url: m.ready.url }));
-    child.once('exit', (code) => reject(new Error(`${kind} exited with ${code}`)));
-  });
-}
-
-let asks = 0;
-function childCpuMicros(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const id = ++asks;
-    const onMessage = (m: { cpu?: number; micros?: number }) => {
-      if (m.cpu === id) {
-        child.off('message', onMessage);
-        resolve(m.micros!);
-      }
-    };
-    child.on('message', onMessage);
-    child.send({ cpu: id });
-  });
-}
 
 interface Run {
   wallMs: number;
@@ -153,21 +94,21 @@ async function main() {
     preload,
     "import fs from 'node:fs';\nprocess.on('exit', () => { const u = process.cpuUsage(); fs.writeFileSync(process.env.BENCH_CPU_FILE, JSON.stringify(u)); });\n",
   );
-  const fake = await startChild('fake');
-  const server = await startChild('tribunal', fake.url);
+  let fake: Child | undefined;
+  let server: Child | undefined;
   try {
-    const demo = (await (await fetch(`${server.url}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
-    const headers = { authorization: `Api-Key ${demo.api_key}`, 'content-type': 'application/json' };
-    const made = await fetch(`${server.url}/v1/judges/`, { method: 'POST', headers, body: JSON.stringify({ name: 'bench three', intent: 'Help-desk answers.', evaluator_ids: EVALUATORS }) });
-    const judge = (await made.json()) as { id: string };
-    if (made.status !== 201) throw new Error(`creating the judge: ${made.status} ${JSON.stringify(judge)}`);
+    fake = await startChild(SELF, 'fake');
+    server = await startChild(SELF, 'tribunal', [fake.ready.url]);
+    const { key, judgeIds } = await demoWithJudges(server.ready.url, { 'bench three': EVALUATORS });
+    const judge = { id: judgeIds[0]! };
+    const serverUrl = server.ready.url;
 
     const rows = Array.from({ length: ROWS }, (_, i) =>
       JSON.stringify({ id: `q${i + 1}`, request: `How do I reset my password? (case ${i + 1})`, response: 'Open Settings, choose Security, then Reset password. A link arrives by email within a minute.', tags: ['bench'] }),
     );
     const input = path.join(dir, 'data.jsonl');
     fs.writeFileSync(input, `${rows.join('\n')}\n`);
-    const env = { TRIBUNAL_URL: server.url, TRIBUNAL_API_KEY: demo.api_key };
+    const env = { TRIBUNAL_URL: serverUrl, TRIBUNAL_API_KEY: key };
 
     // Warm-up: tsx's transform cache and the server's first requests.
     await runCli(server.child, env, judge.id, path.join(dir, 'data.jsonl'), 64, preload).catch(() => undefined);
@@ -178,7 +119,7 @@ async function main() {
     for (const concurrency of CONCURRENCIES) {
       const idealMs = (ROWS * LATENCY_MS) / concurrency;
       const cli = await runCli(server.child, env, judge.id, input, concurrency, preload);
-      const bare = await runBare(server.child, server.url, demo.api_key, judge.id, rows, concurrency);
+      const bare = await runBare(server.child, serverUrl, key, judge.id, rows, concurrency);
       for (const [label, r] of [
         ['tribunal eval (CLI)', cli],
         ['bare fetch loop (reference)', bare],
@@ -196,8 +137,7 @@ async function main() {
     console.log('\ngoals: wall within 1.1 x ideal; at most 5 ms CPU (server + CLI) per graded evaluator');
     console.log('reference (issue, this machine): promptfoo model-graded ~1.5 x ideal, ~40 ms/grading; autoevals ~1.08 x, ~7 ms');
   } finally {
-    fake.child.kill('SIGINT');
-    server.child.kill('SIGINT');
+    stopChildren([fake, server]);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

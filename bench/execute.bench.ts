@@ -20,21 +20,36 @@
 // and a server's throughput is its steady-state throughput. The fake model forgets the requests it
 // has recorded before every measured window, so its memory (and its CPU, which shares the machine)
 // does not grow over the run.
-import { fork, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  childCpuMicros,
+  demoWithJudges,
+  envNumber,
+  forDuration,
+  median,
+  quantile,
+  request,
+  resetFake,
+  serveChild,
+  serveFake,
+  serveTribunal,
+  setFakeLatency,
+  startChild,
+  stopChildren,
+  type Child,
+  type Ready,
+} from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
-const RUNS = Number(process.env.BENCH_RUNS ?? 30);
-const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 2000);
-const INITIAL_WARMUP_MS = Number(process.env.BENCH_INITIAL_WARMUP_MS ?? 10_000);
+const SECONDS = envNumber('BENCH_SECONDS', 4);
+const ROUNDS = envNumber('BENCH_ROUNDS', 5);
+const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
+const RUNS = envNumber('BENCH_RUNS', 30);
+const WARMUP_MS = envNumber('BENCH_WARMUP_MS', 2000);
+const INITIAL_WARMUP_MS = envNumber('BENCH_INITIAL_WARMUP_MS', 10_000);
 const MODEL_LATENCY_MS = 300;
 
 const BODY = JSON.stringify({
@@ -43,9 +58,7 @@ const BODY = JSON.stringify({
   tags: ['bench'],
 });
 
-interface Ready {
-  url: string;
-  key?: string;
+interface Servers extends Ready {
   oneEvaluatorJudge?: string;
   eightEvaluatorJudge?: string;
 }
@@ -64,127 +77,30 @@ async function serveBare(): Promise<Ready> {
   return { url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}/echo` };
 }
 
-async function serveFake(): Promise<Ready> {
-  const { startFakeAnthropic, toolAnswer } = await import('../test/helpers/fake-anthropic.ts');
-  const fake = await startFakeAnthropic({
-    responder: () => toolAnswer({ justification: 'The response answers the question directly.', score: 0.8 }, { usage: { input_tokens: 900, output_tokens: 60 } }),
+async function serveJudges(fakeUrl: string): Promise<Servers> {
+  const { url } = await serveTribunal(fakeUrl, { TRIBUNAL_MODEL_CONCURRENCY: '64' });
+  const { key, judgeIds } = await demoWithJudges(url, {
+    'bench one': ['Answer Relevance'],
+    'bench eight': ['Answer Relevance', 'Clarity', 'Conciseness', 'Coherence', 'Helpfulness', 'Politeness', 'Completeness', 'Truthfulness'],
   });
-  // The parent sets the fake's latency between phases.
-  process.on('message', (m: { latency?: number; reset?: number }) => {
-    if (m.latency !== undefined) {
-      fake.setLatency(m.latency);
-      process.send!({ latencySet: m.latency });
-    }
-    // The bench reads none of the recorded requests: drop them so the fake's heap stays small.
-    if (m.reset !== undefined) {
-      fake.resetStats();
-      process.send!({ wasReset: m.reset });
-    }
-  });
-  return { url: fake.url };
-}
-
-async function serveTribunal(fakeUrl: string): Promise<Ready> {
-  const { serve } = await import('../src/main.ts');
-  const { loadConfig } = await import('../src/config.ts');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-bench-execute-'));
-  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
-  // The real server as `npm start` runs it (JSON store with durable log appends), on a random port.
-  const config = loadConfig({
-    TRIBUNAL_DATA_DIR: dataDir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    TRIBUNAL_RATE_LIMIT: '100000000',
-    ANTHROPIC_API_KEY: 'bench-dummy-key',
-    ANTHROPIC_BASE_URL: fakeUrl,
-    TRIBUNAL_MODEL_CONCURRENCY: '64',
-  });
-  const { url: base } = await serve(config);
-  const demo = (await (await fetch(`${base}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
-  const headers = { authorization: `Api-Key ${demo.api_key}`, 'content-type': 'application/json' };
-  const judge = async (name: string, evaluator_ids: string[]) => {
-    const res = await fetch(`${base}/v1/judges/`, { method: 'POST', headers, body: JSON.stringify({ name, intent: 'Help-desk answers.', evaluator_ids }) });
-    const body = (await res.json()) as { id: string };
-    if (res.status !== 201) throw new Error(`creating a judge: ${res.status} ${JSON.stringify(body)}`);
-    return body.id;
-  };
-  return {
-    url: base,
-    key: demo.api_key,
-    oneEvaluatorJudge: await judge('bench one', ['Answer Relevance']),
-    eightEvaluatorJudge: await judge('bench eight', [
-      'Answer Relevance',
-      'Clarity',
-      'Conciseness',
-      'Coherence',
-      'Helpfulness',
-      'Politeness',
-      'Completeness',
-      'Truthfulness',
-    ]),
-  };
+  return { url, key, oneEvaluatorJudge: judgeIds[0], eightEvaluatorJudge: judgeIds[1] };
 }
 
 if (process.argv[2] === '--serve') {
-  process.once('SIGINT', () => process.exit(0));
   const kind = process.argv[3];
-  const ready = kind === 'bare' ? await serveBare() : kind === 'fake' ? await serveFake() : await serveTribunal(process.argv[4]!);
-  process.send!({ ready });
-  process.on('message', (m: { cpu?: number }) => {
-    if (m.cpu !== undefined) {
-      const u = process.cpuUsage();
-      process.send!({ cpu: m.cpu, micros: u.user + u.system });
-    }
-  });
+  await serveChild(() => (kind === 'bare' ? serveBare() : kind === 'fake' ? serveFake() : serveJudges(process.argv[4]!)));
 }
 
 // ---- parent: the load ---------------------------------------------------------------------------
 
-function startChild(kind: 'bare' | 'tribunal' | 'fake', fakeUrl = ''): Promise<{ child: ChildProcess; ready: Ready }> {
-  // BENCH_PROFILE=<dir> writes a CPU profile of the Tribunal server (node --cpu-prof).
-  const profile = process.env.BENCH_PROFILE && kind === 'tribunal' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = fork(SELF, ['--serve', kind, fakeUrl], { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { ready: Ready }) => resolve({ child, ready: m.ready }));
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-  });
-}
-
-let asks = 0;
-function ask<T>(child: ChildProcess, message: Record<string, unknown>, answerKey: string): Promise<T> {
-  return new Promise((resolve) => {
-    const onMessage = (m: Record<string, unknown>) => {
-      if (answerKey in m) {
-        child.off('message', onMessage);
-        resolve(m as T);
-      }
-    };
-    child.on('message', onMessage);
-    child.send(message);
-  });
-}
-/** CPU time (user + system, microseconds) the child has used so far. */
-const childCpu = async (child: ChildProcess) => (await ask<{ micros: number }>(child, { cpu: ++asks }, 'micros')).micros;
-
-function post(agent: http.Agent, url: URL, headers: Record<string, string>, body: string | null): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const sized = body === null ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-    const req = http.request(url, { method: body === null ? 'GET' : 'POST', agent, headers: sized }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body ?? undefined);
-  });
-}
+// BENCH_PROFILE=<dir> writes a CPU profile of the Tribunal server (node --cpu-prof).
+const startServer = (kind: 'bare' | 'tribunal' | 'fake', fakeUrl = '') => startChild<Servers>(SELF, kind, [fakeUrl], { profile: kind === 'tribunal' });
 
 interface Target {
   label: string;
   server: 'bare' | 'tribunal';
   method: 'GET' | 'POST';
-  url: (r: Ready) => string;
+  url: (r: Servers) => string;
 }
 
 const ALL_TARGETS: Target[] = [
@@ -205,40 +121,31 @@ async function drive(url: string, key: string | undefined, ms: number, concurren
   let errors = 0;
   let firstError: string | undefined;
   const latencies: number[] = [];
-  const started = performance.now();
-  const deadline = started + ms;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      const t0 = performance.now();
-      const res = await post(agent, target, headers, method === 'GET' ? null : BODY);
-      latencies.push(performance.now() - t0);
-      if (res.status === 200) ok++;
-      else {
-        errors++;
-        firstError ??= `${res.status} ${res.text.slice(0, 300)}`;
-      }
+  const seconds = await forDuration(ms, concurrency, async () => {
+    const t0 = performance.now();
+    const res = await request(agent, target, headers, method === 'GET' ? null : BODY);
+    latencies.push(performance.now() - t0);
+    if (res.status === 200) ok++;
+    else {
+      errors++;
+      firstError ??= `${res.status} ${res.text.slice(0, 300)}`;
     }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  const seconds = (performance.now() - started) / 1000;
+  });
   agent.destroy();
   if (firstError) console.error(`  ${url}: ${errors} failed requests, first: ${firstError}`);
   return { ok, errors, seconds, latencies };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]!;
-
 async function main() {
-  const servers: Record<string, { child: ChildProcess; ready: Ready }> = {};
+  const servers: Record<string, Child<Servers>> = {};
   console.log(`Scoring bench: Node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
   try {
-    servers.fake = await startChild('fake');
-    servers.bare = await startChild('bare');
-    servers.tribunal = await startChild('tribunal', servers.fake.ready.url);
+    servers.fake = await startServer('fake');
+    servers.bare = await startServer('bare');
+    servers.tribunal = await startServer('tribunal', servers.fake.ready.url);
 
     // 1. Throughput.
-    await ask(servers.fake.child, { latency: 0 }, 'latencySet');
+    await setFakeLatency(servers.fake.child, 0);
     console.log(`\n1. Throughput: ${ROUNDS} rounds x ${SECONDS}s per target, ${CONCURRENCY} concurrent keep-alive clients, fake model answering at once`);
     const wall: Record<string, number[]> = {};
     const perCpu: Record<string, number[]> = {};
@@ -251,14 +158,14 @@ async function main() {
       for (const t of TARGETS) {
         const { child, ready } = servers[t.server]!;
         await drive(t.url(ready), ready.key, WARMUP_MS, CONCURRENCY, t.method);
-        await ask(servers.fake.child, { reset: ++asks }, 'wasReset');
-        const cpu0 = await childCpu(child);
-        const fake0 = await childCpu(servers.fake.child);
+        await resetFake(servers.fake.child);
+        const cpu0 = await childCpuMicros(child);
+        const fake0 = await childCpuMicros(servers.fake.child);
         const client0 = process.cpuUsage();
         const r = await drive(t.url(ready), ready.key, SECONDS * 1000, CONCURRENCY, t.method);
         const clientCpu = process.cpuUsage(client0);
-        const fakeCpuSeconds = ((await childCpu(servers.fake.child)) - fake0) / 1e6;
-        const cpuSeconds = ((await childCpu(child)) - cpu0) / 1e6;
+        const fakeCpuSeconds = ((await childCpuMicros(servers.fake.child)) - fake0) / 1e6;
+        const cpuSeconds = ((await childCpuMicros(child)) - cpu0) / 1e6;
         failed += r.errors;
         (wall[t.label] ??= []).push(r.ok / r.seconds);
         (perCpu[t.label] ??= []).push(r.ok / cpuSeconds);
@@ -275,16 +182,16 @@ async function main() {
     console.log(`  ratio Tribunal / bare: ${wallRatio.toFixed(2)}x wall-clock, ${cpuRatio.toFixed(2)}x per server CPU-second (goal >= 0.50x)${failed ? `  (${failed} failed requests)` : ''}`);
 
     // 2. Latency of a judge of eight evaluators with the model at 300 ms.
-    await ask(servers.fake.child, { latency: MODEL_LATENCY_MS }, 'latencySet');
+    await setFakeLatency(servers.fake.child, MODEL_LATENCY_MS);
     const { ready } = servers.tribunal;
     const url = `${ready.url}/v1/judges/${ready.eightEvaluatorJudge}/execute/`;
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const headers = { 'content-type': 'application/json', authorization: `Api-Key ${ready.key}` };
     const latencies: number[] = [];
-    await post(agent, new URL(url), headers, BODY); // warm-up: connections to the fake
+    await request(agent, new URL(url), headers, BODY); // warm-up: connections to the fake
     for (let i = 0; i < RUNS; i++) {
       const t0 = performance.now();
-      const res = await post(agent, new URL(url), headers, BODY);
+      const res = await request(agent, new URL(url), headers, BODY);
       latencies.push(performance.now() - t0);
       if (res.status !== 200) throw new Error(`judge execute: ${res.status} ${res.text.slice(0, 300)}`);
       const results = JSON.parse(res.text).evaluator_results as Array<{ score: number | null }>;
@@ -296,7 +203,7 @@ async function main() {
     console.log(`  median ${p50.toFixed(1)} ms, p90 ${quantile(latencies, 0.9).toFixed(1)} ms, min ${Math.min(...latencies).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`);
     console.log(`  ratio median / ${MODEL_LATENCY_MS} ms: ${(p50 / MODEL_LATENCY_MS).toFixed(3)}x (goal <= 1.15x; run serially the 8 calls would take ${8 * MODEL_LATENCY_MS} ms)`);
   } finally {
-    for (const { child } of Object.values(servers)) child.kill('SIGINT');
+    stopChildren(Object.values(servers));
   }
 }
 

@@ -16,25 +16,21 @@
 // (BENCH_INITIAL_WARMUP_MS), so that the rounds compare JIT-warm servers: Tribunal's longer code
 // path takes more traffic to settle than a no-op tool. The fake model forgets the requests it has
 // recorded before every measured window, so its heap does not grow over the run.
-import { fork, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import http from 'node:http';
+import { childCpuMicros, demoWithJudges, envNumber, forDuration, median, request, resetFake, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child, type Ready } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const SECONDS = envNumber('BENCH_SECONDS', 4);
+const ROUNDS = envNumber('BENCH_ROUNDS', 3);
+const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
 const WARMUP_MS = 1000;
-const INITIAL_WARMUP_MS = Number(process.env.BENCH_INITIAL_WARMUP_MS ?? 10_000);
+const INITIAL_WARMUP_MS = envNumber('BENCH_INITIAL_WARMUP_MS', 10_000);
 const PROTOCOL_VERSION = '2025-06-18';
 
-interface Ready {
-  url: string;
-  key?: string;
+interface Servers extends Ready {
   judgeId?: string;
 }
 
@@ -78,114 +74,26 @@ async function serveBare(): Promise<Ready> {
   return { url: `http://127.0.0.1:${(listener.address() as AddressInfo).port}/mcp` };
 }
 
-async function serveTribunal(fakeUrl: string): Promise<Ready> {
-  const { buildServices } = await import('../src/app.ts');
-  const { loadConfig } = await import('../src/config.ts');
-  const { createServer } = await import('../src/server.ts');
-  const { JsonStore } = await import('../src/store/json-store.ts');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-bench-'));
-  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const config = loadConfig({
-    TRIBUNAL_DATA_DIR: dataDir,
-    PORT: '0',
-    TRIBUNAL_RATE_LIMIT: '100000000',
-    ANTHROPIC_API_KEY: 'bench-dummy-key',
-    ANTHROPIC_BASE_URL: fakeUrl,
-    TRIBUNAL_MODEL_RETRIES: '0',
-  });
-  const store = new JsonStore({ dataDir });
-  await store.init();
-  const services = await buildServices(config, store);
-  const app = createServer(services);
-  const listener = app.listen(0, '127.0.0.1');
-  await new Promise<void>((resolve) => listener.once('listening', () => resolve()));
-  const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
-  const demo = (await (await fetch(`${base}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
-  const headers = { authorization: `Api-Key ${demo.api_key}`, 'content-type': 'application/json' };
+async function serveJudges(fakeUrl: string): Promise<Servers> {
+  const { url } = await serveTribunal(fakeUrl, { TRIBUNAL_MODEL_RETRIES: '0' });
   // A few judges so list_judges returns a realistic page; run_judge uses a one-evaluator judge.
-  let judgeId = '';
-  for (const [i, evaluators] of [['Answer Relevance'], ['Answer Relevance', 'Clarity'], ['Completeness', 'Conciseness'], ['Truthfulness']].entries()) {
-    const res = await fetch(`${base}/v1/judges/`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: `bench judge ${i}`, intent: 'Support answers of a help-desk assistant.', evaluator_ids: evaluators }),
-    });
-    const body = (await res.json()) as { id: string };
-    if (res.status !== 201) throw new Error(`creating a judge: ${res.status} ${JSON.stringify(body)}`);
-    if (i === 0) judgeId = body.id;
-  }
-  return { url: `${base}/mcp`, key: demo.api_key, judgeId };
-}
-
-async function serveFake(): Promise<Ready> {
-  const { startFakeAnthropic } = await import('../test/helpers/fake-anthropic.ts');
-  // Answers at once with a valid evaluation, whatever the evaluator.
-  const fake = await startFakeAnthropic({ responder: () => ({ kind: 'tool', input: { justification: 'The response answers the question directly.', score: 0.8 } }) });
-  // The bench reads none of the recorded requests: the parent asks to drop them before each window.
-  process.on('message', (m: { reset?: number }) => {
-    if (m.reset !== undefined) {
-      fake.resetStats();
-      process.send!({ wasReset: m.reset });
-    }
+  const { key, judgeIds } = await demoWithJudges(url, {
+    'bench judge 0': ['Answer Relevance'],
+    'bench judge 1': ['Answer Relevance', 'Clarity'],
+    'bench judge 2': ['Completeness', 'Conciseness'],
+    'bench judge 3': ['Truthfulness'],
   });
-  return { url: fake.url };
+  return { url: `${url}/mcp`, key, judgeId: judgeIds[0] };
 }
 
 if (process.argv[2] === '--serve') {
-  process.once('SIGINT', () => process.exit(0));
   const kind = process.argv[3];
-  const ready = kind === 'bare' ? await serveBare() : kind === 'fake' ? await serveFake() : await serveTribunal(process.argv[4]!);
-  process.send!({ ready });
-  // The parent asks for this process's CPU time around each measured window.
-  process.on('message', (m: { cpu?: number }) => {
-    if (m.cpu !== undefined) {
-      const u = process.cpuUsage();
-      process.send!({ cpu: m.cpu, micros: u.user + u.system });
-    }
-  });
+  await serveChild(() => (kind === 'bare' ? serveBare() : kind === 'fake' ? serveFake() : serveJudges(process.argv[4]!)));
 }
 
 // ---- parent: the load ---------------------------------------------------------------------------
 
-let cpuAsk = 0;
-/** CPU time (user + system, microseconds) the child has used so far. */
-function childCpu(child: ChildProcess): Promise<number> {
-  const ask = ++cpuAsk;
-  return new Promise((resolve) => {
-    const onMessage = (m: { cpu?: number; micros?: number }) => {
-      if (m.cpu === ask) {
-        child.off('message', onMessage);
-        resolve(m.micros!);
-      }
-    };
-    child.on('message', onMessage);
-    child.send({ cpu: ask });
-  });
-}
-
-/** Asks the fake to forget its recorded requests. */
-function resetFake(child: ChildProcess): Promise<void> {
-  const ask = ++cpuAsk;
-  return new Promise((resolve) => {
-    const onMessage = (m: { wasReset?: number }) => {
-      if (m.wasReset === ask) {
-        child.off('message', onMessage);
-        resolve();
-      }
-    };
-    child.on('message', onMessage);
-    child.send({ reset: ask });
-  });
-}
-
-function startChild(kind: 'bare' | 'tribunal' | 'fake', fakeUrl = ''): Promise<{ child: ChildProcess; ready: Ready }> {
-  const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = fork(SELF, ['--serve', kind, fakeUrl], { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { ready: Ready }) => resolve({ child, ready: m.ready }));
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-  });
-}
+const startServer = (kind: 'bare' | 'tribunal' | 'fake', fakeUrl = '') => startChild<Servers>(SELF, kind, [fakeUrl], { stdout: 'inherit' });
 
 interface Target {
   label: string;
@@ -193,7 +101,7 @@ interface Target {
   /** Path on that server, default /mcp. */
   path?: string;
   tool: string;
-  args: (ready: Ready) => Record<string, unknown>;
+  args: (ready: Servers) => Record<string, unknown>;
 }
 
 const ALL_TARGETS: Target[] = [
@@ -208,33 +116,10 @@ const ALL_TARGETS: Target[] = [
   },
 ];
 
-/** POST a JSON body over a keep-alive agent; resolves with the status and the parsed body. */
-function post(agent: http.Agent, url: URL, headers: Record<string, string>, body: string): Promise<{ status: number; body: any }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = text;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          /* left as text */
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
 // BENCH_ONLY=run_judge keeps the targets whose label contains that text (for profiling one of them).
 const TARGETS = process.env.BENCH_ONLY ? ALL_TARGETS.filter((t) => t.label.includes(process.env.BENCH_ONLY!)) : ALL_TARGETS;
 
-async function drive(ready: Ready, path: string | undefined, tool: string, args: Record<string, unknown>, ms: number): Promise<{ calls: number; errors: number; seconds: number }> {
+async function drive(ready: Servers, path: string | undefined, tool: string, args: Record<string, unknown>, ms: number): Promise<{ calls: number; errors: number; seconds: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const url = new URL(path ?? '/mcp', ready.url);
   const headers: Record<string, string> = {
@@ -247,26 +132,24 @@ async function drive(ready: Ready, path: string | undefined, tool: string, args:
   let calls = 0;
   let errors = 0;
   let firstError: string | undefined;
-  const started = performance.now();
-  const deadline = started + ms;
-  const worker = async () => {
-    while (performance.now() < deadline) {
-      const payload = JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: tool, arguments: args } });
-      const res = await post(agent, url, headers, payload);
-      if (res.status !== 200 || !res.body?.result || res.body.result.isError) {
-        errors++;
-        firstError ??= `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
-      } else calls++;
+  const seconds = await forDuration(ms, CONCURRENCY, async () => {
+    const payload = JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: tool, arguments: args } });
+    const res = await request(agent, url, headers, payload);
+    let body: any;
+    try {
+      body = JSON.parse(res.text);
+    } catch {
+      body = undefined;
     }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const seconds = (performance.now() - started) / 1000;
+    if (res.status !== 200 || !body?.result || body.result.isError) {
+      errors++;
+      firstError ??= `${res.status} ${res.text.slice(0, 300)}`;
+    } else calls++;
+  });
   agent.destroy();
   if (firstError) console.error(`  ${tool}: ${errors} failed calls, first: ${firstError}`);
   return { calls, errors, seconds };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 interface Sample {
   /** Calls per wall-clock second. */
@@ -276,14 +159,14 @@ interface Sample {
 }
 
 async function main() {
-  const servers: Record<string, { child: ChildProcess; ready: Ready }> = {};
+  const servers: Record<string, Child<Servers>> = {};
   const samples: Record<string, Sample[]> = Object.fromEntries(TARGETS.map((t) => [t.label, []]));
   const failed: Record<string, number> = {};
   console.log(`MCP bench: ${ROUNDS} rounds x ${SECONDS}s per target, ${CONCURRENCY} concurrent clients, Node ${process.version}, ${os.cpus().length} CPUs`);
   try {
     // The fake judge model gets its own process too, so its CPU is not counted as the server's.
-    servers.fake = await startChild('fake');
-    for (const kind of new Set(TARGETS.map((t) => t.server))) servers[kind] = await startChild(kind, servers.fake.ready.url);
+    servers.fake = await startServer('fake');
+    for (const kind of new Set(TARGETS.map((t) => t.server))) servers[kind] = await startServer(kind, servers.fake.ready.url);
     if (INITIAL_WARMUP_MS > 0) {
       console.log(`  initial warm-up: ${INITIAL_WARMUP_MS / 1000}s per target`);
       for (const target of TARGETS) {
@@ -296,9 +179,9 @@ async function main() {
         const { child, ready } = servers[target.server]!;
         await drive(ready, target.path, target.tool, target.args(ready), WARMUP_MS);
         await resetFake(servers.fake.child);
-        const cpuBefore = await childCpu(child);
+        const cpuBefore = await childCpuMicros(child);
         const r = await drive(ready, target.path, target.tool, target.args(ready), SECONDS * 1000);
-        const cpuSeconds = ((await childCpu(child)) - cpuBefore) / 1e6;
+        const cpuSeconds = ((await childCpuMicros(child)) - cpuBefore) / 1e6;
         const sample = { wall: r.calls / r.seconds, perCpu: r.calls / cpuSeconds };
         samples[target.label]!.push(sample);
         failed[target.label] = (failed[target.label] ?? 0) + r.errors;
@@ -309,7 +192,7 @@ async function main() {
     }
   } finally {
     // SIGINT lets a profiled child write its profile before it exits.
-    for (const { child } of Object.values(servers)) child.kill('SIGINT');
+    stopChildren(Object.values(servers));
   }
   const med = (label: string, key: keyof Sample) => (samples[label]?.length ? median(samples[label]!.map((x) => x[key])) : NaN);
   const pct = (x: number, of: number) => (Number.isFinite(x / of) ? `${((x / of) * 100).toFixed(0)}%` : 'n/a');

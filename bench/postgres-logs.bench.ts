@@ -22,6 +22,7 @@
 import pg from 'pg';
 import { logPageQuery, logWhere, PostgresStore } from '../src/store/postgres-store.ts';
 import type { LogFilter } from '../src/store/types.ts';
+import { median, quantile } from './harness.ts';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const LOGS = Number(process.env.BENCH_LOGS ?? 1_000_000);
@@ -114,8 +115,7 @@ async function fill(store: PostgresStore) {
   await store.sql('VACUUM ANALYZE execution_logs');
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
+const p95 = (xs: number[]) => quantile(xs, 0.95);
 
 async function timeIt(fn: () => Promise<unknown>, runs: number): Promise<number[]> {
   const times: number[] = [];

@@ -2,13 +2,14 @@
 import type { Config } from './config.ts';
 import { syncPresets } from './domain/presets.ts';
 import { createJudgeModel, createScoringEngine } from './engine/index.ts';
+import type { ModelCallObserver } from './engine/resilient-model.ts';
 import { createJudgeGenerator } from './generation/generator.ts';
 import type { Store } from './store/types.ts';
 import type { Services } from './tool.ts';
 
-export async function buildServices(config: Config, store: Store): Promise<Services> {
+export async function buildServices(config: Config, store: Store, modelObserver?: ModelCallObserver): Promise<Services> {
   await syncPresets(store);
   // One judge model per server: its limiter caps model calls in flight for scoring and generation alike.
-  const model = createJudgeModel(config);
+  const model = createJudgeModel(config, modelObserver);
   return { config, store, engine: createScoringEngine(model), generator: createJudgeGenerator(model) };
 }

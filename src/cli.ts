@@ -3,6 +3,7 @@
 // a server over REST (TRIBUNAL_URL, TRIBUNAL_API_KEY); server-side ones (serve, keys) work on the
 // store. Every failure ends as one line on stderr and an exit code (src/cli/errors.ts, docs/CLI.md).
 import { CliError, EXIT } from './cli/errors.ts';
+import { withCommandName } from './cli/invocation.ts';
 
 type Handler = (argv: string[]) => Promise<number>;
 
@@ -42,27 +43,71 @@ Server-side commands (work on the server's store; TRIBUNAL_DATA_DIR / TRIBUNAL_S
 
 Every command takes --help, and --json for machine-readable output. Exit codes: docs/CLI.md.`;
 
+/** Options every client command takes; given before the command they apply to it. */
+const GLOBAL_VALUE_FLAGS = new Set(['--url', '--api-key', '--timeout']);
+const GLOBAL_BOOLEAN_FLAGS = new Set(['--json']);
+
+/**
+ * `tribunal --url U judges list` -> the command and its arguments with the leading global flags
+ * moved behind the command words (parseArgs reads them anywhere before a `--`).
+ */
+export function hoistGlobalFlags(argv: string[]): { command: string | undefined; rest: string[] } {
+  const globals: string[] = [];
+  let i = 0;
+  while (i < argv.length) {
+    const arg = argv[i];
+    const name = arg.split('=')[0];
+    if (GLOBAL_VALUE_FLAGS.has(name)) {
+      const take = arg.includes('=') ? 1 : 2;
+      globals.push(...argv.slice(i, i + take));
+      i += take;
+    } else if (GLOBAL_BOOLEAN_FLAGS.has(arg)) {
+      globals.push(arg);
+      i++;
+    } else break;
+  }
+  const [command, ...rest] = argv.slice(i);
+  const end = rest.indexOf('--');
+  return { command, rest: end < 0 ? [...rest, ...globals] : [...rest.slice(0, end), ...globals, ...rest.slice(end)] };
+}
+
+/** The known command closest to a mistyped one (at most two edits, or a prefix), if any. */
+export function closest(word: string, known: string[]): string | undefined {
+  const distance = (a: string, b: string) => {
+    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = row;
+    }
+    return prev[b.length];
+  };
+  const scored = known.map((k) => ({ k, d: k.startsWith(word) && word.length >= 2 ? 0 : distance(word, k) })).sort((x, y) => x.d - y.d);
+  return scored[0] && scored[0].d <= Math.min(2, Math.floor(word.length / 2)) ? scored[0].k : undefined;
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
+  const { command, rest } = hoistGlobalFlags(argv);
   if (!command || command === '--help' || command === '-h' || command === 'help') {
-    console.log(USAGE);
+    console.log(withCommandName(USAGE));
     return EXIT.ok;
   }
   if (command === '--version' || command === '-v') {
-    const { createRequire } = await import('node:module');
-    console.log((createRequire(import.meta.url)('../package.json') as { version: string }).version);
+    console.log((await import('./version.ts')).VERSION);
     return EXIT.ok;
   }
   const handler = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined;
   if (!handler) {
-    console.error(`error: unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+    const what = command.startsWith('-') ? `unknown option ${command}` : `unknown command ${JSON.stringify(command)}`;
+    const guess = command.startsWith('-') ? undefined : closest(command, Object.keys(COMMANDS));
+    console.error(withCommandName(`error: ${what}${guess ? ` (did you mean "${guess}"?)` : ''}. See tribunal --help.`));
     return EXIT.usage;
   }
   try {
     return await handler(rest);
   } catch (err) {
     if (err instanceof CliError) {
-      console.error(`error: ${err.message}`);
+      console.error(withCommandName(`error: ${err.message}`));
       return err.exitCode;
     }
     // Server-side commands fail with plain errors (exit 1); anything else is a bug: one line, and

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_PRICES } from './engine/cost.ts';
 
 /** "24h", "30m", "90s", "2d" or a plain number of seconds -> milliseconds. */
 export function parseDuration(text: string): number {
@@ -49,24 +50,29 @@ const list = z.string().transform((v) =>
     .filter(Boolean),
 );
 
-/** Price per million tokens, USD. Override with TRIBUNAL_PRICES (JSON of the same shape). */
-export const DEFAULT_PRICES: Record<string, { input: number; output: number }> = {
-  'claude-opus-4-1': { input: 15, output: 75 },
-  'claude-opus-4-5': { input: 5, output: 25 },
-  'claude-sonnet-4-5': { input: 3, output: 15 },
-  'claude-sonnet-4-0': { input: 3, output: 15 },
-  'claude-haiku-4-5': { input: 1, output: 5 },
-  'claude-3-5-haiku-latest': { input: 0.8, output: 4 },
-};
+// Price per million tokens, USD: the defaults live beside the cost code (src/engine/cost.ts, with
+// where they come from); TRIBUNAL_PRICES (JSON of the same shape) extends and overrides them.
+export { DEFAULT_PRICES };
 const prices = z.string().transform((v, ctx) => {
+  let json: unknown;
   try {
-    const parsed = z.record(z.string(), z.object({ input: z.number().min(0), output: z.number().min(0) })).parse(JSON.parse(v));
-    return { ...DEFAULT_PRICES, ...parsed };
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be JSON like {"model-name": {"input": 3, "output": 15}} (USD per million tokens)' });
+    json = JSON.parse(v);
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: `is not valid JSON (${(e as Error).message}); use e.g. {"my-model": {"input": 1, "output": 5}} (USD per million tokens)` });
     return z.NEVER;
   }
+  const parsed = PriceTableSchema.safeParse(json);
+  if (!parsed.success) {
+    const where = parsed.error.issues[0]?.path.join('.') || 'the value';
+    ctx.addIssue({ code: 'custom', message: `${where}: must be {"model-name": {"input": <USD>, "output": <USD>}} with prices per million tokens, 0 or more` });
+    return z.NEVER;
+  }
+  return { ...DEFAULT_PRICES, ...parsed.data };
 });
+const PriceTableSchema = z.record(z.string().min(1), z.strictObject({ input: z.number().finite().min(0), output: z.number().finite().min(0) }));
+
+/** The current Sonnet generation (the SDK's model list, 2026-11); see docs/SCORING.md before changing it. */
+export const DEFAULT_MODEL = 'claude-sonnet-5-5';
 
 const EnvSchema = z.object({
   PORT: int(0).default(8787),
@@ -78,7 +84,8 @@ const EnvSchema = z.object({
   TRIBUNAL_PG_POOL_MAX: int(1).default(10),
   REDIS_URL: z.string().optional(),
   TRIBUNAL_REDIS_PREFIX: z.string().default('tribunal:rl:'),
-  TRUST_PROXY: z.string().default('loopback'),
+  // No proxy is trusted unless named: X-Forwarded-* from anyone else is ignored (docs/DEPLOYMENT.md).
+  TRUST_PROXY: z.string().default('false'),
   TRIBUNAL_DEMO_KEY_TTL: duration.default(parseDuration('24h')),
   TRIBUNAL_DEMO_RATE_LIMIT: int(1).default(20),
   TRIBUNAL_DEMO_RATE_WINDOW: duration.default(parseDuration('1h')),
@@ -90,12 +97,22 @@ const EnvSchema = z.object({
   TRIBUNAL_MAX_TURNS: int(1).default(500),
   TRIBUNAL_MAX_CONVERSATION: int(1).default(400_000),
   TRIBUNAL_MAX_PAGE_SIZE: int(1).default(200),
+  TRIBUNAL_MAX_KEYS_PER_ORG: int(1).default(100),
+  TRIBUNAL_MAX_KEYS_PER_DEMO_ORG: int(1).default(5),
+  TRIBUNAL_HEADERS_TIMEOUT: duration.default(parseDuration('20s')),
+  TRIBUNAL_REQUEST_TIMEOUT: duration.default(parseDuration('30s')),
+  TRIBUNAL_SHUTDOWN_GRACE: duration.default(parseDuration('10s')),
+  // A tag is a PostgreSQL GIN index key (at most ~2,700 bytes, 4 per character at worst).
+  TRIBUNAL_MAX_TAG_CHARS: int(1).max(500).default(200),
+  TRIBUNAL_MAX_TAGS: int(1).default(50),
+  TRIBUNAL_MAX_JUDGE_EVALUATORS: int(1).default(100),
+  TRIBUNAL_DEMO_RETENTION: duration.default(parseDuration('7d')),
   MCP_ENABLED: bool.default(true),
   TRIBUNAL_ALLOWED_HOSTS: list.optional(),
   TRIBUNAL_ALLOWED_ORIGINS: list.optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: z.string().url().optional(),
-  TRIBUNAL_MODEL: z.string().default('claude-sonnet-4-5'),
+  TRIBUNAL_MODEL: z.string().default(DEFAULT_MODEL),
   TRIBUNAL_MODEL_CONCURRENCY: int(1).default(16),
   TRIBUNAL_MODEL_TIMEOUT: duration.default(parseDuration('60s')),
   TRIBUNAL_MODEL_RETRIES: int(0).default(4),
@@ -106,6 +123,12 @@ const EnvSchema = z.object({
   TRIBUNAL_ALLOWED_MODELS: list.optional(),
   TRIBUNAL_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters (make one with: openssl rand -base64 32)').optional(),
   TRIBUNAL_SESSION_TTL: duration.default(parseDuration('12h')),
+  TRIBUNAL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRIBUNAL_LOG_PRETTY: bool.optional(),
+  TRIBUNAL_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (make one with: openssl rand -hex 16)').optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_SERVICE_NAME: z.string().default('tribunal'),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -136,6 +159,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisPrefix: e.TRIBUNAL_REDIS_PREFIX,
     trustProxy: e.TRUST_PROXY,
     demoKeyTtlMs: e.TRIBUNAL_DEMO_KEY_TTL,
+    /** How long a demo organization's data is kept after its key expired. */
+    demoRetentionMs: e.TRIBUNAL_DEMO_RETENTION,
     demoRateLimit: { limit: e.TRIBUNAL_DEMO_RATE_LIMIT, windowMs: e.TRIBUNAL_DEMO_RATE_WINDOW },
     rateLimit: { limit: e.TRIBUNAL_RATE_LIMIT, windowMs: e.TRIBUNAL_RATE_WINDOW },
     limits: {
@@ -146,6 +171,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       turns: e.TRIBUNAL_MAX_TURNS,
       conversationChars: e.TRIBUNAL_MAX_CONVERSATION,
       pageSize: e.TRIBUNAL_MAX_PAGE_SIZE,
+      /** Live (not revoked, not expired) API keys an organization may hold; demo organizations get fewer. */
+      keysPerOrg: e.TRIBUNAL_MAX_KEYS_PER_ORG,
+      keysPerDemoOrg: e.TRIBUNAL_MAX_KEYS_PER_DEMO_ORG,
+      tagChars: e.TRIBUNAL_MAX_TAG_CHARS,
+      tags: e.TRIBUNAL_MAX_TAGS,
+      judgeEvaluators: e.TRIBUNAL_MAX_JUDGE_EVALUATORS,
+    },
+    /** Slow clients: the headers, then the whole request, must arrive within these (answers are not limited). */
+    http: {
+      headersTimeoutMs: Math.min(e.TRIBUNAL_HEADERS_TIMEOUT, e.TRIBUNAL_REQUEST_TIMEOUT),
+      requestTimeoutMs: e.TRIBUNAL_REQUEST_TIMEOUT,
+      /** On SIGTERM, how long requests in flight may still run before they are cut short. */
+      shutdownGraceMs: e.TRIBUNAL_SHUTDOWN_GRACE,
     },
     mcp: {
       enabled: e.MCP_ENABLED,
@@ -167,6 +205,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // Models an evaluator may name as its override. The server pays for every call, so a caller
       // (a demo user included) cannot pick an arbitrary, possibly expensive, model.
       allowed: e.TRIBUNAL_ALLOWED_MODELS ?? [...new Set([e.TRIBUNAL_MODEL, ...Object.keys(e.TRIBUNAL_PRICES)])],
+      allowedFromEnv: e.TRIBUNAL_ALLOWED_MODELS !== undefined,
     },
     // Web sessions: without a configured secret each process makes its own, so sessions do not
     // survive a restart or span instances (docs/WEB.md).
@@ -174,6 +213,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       secret: e.TRIBUNAL_SESSION_SECRET ?? randomBytes(32).toString('base64url'),
       secretFromEnv: e.TRIBUNAL_SESSION_SECRET !== undefined,
       ttlMs: e.TRIBUNAL_SESSION_TTL,
+    },
+    // Logs, metrics and traces (docs/DEPLOYMENT.md, "Running it").
+    observability: {
+      logLevel: e.TRIBUNAL_LOG_LEVEL,
+      /** Unset: pretty when stdout is a terminal, JSON lines otherwise. */
+      logPretty: e.TRIBUNAL_LOG_PRETTY,
+      /** Unset: /metrics answers 404. */
+      metricsToken: e.TRIBUNAL_METRICS_TOKEN,
+      /** The standard OTLP/HTTP settings; traces are exported only when one is set. */
+      otlpTracesUrl: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined),
+      serviceName: e.OTEL_SERVICE_NAME,
     },
   };
 }

@@ -1,6 +1,7 @@
 // One error type for the whole server. REST turns it into application/problem+json, MCP into a
 // tool result with isError: true. The `detail` is written for the caller: it says what to fix.
 import { z } from 'zod';
+import { unknownFieldErrors } from './unknown-fields.ts';
 
 export type ErrorCode =
   | 'not_authenticated'
@@ -15,6 +16,9 @@ export type ErrorCode =
   | 'not_available'
   | 'store_unavailable'
   | 'internal_error';
+
+/** Finer reasons within a code where the caller's next step differs. */
+export type ErrorReason = 'model_not_configured' | 'edited_concurrently' | 'too_many_keys';
 
 const TITLES: Record<ErrorCode, string> = {
   not_authenticated: 'Not authenticated',
@@ -43,12 +47,14 @@ export class TribunalError extends Error {
   readonly headers?: Record<string, string>;
   /** Extra members merged into the problem body (e.g. generation outcomes). */
   readonly extra?: Record<string, unknown>;
+  /** Why, for a program (a door's hint) rather than a person: e.g. `model_not_configured`. */
+  readonly reason?: ErrorReason;
 
   constructor(
     code: ErrorCode,
     status: number,
     detail: string,
-    opts: { errors?: FieldError[]; headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+    opts: { errors?: FieldError[]; headers?: Record<string, string>; extra?: Record<string, unknown>; reason?: ErrorReason } = {},
   ) {
     super(detail);
     this.name = 'TribunalError';
@@ -57,6 +63,7 @@ export class TribunalError extends Error {
     this.errors = opts.errors;
     this.headers = opts.headers;
     this.extra = opts.extra;
+    this.reason = opts.reason;
   }
 
   toProblem(): Record<string, unknown> {
@@ -87,10 +94,9 @@ export const notAuthenticated = (detail: string) =>
 
 /** Turns a zod failure into a validation error that lists each offending field. */
 export function fromZodError(err: z.ZodError, where = 'request'): TribunalError {
-  const errors = err.issues.map((issue) => ({
-    field: issue.path.length ? issue.path.map(String).join('.') : '(body)',
-    message: issue.message,
-  }));
+  const errors = err.issues.flatMap(
+    (issue) => unknownFieldErrors(issue) ?? [{ field: issue.path.length ? issue.path.map(String).join('.') : '(body)', message: issue.message }],
+  );
   const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
   return validationError(`Invalid ${where}: ${summary}`, errors);
 }

@@ -1,14 +1,11 @@
 // Server-side key management for self-hosters (`tribunal keys ...`): make an organization and its
-// keys without any key to start from. Runs against the store directly, or through a running
-// server's admin socket when that server owns the JSON data directory.
-import { sendAdminCommand } from './admin-socket.ts';
+// keys without any key to start from. Runs on a store; the CLI decides which (src/cli/key-store.ts),
+// and a server that owns the JSON data directory runs it for the CLI (admin-socket.ts).
 import { mintApiKey } from './auth.ts';
 import type { Config } from './config.ts';
 import { apiKeyToWire } from './domain/api-keys.ts';
 import { createOrganization } from './domain/orgs.ts';
 import type { ApiKey } from './schemas.ts';
-import { openStore } from './store/index.ts';
-import { liveLockOwner } from './store/lock.ts';
 import type { Store } from './store/types.ts';
 
 export type KeyCommand =
@@ -81,19 +78,5 @@ export async function runKeyCommand(store: Store, _config: Config, cmd: KeyComma
     }
     default:
       throw new KeyCommandError('invalid', `Unknown key command ${JSON.stringify((cmd as { op: unknown }).op)}.`);
-  }
-}
-
-/** Runs a key command on the configured store, through the running server when it owns the data. */
-export async function keyCommand(config: Config, cmd: KeyCommand): Promise<unknown> {
-  if (config.store === 'json') {
-    const owner = liveLockOwner(config.dataDir);
-    if (owner?.role === 'server' && owner.admin_socket) return sendAdminCommand(owner.admin_socket, cmd);
-  }
-  const store = await openStore(config, { role: 'cli' });
-  try {
-    return await runKeyCommand(store, config, cmd);
-  } finally {
-    await store.close();
   }
 }

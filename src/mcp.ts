@@ -8,7 +8,8 @@
 // as the transport spec allows for a server without sessions).
 //
 // The order on every request: enabled? (404) -> Host/Origin allowed? (403) -> API key (401 with
-// WWW-Authenticate) -> per-key rate limit (429) -> JSON body within the size limit (413) -> MCP.
+// WWW-Authenticate) -> per-key rate limit (429) -> JSON body within the size limit (413) -> every
+// further message of a JSON-RPC batch counted against the same limit (429) -> MCP.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -17,12 +18,16 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { allTools } from '../tools/index.ts';
 import type { Authenticator, Caller } from './auth.ts';
 import type { Config } from './config.ts';
-import { asTribunalError, TribunalError } from './errors.ts';
-import { authenticate, sendProblem } from './server.ts';
+import { TribunalError, type ErrorCode } from './errors.ts';
+import { authenticate } from './http/authenticate.ts';
+import { bodyTooLarge } from './http/body.ts';
+import { problemOf, sendProblem } from './http/problem.ts';
+import type { KeyRateLimit } from './http/rate-limits.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
+import { VERSION } from './version.ts';
 
 export const SERVER_NAME = 'tribunal';
-export const SERVER_VERSION = '0.1.0';
+export const SERVER_VERSION = VERSION;
 
 export const MCP_INSTRUCTIONS = `Tribunal scores LLM outputs with LLM judges. Use it to check a response you (or the application you are working on) produced before relying on it.
 
@@ -60,28 +65,40 @@ const NOT_FOUND_HINTS: Record<string, string> = {
   create_judge: 'Find evaluators with list_evaluators and projects with list_projects.',
 };
 
+/** Where to find a valid value for an argument that was refused. */
+const FIELD_HINTS: Record<string, string> = {
+  project_id: 'List your projects with list_projects.',
+  evaluator_ids: 'Find evaluators with list_evaluators.',
+  judge_id: 'Find judges with list_judges.',
+};
+
+/**
+ * What an agent should do next, from the error's code (and its structured reason or field list),
+ * never from its text: the domain writes door-neutral messages and the MCP door adds the tool names.
+ */
+const HINTS: Partial<Record<ErrorCode, (toolName: string, err: TribunalError) => string[]>> = {
+  validation_error: (_tool, err) => [
+    ...(err.errors?.length ? ['Fix these arguments and call again:', ...err.errors.map((e) => `- ${e.field}: ${e.message}`)] : []),
+    ...[...new Set((err.errors ?? []).map((e) => FIELD_HINTS[e.field.split('.')[0]]).filter(Boolean))],
+  ],
+  missing_field: (tool) => [`Call ${tool} again with that input added (get_judge / get_evaluator show which inputs each evaluator requires).`],
+  not_found: (tool) => (NOT_FOUND_HINTS[tool] ? [NOT_FOUND_HINTS[tool]] : []),
+  model_unavailable: (_tool, err) => [
+    err.reason === 'model_not_configured'
+      ? 'Retrying will not help: the server operator must configure a judge model. Tell the person you work for.'
+      : 'This is a temporary server-side problem: wait a little and retry the same call.',
+  ],
+  store_unavailable: () => ['This is a temporary server-side problem: wait a little and retry the same call.'],
+  conflict: (_tool, err) => (err.reason === 'edited_concurrently' ? ['Retry the same call.'] : []),
+};
+
 /** A tool failure as the agent sees it: what went wrong and what to do next. */
 export function toolErrorText(toolName: string, err: TribunalError): string {
-  const lines = [`${toolName} failed (${err.code}): ${err.message}`];
-  if (err.code === 'validation_error' && err.errors?.length) {
-    lines.push('Fix these arguments and call again:');
-    for (const e of err.errors) lines.push(`- ${e.field}: ${e.message}`);
-  } else if (err.code === 'missing_field') {
-    lines.push(`Call ${toolName} again with that input added (get_judge / get_evaluator show which inputs each evaluator requires).`);
-  } else if (err.code === 'not_found' && NOT_FOUND_HINTS[toolName] && !/list_\w+\./.test(err.message)) {
-    lines.push(NOT_FOUND_HINTS[toolName]);
-  } else if (err.code === 'model_unavailable' && /No judge model is configured/.test(err.message)) {
-    lines.push('Retrying will not help: the server operator must configure a judge model. Tell the person you work for.');
-  } else if (err.code === 'model_unavailable' || err.code === 'store_unavailable') {
-    lines.push('This is a temporary server-side problem: wait a little and retry the same call.');
-  } else if (err.code === 'conflict' && /concurrently/.test(err.message)) {
-    lines.push('Retry the same call.');
-  }
-  return lines.join('\n');
+  return [`${toolName} failed (${err.code}): ${err.message}`, ...(HINTS[err.code]?.(toolName, err) ?? [])].join('\n');
 }
 
 export function toolErrorResult(toolName: string, err: unknown): CallToolResult {
-  const error = asTribunalError(err);
+  const error = problemOf(err);
   if (error.code === 'internal_error') console.error(`[tribunal] unexpected error in MCP tool ${toolName}:`, err);
   return {
     isError: true,
@@ -216,7 +233,7 @@ class ServerPool {
   }
 }
 
-export function mcpRouter(services: Services, authenticator: Authenticator, opts: { rateLimit: express.RequestHandler }): express.Router {
+export function mcpRouter(services: Services, authenticator: Authenticator, rateLimit: KeyRateLimit): express.Router {
   const { config } = services;
   const router = express.Router();
   const policy = hostPolicy(config);
@@ -231,13 +248,13 @@ export function mcpRouter(services: Services, authenticator: Authenticator, opts
     if (refused) return sendProblem(res, new TribunalError('permission_denied', 403, refused));
     next();
   });
-  router.use(authenticate(authenticator), opts.rateLimit);
+  router.use(authenticate(authenticator), rateLimit.middleware);
 
   const parseJson = express.json({ limit: config.limits.bodyBytes, strict: false, type: () => true });
   const bodyErrors = (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') {
-      return sendProblem(res, new TribunalError('payload_too_large', 413, `The request body is over the limit of ${config.limits.bodyBytes} bytes (TRIBUNAL_MAX_BODY).`));
+      return sendProblem(res, bodyTooLarge(config.limits.bodyBytes));
     }
     if (type === 'entity.parse.failed') return jsonRpcError(res, 400, -32700, `Parse error: the body is not valid JSON (${(err as Error).message}).`);
     if (type === 'request.aborted') return;
@@ -245,7 +262,14 @@ export function mcpRouter(services: Services, authenticator: Authenticator, opts
     next(err);
   };
 
-  router.post('/', parseJson, bodyErrors, async (req: Request, res: Response) => {
+  // The SDK's transport accepts JSON-RPC batches (up to 100 messages); the limiter above counted the
+  // request once, so every further message of a batch is counted here before any of them runs.
+  const chargeBatch = async (req: Request, res: Response, next: NextFunction) => {
+    if (Array.isArray(req.body) && req.body.length > 1 && !(await rateLimit.charge(res, req.body.length - 1))) return;
+    next();
+  };
+
+  router.post('/', parseJson, bodyErrors, chargeBatch, async (req: Request, res: Response) => {
     const caller = res.locals.caller as Caller;
     const auth: TribunalAuthInfo = { token: '', clientId: caller.key.id, scopes: [], extra: { caller } };
     (req as Request & { auth?: AuthInfo }).auth = auth;

@@ -171,7 +171,7 @@ export const EvaluatorResult = z.object({
   model: z.string().nullable().describe('judge model that produced the score'),
   input_tokens: z.number().int().describe('prompt tokens spent, all attempts'),
   output_tokens: z.number().int().describe('completion tokens spent, all attempts'),
-  cost_usd: z.number().describe('cost of this evaluator in USD from the price table'),
+  cost_usd: z.number().nullable().describe('cost of this evaluator in USD from the price table; null when its model has no price (unknown)'),
   latency_ms: z.number().describe('wall time of this evaluator'),
   error: z.string().optional().describe('why this evaluator failed, when score is null'),
 });
@@ -201,7 +201,7 @@ export const ExecutionLog = z.object({
   tags: z.array(z.string()).describe('labels for filtering'),
   evaluator_results: z.array(EvaluatorResult).describe('one entry per evaluator, in the judge order'),
   score: z.number().nullable().describe(RUN_SCORE),
-  cost_usd: z.number().describe('sum of evaluator costs in USD'),
+  cost_usd: z.number().nullable().describe('sum of evaluator costs in USD; null when any of them is unknown'),
   latency_ms: z.number().describe('wall time of the whole run'),
   created_at: timestamp,
 });
@@ -215,7 +215,8 @@ export const page = <T extends z.ZodType>(item: T) =>
   });
 
 export const PageParams = {
-  limit: z.number().int().min(1).optional().describe('page size, default 50, at most 200 (TRIBUNAL_MAX_PAGE_SIZE)'),
+  // The documented maximum is the default of TRIBUNAL_MAX_PAGE_SIZE; the server checks the configured one.
+  limit: z.number().int().min(1).meta({ maximum: 200 }).optional().describe('page size, default 50, at most 200 (TRIBUNAL_MAX_PAGE_SIZE)'),
   cursor: z.string().optional().describe('opaque cursor from a previous page `next_cursor`'),
 };
 
@@ -248,7 +249,7 @@ export const ExecutionResult = z.object({
   execution_log_id: z.string().describe('id of the execution log that records this run'),
   evaluator_results: z.array(EvaluatorResult).describe('one entry per evaluator, in the judge order'),
   score: z.number().nullable().describe(RUN_SCORE),
-  cost_usd: z.number().describe('total cost of the run in USD'),
+  cost_usd: z.number().nullable().describe('total cost of the run in USD; null when any evaluator cost is unknown (a model without a price)'),
   latency_ms: z.number().describe('wall time of the run'),
 });
 export type ExecutionResult = z.infer<typeof ExecutionResult>;

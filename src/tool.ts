@@ -1,5 +1,5 @@
 // The shape of a tool module (tools/*.ts) and the one way every caller invokes a tool handler.
-// REST routes and MCP tool calls both go through invokeTool, so validation and limits apply alike.
+// REST routes (tools and REST-only operations) and MCP tool calls all go through invokeTool, so validation and limits apply alike.
 import { z } from 'zod';
 import type { Config } from './config.ts';
 import type { RequestContext } from './context.ts';
@@ -7,6 +7,7 @@ import type { ScoringEngine } from './engine/types.ts';
 import type { JudgeGenerator } from './generation/types.ts';
 import { fromZodError, validationError } from './errors.ts';
 import type { Store } from './store/types.ts';
+import { strictInput } from './unknown-fields.ts';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -25,7 +26,11 @@ export interface Services {
 
 export interface ToolContext extends Services, RequestContext {}
 
-export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+/**
+ * One operation: the 14 MCP tools (tools/*.ts) and the REST-only operations (src/operations/) alike.
+ * `C` is the context its handler needs: a caller for everything but the demo-user endpoint.
+ */
+export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject, C = ToolContext> {
   name: string;
   title: string;
   /** For an agent: when to use it and what it returns. */
@@ -33,11 +38,12 @@ export interface ToolDefinition<I extends z.ZodObject = z.ZodObject, O extends z
   input: I;
   output: O;
   annotations: ToolAnnotations;
-  handler: (input: z.infer<I>, ctx: ToolContext) => Promise<z.infer<O>>;
+  handler: (input: z.infer<I>, ctx: C) => Promise<z.infer<O>>;
 }
 
-export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(tool: ToolDefinition<I, O>): ToolDefinition<I, O> {
-  return tool;
+export function defineTool<I extends z.ZodObject, O extends z.ZodObject, C = ToolContext>(tool: ToolDefinition<I, O, C>): ToolDefinition<I, O, C> {
+  // Unknown input fields are refused on both doors, nested ones too (src/unknown-fields.ts).
+  return { ...tool, input: strictInput(tool.input) };
 }
 
 /**
@@ -53,6 +59,7 @@ export function enforceLimits(value: unknown, limits: Config['limits'], path: st
       ]);
     }
   } else if (Array.isArray(value)) {
+    if (path[path.length - 1] === 'tags') checkTags(value, limits, path.join('.'));
     if (path[path.length - 1] === 'contexts' && value.length > limits.contexts) {
       throw validationError(`contexts has ${value.length} items; the limit is ${limits.contexts} (TRIBUNAL_MAX_CONTEXTS).`, [
         { field: path.join('.'), message: `at most ${limits.contexts} items` },
@@ -64,10 +71,24 @@ export function enforceLimits(value: unknown, limits: Config['limits'], path: st
   }
 }
 
-export async function invokeTool<I extends z.ZodObject, O extends z.ZodObject>(
-  tool: ToolDefinition<I, O>,
+/** Tags are stored and indexed with every log: bounded before any model call is paid for. */
+function checkTags(tags: unknown[], limits: Config['limits'], field: string): void {
+  if (tags.length > limits.tags) {
+    throw validationError(`${field} has ${tags.length} tags; the limit is ${limits.tags} (TRIBUNAL_MAX_TAGS).`, [{ field, message: `at most ${limits.tags} tags` }]);
+  }
+  tags.forEach((tag, i) => {
+    if (typeof tag === 'string' && tag.length > limits.tagChars) {
+      throw validationError(`${field}.${i} is ${tag.length} characters; a tag is at most ${limits.tagChars} (TRIBUNAL_MAX_TAG_CHARS).`, [
+        { field: `${field}.${i}`, message: `at most ${limits.tagChars} characters` },
+      ]);
+    }
+  });
+}
+
+export async function invokeTool<I extends z.ZodObject, O extends z.ZodObject, C extends Pick<Services, 'config'>>(
+  tool: ToolDefinition<I, O, C>,
   rawInput: unknown,
-  ctx: ToolContext,
+  ctx: C,
 ): Promise<z.infer<O>> {
   const parsed = tool.input.safeParse(rawInput ?? {});
   if (!parsed.success) throw fromZodError(parsed.error, `input to ${tool.name}`);

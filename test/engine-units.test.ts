@@ -6,7 +6,7 @@ import zlib from 'node:zlib';
 import { describe, test } from 'node:test';
 import { AnthropicJudgeModel } from '../src/engine/anthropic-model.ts';
 import { parseAnswer } from '../src/engine/answer.ts';
-import { costUsd, priceFor } from '../src/engine/cost.ts';
+import { costUsd, priceFor, sumCosts } from '../src/engine/cost.ts';
 import { createHttpFetch } from '../src/engine/http-fetch.ts';
 import { Limiter } from '../src/engine/limiter.ts';
 import { ModelCallError, parseRetryAfter } from '../src/engine/model-errors.ts';
@@ -91,7 +91,12 @@ describe('prices', () => {
     assert.deepEqual(priceFor('claude-sonnet-4-5-20250929', DEFAULT_PRICES), { input: 3, output: 15 });
     assert.equal(priceFor('claude-sonnet-4', DEFAULT_PRICES), null);
     assert.equal(costUsd('claude-opus-4-1', { input_tokens: 1_000_000, output_tokens: 1_000_000 }, DEFAULT_PRICES), 90);
-    assert.equal(costUsd('my-local-model', { input_tokens: 5000, output_tokens: 5000 }, DEFAULT_PRICES), 0);
+    assert.equal(costUsd('my-local-model', { input_tokens: 5000, output_tokens: 5000 }, DEFAULT_PRICES), null, 'no price: unknown, not 0');
+    assert.equal(costUsd('my-local-model', { input_tokens: 0, output_tokens: 0 }, DEFAULT_PRICES), 0, 'nothing spent costs nothing');
+    assert.equal(priceFor('claude-sonnet-5-7', DEFAULT_PRICES), null, 'a later version is not priced as claude-sonnet-5');
+    assert.deepEqual(priceFor('claude-sonnet-5-5-20260928', DEFAULT_PRICES), { input: 2, output: 10 });
+    assert.equal(sumCosts([0.5, 0.25]), 0.75);
+    assert.equal(sumCosts([0.5, null]), null, 'one unknown part makes the total unknown');
   });
 });
 

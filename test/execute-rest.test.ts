@@ -180,7 +180,7 @@ describe('execute over REST', () => {
     assert.equal(ok.body.evaluator_results.length, 4);
   });
 
-  test("an evaluator's model overrides TRIBUNAL_MODEL; an unknown model costs 0", async () => {
+  test("an evaluator's model overrides TRIBUNAL_MODEL; an unpriced model's cost is null (unknown)", async () => {
     const evaluator = await rig.createEvaluator(evaluatorBody({ model: 'claude-haiku-4-5' }));
     rig.fake.enqueue(toolAnswer({ justification: 'fine', score: 0.5 }, { usage: { input_tokens: 2000, output_tokens: 100 }, model: 'claude-haiku-4-5-20251001' }));
     const res = await rig.post(`/v1/evaluators/${evaluator.id}/execute/`, { response: 'x' });
@@ -193,8 +193,12 @@ describe('execute over REST', () => {
     rig.fake.enqueue(toolAnswer({ justification: 'fine', score: 0.5 }, { usage: { input_tokens: 2000, output_tokens: 100 } }));
     const res2 = await rig.post(`/v1/evaluators/${odd.id}/execute/`, { response: 'x' });
     assert.equal(res2.status, 200);
-    assert.equal(res2.body.evaluator_results[0].cost_usd, 0);
+    assert.equal(res2.body.evaluator_results[0].cost_usd, null, 'unknown, never a silent 0');
+    assert.equal(res2.body.cost_usd, null, 'a total with an unknown part is unknown');
     assert.equal(res2.body.evaluator_results[0].input_tokens, 2000);
+    const logged = await rig.get(`/v1/execution-logs/${res2.body.execution_log_id}/`);
+    assert.equal(logged.body.cost_usd, null);
+    assert.equal(logged.body.evaluator_results[0].cost_usd, null);
   });
 
   test('a judge runs the exact evaluator versions it references, and the log records them', async () => {

@@ -176,11 +176,14 @@ describe('generate_judge over REST', () => {
     assert.deepEqual(early.body.missing_context_from_system_goal, first.body.missing_context_from_system_goal);
     assert.equal(rig.fake.requests.length, 0);
 
-    // A hand edit keeps the generation state (the draft stays a draft); a forged one is ignored.
-    const edited = await rig.server.request('PATCH', `/v1/judges/${judgeId}/`, {
+    // A forged generation state is refused (not an input field); a hand edit keeps it (the draft stays a draft).
+    const forged = await rig.server.request('PATCH', `/v1/judges/${judgeId}/`, {
       key: rig.org.key,
       body: { evaluator_ids: ['preset_helpfulness', 'preset_clarity'], generation: { status: 'complete', context_aware: false, answers: {}, open_questions: [] } },
     });
+    assert.equal(forged.status, 400, JSON.stringify(forged.body));
+    assert.match(forged.body.errors[0].message, /unknown field generation/);
+    const edited = await rig.server.request('PATCH', `/v1/judges/${judgeId}/`, { key: rig.org.key, body: { evaluator_ids: ['preset_helpfulness', 'preset_clarity'] } });
     assert.equal(edited.status, 200, JSON.stringify(edited.body));
     assert.equal(edited.body.version, 2);
     assert.deepEqual(edited.body.generation, draft.generation);
@@ -490,9 +493,12 @@ describe('generate_judge over REST', () => {
     await rig.server.store.deleteJudge(handMade.body.id);
   });
 
-  test('generation is set only by generate_judge: forged on create is ignored; a judge stored without the field reads as null', async () => {
+  test('generation is set only by generate_judge: forged on create is refused; a judge stored without the field reads as null', async () => {
     const forged = { status: 'draft', context_aware: true, answers: { tone: 'dry' }, open_questions: [{ form_field_name: 'x', form_field_description: 'y?' }] };
-    const made = await rig.post('/v1/judges/', { name: 'Forged state', intent: 'Written by hand.', evaluator_ids: ['preset_clarity'], generation: forged });
+    const refused = await rig.post('/v1/judges/', { name: 'Forged state', intent: 'Written by hand.', evaluator_ids: ['preset_clarity'], generation: forged });
+    assert.equal(refused.status, 400, JSON.stringify(refused.body));
+    assert.equal(refused.body.errors[0].field, 'generation');
+    const made = await rig.post('/v1/judges/', { name: 'Forged state', intent: 'Written by hand.', evaluator_ids: ['preset_clarity'] });
     assert.equal(made.status, 201, JSON.stringify(made.body));
     assert.equal(made.body.generation, null);
     // A hand-made judge runs, and generation cannot continue it.

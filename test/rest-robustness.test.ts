@@ -74,8 +74,10 @@ describe('malformed requests', () => {
     for (const q of ['limit=0', 'limit=-1', 'limit=abc', 'limit=1.5']) {
       assertProblem(await srv.request('GET', `/v1/api-keys/?${q}`, { key }), 400, 'validation_error');
     }
-    // A query field the route does not take is ignored, not an error.
-    assert.equal((await srv.request('GET', '/v1/judges/?version=0', { key })).status, 200);
+    // A query field the route does not take is refused by name, never silently ignored.
+    const unknown = await srv.request('GET', '/v1/judges/?version=0', { key });
+    assertProblem(unknown, 400, 'validation_error');
+    assert.equal(unknown.body.errors[0].field, 'version');
     assertProblem(await srv.request('GET', '/v1/evaluators/preset_clarity/?version=abc', { key }), 400, 'validation_error');
     assertProblem(await srv.request('GET', '/v1/evaluators/preset_clarity/?version=99999999999999', { key }), 400, 'validation_error');
     assertProblem(await srv.request('GET', '/v1/judges/jdg_x/?version=99999999999999', { key }), 400, 'validation_error');

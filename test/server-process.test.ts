@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { hang, startFakeAnthropic } from './helpers/fake-anthropic.ts';
 import { cleanEnv, tempDir } from './helpers/server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -151,5 +152,70 @@ describe('tribunal keys', () => {
     const after = cli(['keys', 'list', '--org', 'acme', '--json'], dir);
     assert.equal((JSON.parse(after.stdout) as unknown[]).length, 2);
     fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('graceful shutdown', () => {
+  /** A server whose judge model is a fake, with a demo key and a one-evaluator judge. */
+  async function serverWithJudge(env: Record<string, string>) {
+    const fake = await startFakeAnthropic();
+    const dir = tempDir();
+    const s = await startServer(dir, { ANTHROPIC_API_KEY: 'sk-ant-test-dummy', ANTHROPIC_BASE_URL: fake.url, ...env }).catch(async (err) => {
+      await fake.close(); // or its open server keeps the test process alive
+      throw err;
+    });
+    const demo = (await (await fetch(`${s.url}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
+    const headers = { authorization: `Api-Key ${demo.api_key}`, 'content-type': 'application/json' };
+    const judge = (await (await fetch(`${s.url}/v1/judges/`, { method: 'POST', headers, body: JSON.stringify({ name: 'j', intent: 'x', evaluator_ids: ['Clarity'] }) })).json()) as { id: string };
+    const execute = () => fetch(`${s.url}/v1/judges/${judge.id}/execute/`, { method: 'POST', headers, body: JSON.stringify({ request: 'q', response: 'a' }) });
+    const exited = new Promise<number | null>((resolve) => s.child.once('exit', (code) => resolve(code)));
+    const cleanup = async () => {
+      await fake.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    };
+    return { fake, s, execute, exited, cleanup };
+  }
+
+  const until = async (check: () => boolean) => {
+    const deadline = Date.now() + 30_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error('the run never reached the judge model');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  it('on SIGTERM cuts a run on a hanging model short after the grace period, logs it as failed, and exits', async () => {
+    const { fake, s, execute, exited, cleanup } = await serverWithJudge({ TRIBUNAL_SHUTDOWN_GRACE: '1s' });
+    try {
+      fake.respondWith(() => hang());
+      const run = execute().then(
+        (res) => `answered ${res.status}`,
+        () => 'cut short',
+      );
+      await until(() => fake.inFlight > 0);
+      s.child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      assert.equal(await run, 'cut short', 'the caller got no answer');
+      assert.match(s.output(), /request failed, cut short after the 1 s grace period \(TRIBUNAL_SHUTDOWN_GRACE\): POST \/v1\/judges\/[^/]+\/execute\/ \(key trb_[0-9a-f]{16}/);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('lets a run that ends within the grace period answer before exiting', async () => {
+    const { fake, s, execute, exited, cleanup } = await serverWithJudge({ TRIBUNAL_SHUTDOWN_GRACE: '30s' });
+    try {
+      fake.setLatency(500);
+      const run = execute();
+      await until(() => fake.inFlight > 0);
+      s.child.kill('SIGTERM');
+      const res = await run;
+      assert.equal(res.status, 200);
+      assert.equal(typeof ((await res.json()) as { score: unknown }).score, 'number');
+      assert.equal(await exited, 0);
+      assert.doesNotMatch(s.output(), /cut short/);
+    } finally {
+      await cleanup();
+    }
   });
 });

@@ -2,6 +2,7 @@
 // test/store-postgres.test.ts) with the same assertions. A store that passes it can back the server.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { purgeExpiredDemoOrganizations } from '../src/domain/demo-purge.ts';
 import { newId } from '../src/ids.ts';
 import type { Organization } from '../src/schemas.ts';
 import {
@@ -178,6 +179,51 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         assert.deepEqual(await store.findOrganizationByName('Acme'), first);
         assert.equal(await store.findOrganizationByName('Nobody'), null);
       });
+
+      it('purges demo organizations past retention with everything they own, and nothing else', async () => {
+        const store = await fresh();
+        const made = async (o: Organization) => {
+          await store.createOrganization(o);
+          const k = apiKey(o.id);
+          const p = project(o.id, { is_default: true });
+          const e = evaluator(o.id, { project_id: p.id, visibility: 'public' });
+          const j = judge(o.id, [e.id], { project_id: p.id, visibility: 'public' });
+          const l = log(o.id, { project_id: p.id, evaluator_id: e.id });
+          await store.createApiKey(k);
+          await store.createProject(p);
+          await store.createEvaluator(e);
+          await store.updateEvaluator({ ...e, version: 2, rubric: 'v2' }, 1);
+          await store.createJudge(j);
+          await store.updateJudge({ ...j, version: 2, name: `${j.name} v2` }, 1);
+          await store.appendExecutionLog(l);
+          return { o, k, p, e, j, l };
+        };
+        const day = 86_400_000;
+        const now = Date.parse(at(0)) + 30 * day;
+        const expired = await made(org({ is_demo: true, created_at: at(0) }));
+        const recentDemo = await made(org({ is_demo: true, created_at: at(29 * day) }));
+        const real = await made(org({ created_at: at(0) }));
+        const purged = await purgeExpiredDemoOrganizations(store, { demoKeyTtlMs: day, demoRetentionMs: 7 * day }, now);
+        assert.equal(purged, 1);
+        assert.equal(await store.getOrganization(expired.o.id), null);
+        assert.equal(await store.getApiKeyByPrefix(expired.k.prefix), null);
+        assert.equal(await store.getApiKey(expired.k.id), null);
+        assert.equal(await store.getProject(expired.p.id), null);
+        assert.equal(await store.getEvaluator(expired.e.id), null);
+        assert.deepEqual(await store.listEvaluatorVersions(expired.e.id), []);
+        assert.equal(await store.getJudge(expired.j.id), null);
+        assert.deepEqual(await store.listJudgeVersions(expired.j.id), []);
+        assert.equal(await store.getExecutionLog(expired.l.id), null);
+        assert.deepEqual((await store.listExecutionLogs({ org_id: expired.o.id }, { limit: 5 })).items, []);
+        for (const kept of [recentDemo, real]) {
+          assert.deepEqual(await store.getOrganization(kept.o.id), kept.o);
+          assert.deepEqual(await store.getApiKeyByPrefix(kept.k.prefix), kept.k);
+          assert.equal((await store.listEvaluatorVersions(kept.e.id)).length, 2);
+          assert.equal((await store.listJudgeVersions(kept.j.id)).length, 2);
+          assert.deepEqual(await store.getExecutionLog(kept.l.id), kept.l);
+        }
+        assert.equal(await purgeExpiredDemoOrganizations(store, { demoKeyTtlMs: day, demoRetentionMs: 7 * day }, now), 0);
+      });
     });
 
     describe('API keys', () => {
@@ -212,6 +258,33 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         await store.createApiKey(apiKey('org_b'));
         const listed = await collect((p) => store.listApiKeys('org_a', p), 3);
         assert.deepEqual(ids(listed), ids(sortedNewestFirst(mine)));
+      });
+    });
+
+    describe('conflicts carry their reason as data', () => {
+      it('gives the same reason on every store', async () => {
+        const store = await fresh();
+        const reason = async (write: () => Promise<unknown>) => {
+          const err = await write().then(() => null, (e: unknown) => e);
+          assert.ok(err instanceof StoreConflictError, String(err));
+          return err.reason;
+        };
+        const e = evaluator('org_a', { name: 'Same' });
+        await store.createEvaluator(e);
+        assert.deepEqual(await reason(() => store.createEvaluator(evaluator('org_a', { name: 'Same' }))), { kind: 'name_taken', resource: 'evaluator', name: 'Same' });
+        assert.deepEqual(await reason(() => store.createEvaluator({ ...e, name: 'Else' })), { kind: 'id_taken', resource: 'evaluator', id: e.id });
+        const j = judge('org_a', [e.id], { name: 'J' });
+        await store.createJudge(j);
+        assert.deepEqual(await reason(() => store.createJudge(judge('org_a', [e.id], { name: 'J' }))), { kind: 'name_taken', resource: 'judge', name: 'J' });
+        await store.createProject(project('org_a', { name: 'P', is_default: true }));
+        assert.deepEqual(await reason(() => store.createProject(project('org_a', { name: 'Q', is_default: true }))), { kind: 'default_project_exists' });
+        assert.deepEqual(await reason(() => store.createProject(project('org_a', { name: 'P' }))), { kind: 'name_taken', resource: 'project', name: 'P' });
+        const k = apiKey('org_a');
+        await store.createApiKey(k);
+        assert.deepEqual(await reason(() => store.createApiKey(apiKey('org_a', { prefix: k.prefix }))), { kind: 'key_prefix_taken' });
+        const l = log('org_a');
+        await store.appendExecutionLog(l);
+        assert.deepEqual(await reason(() => store.appendExecutionLog(l)), { kind: 'id_taken', resource: 'execution_log', id: l.id });
       });
     });
 
@@ -468,6 +541,19 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
     });
 
     describe('execution logs', () => {
+      it('keeps a log at the configured limits: 50 tags of 200 three-byte characters, 100 evaluators (index rows fit)', async () => {
+        const store = await fresh();
+        // Random CJK characters (three bytes each in UTF-8) so that PostgreSQL cannot compress the index row.
+        const tags = Array.from({ length: 50 }, () => String.fromCharCode(...Array.from({ length: 200 }, () => 0x4e00 + Math.floor(Math.random() * 0x5000))));
+        const [result] = log('org_a').evaluator_results;
+        const results = Array.from({ length: 100 }, (_, i) => ({ ...result, evaluator_id: `evl_${String(i).padStart(26, '0')}` }));
+        const big = log('org_a', { type: 'judge', judge_id: 'jdg_1', evaluator_id: null, tags, evaluator_results: results });
+        await store.appendExecutionLog(big);
+        assert.deepEqual(await store.getExecutionLog(big.id), big);
+        const found = await store.listExecutionLogs({ org_id: 'org_a', tags: [tags[3], tags[49]], evaluator_id: results[99].evaluator_id }, { limit: 5 });
+        assert.deepEqual(found.items.map((l) => l.id), [big.id]);
+      });
+
       it('appends and reads back every field; ids are unique', async () => {
         const store = await fresh();
         const full = log('org_a', {
@@ -513,6 +599,8 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         add({ evaluator_id: 'evl_1', evaluator_results: results(['evl_1']), project_id: 'prj_b', score: 0.5, cost_usd: 0.04, tags: [] });
         add({ evaluator_id: 'evl_2', evaluator_results: results(['evl_2']), project_id: 'prj_a', score: 1, cost_usd: 0, tags: ['prod', 'eu', 'beta'] });
         add({ evaluator_id: 'evl_3', evaluator_results: results(['evl_3']), project_id: 'prj_a', score: 0, cost_usd: 0.05, tags: ['beta'] });
+        // An unpriced model: cost unknown (null), stored as such and matched by no cost filter.
+        add({ evaluator_id: 'evl_1', evaluator_results: [{ ...results(['evl_1'])[0], cost_usd: null }], project_id: 'prj_a', score: 0.7, cost_usd: null, tags: ['prod'] });
         const otherOrg = log('org_b', { judge_id: 'jdg_1', evaluator_id: 'evl_1', project_id: 'prj_a', tags: ['prod'], created_at: at(0) });
         for (const l of [...logs].sort(() => Math.random() - 0.5)) await store.appendExecutionLog(l);
         await store.appendExecutionLog(otherOrg);
@@ -532,8 +620,11 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         await expect({ max_score: 0.5 }, (l) => l.score !== null && l.score <= 0.5, 'max score, inclusive, null excluded');
         await expect({ min_score: 0.2, max_score: 0.9 }, (l) => l.score !== null && l.score >= 0.2 && l.score <= 0.9, 'score range');
         await expect({ min_score: 0 }, (l) => l.score !== null, 'min score 0 still excludes null');
-        await expect({ min_cost: 0.02, max_cost: 0.04 }, (l) => l.cost_usd >= 0.02 && l.cost_usd <= 0.04, 'cost range');
+        await expect({ min_cost: 0.02, max_cost: 0.04 }, (l) => l.cost_usd !== null && l.cost_usd >= 0.02 && l.cost_usd <= 0.04, 'cost range');
         await expect({ max_cost: 0 }, (l) => l.cost_usd === 0, 'max cost 0');
+        await expect({ min_cost: 0 }, (l) => l.cost_usd !== null, 'min cost 0 excludes an unknown cost');
+        await expect({ max_cost: 1000 }, (l) => l.cost_usd !== null, 'max cost excludes an unknown cost');
+        assert.equal((await store.getExecutionLog(logs.at(-1)!.id))?.cost_usd, null, 'an unknown cost reads back as null');
         await expect({ tags: ['prod'] }, (l) => l.tags.includes('prod'), 'one tag');
         await expect({ tags: ['prod', 'eu'] }, (l) => l.tags.includes('prod') && l.tags.includes('eu'), 'all tags must match');
         await expect({ tags: [] }, () => true, 'empty tag list: no filter');

@@ -5,26 +5,12 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { after, describe, it } from 'node:test';
-import { JsonStore } from '../src/store/json-store.ts';
+import { describe, it } from 'node:test';
 import { DataDirLockedError } from '../src/store/lock.ts';
+import { jsonTempDirs, openJson } from './helpers/json-store.ts';
 import { apiKey, defineStoreContract, evaluator, judge, log, org, project } from './store-contract.ts';
 
-const dirs: string[] = [];
-const tempDir = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-store-json-'));
-  dirs.push(dir);
-  return dir;
-};
-after(() => {
-  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-async function openJson(dataDir: string) {
-  const store = new JsonStore({ dataDir, lockWaitMs: 0 });
-  await store.init();
-  return store;
-}
+const tempDir = jsonTempDirs('tribunal-store-json-');
 
 defineStoreContract('JSON files', { makeStore: () => openJson(tempDir()) });
 

@@ -100,7 +100,9 @@ describe('PostgreSQL schema and start-up', () => {
       for (const cols of ['org_id, created_at DESC, id DESC', 'judge_id, created_at DESC, id DESC', 'project_id, created_at DESC, id DESC', 'org_id, score', 'org_id, cost_usd']) {
         assert.ok(defs.includes(`(${cols})`), `an index on (${cols})`);
       }
-      assert.match(defs, /\(org_id, created_at DESC, id DESC\) INCLUDE \(judge_id, project_id, score, cost_usd, tags, evaluator_ids\)/, 'the covering index of migration 2');
+      assert.match(defs, /\(org_id, created_at DESC, id DESC\) INCLUDE \(judge_id, project_id, score, cost_usd\)/, 'the covering index of migration 4');
+      // Arrays that grow with the input stay out of every btree, whose rows must fit a third of a page.
+      assert.doesNotMatch(defs, /btree[^\n]*(tags|evaluator_ids)/);
       assert.match(defs, /gin \(tags\)/);
       assert.match(defs, /gin \(evaluator_ids\)/);
       // A record with a field the schema does not know keeps it (a newer release's field).

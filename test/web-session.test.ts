@@ -42,7 +42,8 @@ describe('web app over HTTP', () => {
   let key: string;
 
   before(async () => {
-    server = await startTestServer({ TRIBUNAL_SESSION_SECRET: SECRET });
+    // The tests play the proxy that ends TLS, so they are the configured proxy.
+    server = await startTestServer({ TRIBUNAL_SESSION_SECRET: SECRET, TRUST_PROXY: 'loopback' });
     key = (await server.demoUser()).api_key;
   });
   after(() => server.close());

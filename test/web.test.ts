@@ -4,7 +4,8 @@
 // Any browser console error or page error fails the test. Screenshots go to test-results/web/.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { launchBrowser, chromiumAvailable, LAPTOP, PHONE, type BrowserRig } from './helpers/browser.ts';
+import path from 'node:path';
+import { ARTIFACTS, launchBrowser, chromiumAvailable, LAPTOP, PHONE, type BrowserRig } from './helpers/browser.ts';
 import { defaultResponder, startFakeAnthropic, toolAnswer, type FakeAnthropic } from './helpers/fake-anthropic.ts';
 import { contextAnswer, designAnswer, newEvaluator, stagesAnswer } from './helpers/generation.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
@@ -20,6 +21,8 @@ describe('web app in Chromium', { skip }, () => {
   /** Scores the fake judge model gives, by evaluator name found in the prompt. */
   let scores: Record<string, number> = {};
   const pageUrls: Record<string, string> = {};
+  /** The demo key the browser signed in with, for setting up data over REST. */
+  let demoKey = '';
 
   const app = (path: string) => `${server.url}${path}`;
   // The steps build on each other: after a failure the rest are skipped instead of timing out one by one.
@@ -82,7 +85,7 @@ describe('web app in Chromium', { skip }, () => {
 
     await page.getByRole('button', { name: 'Get a demo key' }).click();
     await heading('Judges').waitFor();
-    const demoKey = await page.getByLabel('Your demo API key').inputValue();
+    demoKey = await page.getByLabel('Your demo API key').inputValue();
     assert.match(demoKey, /^trb_[0-9a-f]{16}_/);
     await page.getByRole('button', { name: 'Copy' }).click();
     await page.getByText('Copied to the clipboard.').waitFor();
@@ -229,7 +232,7 @@ describe('web app in Chromium', { skip }, () => {
     const chart = page.locator('svg.chart');
     await chart.locator('polyline').nth(1).waitFor();
     assert.equal(await chart.locator('g.series').count(), 2);
-    assert.equal(await chart.locator('circle').count(), 4);
+    assert.equal(await chart.locator('.marker').count(), 4);
     await page.locator('.legend').getByText('Cites Sources').waitFor();
     // Each point of the chart links to its run.
     assert.match((await chart.locator('a').first().getAttribute('href')) ?? '', /^\/app\/logs\/log_/);
@@ -267,6 +270,19 @@ describe('web app in Chromium', { skip }, () => {
     await page.locator('[data-field="max_score"] .field-error').waitFor();
     await page.getByRole('alert').first().waitFor();
 
+    // The cost filters REST has: kept in the address, and a range the server refuses is shown beside the field.
+    await page.getByLabel('Max score').fill('');
+    await page.getByLabel('Min cost (USD)').fill('1000');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL(/min_cost=1000/);
+    await page.getByText('No run matches these filters.').waitFor();
+    assert.equal(await page.getByLabel('Min cost (USD)').inputValue(), '1000');
+    b.expectFailedRequest('/v1/execution-logs/', 400);
+    await page.getByLabel('Min cost (USD)').fill('2');
+    await page.getByLabel('Max cost (USD)').fill('1');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.locator('[data-field="min_cost"] .field-error', { hasText: 'greater than max_cost' }).waitFor();
+
     // Pages of one run each: the next-page cursor leads to the older run, and back.
     await page.goto(app('/app/logs?limit=1'));
     await heading('Execution logs').waitFor();
@@ -287,8 +303,78 @@ describe('web app in Chromium', { skip }, () => {
     await results.getByText('420 / 60').first().waitFor(); // tokens in / out
     assert.ok((await results.locator('tbody tr').count()) === 2);
     await page.getByText('[1] Passwords are reset').waitFor();
+    // At 1280 px the results table fits: nothing scrolls sideways and the Latency column is whole.
+    const fit = await page.evaluate(() => {
+      const wrap = document.querySelector('.table-wrap:has(table[aria-label="Evaluator results"])')!;
+      const latency = [...wrap.querySelectorAll('th')].find((th) => th.textContent === 'Latency')!;
+      return { overflow: wrap.scrollWidth - wrap.clientWidth, latencyRight: latency.getBoundingClientRect().right, wrapRight: wrap.getBoundingClientRect().right };
+    });
+    assert.ok(fit.overflow <= 0, `the results table overflows by ${fit.overflow}px`);
+    assert.ok(fit.latencyRight <= fit.wrapRight, `Latency is cut: ${JSON.stringify(fit)}`);
     await b.screenshot('12-log');
     pageUrls.log = page.url();
+  });
+
+  step('charts a burst of runs after a quiet spell evenly, and keeps equal scores of two evaluators visible', async () => {
+    const { page } = b;
+    const judgePath = new URL(pageUrls.judge).pathname;
+    const judgeId = decodeURIComponent(judgePath.split('/').pop()!);
+    // Three runs within a second in which both evaluators give the same score...
+    scores = { 'Cites Sources': 0.6, Helpfulness: 0.6 };
+    for (let i = 0; i < 3; i++) {
+      const res = await server.request('POST', `/v1/judges/${judgeId}/execute/`, { key: demoKey, body: { response: `Burst reply ${i} [1].`, contexts: ['[1] A help article.'] } });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    }
+    // ...after a run three days earlier (written to the store with that date).
+    const logs = await server.request('GET', `/v1/execution-logs/?judge_id=${judgeId}&limit=1`, { key: demoKey });
+    const template = await server.store.getExecutionLog(logs.body.results[0].id);
+    const old = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    await server.store.appendExecutionLog({ ...template!, id: `log_${'0'.repeat(12)}7000${'8'.repeat(16)}`, created_at: old, score: 0.2, evaluator_results: template!.evaluator_results.map((r) => ({ ...r, score: 0.2 })) });
+
+    await page.goto(app(judgePath));
+    const chart = page.locator('svg.chart');
+    await chart.waitFor();
+    const series = await chart.locator('g.series').evaluateAll((groups) =>
+      groups.map((g) => ({
+        shape: g.getAttribute('data-shape'),
+        points: [...g.querySelectorAll('.marker')].map((m) => {
+          const box = (m as SVGGraphicsElement).getBBox();
+          return { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+        }),
+      })),
+    );
+    assert.equal(series.length, 2);
+    const runs = series[0].points.length;
+    assert.equal(runs, 6, 'six runs charted');
+    // Evenly spaced slots: the burst is not squeezed against one edge.
+    const gaps = series[0].points.slice(1).map((p, i) => p.x - series[0].points[i].x);
+    for (const gap of gaps) assert.ok(Math.abs(gap - gaps[0]) < 1 && gap > 40, `even spacing: ${gaps.map((g) => g.toFixed(1)).join(', ')}`);
+    // Equal scores: same height, but side by side with different marker shapes.
+    assert.notEqual(series[0].shape, series[1].shape);
+    for (let run = runs - 3; run < runs; run++) {
+      const [a, c] = [series[0].points[run], series[1].points[run]];
+      assert.ok(Math.abs(a.y - c.y) < 0.5, 'equal scores at equal height');
+      assert.ok(Math.abs(a.x - c.x) >= 6, `equal scores do not hide each other (${a.x} vs ${c.x})`);
+    }
+    await page.locator('.chart-figure').screenshot({ path: path.join(ARTIFACTS, '12b-chart-burst.png') });
+  });
+
+  step('opens the judge list on your own judges; public ones of other organizations on request', async () => {
+    const { page } = b;
+    // A stranger (another demo organization: everything it makes is public).
+    const stranger = (await server.demoUser()).api_key;
+    const made = await server.request('POST', '/v1/judges/', { key: stranger, body: { name: "A stranger's judge", intent: 'Checks replies.', evaluator_ids: ['Helpfulness'] } });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    await page.goto(app('/app/judges'));
+    const rows = page.getByRole('table', { name: 'Judges' }).locator('tbody tr');
+    await rows.first().getByText('Support answers').waitFor();
+    assert.equal(await page.getByText("A stranger's judge").count(), 0, 'public judges of others are not shown by default');
+    assert.equal(await page.getByRole('checkbox', { name: 'Include public judges of other organizations' }).isChecked(), false);
+    await page.getByRole('checkbox', { name: 'Include public judges of other organizations' }).check();
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/include_public=true/);
+    await page.getByRole('link', { name: "A stranger's judge" }).waitFor();
+    await b.screenshot('12c-judges-with-public');
   });
 
   step('walks through judge generation: a stage choice, then the missing-context questions, then the judge', async () => {

@@ -26,6 +26,7 @@ export default defineTool({
       { org_id: ctx.caller.org.id, include_public: input.include_public ?? true, project_id: input.project_id, search: input.search },
       pageQuery(input, ctx.config.limits.pageSize),
     );
-    return toPage(result, judgeToWire);
+    // Another organization's draft (a demo user's abandoned generation) can neither run nor be finished by this caller.
+    return toPage({ ...result, items: result.items.filter((j) => j.org_id === ctx.caller.org.id || j.generation?.status !== 'draft') }, judgeToWire);
   },
 });

@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { CliError, EXIT, usageError } from './errors.ts';
 
-export const DEFAULT_URL = 'http://127.0.0.1:8787';
+const DEFAULT_URL = 'http://127.0.0.1:8787';
 
 // Keep-alive agents: a batch reuses a handful of connections instead of opening one per row.
 const httpAgent = new http.Agent({ keepAlive: true });
@@ -20,7 +20,7 @@ interface RawResponse {
 
 const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? null;
 
-export interface ClientOptions {
+interface ClientOptions {
   url: string;
   apiKey?: string;
   /** Per-request timeout in milliseconds. */
@@ -249,7 +249,7 @@ export class ApiClient {
   }
 }
 
-export const ID_PATTERNS = {
+const ID_PATTERNS = {
   judge: /^jdg_[0-9a-f]{32}$/,
   evaluator: /^(evl_[0-9a-f]{32}|preset_[a-z0-9_]+)$/,
 } as const;

@@ -4,10 +4,11 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ApiClient, resolveClientOptions } from './client.ts';
 import { usageError } from './errors.ts';
+import { withCommandName } from './invocation.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-export const GLOBAL_OPTIONS = {
+const GLOBAL_OPTIONS = {
   url: { type: 'string' },
   'api-key': { type: 'string' },
   timeout: { type: 'string' },
@@ -15,7 +16,7 @@ export const GLOBAL_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const satisfies Options;
 
-export const GLOBAL_HELP = `Global options:
+const GLOBAL_HELP = `Global options:
   --url <url>          server URL (default: TRIBUNAL_URL, else http://127.0.0.1:8787)
   --api-key <key>      API key (default: TRIBUNAL_API_KEY)
   --timeout <seconds>  per-request timeout (default 600)
@@ -24,7 +25,7 @@ export const GLOBAL_HELP = `Global options:
 
 export type Values = Record<string, string | boolean | string[] | undefined>;
 
-export interface CommandContext {
+interface CommandContext {
   values: Values;
   positionals: string[];
   json: boolean;
@@ -43,7 +44,7 @@ export interface Command {
   run(ctx: CommandContext): Promise<number>;
 }
 
-export function parseCommandArgs(args: string[], options: Options, allowPositionals: boolean) {
+function parseCommandArgs(args: string[], options: Options, allowPositionals: boolean) {
   try {
     return parseArgs({ args, options: { ...GLOBAL_OPTIONS, ...options }, allowPositionals, strict: true });
   } catch (err) {
@@ -55,7 +56,7 @@ export function parseCommandArgs(args: string[], options: Options, allowPosition
 export async function runCommand(name: string, command: Command, args: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, command.options ?? {}, (command.positionals?.[1] ?? 0) > 0);
   if (values.help) {
-    console.log(`${command.help}\n\n${GLOBAL_HELP}`);
+    console.log(withCommandName(`${command.help}\n\n${GLOBAL_HELP}`));
     return 0;
   }
   const [min, max] = command.positionals ?? [0, 0];
@@ -77,7 +78,7 @@ export async function runGroup(group: string, summary: string, commands: Record<
       .map(([n, c]) => `  ${n.padEnd(10)} ${c.summary}`)
       .join('\n')}\n\nRun tribunal ${group} <command> --help for its options.`;
   if (!sub || sub === '--help' || sub === '-h' || sub === 'help') {
-    console.log(help());
+    console.log(withCommandName(help()));
     return sub ? 0 : 2;
   }
   const command = Object.hasOwn(commands, sub) ? commands[sub] : undefined;

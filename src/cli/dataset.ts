@@ -8,6 +8,7 @@
 // (["a","b"]) or |-separated text (a|b), turns is a JSON array; an empty cell is an absent field.
 // The server checks turns in full (roles, the judged turn, limits); a row it refuses is reported.
 import { createHash } from 'node:crypto';
+import { parse } from 'csv-parse/sync';
 
 export interface RunInput {
   response?: string;
@@ -36,7 +37,7 @@ export interface DatasetRow {
 
 const hash = (text: string) => createHash('sha1').update(text).digest('hex').slice(0, 16);
 
-export type DatasetFormat = 'jsonl' | 'csv';
+type DatasetFormat = 'jsonl' | 'csv';
 
 export function formatFor(path: string, forced?: string): DatasetFormat | undefined {
   if (forced === 'jsonl' || forced === 'csv') return forced;
@@ -62,7 +63,7 @@ function turnsError(turns: unknown): string | null {
 }
 
 /** Checks one row's fields; answers the run input or the reason it is bad. */
-export function toRunInput(raw: Record<string, unknown>): { input?: RunInput; id?: string; error?: string } {
+function toRunInput(raw: Record<string, unknown>): { input?: RunInput; id?: string; error?: string } {
   const id = raw.id === undefined || raw.id === null ? undefined : String(raw.id);
   const input: RunInput = {};
   if (present(raw.turns)) {
@@ -88,7 +89,7 @@ export function toRunInput(raw: Record<string, unknown>): { input?: RunInput; id
   return { input, id };
 }
 
-export function parseJsonl(text: string): DatasetRow[] {
+function parseJsonl(text: string): DatasetRow[] {
   const rows: DatasetRow[] = [];
   const lines = text.replace(/^\uFEFF/, '').split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -111,83 +112,48 @@ export function parseJsonl(text: string): DatasetRow[] {
   return rows;
 }
 
-export interface CsvRecord {
+interface CsvRecord {
   fields: string[];
   line: number;
   error?: string;
 }
 
 /**
- * RFC 4180: fields separated by commas, records by CRLF or LF; a field in double quotes may hold
- * commas, line breaks and doubled quotes (""). Lenient where the RFC is silent: a quote inside an
- * unquoted field is kept as text. A quoted field that never closes is reported, not guessed at.
+ * RFC 4180 through csv-parse: fields separated by commas, records by CRLF or LF; a field in double
+ * quotes may hold commas, line breaks and doubled quotes (""). Lenient where the RFC is silent: a
+ * quote inside an unquoted field is kept as text (relax_quotes). A record csv-parse refuses (a quoted
+ * field that never closes) is kept with its reason, not guessed at. Line numbers are counted here from
+ * byte offsets: csv-parse counts a CRLF inside a quoted field as two lines.
  */
-export function parseCsv(text: string): CsvRecord[] {
+function parseCsv(text: string): CsvRecord[] {
+  const source = Buffer.from(text.replace(/^\uFEFF/, ''), 'utf8');
   const records: CsvRecord[] = [];
-  const src = text.replace(/^\uFEFF/, '');
-  let fields: string[] = [];
-  let field = '';
+  let counted = 0;
   let line = 1;
-  let recordLine = 1;
-  let error: string | undefined;
-  let i = 0;
-  const endRecord = () => {
-    fields.push(field);
-    if (!(fields.length === 1 && fields[0] === '' && !error)) records.push({ fields, line: recordLine, ...(error ? { error } : {}) });
-    fields = [];
-    field = '';
-    error = undefined;
+  let end = 0;
+  /** The line where the next record starts: after the previous one and any blank lines. */
+  const startLine = () => {
+    let start = end;
+    while (start < source.length && (source[start] === 0x0a || source[start] === 0x0d)) start++;
+    for (; counted < start; counted++) if (source[counted] === 0x0a) line++;
+    return line;
   };
-  while (i < src.length) {
-    const c = src[i];
-    if (c === '"' && field === '') {
-      // A quoted field: runs to the closing quote, across commas and line breaks.
-      const openLine = line;
-      let closed = false;
-      i++;
-      while (i < src.length) {
-        const q = src[i];
-        if (q === '"') {
-          if (src[i + 1] === '"') {
-            field += '"';
-            i += 2;
-            continue;
-          }
-          closed = true;
-          i++;
-          break;
-        }
-        if (q === '\n') line++;
-        field += q;
-        i++;
-      }
-      if (!closed) {
-        error = `a quoted field opened on line ${openLine} never closes`;
-        break;
-      }
-      // Text after the closing quote up to the separator is kept (lenient), but flagged.
-      while (i < src.length && src[i] !== ',' && src[i] !== '\n' && src[i] !== '\r') {
-        error ??= `text after a closing quote on line ${line}`;
-        field += src[i++];
-      }
-      continue;
-    }
-    if (c === ',') {
-      fields.push(field);
-      field = '';
-      i++;
-    } else if (c === '\r' || c === '\n') {
-      endRecord();
-      if (c === '\r' && src[i + 1] === '\n') i++;
-      i++;
-      line++;
-      recordLine = line;
-    } else {
-      field += c;
-      i++;
-    }
-  }
-  if (field !== '' || fields.length || error) endRecord();
+  parse(source, {
+    relax_quotes: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    skip_records_with_error: true,
+    on_record: (fields: string[], context) => {
+      records.push({ fields, line: startLine() });
+      end = context.bytes;
+      return null;
+    },
+    on_skip: (err) => {
+      const at = startLine();
+      records.push({ fields: [], line: at, error: err?.code === 'CSV_QUOTE_NOT_CLOSED' ? `the record starting on line ${at} has a quoted field that never closes` : (err?.message ?? 'unreadable record') });
+      end = Math.max(end, Number(err?.bytes ?? source.length));
+    },
+  });
   return records;
 }
 
@@ -208,7 +174,7 @@ function cellToArray(cell: string): unknown {
   return cell.split('|').map((s) => s.trim()).filter(Boolean);
 }
 
-export function parseCsvDataset(text: string): DatasetRow[] {
+function parseCsvDataset(text: string): DatasetRow[] {
   const records = parseCsv(text);
   if (!records.length) return [];
   const [header, ...data] = records;

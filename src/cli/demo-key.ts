@@ -3,7 +3,7 @@ import { runCommand, type Command } from './command.ts';
 import { EXIT } from './errors.ts';
 import { printJson } from './output.ts';
 
-export const demoKeyCommand: Command = {
+const demoKeyCommand: Command = {
   summary: 'get a temporary demo API key from the server',
   help: `Usage: tribunal demo-key [--url <url>]
 

@@ -25,8 +25,6 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
-
 export class CliError extends Error {
   readonly exitCode: number;
   /** The server's problem code, when the server answered with one. */

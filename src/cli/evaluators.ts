@@ -234,7 +234,7 @@ ${RUN_HELP}
   },
 };
 
-export const evaluatorCommands: Group = { list: list_, get, create, update, delete: delete_, run };
+const evaluatorCommands: Group = { list: list_, get, create, update, delete: delete_, run };
 
 export function evaluators(argv: string[]): Promise<number> {
   return runGroup('evaluators', 'Evaluators score one quality of a response from 0 to 1, with a written justification.', evaluatorCommands, argv);

@@ -3,10 +3,12 @@
 // again with the same judge_id; success -> show the judge. Without a terminal it never waits: it
 // exits with EXIT.inputNeeded and says which flag supplies what is missing.
 import { oneOf, str, list, type Command } from './command.ts';
+import type { ApiClient } from './client.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
 import { printJson } from './output.ts';
 import { isInteractive, Prompter } from './prompt.ts';
 import { printJudge } from './judge-view.ts';
+import { withCommandName } from './invocation.ts';
 
 interface Question {
   form_field_name: string;
@@ -18,6 +20,21 @@ interface Outcome {
   error_code?: 'missing_context_from_system_goal' | 'multiple_stages';
   missing_context_from_system_goal?: Question[];
   stages?: string[];
+}
+
+interface DraftCandidate {
+  id: string;
+  name: string;
+  intent: string;
+  project_id: string;
+  generation: { status: string } | null;
+}
+
+/** The caller's newest draft generated from exactly this intent (in this project, when given). */
+async function findOwnDraft(api: ApiClient, intent: string, projectId: string | undefined): Promise<DraftCandidate | undefined> {
+  // search narrows the list on the server (it matches names, intents and stages); the match is exact here.
+  const own = await api.listAll<DraftCandidate>('/v1/judges/', { search: intent.slice(0, 100), include_public: false, project_id: projectId }, 1000);
+  return own.find((j) => j.generation?.status === 'draft' && j.intent.trim() === intent);
 }
 
 /** Rounds of questions before giving up (a server that keeps asking must not loop forever). */
@@ -47,7 +64,12 @@ on a terminal; without one (CI) it exits with code 9 and names the flags to add.
   --visibility <v>           private (default) or public
   --reasoning-effort <e>     off, low, medium (default) or high
   --context-aware            add evaluators that catch hallucination and drift from retrieved contexts
-  --project <id>             project for the judge`,
+  --project <id>             project for the judge
+  --new-draft                start a new draft even when one of yours has the same description
+
+Without --judge-id, a draft of yours (a judge generation left waiting for answers) with exactly the
+same description is continued instead of storing another draft, so repeated runs in CI do not pile
+drafts up; --new-draft turns that off. Delete drafts you abandoned with tribunal judges delete.`,
   options: {
     stage: { type: 'string' },
     context: { type: 'string', multiple: true },
@@ -56,6 +78,7 @@ on a terminal; without one (CI) it exits with code 9 and names the flags to add.
     'reasoning-effort': { type: 'string' },
     'context-aware': { type: 'boolean' },
     project: { type: 'string' },
+    'new-draft': { type: 'boolean' },
   },
   positionals: [1, 1],
   async run({ values, positionals, json, client }) {
@@ -70,6 +93,13 @@ on a terminal; without one (CI) it exits with code 9 and names the flags to add.
       enable_context_aware_evaluators: values['context-aware'] ? true : undefined,
       project_id: str(values.project),
     };
+    if (body.judge_id === undefined && !values['new-draft']) {
+      const draft = await findOwnDraft(client(), intent, str(values.project));
+      if (draft) {
+        body.judge_id = draft.id;
+        if (!json) process.stderr.write(`Continuing your draft ${draft.name} (${draft.id}), made from the same description (--new-draft starts another).\n`);
+      }
+    }
     const answers: Record<string, string> = parseContexts(list(values.context));
     if (Object.keys(answers).length) body.extra_contexts = { ...answers };
     const interactive = isInteractive();
@@ -136,7 +166,7 @@ on a terminal; without one (CI) it exits with code 9 and names the flags to add.
         } else {
           console.log(`Generated judge ${judge.name} (${judge.id}).\n`);
           printJudge(judge);
-          console.log(`\nRun it: tribunal judges run ${judge.id} --response "..."   or   tribunal eval --judge ${judge.id} --input data.jsonl --out results.jsonl`);
+          console.log(withCommandName(`\nRun it: tribunal judges run ${judge.id} --response "..."   or   tribunal eval --judge ${judge.id} --input data.jsonl --out results.jsonl`));
         }
         return EXIT.ok;
       }

@@ -1,5 +1,6 @@
 // How a judge is shown in a terminal (judges get, judges generate).
 import { clip, day, printFields, printTable } from './output.ts';
+import { withCommandName } from './invocation.ts';
 
 export interface JudgeFull {
   id: string;
@@ -53,6 +54,6 @@ function generationLine(judge: JudgeFull): string | null {
   return (
     `draft${aware}: cannot run until these are answered:\n` +
     gen.open_questions.map((q) => `- ${q.form_field_name}: ${q.form_field_description}`).join('\n') +
-    `\nFinish it: tribunal judges generate "<the same intent>" --judge-id ${judge.id} ${flags}`
+    withCommandName(`\nFinish it: tribunal judges generate "<the same intent>" --judge-id ${judge.id} ${flags}`)
   );
 }

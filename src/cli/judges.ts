@@ -185,7 +185,7 @@ ${RUN_HELP}`,
   },
 };
 
-export const judgeCommands: Group = { list: list_, get, create, update, delete: delete_, run, generate: generateCommand };
+const judgeCommands: Group = { list: list_, get, create, update, delete: delete_, run, generate: generateCommand };
 
 export function judges(argv: string[]): Promise<number> {
   return runGroup('judges', 'Judges are named sets of evaluators for one stage of an application.', judgeCommands, argv);

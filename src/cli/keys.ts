@@ -3,9 +3,12 @@
 // other command; bad arguments exit 2.
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
-import { keyCommand as runOnStore, KeyCommandError, type CreatedKey, type KeyCommand } from '../key-commands.ts';
+import { KeyCommandError, type CreatedKey, type KeyCommand } from '../key-commands.ts';
+import { keyCommand as runOnStore } from './key-store.ts';
 import type { ApiKey } from '../schemas.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
+import { withCommandName } from './invocation.ts';
+import { describeStore, otherServerWarning } from './store-notice.ts';
 
 /** Runs a key command, turning its refusals into the CLI's exit codes. */
 async function keyCommand(config: ReturnType<typeof loadConfig>, cmd: KeyCommand): Promise<unknown> {
@@ -17,7 +20,7 @@ async function keyCommand(config: ReturnType<typeof loadConfig>, cmd: KeyCommand
   }
 }
 
-export const KEYS_USAGE = `Usage: tribunal keys <create|list|revoke> --org <name> [options]
+const KEYS_USAGE = `Usage: tribunal keys <create|list|revoke> --org <name> [options]
 
 Server-side: works on the server's store (TRIBUNAL_DATA_DIR / TRIBUNAL_STORE / DATABASE_URL), through
 the running server when it owns the data directory. Needs no API key.
@@ -48,12 +51,19 @@ function parseKeysArgs(args: string[]) {
   }
 }
 
+/** Names the store written (stderr, so that --json stays clean) and warns when a server runs elsewhere. */
+async function sayWhere(config: ReturnType<typeof loadConfig>): Promise<void> {
+  console.error(describeStore(config));
+  const warning = await otherServerWarning(config);
+  if (warning) console.error(warning);
+}
+
 export async function keys(argv: string[]): Promise<number> {
   const sub = argv[0]?.startsWith('-') ? undefined : argv[0];
   const args = sub === undefined ? argv : argv.slice(1);
   const { values } = parseKeysArgs(args);
   if (values.help || !sub) {
-    console.log(KEYS_USAGE);
+    console.log(withCommandName(KEYS_USAGE));
     return values.help ? 0 : 2;
   }
   if (!values.org) {
@@ -61,36 +71,44 @@ export async function keys(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  if (sub === 'create') {
-    const days = values['expires-in-days'] ? Number(values['expires-in-days']) : undefined;
-    if (days !== undefined && !(Number.isInteger(days) && days > 0)) {
-      console.error('error: --expires-in-days must be a positive whole number');
-      return 2;
-    }
-    const made = (await keyCommand(config, { op: 'create', org: values.org, name: values.name, expires_in_days: days })) as CreatedKey;
-    if (values.json) console.log(JSON.stringify(made));
-    else {
-      console.log(`${made.created_organization ? 'Created organization' : 'Organization'} ${made.organization_name} (${made.organization_id}).`);
-      console.log(`New API key ${made.key.prefix} (${made.key.id}); it is shown only now:\n\n  ${made.api_key}\n`);
-      console.log(`Use it as: export TRIBUNAL_API_KEY=<the key above>   and send   Authorization: Api-Key $TRIBUNAL_API_KEY`);
-    }
-    return 0;
+  if (!['create', 'list', 'revoke'].includes(sub)) {
+    console.error(`error: unknown keys command ${JSON.stringify(sub)} (create, list, revoke)`);
+    return 2;
   }
-  if (sub === 'list') {
-    const list = (await keyCommand(config, { op: 'list', org: values.org })) as ApiKey[];
-    if (values.json) console.log(JSON.stringify(list));
-    else for (const k of list) console.log(`${k.id}  ${k.prefix}  ${k.name}  created ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active'}`);
-    return 0;
-  }
-  if (sub === 'revoke') {
-    if (!values.key) {
-      console.error('error: --key <id or prefix> is required');
-      return 2;
+  try {
+    if (sub === 'create') {
+      const days = values['expires-in-days'] ? Number(values['expires-in-days']) : undefined;
+      if (days !== undefined && !(Number.isInteger(days) && days > 0)) {
+        console.error('error: --expires-in-days must be a positive whole number');
+        return 2;
+      }
+      const made = (await keyCommand(config, { op: 'create', org: values.org, name: values.name, expires_in_days: days })) as CreatedKey;
+      if (values.json) console.log(JSON.stringify(made));
+      else {
+        console.log(`${made.created_organization ? 'Created organization' : 'Organization'} ${made.organization_name} (${made.organization_id}).`);
+        console.log(`New API key ${made.key.prefix} (${made.key.id}); it is shown only now:\n\n  ${made.api_key}\n`);
+        console.log(`Use it as: export TRIBUNAL_API_KEY=<the key above>   and send   Authorization: Api-Key $TRIBUNAL_API_KEY`);
+      }
+      return 0;
     }
-    const key = (await keyCommand(config, { op: 'revoke', org: values.org, key: values.key })) as ApiKey;
-    console.log(values.json ? JSON.stringify(key) : `Revoked ${key.prefix} (${key.id}).`);
-    return 0;
+    if (sub === 'list') {
+      const list = (await keyCommand(config, { op: 'list', org: values.org })) as ApiKey[];
+      if (values.json) console.log(JSON.stringify(list));
+      else for (const k of list) console.log(`${k.id}  ${k.prefix}  ${k.name}  created ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active'}`);
+      return 0;
+    }
+    if (sub === 'revoke') {
+      if (!values.key) {
+        console.error('error: --key <id or prefix> is required');
+        return 2;
+      }
+      const key = (await keyCommand(config, { op: 'revoke', org: values.org, key: values.key })) as ApiKey;
+      console.log(values.json ? JSON.stringify(key) : `Revoked ${key.prefix} (${key.id}).`);
+      return 0;
+    }
+  } finally {
+    // Also after a failure: "no organization named acme" is most often the wrong store.
+    await sayWhere(config);
   }
-  console.error(`error: unknown keys command ${JSON.stringify(sub)} (create, list, revoke)`);
   return 2;
 }

@@ -21,9 +21,9 @@ interface Log {
   expected_output: string | null;
   user_id: string | null;
   tags: string[];
-  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; evaluator_version: number; score: number | null; justification: string | null; model: string | null; cost_usd: number; latency_ms: number; error?: string }>;
+  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; evaluator_version: number; score: number | null; justification: string | null; model: string | null; cost_usd: number | null; latency_ms: number; error?: string }>;
   score: number | null;
-  cost_usd: number;
+  cost_usd: number | null;
   latency_ms: number;
   created_at: string;
 }
@@ -125,7 +125,7 @@ const get: Command = {
   },
 };
 
-export const logCommands: Group = { list: list_, get };
+const logCommands: Group = { list: list_, get };
 
 export function logs(argv: string[]): Promise<number> {
   return runGroup('logs', 'Execution logs record every run: inputs, each evaluator score and justification, cost and latency.', logCommands, argv);

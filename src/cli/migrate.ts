@@ -5,8 +5,9 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { describeUrl } from '../store/postgres-store.ts';
 import { usageError } from './errors.ts';
+import { withCommandName } from './invocation.ts';
 
-export const MIGRATE_USAGE = `Usage: tribunal migrate --from json --to postgres [--data-dir <dir>] [--database-url <url>] [--json]
+const MIGRATE_USAGE = `Usage: tribunal migrate --from json --to postgres [--data-dir <dir>] [--database-url <url>] [--json]
 
 Copies everything in a JSON data directory (organizations, API keys, projects, evaluators and judges
 with every version, execution logs) into PostgreSQL, then reads each record back and compares it.
@@ -38,7 +39,7 @@ export async function migrate(argv: string[]): Promise<number> {
     throw usageError(`${(err as Error).message.split('. To specify')[0]}. See tribunal migrate --help.`);
   }
   if (values.help) {
-    console.log(MIGRATE_USAGE);
+    console.log(withCommandName(MIGRATE_USAGE));
     return 0;
   }
   if (values.from !== 'json' || values.to !== 'postgres') {

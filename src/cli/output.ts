@@ -1,6 +1,17 @@
 // Human output: aligned tables and short key/value blocks; --json prints the API's answer as is.
+import { withCommandName } from './invocation.ts';
+
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify(value, roundFloats, 2)}\n`);
+}
+
+/**
+ * JSON.stringify replacer that drops binary floating-point noise (0.7000000000000001 -> 0.7, a mean
+ * computed here or by the server) while keeping every digit that means something (12 significant
+ * digits: small costs such as 0.000012345 stay exact).
+ */
+export function roundFloats(_key: string, value: unknown): unknown {
+  return typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value) ? Number(value.toPrecision(12)) : value;
 }
 
 /** One line of text, cut to `width` characters with an ellipsis. */
@@ -37,10 +48,11 @@ export function printFields(fields: Array<[string, unknown]>): void {
 }
 
 export const score = (s: number | null | undefined) => (typeof s === 'number' ? s.toFixed(2) : '-');
-export const usd = (c: number | null | undefined) => (typeof c === 'number' ? `$${c.toFixed(c < 0.01 ? 5 : 4)}` : '-');
+// null: the server knows no price for the model (cost unknown); undefined: no cost given at all.
+export const usd = (c: number | null | undefined) => (typeof c === 'number' ? `$${c.toFixed(c < 0.01 ? 5 : 4)}` : c === null ? 'unknown' : '-');
 export const day = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').slice(0, 19) : '');
 
 /** The "next page" hint printed under a list when there is more. */
 export function printNextPage(cursor: string | null | undefined, command: string): void {
-  if (cursor) console.error(`more: ${command} --cursor ${cursor}   (or --all)`);
+  if (cursor) console.error(withCommandName(`more: ${command} --cursor ${cursor}   (or --all)`));
 }

@@ -46,7 +46,7 @@ const create: Command = {
   },
 };
 
-export const projectCommands: Group = { list: list_, create };
+const projectCommands: Group = { list: list_, create };
 
 export function projects(argv: string[]): Promise<number> {
   return runGroup('projects', 'Projects scope judges, evaluators and execution logs within your organization.', projectCommands, argv);

@@ -1,5 +1,7 @@
 // tribunal serve: start the server in this process (same as npm start), configured by the environment.
-export const SERVE_USAGE = `Usage: tribunal serve
+import { withCommandName } from './invocation.ts';
+
+const SERVE_USAGE = `Usage: tribunal serve
 
 Starts the Tribunal server (REST under /v1/, MCP at /mcp), configured by the environment: PORT, HOST,
 TRIBUNAL_DATA_DIR, TRIBUNAL_STORE, DATABASE_URL, ANTHROPIC_API_KEY, TRIBUNAL_MODEL and the rest
@@ -7,7 +9,7 @@ TRIBUNAL_DATA_DIR, TRIBUNAL_STORE, DATABASE_URL, ANTHROPIC_API_KEY, TRIBUNAL_MOD
 
 export async function serveCommand(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
-    console.log(SERVE_USAGE);
+    console.log(withCommandName(SERVE_USAGE));
     return 0;
   }
   const { loadConfig } = await import('../config.ts');

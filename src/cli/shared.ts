@@ -66,9 +66,9 @@ export const defined = (o: Record<string, unknown>) => Object.fromEntries(Object
 
 export interface RunResult {
   execution_log_id: string;
-  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; score: number | null; justification: string | null; error?: string; cost_usd?: number }>;
+  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; score: number | null; justification: string | null; error?: string; cost_usd?: number | null }>;
   score: number | null;
-  cost_usd: number;
+  cost_usd: number | null;
   latency_ms?: number;
 }
 
@@ -77,13 +77,12 @@ export function printRunResult(title: string, result: RunResult, json: boolean):
   const secs = typeof result.latency_ms === 'number' ? `, ${(result.latency_ms / 1000).toFixed(1)} s` : '';
   console.log(`${title}: score ${score(result.score)}  (${usd(result.cost_usd)}${secs})  log ${result.execution_log_id}`);
   const width = Math.max(...result.evaluator_results.map((r) => r.evaluator_name.length));
-  const cols = process.stdout.columns ?? 120;
+  // Cut to the terminal's width only on a terminal: in a CI log or a file the whole text is wanted.
+  const room = process.stdout.isTTY ? Math.max(30, (process.stdout.columns ?? 120) - width - 10) : Infinity;
   for (const r of result.evaluator_results) {
     const why = r.score === null ? `failed: ${r.error ?? 'no score'}` : (r.justification ?? '');
-    console.log(`  ${score(r.score).padStart(4)}  ${r.evaluator_name.padEnd(width)}  ${clip(why, Math.max(30, cols - width - 10))}`);
+    console.log(`  ${score(r.score).padStart(4)}  ${r.evaluator_name.padEnd(width)}  ${clip(why, room)}`);
   }
 }
-
-export const visibilityOption = { visibility: { type: 'string' } } as const;
 
 export type Group = Record<string, Command>;

@@ -1,9 +1,10 @@
 // Evaluators: visibility, name resolution, versioned edits. Shared by the tools and REST.
 import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { looksLikeId, newId } from '../ids.ts';
 import type { Demonstration, Evaluator } from '../schemas.ts';
-import { StoreConflictError, type EvaluatorRecord } from '../store/types.ts';
+import type { EvaluatorRecord } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
+import { conflictToError } from './conflicts.ts';
 import { resolveProjectId } from './projects.ts';
 import { demonstrationShapeProblem } from '../conversation/validate.ts';
 
@@ -18,6 +19,11 @@ export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Eva
   critical: wire.critical ?? false,
 });
 
+/**
+ * Decided for the caller on every record, current or past: each stored version keeps the visibility
+ * it was saved with, so a version saved private stays private to its organization even after a
+ * later version was made public (publishing publishes from then on, not the history).
+ */
 export function canRead(ctx: Ctx, rec: { org_id: string | null; visibility: string }): boolean {
   return rec.org_id === ctx.caller.org.id || rec.visibility === 'public';
 }
@@ -28,12 +34,20 @@ export function effectiveVisibility(ctx: Ctx, requested: 'private' | 'public' | 
 }
 
 export async function getVisibleEvaluator(ctx: Ctx, id: string, version?: number): Promise<EvaluatorRecord> {
+  // Names are accepted wherever ids are (GET /v1/evaluators/Faithfulness/, get_evaluator, PATCH, DELETE).
+  if (!looksLikeId(id)) return resolveEvaluator(ctx, { name: id }, version);
   const latest = await ctx.store.getEvaluator(id);
   if (!latest || !canRead(ctx, latest)) throw notFound('Evaluator', id);
   if (version === undefined || version === latest.version) return latest;
   const old = await ctx.store.getEvaluatorVersion(id, version);
-  if (!old) throw new TribunalError('not_found', 404, `Evaluator ${id} has no version ${version}; its latest is ${latest.version}.`);
+  if (!old || !canRead(ctx, old)) throw new TribunalError('not_found', 404, `Evaluator ${id} has no version ${version} visible to you; its latest is ${latest.version}.`);
   return old;
+}
+
+/** Every version the caller may read, newest first (versions saved private are its owner's only). */
+export async function listVisibleEvaluatorVersions(ctx: Ctx, id: string): Promise<EvaluatorRecord[]> {
+  await getVisibleEvaluator(ctx, id);
+  return (await ctx.store.listEvaluatorVersions(id)).filter((v) => canRead(ctx, v));
 }
 
 /**
@@ -48,7 +62,7 @@ export async function resolveEvaluator(ctx: Ctx, ref: { id?: string; name?: stri
   const presets = items.filter((e) => e.is_preset);
   const candidates = own.length ? own : presets.length ? presets : items;
   if (candidates.length === 0) {
-    throw new TribunalError('not_found', 404, `No evaluator named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive). Find one with list_evaluators.`);
+    throw new TribunalError('not_found', 404, `No evaluator named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive).`);
   }
   if (candidates.length > 1) {
     throw validationError(
@@ -108,10 +122,7 @@ function checkDemonstrations(
   });
 }
 
-const conflict = (err: unknown) => {
-  if (err instanceof StoreConflictError) return new TribunalError('conflict', 409, `${err.message}; choose another name or edit the existing one.`);
-  return err;
-};
+const conflict = (err: unknown) => conflictToError(err, 'choose another name or edit the existing one.');
 
 export async function createEvaluator(
   ctx: WriteCtx,
@@ -192,7 +203,7 @@ export async function updateEvaluator(
     if (patch.model !== undefined) checkModel(ctx, patch.model);
     const changed = CONTENT_FIELDS.some((f) => JSON.stringify(next[f]) !== JSON.stringify(current[f]));
     if (!changed) return current;
-    if (next.visibility === 'private' && current.visibility === 'public') await assertNoPublicJudgeUses(ctx, id);
+    if (next.visibility === 'private' && current.visibility === 'public') await assertNoPublicJudgeUses(ctx, current.id);
     next.version = current.version + 1;
     next.updated_at = new Date().toISOString();
     try {
@@ -201,7 +212,7 @@ export async function updateEvaluator(
       throw conflict(err);
     }
   }
-  throw new TribunalError('conflict', 409, `Evaluator ${id} is being edited concurrently; try again.`);
+  throw new TribunalError('conflict', 409, `Evaluator ${id} is being edited concurrently; try again.`, { reason: 'edited_concurrently' });
 }
 
 async function assertNoPublicJudgeUses(ctx: Ctx, evaluatorId: string) {
@@ -216,12 +227,14 @@ async function assertNoPublicJudgeUses(ctx: Ctx, evaluatorId: string) {
   }
 }
 
-export async function deleteEvaluator(ctx: Ctx, id: string): Promise<void> {
+/** Deletes the evaluator given by id or exact name; answers its id. */
+export async function deleteEvaluator(ctx: Ctx, id: string): Promise<string> {
   const current = await getEditableEvaluator(ctx, id);
-  const users = await ctx.store.findJudgesUsingEvaluator(id);
+  const users = await ctx.store.findJudgesUsingEvaluator(current.id);
   if (users.length) {
     const names = users.map((u) => (u.org_id === ctx.caller.org.id ? `${u.name} (${u.id})` : 'a judge of another organization'));
     throw new TribunalError('conflict', 409, `Evaluator ${current.name} is used by ${names.join(', ')}; remove it from those judges first.`);
   }
-  await ctx.store.deleteEvaluator(id);
+  await ctx.store.deleteEvaluator(current.id);
+  return current.id;
 }

@@ -1,13 +1,16 @@
 // Judges: a named, versioned list of evaluator references. Shared by the tools and REST.
 import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { looksLikeId, newId } from '../ids.ts';
 import type { EvaluatorRef, Judge, JudgeFull, JudgeGeneration } from '../schemas.ts';
-import { StoreConflictError, type EvaluatorRecord, type JudgeRecord } from '../store/types.ts';
+import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
+import { conflictToError } from './conflicts.ts';
 import { canRead, effectiveVisibility, evaluatorToWire, resolveEvaluator } from './evaluators.ts';
 import { resolveProjectId } from './projects.ts';
 
 type Ctx = Pick<RequestContext, 'store' | 'caller'>;
+/** Writes also need the configuration (limits). */
+type WriteCtx = Pick<RequestContext, 'store' | 'caller' | 'config'>;
 
 /** A judge stored before `generation` existed reads as a hand-made one (generation null). */
 export const judgeToWire = ({ org_id: _org, generation, ...wire }: JudgeRecord): Judge => ({ ...wire, generation: generation ?? null });
@@ -31,12 +34,20 @@ export function assertRunnable(judge: JudgeRecord): void {
 }
 
 export async function getVisibleJudge(ctx: Ctx, id: string, version?: number): Promise<JudgeRecord> {
+  // Names are accepted wherever ids are (GET/PATCH/DELETE /v1/judges/Support%20replies/, get_judge).
+  if (!looksLikeId(id)) return resolveJudge(ctx, { name: id }, version);
   const latest = await ctx.store.getJudge(id);
   if (!latest || !canRead(ctx, latest)) throw notFound('Judge', id);
   if (version === undefined || version === latest.version) return latest;
   const old = await ctx.store.getJudgeVersion(id, version);
-  if (!old) throw new TribunalError('not_found', 404, `Judge ${id} has no version ${version}; its latest is ${latest.version}.`);
+  if (!old || !canRead(ctx, old)) throw new TribunalError('not_found', 404, `Judge ${id} has no version ${version} visible to you; its latest is ${latest.version}.`);
   return old;
+}
+
+/** Every version the caller may read, newest first (versions saved private are its owner's only). */
+export async function listVisibleJudgeVersions(ctx: Ctx, id: string): Promise<JudgeRecord[]> {
+  await getVisibleJudge(ctx, id);
+  return (await ctx.store.listJudgeVersions(id)).filter((v) => canRead(ctx, v));
 }
 
 /** By id, or by exact name: the caller's own judges first, then other organizations' public ones. */
@@ -47,7 +58,7 @@ export async function resolveJudge(ctx: Ctx, ref: { id?: string; name?: string }
   const own = items.filter((j) => j.org_id === ctx.caller.org.id);
   const candidates = own.length ? own : items;
   if (!candidates.length) {
-    throw new TribunalError('not_found', 404, `No judge named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive). Find one with list_judges.`);
+    throw new TribunalError('not_found', 404, `No judge named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive).`);
   }
   if (candidates.length > 1) {
     throw validationError(`Several public judges are named ${JSON.stringify(ref.name)} (${candidates.map((c) => c.id).join(', ')}); pass judge_id instead.`, [
@@ -60,16 +71,25 @@ export async function resolveJudge(ctx: Ctx, ref: { id?: string; name?: string }
 /**
  * The evaluators a judge applies, at the versions it runs: pinned ones at their pin, the rest at
  * their latest. An evaluator deleted or made private since is reported, not silently skipped.
+ * Each evaluator version is checked against the caller, never against the judge's organization:
+ * an old (or pinned) version of another organization's judge may apply evaluators that are private.
  */
 export async function loadJudgeEvaluators(ctx: Ctx, judge: JudgeRecord): Promise<Array<EvaluatorRecord & { pinned_version: number | null }>> {
   return Promise.all(
     judge.evaluators.map(async (ref) => {
       const latest = await ctx.store.getEvaluator(ref.id);
-      if (!latest || !(canRead(ctx, latest) || latest.org_id === judge.org_id)) {
+      if (!latest) {
         throw new TribunalError('conflict', 409, `Judge ${judge.name} refers to evaluator ${ref.name} (${ref.id}), which no longer exists; update the judge's evaluator list.`);
       }
       const rec = ref.version === null || ref.version === latest.version ? latest : await ctx.store.getEvaluatorVersion(ref.id, ref.version);
       if (!rec) throw new TribunalError('conflict', 409, `Judge ${judge.name} pins evaluator ${ref.name} at version ${ref.version}, which does not exist.`);
+      if (!canRead(ctx, rec)) {
+        throw new TribunalError(
+          'conflict',
+          409,
+          `Judge ${judge.name} applies evaluator ${ref.name} (${ref.id}) at a version that is private to its organization, so it cannot be shown or run for you.`,
+        );
+      }
       return { ...rec, pinned_version: ref.version };
     }),
   );
@@ -81,8 +101,14 @@ export async function judgeInFull(ctx: Ctx, judge: JudgeRecord): Promise<JudgeFu
 }
 
 /** Turns the caller's evaluator list (ids or exact names) into references, checking each is usable. */
-async function buildRefs(ctx: Ctx, evaluatorIds: string[], pin: boolean, visibility: 'private' | 'public'): Promise<EvaluatorRef[]> {
+async function buildRefs(ctx: WriteCtx, evaluatorIds: string[], pin: boolean, visibility: 'private' | 'public'): Promise<EvaluatorRef[]> {
   if (!evaluatorIds.length) throw validationError('A judge needs at least one evaluator.', [{ field: 'evaluator_ids', message: 'at least one' }]);
+  const max = ctx.config.limits.judgeEvaluators;
+  if (evaluatorIds.length > max) {
+    throw validationError(`A judge applies at most ${max} evaluators (TRIBUNAL_MAX_JUDGE_EVALUATORS) and evaluator_ids has ${evaluatorIds.length}; split it into several judges.`, [
+      { field: 'evaluator_ids', message: `at most ${max}` },
+    ]);
+  }
   const seen = new Set<string>();
   const refs: EvaluatorRef[] = [];
   for (const [i, idOrName] of evaluatorIds.entries()) {
@@ -107,8 +133,7 @@ async function buildRefs(ctx: Ctx, evaluatorIds: string[], pin: boolean, visibil
   return refs;
 }
 
-const conflict = (err: unknown) =>
-  err instanceof StoreConflictError ? new TribunalError('conflict', 409, `${err.message}; choose another name or edit the existing judge.`) : err;
+const conflict = (err: unknown) => conflictToError(err, 'choose another name or edit the existing judge.');
 
 export interface JudgeInput {
   name: string;
@@ -121,7 +146,7 @@ export interface JudgeInput {
 }
 
 /** `generation` is set only by generate_judge; hand-made judges have none (it is not part of JudgeInput). */
-export async function createJudge(ctx: Ctx, input: JudgeInput, generation: JudgeGeneration | null = null): Promise<JudgeRecord> {
+export async function createJudge(ctx: WriteCtx, input: JudgeInput, generation: JudgeGeneration | null = null): Promise<JudgeRecord> {
   const visibility = effectiveVisibility(ctx, input.visibility);
   const now = new Date().toISOString();
   const record: JudgeRecord = {
@@ -167,14 +192,14 @@ export async function reviseJudge(ctx: Ctx, id: string, change: (current: JudgeR
       throw conflict(err);
     }
   }
-  throw new TribunalError('conflict', 409, `Judge ${id} is being edited concurrently; try again.`);
+  throw new TribunalError('conflict', 409, `Judge ${id} is being edited concurrently; try again.`, { reason: 'edited_concurrently' });
 }
 
 /**
  * A hand edit never touches `generation`: a generated judge stays generated, and a draft stays a
  * draft (still refused by run_judge) until generate_judge completes it, whatever was edited.
  */
-export async function updateJudge(ctx: Ctx, id: string, patch: Partial<JudgeInput>): Promise<JudgeRecord> {
+export async function updateJudge(ctx: WriteCtx, id: string, patch: Partial<JudgeInput>): Promise<JudgeRecord> {
   return reviseJudge(ctx, id, async (next) => {
     if (patch.name !== undefined) next.name = patch.name;
     if (patch.intent !== undefined) next.intent = patch.intent;
@@ -190,12 +215,29 @@ export async function updateJudge(ctx: Ctx, id: string, patch: Partial<JudgeInpu
         patch.pin_versions === undefined
           ? refs.map((r) => ({ ...r, version: next.evaluators.find((e) => e.id === r.id)?.version ?? r.version }))
           : refs;
+      if (next.visibility === 'public') await assertPinsPublic(ctx, next.evaluators);
     }
     return next;
   });
 }
 
-export async function deleteJudge(ctx: Ctx, id: string): Promise<void> {
-  await getEditableJudge(ctx, id);
-  await ctx.store.deleteJudge(id);
+/** A kept pin may name a version saved private before the evaluator was made public. */
+async function assertPinsPublic(ctx: Ctx, refs: EvaluatorRef[]): Promise<void> {
+  for (const [i, ref] of refs.entries()) {
+    if (ref.version === null) continue;
+    const pinned = await ctx.store.getEvaluatorVersion(ref.id, ref.version);
+    if (pinned && pinned.visibility !== 'public') {
+      throw validationError(
+        `A public judge can only apply public evaluator versions, and ${ref.name} (${ref.id}) is pinned at version ${ref.version}, which was saved private; pin its latest version (pin_versions: true) or keep the judge private.`,
+        [{ field: `evaluator_ids.${i}`, message: 'pinned at a private version' }],
+      );
+    }
+  }
+}
+
+/** Deletes the judge given by id or exact name; answers its id. */
+export async function deleteJudge(ctx: Ctx, id: string): Promise<string> {
+  const judge = await getEditableJudge(ctx, id);
+  await ctx.store.deleteJudge(judge.id);
+  return judge.id;
 }

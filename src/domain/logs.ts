@@ -1,6 +1,7 @@
 // Execution logs: read and filter. Logs belong to the organization that ran them, always private.
+import { z } from 'zod';
 import { notFound, validationError } from '../errors.ts';
-import type { ExecutionLog } from '../schemas.ts';
+import { PageParams, type ExecutionLog } from '../schemas.ts';
 import type { ExecutionLogRecord, LogFilter } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
 import { pageQuery, toPage } from './pagination.ts';
@@ -16,20 +17,21 @@ export async function getLog(ctx: Ctx, id: string): Promise<ExecutionLog> {
   return logToWire(log);
 }
 
-export interface LogQuery {
-  judge_id?: string;
-  evaluator_id?: string;
-  project_id?: string;
-  min_score?: number;
-  max_score?: number;
-  min_cost?: number;
-  max_cost?: number;
-  tags?: string[] | string;
-  date_from?: string;
-  date_to?: string;
-  limit?: number;
-  cursor?: string;
-}
+/** The log filters, as list_execution_logs takes them (its input schema is this one). */
+export const LogQuery = z.object({
+  judge_id: z.string().optional().describe('only runs of this judge (its id or exact name)'),
+  evaluator_id: z.string().optional().describe('only runs in which this evaluator scored, alone or in a judge (its id or exact name)'),
+  project_id: z.string().optional().describe('only runs filed under this project'),
+  min_score: z.number().min(0).max(1).optional().describe('only runs whose mean score is at least this'),
+  max_score: z.number().min(0).max(1).optional().describe('only runs whose mean score is at most this'),
+  min_cost: z.number().min(0).optional().describe('only runs that cost at least this many USD'),
+  max_cost: z.number().min(0).optional().describe('only runs that cost at most this many USD'),
+  tags: z.array(z.string()).optional().describe('only runs carrying every one of these tags'),
+  date_from: z.string().optional().describe('only runs at or after this date (2026-11-21) or ISO-8601 date-time'),
+  date_to: z.string().optional().describe('only runs at or before this date (inclusive, whole day) or ISO-8601 date-time'),
+  ...PageParams,
+});
+export type LogQuery = z.infer<typeof LogQuery>;
 
 /** Accepts a date (2026-11-21, the whole day) or a date-time; answers an ISO-8601 UTC instant. */
 function instant(field: string, value: string, endOfDay: boolean): string {
@@ -52,7 +54,6 @@ export async function listLogs(ctx: Ctx, q: LogQuery) {
   range(q.min_score, q.max_score, 'score');
   range(q.min_cost, q.max_cost, 'cost');
   await checkProjectFilter(ctx, q.project_id);
-  const tags = typeof q.tags === 'string' ? q.tags.split(',') : q.tags;
   const filter: LogFilter = {
     org_id: ctx.caller.org.id,
     judge_id: q.judge_id,
@@ -62,7 +63,7 @@ export async function listLogs(ctx: Ctx, q: LogQuery) {
     max_score: q.max_score,
     min_cost: q.min_cost,
     max_cost: q.max_cost,
-    tags: tags?.map((t) => t.trim()).filter(Boolean),
+    tags: q.tags?.map((t) => t.trim()).filter(Boolean),
     date_from: q.date_from ? instant('date_from', q.date_from, false) : undefined,
     date_to: q.date_to ? instant('date_to', q.date_to, true) : undefined,
   };

@@ -16,8 +16,8 @@ export function pageQuery(input: { limit?: number; cursor?: string }, maxPageSiz
       typeof decoded[0] === 'string' &&
       typeof decoded[1] === 'string' &&
       // A cursor holds an instant the server wrote; anything else was forged or corrupted.
-      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(decoded[0]) &&
-      !Number.isNaN(Date.parse(decoded[0]))
+      isServerInstant(decoded[0]) &&
+      decoded[1].length <= 200
     ) {
       return { limit, after: { created_at: decoded[0], id: decoded[1] } };
     }
@@ -27,6 +27,17 @@ export function pageQuery(input: { limit?: number; cursor?: string }, maxPageSiz
   throw validationError('cursor is not a cursor this server issued: pass `next_cursor` from the previous page unchanged.', [
     { field: 'cursor', message: 'invalid cursor' },
   ]);
+}
+
+/**
+ * An instant as toISOString writes it, in years 1..9999: PostgreSQL has no year 0 and would fail
+ * the query, and a day that does not exist (02-30) would be silently moved by Date.
+ */
+function isServerInstant(text: string): boolean {
+  const match = /^(\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.exec(text);
+  if (!match || Number(match[1]) < 1) return false;
+  const parsed = new Date(text);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === text.slice(0, 19);
 }
 
 export function toPage<T, W>(page: Page<T>, toWire: (item: T) => W): { results: W[]; next_cursor: string | null } {

@@ -2,7 +2,8 @@ import type { RequestContext } from '../context.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { Project } from '../schemas.ts';
-import { StoreConflictError, type ProjectRecord } from '../store/types.ts';
+import type { ProjectRecord } from '../store/types.ts';
+import { conflictToError } from './conflicts.ts';
 
 type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 
@@ -13,7 +14,7 @@ export async function resolveProjectId(ctx: Ctx, projectId: string | undefined |
   if (projectId) {
     const project = await ctx.store.getProject(projectId);
     if (!project || project.org_id !== ctx.caller.org.id) {
-      throw validationError(`project_id ${JSON.stringify(projectId)} is not a project of your organization; list yours with list_projects.`, [
+      throw validationError(`project_id ${JSON.stringify(projectId)} is not a project of your organization.`, [
         { field: 'project_id', message: 'unknown project' },
       ]);
     }
@@ -41,8 +42,7 @@ export async function createProject(ctx: Ctx, input: { name: string; description
   try {
     await ctx.store.createProject(record);
   } catch (err) {
-    if (err instanceof StoreConflictError) throw new TribunalError('conflict', 409, `${err.message}; choose another name.`);
-    throw err;
+    throw conflictToError(err, 'choose another name.');
   }
   return projectToWire(record);
 }

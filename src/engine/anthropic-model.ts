@@ -5,6 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { createHttpFetch } from './http-fetch.ts';
 import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
 import { kindForStatus, ModelCallError, parseRetryAfter } from './model-errors.ts';
+import { thinkingShape } from './thinking-form.ts';
 
 export interface AnthropicModelOptions {
   /** ANTHROPIC_API_KEY; without it the model is not configured and every call fails with `auth`. */
@@ -16,7 +17,7 @@ export interface AnthropicModelOptions {
 }
 
 export const NOT_CONFIGURED_MESSAGE =
-  'No judge model is configured on this server: set ANTHROPIC_API_KEY (and optionally TRIBUNAL_MODEL for the model name, default claude-sonnet-4-5, and ANTHROPIC_BASE_URL for a compatible endpoint), then restart the server.';
+  'No judge model is configured on this server: set ANTHROPIC_API_KEY (and optionally TRIBUNAL_MODEL for the model name, default claude-sonnet-5-5, and ANTHROPIC_BASE_URL for a compatible endpoint), then restart the server.';
 
 export class AnthropicJudgeModel implements JudgeModel {
   readonly configured: boolean;
@@ -41,18 +42,13 @@ export class AnthropicJudgeModel implements JudgeModel {
 
   async call(request: StructuredCall, signal?: AbortSignal, timeoutMs?: number): Promise<StructuredAnswer> {
     if (!this.client) throw new ModelCallError('auth', NOT_CONFIGURED_MESSAGE);
-    const thinking = (request.thinkingBudget ?? 0) > 0;
-    const budget = Math.max(1024, Math.floor(request.thinkingBudget ?? 0));
     const params: Anthropic.MessageCreateParamsNonStreaming = {
       model: request.model,
-      // With thinking, max_tokens must exceed the thinking budget: the answer keeps its own allowance.
-      max_tokens: thinking ? budget + request.maxTokens : request.maxTokens,
       system: request.system,
       messages: [{ role: 'user', content: request.prompt }],
       tools: [{ name: request.tool.name, description: request.tool.description, input_schema: request.tool.input_schema as Anthropic.Tool.InputSchema }],
-      // The API refuses a forced tool_choice with extended thinking; then the prompt asks for the tool.
-      tool_choice: thinking ? { type: 'auto' } : { type: 'tool', name: request.tool.name, disable_parallel_tool_use: true },
-      ...(thinking ? { thinking: { type: 'enabled', budget_tokens: budget } } : {}),
+      // max_tokens, tool_choice and thinking in the form this model's generation accepts.
+      ...thinkingShape(request.model, request.tool.name, request.maxTokens, request.thinkingBudget),
     };
 
     let message: Anthropic.Message;

@@ -1,20 +1,58 @@
-// Cost in USD from the price table (USD per million tokens; TRIBUNAL_PRICES overrides or extends
-// the defaults in config.ts). A dated model name (claude-sonnet-4-5-20250929) is priced as its
-// undated family (claude-sonnet-4-5). A model the table does not know costs 0 and is documented so.
+// Cost in USD from the price table (USD per million tokens; TRIBUNAL_PRICES extends or overrides
+// these defaults). A dated model name (claude-sonnet-5-5-20260928) is priced as its undated family
+// (claude-sonnet-5-5). A model the table does not know has an unknown cost: null, never a silent 0
+// (the server warns about it at start-up, see model-check.ts).
 export type PriceTable = Record<string, { input: number; output: number }>;
 
+/**
+ * Base input/output prices (no batch discount, no cache writes or reads) from Anthropic's model
+ * pages, platform.claude.com/docs/en/models/<model>/overview, as read on 2026-11-23. A model whose
+ * page gives no single price (Claude Haiku 5.5 is priced "from" a tier) is left out: unknown, not a guess.
+ */
+export const DEFAULT_PRICES: PriceTable = {
+  'claude-fable-5-1': { input: 10, output: 50 },
+  'claude-opus-5-5': { input: 4, output: 20 },
+  'claude-opus-5': { input: 5, output: 25 },
+  'claude-sonnet-5-5': { input: 2, output: 10 },
+  'claude-sonnet-5': { input: 2, output: 10 },
+  'claude-opus-4-8': { input: 5, output: 25 },
+  'claude-opus-4-6': { input: 5, output: 25 },
+  'claude-sonnet-4-6': { input: 3, output: 15 },
+  'claude-opus-4-5': { input: 5, output: 25 },
+  'claude-sonnet-4-5': { input: 3, output: 15 },
+  'claude-haiku-4-5': { input: 1, output: 5 },
+  'claude-opus-4-1': { input: 15, output: 75 },
+  'claude-sonnet-4-0': { input: 3, output: 15 },
+  'claude-3-5-haiku-latest': { input: 0.8, output: 4 },
+};
+
+// Only a snapshot date may follow the family name: claude-sonnet-5-7 must not pass as claude-sonnet-5.
+const SNAPSHOT_SUFFIX = /-\d{8}$/;
+
 export function priceFor(model: string, prices: PriceTable): { input: number; output: number } | null {
-  if (prices[model]) return prices[model];
-  let best: string | null = null;
-  for (const name of Object.keys(prices)) {
-    if (model.startsWith(`${name}-`) && (!best || name.length > best.length)) best = name;
-  }
-  return best ? prices[best] : null;
+  if (Object.hasOwn(prices, model)) return prices[model];
+  const family = model.replace(SNAPSHOT_SUFFIX, '');
+  return family !== model && Object.hasOwn(prices, family) ? prices[family] : null;
 }
 
-export function costUsd(model: string, usage: { input_tokens: number; output_tokens: number }, prices: PriceTable): number {
+/** USD for one call, or null when the model has no price (unknown, shown as such). */
+export function costUsd(model: string, usage: { input_tokens: number; output_tokens: number }, prices: PriceTable): number | null {
   const price = priceFor(model, prices);
-  if (!price) return 0;
+  // Nothing spent costs nothing, priced or not (a call that failed before the model answered).
+  if (!price) return usage.input_tokens === 0 && usage.output_tokens === 0 ? 0 : null;
   const cost = (usage.input_tokens * price.input + usage.output_tokens * price.output) / 1_000_000;
   return Math.round(cost * 1e9) / 1e9;
+}
+
+/**
+ * The total of several costs. One unknown part makes the total unknown (null): a sum that quietly
+ * left out an unpriced model would understate what the run cost.
+ */
+export function sumCosts(costs: Iterable<number | null>): number | null {
+  let total = 0;
+  for (const c of costs) {
+    if (c === null) return null;
+    total += c;
+  }
+  return Math.round(total * 1e9) / 1e9;
 }

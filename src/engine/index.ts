@@ -5,17 +5,18 @@ import type { Config } from '../config.ts';
 import { AnthropicJudgeModel } from './anthropic-model.ts';
 import { Limiter } from './limiter.ts';
 import type { JudgeModel } from './model.ts';
-import { ResilientJudgeModel } from './resilient-model.ts';
+import { ResilientJudgeModel, type ModelCallObserver } from './resilient-model.ts';
 import { Engine } from './scoring.ts';
 import type { ScoringEngine } from './types.ts';
 
-export function createJudgeModel(config: Config): ResilientJudgeModel {
+export function createJudgeModel(config: Config, observer?: ModelCallObserver): ResilientJudgeModel {
   const m = config.model;
   // The SDK timeout is only a backstop: the retry layer applies TRIBUNAL_MODEL_TIMEOUT per attempt.
   const raw = new AnthropicJudgeModel({ apiKey: m.apiKey, baseUrl: m.baseUrl, timeoutMs: m.timeoutMs + 5_000 });
   return new ResilientJudgeModel(raw, {
     limiter: new Limiter(m.concurrency),
     policy: { retries: m.retries, timeoutMs: m.timeoutMs, backoffMs: m.backoffMs, backoffMaxMs: m.backoffMaxMs },
+    observer,
   });
 }
 

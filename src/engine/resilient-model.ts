@@ -20,9 +20,32 @@ export interface RetryPolicy {
   maxRetryAfterMs?: number;
 }
 
+/** One finished attempt, as an observer (logs, metrics, traces) sees it: never the prompt or the answer. */
+export interface ModelAttemptEvent {
+  /** The model asked for. */
+  model: string;
+  attempt: number;
+  /** 'ok', or the kind of the ModelCallError the attempt failed with. */
+  outcome: 'ok' | ModelCallError['kind'];
+  /** True when a failed attempt is followed by another. */
+  retrying: boolean;
+  /** Epoch ms when the attempt got its limiter slot (the wait for a slot is not model latency). */
+  startedAt: number;
+  durationMs: number;
+  usage?: StructuredAnswer['usage'];
+}
+
+/** Watches the model calls without the engine depending on whoever watches (src/observability). */
+export interface ModelCallObserver {
+  /** Called once with the server-wide limiter, so its queue depth can be read when wanted. */
+  watchLimiter?(limiter: Limiter): void;
+  attemptFinished(event: ModelAttemptEvent): void;
+}
+
 export interface ResilientModelOptions {
   policy: RetryPolicy;
   limiter: Limiter;
+  observer?: ModelCallObserver;
   /** Injectable for tests; default Math.random. */
   random?: () => number;
 }
@@ -34,6 +57,7 @@ export class ResilientJudgeModel implements JudgeModel {
   readonly limiter: Limiter;
   private readonly policy: Required<RetryPolicy>;
   private readonly random: () => number;
+  private readonly observer?: ModelCallObserver;
 
   constructor(
     private readonly inner: JudgeModel,
@@ -42,6 +66,8 @@ export class ResilientJudgeModel implements JudgeModel {
     this.limiter = opts.limiter;
     this.policy = { maxRetryAfterMs: 60_000, ...opts.policy };
     this.random = opts.random ?? Math.random;
+    this.observer = opts.observer;
+    this.observer?.watchLimiter?.(this.limiter);
   }
 
   get configured(): boolean {
@@ -58,28 +84,33 @@ export class ResilientJudgeModel implements JudgeModel {
     const attempts = this.policy.retries + 1;
     for (let attempt = 1; ; attempt++) {
       let error: ModelCallError;
+      const slot = { at: 0 };
       try {
-        return await this.attempt(request, signal);
+        const answer = await this.attempt(request, signal, slot);
+        this.observer?.attemptFinished(attemptEvent(request.model, attempt, 'ok', false, slot.at, answer.usage));
+        return answer;
       } catch (err) {
         error = err instanceof ModelCallError ? err : new ModelCallError('server_error', String((err as Error)?.message ?? err), { cause: err });
       }
       error.attempts = attempt;
-      if (!error.retryable || attempt >= attempts || signal?.aborted) throw error;
       const retryAfter = error.retryAfterMs;
-      if (retryAfter !== undefined && retryAfter > this.policy.maxRetryAfterMs) throw error;
+      const retrying = error.retryable && attempt < attempts && !signal?.aborted && !(retryAfter !== undefined && retryAfter > this.policy.maxRetryAfterMs);
+      this.observer?.attemptFinished(attemptEvent(request.model, attempt, error.kind, retrying, slot.at));
+      if (!retrying) throw error;
       const delay = Math.max(retryAfter ?? 0, this.backoffDelay(attempt - 1));
       await sleep(delay, signal);
     }
   }
 
   /** One attempt: wait for a slot (not timed), then call with the per-attempt timeout. */
-  private async attempt(request: StructuredCall, signal?: AbortSignal): Promise<StructuredAnswer> {
+  private async attempt(request: StructuredCall, signal: AbortSignal | undefined, slot: { at: number }): Promise<StructuredAnswer> {
     let release: () => void;
     try {
       release = await this.limiter.acquire(signal);
     } catch {
       throw new ModelCallError('aborted', 'The judge-model call was cancelled while waiting for a free slot.');
     }
+    slot.at = performance.now();
     if (!signal && this.inner.appliesTimeout) {
       // The inner model times the attempt out itself (the SDK's per-request timeout): no controller,
       // listener and timer of our own per attempt. Only the message is ours.
@@ -111,6 +142,12 @@ export class ResilientJudgeModel implements JudgeModel {
       release();
     }
   }
+}
+
+function attemptEvent(model: string, attempt: number, outcome: ModelAttemptEvent['outcome'], retrying: boolean, slotAt: number, usage?: StructuredAnswer['usage']): ModelAttemptEvent {
+  const now = performance.now();
+  const at = slotAt || now; // never got a slot (cancelled while queued): no model time
+  return { model, attempt, outcome, retrying, startedAt: performance.timeOrigin + at, durationMs: now - at, usage };
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -15,7 +15,7 @@ import type { EvaluatorResult, ExecutionInput, ExecutionResult } from '../schema
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
 import { parseAnswer } from './answer.ts';
-import { costUsd } from './cost.ts';
+import { costUsd, sumCosts } from './cost.ts';
 import type { JudgeModel } from './model.ts';
 import type { ModelErrorKind } from './model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
@@ -58,7 +58,7 @@ export function checkRequiredInputs(evaluators: EvaluatorRecord[], input: RunInp
 }
 
 function requireModel(model: JudgeModel): void {
-  if (!model.configured) throw new TribunalError('model_unavailable', 503, NOT_CONFIGURED_MESSAGE);
+  if (!model.configured) throw new TribunalError('model_unavailable', 503, NOT_CONFIGURED_MESSAGE, { reason: 'model_not_configured' });
 }
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
@@ -91,7 +91,7 @@ function degenerateInput(input: RunInput): string | null {
   return degenerateReason(input.response);
 }
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
-const sumCost = (rs: EvaluatorResult[]) => Math.round(rs.reduce((a, r) => a + r.cost_usd, 0) * 1e9) / 1e9;
+const sumCost = (rs: EvaluatorResult[]) => sumCosts(rs.map((r) => r.cost_usd));
 
 export class Engine implements ScoringEngine {
   constructor(readonly model: JudgeModel) {}

@@ -53,7 +53,7 @@ async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJ
   const visibility = effectiveVisibility(ctx, input.visibility ?? existing?.visibility);
 
   if (!model.configured) {
-    throw new TribunalError('model_unavailable', 503, `Judge generation needs the judge model. ${NOT_CONFIGURED_MESSAGE}`);
+    throw new TribunalError('model_unavailable', 503, `Judge generation needs the judge model. ${NOT_CONFIGURED_MESSAGE}`, { reason: 'model_not_configured' });
   }
   const budget = THINKING_BUDGET[input.reasoning_effort ?? 'medium'];
   const modelName = ctx.config.model.name;

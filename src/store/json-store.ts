@@ -4,7 +4,8 @@
 //   small; lowdb rewrites it whole on each commit, through a durable adapter (temp file, fsync,
 //   rename, fsync of the directory) so a crash leaves either the old or the new file.
 // - logs.jsonl holds execution logs, one JSON line each, append-only: appending costs the same
-//   with 100 or 100,000 logs already stored. A torn last line (crash mid-append) is dropped at load.
+//   with 100 or 100,000 logs already stored. A torn last line (crash mid-append) is dropped at load;
+//   any other bad line is skipped and copied aside (json-files.ts), never cut off.
 // - Every mutation is applied in memory synchronously (so checks and writes are serialized by the
 //   event loop) and then committed; concurrent commits are grouped into one disk write.
 // - tribunal.lock keeps a second process out (see lock.ts).
@@ -13,6 +14,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Organization } from '../schemas.ts';
+import { assertDbBesideLogs, DurableJsonFile, GroupCommit, loadLogFile, removeStaleTempFiles, writeFileDurably } from './json-files.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
 import {
   isAfter,
@@ -53,67 +55,13 @@ const emptyData = (): JsonData => ({
   judge_versions: {},
 });
 
-/** lowdb adapter that survives power loss: write a temp file, fsync it, rename, fsync the directory. */
-class DurableJsonFile<T> {
-  constructor(private readonly file: string) {}
-
-  async read(): Promise<T | null> {
-    try {
-      return JSON.parse(await fsp.readFile(this.file, 'utf8')) as T;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw new Error(`Cannot read ${this.file}: ${(err as Error).message}`);
-    }
-  }
-
-  async write(data: T): Promise<void> {
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    const handle = await fsp.open(tmp, 'w');
-    try {
-      await handle.writeFile(JSON.stringify(data));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await fsp.rename(tmp, this.file);
-    await syncDir(path.dirname(this.file));
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  const handle = await fsp.open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Runs `write` once for any number of callers that asked while a previous write was in flight. */
-class GroupCommit {
-  private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
-  private running = false;
-  constructor(private readonly write: () => Promise<void>) {}
-
-  commit(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.waiting.push({ resolve, reject });
-      if (!this.running) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.running = true;
-    while (this.waiting.length) {
-      const batch = this.waiting.splice(0);
-      try {
-        await this.write();
-        for (const w of batch) w.resolve();
-      } catch (err) {
-        for (const w of batch) w.reject(err);
-      }
-    }
-    this.running = false;
+/**
+ * Tables keyed by id have no prototype, so that an id like `constructor` or `__proto__` looks up
+ * nothing (a 404) instead of a member of Object.prototype (once a 500).
+ */
+function withoutPrototypes(data: JsonData): void {
+  for (const table of ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions'] as const) {
+    data[table] = Object.assign(Object.create(null) as Record<string, never>, data[table]);
   }
 }
 
@@ -180,6 +128,7 @@ export class JsonStore implements Store {
   private pendingLogLines: string[] = [];
   private logHandle?: fsp.FileHandle;
   private keysByPrefix = new Map<string, string>();
+  private rewriteLogs = false;
   private closed = false;
 
   constructor(private readonly opts: JsonStoreOptions) {}
@@ -196,9 +145,16 @@ export class JsonStore implements Store {
       adminSocket: this.opts.adminSocket,
     });
     try {
+      removeStaleTempFiles(dir);
+      assertDbBesideLogs(dir);
       this.db = new Low<JsonData>(new DurableJsonFile<JsonData>(path.join(dir, 'db.json')), emptyData());
       await this.db.read();
-      this.db.data = { ...emptyData(), ...this.db.data };
+      if (!this.db.data) {
+        // Written at once, so that a db.json missing beside logs.jsonl always means a lost database.
+        this.db.data = emptyData();
+        await this.db.write();
+      }
+      withoutPrototypes(this.db.data);
       for (const key of Object.values(this.db.data.api_keys)) this.keysByPrefix.set(key.prefix, key.id);
       this.dbCommit = new GroupCommit(() => this.db.write());
       await this.loadLogs(path.join(dir, 'logs.jsonl'));
@@ -210,31 +166,9 @@ export class JsonStore implements Store {
   }
 
   private async loadLogs(file: string): Promise<void> {
-    let text = '';
-    try {
-      text = await fsp.readFile(file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    let validBytes = 0;
-    let offset = 0;
-    while (offset < text.length) {
-      const end = text.indexOf('\n', offset);
-      if (end < 0) break; // torn final line: never acknowledged, dropped below
-      const line = text.slice(offset, end);
-      offset = end + 1;
-      if (line.trim()) {
-        try {
-          this.insertLog(JSON.parse(line) as ExecutionLogRecord);
-        } catch {
-          break; // a corrupt line can only be the torn tail of a crash; keep what precedes it
-        }
-      }
-      validBytes += Buffer.byteLength(line) + 1;
-    }
-    this.logHandle = await fsp.open(file, 'a+');
-    const { size } = await this.logHandle.stat();
-    if (size > validBytes) await this.logHandle.truncate(validBytes);
+    const { records, handle } = await loadLogFile<ExecutionLogRecord>(file);
+    for (const record of records) this.insertLog(record);
+    this.logHandle = handle;
   }
 
   private insertLog(log: ExecutionLogRecord): void {
@@ -256,10 +190,24 @@ export class JsonStore implements Store {
   }
 
   private async flushLogs(): Promise<void> {
+    if (this.rewriteLogs) return this.rewriteLogFile();
     const lines = this.pendingLogLines.splice(0);
     if (!lines.length || !this.logHandle) return;
     await this.logHandle.write(lines.join(''));
     await this.logHandle.datasync();
+  }
+
+  /**
+   * After a purge: the kept logs (pending appends included, they are in memory already) go to a
+   * new file that replaces logs.jsonl atomically. Runs inside the log commit, so no append interleaves.
+   */
+  private async rewriteLogFile(): Promise<void> {
+    this.rewriteLogs = false;
+    this.pendingLogLines.length = 0;
+    const file = path.join(this.opts.dataDir, 'logs.jsonl');
+    await writeFileDurably(file, this.logs.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    await this.logHandle?.close();
+    this.logHandle = await fsp.open(file, 'a+');
   }
 
   async close(): Promise<void> {
@@ -300,10 +248,37 @@ export class JsonStore implements Store {
     return clone(found[found.length - 1] ?? null);
   }
 
+  async listDemoOrganizations(createdBefore: string, limit: number) {
+    const found = Object.values(this.data.organizations).filter((o) => o.is_demo && o.created_at < createdBefore);
+    return clone(found.sort(newestFirst).reverse().slice(0, limit));
+  }
+  async purgeOrganization(orgId: string): Promise<void> {
+    const d = this.data;
+    for (const key of Object.values(d.api_keys)) if (key.org_id === orgId) (this.keysByPrefix.delete(key.prefix), delete d.api_keys[key.id]);
+    for (const table of ['projects', 'evaluators', 'judges'] as const) {
+      for (const rec of Object.values(d[table])) if (rec.org_id === orgId) delete d[table][rec.id];
+    }
+    for (const table of ['evaluator_versions', 'judge_versions'] as const) {
+      for (const [id, versions] of Object.entries(d[table])) if (versions[0]?.org_id === orgId) delete d[table][id];
+    }
+    delete d.organizations[orgId];
+    const kept = this.logs.filter((l) => l.org_id !== orgId);
+    const purgedLogs = kept.length !== this.logs.length;
+    if (purgedLogs) {
+      for (const l of this.logs) if (l.org_id === orgId) this.logsById.delete(l.id);
+      this.logs = kept;
+    }
+    await this.save();
+    if (purgedLogs) {
+      this.rewriteLogs = true;
+      await this.logCommit.commit();
+    }
+  }
+
   // API keys
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {
-    if (this.keysByPrefix.has(key.prefix)) throw new StoreConflictError('an API key with this prefix exists');
+    if (this.keysByPrefix.has(key.prefix)) throw new StoreConflictError({ kind: 'key_prefix_taken' });
     this.data.api_keys[key.id] = clone(key);
     this.keysByPrefix.set(key.prefix, key.id);
     await this.save();
@@ -330,8 +305,8 @@ export class JsonStore implements Store {
 
   async createProject(project: ProjectRecord): Promise<void> {
     const siblings = Object.values(this.data.projects).filter((p) => p.org_id === project.org_id);
-    if (project.is_default && siblings.some((p) => p.is_default)) throw new StoreConflictError('the organization already has a default project');
-    if (siblings.some((p) => p.name === project.name)) throw new StoreConflictError(`a project named ${JSON.stringify(project.name)} already exists`);
+    if (project.is_default && siblings.some((p) => p.is_default)) throw new StoreConflictError({ kind: 'default_project_exists' });
+    if (siblings.some((p) => p.name === project.name)) throw new StoreConflictError({ kind: 'name_taken', resource: 'project', name: project.name });
     this.data.projects[project.id] = clone(project);
     await this.save();
   }
@@ -347,14 +322,14 @@ export class JsonStore implements Store {
 
   // Evaluators and judges share their versioning logic.
 
-  private assertUniqueName(table: Record<string, { id: string; org_id: string | null; name: string }>, rec: { id: string; org_id: string | null; name: string }, what: string) {
+  private assertUniqueName(table: Record<string, { id: string; org_id: string | null; name: string }>, rec: { id: string; org_id: string | null; name: string }, resource: 'evaluator' | 'judge') {
     const clash = Object.values(table).find((r) => r.org_id === rec.org_id && r.name === rec.name && r.id !== rec.id);
-    if (clash) throw new StoreConflictError(`${what} named ${JSON.stringify(rec.name)} already exists in this organization (${clash.id})`);
+    if (clash) throw new StoreConflictError({ kind: 'name_taken', resource, name: rec.name });
   }
 
   async createEvaluator(evaluator: EvaluatorRecord): Promise<void> {
-    if (this.data.evaluators[evaluator.id]) throw new StoreConflictError(`evaluator ${evaluator.id} exists`);
-    this.assertUniqueName(this.data.evaluators, evaluator, 'an evaluator');
+    if (this.data.evaluators[evaluator.id]) throw new StoreConflictError({ kind: 'id_taken', resource: 'evaluator', id: evaluator.id });
+    this.assertUniqueName(this.data.evaluators, evaluator, 'evaluator');
     this.data.evaluators[evaluator.id] = clone(evaluator);
     this.data.evaluator_versions[evaluator.id] = [clone(evaluator)];
     await this.save();
@@ -382,7 +357,7 @@ export class JsonStore implements Store {
   async updateEvaluator(next: EvaluatorRecord, expectedVersion: number): Promise<boolean> {
     const current = this.data.evaluators[next.id];
     if (!current || current.version !== expectedVersion) return false;
-    this.assertUniqueName(this.data.evaluators, next, 'an evaluator');
+    this.assertUniqueName(this.data.evaluators, next, 'evaluator');
     this.data.evaluators[next.id] = clone(next);
     (this.data.evaluator_versions[next.id] ??= []).push(clone(next));
     await this.save();
@@ -397,8 +372,8 @@ export class JsonStore implements Store {
   }
 
   async createJudge(judge: JudgeRecord): Promise<void> {
-    if (this.data.judges[judge.id]) throw new StoreConflictError(`judge ${judge.id} exists`);
-    this.assertUniqueName(this.data.judges, judge, 'a judge');
+    if (this.data.judges[judge.id]) throw new StoreConflictError({ kind: 'id_taken', resource: 'judge', id: judge.id });
+    this.assertUniqueName(this.data.judges, judge, 'judge');
     this.data.judges[judge.id] = clone(judge);
     this.data.judge_versions[judge.id] = [clone(judge)];
     await this.save();
@@ -425,7 +400,7 @@ export class JsonStore implements Store {
   async updateJudge(next: JudgeRecord, expectedVersion: number): Promise<boolean> {
     const current = this.data.judges[next.id];
     if (!current || current.version !== expectedVersion) return false;
-    this.assertUniqueName(this.data.judges, next, 'a judge');
+    this.assertUniqueName(this.data.judges, next, 'judge');
     this.data.judges[next.id] = clone(next);
     (this.data.judge_versions[next.id] ??= []).push(clone(next));
     await this.save();
@@ -448,7 +423,7 @@ export class JsonStore implements Store {
 
   async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {
     if (this.closed) throw new Error('the JSON store is closed');
-    if (this.logsById.has(log.id)) throw new StoreConflictError(`execution log ${log.id} exists`);
+    if (this.logsById.has(log.id)) throw new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id: log.id });
     const record = clone(log);
     this.insertLog(record);
     this.pendingLogLines.push(`${JSON.stringify(record)}\n`);
@@ -490,8 +465,8 @@ export function matchesLog(f: LogFilter, log: ExecutionLogRecord): boolean {
   if (f.project_id !== undefined && log.project_id !== f.project_id) return false;
   if (f.min_score !== undefined && (log.score === null || log.score < f.min_score)) return false;
   if (f.max_score !== undefined && (log.score === null || log.score > f.max_score)) return false;
-  if (f.min_cost !== undefined && log.cost_usd < f.min_cost) return false;
-  if (f.max_cost !== undefined && log.cost_usd > f.max_cost) return false;
+  if (f.min_cost !== undefined && (log.cost_usd === null || log.cost_usd < f.min_cost)) return false;
+  if (f.max_cost !== undefined && (log.cost_usd === null || log.cost_usd > f.max_cost)) return false;
   if (f.tags?.length && !f.tags.every((t) => log.tags.includes(t))) return false;
   if (f.date_from !== undefined && log.created_at < f.date_from) return false;
   if (f.date_to !== undefined && log.created_at > f.date_to) return false;

@@ -11,6 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Organization } from '../schemas.ts';
+import { isLogRecord } from './json-files.ts';
 import { JsonStore } from './json-store.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { StoreConflictError, type ApiKeyRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type ProjectRecord } from './types.ts';
@@ -63,8 +64,18 @@ async function readLogs(file: string): Promise<ExecutionLogRecord[]> {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   const logs: ExecutionLogRecord[] = [];
-  // The JSON store was opened first, which cut any torn tail: every line here is whole.
-  for (const line of text.split('\n')) if (line.trim()) logs.push(JSON.parse(line) as ExecutionLogRecord);
+  // The JSON store was opened first, which cut any torn tail and set bad lines aside (with a
+  // warning): those are left out here as they are at start-up.
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (isLogRecord(parsed)) logs.push(parsed as ExecutionLogRecord);
+  }
   return logs;
 }
 

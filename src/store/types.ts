@@ -75,6 +75,11 @@ export interface Store {
   getOrganization(id: string): Promise<Organization | null>;
   findOrganizationByName(name: string): Promise<Organization | null>;
 
+  /** Demo organizations created before `createdBefore` (ISO-8601), oldest first, at most `limit`. */
+  listDemoOrganizations(createdBefore: string, limit: number): Promise<Organization[]>;
+  /** Deletes an organization and everything it owns: keys, projects, evaluators, judges (every version), logs. */
+  purgeOrganization(orgId: string): Promise<void>;
+
   createApiKey(key: ApiKeyRecord): Promise<void>;
   getApiKeyByPrefix(prefix: string): Promise<ApiKeyRecord | null>;
   getApiKey(id: string): Promise<ApiKeyRecord | null>;
@@ -112,10 +117,31 @@ export interface Store {
   listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>>;
 }
 
+/** Why a write was refused as a conflict: data, so that both stores report the same thing. */
+export type ConflictReason =
+  | { kind: 'name_taken'; resource: 'evaluator' | 'judge' | 'project'; name: string }
+  | { kind: 'default_project_exists' }
+  | { kind: 'key_prefix_taken' }
+  | { kind: 'id_taken'; resource: 'organization' | 'api_key' | 'project' | 'evaluator' | 'judge' | 'execution_log'; id: string };
+
+/** A plain statement of the reason; the domain writes what the caller is told (domain/conflicts.ts). */
+export function describeConflict(reason: ConflictReason): string {
+  switch (reason.kind) {
+    case 'name_taken':
+      return `${reason.resource === 'evaluator' ? 'an evaluator' : `a ${reason.resource}`} named ${JSON.stringify(reason.name)} already exists in this organization`;
+    case 'default_project_exists':
+      return 'the organization already has a default project';
+    case 'key_prefix_taken':
+      return 'an API key with this prefix exists';
+    case 'id_taken':
+      return `${reason.resource.replace('_', ' ')} ${reason.id} exists`;
+  }
+}
+
 /** Thrown by stores for unique-name and similar constraint violations. */
 export class StoreConflictError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(readonly reason: ConflictReason) {
+    super(describeConflict(reason));
     this.name = 'StoreConflictError';
   }
 }

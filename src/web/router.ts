@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import express, { type Request, type Response } from 'express';
 import type { Authenticator, Caller } from '../auth.ts';
 import { notAuthenticated, TribunalError, validationError } from '../errors.ts';
-import { jsonBody, sendProblem } from '../server.ts';
+import { jsonBody } from '../http/body.ts';
+import { sendProblem } from '../http/problem.ts';
 import type { Services } from '../tool.ts';
 import { Sessions, sessionAuth } from './session.ts';
 

@@ -22,12 +22,20 @@ export interface ScoringRig {
 /** A dummy key: never a real secret. The fake accepts any. */
 export const DUMMY_KEY = 'sk-ant-test-dummy';
 
+/**
+ * The model the scoring and generation tests assert the wire form of (forced tool, thinking budget,
+ * $3/$15 prices). The default model's form (tool_choice auto, adaptive thinking) has its own tests
+ * in test/models.test.ts.
+ */
+export const TEST_MODEL = 'claude-sonnet-4-5';
+
 /** A test server whose judge model is a fresh fake, with retries, timeouts and rate limits sized for tests. */
 export async function startServerWithFakeModel(env: Record<string, string | undefined> = {}): Promise<{ fake: FakeAnthropic; server: TestServer }> {
   const fake = await startFakeAnthropic();
   const server = await startTestServer({
     ANTHROPIC_API_KEY: DUMMY_KEY,
     ANTHROPIC_BASE_URL: fake.url,
+    TRIBUNAL_MODEL: TEST_MODEL,
     TRIBUNAL_MODEL_BACKOFF: '1ms',
     TRIBUNAL_MODEL_BACKOFF_MAX: '4ms',
     TRIBUNAL_MODEL_TIMEOUT: '5s',

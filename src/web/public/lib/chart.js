@@ -1,38 +1,60 @@
 // Score over time, one line per evaluator, drawn as inline SVG (colours come from style.css classes,
-// so the CSP needs no inline styles).
+// so the CSP needs no inline styles). The x axis is ordinal, one evenly spaced slot per run, oldest to
+// newest: a burst of runs in one minute after weeks of quiet would squeeze into one edge on a linear
+// time axis. Series are nudged apart inside a slot and each has its own marker shape, so two
+// evaluators with equal scores stay visible.
 import { h, s, uid } from './dom.js';
 
 const H = 280;
 const M = { left: 40, right: 16, top: 14, bottom: 36 };
 const COLORS = 8;
+const SHAPES = ['circle', 'square', 'diamond', 'triangle'];
+
+/** A marker of `shape` centred on (cx, cy), about 8 px across, with `title` as its tooltip when given. */
+function marker(shape, cx, cy, title) {
+  const at = (dx, dy) => `${(cx + dx).toFixed(1)},${(cy + dy).toFixed(1)}`;
+  const tip = title ? s('title', {}, title) : null;
+  if (shape === 'square') return s('rect', { class: 'marker', x: (cx - 3.5).toFixed(1), y: (cy - 3.5).toFixed(1), width: 7, height: 7 }, tip);
+  if (shape === 'diamond') return s('polygon', { class: 'marker', points: [at(0, -5), at(5, 0), at(0, 5), at(-5, 0)].join(' ') }, tip);
+  if (shape === 'triangle') return s('polygon', { class: 'marker', points: [at(0, -5), at(4.5, 3.5), at(-4.5, 3.5)].join(' ') }, tip);
+  return s('circle', { class: 'marker', cx: cx.toFixed(1), cy: cy.toFixed(1), r: 4 }, tip);
+}
+
+/** Time labels as precise as the runs' spread needs. */
+function timeFormat(first, last) {
+  const span = last - first;
+  if (span < 3_600_000 && new Date(first).toDateString() === new Date(last).toDateString()) return new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  if (new Date(first).toDateString() === new Date(last).toDateString()) return new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+  return new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
 
 /** logs: execution logs (any order). Returns a figure, or null when no run has a score. */
 export function scoreChart(logs, { caption }) {
   const series = new Map();
-  const sorted = [...logs].sort((a, b) => a.created_at.localeCompare(b.created_at));
-  for (const log of sorted) {
+  const runs = [...logs]
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+    .filter((log) => log.evaluator_results.some((r) => typeof r.score === 'number'));
+  runs.forEach((log, run) => {
     for (const r of log.evaluator_results) {
       if (typeof r.score !== 'number') continue;
       if (!series.has(r.evaluator_id)) series.set(r.evaluator_id, { name: r.evaluator_name, points: [] });
-      series.get(r.evaluator_id).points.push({ t: Date.parse(log.created_at), score: r.score, logId: log.id });
+      series.get(r.evaluator_id).points.push({ run, t: Date.parse(log.created_at), score: r.score, logId: log.id });
     }
-  }
+  });
   if (!series.size) return null;
   // Drawn at about the width it is shown at, so its text stays readable on a phone.
   const W = Math.round(Math.min(720, Math.max(320, window.innerWidth - 48)));
   const ticks = W < 500 ? 2 : 4;
 
-  const times = [...series.values()].flatMap((se) => se.points.map((p) => p.t));
-  // A little room on both sides so the first and last points are not on the frame.
-  const first = Math.min(...times);
-  const span = Math.max(Math.max(...times) - first, 2000);
-  const t0 = first - span * 0.04 - (Math.max(...times) === first ? span / 2 : 0);
-  const t1 = t0 + span * 1.08;
   const plotW = W - M.left - M.right;
   const plotH = H - M.top - M.bottom;
-  const x = (t) => M.left + ((t - t0) / (t1 - t0)) * plotW;
+  const slot = plotW / runs.length;
+  // Within a run's slot the series sit side by side (at most 7 px apart), centred on the slot.
+  const nudge = series.size > 1 ? Math.min(7, (slot * 0.7) / (series.size - 1)) : 0;
+  const x = (run, k = (series.size - 1) / 2) => M.left + (run + 0.5) * slot + (k - (series.size - 1) / 2) * nudge;
   const y = (score) => M.top + (1 - score) * plotH;
-
+  const t0 = Date.parse(runs[0].created_at);
+  const t1 = Date.parse(runs[runs.length - 1].created_at);
   const titleId = uid('chart');
   const descId = uid('chart-desc');
   const means = [...series.values()].map((se) => `${se.name} averages ${(se.points.reduce((a, p) => a + p.score, 0) / se.points.length).toFixed(2)} over ${se.points.length} runs`);
@@ -40,7 +62,7 @@ export function scoreChart(logs, { caption }) {
     'svg',
     { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-labelledby': `${titleId} ${descId}`, preserveAspectRatio: 'xMidYMid meet' },
     s('title', { id: titleId }, caption),
-    s('desc', { id: descId }, `From ${new Date(t0).toLocaleString()} to ${new Date(t1).toLocaleString()}: ${means.join('; ')}.`),
+    s('desc', { id: descId }, `${runs.length} run${runs.length === 1 ? '' : 's'} from ${new Date(t0).toLocaleString()} to ${new Date(t1).toLocaleString()}, evenly spaced: ${means.join('; ')}.`),
   );
 
   const grid = s('g', { class: 'grid' });
@@ -50,38 +72,48 @@ export function scoreChart(logs, { caption }) {
       s('text', { x: M.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, v.toFixed(2)),
     );
   }
-  const sameDay = new Date(t0).toDateString() === new Date(t1).toDateString();
-  const fmt = new Intl.DateTimeFormat(
-    undefined,
-    t1 - t0 < 3_600_000 ? { hour: '2-digit', minute: '2-digit', second: '2-digit' } : sameDay ? { hour: '2-digit', minute: '2-digit' } : { month: 'short', day: 'numeric' },
-  );
-  for (let i = 0; i <= ticks; i++) {
-    const t = t0 + ((t1 - t0) * i) / ticks;
-    grid.append(s('text', { x: x(t), y: H - M.bottom + 18, 'text-anchor': i === 0 ? 'start' : i === ticks ? 'end' : 'middle' }, fmt.format(new Date(t))));
+  // Labels under a few runs spread along the axis, each with that run's time; as many as fit without
+  // touching (about 6.3 px a character at 11 px).
+  const fmt = timeFormat(t0, t1);
+  const labelW = fmt.format(new Date(t1)).length * 6.3 + 14;
+  const wanted = Math.max(1, Math.min(runs.length, ticks + 1, Math.floor(plotW / labelW)));
+  const picks = [...new Set(Array.from({ length: wanted }, (_, i) => (wanted === 1 ? runs.length - 1 : Math.round((i * (runs.length - 1)) / (wanted - 1)))))];
+  let lastRight = -Infinity;
+  for (const run of picks) {
+    const centre = Math.min(Math.max(x(run), M.left + labelW / 2), W - M.right - labelW / 2);
+    if (centre - labelW / 2 < lastRight) continue;
+    lastRight = centre + labelW / 2;
+    grid.append(s('text', { x: centre.toFixed(1), y: H - M.bottom + 18, 'text-anchor': 'middle' }, fmt.format(new Date(Date.parse(runs[run].created_at)))));
   }
   grid.append(s('line', { class: 'axis', x1: M.left, x2: W - M.right, y1: y(0), y2: y(0) }));
   svg.append(grid);
 
   const legend = h('ul', { class: 'legend' });
-  let i = 0;
+  let k = 0;
   for (const se of series.values()) {
-    const cls = `s${i % COLORS}`;
-    const g = s('g', { class: `series ${cls}` });
-    if (se.points.length > 1) g.append(s('polyline', { points: se.points.map((p) => `${x(p.t).toFixed(1)},${y(p.score).toFixed(1)}`).join(' ') }));
+    const cls = `s${k % COLORS}`;
+    const shape = SHAPES[k % SHAPES.length];
+    const g = s('g', { class: `series ${cls}`, 'data-shape': shape });
+    const px = (p) => x(p.run, k);
+    if (se.points.length > 1) g.append(s('polyline', { points: se.points.map((p) => `${px(p).toFixed(1)},${y(p.score).toFixed(1)}`).join(' ') }));
     for (const p of se.points) {
       // Each point opens its run.
-      g.append(
-        s(
-          'a',
-          { href: `/app/logs/${encodeURIComponent(p.logId)}`, 'aria-label': `${se.name}: ${p.score.toFixed(2)} at ${new Date(p.t).toLocaleString()}` },
-          s('circle', { cx: x(p.t).toFixed(1), cy: y(p.score).toFixed(1), r: 4 }, s('title', {}, `${se.name}: ${p.score.toFixed(2)} at ${new Date(p.t).toLocaleString()}`)),
-        ),
-      );
+      const label = `${se.name}: ${p.score.toFixed(2)} at ${new Date(p.t).toLocaleString()}`;
+      g.append(s('a', { href: `/app/logs/${encodeURIComponent(p.logId)}`, 'aria-label': label }, marker(shape, px(p), y(p.score), label)));
     }
     svg.append(g);
     const last = se.points[se.points.length - 1];
-    legend.append(h('li', {}, h('span', { class: `swatch ${cls}`, 'aria-hidden': 'true' }), `${se.name} `, h('span', { class: 'muted' }, `(latest ${last.score.toFixed(2)}, ${se.points.length} run${se.points.length === 1 ? '' : 's'})`)));
-    i++;
+    legend.append(
+      h(
+        'li',
+        {},
+        h('span', { class: 'legend-marker', 'aria-hidden': 'true' }, s('svg', { viewBox: '0 0 12 12', width: 12, height: 12, class: `series ${cls}` }, marker(shape, 6, 6))),
+        `${se.name} `,
+        h('span', { class: 'muted' }, `(latest ${last.score.toFixed(2)}, ${se.points.length} run${se.points.length === 1 ? '' : 's'})`),
+      ),
+    );
+    k++;
   }
-  return h('figure', { class: 'chart-figure' }, svg, h('figcaption', {}, legend));
+  const note = h('p', { class: 'muted chart-note' }, 'One slot per run, oldest to newest (evenly spaced, whatever the time between runs).');
+  return h('figure', { class: 'chart-figure' }, svg, h('figcaption', {}, legend, note));
 }

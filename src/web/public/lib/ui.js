@@ -128,7 +128,8 @@ export function time(iso, empty = '—') {
 }
 
 export const fmtScore = (score) => (score === null || score === undefined ? '—' : score.toFixed(2));
-export const fmtCost = (usd) => (usd === null || usd === undefined ? '—' : `$${usd < 0.01 && usd > 0 ? usd.toPrecision(2) : usd.toFixed(4)}`);
+// null is an unknown cost (a model without a price on the server), not a missing one.
+export const fmtCost = (usd) => (usd === null ? 'unknown' : usd === undefined ? '—' : `$${usd < 0.01 && usd > 0 ? usd.toPrecision(2) : usd.toFixed(4)}`);
 export const fmtMs = (ms) => (ms === null || ms === undefined ? '—' : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 export const fmtInt = (n) => (n === null || n === undefined ? '—' : n.toLocaleString());
 

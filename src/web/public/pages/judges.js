@@ -1,11 +1,12 @@
-// Judges: a searchable list, newest first.
+// Judges: a searchable list, newest first. It opens on the caller's own judges; other organizations'
+// public ones (demo users' drafts among them) are shown on request (?include_public=true).
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { badge, button, checkboxField, errorBox, field, link, pageHeading, tableWrap, time } from '../lib/ui.js';
 
 export default async function judges(page, { app, query }) {
   const search = query.get('search') ?? '';
-  const includePublic = query.get('include_public') !== 'false';
+  const includePublic = query.get('include_public') === 'true';
   const own = await app.ownProjectIds();
 
   const searchInput = h('input', { type: 'search', value: search, autocomplete: 'off' });
@@ -20,18 +21,28 @@ export default async function judges(page, { app, query }) {
     e.preventDefault();
     const params = new URLSearchParams();
     if (searchInput.value.trim()) params.set('search', searchInput.value.trim());
-    if (!form.elements.include_public.checked) params.set('include_public', 'false');
+    if (form.elements.include_public.checked) params.set('include_public', 'true');
     app.navigate(`/app/judges${params.size ? `?${params}` : ''}`);
   });
 
   const listArea = h('div');
   async function load(cursor) {
-    const data = await api('GET', '/v1/judges/', { query: { search, include_public: includePublic ? undefined : 'false', limit: 50, cursor } });
+    // The REST default includes public judges (SPEC section 2); the web app asks for them explicitly.
+    const data = await api('GET', '/v1/judges/', { query: { search, include_public: String(includePublic), limit: 50, cursor } });
     let tbody = listArea.querySelector('tbody');
     if (!cursor) {
       if (!data.results.length) {
+        const withPublic = new URLSearchParams({ ...(search ? { search } : {}), include_public: 'true' });
         clear(listArea).append(
-          h('p', { class: 'empty' }, search ? `No judge matches “${search}”. ` : 'No judges yet. ', link('/app/judges/generate', 'Generate one from a description'), ' or ', link('/app/judges/new', 'assemble one from evaluators'), '.'),
+          h(
+            'p',
+            { class: 'empty' },
+            search ? `No judge${includePublic ? '' : ' of yours'} matches “${search}”. ` : includePublic ? 'No judges yet. ' : 'You have no judges yet. ',
+            link('/app/judges/generate', 'Generate one from a description'),
+            ' or ',
+            link('/app/judges/new', 'assemble one from evaluators'),
+            includePublic ? '.' : [', or ', link(`/app/judges?${withPublic}`, 'browse public judges of other organizations'), '.'],
+          ),
         );
         return;
       }

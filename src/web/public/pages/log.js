@@ -44,7 +44,7 @@ export default async function log(page, { params }) {
         h(
           'table',
           { 'aria-label': 'Evaluator results', class: 'results-table' },
-          h('thead', {}, h('tr', {}, ['Evaluator', 'Score', 'Justification', 'Model', 'Tokens (in / out)', 'Cost', 'Latency'].map((t) => h('th', { scope: 'col' }, t)))),
+          h('thead', {}, h('tr', {}, ['Evaluator', 'Score', 'Justification', 'Model', 'Tokens in / out', 'Cost', 'Latency'].map((t) => h('th', { scope: 'col' }, t)))),
           h(
             'tbody',
             {},
@@ -55,7 +55,7 @@ export default async function log(page, { params }) {
                 h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name), h('span', { class: 'muted' }, ` v${r.evaluator_version}`)),
                 h('td', {}, scoreBar(r.score, r.evaluator_name)),
                 h('td', { class: 'justification' }, r.error ? errorBox({ message: r.error }) : null, r.justification ?? ''),
-                h('td', { class: 'nowrap' }, r.model ?? '—'),
+                h('td', { class: 'model' }, r.model ?? '—'),
                 h('td', { class: 'num' }, `${fmtInt(r.input_tokens)} / ${fmtInt(r.output_tokens)}`),
                 h('td', { class: 'num' }, fmtCost(r.cost_usd)),
                 h('td', { class: 'num' }, fmtMs(r.latency_ms)),

@@ -5,7 +5,7 @@ import { scoreChart } from '../lib/chart.js';
 import { clear, h } from '../lib/dom.js';
 import { badge, field, fill, fmtCost, fmtMs, link, pageHeading, scoreBar, select, showFormError, tableWrap, time } from '../lib/ui.js';
 
-const FILTERS = ['judge_id', 'evaluator_id', 'session_id', 'min_score', 'max_score', 'tags', 'date_from', 'date_to'];
+const FILTERS = ['judge_id', 'evaluator_id', 'session_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to'];
 
 export default async function logs(page, { app, query }) {
   const current = Object.fromEntries(FILTERS.map((k) => [k, query.get(k) ?? '']));
@@ -27,6 +27,9 @@ export default async function logs(page, { app, query }) {
   const num = (name) => h('input', { type: 'number', min: '0', max: '1', step: '0.01', inputmode: 'decimal', value: current[name] });
   const minScore = num('min_score');
   const maxScore = num('max_score');
+  const cost = (name) => h('input', { type: 'number', min: '0', step: 'any', inputmode: 'decimal', value: current[name] });
+  const minCost = cost('min_cost');
+  const maxCost = cost('max_cost');
   const tags = h('input', { type: 'text', value: current.tags, autocomplete: 'off' });
   const sessionId = h('input', { type: 'text', value: current.session_id, autocomplete: 'off' });
   const dateFrom = h('input', { type: 'date', value: current.date_from });
@@ -39,6 +42,8 @@ export default async function logs(page, { app, query }) {
     field({ label: 'Evaluator', name: 'evaluator_id' }, evaluatorSelect),
     field({ label: 'Min score', name: 'min_score' }, minScore),
     field({ label: 'Max score', name: 'max_score' }, maxScore),
+    field({ label: 'Min cost (USD)', name: 'min_cost' }, minCost),
+    field({ label: 'Max cost (USD)', name: 'max_cost', hint: 'Per run, in US dollars.' }, maxCost),
     field({ label: 'Tags', name: 'tags', hint: 'Comma-separated; every tag must match.' }, tags),
     field({ label: 'Session', name: 'session_id', hint: current.session_id ? null : 'Exact session id.' }, sessionId),
     field({ label: 'From', name: 'date_from' }, dateFrom),
@@ -54,6 +59,8 @@ export default async function logs(page, { app, query }) {
       evaluator_id: evaluatorSelect.value,
       min_score: minScore.value,
       max_score: maxScore.value,
+      min_cost: minCost.value,
+      max_cost: maxCost.value,
       tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean).join(','),
       session_id: sessionId.value.trim(),
       date_from: dateFrom.value,

@@ -1,0 +1,177 @@
+// The plumbing every HTTP bench shares, so that the drivers hold only what they measure: the
+// servers (a Tribunal server as `npm start` runs it, the fake judge model) each in a child process
+// of its own, the IPC that reads a child's CPU time or sets the fake's latency, a keep-alive HTTP
+// request, and the statistics. A bench file forks itself with `--serve <kind>`; its child half
+// calls serveChild() and its parent half startChild().
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Ready {
+  url: string;
+  key?: string;
+  [extra: string]: unknown;
+}
+
+export interface Child<R extends Ready = Ready> {
+  child: ChildProcess;
+  ready: R;
+}
+
+/** A number from the environment, or the default. */
+export const envNumber = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+
+// ---- child side ---------------------------------------------------------------------------------
+
+/**
+ * Runs in a bench's `--serve <kind>` child: starts the server `start` builds, tells the parent it is
+ * ready, and answers the parent's CPU-time questions. SIGINT ends the child (and lets a profiled one
+ * write its profile).
+ */
+export async function serveChild(start: () => Promise<Ready>): Promise<void> {
+  process.once('SIGINT', () => process.exit(0));
+  const ready = await start();
+  process.send!({ ready });
+  process.on('message', (m: { cpu?: number }) => {
+    if (m.cpu !== undefined) {
+      const u = process.cpuUsage();
+      process.send!({ cpu: m.cpu, micros: u.user + u.system });
+    }
+  });
+}
+
+/**
+ * The fake Anthropic server answering every evaluation at once with a valid score. The parent may
+ * set its latency ({latency}) and ask it to forget its recorded requests ({reset}), which the bench
+ * never reads, so that its heap (and its CPU, which shares the machine) does not grow over a run.
+ */
+export async function serveFake(latencyMs = 0): Promise<Ready> {
+  const { startFakeAnthropic, toolAnswer } = await import('../test/helpers/fake-anthropic.ts');
+  const fake = await startFakeAnthropic({
+    latencyMs,
+    responder: () => toolAnswer({ justification: 'The response answers the question directly.', score: 0.8 }, { usage: { input_tokens: 900, output_tokens: 60 } }),
+  });
+  process.on('message', (m: { latency?: number; reset?: number }) => {
+    if (m.latency !== undefined) {
+      fake.setLatency(m.latency);
+      process.send!({ latencySet: m.latency });
+    }
+    if (m.reset !== undefined) {
+      fake.resetStats();
+      process.send!({ wasReset: m.reset });
+    }
+  });
+  return { url: fake.url };
+}
+
+/**
+ * The real server as `npm start` runs it (JSON store in a temporary data directory, removed at
+ * exit), on a random port, judging with the fake model at `fakeUrl`, with a rate limit high enough
+ * not to interfere. `env` adds or overrides settings.
+ */
+export async function serveTribunal(fakeUrl: string, env: Record<string, string> = {}): Promise<{ url: string }> {
+  const { serve } = await import('../src/main.ts');
+  const { loadConfig } = await import('../src/config.ts');
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-bench-'));
+  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const config = loadConfig({
+    TRIBUNAL_DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    TRIBUNAL_RATE_LIMIT: '100000000',
+    ANTHROPIC_API_KEY: 'bench-dummy-key',
+    ANTHROPIC_BASE_URL: fakeUrl,
+    ...env,
+  });
+  return { url: (await serve(config)).url };
+}
+
+/** A demo key on `base` and one judge per entry of `judges` (name -> evaluator names); answers the key and the judge ids. */
+export async function demoWithJudges(base: string, judges: Record<string, string[]>): Promise<{ key: string; judgeIds: string[] }> {
+  const demo = (await (await fetch(`${base}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
+  const headers = { authorization: `Api-Key ${demo.api_key}`, 'content-type': 'application/json' };
+  const judgeIds: string[] = [];
+  for (const [name, evaluator_ids] of Object.entries(judges)) {
+    const res = await fetch(`${base}/v1/judges/`, { method: 'POST', headers, body: JSON.stringify({ name, intent: 'Support answers of a help-desk assistant.', evaluator_ids }) });
+    const body = (await res.json()) as { id: string };
+    if (res.status !== 201) throw new Error(`creating a judge: ${res.status} ${JSON.stringify(body)}`);
+    judgeIds.push(body.id);
+  }
+  return { key: demo.api_key, judgeIds };
+}
+
+// ---- parent side --------------------------------------------------------------------------------
+
+/**
+ * Forks `benchFile --serve kind ...args` and waits for its ready message. BENCH_PROFILE=<dir> writes
+ * a CPU profile of the children `profile` accepts (node --cpu-prof).
+ */
+export function startChild<R extends Ready = Ready>(benchFile: string, kind: string, args: string[] = [], opts: { stdout?: 'inherit' | 'ignore'; profile?: boolean } = {}): Promise<Child<R>> {
+  const profile = process.env.BENCH_PROFILE && opts.profile !== false ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = fork(benchFile, ['--serve', kind, ...args], { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', opts.stdout ?? 'ignore', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('message', (m: { ready: R }) => resolve({ child, ready: m.ready }));
+    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+  });
+}
+
+let asks = 0;
+/** Sends `{[question]: id}` to a child and waits for the answer that echoes the id under `echoKey`. */
+function ask<T>(child: ChildProcess, question: string, echoKey: string, id = ++asks): Promise<T> {
+  return new Promise((resolve) => {
+    const onMessage = (m: Record<string, unknown>) => {
+      if (m[echoKey] === id) {
+        child.off('message', onMessage);
+        resolve(m as T);
+      }
+    };
+    child.on('message', onMessage);
+    child.send({ [question]: id });
+  });
+}
+
+/** CPU time (user + system, microseconds) the child has used so far. */
+export const childCpuMicros = async (child: ChildProcess) => (await ask<{ micros: number }>(child, 'cpu', 'cpu')).micros;
+/** Sets the fake judge model's answer latency. */
+export const setFakeLatency = async (fake: ChildProcess, ms: number) => void (await ask(fake, 'latency', 'latencySet', ms));
+/** Asks the fake judge model to forget its recorded requests. */
+export const resetFake = async (fake: ChildProcess) => void (await ask(fake, 'reset', 'wasReset'));
+
+/** Stops every child (SIGINT, so a profiled one writes its profile). */
+export function stopChildren(children: Array<Child | undefined>): void {
+  for (const c of children) c?.child.kill('SIGINT');
+}
+
+/** One request over a keep-alive agent: GET when `body` is null, else POST. */
+export function request(agent: http.Agent, url: URL, headers: Record<string, string>, body: string | null): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const sized = body === null ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    const req = http.request(url, { method: body === null ? 'GET' : 'POST', agent, headers: sized }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body ?? undefined);
+  });
+}
+
+/** Runs `worker` on `concurrency` loops until `ms` have passed; answers the wall seconds. */
+export async function forDuration(ms: number, concurrency: number, once: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  const deadline = started + ms;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < deadline) await once();
+    }),
+  );
+  return (performance.now() - started) / 1000;
+}
+
+// ---- statistics ---------------------------------------------------------------------------------
+
+export const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))]!;
+export const median = (xs: number[]) => quantile(xs, 0.5);

@@ -1,0 +1,32 @@
+// Demo organizations are temporary: once their key has expired and the retention has passed
+// (TRIBUNAL_DEMO_RETENTION, default 7 days), they are deleted with everything they made. Every
+// instance runs the sweep; deleting what is already gone is harmless, so several need no coordination.
+import type { Config } from '../config.ts';
+import type { Store } from '../store/types.ts';
+
+const SWEEP_EVERY_MS = 60 * 60 * 1000;
+
+/** Deletes the demo organizations past retention; answers how many. */
+export async function purgeExpiredDemoOrganizations(store: Store, config: Pick<Config, 'demoKeyTtlMs' | 'demoRetentionMs'>, now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - config.demoKeyTtlMs - config.demoRetentionMs).toISOString();
+  let purged = 0;
+  for (;;) {
+    const batch = await store.listDemoOrganizations(cutoff, 100);
+    for (const org of batch) await store.purgeOrganization(org.id);
+    purged += batch.length;
+    if (batch.length < 100) return purged;
+  }
+}
+
+/** Sweeps at start and then hourly; a failed sweep (store down) is reported and retried next time. */
+export function scheduleDemoPurge(store: Store, config: Config): { stop: () => void } {
+  const sweep = () =>
+    purgeExpiredDemoOrganizations(store, config).then(
+      (n) => n && console.log(`[tribunal] purged ${n} expired demo organization${n === 1 ? '' : 's'}`),
+      (err: Error) => console.error(`[tribunal] demo purge failed, retried in an hour: ${err.message}`),
+    );
+  void sweep();
+  const timer = setInterval(sweep, SWEEP_EVERY_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

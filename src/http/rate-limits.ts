@@ -1,0 +1,81 @@
+// Rate limits: per API key for REST and MCP together, per client address for demo users. Counters
+// live in the given store (Redis, shared by every instance) or in this instance's memory.
+import type { Request, Response } from 'express';
+import { MemoryStore, rateLimit, type Store as RateLimitStore } from 'express-rate-limit';
+import type { Caller } from '../auth.ts';
+import type { Config } from '../config.ts';
+import { TribunalError } from '../errors.ts';
+import { sendProblem } from './problem.ts';
+
+const retryAfterSeconds = (resetTime: Date | undefined, windowMs: number) =>
+  Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
+
+const limited = (detail: string, retryAfter: number) => new TribunalError('rate_limited', 429, detail, { headers: { 'Retry-After': String(retryAfter) } });
+
+function rateLimitedHandler(windowMs: number, detail: string) {
+  return (req: Request, res: Response) => {
+    const resetTime = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+    sendProblem(res, limited(detail, retryAfterSeconds(resetTime, windowMs)));
+  };
+}
+
+export interface KeyRateLimit {
+  /** Counts the request once; answers 429 when the key is over its budget. */
+  middleware: import('express').RequestHandler;
+  /**
+   * Counts `units` more against the caller's key (a JSON-RPC batch costs one unit per message).
+   * Answers 429 itself and resolves false when that goes over the budget.
+   */
+  charge(res: Response, units: number): Promise<boolean>;
+}
+
+/** Rate limit per API key (after auth). One limiter for REST and MCP: a key limited to N gets N in total. */
+export function keyRateLimit(config: Config, makeStore?: () => RateLimitStore): KeyRateLimit {
+  const { limit, windowMs } = config.rateLimit;
+  const store = makeStore?.() ?? new MemoryStore();
+  const detail = `This API key is limited to ${limit} requests per ${windowMs / 1000} s (TRIBUNAL_RATE_LIMIT); wait and retry.`;
+  const keyOf = (res: Response) => `key:${(res.locals.caller as Caller).key.id}`;
+  const middleware = rateLimit({
+    windowMs,
+    limit,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    store,
+    passOnStoreError: true, // a Redis outage must not take the API down: fail open
+    keyGenerator: (_req, res) => keyOf(res),
+    handler: rateLimitedHandler(windowMs, detail),
+    validate: { keyGeneratorIpFallback: false },
+  });
+  async function charge(res: Response, units: number): Promise<boolean> {
+    for (let i = 0; i < units; i++) {
+      let hits: { totalHits: number; resetTime?: Date };
+      try {
+        hits = await store.increment(keyOf(res));
+      } catch {
+        return true; // fail open, as the middleware does
+      }
+      if (hits.totalHits > limit) {
+        sendProblem(res, limited(`${detail} A JSON-RPC batch counts every message in it.`, retryAfterSeconds(hits.resetTime, windowMs)));
+        return false;
+      }
+    }
+    return true;
+  }
+  return { middleware, charge };
+}
+
+/** Demo users per client address (the address express derives under TRUST_PROXY). */
+export function demoRateLimit(config: Config, makeStore?: () => RateLimitStore) {
+  const { limit, windowMs } = config.demoRateLimit;
+  return rateLimit({
+    windowMs,
+    limit,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    store: makeStore?.(),
+    passOnStoreError: true,
+    // X-Forwarded-For from a proxy not named in TRUST_PROXY is ignored on purpose, not a misconfiguration.
+    validate: { xForwardedForHeader: false },
+    handler: rateLimitedHandler(windowMs, `Too many demo users from your address (limit ${limit} per ${windowMs / 60000} min); wait and retry.`),
+  });
+}

@@ -1,0 +1,61 @@
+// Prometheus metrics (prom-client), on a registry of this server's own: no global registry, so
+// tests and embedders can build several servers in one process.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Limiter } from '../engine/limiter.ts';
+import type { ModelAttemptEvent } from '../engine/resilient-model.ts';
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export class TribunalMetrics {
+  readonly registry = new Registry();
+  private readonly httpRequests = new Counter({ name: 'tribunal_http_requests_total', help: 'HTTP requests answered, by method, route and status.', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
+  private readonly httpDuration = new Histogram({ name: 'tribunal_http_request_duration_seconds', help: 'Time from a request arriving to its answer being sent.', labelNames: ['method', 'route', 'status'], buckets: SECONDS, registers: [this.registry] });
+  private readonly modelCalls = new Counter({ name: 'tribunal_model_calls_total', help: 'Judge-model call attempts, by model and outcome (ok or the failure kind); a retried call counts once per attempt.', labelNames: ['model', 'outcome'], registers: [this.registry] });
+  private readonly modelDuration = new Histogram({ name: 'tribunal_model_call_duration_seconds', help: 'Judge-model attempt latency from getting a limiter slot to the answer.', labelNames: ['model', 'outcome'], buckets: SECONDS, registers: [this.registry] });
+  private readonly modelRetries = new Counter({ name: 'tribunal_model_retries_total', help: 'Failed judge-model attempts that were retried, by the failure kind.', labelNames: ['model', 'reason'], registers: [this.registry] });
+  private readonly modelTokens = new Counter({ name: 'tribunal_model_tokens_total', help: 'Judge-model tokens, by model and direction (input, output).', labelNames: ['model', 'direction'], registers: [this.registry] });
+  private readonly modelCost = new Counter({ name: 'tribunal_model_cost_usd_total', help: 'Judge-model cost in USD from the price table; models without a price are not counted.', labelNames: ['model'], registers: [this.registry] });
+  private readonly storeErrors = new Counter({ name: 'tribunal_store_errors_total', help: 'Requests answered 503 store_unavailable because the store could not be reached.', registers: [this.registry] });
+  private limiter?: Limiter;
+  private readonly httpSeries = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
+
+  constructor(
+    private readonly priceFor: (model: string) => { input: number; output: number } | null,
+    opts: { processMetrics?: boolean } = {},
+  ) {
+    // Process metrics (CPU, memory, event-loop lag, GC) start monitors: only for a real server.
+    if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+    const metrics = this;
+    new Gauge({ name: 'tribunal_model_limiter_queued', help: 'Judge-model calls waiting for a slot (TRIBUNAL_MODEL_CONCURRENCY).', registers: [this.registry], collect() { this.set(metrics.limiter?.queued ?? 0); } });
+    new Gauge({ name: 'tribunal_model_limiter_in_flight', help: 'Judge-model calls in flight.', registers: [this.registry], collect() { this.set(metrics.limiter?.inFlight ?? 0); } });
+  }
+
+  watchLimiter(limiter: Limiter): void {
+    this.limiter = limiter;
+  }
+
+  request(method: string, route: string, status: number, seconds: number, problemCode?: string): void {
+    // The labelled children, looked up once per label set: prom-client hashes the labels on every call otherwise.
+    const key = `${method} ${status} ${route}`;
+    let series = this.httpSeries.get(key);
+    if (!series) {
+      series = { count: this.httpRequests.labels(method, route, String(status)), duration: this.httpDuration.labels(method, route, String(status)) };
+      this.httpSeries.set(key, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
+    if (problemCode === 'store_unavailable') this.storeErrors.inc();
+  }
+
+  modelAttempt(e: ModelAttemptEvent): void {
+    const labels = { model: e.model, outcome: e.outcome };
+    this.modelCalls.inc(labels);
+    this.modelDuration.observe(labels, e.durationMs / 1000);
+    if (e.retrying) this.modelRetries.inc({ model: e.model, reason: e.outcome });
+    if (!e.usage) return;
+    this.modelTokens.inc({ model: e.model, direction: 'input' }, e.usage.input_tokens);
+    this.modelTokens.inc({ model: e.model, direction: 'output' }, e.usage.output_tokens);
+    const price = this.priceFor(e.model);
+    if (price) this.modelCost.inc({ model: e.model }, (e.usage.input_tokens * price.input + e.usage.output_tokens * price.output) / 1_000_000);
+  }
+}

@@ -1,0 +1,73 @@
+// REST-only operations on judges, evaluators and projects: version history, deletes, project
+// creation. They are definitions like the 14 tools (validated and size-limited by invokeTool) but are
+// never registered with MCP: an agent has no delete tools (SPEC section 3).
+import { z } from 'zod';
+import { deleteEvaluator, evaluatorToWire, getVisibleEvaluator } from '../domain/evaluators.ts';
+import { deleteJudge, getVisibleJudge, judgeToWire } from '../domain/judges.ts';
+import { createProject } from '../domain/projects.ts';
+import { Evaluator, Judge, Project } from '../schemas.ts';
+import { defineTool, type ToolAnnotations, type ToolContext } from '../tool.ts';
+
+const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+
+export const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
+
+/** GET every version of a resource, newest first: readable wherever the resource itself is. */
+function versionsOperation<K extends string, W extends z.ZodType, R>(
+  what: string,
+  idField: K,
+  item: W,
+  read: (ctx: ToolContext, idOrName: string) => Promise<{ id: string }>,
+  list: (ctx: ToolContext, id: string) => Promise<R[]>,
+  toWire: (record: R) => z.infer<W>,
+) {
+  const a = /^[aeiou]/.test(what) ? 'an' : 'a';
+  return defineTool({
+    name: `list_${what}_versions`,
+    title: `Every version of ${a} ${what}, newest first`,
+    description: `Every version of ${a} ${what}, newest first (readable wherever the ${what} is).`,
+    input: z.object({ [idField]: z.string().min(1).describe(`id of the ${what}`) }) as z.ZodObject<Record<K, z.ZodString>>,
+    output: z.object({ results: z.array(item) }),
+    annotations: READ,
+    async handler(input, ctx) {
+      // By id or exact name: the versions are listed under the resolved id.
+      const { id } = await read(ctx, (input as Record<K, string>)[idField]);
+      return { results: (await list(ctx, id)).map(toWire) };
+    },
+  });
+}
+
+/** DELETE a resource: REST and the web app only, never MCP. */
+function deleteOperation<K extends string>(what: string, idField: K, title: string, remove: (ctx: ToolContext, idOrName: string) => Promise<string>) {
+  return defineTool({
+    name: `delete_${what}`,
+    title,
+    description: title,
+    input: z.object({ [idField]: z.string().min(1).describe(`id of the ${what}`) }) as z.ZodObject<Record<K, z.ZodString>>,
+    output: Deleted,
+    annotations: WRITE,
+    async handler(input, ctx) {
+      // The path may name the resource; the answer carries its id.
+      return { deleted: true as const, id: await remove(ctx, (input as Record<K, string>)[idField]) };
+    },
+  });
+}
+
+export const listJudgeVersions = versionsOperation('judge', 'judge_id', Judge, getVisibleJudge, (ctx, id) => ctx.store.listJudgeVersions(id), judgeToWire);
+export const listEvaluatorVersions = versionsOperation('evaluator', 'evaluator_id', Evaluator, getVisibleEvaluator, (ctx, id) => ctx.store.listEvaluatorVersions(id), evaluatorToWire);
+export const deleteJudgeOperation = deleteOperation('judge', 'judge_id', 'Delete a judge (REST and web only; never MCP). Its execution logs stay.', deleteJudge);
+export const deleteEvaluatorOperation = deleteOperation('evaluator', 'evaluator_id', 'Delete an evaluator that no judge uses (REST and web only; never MCP)', deleteEvaluator);
+
+export const createProjectOperation = defineTool({
+  name: 'create_project',
+  title: 'Create a project',
+  description: 'Create a project in your organization.',
+  input: z.object({
+    name: z.string().min(1).max(200).describe('project name, unique in your organization'),
+    description: z.string().max(2000).optional().describe('what the project is for'),
+  }),
+  output: Project,
+  annotations: WRITE,
+  handler: (input, ctx) => createProject(ctx, input),
+});

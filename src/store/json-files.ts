@@ -1,0 +1,239 @@
+// The JSON store's files on disk: db.json (written whole, durably) and logs.jsonl (append-only).
+// Start-up reads them defensively: a file that is not what Tribunal wrote stops the start with one
+// line that says what to do, and nothing is ever truncated or overwritten that was not just written.
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+/** A data file that cannot be used as it is; the message is one line an operator can act on. */
+export class DataFileError extends Error {
+  constructor(message: string) {
+    super(message);
+    // main.ts prints the message of a plain Error without a stack.
+    this.name = 'Error';
+  }
+}
+
+const TABLES = ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions'] as const;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Checks db.json's shape before anything trusts it; answers why not, or null when it is usable. */
+export function dbShapeProblem(data: unknown): string | null {
+  if (!isRecord(data)) return `it holds ${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data}, not an object`;
+  if (data.format !== 1) return `its "format" is ${JSON.stringify(data.format)}, not 1`;
+  for (const table of TABLES) {
+    const rows = data[table];
+    if (!isRecord(rows)) return `its "${table}" is ${rows === undefined ? 'missing' : JSON.stringify(rows)?.slice(0, 40)}, not an object`;
+    for (const [id, row] of Object.entries(rows)) {
+      const versioned = table.endsWith('_versions');
+      if (versioned ? !Array.isArray(row) || !row.every(isRecord) : !isRecord(row)) return `its "${table}"."${id}" is not ${versioned ? 'a list of records' : 'a record'}`;
+    }
+  }
+  return null;
+}
+
+/** lowdb adapter that survives power loss: write a temp file, fsync it, rename, fsync the directory. */
+export class DurableJsonFile<T> {
+  constructor(private readonly file: string) {}
+
+  async read(): Promise<T | null> {
+    let text: string;
+    try {
+      text = await fsp.readFile(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw new DataFileError(`Cannot read ${this.file}: ${(err as Error).message}`);
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch (err) {
+      throw new DataFileError(`${this.file} is not valid JSON (${(err as Error).message}); restore it from a backup. Tribunal did not start and changed nothing.`);
+    }
+    const problem = dbShapeProblem(data);
+    if (problem) throw new DataFileError(`${this.file} is not a Tribunal database: ${problem}; restore it from a backup. Tribunal did not start and changed nothing.`);
+    return data as T;
+  }
+
+  async write(data: T): Promise<void> {
+    await writeFileDurably(this.file, JSON.stringify(data));
+  }
+}
+
+/** Replaces `file` whole so that a crash leaves the old or the new content: temp file, fsync, rename, fsync the directory. */
+export async function writeFileDurably(file: string, content: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  const handle = await fsp.open(tmp, 'w');
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await fsp.rename(tmp, file);
+  await syncDir(path.dirname(file));
+}
+
+export async function syncDir(dir: string): Promise<void> {
+  const handle = await fsp.open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Temp files of a db.json write that a crash interrupted. Only called while holding the data
+ * directory's lock, so no live writer can own one.
+ */
+export function removeStaleTempFiles(dataDir: string): string[] {
+  const stale = fs.readdirSync(dataDir).filter((name) => /^(db\.json|logs\.jsonl)\.\d+\.tmp$/.test(name));
+  for (const name of stale) fs.rmSync(path.join(dataDir, name), { force: true });
+  return stale;
+}
+
+/** A db.json that is missing while logs exist means the database was lost, not that it is new. */
+export function assertDbBesideLogs(dataDir: string): void {
+  if (fs.existsSync(path.join(dataDir, 'db.json'))) return;
+  let size = 0;
+  try {
+    size = fs.statSync(path.join(dataDir, 'logs.jsonl')).size;
+  } catch {
+    return;
+  }
+  if (size > 0) {
+    throw new DataFileError(
+      `${path.join(dataDir, 'db.json')} is missing but logs.jsonl beside it holds ${size} bytes of execution logs; restore db.json from a backup (or move logs.jsonl aside to start empty). Tribunal did not start and changed nothing.`,
+    );
+  }
+}
+
+/** A log line must at least carry what the store indexes and filters on. */
+export function isLogRecord(v: unknown): boolean {
+  return (
+    isRecord(v) &&
+    typeof v.id === 'string' &&
+    typeof v.org_id === 'string' &&
+    typeof v.created_at === 'string' &&
+    Array.isArray(v.tags) &&
+    Array.isArray(v.evaluator_results)
+  );
+}
+
+export interface LoadedLogs<T> {
+  records: T[];
+  /** The handle to append to, positioned after the last kept byte. */
+  handle: fsp.FileHandle;
+}
+
+/**
+ * Reads logs.jsonl. A bad line in the middle (garbage, `null`, a record without id) is skipped with
+ * a warning naming file and line, left where it is, and copied to logs.jsonl.rejected for repair:
+ * the lines after it are loaded as usual. Only an unterminated last line (a crash mid-append) is
+ * cut off the file, after being copied aside too; if it parses it is kept and terminated instead.
+ */
+export async function loadLogFile<T>(file: string, warn: (line: string) => void = console.warn): Promise<LoadedLogs<T>> {
+  let raw = Buffer.alloc(0);
+  try {
+    raw = await fsp.readFile(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const text = raw.toString('utf8');
+  const records: T[] = [];
+  const rejected: Array<{ line: number; text: string; reason: string }> = [];
+  let offset = 0;
+  let lineNo = 0;
+  let tornTail: { bytes: number; whole: boolean } | undefined;
+  while (offset < text.length) {
+    const end = text.indexOf('\n', offset);
+    const line = text.slice(offset, end < 0 ? text.length : end);
+    lineNo++;
+    offset = end < 0 ? text.length : end + 1;
+    if (!line.trim()) continue;
+    let parsed: unknown;
+    let ok = false;
+    try {
+      parsed = JSON.parse(line);
+      ok = isLogRecord(parsed);
+    } catch {
+      /* not JSON */
+    }
+    if (end < 0) {
+      if (ok) records.push(parsed as T);
+      // Counted on the raw bytes: a torn multi-byte character decodes to a different length.
+      tornTail = { bytes: raw.length - (raw.lastIndexOf(0x0a) + 1), whole: ok };
+      if (!ok) rejected.push({ line: lineNo, text: line, reason: 'torn last line (a crash mid-append), cut off the file' });
+      continue;
+    }
+    if (ok) records.push(parsed as T);
+    else rejected.push({ line: lineNo, text: line, reason: 'not an execution log record, skipped and left in place' });
+  }
+  if (rejected.length) await setAside(file, rejected, warn);
+  const handle = await fsp.open(file, 'a+');
+  if (tornTail) {
+    if (tornTail.whole) {
+      // The record arrived whole, only its newline did not: keep it rather than drop it.
+      await handle.write('\n');
+    } else {
+      await handle.truncate(raw.length - tornTail.bytes);
+    }
+    await handle.datasync();
+  }
+  return { records, handle };
+}
+
+/** Copies rejected lines to `<file>.rejected` (once each: a restart does not copy them again). */
+async function setAside(file: string, rejected: Array<{ line: number; text: string; reason: string }>, warn: (line: string) => void): Promise<void> {
+  const asideFile = `${file}.rejected`;
+  let already = '';
+  try {
+    already = await fsp.readFile(asideFile, 'utf8');
+  } catch {
+    /* none yet */
+  }
+  const known = new Set(already.split('\n').filter(Boolean).map((l) => {
+    try {
+      const entry = JSON.parse(l) as { line: number; text: string };
+      return `${entry.line}\u0000${entry.text}`;
+    } catch {
+      return '';
+    }
+  }));
+  const fresh = rejected.filter((r) => !known.has(`${r.line}\u0000${r.text}`));
+  if (fresh.length) {
+    const at = new Date().toISOString();
+    await fsp.appendFile(asideFile, fresh.map((r) => `${JSON.stringify({ file, line: r.line, reason: r.reason, found_at: at, text: r.text })}\n`).join(''));
+  }
+  for (const r of rejected) warn(`${file}:${r.line}: ${r.reason}; a copy is in ${asideFile}.`);
+}
+
+/** Runs `write` once for any number of callers that asked while a previous write was in flight. */
+export class GroupCommit {
+  private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  private running = false;
+  constructor(private readonly write: () => Promise<void>) {}
+
+  commit(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    while (this.waiting.length) {
+      const batch = this.waiting.splice(0);
+      try {
+        await this.write();
+        for (const w of batch) w.resolve();
+      } catch (err) {
+        for (const w of batch) w.reject(err);
+      }
+    }
+    this.running = false;
+  }
+}

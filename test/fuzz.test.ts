@@ -1,0 +1,418 @@
+// Fuzz (issue 11): a few thousand malformed REST and MCP requests from a seeded PRNG against a real
+// server (JSON store, or PostgreSQL with TRIBUNAL_TEST_STORE=postgres). Never a 5xx; every REST
+// error is problem+json with a `code`; every MCP answer is JSON-RPC (a result, possibly an isError
+// tool result, or an error with a numeric code) or a problem+json with a `code`.
+// Reproduce a run: FUZZ_SEED=<the printed seed> [FUZZ_COUNT=n] node --import tsx --test test/fuzz.test.ts
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { rawRequest, MCP_POST_HEADERS } from './helpers/mcp-client.ts';
+import { evaluatorBody, startServerWithFakeModel } from './helpers/execute.ts';
+import type { FakeAnthropic } from './helpers/fake-anthropic.ts';
+import type { TestServer } from './helpers/server.ts';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261123) >>> 0;
+const COUNT = Number(process.env.FUZZ_COUNT ?? 2000);
+const IN_FLIGHT = 8;
+
+/** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
+function prng(seed: number) {
+  let a = seed;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
+  return { next, int, pick, chance: (p: number) => next() < p };
+}
+type Rng = ReturnType<typeof prng>;
+
+const PROTO_NAMES = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf'];
+const ODD_TEXT = [
+  '',
+  ' ',
+  '\u0000',
+  '\u202etxt.exe',
+  '\u200b\u200d\ufeff',
+  '😀👩‍👩‍👧',
+  '\ud800',
+  'a'.repeat(5000),
+  '../../etc/passwd',
+  '<script>alert(1)</script>',
+  "'; DROP TABLE judges; --",
+  '%s%n%x',
+  '\r\nX-Injected: 1',
+  'Ω≈ç√∫',
+  'null',
+  'undefined',
+  '0x1F',
+  '-0',
+  '1e309',
+];
+const HUGE_NUMBERS = [1e308, -1e308, 2 ** 53 + 1, -(2 ** 63), 1e-320, 0, -0, 99999999999999999999, 0.1 + 0.2];
+const BAD_PERCENT = ['%FF', '%E0%A4%A', '%', '%zz', '%C0%AF', '%ED%A0%80', '%00', '%2e%2e', '%252F', '%u0041'];
+const JUNK_TIMESTAMPS = ['0000-01-01T00:00:00.000Z', '-000001-01-01T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', '2026-13-45T99:99:99Z', 'yesterday', '', '1970-01-01T00:00:00Z'];
+
+/** encodeURIComponent, except that a lone surrogate (which it refuses) goes out as its raw UTF-8-ish bytes. */
+function enc(s: string): string {
+  try {
+    return encodeURIComponent(s);
+  } catch {
+    return '%ED%A0%80';
+  }
+}
+
+function text(r: Rng): string {
+  return r.chance(0.5) ? r.pick(ODD_TEXT) : r.pick(PROTO_NAMES);
+}
+
+/** Any JSON value, with a bias to the shapes that break parsers and validators. */
+function junkValue(r: Rng, depth = 0): unknown {
+  const k = r.int(depth > 3 ? 5 : 8);
+  switch (k) {
+    case 0:
+      return r.pick(HUGE_NUMBERS);
+    case 1:
+      return text(r);
+    case 2:
+      return r.pick([true, false, null]);
+    case 3:
+      return r.int(3) - 1;
+    case 4:
+      return r.pick(PROTO_NAMES);
+    case 5:
+      return Array.from({ length: r.int(4) }, () => junkValue(r, depth + 1));
+    default:
+      return junkObject(r, depth + 1);
+  }
+}
+
+function junkObject(r: Rng, depth = 0): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (let i = r.int(4); i > 0; i--) Object.defineProperty(o, r.chance(0.4) ? r.pick(PROTO_NAMES) : text(r).slice(0, 40), { value: junkValue(r, depth), enumerable: true, configurable: true, writable: true });
+  return o;
+}
+
+function randomText(r: Rng, length: number): string {
+  return Array.from({ length }, () => String.fromCharCode(33 + r.int(94))).join('');
+}
+
+/** A plausible body with one field broken: what a client with a bug sends. */
+function mutate(r: Rng, base: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  const keys = Object.keys(out);
+  switch (r.int(5)) {
+    case 0:
+      if (keys.length) out[r.pick(keys)] = junkValue(r);
+      break;
+    case 1:
+      if (keys.length) delete out[r.pick(keys)];
+      break;
+    case 2:
+      Object.defineProperty(out, r.pick(PROTO_NAMES), { value: junkValue(r), enumerable: true, configurable: true, writable: true });
+      break;
+    case 3:
+      // Random letters: a repeated character would compress below PostgreSQL's index-row limit.
+      out.tags = r.pick([[randomText(r, 4000)], Array.from({ length: 200 }, () => randomText(r, 40)), 'prod', [1, 2], [r.pick(PROTO_NAMES)]]);
+      break;
+    default:
+      out[text(r).slice(0, 20) || 'extra'] = junkValue(r);
+  }
+  return out;
+}
+
+interface Ids {
+  judgeId: string;
+  judgeName: string;
+  evaluatorId: string;
+  logId: string;
+  keyId: string;
+}
+
+function idLike(r: Rng, ids: Ids): string {
+  const choices = [
+    () => ids.judgeId,
+    () => ids.evaluatorId,
+    () => enc(ids.judgeName),
+    () => ids.logId,
+    () => r.pick(PROTO_NAMES),
+    () => r.pick(BAD_PERCENT),
+    () => `abc${r.pick(BAD_PERCENT)}def`,
+    () => enc(r.pick(ODD_TEXT)).slice(0, 3000),
+    () => String(r.pick(HUGE_NUMBERS)),
+    () => 'jdg_' + '0'.repeat(r.int(300)),
+    () => 'Clarity',
+  ];
+  return r.pick(choices)();
+}
+
+function query(r: Rng): string {
+  const params: string[] = [];
+  const fields = ['limit', 'cursor', 'project_id', 'search', 'include_public', 'judge_id', 'evaluator_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to', 'version', ...PROTO_NAMES];
+  for (let i = r.int(4); i > 0; i--) {
+    const field = r.pick(fields);
+    const value = r.pick([
+      () => String(r.pick(HUGE_NUMBERS)),
+      () => r.pick(['-1', '0', '201', '1.5', 'abc', 'true', 'NaN', 'Infinity', '1e3', ' 5 ']),
+      () => enc(r.pick(ODD_TEXT)),
+      () => r.pick(BAD_PERCENT),
+      () => forgedCursor(r),
+      () => enc(r.pick(JUNK_TIMESTAMPS)),
+      () => r.pick(PROTO_NAMES),
+      () => Array.from({ length: 60 }, (_, j) => `t${j}`).join(','),
+    ])();
+    params.push(`${r.chance(0.1) ? r.pick(BAD_PERCENT) : field}=${field === 'cursor' && r.chance(0.8) ? forgedCursor(r) : value}`);
+  }
+  if (r.chance(0.15)) params.push(`cursor=${forgedCursor(r)}`);
+  return params.length ? `?${params.join('&')}` : '';
+}
+
+function forgedCursor(r: Rng): string {
+  const payload = r.pick<unknown>([
+    [r.chance(0.5) ? '0000-01-01T00:00:00.000Z' : r.pick(JUNK_TIMESTAMPS), 'log_x'],
+    [r.pick(JUNK_TIMESTAMPS), r.pick(PROTO_NAMES)],
+    [1, 2],
+    { __proto__: 1 },
+    ['2026-01-01T00:00:00.000Z'],
+    'x',
+    null,
+  ]);
+  return r.chance(0.8) ? Buffer.from(JSON.stringify(payload)).toString('base64url') : r.pick(['!!!', '%%%', '====', 'e30', 'W10']);
+}
+
+function authHeader(r: Rng, keys: { own: string; other: string }): Record<string, string> {
+  const roll = r.next();
+  if (roll < 0.75) return { authorization: `Api-Key ${keys.own}` };
+  if (roll < 0.8) return { authorization: `Bearer ${keys.other}` };
+  if (roll < 0.85) return {};
+  return {
+    authorization: r.pick(['Api-Key', 'Bearer ', 'Basic dXNlcjpwYXNz', `Api-Key ${keys.own}x`, `Api-Key ${'k'.repeat(5000)}`, 'Api-Key trb_\u00e9\u00e9', `Bearer ${keys.own} ${keys.own}`, 'Api-Key __proto__']),
+  };
+}
+
+interface FuzzRequest {
+  label: string;
+  door: 'rest' | 'mcp';
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+function restRequest(r: Rng, ids: Ids, keys: { own: string; other: string }): FuzzRequest {
+  const id = idLike(r, ids);
+  type Route = [string, string, () => Record<string, unknown> | undefined];
+  // Requests that can store something are drawn less often: each one rewrites the JSON store's file.
+  const reads: Route[] = [
+    ['GET', `/v1/judges/${id}/`, () => undefined],
+    ['DELETE', `/v1/judges/${r.pick(PROTO_NAMES)}/`, () => undefined],
+    ['POST', `/v1/judges/${id}/execute/`, () => mutate(r, { response: 'An answer.', request: 'A question?', tags: ['fuzz'] })],
+    ['GET', `/v1/judges/${id}/versions/`, () => undefined],
+    ['GET', `/v1/judges/${id}/${query(r)}`, () => undefined],
+    ['GET', `/v1/evaluators/${id}/`, () => undefined],
+    ['POST', `/v1/evaluators/${id}/execute/`, () => mutate(r, { response: 'An answer.', contexts: ['c'], expected_output: 'e' })],
+    ['GET', `/v1/projects/${query(r)}`, () => undefined],
+    ['GET', `/v1/judges/${query(r)}`, () => undefined],
+    ['GET', `/v1/evaluators/${query(r)}`, () => undefined],
+    ['GET', `/v1/execution-logs/${query(r)}`, () => undefined],
+    ['GET', `/v1/execution-logs/${id}/`, () => undefined],
+    ['GET', `/v1/api-keys/${query(r)}`, () => undefined],
+    ['DELETE', `/v1/api-keys/${r.chance(0.5) ? id : r.pick(PROTO_NAMES)}/`, () => undefined],
+    ['PUT', `/v1/judges/${id}/`, () => ({})],
+    ['GET', `/v1/${r.pick(PROTO_NAMES)}/`, () => undefined],
+    ['GET', `/app/${r.pick([...BAD_PERCENT, ...PROTO_NAMES])}`, () => undefined],
+    ['GET', `/v1/judges/${r.pick(BAD_PERCENT)}/`, () => undefined],
+    ['GET', `/v1/${r.pick(['execution-logs', 'judges', 'evaluators', 'projects'])}/?cursor=${forgedCursor(r)}`, () => undefined],
+    ['POST', `/v1/judges/${ids.judgeId}/execute/`, () => ({ response: 'An answer.', tags: r.chance(0.5) ? [randomText(r, 4000)] : Array.from({ length: 200 }, () => randomText(r, 40)) })],
+  ];
+  const writes: Route[] = [
+    ['PATCH', `/v1/judges/${id}/`, () => mutate(r, { name: 'renamed', intent: 'x' })],
+    ['PATCH', `/v1/evaluators/${id}/`, () => mutate(r, { rubric: 'A new rubric.' })],
+    ['POST', '/v1/evaluators/', () => mutate(r, evaluatorBody())],
+    ['POST', '/v1/judges/', () => mutate(r, { name: `fuzz ${r.int(1e6)}`, intent: 'x', evaluator_ids: [ids.evaluatorId] })],
+    ['POST', '/v1/judges/generate/', () => mutate(r, { intent: 'Judge answers of a support bot.', reasoning_effort: 'off' })],
+    ['POST', '/v1/projects/', () => mutate(r, { name: `p ${r.int(1e6)}` })],
+  ];
+  const [method, path, makeBody] = r.pick(r.chance(0.15) ? writes : reads);
+  const headers: Record<string, string> = { ...authHeader(r, keys) };
+  let body: string | undefined;
+  const json = makeBody();
+  if (json !== undefined || r.chance(0.1)) {
+    const roll = r.next();
+    body =
+      roll < 0.6
+        ? JSON.stringify(json ?? junkValue(r))
+        : roll < 0.75
+          ? r.pick(['{', '{"response": }', '[1,2', '\ufeff{"response":"x"}', "{'a':1}", 'null', '"text"', '1e999', `{"response":"${'\\u'}"}`, '{"a":'.repeat(500)])
+          : roll < 0.85
+            ? JSON.stringify(junkValue(r))
+            : JSON.stringify(Object.fromEntries([['__proto__', { admin: true }], ['constructor', { prototype: {} }], ['response', 'x']]));
+    headers['content-type'] = r.chance(0.85)
+      ? 'application/json'
+      : r.pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/json, text/html', '', 'application/merge-patch+json', 'application/json; charset=nope']);
+  }
+  return { label: `${method} ${path}`, door: 'rest', method, path, headers, body };
+}
+
+const TOOLS = ['list_judges', 'get_judge', 'list_evaluators', 'get_evaluator', 'list_projects', 'run_judge', 'run_evaluator', 'generate_judge', 'create_judge', 'update_judge', 'create_evaluator', 'update_evaluator', 'list_execution_logs', 'get_execution_log'];
+
+const READ_TOOLS = TOOLS.filter((t) => /^(list|get|run)_/.test(t));
+
+function toolArguments(r: Rng, tool: string, ids: Ids): unknown {
+  const plausible: Record<string, Record<string, unknown>> = {
+    get_judge: { judge_id: ids.judgeId },
+    get_evaluator: { evaluator_id: ids.evaluatorId },
+    run_judge: { judge_name: ids.judgeName, response: 'An answer.' },
+    run_evaluator: { evaluator_id: ids.evaluatorId, response: 'An answer.', contexts: ['c'], expected_output: 'e' },
+    generate_judge: { intent: 'Judge support answers.', reasoning_effort: 'off' },
+    create_judge: { name: `fuzz ${r.int(1e6)}`, intent: 'x', evaluator_ids: [ids.evaluatorId] },
+    update_judge: { judge_id: ids.judgeId, intent: 'y' },
+    create_evaluator: evaluatorBody(),
+    update_evaluator: { evaluator_id: ids.evaluatorId, rubric: 'r' },
+    list_execution_logs: { limit: 5, cursor: forgedCursor(r) },
+    get_execution_log: { log_id: ids.logId },
+  };
+  const roll = r.next();
+  if (roll < 0.7) return mutate(r, plausible[tool] ?? { limit: r.pick(HUGE_NUMBERS) });
+  if (roll < 0.9) return junkValue(r);
+  return undefined;
+}
+
+function mcpMessage(r: Rng, ids: Ids, id: unknown): unknown {
+  const roll = r.next();
+  if (roll < 0.55) {
+    const tool = r.chance(0.9) ? r.pick(r.chance(0.75) ? READ_TOOLS : TOOLS) : r.pick([...PROTO_NAMES, 'delete_judge', '', 'x'.repeat(500)]);
+    return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: toolArguments(r, tool, ids) } };
+  }
+  if (roll < 0.65) return { jsonrpc: '2.0', id, method: 'tools/list', params: r.chance(0.5) ? { cursor: forgedCursor(r) } : junkValue(r) };
+  if (roll < 0.72) return { jsonrpc: '2.0', id, method: 'initialize', params: r.chance(0.5) ? { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } : junkValue(r) };
+  if (roll < 0.8) return { jsonrpc: '2.0', id, method: r.pick(['resources/list', 'prompts/list', 'ping', 'nope', '__proto__', 'tools/call/', 'notifications/initialized', 'logging/setLevel', '']), params: junkValue(r) };
+  if (roll < 0.9) return mutate(r, { jsonrpc: '2.0', id, method: 'tools/list' });
+  return junkValue(r);
+}
+
+function mcpRequest(r: Rng, ids: Ids, keys: { own: string; other: string }): FuzzRequest {
+  const id = r.pick<unknown>([1, 'a', 0, -1, null, 1e308, '__proto__', { x: 1 }, [1], 2 ** 53 + 1, true]);
+  let body: string;
+  const roll = r.next();
+  if (roll < 0.7) body = JSON.stringify(mcpMessage(r, ids, id));
+  else if (roll < 0.85) body = JSON.stringify(Array.from({ length: r.int(5) }, (_, i) => mcpMessage(r, ids, i + 1)));
+  else body = r.pick(['{', '', '[]', '[{}]', 'null', '{"jsonrpc":"2.0","method":', '\u0000', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}', `[${'[' .repeat(300)}`]);
+  const headers: Record<string, string> = { ...MCP_POST_HEADERS, ...authHeader(r, keys) };
+  if (r.chance(0.1)) headers['content-type'] = r.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']);
+  if (r.chance(0.1)) headers.accept = r.pick(['text/html', 'application/json', 'text/event-stream', '*/*']);
+  if (r.chance(0.05)) headers['mcp-protocol-version'] = r.pick(['1999-01-01', '__proto__', '%FF']);
+  if (r.chance(0.05)) headers['mcp-session-id'] = r.pick(['x', '__proto__', 'a'.repeat(300)]);
+  const method = r.chance(0.95) ? 'POST' : r.pick(['GET', 'DELETE', 'PUT', 'PATCH']);
+  return { label: `MCP ${method} ${body.slice(0, 80)}`, door: 'mcp', method, path: '/mcp', headers, body };
+}
+
+/** Why an answer breaks the rules, or null when it keeps them. */
+function violation(req: FuzzRequest, res: { status: number; headers: Record<string, string | string[] | undefined>; text: string; json: any }): string | null {
+  if (res.status >= 500) return `${res.status} ${res.text.slice(0, 200)}`;
+  if (res.status < 400 && req.door === 'rest') return null;
+  const type = String(res.headers['content-type'] ?? '');
+  const isProblem = type.includes('application/problem+json') && typeof res.json?.code === 'string' && res.json.code.length > 0;
+  if (req.door === 'rest') return isProblem ? null : `${res.status} not a problem+json with a code: ${type} ${res.text.slice(0, 200)}`;
+  if (isProblem) return null;
+  if (res.status === 202 && res.text === '') return null; // notifications only
+  const messages = Array.isArray(res.json) ? res.json : res.json === null ? [] : [res.json];
+  if (messages.length === 0) return `${res.status} MCP answer is neither JSON-RPC nor a problem: ${type} ${res.text.slice(0, 200)}`;
+  for (const m of messages) {
+    const isResult = m && typeof m === 'object' && m.jsonrpc === '2.0' && 'result' in m;
+    const isError = m && typeof m === 'object' && m.jsonrpc === '2.0' && typeof m.error?.code === 'number' && typeof m.error?.message === 'string';
+    if (!isResult && !isError) return `${res.status} MCP message is neither a result nor an error: ${JSON.stringify(m).slice(0, 200)}`;
+    if (isResult && m.result?.isError === true && !(Array.isArray(m.result.content) && m.result.content.length > 0)) return 'isError tool result without a message';
+  }
+  return null;
+}
+
+/** The known kinds of failure (issue 11 item 7 and item 4), so that a report groups them. */
+function failureClass(failure: string): string {
+  const target = failure.split(' ')[2] ?? '';
+  const path = target.split('?')[0];
+  if (/%(?![0-9A-Fa-f]{2})|%[89A-Fa-f][0-9A-Fa-f]/.test(path)) return 'malformed percent-encoding in the path';
+  if (target.includes('cursor=WyIwMDAw')) return 'cursor with year 0000';
+  if (/execute/.test(target) && failure.includes('tags')) return 'oversized tags';
+  if (PROTO_NAMES.some((n) => target.includes(n))) return 'prototype-named id';
+  return 'other';
+}
+
+let fake: FakeAnthropic;
+let server: TestServer;
+let ids: Ids;
+let keys: { own: string; other: string };
+
+before(async () => {
+  ({ fake, server } = await startServerWithFakeModel({ TRIBUNAL_MAX_BODY: '64kb' }));
+  const own = await server.demoUser();
+  const other = await server.demoUser();
+  keys = { own: own.api_key, other: other.api_key };
+  const post = async (path: string, body: unknown) => {
+    const res = await server.request('POST', path, { key: keys.own, body });
+    assert.ok(res.status < 300, `${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const evaluator = await post('/v1/evaluators/', evaluatorBody({ visibility: 'private' }));
+  const judge = await post('/v1/judges/', { name: 'Fuzz judge', intent: 'x', evaluator_ids: [evaluator.id, 'Clarity'], visibility: 'private' });
+  const run = await post(`/v1/judges/${judge.id}/execute/`, { response: 'An answer.', tags: ['fuzz'] });
+  const key = await post('/v1/api-keys/', { name: 'spare' });
+  ids = { judgeId: judge.id, judgeName: judge.name, evaluatorId: evaluator.id, logId: run.execution_log_id, keyId: key.id ?? key.key?.id ?? 'key_x' };
+});
+
+after(async () => {
+  await server?.close();
+  await fake?.close();
+});
+
+test(`${COUNT} malformed REST and MCP requests: no 5xx, every error a problem+json or JSON-RPC error (seed ${SEED})`, async (t) => {
+  t.diagnostic(`FUZZ_SEED=${SEED} FUZZ_COUNT=${COUNT} store=${process.env.TRIBUNAL_TEST_STORE ?? 'json'}`);
+  console.log(`fuzz: FUZZ_SEED=${SEED} FUZZ_COUNT=${COUNT}`);
+  const r = prng(SEED);
+  // Drawn up front, in order, so that a seed gives the same requests whatever the timing.
+  const requests = Array.from({ length: COUNT }, () => (r.chance(0.55) ? restRequest(r, ids, keys) : mcpRequest(r, ids, keys)));
+  const failures: string[] = [];
+  const byStatus = new Map<number, number>();
+  const slowest: Array<[number, string]> = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < requests.length) {
+      const i = next++;
+      const req = requests[i];
+      let res;
+      // Framed with content-length: a GET with an unframed body is an HTTP-level error that Node answers before any route.
+      const headers = req.body === undefined ? req.headers : { ...req.headers, 'content-length': String(Buffer.byteLength(req.body)) };
+      const started = performance.now();
+      try {
+        res = await rawRequest(server.url + req.path, { method: req.method, headers, body: req.body });
+        slowest.push([performance.now() - started, req.label.slice(0, 100)]);
+      } catch (err) {
+        failures.push(`#${i} ${req.label}: no answer (${(err as Error).message})`);
+        continue;
+      }
+      byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
+      const why = violation(req, res);
+      if (why) failures.push(`#${i} ${req.label.replace(/a{20,}/g, "a…").slice(0, 400)} [${JSON.stringify(req.headers.authorization ?? '').slice(0, 20)}] body ${JSON.stringify(req.body ?? '').slice(0, 160)} -> ${why}`);
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  if (process.env.FUZZ_TIMES) {
+    const sums = new Map<string, [number, number]>();
+    for (const [ms, label] of slowest) {
+      const k = label.startsWith('MCP') ? label.replace(/^(MCP \w+ ).*?"name":"(\w+)".*$/, '$1$2').slice(0, 40) : label.replace(/^(\w+ \/[^/]+\/[^/?]+).*$/, '$1').slice(0, 40);
+      const [n, total] = sums.get(k) ?? [0, 0];
+      sums.set(k, [n + 1, total + ms]);
+    }
+    for (const [k, [n, total]] of [...sums].sort((a, b) => b[1][1] - a[1][1]).slice(0, 25)) t.diagnostic(`${total.toFixed(0)} ms in ${n} x ${k}`);
+  }
+  t.diagnostic(`statuses: ${JSON.stringify(Object.fromEntries([...byStatus].sort((a, b) => a[0] - b[0])))}`);
+  assert.ok([...byStatus.keys()].some((s) => s >= 400), 'the fuzz reached the error paths');
+  assert.ok([...byStatus.keys()].some((s) => s < 300), 'and the success paths');
+  const classes = new Map<string, number>();
+  for (const f of failures) classes.set(failureClass(f), (classes.get(failureClass(f)) ?? 0) + 1);
+  const summary = [...classes].map(([c, n]) => `${n} x ${c}`).join('; ');
+  assert.equal(failures.length, 0, `${failures.length} of ${COUNT} answers broke the rules (FUZZ_SEED=${SEED}): ${summary}\n${failures.slice(0, 400).join('\n')}`);
+});

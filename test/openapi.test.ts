@@ -1,0 +1,78 @@
+// The OpenAPI document as served: valid OpenAPI 3.1 by a maintained validator (swagger-parser, which
+// checks it against the official schema and resolves every $ref), and honest about what the server
+// does: page sizes, required body fields, the error answers it sends, no field it ignores.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { startTestServer, type TestServer } from './helpers/server.ts';
+
+let srv: TestServer;
+let doc: any;
+let key: string;
+
+before(async () => {
+  srv = await startTestServer();
+  key = (await srv.demoUser()).api_key;
+  const res = await srv.request('GET', '/v1/openapi.json');
+  assert.equal(res.status, 200);
+  doc = res.body;
+});
+after(() => srv?.close());
+
+const operations = () =>
+  Object.entries<any>(doc.paths).flatMap(([path, ops]) => Object.entries<any>(ops).map(([method, op]) => ({ path, method, op })));
+const bodySchema = (op: any) => op.requestBody?.content?.['application/json']?.schema;
+
+describe('OpenAPI document', () => {
+  it('is valid OpenAPI 3.1', async () => {
+    const api = await SwaggerParser.validate(structuredClone(doc));
+    assert.equal((api as { openapi?: string }).openapi, '3.1.0');
+  });
+
+  it('gives every list limit the maximum page size the server enforces', async () => {
+    const limits = operations().flatMap(({ op }) => (op.parameters ?? []).filter((p: any) => p.name === 'limit'));
+    assert.ok(limits.length >= 5);
+    for (const limit of limits) assert.deepEqual([limit.schema.minimum, limit.schema.maximum], [1, 200]);
+    // The document's maximum is what the server answers with.
+    assert.equal((await srv.request('GET', '/v1/judges/?limit=200', { key })).status, 200);
+    assert.equal((await srv.request('GET', '/v1/judges/?limit=201', { key })).status, 400);
+  });
+
+  it('requires only body fields it defines, and does not offer fields a path makes moot', () => {
+    for (const { path, method, op } of operations()) {
+      const body = bodySchema(op);
+      if (body?.required) for (const r of body.required) assert.ok(r in body.properties, `${method} ${path} requires undefined ${r}`);
+      const offered = [...Object.keys(body?.properties ?? {}), ...(op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name)];
+      for (const param of (op.parameters ?? []).filter((p: any) => p.in === 'path')) {
+        assert.ok(!offered.includes(param.name), `${method} ${path} offers ${param.name} twice`);
+        assert.ok(!offered.includes(param.name.replace(/_id$/, '_name')), `${method} ${path} offers an ignored ${param.name.replace(/_id$/, '_name')}`);
+      }
+    }
+    const patch = bodySchema(doc.paths['/v1/judges/{judge_id}/'].patch);
+    assert.equal(patch.required, undefined);
+    assert.equal(patch.additionalProperties, false, 'unknown fields are refused, and the document says so');
+    const execute = bodySchema(doc.paths['/v1/judges/{judge_id}/execute/'].post);
+    assert.deepEqual(execute.required, ['response']);
+    assert.equal(execute.properties.judge_name, undefined);
+  });
+
+  it('documents the errors each operation can answer with', async () => {
+    const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses);
+    for (const { path, method, op } of operations()) {
+      if (path === '/healthz') continue;
+      for (const status of ['400', '429', '500', '503']) assert.ok(op.responses[status] || (path === '/create-demo-user/' && status === '400'), `${method} ${path} documents ${status}`);
+      if (method === 'post' || method === 'patch') for (const status of ['413', '415']) assert.ok(op.responses[status] || path === '/create-demo-user/', `${method} ${path} documents ${status}`);
+    }
+    for (const s of ['403', '409']) assert.ok(statuses('/v1/judges/{judge_id}/', 'patch').includes(s));
+    for (const s of ['403', '409']) assert.ok(statuses('/v1/evaluators/{evaluator_id}/', 'delete').includes(s));
+    for (const s of ['409', '502', '503', '504']) assert.ok(statuses('/v1/judges/{judge_id}/execute/', 'post').includes(s));
+    assert.ok(statuses('/v1/judges/', 'post').includes('409'), 'a taken name');
+
+    // What the document promises is what the server sends: a 415, a 413 and a 403 as problems.
+    const notJson = await srv.request('POST', '/v1/projects/', { key, body: 'name=x', headers: { 'content-type': 'text/plain' } });
+    assert.equal(notJson.status, 415);
+    const preset = await srv.request('PATCH', '/v1/evaluators/Faithfulness/', { key, body: { intent: 'Mine now.' } });
+    assert.equal(preset.status, 403);
+    assert.equal(preset.body.code, 'permission_denied');
+  });
+});
