@@ -238,8 +238,13 @@ export const ExecutionInputShape = {
     .optional()
     .describe('retrieved snippets the response should be grounded in; required by evaluators with requires_contexts'),
   expected_output: z.string().optional().describe('reference answer; required by evaluators with requires_expected_output'),
-  user_id: z.string().optional().describe('end user of the evaluated application, for filtering logs'),
-  session_id: z.string().optional().describe('conversation or session of the evaluated application, for filtering logs'),
+  user_id: z.string().max(200, 'user_id is at most 200 characters').optional().describe('end user of the evaluated application, for filtering logs (at most 200 characters)'),
+  session_id: z
+    .string()
+    .min(1, 'session_id is empty: leave it out or pass the session id')
+    .max(200, 'session_id is at most 200 characters')
+    .optional()
+    .describe('conversation or session of the evaluated application, for filtering logs and the session page (at most 200 characters)'),
   tags: z.array(z.string()).optional().describe('labels stored on the execution log, for filtering'),
 };
 export const ExecutionInput = z.object(ExecutionInputShape);

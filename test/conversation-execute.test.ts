@@ -188,3 +188,59 @@ describe('MCP (SDK client)', () => {
     assert.match(missing.text, /needs `turns`/);
   });
 });
+
+describe('sessions and users in the logs', () => {
+  test('session_id filters the logs; session-ids and user-ids list the known values by prefix, a page at a time', async () => {
+    // A fresh organization, so only this test's runs are listed.
+    const demo = await rig.server.demoUser();
+    const as = (method: string, path: string, body?: unknown) => rig.server.request(method, path, { key: demo.api_key, body });
+    const runs: Array<[string, string]> = [
+      ['chat-b', 'user 1'],
+      ['chat-a', 'user 2'],
+      ['chat-b', 'user 1'],
+      ['other_%', 'admin'],
+      ['chat-c', 'user 3'],
+    ];
+    const ids: string[] = [];
+    for (const [session_id, user_id] of runs) {
+      const res = await as('POST', '/v1/evaluators/preset_turn_relevance/execute/', { turns: CHAT, session_id, user_id });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      ids.push(res.body.execution_log_id);
+    }
+    const session = await as('GET', '/v1/execution-logs/?session_id=chat-b');
+    assert.deepEqual(session.body.results.map((l: { id: string }) => l.id), [ids[2], ids[0]], 'newest first, only that session');
+    const user = await as('GET', '/v1/execution-logs/?user_id=user%202');
+    assert.deepEqual(user.body.results.map((l: { id: string }) => l.id), [ids[1]]);
+
+    const all = await as('GET', '/v1/execution-logs/session-ids/');
+    assert.equal(all.status, 200, JSON.stringify(all.body));
+    assert.deepEqual(all.body, { results: ['chat-a', 'chat-b', 'chat-c', 'other_%'], next_cursor: null });
+    // LIKE's own wildcards in the prefix match only themselves.
+    assert.deepEqual((await as('GET', '/v1/execution-logs/session-ids/?starts_with=other_')).body.results, ['other_%']);
+    assert.deepEqual((await as('GET', '/v1/execution-logs/session-ids/?starts_with=%25')).body.results, []);
+    const first = await as('GET', '/v1/execution-logs/session-ids/?starts_with=chat-&limit=2');
+    assert.deepEqual(first.body.results, ['chat-a', 'chat-b']);
+    assert.ok(first.body.next_cursor);
+    const second = await as('GET', `/v1/execution-logs/session-ids/?starts_with=chat-&limit=2&cursor=${first.body.next_cursor}`);
+    assert.deepEqual(second.body, { results: ['chat-c'], next_cursor: null });
+    assert.deepEqual((await as('GET', '/v1/execution-logs/user-ids/?starts_with=user')).body.results, ['user 1', 'user 2', 'user 3']);
+
+    const bad = await as('GET', '/v1/execution-logs/session-ids/?cursor=bm9wZQ');
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.code, 'validation_error');
+    // Another organization sees none of them.
+    assert.deepEqual((await rig.get('/v1/execution-logs/session-ids/?starts_with=other_')).body.results, []);
+    // The log id route still serves ids.
+    assert.equal((await as('GET', `/v1/execution-logs/${ids[0]}/`)).body.session_id, 'chat-b');
+  });
+
+  test('an over-long session_id or user_id is refused before any model call', async () => {
+    rig.fake.resetStats();
+    for (const field of ['session_id', 'user_id']) {
+      const res = await rig.post('/v1/evaluators/preset_turn_relevance/execute/', { turns: CHAT, [field]: 'x'.repeat(201) });
+      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.match(res.body.detail, new RegExp(`${field} is at most 200 characters`));
+    }
+    assert.equal(rig.fake.requests.length, 0);
+  });
+});

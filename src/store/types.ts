@@ -60,8 +60,19 @@ export interface LogFilter {
   max_cost?: number;
   /** Every tag must be present on the log. */
   tags?: string[];
+  session_id?: string;
+  user_id?: string;
   date_from?: string;
   date_to?: string;
+}
+
+/** Log fields whose known values can be listed (GET /v1/execution-logs/session-ids/ and /user-ids/). */
+export type LogValueField = 'session_id' | 'user_id';
+/** Values in bytewise ascending order (PostgreSQL's "C" collation): those after `after`, starting with `starts_with`. */
+export interface ValueQuery {
+  limit: number;
+  after?: string;
+  starts_with?: string;
 }
 
 export interface Store {
@@ -115,6 +126,8 @@ export interface Store {
   appendExecutionLog(log: ExecutionLogRecord): Promise<void>;
   getExecutionLog(id: string): Promise<ExecutionLogRecord | null>;
   listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>>;
+  /** Distinct non-null values of a log field among one organization's logs; `more` when a next page may exist. */
+  listLogValues(orgId: string, field: LogValueField, query: ValueQuery): Promise<{ values: string[]; more: boolean }>;
 }
 
 /** Why a write was refused as a conflict: data, so that both stores report the same thing. */
