@@ -76,3 +76,24 @@ test('CSV with turns as a JSON column', async () => {
   assert.equal(log.system_prompt, 'You take bookings.');
   assert.deepEqual(log.tags, ['chat', 'csv']);
 });
+
+test('logs list --session, logs get shows the conversation, logs sessions --starts-with lists the known sessions', async () => {
+  const listed = await rig.cli(['logs', 'list', '--session', 'sess-9', '--json']);
+  assert.equal(listed.code, 0, listed.stderr);
+  const page = JSON.parse(listed.stdout);
+  assert.equal(page.results.length, 1);
+  assert.equal(page.results[0].session_id, 'sess-9');
+
+  const shown = await rig.cli(['logs', 'get', page.results[0].id]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /session:\s+sess-9/);
+  assert.match(shown.stdout, /\[1 user\] Book a table for two/);
+  assert.match(shown.stdout, /\[2 assistant\] Booked: two people at 20:00, window table\./);
+  assert.match(shown.stdout, /system prompt:\s+You take restaurant bookings\./);
+
+  const sessions = await rig.cli(['logs', 'sessions', '--starts-with', 'sess-']);
+  assert.equal(sessions.code, 0, sessions.stderr);
+  assert.deepEqual(sessions.stdout.trim().split('\n'), ['sess-9']);
+  const none = await rig.cli(['logs', 'users', '--json']);
+  assert.deepEqual(JSON.parse(none.stdout), { results: [], next_cursor: null });
+});
