@@ -94,6 +94,8 @@ const EnvSchema = z.object({
   TRIBUNAL_MAX_BODY: bytes.default(parseBytes('1mb')),
   TRIBUNAL_MAX_CONTEXTS: int(1).default(100),
   TRIBUNAL_MAX_TEXT: int(1).default(200_000),
+  TRIBUNAL_MAX_TURNS: int(1).default(500),
+  TRIBUNAL_MAX_CONVERSATION: int(1).default(400_000),
   TRIBUNAL_MAX_PAGE_SIZE: int(1).default(200),
   TRIBUNAL_MAX_KEYS_PER_ORG: int(1).default(100),
   TRIBUNAL_MAX_KEYS_PER_DEMO_ORG: int(1).default(5),
@@ -165,6 +167,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       bodyBytes: e.TRIBUNAL_MAX_BODY,
       contexts: e.TRIBUNAL_MAX_CONTEXTS,
       textChars: e.TRIBUNAL_MAX_TEXT,
+      /** Turns in one conversation, and characters of the whole conversation (docs/SCORING.md, "Conversations"). */
+      turns: e.TRIBUNAL_MAX_TURNS,
+      conversationChars: e.TRIBUNAL_MAX_CONVERSATION,
       pageSize: e.TRIBUNAL_MAX_PAGE_SIZE,
       /** Live (not revoked, not expired) API keys an organization may hold; demo organizations get fewer. */
       keysPerOrg: e.TRIBUNAL_MAX_KEYS_PER_ORG,

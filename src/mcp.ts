@@ -41,7 +41,7 @@ Concepts:
 The normal loop:
 1. list_judges (use \`search\`) to find a judge that fits what you want to check.
 2. get_judge to inspect it: note which evaluators require \`contexts\` or \`expected_output\`.
-3. run_judge with judge_id or judge_name, \`response\` (the output to evaluate), \`request\` (what prompted it) and any required inputs.
+3. run_judge with judge_id or judge_name, \`response\` (the output to evaluate), \`request\` (what prompted it) and any required inputs; for a conversation or an agent trace, \`turns\` (and \`system_prompt\`) instead of request/response: the last assistant turn is judged in its context.
 4. Read the scores and justifications; low scores say what to fix. The execution_log_id lets you (or a person) find the run later with get_execution_log or list_execution_logs.
 When no judge fits: generate_judge builds one from a plain-language description of the application and stage (it may ask you to pick a stage or answer questions: call it again as its answer says), or pick evaluators with list_evaluators / get_evaluator and assemble them with create_judge; write a new evaluator with create_evaluator when no preset measures the quality you need. run_evaluator runs a single evaluator. update_judge and update_evaluator edit your own resources (every change makes a new version).
 

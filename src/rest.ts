@@ -62,6 +62,9 @@ export const routes: RestRoute[] = [
   route('get', '/v1/projects/', tools.listProjects),
   route('post', '/v1/projects/', ops.createProject, 201),
   route('get', '/v1/execution-logs/', tools.listExecutionLogs),
+  // Before :log_id, which would otherwise take these names as log ids.
+  route('get', '/v1/execution-logs/session-ids/', ops.listSessionIds),
+  route('get', '/v1/execution-logs/user-ids/', ops.listUserIds),
   route('get', '/v1/execution-logs/:log_id/', tools.getExecutionLog),
   route('get', '/v1/api-keys/', ops.listApiKeys),
   route('post', '/v1/api-keys/', ops.createApiKey, 201),

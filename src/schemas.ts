@@ -37,9 +37,35 @@ export const Project = z.object({
 });
 export type Project = z.infer<typeof Project>;
 
+/** One call an assistant turn makes to a tool (SPEC section 10). */
+export const ToolCall = z.object({
+  id: z.string().optional().describe('the call id the tool turn answering it names as tool_call_id'),
+  name: z.string().min(1, 'a tool call needs the tool name').describe('name of the tool called'),
+  arguments: z
+    .union([z.string(), z.record(z.string(), z.unknown())])
+    .describe('the arguments passed: a JSON object, or the text the model wrote (e.g. OpenAI\'s JSON string)'),
+});
+export type ToolCall = z.infer<typeof ToolCall>;
+
+export const TURN_ROLES = ['user', 'assistant', 'tool', 'system'] as const;
+/** One turn of a conversation or agent trace (SPEC section 10). */
+export const Turn = z.object({
+  role: z.enum(TURN_ROLES, { error: 'role must be one of user, assistant, tool, system' }).describe('who produced the turn'),
+  content: z.string().describe('the text of the turn (may be empty on an assistant turn that only calls tools)'),
+  tool_calls: z.array(ToolCall).optional().describe('tools an assistant turn called, in order'),
+  tool_call_id: z.string().optional().describe('on a tool turn: the id of the call it answers'),
+  name: z.string().optional().describe('on a tool turn, the tool name; on others, the speaker\'s name'),
+});
+export type Turn = z.infer<typeof Turn>;
+
+const TURNS_DESCRIPTION =
+  'a conversation or agent trace instead of request/response: the last assistant turn is judged, the earlier turns are its context';
+
 export const Demonstration = z.object({
   request: z.string().optional().describe('the input that prompted the example response'),
-  response: z.string().describe('the example response'),
+  response: z.string().optional().describe('the example response (give this or turns)'),
+  turns: z.array(Turn).optional().describe(`the example as a conversation (give this or response): ${TURNS_DESCRIPTION}`),
+  system_prompt: z.string().optional().describe('the system prompt of the example conversation'),
   contexts: z.array(z.string()).optional().describe('retrieved snippets for the example'),
   expected_output: z.string().optional().describe('reference answer for the example'),
   score: z.number().min(0).max(1).describe('the score this example deserves, 0..1'),
@@ -55,6 +81,7 @@ export const Evaluator = z.object({
   requires_contexts: z.boolean().describe('runs need `contexts` (retrieved snippets)'),
   requires_expected_output: z.boolean().describe('runs need `expected_output` (a reference answer)'),
   requires_request: z.boolean().describe('runs need `request` (the input that prompted the response)'),
+  requires_turns: z.boolean().describe('runs need `turns` (a conversation or agent trace): the evaluator judges a turn in its conversation'),
   critical: z.boolean().describe('a gate: the score of a run that applies it is at most this evaluator\'s score'),
   demonstrations: z.array(Demonstration).describe('few-shot examples shown to the judge model'),
   model: z.string().nullable().describe('judge model override; null = the server default'),
@@ -164,7 +191,10 @@ export const ExecutionLog = z.object({
   evaluator_version: z.number().int().nullable().describe('evaluator version used'),
   project_id: z.string().describe('project the run belongs to'),
   request: z.string().nullable().describe('the input that prompted the response'),
-  response: z.string().describe('the evaluated response'),
+  response: z.string().describe('the evaluated response (with turns: the content of the judged assistant turn)'),
+  turns: z.array(Turn).nullable().optional().describe('the conversation given instead of request/response; null or absent otherwise'),
+  system_prompt: z.string().nullable().optional().describe('the system prompt of the evaluated application, when given'),
+  session_id: z.string().nullable().optional().describe('conversation or session of the evaluated application, for grouping runs'),
   contexts: z.array(z.string()).nullable().describe('retrieved snippets given'),
   expected_output: z.string().nullable().describe('reference answer given'),
   user_id: z.string().nullable().describe('end user of the evaluated application'),
@@ -192,14 +222,29 @@ export const PageParams = {
 
 /** The inputs of a run (SPEC section 2, execution request body). */
 export const ExecutionInputShape = {
-  response: z.string().min(1, 'response is empty: pass the LLM output to evaluate').describe('the LLM output to evaluate (not empty)'),
+  response: z
+    .string()
+    .min(1, 'response is empty: pass the LLM output to evaluate')
+    .optional()
+    .describe('the LLM output to evaluate (not empty); required unless turns are given'),
   request: z.string().optional().describe('the input that prompted the response (recommended)'),
+  turns: z
+    .array(Turn)
+    .optional()
+    .describe(`${TURNS_DESCRIPTION}; give either turns or request/response, never both`),
+  system_prompt: z.string().optional().describe('the system prompt of the evaluated application: material to judge (role adherence), with turns'),
   contexts: z
     .array(z.string())
     .optional()
     .describe('retrieved snippets the response should be grounded in; required by evaluators with requires_contexts'),
   expected_output: z.string().optional().describe('reference answer; required by evaluators with requires_expected_output'),
-  user_id: z.string().optional().describe('end user of the evaluated application, for filtering logs'),
+  user_id: z.string().max(200, 'user_id is at most 200 characters').optional().describe('end user of the evaluated application, for filtering logs (at most 200 characters)'),
+  session_id: z
+    .string()
+    .min(1, 'session_id is empty: leave it out or pass the session id')
+    .max(200, 'session_id is at most 200 characters')
+    .optional()
+    .describe('conversation or session of the evaluated application, for filtering logs and the session page (at most 200 characters)'),
   tags: z.array(z.string()).optional().describe('labels stored on the execution log, for filtering'),
 };
 export const ExecutionInput = z.object(ExecutionInputShape);

@@ -5,6 +5,7 @@
 // preset checks can fail.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { demonstrationShapeProblem } from '../src/conversation/validate.ts';
 import { loadPresets } from '../src/domain/presets.ts';
 import { Evaluator } from '../src/schemas.ts';
 import {
@@ -64,13 +65,15 @@ describe('rubric band parser', () => {
 const presets = loadPresets();
 type Demo = (typeof presets)[number]['demonstrations'][number];
 
-/** Text the justification may quote: everything the example shows the judge. */
-const material = (d: Demo) => [d.request ?? '', d.response, ...(d.contexts ?? []), d.expected_output ?? ''].join('\n').toLowerCase();
+/** Text the justification may quote: everything the example shows the judge, turns and tool calls included. */
+const turnText = (t: NonNullable<Demo['turns']>[number]) => [t.content, ...(t.tool_calls ?? []).flatMap((c) => [c.name, JSON.stringify(c.arguments)])];
+const material = (d: Demo) =>
+  [d.system_prompt ?? '', d.request ?? '', d.response ?? '', ...(d.turns ?? []).flatMap(turnText), ...(d.contexts ?? []), d.expected_output ?? ''].join('\n').toLowerCase();
 const quotes = (text: string) => [...text.matchAll(/"([^"]{3,}?)"|`([^`]{3,}?)`/g)].map((m) => (m[1] ?? m[2]).toLowerCase());
 
 describe('shipped presets', () => {
-  test('at least 41 presets with unique ids and names', () => {
-    assert.ok(presets.length >= 41, `only ${presets.length} presets`);
+  test('at least 46 presets with unique ids and names', () => {
+    assert.ok(presets.length >= 46, `only ${presets.length} presets`);
     assert.equal(new Set(presets.map((p) => p.id)).size, presets.length);
     assert.equal(new Set(presets.map((p) => p.name.toLowerCase())).size, presets.length);
   });
@@ -89,6 +92,8 @@ describe('shipped presets', () => {
         if (p.requires_contexts) assert.ok(d.contexts?.length, `demonstration ${i} lacks the contexts the preset requires`);
         if (p.requires_expected_output) assert.ok(d.expected_output, `demonstration ${i} lacks the expected_output the preset requires`);
         if (p.requires_request) assert.ok(d.request, `demonstration ${i} lacks the request the preset requires`);
+        if (p.requires_turns) assert.ok(d.turns?.length, `demonstration ${i} lacks the turns the preset requires`);
+        assert.equal(demonstrationShapeProblem(d, p.requires_turns)?.message, undefined, `demonstration ${i} is not a sound example`);
         if (!p.requires_contexts) assert.equal(d.contexts, undefined, `demonstration ${i} shows contexts the evaluator will never see`);
         if (!p.requires_expected_output) assert.equal(d.expected_output, undefined, `demonstration ${i} shows an expected_output the evaluator will never see`);
       });
@@ -96,7 +101,7 @@ describe('shipped presets', () => {
   }
 
   test('the agreed flags', () => {
-    const flagged = (key: 'critical' | 'requires_request') => presets.filter((p) => p[key]).map((p) => p.id);
+    const flagged = (key: 'critical' | 'requires_request' | 'requires_turns') => presets.filter((p) => p[key]).map((p) => p.id);
     // Critical caps a run's score: only the safety presets, where one failure must not be averaged away.
     assert.deepEqual(flagged('critical').sort(), [
       'preset_confidentiality',
@@ -121,6 +126,16 @@ describe('shipped presets', () => {
     const byId = new Map(presets.map((p) => [p.id, p]));
     assert.equal(byId.get('preset_tool_call_correctness')?.requires_expected_output, true);
     assert.equal(byId.get('preset_abstention')?.requires_contexts, true);
+    // The conversation presets judge a turn in its conversation: they need turns, and only they do.
+    assert.deepEqual(flagged('requires_turns').sort(), [
+      'preset_conversation_completeness',
+      'preset_knowledge_retention',
+      'preset_role_adherence',
+      'preset_tool_use',
+      'preset_turn_relevance',
+    ]);
+    assert.ok(byId.get('preset_role_adherence')?.demonstrations.every((d) => d.system_prompt), 'role adherence examples carry a system prompt');
+    assert.ok(byId.get('preset_tool_use')?.demonstrations.every((d) => d.turns?.some((t) => t.tool_calls?.length && t.role === 'assistant') && d.turns.some((t) => t.role === 'tool')));
   });
 
   test('directional names: the recast style presets keep their ids', () => {
@@ -158,7 +173,7 @@ describe('presets through the server', () => {
       assert.equal(res.body.requires_expected_output, p.requires_expected_output);
       assert.equal(res.body.demonstrations.length, p.demonstrations.length);
       // The flags travel once the evaluator schema carries them (the engine's part of issue 20).
-      for (const flag of ['requires_request', 'critical'] as const) {
+      for (const flag of ['requires_request', 'requires_turns', 'critical'] as const) {
         if (flag in Evaluator.shape) assert.equal(res.body[flag], p[flag], `${p.id} ${flag}`);
       }
     }

@@ -9,6 +9,10 @@ export const EvaluatorContentShape = {
   requires_contexts: z.boolean().optional().describe('runs must pass `contexts` (retrieved snippets); default false'),
   requires_expected_output: z.boolean().optional().describe('runs must pass `expected_output` (a reference answer); default false'),
   requires_request: z.boolean().optional().describe('runs must pass `request` (the input that prompted the response): the evaluator cannot judge without it; default false'),
+  requires_turns: z
+    .boolean()
+    .optional()
+    .describe('runs must pass `turns` (a conversation or agent trace), for evaluators that judge a turn in its conversation; default false'),
   critical: z
     .boolean()
     .optional()

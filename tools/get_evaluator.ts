@@ -8,7 +8,7 @@ export default defineTool({
   title: 'Get an evaluator',
   description:
     'Read one evaluator in full: its intent, its rubric (what earns a high, middling and low score), its demonstrations and the inputs it requires ' +
-    '(`requires_request`, `requires_contexts`, `requires_expected_output`). Choose it by evaluator_id or by exact evaluator_name; pass version for an earlier version.',
+    '(`requires_request`, `requires_turns`, `requires_contexts`, `requires_expected_output`). Choose it by evaluator_id or by exact evaluator_name; pass version for an earlier version.',
   input: z.object({
     evaluator_id: z.string().optional().describe('id of the evaluator (give this or evaluator_name)'),
     evaluator_name: z.string().optional().describe('exact name of the evaluator (give this or evaluator_id)'),

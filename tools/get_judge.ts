@@ -8,7 +8,7 @@ export default defineTool({
   title: 'Get a judge',
   description:
     'Inspect one judge before running it: returns the judge with every evaluator it applies in full (intent, rubric, required inputs). ' +
-    'Check `requires_request`, `requires_contexts` and `requires_expected_output` on its evaluators to know what run_judge will need. Choose the judge by judge_id or by exact judge_name.',
+    'Check `requires_request`, `requires_turns`, `requires_contexts` and `requires_expected_output` on its evaluators to know what run_judge will need. Choose the judge by judge_id or by exact judge_name.',
   input: z.object({
     judge_id: z.string().optional().describe('id of the judge (give this or judge_name)'),
     judge_name: z.string().optional().describe('exact name of the judge (give this or judge_id)'),

@@ -10,7 +10,7 @@ export default defineTool({
   title: 'List evaluators',
   description:
     'Browse evaluators, each of which scores one quality of a response from 0 to 1: yours, public ones and the shipped presets (faithfulness, relevance, safety, tone and more). ' +
-    'Use it to pick evaluators for create_judge, or one to run alone with run_evaluator. Each result shows its rubric and the inputs it requires (requires_request, requires_contexts, requires_expected_output). Newest first; presets come last. Returns {results, next_cursor}.',
+    'Use it to pick evaluators for create_judge, or one to run alone with run_evaluator. Each result shows its rubric and the inputs it requires (requires_request, requires_turns, requires_contexts, requires_expected_output). Newest first; presets come last. Returns {results, next_cursor}.',
   input: z.object({
     search: z.string().optional().describe('case-insensitive text to find in evaluator names and intents'),
     project_id: z.string().optional().describe('only evaluators of this project of yours'),

@@ -8,7 +8,7 @@ export default defineTool({
   title: 'List execution logs',
   description:
     "Audit past runs of your organization, newest first: each log holds the inputs, every evaluator's score and justification, cost and latency. " +
-    'Filter by judge, evaluator, project, score range, cost range, tags (all must match) and date range. Returns {results, next_cursor}.',
+    'Filter by judge, evaluator, project, score range, cost range, tags (all must match), session, end user and date range. Returns {results, next_cursor}.',
   input: LogQuery,
   output: page(ExecutionLog),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

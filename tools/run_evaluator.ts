@@ -10,7 +10,8 @@ export default defineTool({
   description:
     'Score a request/response pair against a single evaluator (a preset or your own), chosen by evaluator_id or exact evaluator_name. ' +
     'Returns the score (0..1, higher is better) with its justification and the execution_log_id of the stored run. ' +
-    'Pass request, contexts or expected_output when the evaluator requires them (get_evaluator shows this).',
+    'For a conversation or agent trace, pass turns (with system_prompt) instead of request/response: the last assistant turn is judged in the context of the earlier turns. ' +
+      'Pass request, turns, contexts or expected_output when the evaluator requires them (get_evaluator shows this).',
   input: z.object({
     evaluator_id: z.string().optional().describe('id of the evaluator to run (give this or evaluator_name)'),
     evaluator_name: z.string().optional().describe('exact name of the evaluator to run (give this or evaluator_id)'),

@@ -1,15 +1,21 @@
 // Datasets for `tribunal eval`: JSON Lines or CSV, one row per evaluated response. Each row is
 // validated here; a bad one keeps its line number and the reason, and the batch skips it.
 //
-// Fields: response (required), request, contexts, expected_output, tags, user_id, and an optional
-// id that is copied to the result line. In CSV, contexts and tags are a JSON array (["a","b"]) or
-// |-separated text (a|b); an empty cell is an absent field.
+// Fields: response (required unless turns are given), request, contexts, expected_output, tags,
+// user_id, session_id, and an optional id that is copied to the result line; or, for a
+// conversation, turns (a list of {role, content, tool_calls?, tool_call_id?, name?}) with an
+// optional system_prompt instead of request/response. In CSV, contexts and tags are a JSON array
+// (["a","b"]) or |-separated text (a|b), turns is a JSON array; an empty cell is an absent field.
+// The server checks turns in full (roles, the judged turn, limits); a row it refuses is reported.
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
 
 export interface RunInput {
-  response: string;
+  response?: string;
   request?: string;
+  turns?: Array<Record<string, unknown>>;
+  system_prompt?: string;
+  session_id?: string;
   contexts?: string[];
   expected_output?: string;
   tags?: string[];
@@ -45,15 +51,29 @@ export function parseDataset(text: string, format: DatasetFormat): DatasetRow[] 
   return format === 'csv' ? parseCsvDataset(text) : parseJsonl(text);
 }
 
-const TEXT_FIELDS = ['request', 'expected_output', 'user_id'] as const;
+const TEXT_FIELDS = ['request', 'expected_output', 'user_id', 'session_id', 'system_prompt'] as const;
+
+const present = (v: unknown) => v !== undefined && v !== null;
+
+/** A conversation row's turns: a non-empty list of objects with a role and a text content. */
+function turnsError(turns: unknown): string | null {
+  if (!Array.isArray(turns) || !turns.length) return '"turns" must be a non-empty array of turns';
+  const bad = turns.findIndex((t) => !t || typeof t !== 'object' || Array.isArray(t) || typeof t.role !== 'string' || typeof t.content !== 'string');
+  return bad < 0 ? null : `"turns" item ${bad + 1} must be an object with a "role" and a "content" string`;
+}
 
 /** Checks one row's fields; answers the run input or the reason it is bad. */
 function toRunInput(raw: Record<string, unknown>): { input?: RunInput; id?: string; error?: string } {
   const id = raw.id === undefined || raw.id === null ? undefined : String(raw.id);
-  if (typeof raw.response !== 'string') {
+  const input: RunInput = {};
+  if (present(raw.turns)) {
+    if (present(raw.response) || present(raw.request)) return { id, error: 'give either "turns" or "request"/"response", not both' };
+    const problem = turnsError(raw.turns);
+    if (problem) return { id, error: problem };
+    input.turns = raw.turns as RunInput['turns'];
+  } else if (typeof raw.response !== 'string') {
     return { id, error: raw.response === undefined || raw.response === null ? 'missing "response"' : '"response" must be a string' };
-  }
-  const input: RunInput = { response: raw.response };
+  } else input.response = raw.response;
   for (const field of TEXT_FIELDS) {
     const v = raw[field];
     if (v === undefined || v === null) continue;
@@ -138,6 +158,8 @@ function parseCsv(text: string): CsvRecord[] {
 }
 
 const ARRAY_COLUMNS = new Set(['contexts', 'tags']);
+/** Columns whose cell is JSON text (a conversation's turns). */
+const JSON_COLUMNS = new Set(['turns']);
 
 /** A CSV cell of contexts/tags: a JSON array, or |-separated text. */
 function cellToArray(cell: string): unknown {
@@ -171,6 +193,12 @@ function parseCsvDataset(text: string): DatasetRow[] {
         const arr = cellToArray(cell);
         if (!Array.isArray(arr)) return { ...base, error: `"${columns[c]}" is neither a JSON array nor |-separated text` };
         raw[columns[c]] = arr;
+      } else if (JSON_COLUMNS.has(columns[c])) {
+        try {
+          raw[columns[c]] = JSON.parse(cell);
+        } catch {
+          return { ...base, error: `"${columns[c]}" is not valid JSON` };
+        }
       } else raw[columns[c]] = cell;
     }
     return { ...base, ...toRunInput(raw) };

@@ -1,4 +1,5 @@
-// tribunal logs list|get: every filter of GET /v1/execution-logs/.
+// tribunal logs list|get|sessions|users: every filter of GET /v1/execution-logs/, one run in full
+// (a conversation turn by turn), and the known session and user ids.
 import { list, num, runGroup, str, type Command } from './command.ts';
 import { resolveId } from './client.ts';
 import { EXIT } from './errors.ts';
@@ -20,6 +21,9 @@ interface Log {
   contexts: string[] | null;
   expected_output: string | null;
   user_id: string | null;
+  session_id?: string | null;
+  system_prompt?: string | null;
+  turns?: Array<{ role: string; content: string; name?: string; tool_call_id?: string; tool_calls?: Array<{ id?: string; name: string; arguments: unknown }> }> | null;
   tags: string[];
   evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; evaluator_version: number; score: number | null; justification: string | null; model: string | null; cost_usd: number | null; latency_ms: number; error?: string }>;
   score: number | null;
@@ -40,6 +44,8 @@ const list_: Command = {
   --min-cost <usd>        cost at least
   --max-cost <usd>        cost at most
   --tag <tag>             carrying this tag (repeat: all must match; or comma-separated)
+  --session <id>          runs of this session (session_id)
+  --user <id>             runs for this end user (user_id)
   --from <date>           at or after this date (2026-11-21) or ISO-8601 date-time
   --to <date>             at or before this date (whole day) or ISO-8601 date-time
   --limit <n>             page size (default 50, at most 200)
@@ -54,6 +60,8 @@ const list_: Command = {
     'min-cost': { type: 'string' },
     'max-cost': { type: 'string' },
     tag: { type: 'string', multiple: true },
+    session: { type: 'string' },
+    user: { type: 'string' },
     from: { type: 'string' },
     to: { type: 'string' },
     limit: { type: 'string' },
@@ -72,6 +80,8 @@ const list_: Command = {
       min_cost: num(values['min-cost'], 'min-cost', { min: 0 }),
       max_cost: num(values['max-cost'], 'max-cost', { min: 0 }),
       tags: list(values.tag)?.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean),
+      session_id: str(values.session),
+      user_id: str(values.user),
       date_from: str(values.from),
       date_to: str(values.to),
     };
@@ -109,8 +119,11 @@ const get: Command = {
       ['cost', usd(l.cost_usd)],
       ['latency', `${Math.round(l.latency_ms)} ms`],
       ['user', l.user_id],
+      ['session', l.session_id ?? null],
       ['tags', l.tags.length ? l.tags : null],
-      ['request', l.request],
+      ['system prompt', l.system_prompt ?? null],
+      ['conversation', l.turns?.length ? l.turns.map(turnText).join('\n') : null],
+      ['request', l.turns?.length ? null : l.request],
       ['response', l.response],
       ['contexts', l.contexts?.length ? l.contexts.map((c, i) => `[${i + 1}] ${c}`).join('\n') : null],
       ['expected', l.expected_output],
@@ -125,7 +138,40 @@ const get: Command = {
   },
 };
 
-const logCommands: Group = { list: list_, get };
+/** One turn on a line or a few: `[3 tool get_weather]` then the content; tool calls as name(arguments). */
+function turnText(t: NonNullable<Log['turns']>[number], i: number): string {
+  const head = `[${i + 1} ${t.role}${t.name ? ` ${t.name}` : ''}]`;
+  const calls = (t.tool_calls ?? []).map((c) => `  -> ${c.name}(${typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments)})`);
+  return [t.content ? `${head} ${t.content}` : head, ...calls].join('\n');
+}
+
+/** tribunal logs sessions|users: GET /v1/execution-logs/session-ids/ or /user-ids/. */
+function valuesCommand(path: string, what: string): Command {
+  return {
+    summary: `list the known ${what}s of your execution logs, ascending`,
+    help: `Usage: tribunal logs ${what === 'session id' ? 'sessions' : 'users'} [--starts-with P] [--limit N] [--cursor C | --all]`,
+    options: { 'starts-with': { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' }, all: { type: 'boolean' } },
+    async run({ values, json, client }) {
+      const query = { starts_with: str(values['starts-with']) };
+      const page = values.all
+        ? { results: await client().listAll<string>(path, query), next_cursor: null }
+        : await client().get<{ results: string[]; next_cursor: string | null }>(path, { ...query, limit: num(values.limit, 'limit', { min: 1, integer: true }), cursor: str(values.cursor) });
+      if (json) printJson(page);
+      else {
+        for (const v of page.results) console.log(v);
+        printNextPage(page.next_cursor, `tribunal logs ${what === 'session id' ? 'sessions' : 'users'}`);
+      }
+      return EXIT.ok;
+    },
+  };
+}
+
+const logCommands: Group = {
+  list: list_,
+  get,
+  sessions: valuesCommand('/v1/execution-logs/session-ids/', 'session id'),
+  users: valuesCommand('/v1/execution-logs/user-ids/', 'user id'),
+};
 
 export function logs(argv: string[]): Promise<number> {
   return runGroup('logs', 'Execution logs record every run: inputs, each evaluator score and justification, cost and latency.', logCommands, argv);

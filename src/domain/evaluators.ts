@@ -6,6 +6,7 @@ import type { EvaluatorRecord } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
 import { conflictToError } from './conflicts.ts';
 import { resolveProjectId } from './projects.ts';
+import { demonstrationShapeProblem } from '../conversation/validate.ts';
 
 type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 /** Writes also need the configuration (allowed models). */
@@ -14,6 +15,7 @@ type WriteCtx = Pick<RequestContext, 'store' | 'caller' | 'config'>;
 export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Evaluator => ({
   ...wire,
   requires_request: wire.requires_request ?? false,
+  requires_turns: wire.requires_turns ?? false,
   critical: wire.critical ?? false,
 });
 
@@ -78,6 +80,7 @@ export interface EvaluatorContent {
   requires_contexts?: boolean;
   requires_expected_output?: boolean;
   requires_request?: boolean;
+  requires_turns?: boolean;
   critical?: boolean;
   demonstrations?: Demonstration[];
   model?: string | null;
@@ -94,9 +97,14 @@ function checkModel(ctx: WriteCtx, model: string | null | undefined) {
   }
 }
 
-function checkDemonstrations(content: Pick<EvaluatorContent, 'demonstrations' | 'requires_contexts' | 'requires_expected_output' | 'requires_request'>) {
+function checkDemonstrations(
+  content: Pick<EvaluatorContent, 'demonstrations' | 'requires_contexts' | 'requires_expected_output' | 'requires_request' | 'requires_turns'>,
+) {
   (content.demonstrations ?? []).forEach((d, i) => {
-    if (content.requires_request && !d.request?.trim()) {
+    const problem = demonstrationShapeProblem(d, content.requires_turns === true);
+    if (problem) throw validationError(`demonstrations.${i}: ${problem.message}`, [{ field: `demonstrations.${i}.${problem.field}`, message: problem.message }]);
+    // With turns, the conversation before the judged turn stands for the request (SPEC section 12).
+    if (content.requires_request && !d.turns && !d.request?.trim()) {
       throw validationError(`demonstrations.${i} needs a request because the evaluator requires the request.`, [
         { field: `demonstrations.${i}.request`, message: 'required when requires_request is true' },
       ]);
@@ -132,6 +140,7 @@ export async function createEvaluator(
     requires_contexts: input.requires_contexts ?? false,
     requires_expected_output: input.requires_expected_output ?? false,
     requires_request: input.requires_request ?? false,
+    requires_turns: input.requires_turns ?? false,
     critical: input.critical ?? false,
     demonstrations: input.demonstrations ?? [],
     model: input.model ?? null,
@@ -167,6 +176,7 @@ const CONTENT_FIELDS = [
   'requires_contexts',
   'requires_expected_output',
   'requires_request',
+  'requires_turns',
   'critical',
   'demonstrations',
   'model',

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { notFound, validationError } from '../errors.ts';
 import { PageParams, type ExecutionLog } from '../schemas.ts';
-import type { ExecutionLogRecord, LogFilter } from '../store/types.ts';
+import type { ExecutionLogRecord, LogFilter, LogValueField } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
 import { pageQuery, toPage } from './pagination.ts';
 import { checkProjectFilter } from './projects.ts';
@@ -27,6 +27,8 @@ export const LogQuery = z.object({
   min_cost: z.number().min(0).optional().describe('only runs that cost at least this many USD'),
   max_cost: z.number().min(0).optional().describe('only runs that cost at most this many USD'),
   tags: z.array(z.string()).optional().describe('only runs carrying every one of these tags'),
+  session_id: z.string().optional().describe('only runs of this session (the session_id given at run time)'),
+  user_id: z.string().optional().describe('only runs for this end user (the user_id given at run time)'),
   date_from: z.string().optional().describe('only runs at or after this date (2026-11-21) or ISO-8601 date-time'),
   date_to: z.string().optional().describe('only runs at or before this date (inclusive, whole day) or ISO-8601 date-time'),
   ...PageParams,
@@ -64,6 +66,8 @@ export async function listLogs(ctx: Ctx, q: LogQuery) {
     min_cost: q.min_cost,
     max_cost: q.max_cost,
     tags: q.tags?.map((t) => t.trim()).filter(Boolean),
+    session_id: q.session_id,
+    user_id: q.user_id,
     date_from: q.date_from ? instant('date_from', q.date_from, false) : undefined,
     date_to: q.date_to ? instant('date_to', q.date_to, true) : undefined,
   };
@@ -72,4 +76,28 @@ export async function listLogs(ctx: Ctx, q: LogQuery) {
   }
   const page = await ctx.store.listExecutionLogs(filter, pageQuery(q, ctx.config.limits.pageSize));
   return toPage(page, logToWire);
+}
+
+/** The known values of a log field (session ids, user ids), by prefix, a page at a time. */
+export const LogValuesQuery = z.object({
+  starts_with: z.string().max(200).optional().describe('only values that start with this text (case-sensitive)'),
+  ...PageParams,
+});
+export type LogValuesQuery = z.infer<typeof LogValuesQuery>;
+
+const badValueCursor = () =>
+  validationError('cursor is not a cursor this server issued: pass `next_cursor` from the previous page unchanged.', [{ field: 'cursor', message: 'invalid cursor' }]);
+
+/** Values come in bytewise order; the cursor is the last value of the page, base64url. */
+export async function listLogValues(ctx: Ctx, field: LogValueField, q: LogValuesQuery): Promise<{ results: string[]; next_cursor: string | null }> {
+  const { limit } = pageQuery({ limit: q.limit }, ctx.config.limits.pageSize);
+  let after: string | undefined;
+  if (q.cursor) {
+    const decoded = Buffer.from(q.cursor, 'base64url').toString('utf8');
+    if (!decoded.startsWith('v:') || decoded.length > 202) throw badValueCursor();
+    after = decoded.slice(2);
+  }
+  const { values, more } = await ctx.store.listLogValues(ctx.caller.org.id, field, { limit, after, starts_with: q.starts_with || undefined });
+  const last = values[values.length - 1];
+  return { results: values, next_cursor: more && last !== undefined ? Buffer.from(`v:${last}`).toString('base64url') : null };
 }

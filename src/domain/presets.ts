@@ -17,6 +17,7 @@ const PresetFile = z.array(
     requires_expected_output: z.boolean(),
     // Declared inputs and the safety gate (SPEC section 12); both default to false.
     requires_request: z.boolean().default(false),
+    requires_turns: z.boolean().default(false),
     critical: z.boolean().default(false),
     demonstrations: z.array(Demonstration),
     tags: z.array(z.string()).optional(),
@@ -36,7 +37,7 @@ export function loadPresets(): Preset[] {
 // requires_request and critical reach the store only once the evaluator schema carries them (the
 // engine adds them): a stored field the schema does not know would fail every output validation.
 const SCHEMA_FIELDS = new Set(Object.keys(Evaluator.shape));
-const OPTIONAL_FLAGS = ['requires_request', 'critical'] as const;
+const OPTIONAL_FLAGS = ['requires_request', 'requires_turns', 'critical'] as const;
 
 export async function syncPresets(store: Store): Promise<void> {
   for (const preset of loadPresets()) {

@@ -10,6 +10,7 @@ import { loadJudgeEvaluators } from '../domain/judges.ts';
 import { resolveProjectId } from '../domain/projects.ts';
 import { TribunalError, type FieldError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { hasRequestMaterial, prepareRunInput, type RunInput } from '../conversation/validate.ts';
 import type { EvaluatorResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
@@ -32,19 +33,21 @@ interface Scored {
 }
 
 const FIELD_HINTS = {
-  request: 'pass the input that prompted the response as `request`',
+  request: 'pass the input that prompted the response as `request` (or a conversation as `turns`)',
+  turns: 'pass the conversation as `turns`, a list of {role, content} turns ending with the assistant turn to judge',
   contexts: 'pass the retrieved snippets the response should be grounded in, as `contexts` (a list of strings)',
   expected_output: 'pass the reference answer as `expected_output`',
 } as const;
 
 /** Every missing input of every evaluator at once, before anything is spent. */
-export function checkRequiredInputs(evaluators: EvaluatorRecord[], input: ExecutionInput): void {
+export function checkRequiredInputs(evaluators: EvaluatorRecord[], input: RunInput): void {
   const missing: Array<{ evaluator: EvaluatorRecord; field: keyof typeof FIELD_HINTS }> = [];
   const hasContexts = (input.contexts ?? []).some((c) => c.trim() !== '');
   const hasExpected = input.expected_output !== undefined && input.expected_output.trim() !== '';
-  const hasRequest = input.request !== undefined && input.request.trim() !== '';
+  const hasRequest = hasRequestMaterial(input);
   for (const evaluator of evaluators) {
-    if (evaluator.requires_request && !hasRequest) missing.push({ evaluator, field: 'request' });
+    if (evaluator.requires_turns && !input.turns) missing.push({ evaluator, field: 'turns' });
+    else if (evaluator.requires_request && !hasRequest) missing.push({ evaluator, field: 'request' });
     if (evaluator.requires_contexts && !hasContexts) missing.push({ evaluator, field: 'contexts' });
     if (evaluator.requires_expected_output && !hasExpected) missing.push({ evaluator, field: 'expected_output' });
   }
@@ -82,6 +85,11 @@ const resultBase = (evaluator: EvaluatorRecord, score: number | null, justificat
   degenerate: false,
   critical: evaluator.critical === true,
 });
+/** Degenerate detection looks at the judged text; a judged turn that calls tools has something to judge. */
+function degenerateInput(input: RunInput): string | null {
+  if (input.turns && input.judged_turn !== undefined && input.turns[input.judged_turn].tool_calls?.length) return null;
+  return degenerateReason(input.response);
+}
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 const sumCost = (rs: EvaluatorResult[]) => sumCosts(rs.map((r) => r.cost_usd));
 
@@ -89,7 +97,7 @@ export class Engine implements ScoringEngine {
   constructor(readonly model: JudgeModel) {}
 
   /** Scores one evaluator; never throws: a failure becomes score null with an error. */
-  async scoreEvaluator(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, input: ExecutionInput): Promise<Scored> {
+  async scoreEvaluator(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, input: RunInput): Promise<Scored> {
     const started = performance.now();
     const requested = evaluator.model ?? ctx.config.model.name;
     const outcome = await callStructured(this.model, {
@@ -141,14 +149,14 @@ export class Engine implements ScoringEngine {
   private async run(
     ctx: RequestContext,
     evaluators: EvaluatorRecord[],
-    input: ExecutionInput,
+    input: RunInput,
     log: Pick<ExecutionLogRecord, 'type' | 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>,
     what: string,
   ): Promise<ExecutionResult> {
     const id = newId('log');
     const created_at = new Date().toISOString();
     const started = performance.now();
-    const degenerate = degenerateReason(input.response);
+    const degenerate = degenerateInput(input);
     const scored = degenerate
       ? evaluators.map((e) => this.degenerateResult(e, degenerate))
       : await Promise.all(evaluators.map((e) => this.scoreEvaluator(ctx, e, input)));
@@ -159,9 +167,12 @@ export class Engine implements ScoringEngine {
       ...log,
       request: input.request ?? null,
       response: input.response,
+      turns: input.turns ?? null,
+      system_prompt: input.system_prompt ?? null,
       contexts: input.contexts ?? null,
       expected_output: input.expected_output ?? null,
       user_id: input.user_id ?? null,
+      session_id: input.session_id ?? null,
       tags: input.tags ?? [],
       evaluator_results: results,
       score: runScore(results),
@@ -185,12 +196,13 @@ export class Engine implements ScoringEngine {
     return { execution_log_id: id, evaluator_results: results, score: record.score, cost_usd: record.cost_usd, latency_ms: record.latency_ms };
   }
 
-  async runJudge(ctx: RequestContext, judge: JudgeRecord, input: ExecutionInput): Promise<ExecutionResult> {
+  async runJudge(ctx: RequestContext, judge: JudgeRecord, given: ExecutionInput): Promise<ExecutionResult> {
     const evaluators = await loadJudgeEvaluators(ctx, judge);
+    const input = prepareRunInput(given, evaluators, ctx.config.limits);
     checkRequiredInputs(evaluators, input);
     // A public judge of another organization: the log is the caller's, filed in the caller's default project.
     const projectId = judge.org_id === ctx.caller.org.id ? judge.project_id : await resolveProjectId(ctx, undefined);
-    if (!degenerateReason(input.response)) requireModel(this.model);
+    if (!degenerateInput(input)) requireModel(this.model);
     return this.run(
       ctx,
       evaluators,
@@ -210,10 +222,11 @@ export class Engine implements ScoringEngine {
   }
 
   async runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }): Promise<ExecutionResult> {
-    const { project_id, ...inputs } = input;
+    const { project_id, ...given } = input;
+    const inputs = prepareRunInput(given, [evaluator], ctx.config.limits);
     checkRequiredInputs([evaluator], inputs);
     const projectId = await resolveProjectId(ctx, project_id);
-    if (!degenerateReason(inputs.response)) requireModel(this.model);
+    if (!degenerateInput(inputs)) requireModel(this.model);
     return this.run(
       ctx,
       [evaluator],

@@ -26,10 +26,11 @@ export function fieldName(raw: string): string {
 
 /**
  * The presets generation may use: never those that need expected_output (a generated judge runs on
- * request/response at once), and those that need contexts only when context-aware evaluators are on.
+ * request/response at once, so never those that need turns either), and those that need contexts
+ * only when context-aware evaluators are on.
  */
 export function presetCatalog(contextAware: boolean): Preset[] {
-  return loadPresets().filter((p) => !p.requires_expected_output && (contextAware || !p.requires_contexts));
+  return loadPresets().filter((p) => !p.requires_expected_output && !p.requires_turns && (contextAware || !p.requires_contexts));
 }
 
 const SYSTEM = [

@@ -1,6 +1,7 @@
 // The REST-only operations: definitions like the 14 tools, reached through the same invokeTool, and
 // never registered with MCP (tools/index.ts holds the only list MCP reads).
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
+import { listSessionIds, listUserIds } from './logs.ts';
 import { createProjectOperation, deleteEvaluatorOperation, deleteJudgeOperation, listEvaluatorVersions, listJudgeVersions } from './resources.ts';
 
 export const restOnlyOperations = {
@@ -13,4 +14,6 @@ export const restOnlyOperations = {
   createApiKey: createApiKeyOperation,
   revokeApiKey: revokeApiKeyOperation,
   createDemoUser,
+  listSessionIds,
+  listUserIds,
 };

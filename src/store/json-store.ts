@@ -27,6 +27,8 @@ import {
   type JudgeFilter,
   type JudgeRecord,
   type LogFilter,
+  type LogValueField,
+  type ValueQuery,
   type Page,
   type PageQuery,
   type ProjectRecord,
@@ -456,7 +458,23 @@ export class JsonStore implements Store {
     const lastItem = result[result.length - 1];
     return { items: result.map(clone), last: more && lastItem ? { created_at: lastItem.created_at, id: lastItem.id } : undefined };
   }
+
+  async listLogValues(orgId: string, field: LogValueField, query: ValueQuery): Promise<{ values: string[]; more: boolean }> {
+    const found = new Set<string>();
+    for (const log of this.logs) {
+      const value = log[field];
+      if (log.org_id !== orgId || typeof value !== 'string') continue;
+      // The same bound as PostgreSQL's index (user_id predates its 200-character limit).
+      if (value.length > 200 || (query.starts_with && !value.startsWith(query.starts_with))) continue;
+      if (query.after === undefined || bytewise(value, query.after) > 0) found.add(value);
+    }
+    const values = [...found].sort(bytewise);
+    return { values: values.slice(0, query.limit), more: values.length > query.limit };
+  }
 }
+
+/** Bytewise (UTF-8) order, PostgreSQL's "C" collation, so both stores list values alike. */
+const bytewise = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 export function matchesLog(f: LogFilter, log: ExecutionLogRecord): boolean {
   if (log.org_id !== f.org_id) return false;
@@ -468,6 +486,8 @@ export function matchesLog(f: LogFilter, log: ExecutionLogRecord): boolean {
   if (f.min_cost !== undefined && (log.cost_usd === null || log.cost_usd < f.min_cost)) return false;
   if (f.max_cost !== undefined && (log.cost_usd === null || log.cost_usd > f.max_cost)) return false;
   if (f.tags?.length && !f.tags.every((t) => log.tags.includes(t))) return false;
+  if (f.session_id !== undefined && log.session_id !== f.session_id) return false;
+  if (f.user_id !== undefined && log.user_id !== f.user_id) return false;
   if (f.date_from !== undefined && log.created_at < f.date_from) return false;
   if (f.date_to !== undefined && log.created_at > f.date_to) return false;
   return true;

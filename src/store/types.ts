@@ -6,12 +6,13 @@ import type { ApiKey, Evaluator, ExecutionLog, Judge, JudgeGeneration, Organizat
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
 /**
- * org_id is null for the shipped presets. `requires_request` and `critical` are absent on evaluators
+ * org_id is null for the shipped presets. `requires_request`, `requires_turns` and `critical` are absent on evaluators
  * (and versions) stored before they existed; absent reads as false (evaluatorToWire).
  */
-export type EvaluatorRecord = Omit<Evaluator, 'requires_request' | 'critical'> & {
+export type EvaluatorRecord = Omit<Evaluator, 'requires_request' | 'requires_turns' | 'critical'> & {
   org_id: string | null;
   requires_request?: boolean;
+  requires_turns?: boolean;
   critical?: boolean;
 };
 /** `generation` is absent on judges stored before the field existed; it reads as null (judgeToWire). */
@@ -59,8 +60,19 @@ export interface LogFilter {
   max_cost?: number;
   /** Every tag must be present on the log. */
   tags?: string[];
+  session_id?: string;
+  user_id?: string;
   date_from?: string;
   date_to?: string;
+}
+
+/** Log fields whose known values can be listed (GET /v1/execution-logs/session-ids/ and /user-ids/). */
+export type LogValueField = 'session_id' | 'user_id';
+/** Values in bytewise ascending order (PostgreSQL's "C" collation): those after `after`, starting with `starts_with`. */
+export interface ValueQuery {
+  limit: number;
+  after?: string;
+  starts_with?: string;
 }
 
 export interface Store {
@@ -114,6 +126,8 @@ export interface Store {
   appendExecutionLog(log: ExecutionLogRecord): Promise<void>;
   getExecutionLog(id: string): Promise<ExecutionLogRecord | null>;
   listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>>;
+  /** Distinct non-null values of a log field among one organization's logs; `more` when a next page may exist. */
+  listLogValues(orgId: string, field: LogValueField, query: ValueQuery): Promise<{ values: string[]; more: boolean }>;
 }
 
 /** Why a write was refused as a conflict: data, so that both stores report the same thing. */

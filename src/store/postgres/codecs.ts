@@ -1,7 +1,7 @@
 // The PostgreSQL store's row codecs and SQL builders: how each record maps to columns and back,
 // text escaping, and the WHERE/ORDER clauses of pages and log filters.
 import type { Organization } from '../../schemas.ts';
-import type { ApiKeyRecord, EvaluatorRecord, ExecutionLogRecord, JudgeRecord, LogFilter, Page, PageQuery, ProjectRecord } from '../types.ts';
+import type { ApiKeyRecord, EvaluatorRecord, ExecutionLogRecord, JudgeRecord, LogFilter, LogValueField, Page, PageQuery, ProjectRecord, ValueQuery } from '../types.ts';
 
 export type Row = Record<string, any>;
 
@@ -184,8 +184,12 @@ export const LOG_COLUMNS = [
   'latency_ms',
   'created_at',
 ] as const;
-/** Insert order: LOG_COLUMNS, then evaluator_ids and extra. */
-export const LOG_INSERT_COLUMNS = [...LOG_COLUMNS, 'evaluator_ids', 'extra'];
+/**
+ * Insert order: LOG_COLUMNS, then evaluator_ids, session_id and extra. session_id is a filter column
+ * only (migration 005): the record's own session_id travels in extra, so a record reads back exactly
+ * as written (absent, null or a value), as from the JSON store.
+ */
+export const LOG_INSERT_COLUMNS = [...LOG_COLUMNS, 'evaluator_ids', 'session_id', 'extra'];
 export function logEvaluatorIds(log: Pick<ExecutionLogRecord, 'evaluator_id' | 'evaluator_results'>): string[] {
   const ids = new Set<string>();
   if (log.evaluator_id) ids.add(log.evaluator_id);
@@ -215,6 +219,7 @@ export const logValues = (l: ExecutionLogRecord) => [
   l.latency_ms,
   l.created_at,
   logEvaluatorIds(l),
+  l.session_id ?? null,
   extraOf(l, LOG_COLUMNS),
 ];
 export const logFromRow = (r: Row): ExecutionLogRecord => ({
@@ -277,6 +282,8 @@ export function logFilterSql(q: PageSql, f: LogFilter): void {
   if (f.min_cost !== undefined) q.where.push(`cost_usd >= ${q.p(f.min_cost)}`);
   if (f.max_cost !== undefined) q.where.push(`cost_usd <= ${q.p(f.max_cost)}`);
   if (f.tags?.length) q.where.push(`tags @> ${q.p(f.tags)}::text[]`);
+  if (f.session_id !== undefined) q.where.push(`session_id = ${q.p(f.session_id)}`);
+  if (f.user_id !== undefined) q.where.push(`user_id = ${q.p(f.user_id)}`);
   if (f.date_from !== undefined) q.where.push(`created_at >= ${q.p(f.date_from)}::timestamptz`);
   if (f.date_to !== undefined) q.where.push(`created_at <= ${q.p(f.date_to)}::timestamptz`);
 }
@@ -306,4 +313,22 @@ export function searchSql(q: PageSql, search: string | undefined, columns: strin
   if (!search) return;
   const needle = q.p(search);
   q.where.push(`(${columns.map((c) => `strpos(lower(${c}), lower(${needle})) > 0`).join(' OR ')})`);
+}
+
+/** LIKE pattern for "starts with `prefix`": the prefix's own %, _ and \\ match only themselves. */
+export const startsWithPattern = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * Distinct values of a log column for one organization, bytewise ascending, after `after`, by the
+ * partial indexes of migration 005 (the C collation lets a LIKE prefix use them).
+ */
+export function logValuesQuery(orgId: string, field: LogValueField, query: ValueQuery): { sql: string; params: unknown[] } {
+  const params: unknown[] = [orgId];
+  const p = (v: unknown) => (params.push(v), `$${params.length}`);
+  const column = `${field} COLLATE "C"`;
+  // user_id predates the 200-character limit: the index covers the values that fit it.
+  const where = [`org_id = $1`, `${field} IS NOT NULL`, ...(field === 'user_id' ? ['length(user_id) <= 200'] : [])];
+  if (query.starts_with) where.push(`${column} LIKE ${p(startsWithPattern(query.starts_with))}`);
+  if (query.after !== undefined) where.push(`${column} > ${p(query.after)}`);
+  return { sql: `SELECT DISTINCT ${column} AS value FROM execution_logs WHERE ${where.join(' AND ')} ORDER BY 1 LIMIT ${p(query.limit + 1)}`, params };
 }

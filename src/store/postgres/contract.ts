@@ -16,12 +16,14 @@ import type {
   JudgeFilter,
   JudgeRecord,
   LogFilter,
+  LogValueField,
   Page,
   PageQuery,
   ProjectRecord,
   Store,
+  ValueQuery,
 } from '../types.ts';
-import { json, extraOf, ORG_COLUMNS, orgFromRow, KEY_COLUMNS, keyFromRow, PROJECT_COLUMNS, projectFromRow, EVALUATOR_COLUMNS, evaluatorValues, evaluatorFromRow, JUDGE_COLUMNS, judgeValues, judgeFromRow, LOG_INSERT_COLUMNS, logValues, logFromRow, placeholders, PageSql, toPage, logPageQuery, visibilitySql, searchSql } from './codecs.ts';
+import { json, extraOf, ORG_COLUMNS, orgFromRow, KEY_COLUMNS, keyFromRow, PROJECT_COLUMNS, projectFromRow, EVALUATOR_COLUMNS, evaluatorValues, evaluatorFromRow, JUDGE_COLUMNS, judgeValues, judgeFromRow, LOG_INSERT_COLUMNS, logValues, logFromRow, logValuesQuery, placeholders, PageSql, toPage, logPageQuery, visibilitySql, searchSql } from './codecs.ts';
 import { PgConnection } from './connection.ts';
 
 export class PostgresContractStore extends PgConnection implements Store {
@@ -241,6 +243,12 @@ export class PostgresContractStore extends PgConnection implements Store {
   async listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>> {
     const { sql, params } = logPageQuery(filter, page);
     return toPage((await this.query(sql, params)).rows, page, logFromRow);
+  }
+
+  async listLogValues(orgId: string, field: LogValueField, query: ValueQuery): Promise<{ values: string[]; more: boolean }> {
+    const { sql, params } = logValuesQuery(orgId, field, query);
+    const values = (await this.query(sql, params)).rows.map((r) => r.value as string);
+    return { values: values.slice(0, query.limit), more: values.length > query.limit };
   }
 
 }

@@ -13,6 +13,7 @@ import evaluator from './pages/evaluator.js';
 import evaluatorForm from './pages/evaluator-form.js';
 import logs from './pages/logs.js';
 import log from './pages/log.js';
+import session from './pages/session.js';
 
 const routes = [
   ['/app/sign-in', signIn, { public: true }],
@@ -28,6 +29,7 @@ const routes = [
   ['/app/evaluators/:id/edit', evaluatorForm],
   ['/app/logs', logs],
   ['/app/logs/:id', log],
+  ['/app/sessions/:id', session],
 ].map(([pattern, page, opts = {}]) => ({
   page,
   ...opts,

@@ -1,6 +1,7 @@
-// The "try it" form: request, response, contexts and expected output in; each evaluator's score as a
-// bar with its justification out. Used by the judge page and the evaluator page.
+// The "try it" form: request, response (or a conversation), contexts and expected output in; each
+// evaluator's score as a bar with its justification out. Used by the judge page and the evaluator page.
 import { api } from './api.js';
+import { conversationFields } from './conversation.js';
 import { clear, h } from './dom.js';
 import { button, clearFormErrors, errorBox, field, fmtCost, fmtInt, fmtMs, link, scoreBar, showFormError, withBusy } from './ui.js';
 
@@ -50,13 +51,15 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
   );
   if (needContexts.length) addContext();
 
+  const conversation = conversationFields();
   const submit = h('button', { type: 'submit' }, submitText);
   const results = h('div', { class: 'results', 'aria-live': 'polite' });
   const form = h(
     'form',
     { class: 'stack try-it', novalidate: true },
     field({ label: 'Request', name: 'request', hint: 'The input that prompted the response (recommended).' }, request),
-    field({ label: 'Response', name: 'response', required: true, hint: 'The LLM output to evaluate.' }, response),
+    field({ label: 'Response', name: 'response', hint: 'The LLM output to evaluate (or give a conversation below).' }, response),
+    conversation.fieldset,
     contextFieldset,
     field(
       {
@@ -73,11 +76,19 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    if (!response.value.trim()) {
-      showFormError(form, { message: 'Write the response to evaluate.', errors: [{ field: 'response', message: 'Required.' }] });
+    let body;
+    try {
+      body = conversation.read();
+    } catch (err) {
+      showFormError(form, err);
       return;
     }
-    const body = { response: response.value };
+    if (!body.turns && !response.value.trim()) {
+      showFormError(form, { message: 'Write the response to evaluate, or give a conversation as turns.', errors: [{ field: 'response', message: 'Required.' }] });
+      return;
+    }
+    // Request and response go only when written: the server refuses them beside turns, naming both.
+    if (response.value.trim()) body.response = response.value;
     if (request.value.trim()) body.request = request.value;
     const contexts = [...contextList.querySelectorAll('textarea')].map((t) => t.value).filter((t) => t.trim());
     if (contexts.length) body.contexts = contexts;

@@ -1,5 +1,6 @@
 // One run in full: its inputs and every evaluator's score, justification, model, tokens, cost, latency.
 import { api } from '../lib/api.js';
+import { conversationView } from '../lib/conversation.js';
 import { h } from '../lib/dom.js';
 import { badge, errorBox, fmtCost, fmtInt, fmtMs, link, pageHeading, scoreBar, tableWrap, time } from '../lib/ui.js';
 
@@ -31,6 +32,7 @@ export default async function log(page, { params }) {
       h('dt', {}, 'Tags'),
       h('dd', {}, l.tags.length ? l.tags.map((t) => badge(t, 'tag')) : h('span', { class: 'muted' }, 'none')),
       l.user_id ? [h('dt', {}, 'User'), h('dd', {}, l.user_id)] : null,
+      l.session_id ? [h('dt', {}, 'Session'), h('dd', {}, link(`/app/sessions/${encodeURIComponent(l.session_id)}`, l.session_id))] : null,
       h('dt', {}, 'Run id'),
       h('dd', {}, h('code', {}, l.id)),
     ),
@@ -67,8 +69,7 @@ export default async function log(page, { params }) {
       'section',
       { 'aria-labelledby': 'inputs-title' },
       h('h2', { id: 'inputs-title' }, 'Inputs'),
-      text('Request', l.request),
-      text('Response', l.response),
+      l.turns?.length ? [h('h3', {}, 'Conversation'), conversationView(l.turns, l.system_prompt)] : [text('System prompt', l.system_prompt), text('Request', l.request), text('Response', l.response)],
       l.contexts?.length ? [h('h3', {}, 'Contexts'), h('ol', { class: 'context-list' }, l.contexts.map((c) => h('li', {}, h('pre', { class: 'text' }, c))))] : null,
       text('Expected output', l.expected_output),
     ),

@@ -5,7 +5,7 @@ import { scoreChart } from '../lib/chart.js';
 import { clear, h } from '../lib/dom.js';
 import { badge, field, fill, fmtCost, fmtMs, link, pageHeading, scoreBar, select, showFormError, tableWrap, time } from '../lib/ui.js';
 
-const FILTERS = ['judge_id', 'evaluator_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to'];
+const FILTERS = ['judge_id', 'evaluator_id', 'session_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to'];
 
 export default async function logs(page, { app, query }) {
   const current = Object.fromEntries(FILTERS.map((k) => [k, query.get(k) ?? '']));
@@ -31,6 +31,7 @@ export default async function logs(page, { app, query }) {
   const minCost = cost('min_cost');
   const maxCost = cost('max_cost');
   const tags = h('input', { type: 'text', value: current.tags, autocomplete: 'off' });
+  const sessionId = h('input', { type: 'text', value: current.session_id, autocomplete: 'off' });
   const dateFrom = h('input', { type: 'date', value: current.date_from });
   const dateTo = h('input', { type: 'date', value: current.date_to });
 
@@ -44,6 +45,7 @@ export default async function logs(page, { app, query }) {
     field({ label: 'Min cost (USD)', name: 'min_cost' }, minCost),
     field({ label: 'Max cost (USD)', name: 'max_cost', hint: 'Per run, in US dollars.' }, maxCost),
     field({ label: 'Tags', name: 'tags', hint: 'Comma-separated; every tag must match.' }, tags),
+    field({ label: 'Session', name: 'session_id', hint: current.session_id ? null : 'Exact session id.' }, sessionId),
     field({ label: 'From', name: 'date_from' }, dateFrom),
     field({ label: 'To', name: 'date_to', hint: 'Inclusive.' }, dateTo),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply filters'), link('/app/logs', 'Clear', { class: 'button secondary' })),
@@ -60,6 +62,7 @@ export default async function logs(page, { app, query }) {
       min_cost: minCost.value,
       max_cost: maxCost.value,
       tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean).join(','),
+      session_id: sessionId.value.trim(),
       date_from: dateFrom.value,
       date_to: dateTo.value,
     };
@@ -73,7 +76,7 @@ export default async function logs(page, { app, query }) {
   const tableArea = h('div');
   const chartArea = h('div');
   page.append(
-    pageHeading('Execution logs'),
+    pageHeading('Execution logs', current.session_id ? link(`/app/sessions/${encodeURIComponent(current.session_id)}`, 'This session, in order', { class: 'button secondary' }) : null),
     h('p', { class: 'lead' }, 'Every run of a judge or an evaluator, newest first, with the exact evaluator versions it used.'),
     form,
     current.judge_id ? h('section', { 'aria-labelledby': 'chart-title' }, h('h2', { id: 'chart-title' }, 'Score over time'), chartArea) : null,
