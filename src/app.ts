@@ -1,5 +1,6 @@
 // Wires the services a server needs from a config and an open store.
 import type { Config } from './config.ts';
+import type { SpanRunner } from './context.ts';
 import { syncPresets } from './domain/presets.ts';
 import { createJudgeModel, createScoringEngine } from './engine/index.ts';
 import type { ModelCallObserver } from './engine/resilient-model.ts';
@@ -7,9 +8,10 @@ import { createJudgeGenerator } from './generation/generator.ts';
 import type { Store } from './store/types.ts';
 import type { Services } from './tool.ts';
 
-export async function buildServices(config: Config, store: Store, modelObserver?: ModelCallObserver): Promise<Services> {
+/** `modelObserver` and `spans` come from src/observability (logs, metrics, traces); both optional. */
+export async function buildServices(config: Config, store: Store, modelObserver?: ModelCallObserver, spans?: SpanRunner): Promise<Services> {
   await syncPresets(store);
   // One judge model per server: its limiter caps model calls in flight for scoring and generation alike.
   const model = createJudgeModel(config, modelObserver);
-  return { config, store, engine: createScoringEngine(model), generator: createJudgeGenerator(model) };
+  return { config, store, engine: createScoringEngine(model), generator: createJudgeGenerator(model), ...(spans ? { spans } : {}) };
 }

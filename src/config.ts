@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_PRICES } from './engine/cost.ts';
+import { DEFAULT_PRICES } from './prices.ts';
 
 /** "24h", "30m", "90s", "2d" or a plain number of seconds -> milliseconds. */
 export function parseDuration(text: string): number {

@@ -5,8 +5,15 @@ import type { Caller } from './auth.ts';
 import type { Config } from './config.ts';
 import type { Store } from './store/types.ts';
 
+/** Runs a unit of work inside a trace span when tracing is on (src/observability implements it). */
+export interface SpanRunner {
+  inSpan<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T>;
+}
+
 export interface RequestContext {
   store: Store;
   config: Config;
   caller: Caller;
+  /** Traces the units of a request (a tool, a store write); absent when tracing is off. */
+  spans?: SpanRunner;
 }

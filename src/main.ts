@@ -16,7 +16,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
   const adminSocketPath = config.store === 'json' ? startAdminSocket.pathFor(config.dataDir) : undefined;
   const store = await openStore(config, { role: 'server', adminSocket: adminSocketPath });
   const observability = await createObservability(config);
-  const services = await buildServices(config, store, observability.modelObserver);
+  const services = await buildServices(config, store, observability.modelObserver, observability.tracing.enabled ? observability.tracing : undefined);
   const admin = config.store === 'json' ? await startAdminSocket(services, adminSocketPath!) : undefined;
   const demoPurge = scheduleDemoPurge(store, config);
   // Rate-limit counters shared through Redis when REDIS_URL is set; per instance otherwise.

@@ -2,7 +2,7 @@
 // REST routes (tools and REST-only operations) and MCP tool calls all go through invokeTool, so validation and limits apply alike.
 import { z } from 'zod';
 import type { Config } from './config.ts';
-import type { RequestContext } from './context.ts';
+import type { RequestContext, SpanRunner } from './context.ts';
 import type { ScoringEngine } from './engine/types.ts';
 import type { JudgeGenerator } from './generation/types.ts';
 import { fromZodError, validationError } from './errors.ts';
@@ -22,6 +22,8 @@ export interface Services {
   config: Config;
   engine: ScoringEngine;
   generator: JudgeGenerator;
+  /** Trace spans for tools and store writes, when tracing is on. */
+  spans?: SpanRunner;
 }
 
 export interface ToolContext extends Services, RequestContext {}
@@ -85,7 +87,7 @@ function checkTags(tags: unknown[], limits: Config['limits'], field: string): vo
   });
 }
 
-export async function invokeTool<I extends z.ZodObject, O extends z.ZodObject, C extends Pick<Services, 'config'>>(
+export async function invokeTool<I extends z.ZodObject, O extends z.ZodObject, C extends Pick<Services, 'config' | 'spans'>>(
   tool: ToolDefinition<I, O, C>,
   rawInput: unknown,
   ctx: C,
@@ -93,5 +95,6 @@ export async function invokeTool<I extends z.ZodObject, O extends z.ZodObject, C
   const parsed = tool.input.safeParse(rawInput ?? {});
   if (!parsed.success) throw fromZodError(parsed.error, `input to ${tool.name}`);
   enforceLimits(parsed.data, ctx.config.limits);
-  return tool.handler(parsed.data, ctx);
+  const run = () => tool.handler(parsed.data, ctx);
+  return ctx.spans ? ctx.spans.inSpan(`tool ${tool.name}`, { 'tribunal.tool': tool.name }, run) : run();
 }

@@ -52,7 +52,7 @@ async function startObservedServer(env: Record<string, string> = {}): Promise<Ob
   };
   const obs = await createObservability(config, { logger: await createLogger({ logLevel: 'info', logPretty: false }, destination), processMetrics: false });
   const engine = createScoringEngine(createJudgeModel(config, obs.modelObserver));
-  const server = await startTestServer(fullEnv, { observability: obs, services: { engine } });
+  const server = await startTestServer(fullEnv, { observability: obs, services: { engine, ...(obs.tracing.enabled ? { spans: obs.tracing } : {}) } });
   const demo = await server.demoUser();
   return {
     fake,
@@ -251,7 +251,7 @@ describe('/readyz', () => {
 });
 
 describe('traces', () => {
-  test('a judge run reaches an OTLP/HTTP collector: the request span and its model-call children, trace id in the log', async () => {
+  test('a judge run reaches an OTLP/HTTP collector: request span > tool span > model calls and the store write, trace id in the log', async () => {
     const received: any[] = [];
     const collector = http.createServer((req, res) => {
       let body = '';
@@ -275,9 +275,16 @@ describe('traces', () => {
       const httpSpan = spans().find((s: any) => s.name === 'POST /v1/judges/:judge_id/execute/');
       assert.ok(httpSpan, `spans: ${spans().map((s: any) => s.name).join(', ')}`);
       assert.equal(httpSpan.traceId, logLine.trace_id);
+      const toolSpan = spans().find((s: any) => s.name === 'tool run_judge' && s.traceId === httpSpan.traceId);
+      assert.ok(toolSpan, `spans: ${spans().map((s: any) => s.name).join(', ')}`);
+      assert.equal(toolSpan.parentSpanId, httpSpan.spanId);
       const modelSpans = spans().filter((s: any) => s.name === 'judge model call' && s.traceId === httpSpan.traceId);
       assert.equal(modelSpans.length, 2, 'one per evaluator');
-      for (const s of modelSpans) assert.equal(s.parentSpanId, httpSpan.spanId);
+      for (const s of modelSpans) assert.equal(s.parentSpanId, toolSpan.spanId);
+      const storeSpan = spans().find((s: any) => s.name === 'store appendExecutionLog' && s.traceId === httpSpan.traceId);
+      assert.ok(storeSpan, 'the execution log write is traced');
+      assert.equal(storeSpan.parentSpanId, toolSpan.spanId);
+      assert.equal(storeSpan.attributes.find((a: any) => a.key === 'tribunal.execution_log_id').value.stringValue, run.body.execution_log_id);
       assert.equal(received[0].path, '/v1/traces');
       assert.match(received[0].type, /application\/json/);
       const service = received[0].body.resourceSpans[0].resource.attributes.find((a: any) => a.key === 'service.name');

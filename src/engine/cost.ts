@@ -2,29 +2,9 @@
 // these defaults). A dated model name (claude-sonnet-5-5-20260928) is priced as its undated family
 // (claude-sonnet-5-5). A model the table does not know has an unknown cost: null, never a silent 0
 // (the server warns about it at start-up, see model-check.ts).
-export type PriceTable = Record<string, { input: number; output: number }>;
+import type { PriceTable } from '../prices.ts';
 
-/**
- * Base input/output prices (no batch discount, no cache writes or reads) from Anthropic's model
- * pages, platform.claude.com/docs/en/models/<model>/overview, as read on 2026-11-23. A model whose
- * page gives no single price (Claude Haiku 5.5 is priced "from" a tier) is left out: unknown, not a guess.
- */
-export const DEFAULT_PRICES: PriceTable = {
-  'claude-fable-5-1': { input: 10, output: 50 },
-  'claude-opus-5-5': { input: 4, output: 20 },
-  'claude-opus-5': { input: 5, output: 25 },
-  'claude-sonnet-5-5': { input: 2, output: 10 },
-  'claude-sonnet-5': { input: 2, output: 10 },
-  'claude-opus-4-8': { input: 5, output: 25 },
-  'claude-opus-4-6': { input: 5, output: 25 },
-  'claude-sonnet-4-6': { input: 3, output: 15 },
-  'claude-opus-4-5': { input: 5, output: 25 },
-  'claude-sonnet-4-5': { input: 3, output: 15 },
-  'claude-haiku-4-5': { input: 1, output: 5 },
-  'claude-opus-4-1': { input: 15, output: 75 },
-  'claude-sonnet-4-0': { input: 3, output: 15 },
-  'claude-3-5-haiku-latest': { input: 0.8, output: 4 },
-};
+export type { PriceTable };
 
 // Only a snapshot date may follow the family name: claude-sonnet-5-7 must not pass as claude-sonnet-5.
 const SNAPSHOT_SUFFIX = /-\d{8}$/;

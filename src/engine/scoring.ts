@@ -180,7 +180,8 @@ export class Engine implements ScoringEngine {
       latency_ms: roundMs(performance.now() - started),
       created_at,
     };
-    await ctx.store.appendExecutionLog(record);
+    const write = () => ctx.store.appendExecutionLog(record);
+    await (ctx.spans ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, write) : write());
 
     const failures = scored.filter((s) => s.failure);
     if (results.length && failures.length === results.length) {

@@ -1,16 +1,19 @@
 // OpenTelemetry traces over OTLP/HTTP, only when OTEL_EXPORTER_OTLP_ENDPOINT (or the traces-specific
-// endpoint) is set. Spans: one per HTTP request, a child per judge-model attempt. The provider is
+// endpoint) is set. Spans: one per HTTP request; inside it the tool (or REST operation) it ran, and
+// inside that each judge-model attempt and the store write of the execution log. The provider is
 // not registered globally: each server owns its own, and shutdown() flushes what is pending.
 import { SpanKind, SpanStatusCode, trace, ROOT_CONTEXT, type Span, type Tracer } from '@opentelemetry/api';
 import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import type { SpanRunner } from '../context.ts';
 import type { ModelAttemptEvent } from '../engine/resilient-model.ts';
+import { requestContext } from './request-context.ts';
 
 export interface TracingSettings {
   otlpTracesUrl?: string;
   serviceName: string;
 }
 
-export class Tracing {
+export class Tracing implements SpanRunner {
   private constructor(
     private readonly provider?: BasicTracerProvider,
     private readonly tracer?: Tracer,
@@ -51,6 +54,25 @@ export class Tracing {
     if (orgId) span.setAttribute('tribunal.org_id', orgId);
     if (status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
+  }
+
+  /**
+   * `work` inside a child span of the current one (the request's, or an enclosing unit's), which is
+   * the parent of whatever `work` traces in turn. Outside a traced request it just runs `work`.
+   */
+  async inSpan<T>(name: string, attributes: Record<string, string | number>, work: () => Promise<T>): Promise<T> {
+    const current = requestContext.getStore();
+    if (!this.tracer || !current) return work();
+    const span = this.tracer.startSpan(name, { attributes }, trace.setSpan(ROOT_CONTEXT, current.span));
+    try {
+      return await requestContext.run({ ...current, span }, work);
+    } catch (err) {
+      // The error code only: a message may quote the caller's input.
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as { code?: string }).code ?? (err as Error).name });
+      throw err;
+    } finally {
+      span.end();
+    }
   }
 
   /** A finished model attempt as a child of the request span (recorded after the fact, with its times). */
