@@ -5,6 +5,7 @@ import { EXIT, usageError } from './errors.ts';
 import { clip, day, printFields, printJson, printNextPage, printTable } from './output.ts';
 import { confirm, isInteractive } from './prompt.ts';
 import { defined, printRunResult, readJsonObject, readText, RUN_HELP, RUN_OPTIONS, runInputFromFlags, type Group, type RunResult } from './shared.ts';
+import { declaredInputs } from './judge-view.ts';
 
 interface Evaluator {
   id: string;
@@ -13,6 +14,9 @@ interface Evaluator {
   rubric: string;
   requires_contexts: boolean;
   requires_expected_output: boolean;
+  requires_request?: boolean;
+  requires_turns?: boolean;
+  critical?: boolean;
   demonstrations: unknown[];
   model: string | null;
   visibility: string;
@@ -22,7 +26,7 @@ interface Evaluator {
   updated_at: string;
 }
 
-const needs = (e: Evaluator) => [e.requires_contexts ? 'contexts' : '', e.requires_expected_output ? 'expected_output' : ''].filter(Boolean).join(', ') || '-';
+const needs = (e: Evaluator) => declaredInputs(e);
 
 const list_: Command = {
   summary: 'list evaluators (yours, public ones and the shipped presets)',

@@ -14,7 +14,7 @@ export interface JudgeFull {
   updated_at: string;
   /** Set by generation only; null (or absent, from an older server) for a hand-made judge. */
   generation?: { status: 'draft' | 'complete'; context_aware: boolean; answers: Record<string, string>; open_questions: Array<{ form_field_name: string; form_field_description: string }> } | null;
-  evaluators: Array<{ id: string; name: string; version: number; pinned_version?: number | null; requires_contexts?: boolean; requires_expected_output?: boolean; is_preset?: boolean; intent?: string }>;
+  evaluators: Array<{ id: string; name: string; version: number; pinned_version?: number | null; requires_contexts?: boolean; requires_expected_output?: boolean; requires_request?: boolean; requires_turns?: boolean; critical?: boolean; is_preset?: boolean; intent?: string }>;
 }
 
 export function printJudge(judge: JudgeFull): void {
@@ -38,7 +38,7 @@ export function printJudge(judge: JudgeFull): void {
       e.id,
       e.is_preset ? 'preset' : 'custom',
       e.pinned_version ? `${e.version} (pinned)` : e.version,
-      [e.requires_contexts ? 'contexts' : '', e.requires_expected_output ? 'expected_output' : ''].filter(Boolean).join(', ') || '-',
+      declaredInputs(e),
       clip(e.intent, 60),
     ]),
   );
@@ -56,4 +56,10 @@ function generationLine(judge: JudgeFull): string | null {
     gen.open_questions.map((q) => `- ${q.form_field_name}: ${q.form_field_description}`).join('\n') +
     withCommandName(`\nFinish it: tribunal judges generate "<the same intent>" --judge-id ${judge.id} ${flags}`)
   );
+}
+
+/** What an evaluator needs besides the response (or a conversation), and whether it caps the score. */
+export function declaredInputs(e: { requires_request?: boolean; requires_turns?: boolean; requires_contexts?: boolean; requires_expected_output?: boolean; critical?: boolean }): string {
+  const needs = [e.requires_turns && 'turns', e.requires_request && 'request', e.requires_contexts && 'contexts', e.requires_expected_output && 'expected_output'].filter(Boolean).join(', ') || '-';
+  return e.critical ? `${needs} (critical)` : needs;
 }
