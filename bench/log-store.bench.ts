@@ -111,7 +111,8 @@ async function child(dir: string, logs: number): Promise<void> {
     getTimes.push(performance.now() - s);
   }
   await store.close();
-  process.send!({ startupMs, rssMb: mem.rss / 2 ** 20, heapMb: mem.heapUsed / 2 ** 20, pages, getMs: median(getTimes) } satisfies ChildReport);
+  const send = process.send ? (m: ChildReport) => process.send!(m) : (m: ChildReport) => console.log(JSON.stringify(m));
+  send({ startupMs, rssMb: mem.rss / 2 ** 20, heapMb: mem.heapUsed / 2 ** 20, pages, getMs: median(getTimes) });
 }
 
 async function fill(logs: number): Promise<string> {
@@ -140,7 +141,11 @@ function runChild(dir: string, logs: number): Promise<ChildReport> {
 }
 
 if (process.argv[2] === '--child') {
+  // Also runs alone, to profile one size: --fill N prints a data directory, then
+  // node --import tsx --expose-gc --cpu-prof bench/log-store.bench.ts --child DIR N
   await child(process.argv[3]!, Number(process.argv[4]));
+} else if (process.argv[2] === '--fill') {
+  console.log(await fill(Number(process.argv[3])));
 } else {
   const sizes = (process.env.BENCH_LOGS ?? '0,20000,100000').split(',').map(Number);
   const reports: Array<[number, ChildReport, number]> = [];

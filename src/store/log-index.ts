@@ -31,18 +31,26 @@ class StringCodes {
   }
 }
 
-/** Interns sets of string codes (sorted, without repeats). */
+/** Interns sets of strings as sets of their codes (sorted, without repeats). */
 class CodeSets {
-  private readonly byKey = new Map<string, number>();
+  /** By the strings as given, joined: the common case (the same list again) costs one lookup. */
+  private readonly byList = new Map<string, number>();
+  private readonly byCodes = new Map<string, number>();
   readonly sets: Int32Array[] = [];
-  code(codes: number[]): number {
-    const sorted = [...new Set(codes)].sort((a, b) => a - b);
-    const key = sorted.join(',');
-    let c = this.byKey.get(key);
+  constructor(private readonly codes: StringCodes) {}
+  code(strings: string[]): number {
+    const list = strings.join('\u0000');
+    let c = this.byList.get(list);
     if (c === undefined) {
-      c = this.sets.length;
-      this.sets.push(Int32Array.from(sorted));
-      this.byKey.set(key, c);
+      const sorted = [...new Set(strings.map((s) => this.codes.code(s)))].sort((a, b) => a - b);
+      const key = sorted.join(',');
+      c = this.byCodes.get(key);
+      if (c === undefined) {
+        c = this.sets.length;
+        this.sets.push(Int32Array.from(sorted));
+        this.byCodes.set(key, c);
+      }
+      this.byList.set(list, c);
     }
     return c;
   }
@@ -86,7 +94,7 @@ export class LogIndex {
   private orderLength = 0;
   private readonly rowById = new Map<string, number>();
   private readonly codes = new StringCodes();
-  private readonly sets = new CodeSets();
+  private readonly sets = new CodeSets(this.codes);
 
   /** Live logs. */
   get size(): number {
@@ -125,17 +133,18 @@ export class LogIndex {
 
   /** Indexes a log; `offset` PENDING while its line is not committed. Answers its row. */
   add(log: IndexedLog, offset: number, length: number): number {
-    const evaluatorCodes = log.evaluator_results.flatMap((r) => {
+    const evaluatorIds: string[] = [];
+    for (const r of log.evaluator_results) {
       const id = (r as { evaluator_id?: unknown } | null)?.evaluator_id;
-      return str(id) ? [this.codes.code(id)] : [];
-    });
-    if (str(log.evaluator_id)) evaluatorCodes.push(this.codes.code(log.evaluator_id));
+      if (str(id)) evaluatorIds.push(id);
+    }
+    if (str(log.evaluator_id)) evaluatorIds.push(log.evaluator_id);
     const row = this.newRow(log.id, log.created_at);
     this.org[row] = this.codes.code(log.org_id);
     this.judge[row] = str(log.judge_id) ? this.codes.code(log.judge_id) : -1;
     this.project[row] = str(log.project_id) ? this.codes.code(log.project_id) : -1;
-    this.evaluators[row] = this.sets.code(evaluatorCodes);
-    this.tags[row] = this.sets.code(log.tags.filter(str).map((t) => this.codes.code(t)));
+    this.evaluators[row] = this.sets.code(evaluatorIds);
+    this.tags[row] = this.sets.code(log.tags.filter(str));
     this.score[row] = num(log.score);
     this.cost[row] = num(log.cost_usd);
     this.offset[row] = offset;
@@ -233,7 +242,7 @@ export class LogIndex {
     const setCodes = new Map<number, number>();
     const setCode = (s: number) => {
       let c = setCodes.get(s);
-      if (c === undefined) setCodes.set(s, (c = next.sets.code(Array.from(this.sets.sets[s]!, code))));
+      if (c === undefined) setCodes.set(s, (c = next.sets.code(Array.from(this.sets.sets[s]!, (m) => this.codes.strings[m]!))));
       return c;
     };
     for (let i = 0; i < this.orderLength; i++) {
@@ -300,13 +309,12 @@ export class LogIndex {
     const evaluator = f.evaluator_id === undefined ? undefined : this.codes.find(f.evaluator_id);
     const tags = f.tags?.length ? f.tags.map((t) => this.codes.find(t)) : undefined;
     if (org < 0 || judge === -1 || project === -1 || evaluator === -1 || tags?.includes(-1)) return null;
-    // Many rows share a set: each set is tested once per query.
+    // Many rows share a set: each set is tested once per query (0 not yet, 1 yes, 2 no).
     const memo = (test: (set: Int32Array) => boolean) => {
-      const known = new Map<number, boolean>();
+      const known = new Uint8Array(this.sets.sets.length);
       return (s: number) => {
-        let yes = known.get(s);
-        if (yes === undefined) known.set(s, (yes = test(this.sets.sets[s]!)));
-        return yes;
+        if (!known[s]) known[s] = test(this.sets.sets[s]!) ? 1 : 2;
+        return known[s] === 1;
       };
     };
     const hasEvaluator = evaluator === undefined ? undefined : memo((set) => set.includes(evaluator));
