@@ -19,6 +19,7 @@ export class LogFile {
   private rewriteDue = false;
   /** Bytes in the file; undefined after a failed write, until the next flush asks the file. */
   private size: number | undefined;
+  private closed = false;
 
   private constructor(
     private readonly file: string,
@@ -64,6 +65,7 @@ export class LogFile {
    * offset is only set once its line is fdatasync'd, so only committed bytes are ever read.
    */
   private read(row: number): ExecutionLogRecord {
+    if (this.closed) throw new Error('the JSON store is closed');
     const id = this.index.idOf(row);
     const { offset, length } = this.index.location(row);
     if (offset === PENDING) return JSON.parse(this.pending.get(id)!) as ExecutionLogRecord;
@@ -189,6 +191,7 @@ export class LogFile {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.handle.close();
   }
 }
