@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { ExecutionLogRecord, LogFilter } from '../src/store/types.ts';
+import type { IndexFilter } from '../src/store/log-index.ts';
+import type { ExecutionLogRecord } from '../src/store/types.ts';
 import { newestFirst } from '../src/store/types.ts';
 import { jsonTempDirs, openJson } from './helpers/json-store.ts';
 import { collect, log, org } from './store-contract.ts';
@@ -115,14 +116,19 @@ describe('execution logs read from logs.jsonl by offset', () => {
   });
 });
 
+/** session_id arrives on logs with the conversations work (issue 19); the index carries it already. */
+type Log = ExecutionLogRecord & { session_id?: string | null };
+
 /** The filter's meaning, spelled out on whole records (what the store answered before the index). */
-function matches(f: LogFilter, l: ExecutionLogRecord): boolean {
+function matches(f: IndexFilter, l: Log): boolean {
   const within = (v: number | null, min?: number, max?: number) => (min === undefined || (v !== null && v >= min)) && (max === undefined || (v !== null && v <= max));
   return (
     l.org_id === f.org_id &&
     (f.judge_id === undefined || l.judge_id === f.judge_id) &&
     (f.evaluator_id === undefined || l.evaluator_id === f.evaluator_id || l.evaluator_results.some((r) => r.evaluator_id === f.evaluator_id)) &&
     (f.project_id === undefined || l.project_id === f.project_id) &&
+    (f.session_id === undefined || l.session_id === f.session_id) &&
+    (f.user_id === undefined || l.user_id === f.user_id) &&
     within(l.score, f.min_score, f.max_score) &&
     within(l.cost_usd, f.min_cost, f.max_cost) &&
     (f.tags === undefined || f.tags.every((t) => l.tags.includes(t))) &&
@@ -132,17 +138,19 @@ function matches(f: LogFilter, l: ExecutionLogRecord): boolean {
 }
 
 describe('filters answered from the index', () => {
-  it('agree with the filter applied to whole records, for 300 random filters over 600 varied logs, before and after a restart', async () => {
+  it('agree with the filter applied to whole records, for 300 random filters over 600 varied logs, before and after a restart; so do the session and user id lists', async () => {
     let seed = 7;
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
     const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
     const dir = tempDir();
     const store = await openJson(dir);
-    const logs: ExecutionLogRecord[] = [];
+    const logs: Log[] = [];
     for (let i = 0; i < 600; i++) {
       const single = rand() < 0.3;
       const base = log(pick(['org_a', 'org_b']));
-      const l = log(base.org_id, {
+      const l: Log = log(base.org_id, {
+        ...({ session_id: pick([null, 'sess-1', 'sess-2', 'Sess-3', 'sess-é']) } as Partial<Log>),
+        user_id: pick([null, 'u1', 'u2']),
         // Out of order on purpose: a late run is placed by binary search.
         created_at: at(Math.floor(rand() * 300)),
         type: single ? 'evaluator' : 'judge',
@@ -157,8 +165,10 @@ describe('filters answered from the index', () => {
       logs.push(l);
       await store.appendExecutionLog(l);
     }
-    const filters: LogFilter[] = Array.from({ length: 300 }, () => {
-      const f: LogFilter = { org_id: pick(['org_a', 'org_b', 'org_none']) };
+    const filters: IndexFilter[] = Array.from({ length: 300 }, () => {
+      const f: IndexFilter = { org_id: pick(['org_a', 'org_b', 'org_none']) };
+      if (rand() < 0.2) f.session_id = pick(['sess-1', 'sess-2', 'Sess-3', 'sess-none']);
+      if (rand() < 0.2) f.user_id = pick(['u1', 'u2']);
       if (rand() < 0.3) f.judge_id = pick(['jdg_1', 'jdg_2', 'jdg_none']);
       if (rand() < 0.3) f.evaluator_id = pick(['evl_1', 'evl_2', 'evl_3', 'evl_9', 'evl_none']);
       if (rand() < 0.3) f.project_id = pick(['prj_1', 'prj_2', 'prj_3']);
@@ -175,6 +185,15 @@ describe('filters answered from the index', () => {
       for (const f of filters) {
         const want = logs.filter((l) => matches(f, l)).sort(newestFirst);
         assert.deepEqual(await collect((page) => s.listExecutionLogs(f, page), 25), want, JSON.stringify(f));
+      }
+      const bytewise = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+      for (const orgId of ['org_a', 'org_b']) {
+        for (const field of ['session_id', 'user_id'] as const) {
+          const all = [...new Set(logs.filter((l) => l.org_id === orgId).map((l) => l[field]).filter((v): v is string => typeof v === 'string'))].sort(bytewise);
+          assert.deepEqual(await s.listLogValues(orgId, field, { limit: 50 }), { values: all, more: false });
+          assert.deepEqual(await s.listLogValues(orgId, field, { limit: 1, after: all[0] }), { values: all.slice(1, 2), more: all.length > 2 });
+          assert.deepEqual(await s.listLogValues(orgId, field, { limit: 50, starts_with: 'sess-' }), { values: all.filter((v) => v.startsWith('sess-')), more: false });
+        }
       }
     };
     await checkAll(store);

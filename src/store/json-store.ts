@@ -16,6 +16,7 @@ import { Low } from 'lowdb';
 import type { Organization } from '../schemas.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
 import { LogFile } from './log-file.ts';
+import type { ValueField } from './log-index.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
 import {
   isAfter,
@@ -377,5 +378,8 @@ export class JsonStore implements Store {
   }
   async listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>> {
     return this.logs!.list(filter, page);
+  }
+  async listLogValues(orgId: string, field: ValueField, query: { limit: number; after?: string; starts_with?: string }): Promise<{ values: string[]; more: boolean }> {
+    return this.logs!.values(orgId, field, query);
   }
 }

@@ -5,8 +5,8 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { loadLogFile, syncDir } from './json-files.ts';
-import { LogIndex, PENDING, type IndexedLog } from './log-index.ts';
-import type { ExecutionLogRecord, LogFilter, Page, PageQuery } from './types.ts';
+import { LogIndex, PENDING, type IndexedLog, type IndexFilter, type ValueField } from './log-index.ts';
+import type { ExecutionLogRecord, Page, PageQuery } from './types.ts';
 
 /** Copy size of a rewrite: the kept lines never sit in memory whole. */
 const COPY_CHUNK = 4 * 2 ** 20;
@@ -52,11 +52,15 @@ export class LogFile {
     return row === undefined ? null : this.read(row);
   }
 
-  list(filter: LogFilter, page: PageQuery): Page<ExecutionLogRecord> {
+  list(filter: IndexFilter, page: PageQuery): Page<ExecutionLogRecord> {
     const rows = this.index.find(filter, page.after, page.limit + 1);
     const items = rows.slice(0, page.limit).map((row) => this.read(row));
     const last = items[items.length - 1];
     return { items, last: rows.length > page.limit && last ? { created_at: last.created_at, id: last.id } : undefined };
+  }
+
+  values(orgId: string, field: ValueField, query: { limit: number; after?: string; starts_with?: string }): { values: string[]; more: boolean } {
+    return this.index.values(orgId, field, query);
   }
 
   /**

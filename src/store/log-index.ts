@@ -5,10 +5,18 @@
 //
 // Strings that repeat (org, judge, project, evaluator ids, tags) are interned to integer codes; a
 // log's evaluator ids and its tags are interned as whole sets, which all logs of one judge share.
-// To index one more string field (e.g. `session_id`): add an Int32Array column next to `project`,
-// fill it with `this.codes.code(...)` in add() (-1 for null), copy it in compact(), and test it in
-// matcher() like project_id.
+// To index one more string field: add an Int32Array column next to `session`, fill it with
+// `this.codes.code(...)` in add() (-1 for null), copy it in compact(), resize it in grow(), and test
+// it in matcher() like session_id.
 import { isAfter, type LogFilter } from './types.ts';
+
+/**
+ * session_id and user_id filter logs since the conversations work (issue 19); spelled out here so
+ * that the index carries them whether or not LogFilter names them yet.
+ */
+export type IndexFilter = LogFilter & { session_id?: string; user_id?: string };
+/** Log fields whose values can be listed, in bytewise order (PostgreSQL's "C" collation). */
+export type ValueField = 'session_id' | 'user_id';
 
 /** A log whose line is not on disk yet: its record is served from memory until the commit. */
 export const PENDING = -1;
@@ -64,6 +72,8 @@ export interface IndexedLog {
   judge_id?: unknown;
   evaluator_id?: unknown;
   project_id?: unknown;
+  session_id?: unknown;
+  user_id?: unknown;
   score?: unknown;
   cost_usd?: unknown;
   tags: unknown[];
@@ -81,6 +91,8 @@ export class LogIndex {
   private org = new Int32Array(0);
   private judge = new Int32Array(0);
   private project = new Int32Array(0);
+  private session = new Int32Array(0);
+  private user = new Int32Array(0);
   private evaluators = new Int32Array(0);
   private tags = new Int32Array(0);
   /** NaN for null. */
@@ -143,6 +155,8 @@ export class LogIndex {
     this.org[row] = this.codes.code(log.org_id);
     this.judge[row] = str(log.judge_id) ? this.codes.code(log.judge_id) : -1;
     this.project[row] = str(log.project_id) ? this.codes.code(log.project_id) : -1;
+    this.session[row] = str(log.session_id) ? this.codes.code(log.session_id) : -1;
+    this.user[row] = str(log.user_id) ? this.codes.code(log.user_id) : -1;
     this.evaluators[row] = this.sets.code(evaluatorIds);
     this.tags[row] = this.sets.code(log.tags.filter(str));
     this.score[row] = num(log.score);
@@ -171,6 +185,8 @@ export class LogIndex {
     this.org = resize(this.org);
     this.judge = resize(this.judge);
     this.project = resize(this.project);
+    this.session = resize(this.session);
+    this.user = resize(this.user);
     this.evaluators = resize(this.evaluators);
     this.tags = resize(this.tags);
     this.score = resize(this.score);
@@ -251,6 +267,8 @@ export class LogIndex {
       next.org[r] = code(this.org[row]!);
       next.judge[r] = code(this.judge[row]!);
       next.project[r] = code(this.project[row]!);
+      next.session[r] = code(this.session[row]!);
+      next.user[r] = code(this.user[row]!);
       next.evaluators[r] = setCode(this.evaluators[row]!);
       next.tags[r] = setCode(this.tags[row]!);
       next.score[r] = this.score[row]!;
@@ -276,7 +294,7 @@ export class LogIndex {
   }
 
   /** Rows matching `filter`, newest first, strictly after the cursor, at most `max` of them. */
-  find(filter: LogFilter, after: { created_at: string; id: string } | undefined, max: number): number[] {
+  find(filter: IndexFilter, after: { created_at: string; id: string } | undefined, max: number): number[] {
     const found: number[] = [];
     const matches = this.matcher(filter);
     if (!matches) return found;
@@ -302,13 +320,15 @@ export class LogIndex {
   }
 
   /** The filter as a test on a row, or null when no log can match (an unknown id or tag). */
-  private matcher(f: LogFilter): ((row: number) => boolean) | null {
+  private matcher(f: IndexFilter): ((row: number) => boolean) | null {
     const org = this.codes.find(f.org_id);
     const judge = f.judge_id === undefined ? undefined : this.codes.find(f.judge_id);
     const project = f.project_id === undefined ? undefined : this.codes.find(f.project_id);
+    const session = f.session_id === undefined ? undefined : this.codes.find(f.session_id);
+    const user = f.user_id === undefined ? undefined : this.codes.find(f.user_id);
     const evaluator = f.evaluator_id === undefined ? undefined : this.codes.find(f.evaluator_id);
     const tags = f.tags?.length ? f.tags.map((t) => this.codes.find(t)) : undefined;
-    if (org < 0 || judge === -1 || project === -1 || evaluator === -1 || tags?.includes(-1)) return null;
+    if (org < 0 || judge === -1 || project === -1 || session === -1 || user === -1 || evaluator === -1 || tags?.includes(-1)) return null;
     // Many rows share a set: each set is tested once per query (0 not yet, 1 yes, 2 no).
     const memo = (test: (set: Int32Array) => boolean) => {
       const known = new Uint8Array(this.sets.sets.length);
@@ -324,6 +344,8 @@ export class LogIndex {
       this.org[row] === org &&
       (judge === undefined || this.judge[row] === judge) &&
       (project === undefined || this.project[row] === project) &&
+      (session === undefined || this.session[row] === session) &&
+      (user === undefined || this.user[row] === user) &&
       (hasEvaluator === undefined || hasEvaluator(this.evaluators[row]!)) &&
       // A null score or cost is NaN here, and NaN fails every comparison: it matches no bound.
       (min_score === undefined || this.score[row]! >= min_score) &&
@@ -334,4 +356,26 @@ export class LogIndex {
       (date_from === undefined || this.createdAt[row]! >= date_from) &&
       (date_to === undefined || this.createdAt[row]! <= date_to);
   }
+
+  /**
+   * The organization's distinct values of `field` (at most 200 characters, as PostgreSQL's index
+   * holds them), bytewise ascending, after `after`, starting with `starts_with`.
+   */
+  values(orgId: string, field: ValueField, query: { limit: number; after?: string; starts_with?: string }): { values: string[]; more: boolean } {
+    const org = this.codes.find(orgId);
+    const column = field === 'session_id' ? this.session : this.user;
+    const seen = new Set<number>();
+    for (let i = 0; i < this.orderLength; i++) {
+      const row = this.order[i]!;
+      if (this.org[row] === org && column[row]! >= 0) seen.add(column[row]!);
+    }
+    const values = [...seen]
+      .map((c) => this.codes.strings[c]!)
+      .filter((v) => v.length <= 200 && (!query.starts_with || v.startsWith(query.starts_with)) && (query.after === undefined || bytewise(v, query.after) > 0))
+      .sort(bytewise);
+    return { values: values.slice(0, query.limit), more: values.length > query.limit };
+  }
 }
+
+/** Bytewise (UTF-8) order, PostgreSQL's "C" collation, so both stores list values alike. */
+const bytewise = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
