@@ -39,8 +39,16 @@ function makeLog(i: number): ExecutionLogRecord {
   };
 }
 
+async function openEmpty(dir: string): Promise<JsonStore> {
+  const store = new JsonStore({ dataDir: dir });
+  await store.init();
+  return store;
+}
+
 async function perAppendMs(stored: number): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-bench-'));
+  // db.json first: a store refuses logs.jsonl without it (a lost database).
+  await (await openEmpty(dir)).close();
   // Pre-fill the history file directly: this measures appends, not the fill.
   const fd = fs.openSync(path.join(dir, 'logs.jsonl'), 'w');
   const chunk: string[] = [];

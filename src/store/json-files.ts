@@ -122,67 +122,91 @@ export function isLogRecord(v: unknown): boolean {
   );
 }
 
-export interface LoadedLogs<T> {
-  records: T[];
-  /** The handle to append to, positioned after the last kept byte. */
+export interface LoadedLogFile {
+  /** The handle to append to (and read committed lines from), positioned after the last kept byte. */
   handle: fsp.FileHandle;
+  /** Bytes of the file after the load: every line in it is whole and terminated. */
+  size: number;
 }
 
+/** Read size of the start-up scan: the file is never held in memory whole. */
+const SCAN_CHUNK = 4 * 2 ** 20;
+
 /**
- * Reads logs.jsonl. A bad line in the middle (garbage, `null`, a record without id) is skipped with
- * a warning naming file and line, left where it is, and copied to logs.jsonl.rejected for repair:
- * the lines after it are loaded as usual. Only an unterminated last line (a crash mid-append) is
- * cut off the file, after being copied aside too; if it parses it is kept and terminated instead.
+ * Reads logs.jsonl in chunks, handing each good record to `onRecord` with the byte offset and length
+ * of its line (without the newline). A bad line in the middle (garbage, `null`, a record without id)
+ * is skipped with a warning naming file and line, left where it is, and copied to
+ * logs.jsonl.rejected for repair: the lines after it are loaded as usual. Only an unterminated last
+ * line (a crash mid-append) is cut off the file, after being copied aside too; if it parses it is
+ * kept and terminated instead.
  */
-export async function loadLogFile<T>(file: string, warn: (line: string) => void = console.warn): Promise<LoadedLogs<T>> {
-  let raw = Buffer.alloc(0);
-  try {
-    raw = await fsp.readFile(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  const text = raw.toString('utf8');
-  const records: T[] = [];
-  const rejected: Array<{ line: number; text: string; reason: string }> = [];
-  let offset = 0;
-  let lineNo = 0;
-  let tornTail: { bytes: number; whole: boolean } | undefined;
-  while (offset < text.length) {
-    const end = text.indexOf('\n', offset);
-    const line = text.slice(offset, end < 0 ? text.length : end);
-    lineNo++;
-    offset = end < 0 ? text.length : end + 1;
-    if (!line.trim()) continue;
-    let parsed: unknown;
-    let ok = false;
-    try {
-      parsed = JSON.parse(line);
-      ok = isLogRecord(parsed);
-    } catch {
-      /* not JSON */
-    }
-    if (end < 0) {
-      if (ok) records.push(parsed as T);
-      // Counted on the raw bytes: a torn multi-byte character decodes to a different length.
-      tornTail = { bytes: raw.length - (raw.lastIndexOf(0x0a) + 1), whole: ok };
-      if (!ok) rejected.push({ line: lineNo, text: line, reason: 'torn last line (a crash mid-append), cut off the file' });
-      continue;
-    }
-    if (ok) records.push(parsed as T);
-    else rejected.push({ line: lineNo, text: line, reason: 'not an execution log record, skipped and left in place' });
-  }
-  if (rejected.length) await setAside(file, rejected, warn);
+export async function loadLogFile(
+  file: string,
+  onRecord: (record: unknown, offset: number, length: number) => void,
+  warn: (line: string) => void = console.warn,
+): Promise<LoadedLogFile> {
   const handle = await fsp.open(file, 'a+');
-  if (tornTail) {
-    if (tornTail.whole) {
-      // The record arrived whole, only its newline did not: keep it rather than drop it.
-      await handle.write('\n');
-    } else {
-      await handle.truncate(raw.length - tornTail.bytes);
+  try {
+    const size = (await handle.stat()).size;
+    const rejected: Array<{ line: number; text: string; reason: string }> = [];
+    let lineNo = 0;
+    /** Answers whether the line held a good record. */
+    const take = (data: Buffer, start: number, end: number, fileOffset: number, terminated: boolean): boolean => {
+      lineNo++;
+      const line = data.toString('utf8', start, end);
+      if (!line.trim()) return true;
+      let parsed: unknown;
+      let ok = false;
+      try {
+        parsed = JSON.parse(line);
+        ok = isLogRecord(parsed);
+      } catch {
+        /* not JSON */
+      }
+      if (ok) onRecord(parsed, fileOffset, end - start);
+      else if (terminated) rejected.push({ line: lineNo, text: line, reason: 'not an execution log record, skipped and left in place' });
+      else rejected.push({ line: lineNo, text: line, reason: 'torn last line (a crash mid-append), cut off the file' });
+      return ok;
+    };
+    const chunk = Buffer.allocUnsafe(SCAN_CHUNK);
+    let carry = Buffer.alloc(0);
+    let carryAt = 0;
+    for (let pos = 0; pos < size; ) {
+      const { bytesRead } = await handle.read(chunk, 0, Math.min(SCAN_CHUNK, size - pos), pos);
+      if (!bytesRead) break;
+      const data = carry.length ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+      const dataAt = carry.length ? carryAt : pos;
+      pos += bytesRead;
+      let start = 0;
+      for (let nl = data.indexOf(0x0a); nl >= 0; nl = data.indexOf(0x0a, start)) {
+        take(data, start, nl, dataAt + start, true);
+        start = nl + 1;
+      }
+      // Copied: `chunk` is reused by the next read.
+      carry = Buffer.from(data.subarray(start));
+      carryAt = dataAt + start;
     }
-    await handle.datasync();
+    const tailWhole = carry.length ? take(carry, 0, carry.length, carryAt, false) : true;
+    // Set aside before anything is cut, so that a crash in between loses nothing.
+    if (rejected.length) await setAside(file, rejected, warn);
+    let kept = size;
+    if (carry.length) {
+      if (tailWhole) {
+        // The record arrived whole, only its newline did not: keep it rather than drop it.
+        await handle.write('\n');
+        kept = size + 1;
+      } else {
+        // Counted on the raw bytes: a torn multi-byte character decodes to a different length.
+        await handle.truncate(carryAt);
+        kept = carryAt;
+      }
+      await handle.datasync();
+    }
+    return { handle, size: kept };
+  } catch (err) {
+    await handle.close();
+    throw err;
   }
-  return { records, handle };
 }
 
 /** Copies rejected lines to `<file>.rejected` (once each: a restart does not copy them again). */

@@ -5,16 +5,18 @@
 //   rename, fsync of the directory) so a crash leaves either the old or the new file.
 // - logs.jsonl holds execution logs, one JSON line each, append-only: appending costs the same
 //   with 100 or 100,000 logs already stored. A torn last line (crash mid-append) is dropped at load;
-//   any other bad line is skipped and copied aside (json-files.ts), never cut off.
+//   any other bad line is skipped and copied aside (json-files.ts), never cut off. Only a compact
+//   index of the logs stays in memory (log-index.ts); a log's record is read from its line.
 // - Every mutation is applied in memory synchronously (so checks and writes are serialized by the
 //   event loop) and then committed; concurrent commits are grouped into one disk write.
 // - tribunal.lock keeps a second process out (see lock.ts).
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Organization } from '../schemas.ts';
-import { assertDbBesideLogs, DurableJsonFile, GroupCommit, loadLogFile, removeStaleTempFiles, writeFileDurably } from './json-files.ts';
+import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
+import { LogFile } from './log-file.ts';
+import type { ValueField } from './log-index.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
 import {
   isAfter,
@@ -27,8 +29,6 @@ import {
   type JudgeFilter,
   type JudgeRecord,
   type LogFilter,
-  type LogValueField,
-  type ValueQuery,
   type Page,
   type PageQuery,
   type ProjectRecord,
@@ -125,12 +125,8 @@ export class JsonStore implements Store {
   private lock?: DataDirLock;
   private dbCommit!: GroupCommit;
   private logCommit!: GroupCommit;
-  private logs: ExecutionLogRecord[] = [];
-  private logsById = new Map<string, ExecutionLogRecord>();
-  private pendingLogLines: string[] = [];
-  private logHandle?: fsp.FileHandle;
+  private logs?: LogFile;
   private keysByPrefix = new Map<string, string>();
-  private rewriteLogs = false;
   private closed = false;
 
   constructor(private readonly opts: JsonStoreOptions) {}
@@ -159,57 +155,12 @@ export class JsonStore implements Store {
       withoutPrototypes(this.db.data);
       for (const key of Object.values(this.db.data.api_keys)) this.keysByPrefix.set(key.prefix, key.id);
       this.dbCommit = new GroupCommit(() => this.db.write());
-      await this.loadLogs(path.join(dir, 'logs.jsonl'));
-      this.logCommit = new GroupCommit(() => this.flushLogs());
+      this.logs = await LogFile.open(path.join(dir, 'logs.jsonl'));
+      this.logCommit = new GroupCommit(() => this.logs!.flush());
     } catch (err) {
       this.lock.release();
       throw err;
     }
-  }
-
-  private async loadLogs(file: string): Promise<void> {
-    const { records, handle } = await loadLogFile<ExecutionLogRecord>(file);
-    for (const record of records) this.insertLog(record);
-    this.logHandle = handle;
-  }
-
-  private insertLog(log: ExecutionLogRecord): void {
-    // Logs are kept oldest -> newest. Appends nearly always land at the end; a run that finished
-    // out of order is placed by binary search so listing stays newest-first without sorting.
-    let lo = this.logs.length;
-    if (lo > 0 && newestFirst(this.logs[lo - 1], log) < 0) {
-      let hi = lo;
-      lo = 0;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (newestFirst(this.logs[mid], log) > 0) lo = mid + 1;
-        else hi = mid;
-      }
-    }
-    if (lo === this.logs.length) this.logs.push(log);
-    else this.logs.splice(lo, 0, log);
-    this.logsById.set(log.id, log);
-  }
-
-  private async flushLogs(): Promise<void> {
-    if (this.rewriteLogs) return this.rewriteLogFile();
-    const lines = this.pendingLogLines.splice(0);
-    if (!lines.length || !this.logHandle) return;
-    await this.logHandle.write(lines.join(''));
-    await this.logHandle.datasync();
-  }
-
-  /**
-   * After a purge: the kept logs (pending appends included, they are in memory already) go to a
-   * new file that replaces logs.jsonl atomically. Runs inside the log commit, so no append interleaves.
-   */
-  private async rewriteLogFile(): Promise<void> {
-    this.rewriteLogs = false;
-    this.pendingLogLines.length = 0;
-    const file = path.join(this.opts.dataDir, 'logs.jsonl');
-    await writeFileDurably(file, this.logs.map((l) => `${JSON.stringify(l)}\n`).join(''));
-    await this.logHandle?.close();
-    this.logHandle = await fsp.open(file, 'a+');
   }
 
   async close(): Promise<void> {
@@ -217,7 +168,7 @@ export class JsonStore implements Store {
     this.closed = true;
     // Let writes already acknowledged-to-be be on disk before the files and the lock are let go.
     await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit()]);
-    await this.logHandle?.close();
+    await this.logs?.close();
     this.lock?.release();
   }
 
@@ -264,17 +215,10 @@ export class JsonStore implements Store {
       for (const [id, versions] of Object.entries(d[table])) if (versions[0]?.org_id === orgId) delete d[table][id];
     }
     delete d.organizations[orgId];
-    const kept = this.logs.filter((l) => l.org_id !== orgId);
-    const purgedLogs = kept.length !== this.logs.length;
-    if (purgedLogs) {
-      for (const l of this.logs) if (l.org_id === orgId) this.logsById.delete(l.id);
-      this.logs = kept;
-    }
+    // The logs leave the index at once; the file is rewritten inside the log commit.
+    const purgedLogs = this.logs!.purgeOrganization(orgId);
     await this.save();
-    if (purgedLogs) {
-      this.rewriteLogs = true;
-      await this.logCommit.commit();
-    }
+    if (purgedLogs) await this.logCommit.commit();
   }
 
   // API keys
@@ -425,70 +369,17 @@ export class JsonStore implements Store {
 
   async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {
     if (this.closed) throw new Error('the JSON store is closed');
-    if (this.logsById.has(log.id)) throw new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id: log.id });
-    const record = clone(log);
-    this.insertLog(record);
-    this.pendingLogLines.push(`${JSON.stringify(record)}\n`);
+    if (this.logs!.has(log.id)) throw new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id: log.id });
+    this.logs!.add(clone(log));
     await this.logCommit.commit();
   }
   async getExecutionLog(id: string) {
-    return clone(this.logsById.get(id) ?? null);
+    return this.logs!.get(id);
   }
   async listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>> {
-    const items: ExecutionLogRecord[] = [];
-    let i = this.logs.length - 1;
-    if (page.after) {
-      // Binary search for the first log strictly older than the cursor.
-      let lo = 0;
-      let hi = this.logs.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (isAfter(this.logs[mid], page.after)) lo = mid + 1;
-        else hi = mid;
-      }
-      // logs[0..lo) are older than the cursor
-      i = lo - 1;
-    }
-    for (; i >= 0 && items.length <= page.limit; i--) {
-      const log = this.logs[i];
-      if (matchesLog(filter, log)) items.push(log);
-    }
-    const more = items.length > page.limit;
-    const result = items.slice(0, page.limit);
-    const lastItem = result[result.length - 1];
-    return { items: result.map(clone), last: more && lastItem ? { created_at: lastItem.created_at, id: lastItem.id } : undefined };
+    return this.logs!.list(filter, page);
   }
-
-  async listLogValues(orgId: string, field: LogValueField, query: ValueQuery): Promise<{ values: string[]; more: boolean }> {
-    const found = new Set<string>();
-    for (const log of this.logs) {
-      const value = log[field];
-      if (log.org_id !== orgId || typeof value !== 'string') continue;
-      // The same bound as PostgreSQL's index (user_id predates its 200-character limit).
-      if (value.length > 200 || (query.starts_with && !value.startsWith(query.starts_with))) continue;
-      if (query.after === undefined || bytewise(value, query.after) > 0) found.add(value);
-    }
-    const values = [...found].sort(bytewise);
-    return { values: values.slice(0, query.limit), more: values.length > query.limit };
+  async listLogValues(orgId: string, field: ValueField, query: { limit: number; after?: string; starts_with?: string }): Promise<{ values: string[]; more: boolean }> {
+    return this.logs!.values(orgId, field, query);
   }
-}
-
-/** Bytewise (UTF-8) order, PostgreSQL's "C" collation, so both stores list values alike. */
-const bytewise = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
-
-export function matchesLog(f: LogFilter, log: ExecutionLogRecord): boolean {
-  if (log.org_id !== f.org_id) return false;
-  if (f.judge_id !== undefined && log.judge_id !== f.judge_id) return false;
-  if (f.evaluator_id !== undefined && log.evaluator_id !== f.evaluator_id && !log.evaluator_results.some((r) => r.evaluator_id === f.evaluator_id)) return false;
-  if (f.project_id !== undefined && log.project_id !== f.project_id) return false;
-  if (f.min_score !== undefined && (log.score === null || log.score < f.min_score)) return false;
-  if (f.max_score !== undefined && (log.score === null || log.score > f.max_score)) return false;
-  if (f.min_cost !== undefined && (log.cost_usd === null || log.cost_usd < f.min_cost)) return false;
-  if (f.max_cost !== undefined && (log.cost_usd === null || log.cost_usd > f.max_cost)) return false;
-  if (f.tags?.length && !f.tags.every((t) => log.tags.includes(t))) return false;
-  if (f.session_id !== undefined && log.session_id !== f.session_id) return false;
-  if (f.user_id !== undefined && log.user_id !== f.user_id) return false;
-  if (f.date_from !== undefined && log.created_at < f.date_from) return false;
-  if (f.date_to !== undefined && log.created_at > f.date_to) return false;
-  return true;
 }
