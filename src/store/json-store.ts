@@ -15,12 +15,16 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Organization } from '../schemas.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, loadLogFile, removeStaleTempFiles, writeFileDurably } from './json-files.ts';
+import { JsonDatasets } from './json-datasets.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
 import {
   isAfter,
   newestFirst,
   StoreConflictError,
   type ApiKeyRecord,
+  type DatasetFilter,
+  type DatasetItemRecord,
+  type DatasetRecord,
   type EvaluatorFilter,
   type EvaluatorRecord,
   type ExecutionLogRecord,
@@ -30,6 +34,7 @@ import {
   type Page,
   type PageQuery,
   type ProjectRecord,
+  type ItemPageQuery,
   type Store,
 } from './types.ts';
 
@@ -130,6 +135,8 @@ export class JsonStore implements Store {
   private keysByPrefix = new Map<string, string>();
   private rewriteLogs = false;
   private closed = false;
+  /** Datasets live beside db.json, not in it (json-datasets.ts). */
+  private datasets!: JsonDatasets;
 
   constructor(private readonly opts: JsonStoreOptions) {}
 
@@ -159,6 +166,8 @@ export class JsonStore implements Store {
       this.dbCommit = new GroupCommit(() => this.db.write());
       await this.loadLogs(path.join(dir, 'logs.jsonl'));
       this.logCommit = new GroupCommit(() => this.flushLogs());
+      this.datasets = new JsonDatasets(path.join(dir, 'datasets'));
+      await this.datasets.load();
     } catch (err) {
       this.lock.release();
       throw err;
@@ -214,7 +223,7 @@ export class JsonStore implements Store {
     if (this.closed) return;
     this.closed = true;
     // Let writes already acknowledged-to-be be on disk before the files and the lock are let go.
-    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit()]);
+    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush()]);
     await this.logHandle?.close();
     this.lock?.release();
   }
@@ -262,6 +271,7 @@ export class JsonStore implements Store {
       for (const [id, versions] of Object.entries(d[table])) if (versions[0]?.org_id === orgId) delete d[table][id];
     }
     delete d.organizations[orgId];
+    await this.datasets.deleteOrg(orgId);
     const kept = this.logs.filter((l) => l.org_id !== orgId);
     const purgedLogs = kept.length !== this.logs.length;
     if (purgedLogs) {
@@ -456,6 +466,18 @@ export class JsonStore implements Store {
     const lastItem = result[result.length - 1];
     return { items: result.map(clone), last: more && lastItem ? { created_at: lastItem.created_at, id: lastItem.id } : undefined };
   }
+
+  // Datasets (json-datasets.ts)
+  createDataset = (d: DatasetRecord) => this.datasets.create(d);
+  getDataset = async (id: string) => this.datasets.get(id);
+  listDatasets = async (filter: DatasetFilter, page: PageQuery) => this.datasets.list(filter, page);
+  updateDataset = (id: string, patch: { name?: string; description?: string; updated_at: string }) => this.datasets.update(id, patch);
+  deleteDataset = (id: string) => this.datasets.delete(id);
+  addDatasetItems = (id: string, items: DatasetItemRecord[]) => this.datasets.addItems(id, items);
+  getDatasetItem = (id: string, itemId: string) => this.datasets.getItem(id, itemId);
+  listDatasetItems = (id: string, page: ItemPageQuery) => this.datasets.listItems(id, page);
+  updateDatasetItem = (id: string, item: DatasetItemRecord) => this.datasets.updateItem(id, item);
+  deleteDatasetItem = (id: string, itemId: string) => this.datasets.deleteItem(id, itemId);
 }
 
 export function matchesLog(f: LogFilter, log: ExecutionLogRecord): boolean {
