@@ -1,0 +1,33 @@
+// A large JSONL import streams through a real server process in bounded memory (issue 14: RSS within
+// +100 MB of idle). 20,000 lines of ~2 KB (~40 MB, 40x the JSON body limit) here; the 100,000-line
+// figure is bench/dataset-import.bench.ts. TRIBUNAL_TEST_STORE=postgres runs it on PostgreSQL.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { measureImport } from './helpers/dataset-import.ts';
+import { startInstance, type Instance } from './helpers/instances.ts';
+
+let server: Instance;
+let key: string;
+
+before(async () => {
+  const env: Record<string, string> = {};
+  if (process.env.TRIBUNAL_TEST_STORE === 'postgres') {
+    const { createTestSchema } = await import('./helpers/postgres.ts');
+    env.TRIBUNAL_STORE = 'postgres';
+    env.DATABASE_URL = (await createTestSchema()).url;
+  }
+  server = await startInstance(env);
+  key = (await server.request('POST', '/create-demo-user/')).body.api_key;
+});
+after(() => server?.stop());
+
+it('imports 20,000 JSONL lines (40x the JSON body limit) with the server RSS within +100 MB of idle', async () => {
+  // A first small import warms the code paths, so idle is measured with them loaded.
+  await measureImport(server.url, server.child.pid!, key, 100, 10);
+  const run = await measureImport(server.url, server.child.pid!, key, 20_000, 2000);
+  assert.equal(run.status, 201, JSON.stringify(run.body));
+  assert.equal(run.body.created, 20_000);
+  assert.deepEqual(run.body.skipped, []);
+  const grewMb = (run.peakRss - run.idleRss) / 1048576;
+  assert.ok(grewMb < 100, `server RSS grew ${grewMb.toFixed(0)} MB during the import`);
+});
