@@ -62,6 +62,13 @@ export function datasetStreamOpenApi(problem: (description: string) => unknown):
   const security = [{ ApiKey: [] }, { Bearer: [] }];
   const parameters = [{ name: 'dataset_id', in: 'path', required: true, schema: { type: 'string' }, description: 'id or exact name of the dataset' }];
   const text = { schema: { type: 'string' } };
+  const common = {
+    '401': problem('not_authenticated'),
+    '404': problem('not_found: no such dataset in your organization'),
+    '429': problem('rate_limited'),
+    '500': problem('internal_error'),
+    '503': problem('store_unavailable: the store is unreachable; retry shortly'),
+  };
   return {
     '/v1/datasets/{dataset_id}/items/import/': {
       post: {
@@ -88,8 +95,7 @@ export function datasetStreamOpenApi(problem: (description: string) => unknown):
             },
           },
           '400': problem('validation_error: a CSV header with unknown columns or without response'),
-          '401': problem('not_authenticated'),
-          '404': problem('not_found: no such dataset in your organization'),
+          ...common,
           '415': problem('send application/x-ndjson or text/csv'),
         },
       },
@@ -100,7 +106,7 @@ export function datasetStreamOpenApi(problem: (description: string) => unknown):
         operationId: 'get_v1_datasets_dataset_id_items_export',
         security,
         parameters,
-        responses: { '200': { description: 'JSONL, one item per line', content: { 'application/x-ndjson': text } }, '401': problem('not_authenticated'), '404': problem('not_found') },
+        responses: { '200': { description: 'JSONL, one item per line', content: { 'application/x-ndjson': text } }, '400': problem('validation_error'), ...common },
       },
     },
   };

@@ -13,6 +13,8 @@ import evaluator from './pages/evaluator.js';
 import evaluatorForm from './pages/evaluator-form.js';
 import logs from './pages/logs.js';
 import log from './pages/log.js';
+import datasets from './pages/datasets.js';
+import dataset from './pages/dataset.js';
 
 const routes = [
   ['/app/sign-in', signIn, { public: true }],
@@ -28,6 +30,8 @@ const routes = [
   ['/app/evaluators/:id/edit', evaluatorForm],
   ['/app/logs', logs],
   ['/app/logs/:id', log],
+  ['/app/datasets', datasets],
+  ['/app/datasets/:id', dataset],
 ].map(([pattern, page, opts = {}]) => ({
   page,
   ...opts,
@@ -39,6 +43,7 @@ const NAV = [
   ['/app/judges', 'Judges'],
   ['/app/evaluators', 'Evaluators'],
   ['/app/logs', 'Execution logs'],
+  ['/app/datasets', 'Datasets'],
   ['/app/keys', 'API keys'],
 ];
 
