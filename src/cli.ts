@@ -17,6 +17,7 @@ const COMMANDS: Record<string, Handler> = {
   judges: async (argv) => (await import('./cli/judges.ts')).judges(argv),
   evaluators: async (argv) => (await import('./cli/evaluators.ts')).evaluators(argv),
   projects: async (argv) => (await import('./cli/projects.ts')).projects(argv),
+  datasets: async (argv) => (await import('./cli/datasets.ts')).datasets(argv),
   logs: async (argv) => (await import('./cli/logs.ts')).logs(argv),
   eval: async (argv) => (await import('./cli/eval.ts')).evalBatch(argv),
 };
@@ -31,6 +32,7 @@ Client commands (talk to a server: TRIBUNAL_URL, default http://127.0.0.1:8787, 
   evaluators list|get|create|update|delete|run
                                             find, edit and run evaluators (presets included)
   projects list|create                      projects of your organization
+  datasets create|list|import|export|delete stored inputs to run judges over (JSONL/CSV import, streamed)
   logs list|get                             past runs (execution logs), with every filter
   eval --judge <j> --input <data.jsonl|csv> --out <results.jsonl>
                                             score a whole dataset; --fail-under makes it a CI gate

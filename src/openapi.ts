@@ -1,6 +1,7 @@
 // GET /v1/openapi.json: OpenAPI 3.1, generated from the route table and the zod schemas the routes
 // validate with, so the document cannot drift from the code.
 import { z } from 'zod';
+import { datasetStreamOpenApi } from './datasets/stream-routes.ts';
 import { routes, type RestRoute } from './rest.ts';
 import { strictInput } from './unknown-fields.ts';
 import { VERSION } from './version.ts';
@@ -146,6 +147,7 @@ export function openApiDocument(): unknown {
       },
     },
   };
+  Object.assign(paths, datasetStreamOpenApi(problem));
   paths['/healthz'] = { get: { summary: 'Liveness and store reachability (no auth)', operationId: 'healthz', security: [], responses: { '200': { description: 'up' }, '503': { description: 'store down' } } } };
   cached = {
     openapi: '3.1.0',

@@ -69,6 +69,16 @@ export const routes: RestRoute[] = [
   route('get', '/v1/api-keys/', ops.listApiKeys),
   route('post', '/v1/api-keys/', ops.createApiKey, 201),
   route('delete', '/v1/api-keys/:key_id/', ops.revokeApiKey),
+  route('get', '/v1/datasets/', ops.listDatasets),
+  route('post', '/v1/datasets/', ops.createDataset, 201),
+  route('get', '/v1/datasets/:dataset_id/', ops.getDataset),
+  route('patch', '/v1/datasets/:dataset_id/', ops.updateDataset),
+  route('delete', '/v1/datasets/:dataset_id/', ops.deleteDataset),
+  route('get', '/v1/datasets/:dataset_id/items/', ops.listDatasetItems),
+  route('post', '/v1/datasets/:dataset_id/items/', ops.addDatasetItems, 201),
+  route('get', '/v1/datasets/:dataset_id/items/:item_id/', ops.getDatasetItem),
+  route('patch', '/v1/datasets/:dataset_id/items/:item_id/', ops.updateDatasetItem),
+  route('delete', '/v1/datasets/:dataset_id/items/:item_id/', ops.deleteDatasetItem),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema

@@ -258,3 +258,49 @@ export const ExecutionResult = z.object({
   latency_ms: z.number().describe('wall time of the run'),
 });
 export type ExecutionResult = z.infer<typeof ExecutionResult>;
+
+// Datasets (SPEC section 7): stored inputs a judge can later be run over.
+
+const ExpectedScores = z
+  .record(z.string().min(1), z.number().min(0).max(1))
+  .describe('evaluator id or exact name -> the score 0..1 a person gave (for calibration)');
+const ItemMetadata = z.record(z.string(), z.unknown()).describe('free JSON object kept with the item');
+
+/** What a caller gives for one item: the execution inputs, plus labels. */
+export const DatasetItemInputShape = {
+  // Required here: items do not take turns yet (SPEC section 10 for datasets is still to come).
+  response: z.string().min(1, 'response is empty: pass the LLM output to evaluate').describe('the LLM output to evaluate (not empty)'),
+  request: ExecutionInputShape.request,
+  contexts: ExecutionInputShape.contexts,
+  expected_output: ExecutionInputShape.expected_output,
+  // Items do not take `turns`/`system_prompt` (SPEC section 10) yet: a later change adds them here.
+  tags: z.array(z.string()).optional().describe('labels; a batch run copies them onto each row log'),
+  metadata: ItemMetadata.optional(),
+  expected_scores: ExpectedScores.optional(),
+};
+export const DatasetItemInput = z.object(DatasetItemInputShape);
+export type DatasetItemInput = z.infer<typeof DatasetItemInput>;
+
+export const DatasetItem = z.object({
+  id: id('dataset item'),
+  response: z.string().describe('the LLM output to evaluate'),
+  request: z.string().nullable().describe('the input that prompted the response'),
+  contexts: z.array(z.string()).nullable().describe('retrieved snippets'),
+  expected_output: z.string().nullable().describe('reference answer'),
+  tags: z.array(z.string()).describe('labels'),
+  metadata: ItemMetadata,
+  expected_scores: ExpectedScores.nullable(),
+  created_at: timestamp,
+});
+export type DatasetItem = z.infer<typeof DatasetItem>;
+
+export const Dataset = z.object({
+  id: id('dataset'),
+  name: z.string().describe('dataset name, unique in its organization; accepted wherever a dataset id is'),
+  description: z.string().describe('what the dataset holds'),
+  project_id: z.string().describe('owning project'),
+  item_count: z.number().int().describe('items in the dataset'),
+  created_at: timestamp,
+  updated_at: timestamp.describe('last change to the dataset or its items'),
+});
+export type Dataset = z.infer<typeof Dataset>;

@@ -5,6 +5,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Store as RateLimitStore } from 'express-rate-limit';
 import { Authenticator } from './auth.ts';
+import { datasetStreamRoutes } from './datasets/stream-routes.ts';
 import { TribunalError } from './errors.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody } from './http/body.ts';
@@ -72,7 +73,10 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
 
   // The caller is known from the headers (a key, or the web app's session cookie with its CSRF
   // checks) before a byte of the body is read: an unauthenticated upload is refused unread.
-  app.use('/v1', webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit.middleware, jsonBody(config.limits.bodyBytes));
+  app.use('/v1', webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit.middleware);
+  // Dataset import and export stream their bodies (JSONL/CSV, any size): before the JSON body parser.
+  app.use(datasetStreamRoutes(services));
+  app.use('/v1', jsonBody(config.limits.bodyBytes));
   app.use(restRouter(services));
 
   app.get('/', (_req, res) => res.redirect(302, '/app/'));

@@ -18,6 +18,7 @@ import {
   type ProjectRecord,
   type Store,
 } from '../src/store/types.ts';
+import { defineDatasetContract } from './store-contract-datasets.ts';
 
 // Record builders: complete, valid records with every field set, overridable.
 
@@ -165,6 +166,8 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
       const store = await fresh();
       await store.ping();
     });
+
+    defineDatasetContract(fresh);
 
     describe('organizations', () => {
       it('creates, reads and finds the oldest non-demo organization by name', async () => {

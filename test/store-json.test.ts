@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { DataDirLockedError } from '../src/store/lock.ts';
 import { jsonTempDirs, openJson } from './helpers/json-store.ts';
+import { allItems, dataset, item } from './store-contract-datasets.ts';
 import { apiKey, defineStoreContract, evaluator, judge, log, org, project } from './store-contract.ts';
 
 const tempDir = jsonTempDirs('tribunal-store-json-');
@@ -122,6 +123,33 @@ describe('JSON store on disk', () => {
       await store.createOrganization(org());
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('JSON store datasets on disk', () => {
+  it('keeps datasets and items (edits and deletes too) across a restart, outside db.json, and cuts a torn last item line', async () => {
+    const dir = tempDir();
+    const store = await openJson(dir);
+    const d = dataset('org_a');
+    await store.createDataset(d);
+    const items = [item({ response: 'one' }), item({ response: 'two' }), item({ response: 'three' })];
+    await store.addDatasetItems(d.id, items);
+    await store.updateDatasetItem(d.id, { ...items[0], response: 'one, edited' });
+    await store.deleteDatasetItem(d.id, items[1].id);
+    await store.close();
+    assert.ok(!fs.readFileSync(path.join(dir, 'db.json'), 'utf8').includes('three'), 'items are not in db.json');
+    // A crash mid-append leaves half a line behind.
+    fs.appendFileSync(path.join(dir, 'datasets', `${d.id}.jsonl`), '{"id":"itm_torn","resp');
+    const reopened = await openJson(dir);
+    try {
+      assert.equal((await reopened.getDataset(d.id))?.item_count, 2);
+      assert.deepEqual((await allItems(reopened, d.id, 10)).map((i) => i.response), ['one, edited', 'three']);
+      const more = item({ response: 'four' });
+      await reopened.addDatasetItems(d.id, [more]);
+      assert.deepEqual((await allItems(reopened, d.id, 1)).map((i) => i.response), ['one, edited', 'three', 'four']);
+    } finally {
+      await reopened.close();
     }
   });
 });

@@ -447,6 +447,37 @@ describe('web app in Chromium', { skip }, () => {
     await b.screenshot('18-draft-finished');
   });
 
+  step('creates a dataset, imports a JSONL file into it (a bad line listed), shows its items and exports them', async () => {
+    const { page } = b;
+    await nav('Datasets').click();
+    await heading('Datasets').waitFor();
+    await page.getByText('You have no datasets yet').waitFor();
+    await page.getByLabel('Name').fill('Support regressions');
+    await page.getByLabel('Description').fill('Replies that went wrong');
+    await page.getByRole('button', { name: 'Create dataset' }).click();
+    await heading('Support regressions').waitFor();
+    await page.getByText('No items yet').waitFor();
+    const lines = [
+      JSON.stringify({ request: 'How do I reset my password?', response: 'Use the reset link.', tags: ['password'] }),
+      'this line is not JSON',
+      JSON.stringify({ request: 'Refund?', response: 'Refunds take 5 days.', expected_scores: { Helpfulness: 0.9 } }),
+    ];
+    await page.getByLabel('Import a file').setInputFiles({ name: 'items.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(lines.join('\n')) });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByText('Imported 2 items from items.jsonl; skipped 1 lines.').waitFor();
+    await page.getByText(/^line 2: not valid JSON/).waitFor();
+    const items = page.getByRole('table', { name: 'Items' });
+    await items.getByText('Use the reset link.').waitFor();
+    await items.getByText('Helpfulness: 0.9').waitFor();
+    assert.equal(await items.locator('tbody tr').count(), 2);
+    const href = await page.getByRole('link', { name: 'Export JSONL' }).getAttribute('href');
+    const exported = await page.evaluate(async (url) => (await fetch(url!, { credentials: 'same-origin' })).text(), href);
+    assert.deepEqual(exported.trim().split('\n').map((l) => JSON.parse(l).response), ['Use the reset link.', 'Refunds take 5 days.']);
+    await b.screenshot('20-dataset');
+    await nav('Datasets').click();
+    await page.getByRole('table', { name: 'Datasets' }).getByRole('link', { name: 'Support regressions' }).waitFor();
+  });
+
   step('is readable at phone width: no page scrolls sideways', async () => {
     const { page } = b;
     await page.setViewportSize(PHONE);

@@ -1,5 +1,17 @@
 // The REST-only operations: definitions like the 14 tools, reached through the same invokeTool, and
 // never registered with MCP (tools/index.ts holds the only list MCP reads).
+import {
+  addDatasetItemsOperation,
+  createDatasetOperation,
+  deleteDatasetItemOperation,
+  deleteDatasetOperation,
+  getDatasetItemOperation,
+  getDatasetOperation,
+  listDatasetItemsOperation,
+  listDatasetsOperation,
+  updateDatasetItemOperation,
+  updateDatasetOperation,
+} from './datasets.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createProjectOperation, deleteEvaluatorOperation, deleteJudgeOperation, listEvaluatorVersions, listJudgeVersions } from './resources.ts';
@@ -16,4 +28,14 @@ export const restOnlyOperations = {
   createDemoUser,
   listSessionIds,
   listUserIds,
+  listDatasets: listDatasetsOperation,
+  createDataset: createDatasetOperation,
+  getDataset: getDatasetOperation,
+  updateDataset: updateDatasetOperation,
+  deleteDataset: deleteDatasetOperation,
+  listDatasetItems: listDatasetItemsOperation,
+  addDatasetItems: addDatasetItemsOperation,
+  getDatasetItem: getDatasetItemOperation,
+  updateDatasetItem: updateDatasetItemOperation,
+  deleteDatasetItem: deleteDatasetItemOperation,
 };

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Organization } from '../schemas.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
+import { JsonDatasets } from './json-datasets.ts';
 import { LogFile } from './log-file.ts';
 import type { ValueField } from './log-index.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
@@ -23,6 +24,9 @@ import {
   newestFirst,
   StoreConflictError,
   type ApiKeyRecord,
+  type DatasetFilter,
+  type DatasetItemRecord,
+  type DatasetRecord,
   type EvaluatorFilter,
   type EvaluatorRecord,
   type ExecutionLogRecord,
@@ -32,6 +36,7 @@ import {
   type Page,
   type PageQuery,
   type ProjectRecord,
+  type ItemPageQuery,
   type Store,
 } from './types.ts';
 
@@ -128,6 +133,8 @@ export class JsonStore implements Store {
   private logs?: LogFile;
   private keysByPrefix = new Map<string, string>();
   private closed = false;
+  /** Datasets live beside db.json, not in it (json-datasets.ts). */
+  private datasets!: JsonDatasets;
 
   constructor(private readonly opts: JsonStoreOptions) {}
 
@@ -157,6 +164,8 @@ export class JsonStore implements Store {
       this.dbCommit = new GroupCommit(() => this.db.write());
       this.logs = await LogFile.open(path.join(dir, 'logs.jsonl'));
       this.logCommit = new GroupCommit(() => this.logs!.flush());
+      this.datasets = new JsonDatasets(path.join(dir, 'datasets'));
+      await this.datasets.load();
     } catch (err) {
       this.lock.release();
       throw err;
@@ -167,7 +176,7 @@ export class JsonStore implements Store {
     if (this.closed) return;
     this.closed = true;
     // Let writes already acknowledged-to-be be on disk before the files and the lock are let go.
-    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit()]);
+    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush()]);
     await this.logs?.close();
     this.lock?.release();
   }
@@ -215,6 +224,7 @@ export class JsonStore implements Store {
       for (const [id, versions] of Object.entries(d[table])) if (versions[0]?.org_id === orgId) delete d[table][id];
     }
     delete d.organizations[orgId];
+    await this.datasets.deleteOrg(orgId);
     // The logs leave the index at once; the file is rewritten inside the log commit.
     const purgedLogs = this.logs!.purgeOrganization(orgId);
     await this.save();
@@ -382,4 +392,16 @@ export class JsonStore implements Store {
   async listLogValues(orgId: string, field: ValueField, query: { limit: number; after?: string; starts_with?: string }): Promise<{ values: string[]; more: boolean }> {
     return this.logs!.values(orgId, field, query);
   }
+
+  // Datasets (json-datasets.ts)
+  createDataset = (d: DatasetRecord) => this.datasets.create(d);
+  getDataset = async (id: string) => this.datasets.get(id);
+  listDatasets = async (filter: DatasetFilter, page: PageQuery) => this.datasets.list(filter, page);
+  updateDataset = (id: string, patch: { name?: string; description?: string; updated_at: string }) => this.datasets.update(id, patch);
+  deleteDataset = (id: string) => this.datasets.delete(id);
+  addDatasetItems = (id: string, items: DatasetItemRecord[]) => this.datasets.addItems(id, items);
+  getDatasetItem = (id: string, itemId: string) => this.datasets.getItem(id, itemId);
+  listDatasetItems = (id: string, page: ItemPageQuery) => this.datasets.listItems(id, page);
+  updateDatasetItem = (id: string, item: DatasetItemRecord) => this.datasets.updateItem(id, item);
+  deleteDatasetItem = (id: string, itemId: string) => this.datasets.deleteItem(id, itemId);
 }

@@ -1,7 +1,7 @@
 // The Store interface: everything Tribunal keeps. Two implementations (JSON files, PostgreSQL)
 // pass one contract test suite (test/store-contract.ts). Stores know nothing of callers or HTTP;
 // visibility is expressed as data in the filters so that SQL can apply it in the query.
-import type { ApiKey, Evaluator, ExecutionLog, Judge, JudgeGeneration, Organization, Project } from '../schemas.ts';
+import type { ApiKey, Dataset, DatasetItem, Evaluator, ExecutionLog, Judge, JudgeGeneration, Organization, Project } from '../schemas.ts';
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
@@ -18,6 +18,27 @@ export type EvaluatorRecord = Omit<Evaluator, 'requires_request' | 'requires_tur
 /** `generation` is absent on judges stored before the field existed; it reads as null (judgeToWire). */
 export type JudgeRecord = Omit<Judge, 'generation'> & { org_id: string; generation?: JudgeGeneration | null };
 export type ExecutionLogRecord = ExecutionLog & { org_id: string };
+/** `item_count` is kept by the store: what a caller gives on create is ignored. */
+export type DatasetRecord = Dataset & { org_id: string };
+export type DatasetItemRecord = DatasetItem;
+
+export interface DatasetFilter {
+  org_id: string;
+  project_id?: string;
+  name?: string;
+  search?: string;
+}
+
+/** Items are paged in insertion order; `after` is the position (`last`) of the previous page's end. */
+export interface ItemPageQuery {
+  limit: number;
+  after?: number;
+}
+export interface ItemPage {
+  items: DatasetItemRecord[];
+  /** The position of the last item, present when there may be more. */
+  last?: number;
+}
 
 /** Newest first: created_at desc, then id desc. `after` is the last item of the previous page. */
 export interface PageQuery {
@@ -128,14 +149,29 @@ export interface Store {
   listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>>;
   /** Distinct non-null values of a log field among one organization's logs; `more` when a next page may exist. */
   listLogValues(orgId: string, field: LogValueField, query: ValueQuery): Promise<{ values: string[]; more: boolean }>;
+
+  /** Names are unique per org. */
+  createDataset(dataset: DatasetRecord): Promise<void>;
+  getDataset(id: string): Promise<DatasetRecord | null>;
+  listDatasets(filter: DatasetFilter, page: PageQuery): Promise<Page<DatasetRecord>>;
+  updateDataset(id: string, patch: { name?: string; description?: string; updated_at: string }): Promise<DatasetRecord | null>;
+  /** Deletes the dataset and every item in it (logs of runs over it stay). */
+  deleteDataset(id: string): Promise<boolean>;
+  /** Appends items in the given order, all or none; false when the dataset does not exist. */
+  addDatasetItems(datasetId: string, items: DatasetItemRecord[]): Promise<boolean>;
+  getDatasetItem(datasetId: string, itemId: string): Promise<DatasetItemRecord | null>;
+  listDatasetItems(datasetId: string, page: ItemPageQuery): Promise<ItemPage>;
+  /** Replaces an item (same id, same position); false when it does not exist. */
+  updateDatasetItem(datasetId: string, item: DatasetItemRecord): Promise<boolean>;
+  deleteDatasetItem(datasetId: string, itemId: string): Promise<boolean>;
 }
 
 /** Why a write was refused as a conflict: data, so that both stores report the same thing. */
 export type ConflictReason =
-  | { kind: 'name_taken'; resource: 'evaluator' | 'judge' | 'project'; name: string }
+  | { kind: 'name_taken'; resource: 'evaluator' | 'judge' | 'project' | 'dataset'; name: string }
   | { kind: 'default_project_exists' }
   | { kind: 'key_prefix_taken' }
-  | { kind: 'id_taken'; resource: 'organization' | 'api_key' | 'project' | 'evaluator' | 'judge' | 'execution_log'; id: string };
+  | { kind: 'id_taken'; resource: 'organization' | 'api_key' | 'project' | 'evaluator' | 'judge' | 'execution_log' | 'dataset' | 'dataset_item'; id: string };
 
 /** A plain statement of the reason; the domain writes what the caller is told (domain/conflicts.ts). */
 export function describeConflict(reason: ConflictReason): string {

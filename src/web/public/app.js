@@ -14,6 +14,8 @@ import evaluatorForm from './pages/evaluator-form.js';
 import logs from './pages/logs.js';
 import log from './pages/log.js';
 import session from './pages/session.js';
+import datasets from './pages/datasets.js';
+import dataset from './pages/dataset.js';
 
 const routes = [
   ['/app/sign-in', signIn, { public: true }],
@@ -30,6 +32,8 @@ const routes = [
   ['/app/logs', logs],
   ['/app/logs/:id', log],
   ['/app/sessions/:id', session],
+  ['/app/datasets', datasets],
+  ['/app/datasets/:id', dataset],
 ].map(([pattern, page, opts = {}]) => ({
   page,
   ...opts,
@@ -41,6 +45,7 @@ const NAV = [
   ['/app/judges', 'Judges'],
   ['/app/evaluators', 'Evaluators'],
   ['/app/logs', 'Execution logs'],
+  ['/app/datasets', 'Datasets'],
   ['/app/keys', 'API keys'],
 ];
 

@@ -39,6 +39,11 @@ export async function api(method, path, opts = {}) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(opts.body);
   }
+  // A file goes up as it is (the browser streams it from disk): dataset imports.
+  if (opts.rawBody !== undefined) {
+    headers['content-type'] = opts.contentType;
+    body = opts.rawBody;
+  }
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let res;
   try {

@@ -1,0 +1,102 @@
+// One dataset: its items in the order they were added, a file import (JSONL or CSV, streamed to the
+// server as it is read), the export, and delete.
+import { api } from '../lib/api.js';
+import { clear, h } from '../lib/dom.js';
+import { button, confirmDialog, errorBox, field, link, notice, pageHeading, showFormError, tableWrap, time, withBusy } from '../lib/ui.js';
+
+const preview = (text) => (text == null ? h('span', { class: 'muted' }, '—') : h('div', { class: 'clamp' }, text));
+
+export default async function dataset(page, { app, params }) {
+  const d = await api('GET', `/v1/datasets/${encodeURIComponent(params.id)}/`);
+  const path = `/v1/datasets/${encodeURIComponent(d.id)}`;
+  const actionError = h('div');
+
+  const fileInput = h('input', { type: 'file', accept: '.jsonl,.ndjson,.csv,application/x-ndjson,text/csv' });
+  const submit = h('button', { type: 'submit' }, 'Import');
+  const result = h('div', { 'aria-live': 'polite' });
+  const form = h(
+    'form',
+    { class: 'filters simple', 'aria-label': 'Import items' },
+    field({ label: 'Import a file', name: 'file', hint: 'JSON Lines (one item per line) or CSV with a header row; bad lines are skipped and listed.' }, fileInput),
+    h('div', { class: 'actions' }, submit),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const file = fileInput.files?.[0];
+    if (!file) return showFormError(form, { message: 'Choose a .jsonl or .csv file first.', errors: [{ field: 'file', message: 'no file chosen' }] });
+    const csv = /\.csv$/i.test(file.name) || file.type === 'text/csv';
+    try {
+      const answer = await withBusy(submit, 'Importing…', () => api('POST', `${path}/items/import/`, { rawBody: file, contentType: csv ? 'text/csv' : 'application/x-ndjson' }));
+      clear(result).append(
+        notice(`Imported ${answer.created} items from ${file.name}; skipped ${answer.skipped_count} lines.`, answer.skipped_count ? 'info' : 'success'),
+        answer.skipped.length ? h('ul', { class: 'skipped' }, answer.skipped.slice(0, 50).map((s) => h('li', {}, `line ${s.line}: ${s.error}`))) : null,
+      );
+      await loadItems();
+    } catch (err) {
+      showFormError(form, err);
+    }
+  });
+
+  const itemsArea = h('div');
+  async function loadItems(cursor) {
+    const data = await api('GET', `${path}/items/`, { query: { limit: 50, cursor } });
+    let tbody = itemsArea.querySelector('tbody');
+    if (!cursor) {
+      if (!data.results.length) {
+        clear(itemsArea).append(h('p', { class: 'empty' }, 'No items yet: import a file above.'));
+        return;
+      }
+      tbody = h('tbody');
+      clear(itemsArea).append(
+        tableWrap(h('table', { 'aria-label': 'Items' }, h('thead', {}, h('tr', {}, ['Request', 'Response', 'Contexts', 'Tags', 'Expected scores'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
+      );
+    }
+    for (const item of data.results) {
+      tbody.append(
+        h(
+          'tr',
+          { 'data-item': item.id },
+          h('td', { class: 'intent' }, preview(item.request)),
+          h('td', { class: 'intent' }, preview(item.response)),
+          h('td', { class: 'num' }, String(item.contexts?.length ?? 0)),
+          h('td', {}, item.tags.join(', ')),
+          h('td', {}, item.expected_scores ? Object.entries(item.expected_scores).map(([k, v]) => `${k}: ${v}`).join(', ') : ''),
+        ),
+      );
+    }
+    itemsArea.querySelector('.more')?.remove();
+    if (data.next_cursor) {
+      const more = button('Show more items', { class: 'secondary more', onclick: () => loadItems(data.next_cursor).catch((err) => more.replaceWith(errorBox(err))) });
+      itemsArea.append(more);
+    }
+  }
+
+  page.append(
+    pageHeading(
+      d.name,
+      link(`${path}/items/export/`, 'Export JSONL', { class: 'button secondary', download: `${d.name}.jsonl` }),
+      button('Delete', {
+        class: 'danger',
+        onclick: async () => {
+          const ok = await confirmDialog({ title: `Delete dataset “${d.name}”?`, message: 'The dataset and all its items are deleted. Execution logs stay. This cannot be undone.', confirmText: 'Delete dataset' });
+          if (!ok) return;
+          try {
+            await api('DELETE', `${path}/`);
+            app.flash(`Dataset “${d.name}” was deleted.`);
+            app.navigate('/app/datasets');
+          } catch (err) {
+            clear(actionError).append(errorBox(err));
+          }
+        },
+      }),
+    ),
+    actionError,
+    h('p', { class: 'meta' }, h('span', { class: 'muted' }, `${d.item_count} items · updated `), time(d.updated_at), h('span', { class: 'muted' }, ` · id ${d.id}`)),
+    d.description ? h('p', { class: 'lead' }, d.description) : null,
+    form,
+    result,
+    h('h2', {}, 'Items'),
+    itemsArea,
+  );
+  await loadItems();
+}
