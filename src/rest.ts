@@ -66,6 +66,12 @@ export const routes: RestRoute[] = [
   route('get', '/v1/api-keys/', ops.listApiKeys),
   route('post', '/v1/api-keys/', ops.createApiKey, 201),
   route('delete', '/v1/api-keys/:key_id/', ops.revokeApiKey),
+  route('get', '/v1/models/', ops.listModels),
+  route('post', '/v1/models/', ops.createModel, 201),
+  route('get', '/v1/models/:model_id/', ops.getModel),
+  route('patch', '/v1/models/:model_id/', ops.updateModel),
+  route('delete', '/v1/models/:model_id/', ops.deleteModel),
+  route('post', '/v1/models/:model_id/verify/', ops.verifyModel),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema

@@ -14,7 +14,10 @@ import type { EvaluatorResult, ExecutionInput, ExecutionResult } from '../schema
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
 import { parseAnswer } from './answer.ts';
-import { costUsd, sumCosts } from './cost.ts';
+import { costUsd, sumCosts, type PriceTable } from './cost.ts';
+import { modelApiKey, registeredModelNamed } from '../domain/models.ts';
+import { RegisteredModelPool, strategyFor } from './providers/index.ts';
+import type { AnswerStrategy } from './providers/json-answer.ts';
 import type { JudgeModel } from './model.ts';
 import type { ModelErrorKind } from './model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
@@ -24,6 +27,16 @@ import type { ScoringEngine } from './types.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
+
+/** Which model scores an evaluator: the server's own, or a model the caller's organization registered. */
+export interface ScoringTarget {
+  model: JudgeModel;
+  /** The model id sent to the provider. */
+  modelName: string;
+  prices: PriceTable;
+  strategy?: AnswerStrategy;
+  temperature?: number;
+}
 
 interface Scored {
   result: EvaluatorResult;
@@ -86,18 +99,44 @@ const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 const sumCost = (rs: EvaluatorResult[]) => sumCosts(rs.map((r) => r.cost_usd));
 
 export class Engine implements ScoringEngine {
+  private readonly registered = new RegisteredModelPool();
+
   constructor(readonly model: JudgeModel) {}
 
+  /**
+   * The model each evaluator scores with: a registered model of the caller's organization when its
+   * `model` names one (another organization's models are never found), else the server's model.
+   */
+  private async targets(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<Map<string, ScoringTarget>> {
+    const targets = new Map<string, ScoringTarget>();
+    for (const name of new Set(evaluators.map((e) => e.model ?? ''))) {
+      const record = name ? await registeredModelNamed(ctx, name) : null;
+      if (!record) {
+        targets.set(name, { model: this.model, modelName: name || ctx.config.model.name, prices: ctx.config.model.prices });
+        continue;
+      }
+      targets.set(name, {
+        model: this.registered.judgeModel(ctx.config, record, modelApiKey(ctx, record)),
+        modelName: record.model,
+        // No price given: the cost is unknown (null), never a silent 0.
+        prices: record.price ? { [record.model]: record.price } : {},
+        strategy: strategyFor(record.capabilities),
+        temperature: 0,
+      });
+    }
+    return targets;
+  }
+
   /** Scores one evaluator; never throws: a failure becomes score null with an error. */
-  async scoreEvaluator(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, input: ExecutionInput): Promise<Scored> {
+  async scoreEvaluator(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, input: ExecutionInput, target?: ScoringTarget): Promise<Scored> {
     const started = performance.now();
-    const requested = evaluator.model ?? ctx.config.model.name;
-    const outcome = await callStructured(this.model, {
+    const requested = target?.modelName ?? evaluator.model ?? ctx.config.model.name;
+    const outcome = await callStructured(target?.model ?? this.model, {
       attempts: MALFORMED_RETRIES + 1,
       // A fresh nonce per attempt; the problems of a malformed answer are not fed back, the question is asked anew.
       request: () => {
         const { system, prompt } = buildPrompt(evaluator, input);
-        return { model: requested, system, prompt, tool: SCORE_TOOL, maxTokens: ctx.config.model.maxTokens };
+        return { model: requested, system, prompt, tool: SCORE_TOOL, maxTokens: ctx.config.model.maxTokens, strategy: target?.strategy, temperature: target?.temperature };
       },
       check: parseAnswer,
     });
@@ -108,7 +147,7 @@ export class Engine implements ScoringEngine {
       input_tokens: usage.input_tokens,
       output_tokens: usage.output_tokens,
       // Priced by the model asked for: the API may answer with a dated name of the same model.
-      cost_usd: costUsd(requested, usage, ctx.config.model.prices),
+      cost_usd: costUsd(requested, usage, target?.prices ?? ctx.config.model.prices),
       latency_ms: 0,
     };
     const done = (fields: Partial<EvaluatorResult>, failure?: ModelErrorKind): Scored => ({
@@ -149,9 +188,13 @@ export class Engine implements ScoringEngine {
     const created_at = new Date().toISOString();
     const started = performance.now();
     const degenerate = degenerateReason(input.response);
-    const scored = degenerate
-      ? evaluators.map((e) => this.degenerateResult(e, degenerate))
-      : await Promise.all(evaluators.map((e) => this.scoreEvaluator(ctx, e, input)));
+    let scored: Scored[];
+    if (degenerate) scored = evaluators.map((e) => this.degenerateResult(e, degenerate));
+    else {
+      const targets = await this.targets(ctx, evaluators);
+      if ([...targets.values()].some((t) => t.model === this.model)) requireModel(this.model);
+      scored = await Promise.all(evaluators.map((e) => this.scoreEvaluator(ctx, e, input, targets.get(e.model ?? ''))));
+    }
     const results = scored.map((s) => s.result);
     const record: ExecutionLogRecord = {
       id,
@@ -190,7 +233,6 @@ export class Engine implements ScoringEngine {
     checkRequiredInputs(evaluators, input);
     // A public judge of another organization: the log is the caller's, filed in the caller's default project.
     const projectId = judge.org_id === ctx.caller.org.id ? judge.project_id : await resolveProjectId(ctx, undefined);
-    if (!degenerateReason(input.response)) requireModel(this.model);
     return this.run(
       ctx,
       evaluators,
@@ -213,7 +255,6 @@ export class Engine implements ScoringEngine {
     const { project_id, ...inputs } = input;
     checkRequiredInputs([evaluator], inputs);
     const projectId = await resolveProjectId(ctx, project_id);
-    if (!degenerateReason(inputs.response)) requireModel(this.model);
     return this.run(
       ctx,
       [evaluator],

@@ -21,6 +21,7 @@ import {
   newestFirst,
   StoreConflictError,
   type ApiKeyRecord,
+  type ModelRecord,
   type EvaluatorFilter,
   type EvaluatorRecord,
   type ExecutionLogRecord,
@@ -42,6 +43,8 @@ interface JsonData {
   evaluator_versions: Record<string, EvaluatorRecord[]>;
   judges: Record<string, JudgeRecord>;
   judge_versions: Record<string, JudgeRecord[]>;
+  /** Absent in db.json files written before the model registry; created on load. */
+  models?: Record<string, ModelRecord>;
 }
 
 const emptyData = (): JsonData => ({
@@ -63,6 +66,7 @@ function withoutPrototypes(data: JsonData): void {
   for (const table of ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions'] as const) {
     data[table] = Object.assign(Object.create(null) as Record<string, never>, data[table]);
   }
+  data.models = Object.assign(Object.create(null) as Record<string, ModelRecord>, data.models ?? {});
 }
 
 /**
@@ -261,6 +265,7 @@ export class JsonStore implements Store {
     for (const table of ['evaluator_versions', 'judge_versions'] as const) {
       for (const [id, versions] of Object.entries(d[table])) if (versions[0]?.org_id === orgId) delete d[table][id];
     }
+    for (const model of Object.values(d.models!)) if (model.org_id === orgId) delete d.models![model.id];
     delete d.organizations[orgId];
     const kept = this.logs.filter((l) => l.org_id !== orgId);
     const purgedLogs = kept.length !== this.logs.length;
@@ -273,6 +278,43 @@ export class JsonStore implements Store {
       this.rewriteLogs = true;
       await this.logCommit.commit();
     }
+  }
+
+  // Registered judge models
+
+  async createModel(model: ModelRecord): Promise<void> {
+    const models = this.data.models!;
+    if (models[model.id]) throw new StoreConflictError({ kind: 'id_taken', resource: 'model', id: model.id });
+    if (Object.values(models).some((m) => m.org_id === model.org_id && m.name === model.name)) {
+      throw new StoreConflictError({ kind: 'name_taken', resource: 'model', name: model.name });
+    }
+    models[model.id] = clone(model);
+    await this.save();
+  }
+  async getModel(id: string) {
+    return clone(this.data.models![id] ?? null);
+  }
+  async getModelByName(orgId: string, name: string) {
+    return clone(Object.values(this.data.models!).find((m) => m.org_id === orgId && m.name === name) ?? null);
+  }
+  async listModels(orgId: string, page: PageQuery) {
+    return paginate(Object.values(this.data.models!).filter((m) => m.org_id === orgId).sort(newestFirst), page);
+  }
+  async updateModel(model: ModelRecord) {
+    const models = this.data.models!;
+    if (!models[model.id]) return false;
+    if (Object.values(models).some((m) => m.id !== model.id && m.org_id === model.org_id && m.name === model.name)) {
+      throw new StoreConflictError({ kind: 'name_taken', resource: 'model', name: model.name });
+    }
+    models[model.id] = clone(model);
+    await this.save();
+    return true;
+  }
+  async deleteModel(id: string) {
+    if (!this.data.models![id]) return false;
+    delete this.data.models![id];
+    await this.save();
+    return true;
   }
 
   // API keys
