@@ -30,7 +30,7 @@ export type ApiKey = z.infer<typeof ApiKey>;
 
 export const ModelProvider = z.enum(['anthropic', 'openai']).describe('anthropic: the Messages API; openai: the Chat Completions API (OpenAI, vLLM, Ollama, LM Studio, llama.cpp, LiteLLM)');
 export const ModelPrice = z
-  .object({ input: z.number().min(0).max(10_000), output: z.number().min(0).max(10_000) })
+  .object({ input: z.number().min(0).max(10_000).describe('USD per million input tokens'), output: z.number().min(0).max(10_000).describe('USD per million output tokens') })
   .strict()
   .describe('USD per million input and output tokens');
 export const ModelCapabilities = z.object({

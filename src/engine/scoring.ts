@@ -15,7 +15,7 @@ import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/
 import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
 import { parseAnswer } from './answer.ts';
 import { costUsd, sumCosts, type PriceTable } from './cost.ts';
-import { modelApiKey, registeredModelNamed } from '../domain/models.ts';
+import { checkBaseUrl, modelApiKey, registeredModelNamed } from '../domain/models.ts';
 import { RegisteredModelPool, strategyFor } from './providers/index.ts';
 import type { AnswerStrategy } from './providers/json-answer.ts';
 import type { JudgeModel } from './model.ts';
@@ -115,6 +115,8 @@ export class Engine implements ScoringEngine {
         targets.set(name, { model: this.model, modelName: name || ctx.config.model.name, prices: ctx.config.model.prices });
         continue;
       }
+      // TRIBUNAL_MODEL_HOSTS may have narrowed since the model was registered.
+      checkBaseUrl(ctx, record.base_url);
       targets.set(name, {
         model: this.registered.judgeModel(ctx.config, record, modelApiKey(ctx, record)),
         modelName: record.model,

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Organization } from '../schemas.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, loadLogFile, removeStaleTempFiles, writeFileDurably } from './json-files.ts';
+import { JsonModelTable } from './json-models.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
 import {
   isAfter,
@@ -280,42 +281,14 @@ export class JsonStore implements Store {
     }
   }
 
-  // Registered judge models
-
-  async createModel(model: ModelRecord): Promise<void> {
-    const models = this.data.models!;
-    if (models[model.id]) throw new StoreConflictError({ kind: 'id_taken', resource: 'model', id: model.id });
-    if (Object.values(models).some((m) => m.org_id === model.org_id && m.name === model.name)) {
-      throw new StoreConflictError({ kind: 'name_taken', resource: 'model', name: model.name });
-    }
-    models[model.id] = clone(model);
-    await this.save();
-  }
-  async getModel(id: string) {
-    return clone(this.data.models![id] ?? null);
-  }
-  async getModelByName(orgId: string, name: string) {
-    return clone(Object.values(this.data.models!).find((m) => m.org_id === orgId && m.name === name) ?? null);
-  }
-  async listModels(orgId: string, page: PageQuery) {
-    return paginate(Object.values(this.data.models!).filter((m) => m.org_id === orgId).sort(newestFirst), page);
-  }
-  async updateModel(model: ModelRecord) {
-    const models = this.data.models!;
-    if (!models[model.id]) return false;
-    if (Object.values(models).some((m) => m.id !== model.id && m.org_id === model.org_id && m.name === model.name)) {
-      throw new StoreConflictError({ kind: 'name_taken', resource: 'model', name: model.name });
-    }
-    models[model.id] = clone(model);
-    await this.save();
-    return true;
-  }
-  async deleteModel(id: string) {
-    if (!this.data.models![id]) return false;
-    delete this.data.models![id];
-    await this.save();
-    return true;
-  }
+  // Registered judge models (json-models.ts)
+  private readonly modelTable = new JsonModelTable(() => this.data.models!, () => this.save());
+  createModel = (model: ModelRecord) => this.modelTable.create(model);
+  getModel = (id: string) => this.modelTable.get(id);
+  getModelByName = (orgId: string, name: string) => this.modelTable.byName(orgId, name);
+  listModels = (orgId: string, page: PageQuery) => this.modelTable.list(orgId, (sorted) => paginate(sorted, page));
+  updateModel = (model: ModelRecord) => this.modelTable.update(model);
+  deleteModel = (id: string) => this.modelTable.delete(id);
 
   // API keys
 
