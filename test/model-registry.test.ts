@@ -108,6 +108,17 @@ describe('the model registry', () => {
     assert.equal(sent.model, 'judge-8b');
   });
 
+  test("an evaluator whose registered model was deleted fails with a clear error and calls nothing", async () => {
+    await register({ name: 'short-lived' });
+    const ev = await call('POST', '/v1/evaluators/', evaluatorBody({ model: 'short-lived' }));
+    await call('DELETE', '/v1/models/short-lived/');
+    const before = fake.requests.length;
+    const run = await call('POST', `/v1/evaluators/${ev.body.id}/execute/`, { request: 'q', response: 'an answer' });
+    assert.equal(run.status, 502, JSON.stringify(run.body));
+    assert.match(run.body.detail, /"short-lived" is neither registered/);
+    assert.equal(fake.requests.length, before);
+  });
+
   test('a model without a price costs null (unknown), never 0', async () => {
     await register({ name: 'unpriced' });
     const run = await scoreWith('unpriced');

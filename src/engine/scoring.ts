@@ -17,9 +17,10 @@ import { parseAnswer } from './answer.ts';
 import { costUsd, sumCosts, type PriceTable } from './cost.ts';
 import { checkBaseUrl, modelApiKey, registeredModelNamed } from '../domain/models.ts';
 import { RegisteredModelPool, strategyFor } from './providers/index.ts';
+import type { ModelCallObserver } from './resilient-model.ts';
 import type { AnswerStrategy } from './providers/json-answer.ts';
 import type { JudgeModel } from './model.ts';
-import type { ModelErrorKind } from './model-errors.ts';
+import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
 import { degenerateReason } from './degenerate.ts';
 import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
@@ -95,13 +96,25 @@ const resultBase = (evaluator: EvaluatorRecord, score: number | null, justificat
   degenerate: false,
   critical: evaluator.critical === true,
 });
+/** Stands in for a model name that is neither registered in the caller's organization nor allowed. */
+const unknownModel = (name: string): JudgeModel => ({
+  configured: true,
+  call: async () => {
+    throw new ModelCallError('rejected', `The evaluator's model ${JSON.stringify(name)} is neither registered in your organization (GET /v1/models/) nor allowed on this server; register it or set the evaluator's model to another.`);
+  },
+});
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 const sumCost = (rs: EvaluatorResult[]) => sumCosts(rs.map((r) => r.cost_usd));
 
 export class Engine implements ScoringEngine {
-  private readonly registered = new RegisteredModelPool();
+  private readonly registered: RegisteredModelPool;
 
-  constructor(readonly model: JudgeModel) {}
+  constructor(
+    readonly model: JudgeModel,
+    observer?: ModelCallObserver,
+  ) {
+    this.registered = new RegisteredModelPool(observer);
+  }
 
   /**
    * The model each evaluator scores with: a registered model of the caller's organization when its
@@ -112,7 +125,9 @@ export class Engine implements ScoringEngine {
     for (const name of new Set(evaluators.map((e) => e.model ?? ''))) {
       const record = name ? await registeredModelNamed(ctx, name) : null;
       if (!record) {
-        targets.set(name, { model: this.model, modelName: name || ctx.config.model.name, prices: ctx.config.model.prices });
+        // A registered model deleted since (or another organization's): a clear error, not a call to the server's provider.
+        const known = !name || ctx.config.model.allowed.includes(name);
+        targets.set(name, { model: known ? this.model : unknownModel(name), modelName: name || ctx.config.model.name, prices: ctx.config.model.prices });
         continue;
       }
       // TRIBUNAL_MODEL_HOSTS may have narrowed since the model was registered.
