@@ -74,6 +74,9 @@ describe('the model registry', () => {
     const url = await call('POST', '/v1/models/', { name: 'bad', provider: 'openai', model: 'x', base_url: 'ftp://host/' });
     assert.equal(url.status, 400);
     assert.match(url.body.detail, /http/);
+    const typo = await call('POST', '/v1/models/', { name: 'bad', provider: 'openai', model: 'x', apiKey: 'k' });
+    assert.equal(typo.status, 400, 'an unknown field (a misspelt api_key) is refused, not dropped');
+    assert.match(JSON.stringify(typo.body), /apiKey/);
   });
 
   test('another organization can neither see nor use a model', async () => {
