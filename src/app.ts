@@ -13,5 +13,5 @@ export async function buildServices(config: Config, store: Store, modelObserver?
   await syncPresets(store);
   // One judge model per server: its limiter caps model calls in flight for scoring and generation alike.
   const model = createJudgeModel(config, modelObserver);
-  return { config, store, engine: createScoringEngine(model), generator: createJudgeGenerator(model), ...(spans ? { spans } : {}) };
+  return { config, store, engine: createScoringEngine(model, modelObserver), generator: createJudgeGenerator(model), ...(spans ? { spans } : {}) };
 }

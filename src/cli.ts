@@ -19,6 +19,7 @@ const COMMANDS: Record<string, Handler> = {
   projects: async (argv) => (await import('./cli/projects.ts')).projects(argv),
   datasets: async (argv) => (await import('./cli/datasets.ts')).datasets(argv),
   logs: async (argv) => (await import('./cli/logs.ts')).logs(argv),
+  models: async (argv) => (await import('./cli/models.ts')).models(argv),
   eval: async (argv) => (await import('./cli/eval.ts')).evalBatch(argv),
 };
 
@@ -34,6 +35,7 @@ Client commands (talk to a server: TRIBUNAL_URL, default http://127.0.0.1:8787, 
   projects list|create                      projects of your organization
   datasets create|list|import|export|delete stored inputs to run judges over (JSONL/CSV import, streamed)
   logs list|get                             past runs (execution logs), with every filter
+  models list|add|verify|delete             your organization's own judge models (keys via --key-env)
   eval --judge <j> --input <data.jsonl|csv> --out <results.jsonl>
                                             score a whole dataset; --fail-under makes it a CI gate
 

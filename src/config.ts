@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_PRICES } from './prices.ts';
+import { MAKE_SECRET_HINT } from './secret-box.ts';
 
 /** "24h", "30m", "90s", "2d" or a plain number of seconds -> milliseconds. */
 export function parseDuration(text: string): number {
@@ -121,6 +122,13 @@ const EnvSchema = z.object({
   TRIBUNAL_MODEL_MAX_TOKENS: int(64).default(1024),
   TRIBUNAL_PRICES: prices.default(DEFAULT_PRICES),
   TRIBUNAL_ALLOWED_MODELS: list.optional(),
+  TRIBUNAL_SECRET_KEY: z
+    .string()
+    .refine((v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v.trim()) && Buffer.from(v.trim(), 'base64').length === 32, {
+      message: `must be the base64 of exactly 32 random bytes (make one with: ${MAKE_SECRET_HINT})`,
+    })
+    .optional(),
+  TRIBUNAL_MODEL_HOSTS: list.optional(),
   TRIBUNAL_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters (make one with: openssl rand -base64 32)').optional(),
   TRIBUNAL_SESSION_TTL: duration.default(parseDuration('12h')),
   TRIBUNAL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -206,6 +214,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // (a demo user included) cannot pick an arbitrary, possibly expensive, model.
       allowed: e.TRIBUNAL_ALLOWED_MODELS ?? [...new Set([e.TRIBUNAL_MODEL, ...Object.keys(e.TRIBUNAL_PRICES)])],
       allowedFromEnv: e.TRIBUNAL_ALLOWED_MODELS !== undefined,
+    },
+    // The per-organization model registry (docs/DEPLOYMENT.md): the secret that seals registered
+    // models' API keys, and the hosts their base_url may name (unset: any host, loopback included).
+    registry: {
+      secretKey: e.TRIBUNAL_SECRET_KEY ? Buffer.from(e.TRIBUNAL_SECRET_KEY.trim(), 'base64') : null,
+      modelHosts: e.TRIBUNAL_MODEL_HOSTS ?? null,
     },
     // Web sessions: without a configured secret each process makes its own, so sessions do not
     // survive a restart or span instances (docs/WEB.md).

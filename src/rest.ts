@@ -79,6 +79,12 @@ export const routes: RestRoute[] = [
   route('get', '/v1/datasets/:dataset_id/items/:item_id/', ops.getDatasetItem),
   route('patch', '/v1/datasets/:dataset_id/items/:item_id/', ops.updateDatasetItem),
   route('delete', '/v1/datasets/:dataset_id/items/:item_id/', ops.deleteDatasetItem),
+  route('get', '/v1/models/', ops.listModels),
+  route('post', '/v1/models/', ops.createModel, 201),
+  route('get', '/v1/models/:model_id/', ops.getModel),
+  route('patch', '/v1/models/:model_id/', ops.updateModel),
+  route('delete', '/v1/models/:model_id/', ops.deleteModel),
+  route('post', '/v1/models/:model_id/verify/', ops.verifyModel),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema

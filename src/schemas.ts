@@ -28,6 +28,35 @@ export const ApiKey = z.object({
 });
 export type ApiKey = z.infer<typeof ApiKey>;
 
+export const ModelProvider = z.enum(['anthropic', 'openai']).describe('anthropic: the Messages API; openai: the Chat Completions API (OpenAI, vLLM, Ollama, LM Studio, llama.cpp, LiteLLM)');
+export const ModelPrice = z
+  .object({ input: z.number().min(0).max(10_000).describe('USD per million input tokens'), output: z.number().min(0).max(10_000).describe('USD per million output tokens') })
+  .strict()
+  .describe('USD per million input and output tokens');
+export const ModelCapabilities = z.object({
+  forced_tool: z.boolean().describe('the server honours a forced tool call'),
+  json_schema: z.boolean().describe('the server honours a JSON-schema response format'),
+  logprobs: z.boolean().describe('the server returns token log-probabilities'),
+});
+export type ModelCapabilities = z.infer<typeof ModelCapabilities>;
+
+/** A judge model registered by an organization (SPEC section 11). The API key itself is write-only. */
+export const Model = z.object({
+  id: id('model'),
+  name: z.string().describe("what an evaluator's `model` refers to"),
+  provider: ModelProvider,
+  base_url: z.string().nullable().describe("the provider's endpoint; null = the provider's public API"),
+  model: z.string().describe("the provider's own model id"),
+  api_key_hint: z.string().nullable().describe('the last 4 characters of the API key; the key itself is never shown'),
+  max_concurrency: z.number().int().describe('calls to this model in flight at once, per server instance'),
+  price: ModelPrice.nullable().describe('USD per million tokens; null = unknown (costs are then null)'),
+  capabilities: ModelCapabilities.nullable().describe('what `verify` found; null until verified'),
+  verified_at: timestamp.nullable().describe('when `verify` last succeeded'),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type Model = z.infer<typeof Model>;
+
 export const Project = z.object({
   id: id('project'),
   name: z.string().describe('project name'),

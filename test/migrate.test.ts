@@ -12,7 +12,7 @@ import { PostgresStore } from '../src/store/postgres-store.ts';
 import type { Page, PageQuery, Store } from '../src/store/types.ts';
 import { createTestSchema, type TestSchema } from './helpers/postgres.ts';
 import { tempDir } from './helpers/server.ts';
-import { apiKey, evaluator, judge, log, org, project } from './store-contract.ts';
+import { apiKey, evaluator, judge, log, org, project, registeredModel } from './store-contract.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -58,6 +58,7 @@ describe('tribunal migrate --from json --to postgres', () => {
       orgIds.push(organization.id);
       await json.createOrganization(organization);
       await json.createApiKey(apiKey(organization.id));
+      await json.createModel(registeredModel(organization.id, { name: 'local' }));
       await json.createApiKey(apiKey(organization.id, { revoked_at: '2026-02-01T00:00:00.000Z', last_used_at: '2026-01-15T10:00:00.000Z' }));
       const def = project(organization.id, { name: 'Default', is_default: true });
       await json.createProject(def);
@@ -113,6 +114,7 @@ describe('tribunal migrate --from json --to postgres', () => {
     assert.deepEqual(line('organizations'), [3, 3, 3]);
     assert.deepEqual(line('api_keys'), [6, 6, 6]);
     assert.deepEqual(line('projects'), [6, 6, 6]);
+    assert.deepEqual(line('models'), [3, 3, 3]);
     assert.doesNotMatch(res.stdout + res.stderr, /log_torn/);
 
     // Independent check through the Store interface: both stores answer the same.
@@ -126,6 +128,7 @@ describe('tribunal migrate --from json --to postgres', () => {
         await same(`org ${id}`, (s) => s.getOrganization(id));
         await same(`keys of ${id}`, (s) => all((p) => s.listApiKeys(id, p)));
         await same(`projects of ${id}`, (s) => all((p) => s.listProjects(id, p)));
+        await same(`models of ${id}`, (s) => all((p) => s.listModels(id, p)));
         await same(`evaluators of ${id}`, (s) => all((p) => s.listEvaluators({ org_id: id, include_public: true }, p)));
         await same(`judges of ${id}`, (s) => all((p) => s.listJudges({ org_id: id, include_public: true }, p)));
         const logs = await all((p) => pg.listExecutionLogs({ org_id: id }, p));

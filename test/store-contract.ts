@@ -13,6 +13,7 @@ import {
   type ExecutionLogRecord,
   type JudgeRecord,
   type LogFilter,
+  type ModelRecord,
   type Page,
   type PageQuery,
   type ProjectRecord,
@@ -40,6 +41,26 @@ export function apiKey(orgId: string, over: Partial<ApiKeyRecord> = {}): ApiKeyR
     expires_at: null,
     last_used_at: null,
     revoked_at: null,
+    ...over,
+  };
+}
+
+export function registeredModel(orgId: string, over: Partial<ModelRecord> = {}): ModelRecord {
+  return {
+    id: newId('mdl'),
+    org_id: orgId,
+    name: `Model ${newId('mdl').slice(-6)}`,
+    provider: 'openai',
+    base_url: 'http://127.0.0.1:11434/v1',
+    model: 'llama3.1:8b',
+    api_key_hint: 'wxyz',
+    api_key_encrypted: 'v1.iv.tag.body',
+    max_concurrency: 4,
+    price: { input: 0.1, output: 0.2 },
+    capabilities: null,
+    verified_at: null,
+    created_at: at(0),
+    updated_at: at(0),
     ...over,
   };
 }
@@ -261,6 +282,38 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         await store.createApiKey(apiKey('org_b'));
         const listed = await collect((p) => store.listApiKeys('org_a', p), 3);
         assert.deepEqual(ids(listed), ids(sortedNewestFirst(mine)));
+      });
+    });
+
+    describe('registered models', () => {
+      it('creates, reads by id and by name within its org only, updates, deletes; names are unique per org', async () => {
+        const store = await fresh();
+        const m = registeredModel('org_a', { name: 'local' });
+        await store.createModel(m);
+        assert.deepEqual(await store.getModel(m.id), m);
+        assert.deepEqual(await store.getModelByName('org_a', 'local'), m);
+        assert.equal(await store.getModelByName('org_b', 'local'), null);
+        await store.createModel(registeredModel('org_b', { name: 'local' }));
+        await assert.rejects(store.createModel(registeredModel('org_a', { name: 'local' })), (err: unknown) => err instanceof StoreConflictError && err.reason.kind === 'name_taken');
+        const verified = { ...m, capabilities: { forced_tool: false, json_schema: true, logprobs: true }, verified_at: at(9) };
+        assert.equal(await store.updateModel(verified), true);
+        assert.deepEqual(await store.getModel(m.id), verified);
+        assert.equal(await store.updateModel(registeredModel('org_a')), false, 'an unknown id is not created by update');
+        assert.equal(await store.deleteModel(m.id), true);
+        assert.equal(await store.getModel(m.id), null);
+        assert.equal(await store.deleteModel(m.id), false);
+      });
+
+      it("lists only the org's models, newest first, across pages; purging the org removes them", async () => {
+        const store = await fresh();
+        await store.createOrganization(org({ id: 'org_m' }));
+        const mine = Array.from({ length: 5 }, (_, i) => registeredModel('org_m', { created_at: at(i * 1000) }));
+        for (const m of mine) await store.createModel(m);
+        await store.createModel(registeredModel('org_b'));
+        assert.deepEqual(ids(await collect((p) => store.listModels('org_m', p), 2)), ids(sortedNewestFirst(mine)));
+        await store.purgeOrganization('org_m');
+        assert.equal((await store.listModels('org_m', { limit: 10 })).items.length, 0);
+        assert.equal((await store.listModels('org_b', { limit: 10 })).items.length, 1);
       });
     });
 

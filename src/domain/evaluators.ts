@@ -86,13 +86,16 @@ export interface EvaluatorContent {
   model?: string | null;
 }
 
-/** An evaluator's model override must be one the operator allows (TRIBUNAL_ALLOWED_MODELS). */
-function checkModel(ctx: WriteCtx, model: string | null | undefined) {
+/**
+ * An evaluator's model override must be a model the caller's organization registered (/v1/models/)
+ * or one the operator allows (TRIBUNAL_ALLOWED_MODELS).
+ */
+async function checkModel(ctx: WriteCtx, model: string | null | undefined) {
   if (model === null || model === undefined) return;
   const allowed = ctx.config.model.allowed;
-  if (!allowed.includes(model)) {
-    throw validationError(`model ${JSON.stringify(model)} is not allowed on this server; use one of ${allowed.join(', ')} or leave model unset for the default.`, [
-      { field: 'model', message: 'not an allowed model (TRIBUNAL_ALLOWED_MODELS)' },
+  if (!allowed.includes(model) && !(await ctx.store.getModelByName(ctx.caller.org.id, model))) {
+    throw validationError(`model ${JSON.stringify(model)} is neither a model your organization registered (GET /v1/models/) nor one this server allows (${allowed.join(', ')}); register it, or leave model unset for the default.`, [
+      { field: 'model', message: 'not a registered or allowed model (TRIBUNAL_ALLOWED_MODELS)' },
     ]);
   }
 }
@@ -129,7 +132,7 @@ export async function createEvaluator(
   input: EvaluatorContent & { visibility?: 'private' | 'public'; project_id?: string },
 ): Promise<EvaluatorRecord> {
   checkDemonstrations(input);
-  checkModel(ctx, input.model);
+  await checkModel(ctx, input.model);
   const now = new Date().toISOString();
   const record: EvaluatorRecord = {
     id: newId('evl'),
@@ -200,7 +203,7 @@ export async function updateEvaluator(
     }
     next.visibility = effectiveVisibility(ctx, next.visibility);
     checkDemonstrations(next);
-    if (patch.model !== undefined) checkModel(ctx, patch.model);
+    if (patch.model !== undefined) await checkModel(ctx, patch.model);
     const changed = CONTENT_FIELDS.some((f) => JSON.stringify(next[f]) !== JSON.stringify(current[f]));
     if (!changed) return current;
     if (next.visibility === 'private' && current.visibility === 'public') await assertNoPublicJudgeUses(ctx, current.id);

@@ -6,6 +6,9 @@ import { createHttpFetch } from './http-fetch.ts';
 import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
 import { kindForStatus, ModelCallError, parseRetryAfter } from './model-errors.ts';
 import { thinkingShape } from './thinking-form.ts';
+import { jsonInstruction, parseJsonReply } from './providers/json-answer.ts';
+import { PROBE_PROMPT, PROBE_SYSTEM, PROBE_TOOL, probeStep } from './providers/probe.ts';
+import type { ModelCapabilities } from '../schemas.ts';
 
 export interface AnthropicModelOptions {
   /** ANTHROPIC_API_KEY; without it the model is not configured and every call fails with `auth`. */
@@ -42,14 +45,20 @@ export class AnthropicJudgeModel implements JudgeModel {
 
   async call(request: StructuredCall, signal?: AbortSignal, timeoutMs?: number): Promise<StructuredAnswer> {
     if (!this.client) throw new ModelCallError('auth', NOT_CONFIGURED_MESSAGE);
-    const params: Anthropic.MessageCreateParamsNonStreaming = {
-      model: request.model,
-      system: request.system,
-      messages: [{ role: 'user', content: request.prompt }],
-      tools: [{ name: request.tool.name, description: request.tool.description, input_schema: request.tool.input_schema as Anthropic.Tool.InputSchema }],
-      // max_tokens, tool_choice and thinking in the form this model's generation accepts.
-      ...thinkingShape(request.model, request.tool.name, request.maxTokens, request.thinkingBudget),
-    };
+    // The JSON fallback (a server that ignores tool_choice, such as Ollama's Messages API): no tool,
+    // the schema in the prompt, and only a reply that is one JSON object is taken (json-answer.ts).
+    const asJson = request.strategy === 'json' || request.strategy === 'json_schema';
+    const shape = thinkingShape(request.model, request.tool.name, request.maxTokens, request.thinkingBudget);
+    const params: Anthropic.MessageCreateParamsNonStreaming = asJson
+      ? { model: request.model, system: request.system, messages: [{ role: 'user', content: request.prompt + jsonInstruction(request.tool) }], max_tokens: shape.max_tokens }
+      : {
+          model: request.model,
+          system: request.system,
+          messages: [{ role: 'user', content: request.prompt }],
+          tools: [{ name: request.tool.name, description: request.tool.description, input_schema: request.tool.input_schema as Anthropic.Tool.InputSchema }],
+          // max_tokens, tool_choice and thinking in the form this model's generation accepts.
+          ...shape,
+        };
 
     let message: Anthropic.Message;
     try {
@@ -70,6 +79,15 @@ export class AnthropicJudgeModel implements JudgeModel {
       input_tokens: tokens(message.usage?.input_tokens) + tokens(message.usage?.cache_creation_input_tokens) + tokens(message.usage?.cache_read_input_tokens),
       output_tokens: tokens(message.usage?.output_tokens),
     };
+    const answeredBy = typeof message.model === 'string' && message.model ? message.model : request.model;
+    if (asJson) {
+      const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
+      const input = parseJsonReply(text);
+      if (!input) {
+        throw new ModelCallError('malformed', `The judge model gave no structured answer: its reply was not one JSON object (stop_reason ${message.stop_reason ?? 'unknown'}).`, { usage, model: answeredBy });
+      }
+      return { input, model: answeredBy, usage };
+    }
     const block = message.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use' && b.name === request.tool.name);
     if (!block) {
       const why =
@@ -78,7 +96,19 @@ export class AnthropicJudgeModel implements JudgeModel {
           : `it answered without calling the tool ${request.tool.name} (stop_reason ${message.stop_reason ?? 'unknown'})`;
       throw new ModelCallError('malformed', `The judge model gave no structured answer: ${why}.`, { usage, model: typeof message.model === 'string' ? message.model : undefined });
     }
-    return { input: block.input, model: typeof message.model === 'string' && message.model ? message.model : request.model, usage };
+    return { input: block.input, model: answeredBy, usage };
+  }
+
+  /**
+   * A registered model's capabilities: whether the server honours the forced tool (Ollama's Messages
+   * API answers in prose instead); the Messages API has no JSON-schema format or log-probabilities.
+   */
+  async verify(model: string, timeoutMs: number): Promise<ModelCapabilities> {
+    const base = { model, system: PROBE_SYSTEM, prompt: PROBE_PROMPT, tool: PROBE_TOOL, maxTokens: 64 };
+    const forced_tool = await probeStep(() => this.call({ ...base, strategy: 'tool' }, undefined, timeoutMs));
+    // Without the tool the JSON fallback must work, or the model cannot score at all: its error is the answer.
+    if (!forced_tool) await this.call({ ...base, strategy: 'json' }, undefined, timeoutMs);
+    return { forced_tool, json_schema: false, logprobs: false };
   }
 }
 

@@ -20,6 +20,7 @@ export function createJudgeModel(config: Config, observer?: ModelCallObserver): 
   });
 }
 
-export function createScoringEngine(model: JudgeModel): ScoringEngine {
-  return new Engine(model);
+/** `observer` also watches the calls to organizations' registered models (their limiters are their own). */
+export function createScoringEngine(model: JudgeModel, observer?: ModelCallObserver): ScoringEngine {
+  return new Engine(model, observer && { attemptFinished: (event) => observer.attemptFinished(event) });
 }

@@ -12,6 +12,14 @@ export interface StructuredCall {
   maxTokens: number;
   /** Extended-thinking budget in tokens; 0 or undefined = no thinking. */
   thinkingBudget?: number;
+  /**
+   * How the answer is asked for (providers/json-answer.ts): a forced tool call (default), a
+   * JSON-schema response format, or JSON asked for in the prompt. A registered model's verified
+   * capabilities choose it.
+   */
+  strategy?: 'tool' | 'json_schema' | 'json';
+  /** Sampling temperature where the provider takes one; registered models score at 0 unless set. */
+  temperature?: number;
 }
 
 export interface StructuredAnswer {

@@ -15,9 +15,13 @@ import type { EvaluatorResult, ExecutionInput, ExecutionResult } from '../schema
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
 import { parseAnswer } from './answer.ts';
-import { costUsd, sumCosts } from './cost.ts';
+import { costUsd, sumCosts, type PriceTable } from './cost.ts';
+import { checkBaseUrl, modelApiKey, registeredModelNamed } from '../domain/models.ts';
+import { RegisteredModelPool, strategyFor } from './providers/index.ts';
+import type { ModelCallObserver } from './resilient-model.ts';
+import type { AnswerStrategy } from './providers/json-answer.ts';
 import type { JudgeModel } from './model.ts';
-import type { ModelErrorKind } from './model-errors.ts';
+import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
 import { degenerateReason } from './degenerate.ts';
 import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
@@ -25,6 +29,16 @@ import type { ScoringEngine } from './types.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
+
+/** Which model scores an evaluator: the server's own, or a model the caller's organization registered. */
+export interface ScoringTarget {
+  model: JudgeModel;
+  /** The model id sent to the provider. */
+  modelName: string;
+  prices: PriceTable;
+  strategy?: AnswerStrategy;
+  temperature?: number;
+}
 
 interface Scored {
   result: EvaluatorResult;
@@ -90,22 +104,64 @@ function degenerateInput(input: RunInput): string | null {
   if (input.turns && input.judged_turn !== undefined && input.turns[input.judged_turn].tool_calls?.length) return null;
   return degenerateReason(input.response);
 }
+/** Stands in for a model name that is neither registered in the caller's organization nor allowed. */
+const unknownModel = (name: string): JudgeModel => ({
+  configured: true,
+  call: async () => {
+    throw new ModelCallError('rejected', `The evaluator's model ${JSON.stringify(name)} is neither registered in your organization (GET /v1/models/) nor allowed on this server; register it or set the evaluator's model to another.`);
+  },
+});
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 const sumCost = (rs: EvaluatorResult[]) => sumCosts(rs.map((r) => r.cost_usd));
 
 export class Engine implements ScoringEngine {
-  constructor(readonly model: JudgeModel) {}
+  private readonly registered: RegisteredModelPool;
+
+  constructor(
+    readonly model: JudgeModel,
+    observer?: ModelCallObserver,
+  ) {
+    this.registered = new RegisteredModelPool(observer);
+  }
+
+  /**
+   * The model each evaluator scores with: a registered model of the caller's organization when its
+   * `model` names one (another organization's models are never found), else the server's model.
+   */
+  private async targets(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<Map<string, ScoringTarget>> {
+    const targets = new Map<string, ScoringTarget>();
+    for (const name of new Set(evaluators.map((e) => e.model ?? ''))) {
+      const record = name ? await registeredModelNamed(ctx, name) : null;
+      if (!record) {
+        // A registered model deleted since (or another organization's): a clear error, not a call to the server's provider.
+        const known = !name || ctx.config.model.allowed.includes(name);
+        targets.set(name, { model: known ? this.model : unknownModel(name), modelName: name || ctx.config.model.name, prices: ctx.config.model.prices });
+        continue;
+      }
+      // TRIBUNAL_MODEL_HOSTS may have narrowed since the model was registered.
+      checkBaseUrl(ctx, record.base_url);
+      targets.set(name, {
+        model: this.registered.judgeModel(ctx.config, record, modelApiKey(ctx, record)),
+        modelName: record.model,
+        // No price given: the cost is unknown (null), never a silent 0.
+        prices: record.price ? { [record.model]: record.price } : {},
+        strategy: strategyFor(record.capabilities),
+        temperature: 0,
+      });
+    }
+    return targets;
+  }
 
   /** Scores one evaluator; never throws: a failure becomes score null with an error. */
-  async scoreEvaluator(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, input: RunInput): Promise<Scored> {
+  async scoreEvaluator(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, input: RunInput, target?: ScoringTarget): Promise<Scored> {
     const started = performance.now();
-    const requested = evaluator.model ?? ctx.config.model.name;
-    const outcome = await callStructured(this.model, {
+    const requested = target?.modelName ?? evaluator.model ?? ctx.config.model.name;
+    const outcome = await callStructured(target?.model ?? this.model, {
       attempts: MALFORMED_RETRIES + 1,
       // A fresh nonce per attempt; the problems of a malformed answer are not fed back, the question is asked anew.
       request: () => {
         const { system, prompt } = buildPrompt(evaluator, input);
-        return { model: requested, system, prompt, tool: SCORE_TOOL, maxTokens: ctx.config.model.maxTokens };
+        return { model: requested, system, prompt, tool: SCORE_TOOL, maxTokens: ctx.config.model.maxTokens, strategy: target?.strategy, temperature: target?.temperature };
       },
       check: parseAnswer,
     });
@@ -116,7 +172,7 @@ export class Engine implements ScoringEngine {
       input_tokens: usage.input_tokens,
       output_tokens: usage.output_tokens,
       // Priced by the model asked for: the API may answer with a dated name of the same model.
-      cost_usd: costUsd(requested, usage, ctx.config.model.prices),
+      cost_usd: costUsd(requested, usage, target?.prices ?? ctx.config.model.prices),
       latency_ms: 0,
     };
     const done = (fields: Partial<EvaluatorResult>, failure?: ModelErrorKind): Scored => ({
@@ -157,9 +213,13 @@ export class Engine implements ScoringEngine {
     const created_at = new Date().toISOString();
     const started = performance.now();
     const degenerate = degenerateInput(input);
-    const scored = degenerate
-      ? evaluators.map((e) => this.degenerateResult(e, degenerate))
-      : await Promise.all(evaluators.map((e) => this.scoreEvaluator(ctx, e, input)));
+    let scored: Scored[];
+    if (degenerate) scored = evaluators.map((e) => this.degenerateResult(e, degenerate));
+    else {
+      const targets = await this.targets(ctx, evaluators);
+      if ([...targets.values()].some((t) => t.model === this.model)) requireModel(this.model);
+      scored = await Promise.all(evaluators.map((e) => this.scoreEvaluator(ctx, e, input, targets.get(e.model ?? ''))));
+    }
     const results = scored.map((s) => s.result);
     const record: ExecutionLogRecord = {
       id,
@@ -203,7 +263,6 @@ export class Engine implements ScoringEngine {
     checkRequiredInputs(evaluators, input);
     // A public judge of another organization: the log is the caller's, filed in the caller's default project.
     const projectId = judge.org_id === ctx.caller.org.id ? judge.project_id : await resolveProjectId(ctx, undefined);
-    if (!degenerateInput(input)) requireModel(this.model);
     return this.run(
       ctx,
       evaluators,
@@ -227,7 +286,6 @@ export class Engine implements ScoringEngine {
     const inputs = prepareRunInput(given, [evaluator], ctx.config.limits);
     checkRequiredInputs([evaluator], inputs);
     const projectId = await resolveProjectId(ctx, project_id);
-    if (!degenerateInput(inputs)) requireModel(this.model);
     return this.run(
       ctx,
       [evaluator],

@@ -14,6 +14,7 @@ import {
 } from './datasets.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
+import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
 import { createProjectOperation, deleteEvaluatorOperation, deleteJudgeOperation, listEvaluatorVersions, listJudgeVersions } from './resources.ts';
 
 export const restOnlyOperations = {
@@ -38,4 +39,10 @@ export const restOnlyOperations = {
   getDatasetItem: getDatasetItemOperation,
   updateDatasetItem: updateDatasetItemOperation,
   deleteDatasetItem: deleteDatasetItemOperation,
+  listModels: listModelsOperation,
+  createModel: createModelOperation,
+  getModel: getModelOperation,
+  updateModel: updateModelOperation,
+  deleteModel: deleteModelOperation,
+  verifyModel: verifyModelOperation,
 };

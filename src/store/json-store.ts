@@ -18,6 +18,7 @@ import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles 
 import { JsonDatasets } from './json-datasets.ts';
 import { LogFile } from './log-file.ts';
 import type { ValueField } from './log-index.ts';
+import { JsonModelTable } from './json-models.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
 import {
   isAfter,
@@ -27,6 +28,7 @@ import {
   type DatasetFilter,
   type DatasetItemRecord,
   type DatasetRecord,
+  type ModelRecord,
   type EvaluatorFilter,
   type EvaluatorRecord,
   type ExecutionLogRecord,
@@ -49,6 +51,8 @@ interface JsonData {
   evaluator_versions: Record<string, EvaluatorRecord[]>;
   judges: Record<string, JudgeRecord>;
   judge_versions: Record<string, JudgeRecord[]>;
+  /** Absent in db.json files written before the model registry; created on load. */
+  models?: Record<string, ModelRecord>;
 }
 
 const emptyData = (): JsonData => ({
@@ -70,6 +74,7 @@ function withoutPrototypes(data: JsonData): void {
   for (const table of ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions'] as const) {
     data[table] = Object.assign(Object.create(null) as Record<string, never>, data[table]);
   }
+  data.models = Object.assign(Object.create(null) as Record<string, ModelRecord>, data.models ?? {});
 }
 
 /**
@@ -223,6 +228,7 @@ export class JsonStore implements Store {
     for (const table of ['evaluator_versions', 'judge_versions'] as const) {
       for (const [id, versions] of Object.entries(d[table])) if (versions[0]?.org_id === orgId) delete d[table][id];
     }
+    for (const model of Object.values(d.models!)) if (model.org_id === orgId) delete d.models![model.id];
     delete d.organizations[orgId];
     await this.datasets.deleteOrg(orgId);
     // The logs leave the index at once; the file is rewritten inside the log commit.
@@ -230,6 +236,15 @@ export class JsonStore implements Store {
     await this.save();
     if (purgedLogs) await this.logCommit.commit();
   }
+
+  // Registered judge models (json-models.ts)
+  private readonly modelTable = new JsonModelTable(() => this.data.models!, () => this.save());
+  createModel = (model: ModelRecord) => this.modelTable.create(model);
+  getModel = (id: string) => this.modelTable.get(id);
+  getModelByName = (orgId: string, name: string) => this.modelTable.byName(orgId, name);
+  listModels = (orgId: string, page: PageQuery) => this.modelTable.list(orgId, (sorted) => paginate(sorted, page));
+  updateModel = (model: ModelRecord) => this.modelTable.update(model);
+  deleteModel = (id: string) => this.modelTable.delete(id);
 
   // API keys
 

@@ -14,20 +14,21 @@ import type { Organization } from '../schemas.ts';
 import { isLogRecord } from './json-files.ts';
 import { JsonStore } from './json-store.ts';
 import { PostgresStore } from './postgres-store.ts';
-import { StoreConflictError, type ApiKeyRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type ProjectRecord } from './types.ts';
+import { StoreConflictError, type ApiKeyRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type ModelRecord, type ProjectRecord } from './types.ts';
 
 interface JsonFile {
   organizations?: Record<string, Organization>;
   api_keys?: Record<string, ApiKeyRecord>;
   projects?: Record<string, ProjectRecord>;
   evaluators?: Record<string, EvaluatorRecord>;
+  models?: Record<string, ModelRecord>;
   evaluator_versions?: Record<string, EvaluatorRecord[]>;
   judges?: Record<string, JudgeRecord>;
   judge_versions?: Record<string, JudgeRecord[]>;
 }
 
-export type Kind = 'organizations' | 'api_keys' | 'projects' | 'evaluators' | 'evaluator_versions' | 'judges' | 'judge_versions' | 'execution_logs';
-export const KINDS: Kind[] = ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions', 'execution_logs'];
+export type Kind = 'organizations' | 'api_keys' | 'projects' | 'evaluators' | 'evaluator_versions' | 'judges' | 'judge_versions' | 'models' | 'execution_logs';
+export const KINDS: Kind[] = ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions', 'models', 'execution_logs'];
 
 export interface MigrationReport {
   counts: Record<Kind, { source: number; copied: number; verified: number }>;
@@ -99,6 +100,8 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
     const projects = Object.values(db.projects ?? {}).sort(byCreation);
     const evaluators = Object.values(db.evaluators ?? {}).sort(byCreation);
     const judges = Object.values(db.judges ?? {}).sort(byCreation);
+    // Registered models move with their API keys still sealed: the same TRIBUNAL_SECRET_KEY opens them.
+    const models = Object.values(db.models ?? {}).sort(byCreation);
     const evaluatorVersions = (id: string, latest: EvaluatorRecord) => db.evaluator_versions?.[id] ?? [latest];
     const judgeVersions = (id: string, latest: JudgeRecord) => db.judge_versions?.[id] ?? [latest];
     const logs = await readLogs(path.join(opts.dataDir, 'logs.jsonl'));
@@ -143,6 +146,17 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
     };
     for (const e of evaluators) await copyVersioned('evaluator', e, evaluatorVersions(e.id, e));
     for (const j of judges) await copyVersioned('judge', j, judgeVersions(j.id, j));
+    counts.models.source = models.length;
+    for (const m of models) {
+      try {
+        await t.createModel(m);
+        counts.models.copied++;
+      } catch (err) {
+        if (!(err instanceof StoreConflictError)) throw err;
+        // Copied by an earlier run (nothing to copy); anything else is a difference.
+        if (!isDeepStrictEqual(canonical(await t.getModel(m.id)), canonical(m))) mismatches.push(`models: ${m.id} not copied: ${err.message}`);
+      }
+    }
     log(`Copied ${counts.organizations.copied} organizations, ${counts.api_keys.copied} API keys, ${counts.projects.copied} projects, ${counts.evaluators.copied} evaluators, ${counts.judges.copied} judges.`);
     counts.execution_logs.source = logs.length;
     for (let i = 0; i < logs.length; i += batchSize) {
@@ -166,6 +180,7 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
       compare('judges', j.id, j, await t.getJudge(j.id));
       for (const v of judgeVersions(j.id, j)) compare('judge_versions', `${v.id} v${v.version}`, v, await t.getJudgeVersion(v.id, v.version));
     }
+    for (const m of models) compare('models', m.id, m, await t.getModel(m.id));
     for (let i = 0; i < logs.length; i += batchSize) {
       const chunk = logs.slice(i, i + batchSize);
       const stored = new Map((await t.getExecutionLogs(chunk.map((l) => l.id))).map((l) => [l.id, l]));

@@ -1,7 +1,7 @@
 // The Store interface: everything Tribunal keeps. Two implementations (JSON files, PostgreSQL)
 // pass one contract test suite (test/store-contract.ts). Stores know nothing of callers or HTTP;
 // visibility is expressed as data in the filters so that SQL can apply it in the query.
-import type { ApiKey, Dataset, DatasetItem, Evaluator, ExecutionLog, Judge, JudgeGeneration, Organization, Project } from '../schemas.ts';
+import type { ApiKey, Dataset, DatasetItem, Evaluator, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
@@ -39,6 +39,8 @@ export interface ItemPage {
   /** The position of the last item, present when there may be more. */
   last?: number;
 }
+/** `api_key_encrypted` is the key sealed with TRIBUNAL_SECRET_KEY (secret-box.ts); null = no key. */
+export type ModelRecord = Model & { org_id: string; api_key_encrypted: string | null };
 
 /** Newest first: created_at desc, then id desc. `after` is the last item of the previous page. */
 export interface PageQuery {
@@ -144,6 +146,15 @@ export interface Store {
   /** Judges (any org) whose latest version applies this evaluator. */
   findJudgesUsingEvaluator(evaluatorId: string): Promise<Array<{ id: string; name: string; org_id: string }>>;
 
+  /** Names are unique per org. */
+  createModel(model: ModelRecord): Promise<void>;
+  getModel(id: string): Promise<ModelRecord | null>;
+  getModelByName(orgId: string, name: string): Promise<ModelRecord | null>;
+  listModels(orgId: string, page: PageQuery): Promise<Page<ModelRecord>>;
+  /** Replaces the stored record (same id); false when it is gone. */
+  updateModel(model: ModelRecord): Promise<boolean>;
+  deleteModel(id: string): Promise<boolean>;
+
   appendExecutionLog(log: ExecutionLogRecord): Promise<void>;
   getExecutionLog(id: string): Promise<ExecutionLogRecord | null>;
   listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>>;
@@ -168,10 +179,10 @@ export interface Store {
 
 /** Why a write was refused as a conflict: data, so that both stores report the same thing. */
 export type ConflictReason =
-  | { kind: 'name_taken'; resource: 'evaluator' | 'judge' | 'project' | 'dataset'; name: string }
+  | { kind: 'name_taken'; resource: 'evaluator' | 'judge' | 'project' | 'dataset' | 'model'; name: string }
   | { kind: 'default_project_exists' }
   | { kind: 'key_prefix_taken' }
-  | { kind: 'id_taken'; resource: 'organization' | 'api_key' | 'project' | 'evaluator' | 'judge' | 'execution_log' | 'dataset' | 'dataset_item'; id: string };
+  | { kind: 'id_taken'; resource: 'organization' | 'api_key' | 'project' | 'evaluator' | 'judge' | 'execution_log' | 'dataset' | 'dataset_item' | 'model'; id: string };
 
 /** A plain statement of the reason; the domain writes what the caller is told (domain/conflicts.ts). */
 export function describeConflict(reason: ConflictReason): string {

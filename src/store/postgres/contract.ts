@@ -17,6 +17,7 @@ import type {
   JudgeRecord,
   LogFilter,
   LogValueField,
+  ModelRecord,
   Page,
   PageQuery,
   ProjectRecord,
@@ -54,7 +55,7 @@ export class PostgresContractStore extends PgDatasets implements Store {
     await this.transaction(async (c) => {
       await c.query('DELETE FROM evaluator_versions WHERE id IN (SELECT id FROM evaluators WHERE org_id = $1)', [orgId]);
       await c.query('DELETE FROM judge_versions WHERE id IN (SELECT id FROM judges WHERE org_id = $1)', [orgId]);
-      for (const table of ['datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
+      for (const table of ['datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys', 'models']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       await c.query('DELETE FROM organizations WHERE id = $1', [orgId]);
     });
   }
@@ -91,6 +92,34 @@ export class PostgresContractStore extends PgDatasets implements Store {
     if (!sets.length) return this.getApiKey(id);
     const { rows } = await this.write(`UPDATE api_keys SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
     return rows[0] ? keyFromRow(rows[0]) : null;
+  }
+
+  // Registered judge models: one JSON document per model, with name and created_at as columns for lookups and pages.
+
+  private modelConflict(m: ModelRecord) {
+    return (c: string): ConflictReason => (c === 'models_unique_name' ? { kind: 'name_taken', resource: 'model', name: m.name } : { kind: 'id_taken', resource: 'model', id: m.id });
+  }
+  async createModel(model: ModelRecord): Promise<void> {
+    await this.write('INSERT INTO models (id, org_id, name, created_at, record) VALUES ($1, $2, $3, $4, $5)', [model.id, model.org_id, model.name, model.created_at, json(model)], this.modelConflict(model));
+  }
+  getModel(id: string) {
+    return this.one('SELECT record FROM models WHERE id = $1', [id], (r) => r.record as ModelRecord);
+  }
+  getModelByName(orgId: string, name: string) {
+    return this.one('SELECT record FROM models WHERE org_id = $1 AND name = $2', [orgId, name], (r) => r.record as ModelRecord);
+  }
+  async listModels(orgId: string, page: PageQuery) {
+    const q = new PageSql();
+    q.where.push(`org_id = ${q.p(orgId)}`);
+    return toPage((await this.query(q.sql('models', page), q.params)).rows, page, (r) => r.record as ModelRecord);
+  }
+  async updateModel(model: ModelRecord) {
+    const { rowCount } = await this.write('UPDATE models SET name = $2, record = $3 WHERE id = $1', [model.id, model.name, json(model)], this.modelConflict(model));
+    return (rowCount ?? 0) > 0;
+  }
+  async deleteModel(id: string) {
+    const { rowCount } = await this.write('DELETE FROM models WHERE id = $1', [id]);
+    return (rowCount ?? 0) > 0;
   }
 
   // Projects

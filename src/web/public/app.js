@@ -4,6 +4,7 @@ import { clear, h } from './lib/dom.js';
 import { badge, button, errorBox, notice } from './lib/ui.js';
 import signIn from './pages/sign-in.js';
 import keys from './pages/keys.js';
+import models from './pages/models.js';
 import judges from './pages/judges.js';
 import judge from './pages/judge.js';
 import judgeForm from './pages/judge-form.js';
@@ -20,6 +21,7 @@ import dataset from './pages/dataset.js';
 const routes = [
   ['/app/sign-in', signIn, { public: true }],
   ['/app/keys', keys],
+  ['/app/models', models],
   ['/app/judges', judges],
   ['/app/judges/new', judgeForm],
   ['/app/judges/generate', generate],
@@ -46,6 +48,7 @@ const NAV = [
   ['/app/evaluators', 'Evaluators'],
   ['/app/logs', 'Execution logs'],
   ['/app/datasets', 'Datasets'],
+  ['/app/models', 'Judge models'],
   ['/app/keys', 'API keys'],
 ];
 

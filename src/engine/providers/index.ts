@@ -1,0 +1,55 @@
+// Judge models for the models an organization registered (SPEC section 11): the provider's client,
+// wrapped in the same retry layer as the server's own model, with a limiter of the model's own
+// max_concurrency. Built once per model version (id + updated_at) and kept, so that the limit holds
+// across runs; an edited model gets a fresh client.
+import type { Config } from '../../config.ts';
+import type { ModelCapabilities } from '../../schemas.ts';
+import type { ModelRecord } from '../../store/types.ts';
+import { AnthropicJudgeModel } from '../anthropic-model.ts';
+import { Limiter } from '../limiter.ts';
+import type { JudgeModel } from '../model.ts';
+import { ResilientJudgeModel, type ModelCallObserver } from '../resilient-model.ts';
+import type { AnswerStrategy } from './json-answer.ts';
+import { OpenAIJudgeModel } from './openai.ts';
+
+export type ProviderModel = JudgeModel & { verify(model: string, timeoutMs: number): Promise<ModelCapabilities> };
+
+/** The provider's client for one registered model: one HTTP attempt per call, no retries. */
+export function providerModel(record: Pick<ModelRecord, 'provider' | 'base_url'>, apiKey: string | null, timeoutMs: number): ProviderModel {
+  if (record.provider === 'openai') return new OpenAIJudgeModel({ apiKey, baseUrl: record.base_url, timeoutMs });
+  // A local Messages API server takes no key; the SDK still wants one.
+  return new AnthropicJudgeModel({ apiKey: apiKey ?? 'no-key', baseUrl: record.base_url ?? undefined, timeoutMs });
+}
+
+/**
+ * How a registered model is asked for a structured answer: the forced tool where verify saw it
+ * honoured (or before any verify), else the JSON-schema format, else JSON in the prompt.
+ */
+export function strategyFor(capabilities: ModelCapabilities | null): AnswerStrategy {
+  if (!capabilities || capabilities.forced_tool) return 'tool';
+  return capabilities.json_schema ? 'json_schema' : 'json';
+}
+
+export class RegisteredModelPool {
+  private readonly models = new Map<string, { version: string; model: ResilientJudgeModel }>();
+
+  constructor(private readonly observer?: ModelCallObserver) {}
+
+  judgeModel(config: Config, record: ModelRecord, apiKey: string | null): ResilientJudgeModel {
+    const version = `${record.updated_at}|${record.max_concurrency}`;
+    const kept = this.models.get(record.id);
+    if (kept && kept.version === version) return kept.model;
+    const m = config.model;
+    const model = new ResilientJudgeModel(providerModel(record, apiKey, m.timeoutMs + 5_000), {
+      limiter: new Limiter(record.max_concurrency),
+      policy: { retries: m.retries, timeoutMs: m.timeoutMs, backoffMs: m.backoffMs, backoffMaxMs: m.backoffMaxMs },
+      observer: this.observer,
+    });
+    this.models.set(record.id, { version, model });
+    return model;
+  }
+
+  forget(id: string): void {
+    this.models.delete(id);
+  }
+}

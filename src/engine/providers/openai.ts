@@ -1,0 +1,149 @@
+// A judge model on the Chat Completions API through the official `openai` SDK: OpenAI itself and the
+// servers that speak it (vLLM, Ollama, LM Studio, llama.cpp, LiteLLM). One call is one HTTP attempt;
+// retries, timeouts and the per-model concurrency limit live in resilient-model.ts, as for Anthropic.
+// The answer is asked for in the call's strategy: a forced function call, a JSON-schema response
+// format, or JSON asked for in the prompt (json-answer.ts); `verify` finds which ones a server honours.
+import OpenAI from 'openai';
+import type { ModelCapabilities } from '../../schemas.ts';
+import { createHttpFetch } from '../http-fetch.ts';
+import type { JudgeModel, StructuredAnswer, StructuredCall } from '../model.ts';
+import { kindForStatus, ModelCallError, parseRetryAfter } from '../model-errors.ts';
+import { jsonInstruction, parseJsonReply } from './json-answer.ts';
+import { PROBE_PROMPT, PROBE_SYSTEM, PROBE_TOOL, probeStep } from './probe.ts';
+
+export interface OpenAIModelOptions {
+  /** Local servers take no key; the SDK still sends one, so a placeholder goes instead (never OPENAI_API_KEY). */
+  apiKey: string | null;
+  baseUrl: string | null;
+  timeoutMs: number;
+}
+
+type Completion = OpenAI.Chat.Completions.ChatCompletion;
+
+export class OpenAIJudgeModel implements JudgeModel {
+  readonly configured = true;
+  readonly appliesTimeout = true;
+  private readonly client: OpenAI;
+
+  constructor(opts: OpenAIModelOptions) {
+    this.client = new OpenAI({
+      apiKey: opts.apiKey ?? 'no-key',
+      baseURL: opts.baseUrl ?? undefined,
+      maxRetries: 0,
+      timeout: opts.timeoutMs,
+      fetch: createHttpFetch(),
+    });
+  }
+
+  async call(request: StructuredCall, signal?: AbortSignal, timeoutMs?: number): Promise<StructuredAnswer> {
+    const completion = await this.complete(request, signal, timeoutMs);
+    return answerOf(completion, request);
+  }
+
+  /** Which structured-answer strategies this server honours, and whether it returns log-probabilities. */
+  async verify(model: string, timeoutMs: number): Promise<ModelCapabilities> {
+    const base = { model, system: PROBE_SYSTEM, prompt: PROBE_PROMPT, tool: PROBE_TOOL, maxTokens: 64 };
+    const forced_tool = await probeStep(() => this.call({ ...base, strategy: 'tool' }, undefined, timeoutMs));
+    let logprobs = false;
+    const json_schema = await probeStep(async () => {
+      const completion = await this.complete({ ...base, strategy: 'json_schema' }, undefined, timeoutMs, true);
+      logprobs = hasLogprobs(completion);
+      return answerOf(completion, { ...base, strategy: 'json_schema' });
+    });
+    if (!json_schema) {
+      const plain = await probeStep(async () => {
+        logprobs = hasLogprobs(await this.complete({ ...base, strategy: 'json' }, undefined, timeoutMs, true));
+      });
+      // Nothing worked, not even plain JSON: once more without logprobs, so a refusal (an unknown
+      // model id, say) reaches the caller in the provider's own words instead of "no capabilities".
+      if (!plain && !forced_tool) await this.complete({ ...base, strategy: 'json' }, undefined, timeoutMs);
+    }
+    return { forced_tool, json_schema, logprobs };
+  }
+
+  private async complete(request: StructuredCall, signal: AbortSignal | undefined, timeoutMs: number | undefined, logprobs = false): Promise<Completion> {
+    const strategy = request.strategy ?? 'tool';
+    const { tool } = request;
+    const params: OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming = {
+      model: request.model,
+      messages: [
+        { role: 'system', content: request.system },
+        { role: 'user', content: strategy === 'json' ? request.prompt + jsonInstruction(tool) : request.prompt },
+      ],
+      max_completion_tokens: request.maxTokens,
+      temperature: request.temperature ?? 0,
+    };
+    if (strategy === 'tool') {
+      params.tools = [{ type: 'function', function: { name: tool.name, description: tool.description, parameters: tool.input_schema } }];
+      params.tool_choice = { type: 'function', function: { name: tool.name } };
+      params.parallel_tool_calls = false;
+    } else if (strategy === 'json_schema') {
+      params.response_format = { type: 'json_schema', json_schema: { name: tool.name, description: tool.description, schema: tool.input_schema } };
+    }
+    if (logprobs) params.logprobs = true;
+    const options: OpenAI.RequestOptions = timeoutMs === undefined ? {} : { timeout: Math.max(1, Math.ceil(timeoutMs)) };
+    if (signal) options.signal = signal;
+    let completion: Completion;
+    try {
+      completion = await this.client.chat.completions.create(params, options);
+    } catch (err) {
+      throw classify(err, signal);
+    }
+    if (!completion || typeof completion !== 'object' || !Array.isArray(completion.choices)) {
+      throw new ModelCallError('server_error', "The judge model answered 200 with something that is not a Chat Completions answer; check the model's base_url.");
+    }
+    return completion;
+  }
+}
+
+const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.round(n) : 0);
+
+function answerOf(completion: Completion, request: StructuredCall): StructuredAnswer {
+  const usage = { input_tokens: tokens(completion.usage?.prompt_tokens), output_tokens: tokens(completion.usage?.completion_tokens) };
+  const model = typeof completion.model === 'string' && completion.model ? completion.model : request.model;
+  const choice = completion.choices[0];
+  const malformed = (why: string) => new ModelCallError('malformed', `The judge model gave no structured answer: ${why}.`, { usage, model });
+  if (!choice) throw malformed('its answer had no choices');
+  const cutOff = choice.finish_reason === 'length' ? ` (cut off at max_tokens ${request.maxTokens})` : '';
+  let text: string | null | undefined;
+  if ((request.strategy ?? 'tool') === 'tool') {
+    const call = choice.message?.tool_calls?.find((c) => c.type === 'function' && c.function.name === request.tool.name);
+    if (!call || call.type !== 'function') throw malformed(`it answered without calling the function ${request.tool.name}${cutOff}`);
+    text = call.function.arguments;
+  } else {
+    text = choice.message?.content;
+  }
+  const input = typeof text === 'string' ? parseJsonReply(text) : undefined;
+  if (!input) throw malformed(`its answer was not one JSON object${cutOff}`);
+  return { input, model, usage };
+}
+
+function hasLogprobs(completion: Completion): boolean {
+  const content = completion.choices[0]?.logprobs?.content;
+  return Array.isArray(content) && content.length > 0 && typeof content[0]?.logprob === 'number';
+}
+
+function classify(err: unknown, signal?: AbortSignal): ModelCallError {
+  if (err instanceof ModelCallError) return err;
+  if (err instanceof OpenAI.APIUserAbortError || signal?.aborted) return new ModelCallError('aborted', 'The judge-model call was cancelled.', { cause: err });
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return new ModelCallError('timeout', 'The judge model did not answer in time.', { cause: err });
+  if (err instanceof OpenAI.APIConnectionError) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    return new ModelCallError('connection', `Could not reach the judge model (${cause?.code ?? cause?.message ?? err.message}); check the model's base_url and the network.`, { cause: err });
+  }
+  if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
+    const kind = kindForStatus(err.status);
+    const apiMessage = (err.error as { message?: string } | undefined)?.message ?? '';
+    const detail = `${err.status}${apiMessage ? `: ${apiMessage}` : ''}`;
+    const message =
+      kind === 'auth'
+        ? `The judge model refused the API key (${detail}); check the model's api_key.`
+        : kind === 'rejected'
+          ? `The judge model rejected the request (${detail}); check the model's provider model id.`
+          : kind === 'rate_limited'
+            ? `The judge model is rate limiting this server (${detail}).`
+            : `The judge model failed (${detail}).`;
+    return new ModelCallError(kind, message, { status: err.status, retryAfterMs: parseRetryAfter(err.headers), cause: err });
+  }
+  return new ModelCallError('server_error', `The judge model sent an unreadable answer (${(err as Error)?.message ?? String(err)}).`, { cause: err });
+}
