@@ -27,7 +27,8 @@ const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 8);
 const WARMUP_MS = envNumber('BENCH_WARMUP_MS', 1500);
 const INITIAL_WARMUP_MS = envNumber('BENCH_INITIAL_WARMUP_MS', 8000);
 const BODY = JSON.stringify({ request: 'How do I reset my password?', response: 'Open Settings, choose Security, then Reset password.', tags: ['bench'] });
-const SETTINGS = { TRIBUNAL_MODEL_CONCURRENCY: '64', TRIBUNAL_LOG_PRETTY: 'false', TRIBUNAL_METRICS_TOKEN: 'bench-metrics-token-0123456789' };
+// BENCH_PROCESS_METRICS=false measures "on" without prom-client's process metrics (TRIBUNAL_PROCESS_METRICS).
+const SETTINGS = { TRIBUNAL_MODEL_CONCURRENCY: '64', TRIBUNAL_LOG_PRETTY: 'false', TRIBUNAL_METRICS_TOKEN: 'bench-metrics-token-0123456789', TRIBUNAL_PROCESS_METRICS: process.env.BENCH_PROCESS_METRICS ?? 'true' };
 
 type Served = 'on' | 'off' | 'control';
 interface Target extends Ready {

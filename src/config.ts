@@ -134,6 +134,7 @@ const EnvSchema = z.object({
   TRIBUNAL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRIBUNAL_LOG_PRETTY: bool.optional(),
   TRIBUNAL_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters (make one with: openssl rand -hex 16)').optional(),
+  TRIBUNAL_PROCESS_METRICS: bool.default(true),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
   OTEL_SERVICE_NAME: z.string().default('tribunal'),
@@ -235,6 +236,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       logPretty: e.TRIBUNAL_LOG_PRETTY,
       /** Unset: /metrics answers 404. */
       metricsToken: e.TRIBUNAL_METRICS_TOKEN,
+      /**
+       * prom-client's process metrics (CPU, memory, event-loop lag, GC) run monitors all the time,
+       * about 3-5% of a judge run's server CPU (docs/BENCHMARKS.md): only when /metrics can be read.
+       */
+      processMetrics: e.TRIBUNAL_PROCESS_METRICS && e.TRIBUNAL_METRICS_TOKEN !== undefined,
       /** The standard OTLP/HTTP settings; traces are exported only when one is set. */
       otlpTracesUrl: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined),
       serviceName: e.OTEL_SERVICE_NAME,

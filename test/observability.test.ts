@@ -231,6 +231,28 @@ describe('/metrics', () => {
   });
 });
 
+describe('process metrics', () => {
+  const silent = { write() {} };
+  for (const [env, expected] of [
+    [{ TRIBUNAL_METRICS_TOKEN: METRICS_TOKEN }, true],
+    [{ TRIBUNAL_METRICS_TOKEN: METRICS_TOKEN, TRIBUNAL_PROCESS_METRICS: 'false' }, false],
+    [{}, false],
+  ] as const) {
+    test(`are ${expected ? '' : 'not '}collected with ${JSON.stringify(env)} (they cost CPU all the time; nobody reads them without the token)`, async () => {
+      const config = loadConfig({ ...env });
+      const obs = await createObservability(config, { logger: await createLogger({ logLevel: 'info', logPretty: false }, silent) });
+      try {
+        const text = await obs.metrics.registry.metrics();
+        assert.equal(/^process_cpu_user_seconds_total /m.test(text), expected);
+        assert.match(text, /tribunal_http_requests_total/, 'the request metrics are there either way');
+      } finally {
+        await obs.shutdown();
+        obs.metrics.registry.clear();
+      }
+    });
+  }
+});
+
 describe('/readyz', () => {
   test('ready while serving, unready once shutdown begins; /healthz stays alive', async () => {
     const rig = await startObservedServer();

@@ -27,7 +27,7 @@ export async function createObservability(config: Config, opts: { logger?: Logge
   const settings = config.observability;
   const logger = opts.logger ?? (await createLogger(settings));
   const tracing = opts.tracing ?? (await Tracing.create(settings));
-  return assemble(config, logger, tracing, opts.processMetrics);
+  return assemble(config, logger, tracing, opts.processMetrics ?? settings.processMetrics);
 }
 
 /** For servers built without one (tests, embedders): no log output and no traces; request metrics still counted. */
