@@ -148,15 +148,28 @@ export function scoreBar(score, label) {
 
 export const badge = (text, kind = '') => h('span', { class: `badge ${kind}` }, text);
 
-/** Required inputs of an evaluator, as badges. */
+/** Declared inputs of an evaluator (and whether it caps the score), as badges. */
 export function needs(evaluator) {
   return h(
     'span',
     { class: 'needs' },
-    badge('response'),
+    badge(evaluator.requires_turns ? 'turns' : 'response'),
+    evaluator.requires_request ? badge('request', 'need') : null,
     evaluator.requires_contexts ? badge('contexts', 'need') : null,
     evaluator.requires_expected_output ? badge('expected output', 'need') : null,
+    evaluator.critical ? badge('critical', 'need') : null,
   );
+}
+
+/**
+ * The paging button under a list: replaces the previous one, and loads the next page from
+ * `nextCursor` when clicked (an error takes the button's place).
+ */
+export function showMore(area, label, nextCursor, loadNext) {
+  area.querySelector('.more')?.remove();
+  if (!nextCursor) return;
+  const more = button(label, { class: 'secondary more', onclick: () => loadNext(nextCursor).catch((err) => more.replaceWith(errorBox(err))) });
+  area.append(more);
 }
 
 export const tableWrap = (table) => h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': table.getAttribute('aria-label') ?? 'table' }, table);

@@ -2,7 +2,7 @@
 // server as it is read), the export, and delete.
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
-import { button, confirmDialog, errorBox, field, link, notice, pageHeading, showFormError, tableWrap, time, withBusy } from '../lib/ui.js';
+import { button, confirmDialog, errorBox, field, link, notice, pageHeading, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
 
 const preview = (text) => (text == null ? h('span', { class: 'muted' }, '—') : h('div', { class: 'clamp' }, text));
 
@@ -64,11 +64,7 @@ export default async function dataset(page, { app, params }) {
         ),
       );
     }
-    itemsArea.querySelector('.more')?.remove();
-    if (data.next_cursor) {
-      const more = button('Show more items', { class: 'secondary more', onclick: () => loadItems(data.next_cursor).catch((err) => more.replaceWith(errorBox(err))) });
-      itemsArea.append(more);
-    }
+    showMore(itemsArea, 'Show more items', data.next_cursor, loadItems);
   }
 
   page.append(

@@ -1,7 +1,7 @@
 // Datasets: the organization's datasets, newest first, and a form to make one.
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
-import { button, errorBox, field, link, pageHeading, showFormError, tableWrap, time, withBusy } from '../lib/ui.js';
+import { errorBox, field, link, pageHeading, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
 
 export default async function datasets(page, { app }) {
   const name = h('input', { autocomplete: 'off', maxlength: 200 });
@@ -51,11 +51,7 @@ export default async function datasets(page, { app }) {
         ),
       );
     }
-    listArea.querySelector('.more')?.remove();
-    if (data.next_cursor) {
-      const more = button('Show more datasets', { class: 'secondary more', onclick: () => load(data.next_cursor).catch((err) => more.replaceWith(errorBox(err))) });
-      listArea.append(more);
-    }
+    showMore(listArea, 'Show more datasets', data.next_cursor, load);
   }
 
   page.append(

@@ -1,7 +1,7 @@
 // Evaluators: presets and custom ones, searchable.
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
-import { badge, button, errorBox, field, link, needs, pageHeading, select, tableWrap } from '../lib/ui.js';
+import { badge, errorBox, field, link, needs, pageHeading, select, tableWrap, showMore } from '../lib/ui.js';
 
 export default async function evaluators(page, { app, query }) {
   const search = query.get('search') ?? '';
@@ -60,11 +60,7 @@ export default async function evaluators(page, { app, query }) {
         ),
       );
     }
-    listArea.querySelector('.more')?.remove();
-    if (data.next_cursor) {
-      const more = button('Show more evaluators', { class: 'secondary more', onclick: () => load(data.next_cursor).catch((err) => more.replaceWith(errorBox(err))) });
-      listArea.append(more);
-    }
+    showMore(listArea, 'Show more evaluators', data.next_cursor, load);
   }
 
   page.append(

@@ -2,7 +2,7 @@
 // public ones (demo users' drafts among them) are shown on request (?include_public=true).
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
-import { badge, button, checkboxField, errorBox, field, link, pageHeading, tableWrap, time } from '../lib/ui.js';
+import { badge, checkboxField, errorBox, field, link, pageHeading, tableWrap, time, showMore } from '../lib/ui.js';
 
 export default async function judges(page, { app, query }) {
   const search = query.get('search') ?? '';
@@ -72,11 +72,7 @@ export default async function judges(page, { app, query }) {
         ),
       );
     }
-    listArea.querySelector('.more')?.remove();
-    if (data.next_cursor) {
-      const more = button('Show more judges', { class: 'secondary more', onclick: () => load(data.next_cursor).catch((err) => more.replaceWith(errorBox(err))) });
-      listArea.append(more);
-    }
+    showMore(listArea, 'Show more judges', data.next_cursor, load);
   }
 
   page.append(

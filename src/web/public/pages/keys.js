@@ -1,7 +1,7 @@
 // API keys of the organization: list, create (secret shown once), revoke with a confirmation.
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
-import { badge, button, confirmDialog, copyField, errorBox, field, pageHeading, showFormError, tableWrap, time, withBusy } from '../lib/ui.js';
+import { badge, button, confirmDialog, copyField, errorBox, field, pageHeading, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
 
 export default async function keys(page, { app }) {
   const current = app.session.key;
@@ -110,11 +110,7 @@ export default async function keys(page, { app }) {
         ),
       );
     }
-    listArea.querySelector('.more')?.remove();
-    if (pageData.next_cursor) {
-      const more = button('Show more keys', { class: 'secondary more', onclick: () => loadList(pageData.next_cursor, true).catch((err) => more.replaceWith(errorBox(err))) });
-      listArea.append(more);
-    }
+    showMore(listArea, 'Show more keys', pageData.next_cursor, (cursor) => loadList(cursor, true));
     if (!pageData.results.length && !append) clear(listArea).append(h('p', { class: 'muted' }, 'No keys yet.'));
   }
 
