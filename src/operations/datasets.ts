@@ -4,11 +4,10 @@
 import { z } from 'zod';
 import { addItems, createDataset, deleteDataset, deleteItem, getItem, getOwnDataset, datasetToWire, listDatasets, listItems, updateDataset, updateItem } from '../datasets/datasets.ts';
 import { Dataset, DatasetItem, DatasetItemInput, DatasetItemInputShape, page, PageParams } from '../schemas.ts';
-import { defineTool, type ToolAnnotations } from '../tool.ts';
+import { defineTool } from '../tool.ts';
 import { Deleted } from './resources.ts';
+import { READ, WRITE } from './annotations.ts';
 
-const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
 const datasetId = z.string().min(1).describe('id or exact name of the dataset');
 const itemId = z.string().min(1).describe('id of the item');

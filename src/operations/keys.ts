@@ -4,10 +4,9 @@ import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../domain/api-keys.ts';
 import { createOrganization } from '../domain/orgs.ts';
 import { ApiKey, page, PageParams } from '../schemas.ts';
-import { defineTool, type Services, type ToolAnnotations } from '../tool.ts';
+import { defineTool, type Services } from '../tool.ts';
+import { READ, WRITE } from './annotations.ts';
 
-const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
 const CreateApiKey = z.object({
   name: z.string().min(1).max(200).describe('a label to recognise the key by'),

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { listLogValues, LogValuesQuery } from '../domain/logs.ts';
 import type { LogValueField } from '../store/types.ts';
 import { defineTool } from '../tool.ts';
+import { READ } from './annotations.ts';
 
 function valuesOperation(field: LogValueField, what: string) {
   return defineTool({
@@ -15,7 +16,7 @@ function valuesOperation(field: LogValueField, what: string) {
       results: z.array(z.string()).describe(`${field} values, ascending`),
       next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page'),
     }),
-    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: READ,
     handler: (input, ctx) => listLogValues(ctx, field, input),
   });
 }

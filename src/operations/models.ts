@@ -4,9 +4,10 @@ import { z } from 'zod';
 import { createModel, deleteModel, getModel, listModels, updateModel, verifyModel } from '../domain/models.ts';
 import { Model, ModelPrice, ModelProvider, page, PageParams } from '../schemas.ts';
 import { defineTool, type ToolAnnotations } from '../tool.ts';
+import { READ, WRITE } from './annotations.ts';
 
-const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+// Writes to a registered model reach out to its provider's server (verify) or name one that will be.
+const WRITE_MODEL: ToolAnnotations = { ...WRITE, openWorldHint: true };
 
 const modelId = z.string().min(1).max(200).describe('id or exact name of the model');
 const fields = {
@@ -35,7 +36,7 @@ export const createModelOperation = defineTool({
   description: 'Register a judge model for your organization; evaluators name it in `model`. Run verify next to find what it supports.',
   input: z.object({ ...fields, base_url: fields.base_url.optional(), api_key: fields.api_key.optional(), max_concurrency: fields.max_concurrency.optional(), price: fields.price.optional() }),
   output: Model,
-  annotations: WRITE,
+  annotations: WRITE_MODEL,
   handler: (input, ctx) => createModel(ctx, input),
 });
 
@@ -55,7 +56,7 @@ export const updateModelOperation = defineTool({
   description: 'Edit a registered judge model; a new provider, base_url or model id clears its capabilities until verified again.',
   input: z.object({ model_id: modelId, ...z.object(fields).partial().shape }),
   output: Model,
-  annotations: WRITE,
+  annotations: WRITE_MODEL,
   handler: ({ model_id, ...patch }, ctx) => updateModel(ctx, model_id, patch),
 });
 
@@ -65,7 +66,7 @@ export const deleteModelOperation = defineTool({
   description: 'Delete a registered judge model; evaluators that name it fail to score until it is registered again.',
   input: z.object({ model_id: modelId }),
   output: Model,
-  annotations: { ...WRITE, openWorldHint: false },
+  annotations: WRITE,
   handler: ({ model_id }, ctx) => deleteModel(ctx, model_id),
 });
 
@@ -75,6 +76,6 @@ export const verifyModelOperation = defineTool({
   description: "Calls the model once per answer strategy (a few tokens each) and stores what it supports: forced tool call, JSON-schema response format, log-probabilities. A provider error is answered as a problem in the provider's words.",
   input: z.object({ model_id: modelId }),
   output: Model,
-  annotations: WRITE,
+  annotations: WRITE_MODEL,
   handler: ({ model_id }, ctx) => verifyModel(ctx, model_id),
 });

@@ -6,10 +6,9 @@ import { deleteEvaluator, evaluatorToWire, listVisibleEvaluatorVersions } from '
 import { deleteJudge, judgeToWire, listVisibleJudgeVersions } from '../domain/judges.ts';
 import { createProject } from '../domain/projects.ts';
 import { Evaluator, Judge, Project } from '../schemas.ts';
-import { defineTool, type ToolAnnotations, type ToolContext } from '../tool.ts';
+import { defineTool, type ToolContext } from '../tool.ts';
+import { READ, WRITE } from './annotations.ts';
 
-const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 
 export const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
 
