@@ -11,6 +11,7 @@ import type { EvaluatorResult } from '../src/schemas.ts';
 import type { EvaluatorRecord } from '../src/store/types.ts';
 import { startFakeAnthropic, type FakeAnthropic } from './helpers/fake-anthropic.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
+import { runCli } from './helpers/cli.ts';
 import { evaluatorBody } from './helpers/execute.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
@@ -122,6 +123,10 @@ describe('a jury of three registered models', () => {
     // The failed juror spent nothing (a 400 carries no usage): 1000 + 500 in.
     assert.equal(r.input_tokens, 1500);
     assert.equal(r.cost_usd, 0.0012 + 0.00225);
+    // The CLI's log view lists the jurors under the result, with the spread and the failed one's error.
+    const shown = await runCli(['logs', 'get', res.body.execution_log_id], { env: { TRIBUNAL_URL: server.url, TRIBUNAL_API_KEY: key } });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /jurors \(spread 0\.60\):\n\s+juror-a: 0\.90 .*\n\s+juror-b: failed: .*model-b is not loaded.*\n\s+juror-c: 0\.30 /);
   });
 
   test('every juror failing is 503 model_unavailable, and the log keeps each juror error', async () => {
