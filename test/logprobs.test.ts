@@ -45,6 +45,11 @@ describe('the grade distribution, by hand', () => {
     // E[g] = 3*0.8 + 1*0.2 = 2.6; score 1.6 / 4 = 0.4
     assert.ok(!('problem' in spaced));
     assert.equal(spaced.score, 0.4);
+    // the digit and the closing brace in one token ("4}"): '2}' and '5}' count, a bare '3' does not
+    const braced = gradeDistribution([tok('{"justification":"ok","not_applicable":false,"grade":'), tok('4}', [['4}', ln(0.6)], ['2}', ln(0.2)], ['3', ln(0.1)], ['5}', ln(0.1)]])]);
+    assert.ok(!('problem' in braced));
+    // mass 0.6 + 0.2 + 0.1 = 0.9; E[g] = (4*0.6 + 2*0.2 + 5*0.1) / 0.9 = 3.3 / 0.9 = 3.6667; score 2.6667 / 4 = 0.66667 -> 0.6667
+    assert.equal(braced.score, 0.6667);
   });
 
   test('a certain grade scores exactly its step; an answer not ending in the grade is a problem', () => {

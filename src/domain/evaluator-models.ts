@@ -33,7 +33,8 @@ const touches = (patch: Partial<EvaluatorModelFields>) => (['model', 'models', '
 
 /**
  * Checks the evaluator's model fields as they will be stored. On update only when the patch touches
- * one of them, so an evaluator stays editable after an operator narrows the allowed models.
+ * one of them, and the names only when it names models, so an evaluator stays editable after an
+ * operator narrows the allowed models.
  */
 export async function checkModelFields(ctx: WriteCtx, fields: EvaluatorModelFields, patch: Partial<EvaluatorModelFields> = fields): Promise<void> {
   if (!touches(patch)) return;
@@ -58,12 +59,14 @@ export async function checkModelFields(ctx: WriteCtx, fields: EvaluatorModelFiel
       throw validationError(`models names ${JSON.stringify(duplicate)} twice; a jury's models are distinct.`, [{ field: 'models', message: 'duplicate name' }]);
     }
   }
+  // Names are checked when the patch names models; a scoring change alone checks only log-probabilities.
+  const checkNames = patch.model !== undefined || patch.models !== undefined;
   const named = models ?? [fields.model ?? null];
   const allowed = ctx.config.model.allowed;
   for (const [i, name] of named.entries()) {
     const field = models ? `models.${i}` : 'model';
     const registered = name === null ? null : await ctx.store.getModelByName(ctx.caller.org.id, name);
-    if (name !== null && !registered && !allowed.includes(name)) {
+    if (checkNames && name !== null && !registered && !allowed.includes(name)) {
       throw validationError(
         `model ${JSON.stringify(name)} is neither a model your organization registered (GET /v1/models/) nor one this server allows (${allowed.join(', ')}); register it, or name another.`,
         [{ field, message: 'not a registered or allowed model (TRIBUNAL_ALLOWED_MODELS)' }],
