@@ -203,6 +203,9 @@ describe('a jury of three registered models', () => {
     const made = await call('PATCH', `/v1/evaluators/${ev.id}/`, { model: null, models: ['juror-b', 'juror-c'], aggregation: 'majority' });
     assert.equal(made.status, 200, JSON.stringify(made.body));
     assert.deepEqual([made.body.version, made.body.model, made.body.models, made.body.aggregation], [2, null, ['juror-b', 'juror-c'], 'majority']);
+    const shown = await runCli(['evaluators', 'get', ev.id], { env: { TRIBUNAL_URL: server.url, TRIBUNAL_API_KEY: key } });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /model:\s+jury of juror-b, juror-c \(majority\)/);
     const same = await call('PATCH', `/v1/evaluators/${ev.id}/`, { models: ['juror-b', 'juror-c'] });
     assert.equal(same.body.version, 2, 'no change, no new version');
     const cleared = await call('PATCH', `/v1/evaluators/${ev.id}/`, { models: null, model: 'juror-a' });
