@@ -102,6 +102,29 @@ export const Demonstration = z.object({
 });
 export type Demonstration = z.infer<typeof Demonstration>;
 
+export const JuryAggregation = z
+  .enum(['mean', 'median', 'majority'])
+  .describe('mean or median of the jurors\' scores; majority: pass/fail vote at 0.5, the score is the mean of the majority side (a tie: the mean of all)');
+export type JuryAggregation = z.infer<typeof JuryAggregation>;
+export const EvaluatorScoring = z
+  .enum(['direct', 'logprobs'])
+  .describe('direct: the model writes the score; logprobs: the model grades 1-5 and the score is the probability-weighted mean grade mapped to 0..1 (needs a provider that returns log-probabilities)');
+export type EvaluatorScoring = z.infer<typeof EvaluatorScoring>;
+
+/** One juror of a jury result: its own score and justification, or why it failed. */
+export const JurorResult = z.object({
+  model: z.string().describe('the juror: the model name as the evaluator lists it'),
+  score: z.number().min(0).max(1).nullable().describe("the juror's score; null when it failed or found the evaluator not applicable"),
+  justification: z.string().nullable().describe("the juror's justification"),
+  not_applicable: z.boolean().optional().describe('true when this juror found the evaluator not applicable'),
+  input_tokens: z.number().int().describe('prompt tokens this juror spent'),
+  output_tokens: z.number().int().describe('completion tokens this juror spent'),
+  cost_usd: z.number().nullable().describe("this juror's cost in USD; null when unknown"),
+  latency_ms: z.number().describe("this juror's wall time"),
+  error: z.string().optional().describe('why this juror failed; a failed juror is left out of the score'),
+});
+export type JurorResult = z.infer<typeof JurorResult>;
+
 export const Evaluator = z.object({
   id: id('evaluator'),
   name: z.string().describe('unique-ish human name; evaluators can be run by exact name'),
@@ -114,6 +137,13 @@ export const Evaluator = z.object({
   critical: z.boolean().describe('a gate: the score of a run that applies it is at most this evaluator\'s score'),
   demonstrations: z.array(Demonstration).describe('few-shot examples shown to the judge model'),
   model: z.string().nullable().describe('judge model override; null = the server default'),
+  models: z
+    .array(z.string())
+    .nullable()
+    .optional()
+    .describe('a jury instead of one model: 2 to 5 model names (registered or allowed), scored concurrently; absent or null = no jury (docs/MODELS.md)'),
+  aggregation: JuryAggregation.nullable().optional().describe('how a jury\'s scores become one (with models): mean, median or majority at 0.5'),
+  scoring: EvaluatorScoring.optional().describe('direct (default): the model writes a 0..1 score; logprobs: G-Eval, the probability-weighted mean of a 1-5 grade'),
   visibility: Visibility,
   is_preset: z.boolean().describe('shipped with the server; public and read-only'),
   project_id: z.string().nullable().describe('owning project; null for presets'),
@@ -203,6 +233,16 @@ export const EvaluatorResult = z.object({
   cost_usd: z.number().nullable().describe('cost of this evaluator in USD from the price table; null when its model has no price (unknown)'),
   latency_ms: z.number().describe('wall time of this evaluator'),
   error: z.string().optional().describe('why this evaluator failed, when score is null'),
+  jurors: z.array(JurorResult).optional().describe("a jury's jurors, in the evaluator's order: each one's score, justification, tokens and cost, or its error"),
+  spread: z
+    .number()
+    .nullable()
+    .optional()
+    .describe("a jury's disagreement: the highest minus the lowest juror score (0 = unanimous); null when no juror scored"),
+  grade_probabilities: z
+    .record(z.string(), z.number())
+    .optional()
+    .describe('logprobs scoring: the probability of each grade 1-5 the score was computed from (normalised over the grades)'),
 });
 export type EvaluatorResult = z.infer<typeof EvaluatorResult>;
 

@@ -513,6 +513,29 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         assert.deepEqual(await list({ is_preset: false }), [own.id]);
         assert.deepEqual(await list({ include_public: false }), [own.id]);
       });
+
+      it('keeps a jury (models, aggregation) and the scoring mode through every read and version', async () => {
+        const store = await fresh();
+        const jury = evaluator('org_a', { model: null, models: ['judge-a', 'judge-b', 'judge-c'], aggregation: 'majority', scoring: 'logprobs' });
+        await store.createEvaluator(jury);
+        assert.deepEqual(await store.getEvaluator(jury.id), jury);
+        const next = { ...jury, models: ['judge-b', 'judge-a'], aggregation: 'median' as const, scoring: 'direct' as const, version: 2 };
+        assert.equal(await store.updateEvaluator(next, 1), true);
+        assert.deepEqual(await store.getEvaluator(jury.id), next);
+        assert.deepEqual(await store.getEvaluatorVersion(jury.id, 1), jury, 'the old version keeps its jury');
+        assert.deepEqual((await store.listEvaluatorVersions(jury.id)).map((v) => [v.models, v.aggregation, v.scoring]), [
+          [['judge-b', 'judge-a'], 'median', 'direct'],
+          [['judge-a', 'judge-b', 'judge-c'], 'majority', 'logprobs'],
+        ]);
+        const cleared = { ...next, models: null, aggregation: null, version: 3 };
+        assert.equal(await store.updateEvaluator(cleared, 2), true);
+        assert.deepEqual((await store.listEvaluators({ org_id: 'org_a', include_public: false }, { limit: 10 })).items, [cleared]);
+        // An evaluator stored before the fields existed reads back without them.
+        const older = evaluator('org_a');
+        await store.createEvaluator(older);
+        const read = (await store.getEvaluator(older.id))!;
+        assert.equal('models' in read || 'aggregation' in read || 'scoring' in read, false);
+      });
     });
 
     describe('judge specifics', () => {

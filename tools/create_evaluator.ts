@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createEvaluator, evaluatorToWire } from '../src/domain/evaluators.ts';
-import { Demonstration, Evaluator } from '../src/schemas.ts';
+import { Demonstration, Evaluator, EvaluatorScoring, JuryAggregation } from '../src/schemas.ts';
 import { defineTool } from '../src/tool.ts';
 
 export const EvaluatorContentShape = {
@@ -19,6 +19,15 @@ export const EvaluatorContentShape = {
     .describe('a gate (safety, policy): a judge run scores at most this evaluator\'s score; default false'),
   demonstrations: z.array(Demonstration).max(20).optional().describe('few-shot examples with the score each deserves (at most 20)'),
   model: z.string().min(1).nullable().optional().describe('judge model to use instead of the server default'),
+  models: z
+    .array(z.string().min(1))
+    .min(2, 'a jury has at least 2 models')
+    .max(5, 'a jury has at most 5 models')
+    .nullable()
+    .optional()
+    .describe('a jury instead of model: 2 to 5 distinct model names (registered or allowed), scored concurrently and aggregated; null removes the jury'),
+  aggregation: JuryAggregation.nullable().optional().describe("how the jury's scores become one: mean (default), median, or majority (pass/fail vote at 0.5)"),
+  scoring: EvaluatorScoring.optional().describe('direct (default), or logprobs: G-Eval, the probability-weighted mean of a 1-5 grade, on models that return log-probabilities'),
   visibility: z.enum(['private', 'public']).optional().describe('private (default) or public; demo organizations always make public evaluators'),
   project_id: z.string().optional().describe('project for the evaluator; default your default project'),
 };

@@ -19,6 +19,9 @@ interface Evaluator {
   critical?: boolean;
   demonstrations: unknown[];
   model: string | null;
+  models?: string[] | null;
+  aggregation?: string | null;
+  scoring?: string;
   visibility: string;
   is_preset: boolean;
   project_id: string | null;
@@ -88,7 +91,8 @@ const get: Command = {
         ['kind', e.is_preset ? 'preset (read-only)' : e.visibility],
         ['intent', e.intent],
         ['needs', needs(e)],
-        ['model', e.model ?? 'server default'],
+        ['model', e.models?.length ? `jury of ${e.models.join(', ')} (${e.aggregation ?? 'mean'})` : (e.model ?? 'server default')],
+        ['scoring', e.scoring === 'logprobs' ? 'logprobs (weighted 1-5 grade)' : null],
         ['demonstrations', e.demonstrations.length],
         ['project', e.project_id],
         ['version', e.version],

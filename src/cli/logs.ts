@@ -25,7 +25,7 @@ interface Log {
   system_prompt?: string | null;
   turns?: Array<{ role: string; content: string; name?: string; tool_call_id?: string; tool_calls?: Array<{ id?: string; name: string; arguments: unknown }> }> | null;
   tags: string[];
-  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; evaluator_version: number; score: number | null; justification: string | null; model: string | null; cost_usd: number | null; latency_ms: number; error?: string }>;
+  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; evaluator_version: number; score: number | null; justification: string | null; model: string | null; cost_usd: number | null; latency_ms: number; error?: string; spread?: number | null; jurors?: Juror[] }>;
   score: number | null;
   cost_usd: number | null;
   latency_ms: number;
@@ -133,10 +133,29 @@ const get: Command = {
       console.log(`  ${score(r.score).padStart(4)}  ${r.evaluator_name} v${r.evaluator_version}  (${r.model ?? 'no model'}, ${usd(r.cost_usd)}, ${Math.round(r.latency_ms)} ms)`);
       const why = r.score === null ? `failed: ${r.error ?? 'no score'}` : (r.justification ?? '');
       for (const line of why.split('\n')) console.log(`        ${line}`);
+      if (r.jurors?.length) printJurors(r.jurors, r.spread ?? null);
     }
     return EXIT.ok;
   },
 };
+
+interface Juror {
+  model: string;
+  score: number | null;
+  not_applicable?: boolean;
+  cost_usd: number | null;
+  latency_ms: number;
+  error?: string;
+}
+
+/** A jury's jurors under its result: each one's score (or why it has none), cost and latency, and the spread. */
+function printJurors(jurors: Juror[], spread: number | null): void {
+  console.log(`        jurors (spread ${spread === null ? '-' : spread.toFixed(2)}):`);
+  for (const j of jurors) {
+    const verdict = j.error !== undefined ? `failed: ${j.error}` : j.not_applicable ? 'not applicable' : score(j.score);
+    console.log(`          ${j.model}: ${verdict}  (${usd(j.cost_usd)}, ${Math.round(j.latency_ms)} ms)`);
+  }
+}
 
 /** One turn on a line or a few: `[3 tool get_weather]` then the content; tool calls as name(arguments). */
 function turnText(t: NonNullable<Log['turns']>[number], i: number): string {

@@ -7,6 +7,7 @@ import type { RequestContext } from '../context.ts';
 import { conflictToError } from './conflicts.ts';
 import { resolveProjectId } from './projects.ts';
 import { demonstrationShapeProblem } from '../conversation/validate.ts';
+import { applyModelPatch, checkModelFields, modelFieldsForCreate, type EvaluatorModelFields } from './evaluator-models.ts';
 
 type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 /** Writes also need the configuration (allowed models). */
@@ -84,6 +85,10 @@ export interface EvaluatorContent {
   critical?: boolean;
   demonstrations?: Demonstration[];
   model?: string | null;
+  /** A jury, its aggregation, and the scoring mode (evaluator-models.ts). */
+  models?: EvaluatorModelFields['models'];
+  aggregation?: EvaluatorModelFields['aggregation'];
+  scoring?: EvaluatorModelFields['scoring'];
 }
 
 /**
@@ -133,6 +138,7 @@ export async function createEvaluator(
 ): Promise<EvaluatorRecord> {
   checkDemonstrations(input);
   await checkModel(ctx, input.model);
+  await checkModelFields(ctx, { model: input.model ?? null, models: input.models, aggregation: input.aggregation, scoring: input.scoring });
   const now = new Date().toISOString();
   const record: EvaluatorRecord = {
     id: newId('evl'),
@@ -147,6 +153,7 @@ export async function createEvaluator(
     critical: input.critical ?? false,
     demonstrations: input.demonstrations ?? [],
     model: input.model ?? null,
+    ...modelFieldsForCreate(input),
     visibility: effectiveVisibility(ctx, input.visibility),
     is_preset: false,
     project_id: await resolveProjectId(ctx, input.project_id),
@@ -183,6 +190,9 @@ const CONTENT_FIELDS = [
   'critical',
   'demonstrations',
   'model',
+  'models',
+  'aggregation',
+  'scoring',
   'visibility',
   'project_id',
 ] as const;
@@ -199,11 +209,15 @@ export async function updateEvaluator(
     if (patch.project_id !== undefined) next.project_id = await resolveProjectId(ctx, patch.project_id);
     for (const field of CONTENT_FIELDS) {
       if (field === 'project_id' || patch[field] === undefined) continue;
+      // Clearing what is not set (models null on an evaluator without a jury) changes nothing.
+      if (patch[field] === null && ((current as Record<string, unknown>)[field] ?? null) === null) continue;
       (next as Record<string, unknown>)[field] = patch[field];
     }
     next.visibility = effectiveVisibility(ctx, next.visibility);
     checkDemonstrations(next);
     if (patch.model !== undefined) await checkModel(ctx, patch.model);
+    applyModelPatch(next, patch);
+    await checkModelFields(ctx, next, patch);
     const changed = CONTENT_FIELDS.some((f) => JSON.stringify(next[f]) !== JSON.stringify(current[f]));
     if (!changed) return current;
     if (next.visibility === 'private' && current.visibility === 'public') await assertNoPublicJudgeUses(ctx, current.id);

@@ -20,6 +20,18 @@ export interface StructuredCall {
   strategy?: 'tool' | 'json_schema' | 'json';
   /** Sampling temperature where the provider takes one; registered models score at 0 unless set. */
   temperature?: number;
+  /**
+   * Ask for token log-probabilities of the answer text, with this many alternatives per token
+   * (logprobs.ts). Providers that cannot return them ignore it and answer without `logprobs`.
+   */
+  topLogprobs?: number;
+}
+
+/** One token of the answer text with its log-probability and the most likely alternatives. */
+export interface TokenLogprob {
+  token: string;
+  logprob: number;
+  top: Array<{ token: string; logprob: number }>;
 }
 
 export interface StructuredAnswer {
@@ -28,6 +40,8 @@ export interface StructuredAnswer {
   /** The model that answered, as the API reports it. */
   model: string;
   usage: { input_tokens: number; output_tokens: number };
+  /** The answer text's tokens, when `topLogprobs` was asked for and the provider returned them. */
+  logprobs?: TokenLogprob[];
 }
 
 export interface JudgeModel {

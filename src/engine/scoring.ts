@@ -25,6 +25,9 @@ import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
 import { degenerateReason } from './degenerate.ts';
 import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
+import { scoreJury } from './jury.ts';
+import { callLogprobs } from './logprobs.ts';
+import type { ModelCapabilities } from '../schemas.ts';
 import type { ScoringEngine } from './types.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
@@ -38,6 +41,8 @@ export interface ScoringTarget {
   prices: PriceTable;
   strategy?: AnswerStrategy;
   temperature?: number;
+  /** A registered model's verified capabilities (logprobs scoring picks its answer format from them). */
+  capabilities?: ModelCapabilities | null;
 }
 
 interface Scored {
@@ -130,7 +135,8 @@ export class Engine implements ScoringEngine {
    */
   private async targets(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<Map<string, ScoringTarget>> {
     const targets = new Map<string, ScoringTarget>();
-    for (const name of new Set(evaluators.map((e) => e.model ?? ''))) {
+    // A jury's every juror is a target of its own (jury.ts).
+    for (const name of new Set(evaluators.flatMap((e) => (e.models?.length ? e.models : [e.model ?? ''])))) {
       const record = name ? await registeredModelNamed(ctx, name) : null;
       if (!record) {
         // A registered model deleted since (or another organization's): a clear error, not a call to the server's provider.
@@ -147,6 +153,7 @@ export class Engine implements ScoringEngine {
         prices: record.price ? { [record.model]: record.price } : {},
         strategy: strategyFor(record.capabilities),
         temperature: 0,
+        capabilities: record.capabilities,
       });
     }
     return targets;
@@ -156,7 +163,7 @@ export class Engine implements ScoringEngine {
   async scoreEvaluator(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, input: RunInput, target?: ScoringTarget): Promise<Scored> {
     const started = performance.now();
     const requested = target?.modelName ?? evaluator.model ?? ctx.config.model.name;
-    const outcome = await callStructured(target?.model ?? this.model, {
+    const spec = {
       attempts: MALFORMED_RETRIES + 1,
       // A fresh nonce per attempt; the problems of a malformed answer are not fed back, the question is asked anew.
       request: () => {
@@ -164,7 +171,10 @@ export class Engine implements ScoringEngine {
         return { model: requested, system, prompt, tool: SCORE_TOOL, maxTokens: ctx.config.model.maxTokens, strategy: target?.strategy, temperature: target?.temperature };
       },
       check: parseAnswer,
-    });
+    };
+    const model = target?.model ?? this.model;
+    // scoring "logprobs": the weighted mean grade (logprobs.ts), never a silent fallback to direct.
+    const outcome = evaluator.scoring === 'logprobs' ? await callLogprobs(model, spec, target?.capabilities) : await callStructured(model, spec);
     const { usage } = outcome;
     const result: EvaluatorResult = {
       ...resultBase(evaluator, null, null),
@@ -218,7 +228,11 @@ export class Engine implements ScoringEngine {
     else {
       const targets = await this.targets(ctx, evaluators);
       if ([...targets.values()].some((t) => t.model === this.model)) requireModel(this.model);
-      scored = await Promise.all(evaluators.map((e) => this.scoreEvaluator(ctx, e, input, targets.get(e.model ?? ''))));
+      scored = await Promise.all(
+        evaluators.map((e) =>
+          e.models?.length ? scoreJury(e, (name) => this.scoreEvaluator(ctx, e, input, targets.get(name))) : this.scoreEvaluator(ctx, e, input, targets.get(e.model ?? '')),
+        ),
+      );
     }
     const results = scored.map((s) => s.result);
     const record: ExecutionLogRecord = {

@@ -6,6 +6,9 @@
 //   fake.answer = { justification: 'ok', score: 0.7 };   // the object every structured answer carries
 //   fake.enqueue({ status: 429, headers: { 'retry-after': '0' } }); // faults, first in first out
 //   fake.requests[0].body                                 // every request, parsed
+//   fake.answers.submit_grade = { justification: 'ok', not_applicable: false, grade: 4 }; // per tool name
+//   fake.alternatives['4'] = [{ token: '4', logprob: Math.log(0.6) }, { token: '3', logprob: Math.log(0.3) }];
+//        // every emitted token "4" gets that log-probability and those top_logprobs (log-probability scoring)
 //
 // What it honours, as servers differ: `tools` (a tool_choice naming a function is answered with that
 // call; otherwise the model writes prose, as servers that ignore tool_choice do), `jsonSchema`
@@ -33,6 +36,12 @@ export interface FakeOpenAI {
   /** Most requests open at once. */
   readonly peakInFlight: number;
   latencyMs: number;
+  /** Answers by tool (or response-format) name, before `answer`. */
+  readonly answers: Record<string, Record<string, unknown>>;
+  /** Per emitted token text: its log-probability (the entry with the same token, else -0.01) and its top_logprobs. */
+  readonly alternatives: Record<string, Array<{ token: string; logprob: number }>>;
+  /** How answer text is cut into tokens for logprobs (default: runs of letters, single digits, single other characters, whitespace runs). */
+  tokenize: (text: string) => string[];
   enqueue(...faults: FakeFault[]): void;
   close(): Promise<void>;
 }
@@ -43,7 +52,18 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
   const faults: FakeFault[] = [];
   let inFlight = 0;
   let peak = 0;
-  const state = { answer: { justification: 'The response meets the rubric.', score: 0.8 } as Record<string, unknown>, latencyMs: 0 };
+  const state = {
+    answer: { justification: 'The response meets the rubric.', score: 0.8 } as Record<string, unknown>,
+    latencyMs: 0,
+    tokenize: (text: string) => text.match(/\s+|[A-Za-z_]+|\d|[^\sA-Za-z_\d]/g) ?? [],
+  };
+  const answers: Record<string, Record<string, unknown>> = {};
+  const alternatives: Record<string, Array<{ token: string; logprob: number }>> = {};
+  const tokenLogprobs = (text: string) =>
+    state.tokenize(text).map((token) => {
+      const top = alternatives[token] ?? [];
+      return { token, logprob: top.find((t) => t.token === token)?.logprob ?? -0.01, bytes: [...Buffer.from(token)], top_logprobs: top.map((t) => ({ ...t, bytes: [...Buffer.from(t.token)] })) };
+    });
 
   const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -76,7 +96,7 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
       const prompt = body.messages.map((m: { content: unknown }) => (typeof m.content === 'string' ? m.content : '')).join('\n');
       const forced = body.tool_choice?.type === 'function' ? (body.tool_choice.function?.name as string) : null;
       const toolName: string = forced ?? body.response_format?.json_schema?.name ?? /the function (\w+)/.exec(prompt)?.[1] ?? 'submit_evaluation';
-      const answer = toolName === 'submit_check' ? { ok: true } : state.answer;
+      const answer = toolName === 'submit_check' ? { ok: true } : (answers[toolName] ?? state.answer);
       const message: Record<string, unknown> = { role: 'assistant', content: null };
       let finish = 'stop';
       if (forced && honours.tools) {
@@ -88,7 +108,9 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
         message.content = `I would rate this response ${String(answer.score ?? 'well')} out of 1.`;
       }
       const choice: Record<string, unknown> = { index: 0, message, finish_reason: finish };
-      if (body.logprobs && honours.logprobs) choice.logprobs = { content: [{ token: '{', logprob: -0.01, bytes: [123], top_logprobs: [] }] };
+      if (body.logprobs && honours.logprobs) {
+        choice.logprobs = { content: typeof message.content === 'string' ? tokenLogprobs(message.content) : [{ token: '{', logprob: -0.01, bytes: [123], top_logprobs: [] }] };
+      }
       send(res, 200, {
         id: `chatcmpl-${requests.length}`,
         object: 'chat.completion',
@@ -118,6 +140,14 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
     },
     set latencyMs(ms) {
       state.latencyMs = ms;
+    },
+    answers,
+    alternatives,
+    get tokenize() {
+      return state.tokenize;
+    },
+    set tokenize(t) {
+      state.tokenize = t;
     },
     get peakInFlight() {
       return peak;

@@ -6,7 +6,7 @@
 import OpenAI from 'openai';
 import type { ModelCapabilities } from '../../schemas.ts';
 import { createHttpFetch } from '../http-fetch.ts';
-import type { JudgeModel, StructuredAnswer, StructuredCall } from '../model.ts';
+import type { JudgeModel, StructuredAnswer, StructuredCall, TokenLogprob } from '../model.ts';
 import { kindForStatus, ModelCallError, parseRetryAfter } from '../model-errors.ts';
 import { jsonInstruction, parseJsonReply } from './json-answer.ts';
 import { PROBE_PROMPT, PROBE_SYSTEM, PROBE_TOOL, probeStep } from './probe.ts';
@@ -36,8 +36,9 @@ export class OpenAIJudgeModel implements JudgeModel {
   }
 
   async call(request: StructuredCall, signal?: AbortSignal, timeoutMs?: number): Promise<StructuredAnswer> {
-    const completion = await this.complete(request, signal, timeoutMs);
-    return answerOf(completion, request);
+    const completion = await this.complete(request, signal, timeoutMs, request.topLogprobs !== undefined);
+    const answer = answerOf(completion, request);
+    return request.topLogprobs === undefined ? answer : { ...answer, logprobs: contentLogprobs(completion) };
   }
 
   /** Which structured-answer strategies this server honours, and whether it returns log-probabilities. */
@@ -81,6 +82,7 @@ export class OpenAIJudgeModel implements JudgeModel {
       params.response_format = { type: 'json_schema', json_schema: { name: tool.name, description: tool.description, schema: tool.input_schema } };
     }
     if (logprobs) params.logprobs = true;
+    if (logprobs && request.topLogprobs !== undefined) params.top_logprobs = request.topLogprobs;
     const options: OpenAI.RequestOptions = timeoutMs === undefined ? {} : { timeout: Math.max(1, Math.ceil(timeoutMs)) };
     if (signal) options.signal = signal;
     let completion: Completion;
@@ -121,6 +123,17 @@ function answerOf(completion: Completion, request: StructuredCall): StructuredAn
 function hasLogprobs(completion: Completion): boolean {
   const content = completion.choices[0]?.logprobs?.content;
   return Array.isArray(content) && content.length > 0 && typeof content[0]?.logprob === 'number';
+}
+
+/** The answer text's token log-probabilities, or undefined when the server sent none. */
+function contentLogprobs(completion: Completion): TokenLogprob[] | undefined {
+  const content = completion.choices[0]?.logprobs?.content;
+  if (!Array.isArray(content) || !content.length) return undefined;
+  return content.map((t) => ({
+    token: String(t.token),
+    logprob: Number(t.logprob),
+    top: Array.isArray(t.top_logprobs) ? t.top_logprobs.map((a) => ({ token: String(a.token), logprob: Number(a.logprob) })) : [],
+  }));
 }
 
 function classify(err: unknown, signal?: AbortSignal): ModelCallError {

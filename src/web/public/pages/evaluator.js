@@ -57,7 +57,7 @@ export default async function evaluator(page, { app, params }) {
       h('dt', {}, 'Required inputs'),
       h('dd', {}, needs(e)),
       h('dt', {}, 'Judge model'),
-      h('dd', {}, e.model ?? 'server default'),
+      h('dd', {}, e.models?.length ? `jury of ${e.models.join(', ')} (${e.aggregation ?? 'mean'})` : (e.model ?? 'server default'), e.scoring === 'logprobs' ? h('span', { class: 'muted' }, ' · log-probability scoring') : null),
     ),
     h('section', { 'aria-labelledby': 'rubric-title' }, h('h2', { id: 'rubric-title' }, 'Rubric'), h('pre', { class: 'rubric', tabindex: '0' }, e.rubric)),
     e.demonstrations.length
@@ -106,7 +106,7 @@ export default async function evaluator(page, { app, params }) {
             {},
             h('summary', {}, `Version ${v.version}`, v.version === e.version ? ' (current)' : '', ' · ', time(v.updated_at), ` · ${v.name}`),
             h('p', {}, h('strong', {}, 'Intent: '), v.intent),
-            h('p', {}, h('strong', {}, 'Required inputs: '), needs(v), ` · model ${v.model ?? 'server default'} · ${v.visibility}`),
+            h('p', {}, h('strong', {}, 'Required inputs: '), needs(v), ` · model ${v.models?.length ? `jury of ${v.models.join(', ')}` : (v.model ?? 'server default')} · ${v.visibility}`),
             h('pre', { class: 'rubric' }, v.rubric),
           ),
         ),

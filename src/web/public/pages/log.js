@@ -2,6 +2,7 @@
 import { api } from '../lib/api.js';
 import { conversationView } from '../lib/conversation.js';
 import { h } from '../lib/dom.js';
+import { jurySection } from '../lib/jurors.js';
 import { badge, errorBox, fmtCost, fmtInt, fmtMs, link, pageHeading, scoreBar, tableWrap, time } from '../lib/ui.js';
 
 export default async function log(page, { params }) {
@@ -65,6 +66,7 @@ export default async function log(page, { params }) {
         ),
       ),
     ),
+    jurySection(l.evaluator_results),
     h(
       'section',
       { 'aria-labelledby': 'inputs-title' },
