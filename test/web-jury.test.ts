@@ -41,7 +41,7 @@ describe('a jury run on the log page in Chromium', { skip }, () => {
 
     const { page } = b;
     await page.goto(`${server.url}/app/sign-in`);
-    await page.getByLabel('API key').fill(key);
+    await page.getByRole('textbox', { name: 'API key' }).fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Judges' }).waitFor();
     await page.goto(`${server.url}/app/logs/${run.body.execution_log_id}`);
