@@ -65,12 +65,13 @@ const prices = z.string().transform((v, ctx) => {
   const parsed = PriceTableSchema.safeParse(json);
   if (!parsed.success) {
     const where = parsed.error.issues[0]?.path.join('.') || 'the value';
-    ctx.addIssue({ code: 'custom', message: `${where}: must be {"model-name": {"input": <USD>, "output": <USD>}} with prices per million tokens, 0 or more` });
+    ctx.addIssue({ code: 'custom', message: `${where}: must be {"model-name": {"input": <USD>, "output": <USD>}} (optionally "cache_read" and "cache_write") with prices per million tokens, 0 or more` });
     return z.NEVER;
   }
   return { ...DEFAULT_PRICES, ...parsed.data };
 });
-const PriceTableSchema = z.record(z.string().min(1), z.strictObject({ input: z.number().finite().min(0), output: z.number().finite().min(0) }));
+const usd = z.number().finite().min(0);
+const PriceTableSchema = z.record(z.string().min(1), z.strictObject({ input: usd, output: usd, cache_read: usd.optional(), cache_write: usd.optional() }));
 
 /** The current Sonnet generation (the SDK's model list, 2026-11); see docs/SCORING.md before changing it. */
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
