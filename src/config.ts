@@ -121,6 +121,7 @@ const EnvSchema = z.object({
   TRIBUNAL_MODEL_BACKOFF: duration.default(parseDuration('500ms')),
   TRIBUNAL_MODEL_BACKOFF_MAX: duration.default(parseDuration('20s')),
   TRIBUNAL_MODEL_MAX_TOKENS: int(64).default(1024),
+  TRIBUNAL_RESULT_CACHE_MAX: int(1).default(100_000),
   TRIBUNAL_PRICES: prices.default(DEFAULT_PRICES),
   TRIBUNAL_ALLOWED_MODELS: list.optional(),
   TRIBUNAL_SECRET_KEY: z
@@ -212,6 +213,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       backoffMaxMs: e.TRIBUNAL_MODEL_BACKOFF_MAX,
       maxTokens: e.TRIBUNAL_MODEL_MAX_TOKENS,
       prices: e.TRIBUNAL_PRICES,
+      /** Result-cache entries kept at most (use_cache; docs/MODELS.md, "Caching"), the least recently used evicted. */
+      resultCacheMax: e.TRIBUNAL_RESULT_CACHE_MAX,
       // Models an evaluator may name as its override. The server pays for every call, so a caller
       // (a demo user included) cannot pick an arbitrary, possibly expensive, model.
       allowed: e.TRIBUNAL_ALLOWED_MODELS ?? [...new Set([e.TRIBUNAL_MODEL, ...Object.keys(e.TRIBUNAL_PRICES)])],
