@@ -65,12 +65,13 @@ const prices = z.string().transform((v, ctx) => {
   const parsed = PriceTableSchema.safeParse(json);
   if (!parsed.success) {
     const where = parsed.error.issues[0]?.path.join('.') || 'the value';
-    ctx.addIssue({ code: 'custom', message: `${where}: must be {"model-name": {"input": <USD>, "output": <USD>}} with prices per million tokens, 0 or more` });
+    ctx.addIssue({ code: 'custom', message: `${where}: must be {"model-name": {"input": <USD>, "output": <USD>}} (optionally "cache_read" and "cache_write") with prices per million tokens, 0 or more` });
     return z.NEVER;
   }
   return { ...DEFAULT_PRICES, ...parsed.data };
 });
-const PriceTableSchema = z.record(z.string().min(1), z.strictObject({ input: z.number().finite().min(0), output: z.number().finite().min(0) }));
+const usd = z.number().finite().min(0);
+const PriceTableSchema = z.record(z.string().min(1), z.strictObject({ input: usd, output: usd, cache_read: usd.optional(), cache_write: usd.optional() }));
 
 /** The current Sonnet generation (the SDK's model list, 2026-11); see docs/SCORING.md before changing it. */
 export const DEFAULT_MODEL = 'claude-sonnet-5-5';
@@ -121,6 +122,7 @@ const EnvSchema = z.object({
   TRIBUNAL_MODEL_BACKOFF: duration.default(parseDuration('500ms')),
   TRIBUNAL_MODEL_BACKOFF_MAX: duration.default(parseDuration('20s')),
   TRIBUNAL_MODEL_MAX_TOKENS: int(64).default(1024),
+  TRIBUNAL_RESULT_CACHE_MAX: int(1).default(100_000),
   TRIBUNAL_PRICES: prices.default(DEFAULT_PRICES),
   TRIBUNAL_ALLOWED_MODELS: list.optional(),
   TRIBUNAL_SECRET_KEY: z
@@ -214,6 +216,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       backoffMaxMs: e.TRIBUNAL_MODEL_BACKOFF_MAX,
       maxTokens: e.TRIBUNAL_MODEL_MAX_TOKENS,
       prices: e.TRIBUNAL_PRICES,
+      /** Result-cache entries kept at most (use_cache; docs/MODELS.md, "Caching"), the least recently used evicted. */
+      resultCacheMax: e.TRIBUNAL_RESULT_CACHE_MAX,
       // Models an evaluator may name as its override. The server pays for every call, so a caller
       // (a demo user included) cannot pick an arbitrary, possibly expensive, model.
       allowed: e.TRIBUNAL_ALLOWED_MODELS ?? [...new Set([e.TRIBUNAL_MODEL, ...Object.keys(e.TRIBUNAL_PRICES)])],

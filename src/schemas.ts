@@ -30,7 +30,12 @@ export type ApiKey = z.infer<typeof ApiKey>;
 
 export const ModelProvider = z.enum(['anthropic', 'openai']).describe('anthropic: the Messages API; openai: the Chat Completions API (OpenAI, vLLM, Ollama, LM Studio, llama.cpp, LiteLLM)');
 export const ModelPrice = z
-  .object({ input: z.number().min(0).max(10_000).describe('USD per million input tokens'), output: z.number().min(0).max(10_000).describe('USD per million output tokens') })
+  .object({
+    input: z.number().min(0).max(10_000).describe('USD per million input tokens'),
+    output: z.number().min(0).max(10_000).describe('USD per million output tokens'),
+    cache_read: z.number().min(0).max(10_000).optional().describe("USD per million input tokens read from the provider's prompt cache; default: the provider's rate (Anthropic 0.1x input, OpenAI 0.5x)"),
+    cache_write: z.number().min(0).max(10_000).optional().describe("USD per million input tokens written to the prompt cache; default: the provider's rate (Anthropic 1.25x input, OpenAI 1x)"),
+  })
   .strict()
   .describe('USD per million input and output tokens');
 export const ModelCapabilities = z.object({
@@ -243,6 +248,17 @@ export const EvaluatorResult = z.object({
     .record(z.string(), z.number())
     .optional()
     .describe('logprobs scoring: the probability of each grade 1-5 the score was computed from (normalised over the grades)'),
+  cached: z.boolean().optional().describe('true when this result was reused from the result cache (use_cache): no model call, no cost, no tokens'),
+  cache_read_tokens: z.number().int().optional().describe("prompt tokens read from the provider's prompt cache (part of input_tokens, billed at the cache-read rate)"),
+  cache_write_tokens: z.number().int().optional().describe("prompt tokens written to the provider's prompt cache (part of input_tokens, billed at the cache-write rate)"),
+  settings: z
+    .object({
+      temperature: z.number().nullable().describe("sampling temperature sent; null = none sent, the provider's default (models that refuse one)"),
+      max_tokens: z.number().int().describe('output token limit of each call'),
+      strategy: z.enum(['tool', 'json_schema', 'json']).describe('how the structured answer was asked for'),
+    })
+    .optional()
+    .describe('the model settings the score was produced with'),
 });
 export type EvaluatorResult = z.infer<typeof EvaluatorResult>;
 
@@ -315,6 +331,10 @@ export const ExecutionInputShape = {
     .optional()
     .describe('conversation or session of the evaluated application, for filtering logs and the session page (at most 200 characters)'),
   tags: z.array(z.string()).optional().describe('labels stored on the execution log, for filtering'),
+  use_cache: z
+    .boolean()
+    .optional()
+    .describe('reuse an identical earlier result (same evaluator version, inputs, model and settings) without a model call, marked cached with cost 0; default false'),
 };
 export const ExecutionInput = z.object(ExecutionInputShape);
 export type ExecutionInput = z.infer<typeof ExecutionInput>;

@@ -150,10 +150,10 @@ describe('REST', () => {
     assert.deepEqual(res.body.evaluator_results.map((r: { evaluator_id: string }) => r.evaluator_id), CONVERSATION_PRESETS.map((p) => p.id));
     assert.equal(rig.fake.requests.length, CONVERSATION_PRESETS.length);
     for (const p of CONVERSATION_PRESETS) {
-      const sent = rig.fake.requests.find((r) => r.body.system.includes(`Name: ${p.name}\n`));
+      const sent = rig.fake.requests.find((r) => r.system.includes(`Name: ${p.name}\n`));
       assert.ok(sent, `${p.name} was not sent`);
-      // Each preset's demonstrations reach the model as fenced conversations.
-      assert.equal((sent.body.messages[0].content.match(/<example_[0-9a-f]{24} number="\d">\n/g) ?? []).length, p.demonstrations.length);
+      // Each preset's demonstrations reach the model as fenced conversations, in the static system prompt.
+      assert.equal((sent.system.match(/<example_[0-9a-f]{24} number="\d">\n/g) ?? []).length, p.demonstrations.length);
       assert.ok(sent.body.messages[0].content.includes('get_hotel_policy'));
     }
     // A run without turns names every conversation preset as missing turns.

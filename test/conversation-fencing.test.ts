@@ -69,7 +69,7 @@ test('turns, tool calls, tool results and the system prompt are fenced and escap
   assert.deepEqual(sent.messages, [{ role: 'user', content: expectedPrompt }]);
   // The system prompt is the judge's own, with the conversation rules; the application's system
   // prompt never reaches it.
-  const system: string = sent.system;
+  const system: string = rig.fake.requests[0].system;
   assert.ok(system.startsWith('You are an impartial evaluator for Tribunal'));
   assert.ok(!system.includes('WeatherBot'));
   assert.ok(
@@ -94,8 +94,8 @@ test('request/response prompts are unchanged by the conversation rules', async (
   const evaluator = await rig.createEvaluator({ name: 'Plain fence', intent: 'x', rubric: 'y' });
   rig.fake.resetStats();
   await rig.post(`/v1/evaluators/${evaluator.id}/execute/`, { request: 'q', response: 'a' });
-  assert.ok(!rig.fake.requests[0].body.system.includes('<turn_'));
-  assert.ok(!rig.fake.requests[0].body.system.includes('system_prompt'));
+  assert.ok(!rig.fake.requests[0].system.includes('<turn_'));
+  assert.ok(!rig.fake.requests[0].system.includes('system_prompt'));
 });
 
 test('demonstrations with turns are fenced the same way', async () => {
@@ -109,8 +109,10 @@ test('demonstrations with turns are fenced the same way', async () => {
   await rig.post(`/v1/evaluators/${evaluator.id}/execute/`, { response: 'r' });
   const prompt: string = rig.fake.requests[0].body.messages[0].content;
   const N = /<response_([0-9a-f]{24})/.exec(prompt)![1];
+  // The demonstrations are in the static system prompt.
+  const system = rig.fake.requests[0].system;
   assert.ok(
-    prompt.includes(
+    system.includes(
       [
         `<example_${N} number="1">`,
         'The conversation so far (1 turn); the response to evaluate is turn 2, below:',
@@ -125,7 +127,7 @@ test('demonstrations with turns are fenced the same way', async () => {
         `<justification_${N}>`,
       ].join('\n'),
     ),
-    prompt,
+    system,
   );
-  assert.ok(rig.fake.requests[0].body.system.includes(`<turn_${N}>`));
+  assert.ok(system.includes(`<turn_${N}>`));
 });

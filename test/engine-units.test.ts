@@ -45,7 +45,7 @@ describe('prompt', () => {
     assert.equal(escaped.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'), text);
   });
 
-  test('a fresh nonce per prompt; the tool schema puts the justification before not_applicable and the score', () => {
+  test('a fresh nonce per prompt unless one is given; the tool schema puts the justification before not_applicable and the score', () => {
     const a = buildPrompt(evaluator, { response: 'x' });
     const b = buildPrompt(evaluator, { response: 'x' });
     assert.match(a.nonce, /^[0-9a-f]{24}$/);
@@ -175,15 +175,32 @@ describe('Anthropic model through the SDK, against the fake', () => {
       const model = new AnthropicJudgeModel({ apiKey: 'dummy', baseUrl: fake.url });
       fake.enqueue(toolAnswer({ justification: 'j', score: 0.5 }, { usage: { input_tokens: 7, output_tokens: 3 } }));
       const a = await model.call(call);
-      assert.deepEqual(a, { input: { justification: 'j', score: 0.5 }, model: 'claude-haiku-4-5', usage: { input_tokens: 7, output_tokens: 3 } });
+      assert.deepEqual(a, { input: { justification: 'j', score: 0.5 }, model: 'claude-haiku-4-5', usage: { input_tokens: 7, output_tokens: 3, cache_read_tokens: 0, cache_write_tokens: 0 }, temperature: null });
       assert.deepEqual(fake.requests[0].body.tool_choice, { type: 'tool', name: 'submit_evaluation', disable_parallel_tool_use: true });
       assert.equal(fake.requests[0].body.thinking, undefined);
+      assert.equal(fake.requests[0].body.temperature, undefined, 'no temperature asked for, none sent');
+      assert.equal(typeof fake.requests[0].body.system, 'string', 'a plain system prompt unless it is marked for the cache');
 
-      const b = await model.call({ ...call, thinkingBudget: 2048 });
+      // Temperature 0 goes to a model of the budget generation (up to 4.5); the system prompt marked for the prompt cache.
+      fake.enqueue(toolAnswer({ justification: 'j', score: 0.5 }, { usage: { input_tokens: 7, output_tokens: 3 } }));
+      const t = await model.call({ ...call, temperature: 0, cacheSystem: true });
+      assert.equal(t.temperature, 0);
+      const sent = fake.requests.at(-1)!.body;
+      assert.equal(sent.temperature, 0);
+      assert.deepEqual(sent.system, [{ type: 'text', text: call.system, cache_control: { type: 'ephemeral' } }]);
+      // A model that always thinks adaptively refuses a temperature: none is sent, and the answer says so.
+      fake.enqueue(toolAnswer({ justification: 'j', score: 0.5 }));
+      const adaptive = await model.call({ ...call, model: 'claude-sonnet-5-5', temperature: 0 });
+      assert.equal(adaptive.temperature, null);
+      assert.equal(fake.requests.at(-1)!.body.temperature, undefined);
+      fake.resetStats();
+
+      const b = await model.call({ ...call, thinkingBudget: 2048, temperature: 0 });
       assert.equal(typeof (b.input as any).justification, 'string');
-      assert.deepEqual(fake.requests[1].body.tool_choice, { type: 'auto' });
-      assert.deepEqual(fake.requests[1].body.thinking, { type: 'enabled', budget_tokens: 2048 });
-      assert.equal(fake.requests[1].body.max_tokens, 2048 + 300);
+      assert.deepEqual(fake.requests[0].body.tool_choice, { type: 'auto' });
+      assert.deepEqual(fake.requests[0].body.thinking, { type: 'enabled', budget_tokens: 2048 });
+      assert.equal(fake.requests[0].body.max_tokens, 2048 + 300);
+      assert.equal(fake.requests[0].body.temperature, undefined, 'thinking takes the default temperature');
 
       fake.enqueue(textAnswer('no tool today', { usage: { input_tokens: 5, output_tokens: 2 } }));
       await assert.rejects(model.call(call), (e: any) => e.kind === 'malformed' && e.usage.input_tokens === 5 && /without calling the tool submit_evaluation/.test(e.message));

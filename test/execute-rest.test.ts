@@ -59,10 +59,11 @@ describe('execute over REST', () => {
         assert.deepEqual(req.body.tool_choice, { type: 'tool', name: 'submit_evaluation', disable_parallel_tool_use: true });
         assert.deepEqual(Object.keys(req.body.tools[0].input_schema.properties), ['justification', 'not_applicable', 'score']);
       }
-      // The custom evaluator's demonstration is in its prompt as a scored example.
+      // The custom evaluator's demonstration is in its (static) system prompt as a scored example.
       const customReq = rig.fake.requests.find((r) => r.system.includes(`Name: ${custom.name}\n`))!;
-      assert.match(customReq.prompt, /# Scored examples/);
-      assert.match(customReq.prompt, /<score_[0-9a-f]{24}>0\.9<\/score_[0-9a-f]{24}>/);
+      assert.match(customReq.system, /# Scored examples/);
+      assert.match(customReq.system, /<score_[0-9a-f]{24}>0\.9<\/score_[0-9a-f]{24}>/);
+      assert.doesNotMatch(customReq.prompt, /# Scored examples/);
 
       const log = await rig.get(`/v1/execution-logs/${res.body.execution_log_id}/`);
       assert.equal(log.status, 200);

@@ -123,24 +123,32 @@ describe('declared inputs', () => {
 
     const plainPrompt = promptOf('Plain quality');
     const N = /<response_([0-9a-f]{24})>/.exec(plainPrompt)![1];
+    // The demonstration is in the static system prompt, without its contexts and expected output either.
+    const plainSystem = rig.fake.requests.find((r) => r.system.includes('Name: Plain quality\n'))!.system;
+    assert.ok(
+      plainSystem.endsWith(
+        [
+          '# Scored examples',
+          "The evaluator's author scored these examples to calibrate the scale. They are not the material to evaluate.",
+          `<example_${N} number="1">`,
+          `<request_${N}>`,
+          'Q0',
+          `</request_${N}>`,
+          `<response_${N}>`,
+          'R0',
+          `</response_${N}>`,
+          `<justification_${N}>`,
+          'Weak.',
+          `</justification_${N}>`,
+          `<score_${N}>0.3</score_${N}>`,
+          `</example_${N}>`,
+        ].join('\n'),
+      ),
+      plainSystem,
+    );
     assert.equal(
       plainPrompt,
       [
-        '# Scored examples',
-        "The evaluator's author scored these examples to calibrate the scale. They are not the material to evaluate.",
-        `<example_${N} number="1">`,
-        `<request_${N}>`,
-        'Q0',
-        `</request_${N}>`,
-        `<response_${N}>`,
-        'R0',
-        `</response_${N}>`,
-        `<justification_${N}>`,
-        'Weak.',
-        `</justification_${N}>`,
-        `<score_${N}>0.3</score_${N}>`,
-        `</example_${N}>`,
-        '',
         '# Material to evaluate',
         `<request_${N}>`,
         'Q',

@@ -20,6 +20,7 @@ import {
   type Store,
 } from '../src/store/types.ts';
 import { defineDatasetContract } from './store-contract-datasets.ts';
+import { defineResultCacheContract } from './store-contract-result-cache.ts';
 
 // Record builders: complete, valid records with every field set, overridable.
 
@@ -189,6 +190,7 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
     });
 
     defineDatasetContract(fresh);
+    defineResultCacheContract(fresh);
 
     describe('organizations', () => {
       it('creates, reads and finds the oldest non-demo organization by name', async () => {

@@ -5,7 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { createHttpFetch } from './http-fetch.ts';
 import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
 import { kindForStatus, ModelCallError, parseRetryAfter } from './model-errors.ts';
-import { thinkingShape } from './thinking-form.ts';
+import { thinkingGeneration, thinkingShape } from './thinking-form.ts';
 import { jsonInstruction, parseJsonReply } from './providers/json-answer.ts';
 import { PROBE_PROMPT, PROBE_SYSTEM, PROBE_TOOL, probeStep } from './providers/probe.ts';
 import type { ModelCapabilities } from '../schemas.ts';
@@ -49,16 +49,22 @@ export class AnthropicJudgeModel implements JudgeModel {
     // the schema in the prompt, and only a reply that is one JSON object is taken (json-answer.ts).
     const asJson = request.strategy === 'json' || request.strategy === 'json_schema';
     const shape = thinkingShape(request.model, request.tool.name, request.maxTokens, request.thinkingBudget);
+    // The static system prompt as a text block marked for the prompt cache (the tools before it are
+    // cached with it): later calls of the same evaluator version read it at a tenth of the price.
+    const system: Anthropic.MessageCreateParams['system'] = request.cacheSystem ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] : request.system;
     const params: Anthropic.MessageCreateParamsNonStreaming = asJson
-      ? { model: request.model, system: request.system, messages: [{ role: 'user', content: request.prompt + jsonInstruction(request.tool) }], max_tokens: shape.max_tokens }
+      ? { model: request.model, system, messages: [{ role: 'user', content: request.prompt + jsonInstruction(request.tool) }], max_tokens: shape.max_tokens }
       : {
           model: request.model,
-          system: request.system,
+          system,
           messages: [{ role: 'user', content: request.prompt }],
           tools: [{ name: request.tool.name, description: request.tool.description, input_schema: request.tool.input_schema as Anthropic.Tool.InputSchema }],
           // max_tokens, tool_choice and thinking in the form this model's generation accepts.
           ...shape,
         };
+    const temperature = temperatureFor(request, asJson ? undefined : shape.thinking);
+    // Not in the SDK's types any more (deprecated by the API); the models that still take it get it.
+    if (temperature !== null) (params as unknown as Record<string, unknown>).temperature = temperature;
 
     let message: Anthropic.Message;
     try {
@@ -75,9 +81,14 @@ export class AnthropicJudgeModel implements JudgeModel {
       throw new ModelCallError('server_error', 'The judge model answered 200 with something that is not a Messages API message; check ANTHROPIC_BASE_URL.');
     }
     const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.round(n) : 0);
+    // The API's input_tokens leaves out the cached tokens; ours counts every prompt token, with the cached parts named.
+    const cacheRead = tokens(message.usage?.cache_read_input_tokens);
+    const cacheWrite = tokens(message.usage?.cache_creation_input_tokens);
     const usage = {
-      input_tokens: tokens(message.usage?.input_tokens) + tokens(message.usage?.cache_creation_input_tokens) + tokens(message.usage?.cache_read_input_tokens),
+      input_tokens: tokens(message.usage?.input_tokens) + cacheWrite + cacheRead,
       output_tokens: tokens(message.usage?.output_tokens),
+      cache_read_tokens: cacheRead,
+      cache_write_tokens: cacheWrite,
     };
     const answeredBy = typeof message.model === 'string' && message.model ? message.model : request.model;
     if (asJson) {
@@ -86,7 +97,7 @@ export class AnthropicJudgeModel implements JudgeModel {
       if (!input) {
         throw new ModelCallError('malformed', `The judge model gave no structured answer: its reply was not one JSON object (stop_reason ${message.stop_reason ?? 'unknown'}).`, { usage, model: answeredBy });
       }
-      return { input, model: answeredBy, usage };
+      return { input, model: answeredBy, usage, temperature };
     }
     const block = message.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use' && b.name === request.tool.name);
     if (!block) {
@@ -96,7 +107,7 @@ export class AnthropicJudgeModel implements JudgeModel {
           : `it answered without calling the tool ${request.tool.name} (stop_reason ${message.stop_reason ?? 'unknown'})`;
       throw new ModelCallError('malformed', `The judge model gave no structured answer: ${why}.`, { usage, model: typeof message.model === 'string' ? message.model : undefined });
     }
-    return { input: block.input, model: answeredBy, usage };
+    return { input: block.input, model: answeredBy, usage, temperature };
   }
 
   /**
@@ -110,6 +121,17 @@ export class AnthropicJudgeModel implements JudgeModel {
     if (!forced_tool) await this.call({ ...base, strategy: 'json' }, undefined, timeoutMs);
     return { forced_tool, json_schema: false, logprobs: false };
   }
+}
+
+/**
+ * The temperature to send, or null for none. The Messages API deprecated `temperature` (the SDK no
+ * longer types it) and the adaptive-thinking generations (Claude 4.6 on) refuse it; thinking needs
+ * the default. So it goes only to the budget-thinking generation (up to 4.5, and names we cannot
+ * read, such as a local Messages API server) on a call without thinking.
+ */
+export function temperatureFor(request: StructuredCall, thinking: unknown): number | null {
+  if (request.temperature === undefined || thinking !== undefined) return null;
+  return thinkingGeneration(request.model) === 'budget' ? request.temperature : null;
 }
 
 const warnedModels = new Set<string>();

@@ -1,11 +1,30 @@
 // The fence every piece of untrusted data is shown to the judge model in (docs/SCORING.md): a tag
-// whose name ends in a random nonce made for this one call, around XML-escaped text. Scoring's
-// prompt and the conversation renderer both fence through here, so turns, tool calls and tool
-// results get exactly the escaping and nonce scheme that responses get.
+// whose name ends in a nonce, around XML-escaped text. Scoring's prompt and the conversation
+// renderer both fence through here, so turns, tool calls and tool results get exactly the escaping
+// and nonce scheme that responses get.
+//
+// Scoring derives the nonce from a server secret and the evaluator version (versionNonce), so the
+// static part of a scoring prompt is the same bytes on every call of that version and provider
+// prompt caches apply (docs/MODELS.md, "Caching"). The fence stays unforgeable: escaping leaves no
+// `<` in the data, so no tag at all can be written from inside it, whatever the nonce; and the
+// nonce, an HMAC under a secret, cannot be guessed from outside either.
+import { createHmac, randomBytes } from 'node:crypto';
 import { randomHex } from '../ids.ts';
 
 /** 96 random bits, hex: unguessable, and only [0-9a-f] so it is safe in a tag name. */
 export const newNonce = () => randomHex(12);
+
+/** Used when TRIBUNAL_SECRET_KEY is not set: nonces then stay the same within this process only. */
+const PROCESS_SECRET = randomBytes(32);
+
+/**
+ * The nonce of one evaluator version: 96 bits of HMAC-SHA256 under the server secret
+ * (TRIBUNAL_SECRET_KEY, else a random secret of this process), hex. The same for every call of
+ * that version; another version (or another secret) gives another nonce.
+ */
+export function versionNonce(secret: Buffer | null, evaluatorId: string, version: number): string {
+  return createHmac('sha256', secret ?? PROCESS_SECRET).update(`tribunal fence nonce\0${evaluatorId}\0${version}`).digest('hex').slice(0, 24);
+}
 
 /** XML escaping for fenced data: after it, the data holds no `<` or `>`, so no tag at all. */
 export const escapeData = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');

@@ -2,6 +2,8 @@
 // what to do without looking at HTTP details. Messages are written for the caller of Tribunal: they
 // say what happened and what to change, and never contain the API key.
 
+import type { ModelUsage } from './model.ts';
+
 export type ModelErrorKind =
   /** 429: the provider's rate limit. Retried, honouring retry-after. */
   | 'rate_limited'
@@ -30,7 +32,7 @@ export class ModelCallError extends Error {
   /** The provider's retry-after, in ms, when it sent one. */
   readonly retryAfterMs?: number;
   /** Tokens the failed attempt still spent (a malformed answer is billed). */
-  readonly usage: { input_tokens: number; output_tokens: number };
+  readonly usage: ModelUsage;
   /** The model that answered, when one did. */
   readonly model?: string;
   /** How many attempts were made before giving up (set by the retry layer). */
@@ -39,7 +41,7 @@ export class ModelCallError extends Error {
   constructor(
     kind: ModelErrorKind,
     message: string,
-    opts: { status?: number; retryAfterMs?: number; usage?: { input_tokens: number; output_tokens: number }; model?: string; cause?: unknown } = {},
+    opts: { status?: number; retryAfterMs?: number; usage?: ModelUsage; model?: string; cause?: unknown } = {},
   ) {
     super(message, { cause: opts.cause });
     this.name = 'ModelCallError';

@@ -18,13 +18,19 @@ export interface StructuredCall {
    * capabilities choose it.
    */
   strategy?: 'tool' | 'json_schema' | 'json';
-  /** Sampling temperature where the provider takes one; registered models score at 0 unless set. */
+  /** Sampling temperature where the provider takes one; scoring asks for 0 unless the evaluator sets another. */
   temperature?: number;
   /**
    * Ask for token log-probabilities of the answer text, with this many alternatives per token
    * (logprobs.ts). Providers that cannot return them ignore it and answer without `logprobs`.
    */
   topLogprobs?: number;
+  /**
+   * The system prompt is the same bytes on every call of its kind (scoring: one evaluator version):
+   * mark it for the provider's prompt cache (Anthropic `cache_control`; OpenAI-compatible servers
+   * cache a repeated prefix by themselves).
+   */
+  cacheSystem?: boolean;
 }
 
 /** One token of the answer text with its log-probability and the most likely alternatives. */
@@ -34,12 +40,24 @@ export interface TokenLogprob {
   top: Array<{ token: string; logprob: number }>;
 }
 
+/** Tokens of one call. input_tokens counts every prompt token, the cached ones included. */
+export interface ModelUsage {
+  input_tokens: number;
+  output_tokens: number;
+  /** Prompt tokens read from the provider's prompt cache (a part of input_tokens). */
+  cache_read_tokens?: number;
+  /** Prompt tokens written to the provider's prompt cache (a part of input_tokens). */
+  cache_write_tokens?: number;
+}
+
 export interface StructuredAnswer {
   /** The tool input the model produced (not yet validated). */
   input: unknown;
   /** The model that answered, as the API reports it. */
   model: string;
-  usage: { input_tokens: number; output_tokens: number };
+  usage: ModelUsage;
+  /** The temperature the request carried; null when none was sent (the provider's default applies). */
+  temperature?: number | null;
   /** The answer text's tokens, when `topLogprobs` was asked for and the provider returned them. */
   logprobs?: TokenLogprob[];
 }

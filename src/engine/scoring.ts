@@ -15,7 +15,7 @@ import type { EvaluatorResult, ExecutionInput, ExecutionResult } from '../schema
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
 import { parseAnswer } from './answer.ts';
-import { costUsd, sumCosts, type PriceTable } from './cost.ts';
+import { costUsd, sumCosts, type PriceTable, type PricedProvider } from './cost.ts';
 import { checkBaseUrl, modelApiKey, registeredModelNamed } from '../domain/models.ts';
 import { RegisteredModelPool, strategyFor } from './providers/index.ts';
 import type { ModelCallObserver } from './resilient-model.ts';
@@ -23,6 +23,8 @@ import type { AnswerStrategy } from './providers/json-answer.ts';
 import type { JudgeModel } from './model.ts';
 import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
+import { versionNonce } from './fence.ts';
+import { withResultCache, type ResultSettings } from './result-cache.ts';
 import { degenerateReason } from './degenerate.ts';
 import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
 import { scoreJury } from './jury.ts';
@@ -43,7 +45,18 @@ export interface ScoringTarget {
   temperature?: number;
   /** A registered model's verified capabilities (logprobs scoring picks its answer format from them). */
   capabilities?: ModelCapabilities | null;
+  /** Whose cache rates price cached prompt tokens (cost.ts); default anthropic. */
+  provider?: PricedProvider;
+  /** Changes when the model behind the name does: part of the result-cache key. */
+  identity?: string;
 }
+
+/** The settings a call of this evaluator asks for (the temperature actually sent is recorded after the call). */
+const requestedSettings = (ctx: Pick<RequestContext, 'config'>, target?: ScoringTarget): ResultSettings => ({
+  temperature: target?.temperature ?? 0,
+  max_tokens: ctx.config.model.maxTokens,
+  strategy: target?.strategy ?? 'tool',
+});
 
 interface Scored {
   result: EvaluatorResult;
@@ -141,7 +154,8 @@ export class Engine implements ScoringEngine {
       if (!record) {
         // A registered model deleted since (or another organization's): a clear error, not a call to the server's provider.
         const known = !name || ctx.config.model.allowed.includes(name);
-        targets.set(name, { model: known ? this.model : unknownModel(name), modelName: name || ctx.config.model.name, prices: ctx.config.model.prices });
+        const modelName = name || ctx.config.model.name;
+        targets.set(name, { model: known ? this.model : unknownModel(name), modelName, prices: ctx.config.model.prices, temperature: 0, provider: 'anthropic', identity: `server:${modelName}` });
         continue;
       }
       // TRIBUNAL_MODEL_HOSTS may have narrowed since the model was registered.
@@ -154,6 +168,8 @@ export class Engine implements ScoringEngine {
         strategy: strategyFor(record.capabilities),
         temperature: 0,
         capabilities: record.capabilities,
+        provider: record.provider,
+        identity: `${record.id}@${record.updated_at}`,
       });
     }
     return targets;
@@ -163,13 +179,13 @@ export class Engine implements ScoringEngine {
   async scoreEvaluator(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, input: RunInput, target?: ScoringTarget): Promise<Scored> {
     const started = performance.now();
     const requested = target?.modelName ?? evaluator.model ?? ctx.config.model.name;
+    const settings = requestedSettings(ctx, target);
+    // The nonce of this evaluator version: the system prompt (the static part) is the same bytes on
+    // every call, so the provider's prompt cache applies. The problems of a malformed answer are not fed back.
+    const { system, prompt } = buildPrompt(evaluator, input, versionNonce(ctx.config.registry.secretKey, evaluator.id, evaluator.version));
     const spec = {
       attempts: MALFORMED_RETRIES + 1,
-      // A fresh nonce per attempt; the problems of a malformed answer are not fed back, the question is asked anew.
-      request: () => {
-        const { system, prompt } = buildPrompt(evaluator, input);
-        return { model: requested, system, prompt, tool: SCORE_TOOL, maxTokens: ctx.config.model.maxTokens, strategy: target?.strategy, temperature: target?.temperature };
-      },
+      request: () => ({ model: requested, system, prompt, tool: SCORE_TOOL, maxTokens: settings.max_tokens, strategy: target?.strategy, temperature: settings.temperature ?? undefined, cacheSystem: true }),
       check: parseAnswer,
     };
     const model = target?.model ?? this.model;
@@ -182,8 +198,11 @@ export class Engine implements ScoringEngine {
       input_tokens: usage.input_tokens,
       output_tokens: usage.output_tokens,
       // Priced by the model asked for: the API may answer with a dated name of the same model.
-      cost_usd: costUsd(requested, usage, target?.prices ?? ctx.config.model.prices),
+      cost_usd: costUsd(requested, usage, target?.prices ?? ctx.config.model.prices, target?.provider),
       latency_ms: 0,
+      cache_read_tokens: usage.cache_read_tokens,
+      cache_write_tokens: usage.cache_write_tokens,
+      settings: { ...settings, temperature: usage.temperature !== undefined ? usage.temperature : settings.temperature },
     };
     const done = (fields: Partial<EvaluatorResult>, failure?: ModelErrorKind): Scored => ({
       result: { ...result, ...fields, latency_ms: roundMs(performance.now() - started) },
@@ -228,10 +247,19 @@ export class Engine implements ScoringEngine {
     else {
       const targets = await this.targets(ctx, evaluators);
       if ([...targets.values()].some((t) => t.model === this.model)) requireModel(this.model);
+      const score = (e: EvaluatorRecord, target?: ScoringTarget) => () => this.scoreEvaluator(ctx, e, input, target);
+      const cache = { store: ctx.store, orgId: ctx.caller.org.id, maxEntries: ctx.config.model.resultCacheMax };
       scored = await Promise.all(
-        evaluators.map((e) =>
-          e.models?.length ? scoreJury(e, (name) => this.scoreEvaluator(ctx, e, input, targets.get(name))) : this.scoreEvaluator(ctx, e, input, targets.get(e.model ?? '')),
-        ),
+        evaluators.map((e) => {
+          const target = targets.get(e.model ?? '');
+          // A jury scores with each of its models (jury.ts); every juror's model is part of the cache key.
+          const jurors = e.models?.length ? e.models : null;
+          const run = jurors ? () => scoreJury(e, (name) => this.scoreEvaluator(ctx, e, input, targets.get(name))) : score(e, target);
+          if (!input.use_cache) return run();
+          const models = jurors ? jurors.map((name) => targets.get(name)?.identity ?? name) : [target?.identity ?? ''];
+          // use_cache: an identical earlier result of this organization, without a model call (result-cache.ts).
+          return withResultCache(cache, { evaluator: e, input, models, settings: requestedSettings(ctx, target) }, e, run) as Promise<Scored>;
+        }),
       );
     }
     const results = scored.map((s) => s.result);

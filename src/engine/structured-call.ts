@@ -2,13 +2,25 @@
 // call, add up the tokens spent (failed and malformed attempts are billed too), validate the answer,
 // and ask again with the problems when it is malformed. Transport retries (rate limits, overload,
 // timeouts) happen below, in resilient-model.ts; this loop retries only answers it cannot use.
-import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
+import type { JudgeModel, ModelUsage, StructuredAnswer, StructuredCall } from './model.ts';
 import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
 
 export interface CallUsage {
   calls: number;
   input_tokens: number;
   output_tokens: number;
+  /** Prompt tokens read from / written to the provider's prompt cache (parts of input_tokens). */
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  /** The temperature the last answered call carried (null: the provider default); absent when none answered. */
+  temperature?: number | null;
+}
+
+function addUsage(total: CallUsage, usage: ModelUsage): void {
+  total.input_tokens += usage.input_tokens;
+  total.output_tokens += usage.output_tokens;
+  total.cache_read_tokens += usage.cache_read_tokens ?? 0;
+  total.cache_write_tokens += usage.cache_write_tokens ?? 0;
 }
 
 /** What a caller's check makes of an answer: its value, or what is wrong with it (said to the model). */
@@ -39,7 +51,7 @@ const asModelError = (err: unknown) =>
 
 /** Never throws: a failure is an outcome, so the caller decides (a result with an error, or a 5xx). */
 export async function callStructured<T>(model: JudgeModel, spec: StructuredCallSpec<T>): Promise<CallOutcome<T>> {
-  const usage: CallUsage = { calls: 0, input_tokens: 0, output_tokens: 0 };
+  const usage: CallUsage = { calls: 0, input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
   let answeredBy: string | null = null;
   let problems: string[] = [];
   for (let attempt = 1; attempt <= spec.attempts; attempt++) {
@@ -49,8 +61,7 @@ export async function callStructured<T>(model: JudgeModel, spec: StructuredCallS
       answer = await model.call(spec.request(problems));
     } catch (err) {
       const error = asModelError(err);
-      usage.input_tokens += error.usage.input_tokens;
-      usage.output_tokens += error.usage.output_tokens;
+      addUsage(usage, error.usage);
       if (error.model) answeredBy = error.model;
       if (error.kind === 'malformed') {
         problems = [error.message];
@@ -58,8 +69,8 @@ export async function callStructured<T>(model: JudgeModel, spec: StructuredCallS
       }
       return { ok: false, usage, model: answeredBy, failure: { kind: error.kind, message: error.message, attempts: error.attempts, problems: [] } };
     }
-    usage.input_tokens += answer.usage.input_tokens;
-    usage.output_tokens += answer.usage.output_tokens;
+    addUsage(usage, answer.usage);
+    if (answer.temperature !== undefined) usage.temperature = answer.temperature;
     answeredBy = answer.model;
     const checked = spec.check(answer.input);
     if (checked.ok) return { ok: true, usage, model: answeredBy, value: checked.value };

@@ -13,12 +13,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import type { Organization } from '../schemas.ts';
+import type { EvaluatorResult, Organization } from '../schemas.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
 import { JsonDatasets } from './json-datasets.ts';
 import { LogFile } from './log-file.ts';
 import type { ValueField } from './log-index.ts';
 import { JsonModelTable } from './json-models.ts';
+import { ResultCacheLru } from './result-cache-lru.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
 import {
   isAfter,
@@ -230,12 +231,18 @@ export class JsonStore implements Store {
     }
     for (const model of Object.values(d.models!)) if (model.org_id === orgId) delete d.models![model.id];
     delete d.organizations[orgId];
+    this.resultCache.purgeOrganization(orgId);
     await this.datasets.deleteOrg(orgId);
     // The logs leave the index at once; the file is rewritten inside the log commit.
     const purgedLogs = this.logs!.purgeOrganization(orgId);
     await this.save();
     if (purgedLogs) await this.logCommit.commit();
   }
+
+  // The result cache: in memory only (result-cache-lru.ts).
+  private readonly resultCache = new ResultCacheLru();
+  getCachedResult = async (orgId: string, key: string) => this.resultCache.get(orgId, key);
+  putCachedResult = async (orgId: string, key: string, result: EvaluatorResult, maxEntries: number) => this.resultCache.put(orgId, key, result, maxEntries);
 
   // Registered judge models (json-models.ts)
   private readonly modelTable = new JsonModelTable(() => this.data.models!, () => this.save());

@@ -1,7 +1,7 @@
 // The Store interface: everything Tribunal keeps. Two implementations (JSON files, PostgreSQL)
 // pass one contract test suite (test/store-contract.ts). Stores know nothing of callers or HTTP;
 // visibility is expressed as data in the filters so that SQL can apply it in the query.
-import type { ApiKey, Dataset, DatasetItem, Evaluator, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
+import type { ApiKey, Dataset, DatasetItem, Evaluator, EvaluatorResult, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
@@ -176,6 +176,12 @@ export interface Store {
   /** Replaces an item (same id, same position); false when it does not exist. */
   updateDatasetItem(datasetId: string, item: DatasetItemRecord): Promise<boolean>;
   deleteDatasetItem(datasetId: string, itemId: string): Promise<boolean>;
+
+  // The result cache (engine/result-cache.ts): evaluator results by key, per organization, bounded.
+  /** The result stored under this organization's key, or null; a hit counts as a use (least recently used goes first). */
+  getCachedResult(orgId: string, key: string): Promise<EvaluatorResult | null>;
+  /** Stores (or replaces) the result; then at most `maxEntries` entries remain in the store, the least recently used evicted. */
+  putCachedResult(orgId: string, key: string, result: EvaluatorResult, maxEntries: number): Promise<void>;
 }
 
 /** Why a write was refused as a conflict: data, so that both stores report the same thing. */

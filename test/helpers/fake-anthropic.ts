@@ -9,7 +9,15 @@
 //   fake.setLatency(300);                                    // delay every answer
 //   ...; fake.requests[0].body.messages[0].content;          // every request, parsed, in arrival order
 //   fake.peakInFlight;                                       // most requests open at once
+//   fake.cacheStats;                                         // prompt-cache reads and writes reported
 //   await fake.close();
+//
+// A caching fake: a request whose tools + system carry a `cache_control` block is billed as the real
+// API bills it. The prefix up to the marked block (tools, then system) is written to the cache on
+// its first sight (cache_creation_input_tokens) and read on every repeat of the same bytes for the
+// same model (cache_read_input_tokens); input_tokens is then only the rest. A prefix shorter than
+// `cacheMinTokens` (default 1024, the API's minimum for Sonnet/Opus) is not cached. Tokens are
+// estimated as characters / 4. An answer with an explicit usage is reported as given, uncached.
 //
 // Order of precedence for each request: the per-tool queue of the requested tool, the shared queue,
 // the responder set with respondWith (or opts.responder), then the default responder.
@@ -64,6 +72,8 @@ export interface FakeAnthropicOptions {
   latencyMs?: number | ((req: FakeRequest) => number);
   /** Refuse requests without x-api-key / Authorization with 401, like the real API. Default true. */
   requireAuth?: boolean;
+  /** The shortest prefix (estimated tokens) the prompt cache keeps. Default 1024. */
+  cacheMinTokens?: number;
 }
 
 export interface FakeAnthropic {
@@ -86,6 +96,10 @@ export interface FakeAnthropic {
   /** Scripted answers not yet used. */
   readonly pending: number;
   setLatency(latency: number | ((req: FakeRequest) => number)): void;
+  /** Prompt-cache tokens reported so far: written (cache_creation_input_tokens) and read. */
+  readonly cacheStats: { writes: number; reads: number; write_tokens: number; read_tokens: number };
+  /** Empties the prompt cache (as if its 5 minutes had passed). */
+  forgetCache(): void;
   /** Clears recorded requests, peak and counters (queues are kept). */
   resetStats(): void;
   close(): Promise<void>;
@@ -224,7 +238,18 @@ function invalidRequest(body: any): string | null {
   return null;
 }
 
+/** The cacheable prefix of a request: tools and system blocks up to the last one marked cache_control, or null. */
+function cachedPrefix(body: any): { key: string; tokens: number } | null {
+  const system = Array.isArray(body?.system) ? body.system : [];
+  const last = system.findLastIndex((b: any) => b?.cache_control?.type === 'ephemeral');
+  if (last < 0) return null;
+  const prefix = [body.model, body.tools ?? [], system.slice(0, last + 1).map((b: any) => b?.text)];
+  return { key: JSON.stringify(prefix), tokens: estimateTokens(prefix.slice(1)) };
+}
+
 export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promise<FakeAnthropic> {
+  const promptCache = new Set<string>();
+  const cacheStats = { writes: 0, reads: 0, write_tokens: 0, read_tokens: 0 };
   const requests: FakeRequest[] = [];
   const shared: Array<FakeAnswer | Responder> = [];
   const perTool = new Map<string, Array<FakeAnswer | Responder>>();
@@ -347,6 +372,21 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
           cache_creation_input_tokens: 0,
           cache_read_input_tokens: 0,
         };
+        const prefix = answer.usage?.input_tokens === undefined ? cachedPrefix(body) : null;
+        if (prefix && prefix.tokens >= (opts.cacheMinTokens ?? 1024)) {
+          const hit = promptCache.has(prefix.key);
+          promptCache.add(prefix.key);
+          usage.input_tokens = Math.max(1, usage.input_tokens - prefix.tokens);
+          if (hit) {
+            usage.cache_read_input_tokens = prefix.tokens;
+            cacheStats.reads++;
+            cacheStats.read_tokens += prefix.tokens;
+          } else {
+            usage.cache_creation_input_tokens = prefix.tokens;
+            cacheStats.writes++;
+            cacheStats.write_tokens += prefix.tokens;
+          }
+        }
         const message = {
           id: `msg_fake_${randomBytes(8).toString('hex')}`,
           type: 'message',
@@ -381,6 +421,12 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
     get answered() {
       return answered;
     },
+    get cacheStats() {
+      return cacheStats;
+    },
+    forgetCache() {
+      promptCache.clear();
+    },
     get pending() {
       let n = shared.length;
       for (const q of perTool.values()) n += q.length;
@@ -404,6 +450,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
       requests.length = 0;
       peakInFlight = inFlight;
       answered = {};
+      Object.assign(cacheStats, { writes: 0, reads: 0, write_tokens: 0, read_tokens: 0 });
     },
     async close() {
       for (const t of timers) clearTimeout(t);

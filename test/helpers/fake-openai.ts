@@ -42,6 +42,8 @@ export interface FakeOpenAI {
   readonly alternatives: Record<string, Array<{ token: string; logprob: number }>>;
   /** How answer text is cut into tokens for logprobs (default: runs of letters, single digits, single other characters, whitespace runs). */
   tokenize: (text: string) => string[];
+  /** Automatic prefix caching: a request whose system message was seen before reports this many cached prompt tokens. Default 0. */
+  cachedTokens: number;
   enqueue(...faults: FakeFault[]): void;
   close(): Promise<void>;
 }
@@ -55,6 +57,7 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
   const state = {
     answer: { justification: 'The response meets the rubric.', score: 0.8 } as Record<string, unknown>,
     latencyMs: 0,
+    cachedTokens: 0,
     tokenize: (text: string) => text.match(/\s+|[A-Za-z_]+|\d|[^\sA-Za-z_\d]/g) ?? [],
   };
   const answers: Record<string, Record<string, unknown>> = {};
@@ -64,6 +67,7 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
       const top = alternatives[token] ?? [];
       return { token, logprob: top.find((t) => t.token === token)?.logprob ?? -0.01, bytes: [...Buffer.from(token)], top_logprobs: top.map((t) => ({ ...t, bytes: [...Buffer.from(t.token)] })) };
     });
+  const seenSystems = new Set<string>();
 
   const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -93,6 +97,12 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
       if (!body || typeof body.model !== 'string' || !Array.isArray(body.messages)) return error(res, 400, 'model and messages are required');
       if (body.response_format?.type === 'json_schema' && !honours.jsonSchema) return error(res, 400, "response_format 'json_schema' is not supported by this server");
 
+      const cachedFor = (b: any) => {
+        const system = JSON.stringify([b.model, b.messages[0]?.role === 'system' ? b.messages[0].content : null]);
+        const seen = seenSystems.has(system);
+        seenSystems.add(system);
+        return seen ? state.cachedTokens : 0;
+      };
       const prompt = body.messages.map((m: { content: unknown }) => (typeof m.content === 'string' ? m.content : '')).join('\n');
       const forced = body.tool_choice?.type === 'function' ? (body.tool_choice.function?.name as string) : null;
       const toolName: string = forced ?? body.response_format?.json_schema?.name ?? /the function (\w+)/.exec(prompt)?.[1] ?? 'submit_evaluation';
@@ -117,7 +127,7 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
         created: Math.floor(Date.now() / 1000),
         model: body.model,
         choices: [choice],
-        usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 },
+        usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100, prompt_tokens_details: { cached_tokens: cachedFor(body) } },
       });
     } finally {
       inFlight--;
@@ -148,6 +158,12 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
     },
     set tokenize(t) {
       state.tokenize = t;
+    },
+    get cachedTokens() {
+      return state.cachedTokens;
+    },
+    set cachedTokens(n) {
+      state.cachedTokens = n;
     },
     get peakInFlight() {
       return peak;

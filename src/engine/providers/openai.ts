@@ -101,7 +101,12 @@ export class OpenAIJudgeModel implements JudgeModel {
 const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.round(n) : 0);
 
 function answerOf(completion: Completion, request: StructuredCall): StructuredAnswer {
-  const usage = { input_tokens: tokens(completion.usage?.prompt_tokens), output_tokens: tokens(completion.usage?.completion_tokens) };
+  // prompt_tokens counts the cached ones too; automatic prefix caching has no write charge.
+  const usage = {
+    input_tokens: tokens(completion.usage?.prompt_tokens),
+    output_tokens: tokens(completion.usage?.completion_tokens),
+    cache_read_tokens: tokens(completion.usage?.prompt_tokens_details?.cached_tokens),
+  };
   const model = typeof completion.model === 'string' && completion.model ? completion.model : request.model;
   const choice = completion.choices[0];
   const malformed = (why: string) => new ModelCallError('malformed', `The judge model gave no structured answer: ${why}.`, { usage, model });
@@ -117,7 +122,7 @@ function answerOf(completion: Completion, request: StructuredCall): StructuredAn
   }
   const input = typeof text === 'string' ? parseJsonReply(text) : undefined;
   if (!input) throw malformed(`its answer was not one JSON object${cutOff}`);
-  return { input, model, usage };
+  return { input, model, usage, temperature: request.temperature ?? 0 };
 }
 
 function hasLogprobs(completion: Completion): boolean {

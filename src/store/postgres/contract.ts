@@ -6,7 +6,7 @@
 //   unchanged.
 // - Every write is one statement or one transaction, committed before the call returns: an
 //   acknowledged write is durable. Optimistic updates are `UPDATE ... WHERE version = expected`.
-import type { Organization } from '../../schemas.ts';
+import type { EvaluatorResult, Organization } from '../../schemas.ts';
 import type {
   ApiKeyRecord,
   ConflictReason,
@@ -55,7 +55,7 @@ export class PostgresContractStore extends PgDatasets implements Store {
     await this.transaction(async (c) => {
       await c.query('DELETE FROM evaluator_versions WHERE id IN (SELECT id FROM evaluators WHERE org_id = $1)', [orgId]);
       await c.query('DELETE FROM judge_versions WHERE id IN (SELECT id FROM judges WHERE org_id = $1)', [orgId]);
-      for (const table of ['datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys', 'models']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
+      for (const table of ['datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys', 'models', 'result_cache']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       await c.query('DELETE FROM organizations WHERE id = $1', [orgId]);
     });
   }
@@ -92,6 +92,22 @@ export class PostgresContractStore extends PgDatasets implements Store {
     if (!sets.length) return this.getApiKey(id);
     const { rows } = await this.write(`UPDATE api_keys SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
     return rows[0] ? keyFromRow(rows[0]) : null;
+  }
+
+  // The result cache (migrations/010_result_cache.sql): a hit takes a new use number; a put evicts
+  // every entry maxEntries or more numbers below its own, in the same statement.
+  getCachedResult(orgId: string, key: string) {
+    return this.one("UPDATE result_cache SET used = nextval('result_cache_use') WHERE org_id = $1 AND key = $2 RETURNING result", [orgId, key], (r) => r.result as EvaluatorResult);
+  }
+  async putCachedResult(orgId: string, key: string, result: EvaluatorResult, maxEntries: number) {
+    await this.write(
+      `WITH put AS (
+         INSERT INTO result_cache (org_id, key, used, result) VALUES ($1, $2, nextval('result_cache_use'), $3)
+         ON CONFLICT (org_id, key) DO UPDATE SET used = EXCLUDED.used, result = EXCLUDED.result, created_at = now()
+         RETURNING used)
+       DELETE FROM result_cache WHERE used <= (SELECT used FROM put) - $4 AND NOT (org_id = $1 AND key = $2)`,
+      [orgId, key, json(result), Math.max(0, maxEntries)],
+    );
   }
 
   // Registered judge models: one JSON document per model, with name and created_at as columns for lookups and pages.
