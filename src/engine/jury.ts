@@ -58,6 +58,11 @@ export function spreadOf(scores: number[]): number | null {
   return scores.length ? round4(Math.max(...scores) - Math.min(...scores)) : null;
 }
 
+function sumOptional(field: 'cache_read_tokens' | 'cache_write_tokens', outcomes: JurorOutcome[]): Partial<EvaluatorResult> {
+  const values = outcomes.flatMap((o) => (o.result[field] === undefined ? [] : [o.result[field]!]));
+  return values.length ? { [field]: values.reduce((a, b) => a + b, 0) } : {};
+}
+
 const jurorOf = (model: string, { result }: JurorOutcome): JurorResult => ({
   model,
   score: result.score,
@@ -94,6 +99,9 @@ export async function scoreJury(evaluator: EvaluatorRecord, scoreJuror: (model: 
     model: `jury: ${models.join(', ')}`,
     input_tokens: jurors.reduce((a, j) => a + j.input_tokens, 0),
     output_tokens: jurors.reduce((a, j) => a + j.output_tokens, 0),
+    // Prompt-cache tokens are parts of input_tokens: summed the same way, present when any juror reported them.
+    ...sumOptional('cache_read_tokens', outcomes),
+    ...sumOptional('cache_write_tokens', outcomes),
     cost_usd: sumCosts(jurors.map((j) => j.cost_usd)),
     latency_ms,
     jurors,
