@@ -321,3 +321,20 @@ describe('traces', () => {
     }
   });
 });
+
+describe('model cost metric', () => {
+  test('prices cached prompt tokens at the cache rates, as the execution log does', async () => {
+    const { TribunalMetrics } = await import('../src/observability/metrics.ts');
+    const { costUsd } = await import('../src/engine/cost.ts');
+    const prices = { m: { input: 10, output: 20 } };
+    const metrics = new TribunalMetrics((model, usage) => costUsd(model, usage, prices), { processMetrics: false });
+    // 1,000,000 prompt tokens of which 600,000 read from the cache and 100,000 written: Anthropic rates
+    // 300,000 x $10 + 600,000 x $1 + 100,000 x $12.5 = $3 + $0.6 + $1.25, plus 100,000 output x $20 = $2.
+    const usage = { input_tokens: 1_000_000, output_tokens: 100_000, cache_read_tokens: 600_000, cache_write_tokens: 100_000 };
+    metrics.modelAttempt({ model: 'm', attempt: 1, outcome: 'ok', retrying: false, startedAt: 0, durationMs: 1, usage });
+    const text = await metrics.registry.metrics();
+    const line = text.split('\n').find((l) => l.startsWith('tribunal_model_cost_usd_total{model="m"}'));
+    assert.ok(line, text);
+    assert.ok(Math.abs(Number(line.split(' ')[1]) - 6.85) < 1e-9, line);
+  });
+});

@@ -2,7 +2,7 @@
 // hands it to buildServices (the model observer) and createServer (the HTTP side); shutdown calls
 // readiness.beginShutdown() first and shutdown() last.
 import type { Config } from '../config.ts';
-import { priceFor } from '../engine/cost.ts';
+import { costUsd } from '../engine/cost.ts';
 import type { ModelCallObserver } from '../engine/resilient-model.ts';
 import { createLogger, silentLogger, type Logger } from './logger.ts';
 import { TribunalMetrics } from './metrics.ts';
@@ -37,7 +37,7 @@ export function quietObservability(config: Config): Observability {
 
 function assemble(config: Config, logger: Logger, tracing: Tracing, processMetrics?: boolean): Observability {
   const settings = config.observability;
-  const metrics = new TribunalMetrics((model) => priceFor(model, config.model.prices), { processMetrics });
+  const metrics = new TribunalMetrics((model, usage) => costUsd(model, usage, config.model.prices), { processMetrics });
   const modelObserver: ModelCallObserver = {
     watchLimiter: (limiter) => metrics.watchLimiter(limiter),
     attemptFinished(e) {

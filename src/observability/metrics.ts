@@ -3,6 +3,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Limiter } from '../engine/limiter.ts';
 import type { ModelAttemptEvent } from '../engine/resilient-model.ts';
+import type { ModelUsage } from '../engine/model.ts';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -20,7 +21,7 @@ export class TribunalMetrics {
   private readonly httpSeries = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
 
   constructor(
-    private readonly priceFor: (model: string) => { input: number; output: number } | null,
+    private readonly costOf: (model: string, usage: ModelUsage) => number | null,
     opts: { processMetrics?: boolean } = {},
   ) {
     // Process metrics (CPU, memory, event-loop lag, GC) start monitors: only for a real server.
@@ -55,7 +56,8 @@ export class TribunalMetrics {
     if (!e.usage) return;
     this.modelTokens.inc({ model: e.model, direction: 'input' }, e.usage.input_tokens);
     this.modelTokens.inc({ model: e.model, direction: 'output' }, e.usage.output_tokens);
-    const price = this.priceFor(e.model);
-    if (price) this.modelCost.inc({ model: e.model }, (e.usage.input_tokens * price.input + e.usage.output_tokens * price.output) / 1_000_000);
+    // Priced as the execution log prices it: cached prompt tokens at the cache rates (engine/cost.ts).
+    const cost = this.costOf(e.model, e.usage);
+    if (cost !== null) this.modelCost.inc({ model: e.model }, cost);
   }
 }
