@@ -40,7 +40,8 @@ describe('compare two responses in Chromium', { skip }, () => {
     // The judge is made over the page's own session, so it belongs to the signed-in organization.
     const made = await page.evaluate(async () => {
       // The app's own API helper sends the session's CSRF token.
-      const { api } = await import('/app/static/lib/api.js');
+      const helper = '/app/static/lib/api.js';
+      const { api } = await import(helper);
       return api('POST', '/v1/judges/', { body: { name: 'Compare judge', intent: 'Password help.', evaluator_ids: ['Helpfulness', 'Clarity'] } });
     });
     await page.goto(`${server.url}/app/judges/${made.id}`);
