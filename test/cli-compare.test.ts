@@ -46,6 +46,12 @@ test('compare-responses with a judge: b from a file wins, the biased evaluator i
   assert.deepEqual([body.preference, body.wins_a, body.evaluator_results[0].consistent, body.evaluator_results[0].orders.length], ['a', 1, true, 2]);
   const log = await rig.cli(['logs', 'get', body.execution_log_id, '--json']);
   assert.equal(JSON.parse(log.stdout).type, 'comparison');
+  const shown = await rig.cli(['logs', 'get', /log (log_[0-9a-f]+)/.exec(r.stdout)![1]]);
+  assert.equal(shown.code, 0, shown.stderr);
+  assert.match(shown.stdout, /comparison with:\s+judge cli compare judge/);
+  assert.match(shown.stdout, /preference:\s+b \(a 0, b 1, ties 1\)/);
+  assert.match(shown.stdout, /response b:\s+Open Settings/);
+  assert.match(shown.stdout, /\n  tie \(orders disagreed\)  First lover/);
 });
 
 test('usage errors: both or neither target, a missing response', async () => {
