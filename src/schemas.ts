@@ -246,7 +246,8 @@ const Tally = {
 
 /** What a comparison log keeps beside the usual fields (in PostgreSQL: the log's extra json column). */
 export const ComparisonRecord = z.object({
-  response_b: z.string().describe('the second response (the log\'s response is response_a)'),
+  response_b: z.string().describe('the second response (the log\'s response is response_a); with turns, the content of turns_b\'s last assistant turn'),
+  turns_b: z.array(Turn).nullable().optional().describe('the second conversation, when turns were compared (the log\'s turns are turns_a)'),
   ...Tally,
   evaluators: z
     .array(ComparisonEvaluatorResult.pick({ evaluator_id: true, preference: true, consistent: true, degenerate: true, orders: true }))
@@ -388,15 +389,19 @@ export type Dataset = z.infer<typeof Dataset>;
 
 export const ComparisonInputShape = {
   request: ExecutionInputShape.request.describe('the input both responses answer (recommended; required by evaluators with requires_request)'),
-  response_a: z.string().min(1, 'response_a is empty: pass the first response to compare').describe('the first response to compare (not empty)'),
-  response_b: z.string().min(1, 'response_b is empty: pass the second response to compare').describe('the second response to compare (not empty)'),
+  response_a: z.string().min(1, 'response_a is empty: pass the first response to compare').optional().describe('the first response to compare (not empty); give response_a and response_b, or turns_a and turns_b'),
+  response_b: z.string().min(1, 'response_b is empty: pass the second response to compare').optional().describe('the second response to compare (not empty)'),
+  turns_a: z
+    .array(Turn)
+    .optional()
+    .describe('instead of request/response_a: a conversation ending with the first assistant turn to compare; turns_b must share every turn before it'),
+  turns_b: z.array(Turn).optional().describe('the same conversation ending with the second assistant turn to compare'),
+  system_prompt: z.string().optional().describe('with turns_a/turns_b: the system prompt of the evaluated application, shared by both'),
   contexts: ExecutionInputShape.contexts,
   expected_output: ExecutionInputShape.expected_output,
   user_id: ExecutionInputShape.user_id,
   session_id: ExecutionInputShape.session_id,
   tags: ExecutionInputShape.tags,
-  turns_a: z.array(Turn).optional().describe('not supported yet: conversations are refused with 400 validation_error; compare request/response pairs'),
-  turns_b: z.array(Turn).optional().describe('not supported yet: conversations are refused with 400 validation_error; compare request/response pairs'),
 };
 export const ComparisonInput = z.object(ComparisonInputShape);
 export type ComparisonInput = z.infer<typeof ComparisonInput>;

@@ -8,7 +8,7 @@ import { serverError, toolAnswer, type FakeRequest } from './helpers/fake-anthro
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
 
 /** The response shown first ("A") in a comparison prompt. */
-const shownFirst = (req: FakeRequest) => /<response_A_[0-9a-f]{24}>\n([\s\S]*?)\n<\/response_A_/.exec(req.prompt)![1];
+const shownFirst = (req: FakeRequest) => /<response_A_[0-9a-f]{24}[^>]*>\n([\s\S]*?)\n<\/response_A_/.exec(req.prompt)![1];
 
 const GOOD = 'Click "Forgot password" on the sign-in page and follow the e-mailed link.';
 const BAD = 'Passwords are important. Have a nice day!';
@@ -164,19 +164,66 @@ describe('compare over REST', () => {
     const missing = await rig.post(`/v1/judges/${judge.id}/compare/`, { request: 'Q?', response_a: GOOD });
     assert.equal(missing.status, 400);
     assert.equal(missing.body.code, 'validation_error');
-    const turns = await rig.post(`/v1/judges/${judge.id}/compare/`, {
+    const mixed = await rig.post(`/v1/judges/${judge.id}/compare/`, {
       response_a: GOOD,
-      response_b: BAD,
       turns_a: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }],
+      turns_b: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'b' }],
     });
-    assert.equal(turns.status, 400);
-    assert.equal(turns.body.code, 'validation_error');
-    assert.match(turns.body.detail, /not supported yet/);
+    assert.equal(mixed.status, 400);
+    assert.equal(mixed.body.code, 'validation_error');
+    assert.match(mixed.body.detail, /not a mix: response_a given together with turns_a\/turns_b/);
+    const lone = await rig.post(`/v1/judges/${judge.id}/compare/`, { turns_a: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }] });
+    assert.equal(lone.status, 400);
+    assert.deepEqual(lone.body.errors.map((e: any) => e.field), ['turns_b']);
+    const differ = await rig.post(`/v1/judges/${judge.id}/compare/`, {
+      turns_a: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }],
+      turns_b: [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'b' }],
+    });
+    assert.equal(differ.status, 400);
+    assert.match(differ.body.detail, /they differ at turn 1/);
+    const trailing = await rig.post(`/v1/judges/${judge.id}/compare/`, {
+      turns_a: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }, { role: 'user', content: 'thanks' }],
+      turns_b: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'b' }],
+    });
+    assert.equal(trailing.status, 400);
+    assert.match(trailing.body.detail, /^turns_a: /);
+    const noTurnsForTurnEvaluator = await rig.post('/v1/evaluators/preset_turn_relevance/compare/', { request: 'Q?', response_a: GOOD, response_b: BAD });
+    assert.equal(noTurnsForTurnEvaluator.status, 400);
+    assert.equal(noTurnsForTurnEvaluator.body.code, 'missing_field');
     const unknown = await rig.post('/v1/judges/judge_doesnotexist0000/compare/', { response_a: GOOD, response_b: BAD });
     assert.equal(unknown.status, 404);
     const extra = await rig.post(`/v1/judges/${judge.id}/compare/`, { response_a: GOOD, response_b: BAD, response: 'x' });
     assert.equal(extra.status, 400);
     assert.equal(rig.fake.requests.length, 0);
+  });
+
+  test('two conversations sharing their earlier turns: the compared turns are judged, the log keeps both', async () => {
+    rig.fake.resetStats();
+    rig.fake.respondWith(responder);
+    try {
+      const before = [{ role: 'user', content: 'How do I reset my password?' }];
+      const res = await rig.post(`/v1/judges/${judge.id}/compare/`, {
+        system_prompt: 'You are the help desk.',
+        turns_a: [...before, { role: 'assistant', content: BAD }],
+        turns_b: [...before, { role: 'assistant', content: GOOD }],
+      });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      assert.deepEqual([res.body.preference, res.body.wins_b, res.body.ties], ['b', 1, 1]);
+      assert.equal(rig.fake.requests.length, 4);
+      for (const req of rig.fake.requests) {
+        assert.match(req.prompt, /<conversation_[0-9a-f]{24}>\n<turn_[0-9a-f]{24} number="1" role="user">\nHow do I reset my password\?/);
+        assert.match(req.prompt, /<response_A_[0-9a-f]{24} number="2" role="assistant">\n/);
+        assert.match(req.prompt, /<response_B_[0-9a-f]{24} number="2" role="assistant">\n/);
+        assert.match(req.prompt, /<system_prompt_[0-9a-f]{24}>\nYou are the help desk\./);
+        assert.match(req.system, /alternative versions of the same assistant turn/);
+      }
+      const log = await rig.get(`/v1/execution-logs/${res.body.execution_log_id}/`);
+      assert.deepEqual([log.body.response, log.body.comparison.response_b, log.body.system_prompt], [BAD, GOOD, 'You are the help desk.']);
+      assert.equal(log.body.turns.length, 2);
+      assert.equal(log.body.comparison.turns_b[1].content, GOOD);
+    } finally {
+      rig.fake.respondWith(null);
+    }
   });
 
   test('every evaluator failing is a 502 that names the comparison log', async () => {

@@ -14,7 +14,7 @@ import { loadPresets } from '../../src/domain/presets.ts';
 import { costUsd } from '../../src/engine/cost.ts';
 import { createJudgeModel } from '../../src/engine/index.ts';
 import type { JudgeModel } from '../../src/engine/model.ts';
-import { ComparingEngine, ruleVerdict } from '../../src/engine/pairwise.ts';
+import { ComparingEngine, preparePair, ruleVerdict } from '../../src/engine/pairwise.ts';
 import { callStructured } from '../../src/engine/structured-call.ts';
 import type { Preference } from '../../src/schemas.ts';
 import type { EvaluatorRecord } from '../../src/store/types.ts';
@@ -98,7 +98,7 @@ async function judgePair(engine: ComparingEngine, model: JudgeModel, config: Ret
     const v = toVerdict(rule.preference);
     tribunal = { first: v, second: v, verdict: v, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
   } else {
-    const { result } = await engine.compareEvaluatorPair({ config }, evaluator, input);
+    const { result } = await engine.compareEvaluatorPair({ config }, evaluator, preparePair(input, [evaluator], config.limits));
     tribunal = {
       first: toVerdict(result.orders[0]?.preference ?? null),
       second: toVerdict(result.orders[1]?.preference ?? null),
