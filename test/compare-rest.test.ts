@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { serverError, toolAnswer, type FakeRequest } from './helpers/fake-anthropic.ts';
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
+import { connectMcp } from './helpers/mcp-client.ts';
 
 /** The response shown first ("A") in a comparison prompt. */
 const shownFirst = (req: FakeRequest) => /<response_A_[0-9a-f]{24}[^>]*>\n([\s\S]*?)\n<\/response_A_/.exec(req.prompt)![1];
@@ -221,6 +222,18 @@ describe('compare over REST', () => {
       assert.deepEqual([log.body.response, log.body.comparison.response_b, log.body.system_prompt], [BAD, GOOD, 'You are the help desk.']);
       assert.equal(log.body.turns.length, 2);
       assert.equal(log.body.comparison.turns_b[1].content, GOOD);
+      // MCP reads comparison logs too: the SDK client checks them against get_execution_log's output schema.
+      const mcp = await connectMcp(rig.server.url, rig.key);
+      try {
+        const got = await mcp.call('get_execution_log', { log_id: res.body.execution_log_id });
+        assert.ok(!got.isError, got.text);
+        assert.deepEqual([got.json.type, got.json.comparison.preference, got.json.comparison.turns_b.length], ['comparison', 'b', 2]);
+        const listed = await mcp.call('list_execution_logs', { judge_id: judge.id, limit: 50 });
+        assert.ok(!listed.isError, listed.text);
+        assert.ok(listed.json.results.some((l: any) => l.type === 'comparison'));
+      } finally {
+        await mcp.close();
+      }
     } finally {
       rig.fake.respondWith(null);
     }
