@@ -21,6 +21,7 @@ const COMMANDS: Record<string, Handler> = {
   logs: async (argv) => (await import('./cli/logs.ts')).logs(argv),
   models: async (argv) => (await import('./cli/models.ts')).models(argv),
   eval: async (argv) => (await import('./cli/eval.ts')).evalBatch(argv),
+  'compare-responses': async (argv) => (await import('./cli/compare.ts')).compareResponses(argv),
 };
 
 const USAGE = `Usage: tribunal <command> [options]
@@ -38,6 +39,8 @@ Client commands (talk to a server: TRIBUNAL_URL, default http://127.0.0.1:8787, 
   models list|add|verify|delete             your organization's own judge models (keys via --key-env)
   eval --judge <j> --input <data.jsonl|csv> --out <results.jsonl>
                                             score a whole dataset; --fail-under makes it a CI gate
+  compare-responses --judge <j> --request <text> --a <file|text> --b <file|text>
+                                            which of two responses is better, asked in both orders
 
 Server-side commands (work on the server's store; TRIBUNAL_DATA_DIR / TRIBUNAL_STORE / DATABASE_URL):
   serve                                     start the server (same as npm start)

@@ -262,12 +262,62 @@ export const EvaluatorResult = z.object({
 });
 export type EvaluatorResult = z.infer<typeof EvaluatorResult>;
 
+// Pairwise comparison (SPEC section 9): two responses to the same request, each evaluator asked in both orders.
+
+export const Preference = z.enum(['a', 'b', 'tie']).describe('a: response_a better meets the rubric; b: response_b does; tie: neither, or the two orders disagreed');
+export type Preference = z.infer<typeof Preference>;
+
+export const ComparisonOrder = z.object({
+  shown_first: z.enum(['a', 'b']).describe('which response was shown first (labelled "A" for the model); the other was "B"'),
+  preference: Preference.nullable().describe('the preference this order gave, mapped back to response_a/response_b; null when it failed'),
+  justification: z.string().nullable().describe('the judge model explanation in this order'),
+  error: z.string().optional().describe('why this order failed'),
+});
+export type ComparisonOrder = z.infer<typeof ComparisonOrder>;
+
+export const ComparisonEvaluatorResult = z.object({
+  evaluator_id: z.string().describe('id of the evaluator'),
+  evaluator_name: z.string().describe('name of the evaluator'),
+  evaluator_version: z.number().int().describe('exact evaluator version used'),
+  preference: Preference.nullable().describe('tie when the two orders disagreed; null when this evaluator failed (see error)'),
+  consistent: z.boolean().describe('true when both orders gave the same preference (or no model call was needed); false when they disagreed or one failed'),
+  justification: z.string().nullable().describe('why: the explanation of the first order when both agree, else what disagreed (or why no model was asked)'),
+  degenerate: z.boolean().optional().describe('true when a response is degenerate: it loses without a model call (both degenerate: tie)'),
+  orders: z.array(ComparisonOrder).describe('the two orders asked, response_a first then response_b first; empty when no model was asked'),
+  model: z.string().nullable().describe('judge model that answered'),
+  input_tokens: z.number().int().describe('prompt tokens spent, both orders, all attempts'),
+  output_tokens: z.number().int().describe('completion tokens spent, both orders, all attempts'),
+  cost_usd: z.number().nullable().describe('cost of this evaluator in USD; null when its model has no price'),
+  latency_ms: z.number().describe('wall time of this evaluator (both orders run concurrently)'),
+  error: z.string().optional().describe('why this evaluator failed, when preference is null'),
+});
+export type ComparisonEvaluatorResult = z.infer<typeof ComparisonEvaluatorResult>;
+
+const Tally = {
+  preference: Preference.describe('a or b when more evaluators prefer it than the other; tie otherwise'),
+  wins_a: z.number().int().describe('evaluators preferring response_a'),
+  wins_b: z.number().int().describe('evaluators preferring response_b'),
+  ties: z.number().int().describe('evaluators answering tie (inconsistent orders included); failed evaluators are not counted'),
+};
+
+/** What a comparison log keeps beside the usual fields (in PostgreSQL: the log's extra json column). */
+export const ComparisonRecord = z.object({
+  response_b: z.string().describe('the second response (the log\'s response is response_a); with turns, the content of turns_b\'s last assistant turn'),
+  turns_b: z.array(Turn).nullable().optional().describe('the second conversation, when turns were compared (the log\'s turns are turns_a)'),
+  ...Tally,
+  evaluators: z
+    .array(ComparisonEvaluatorResult.pick({ evaluator_id: true, preference: true, consistent: true, degenerate: true, orders: true }))
+    .describe('each evaluator\'s preference, consistency and orders, in the judge order'),
+});
+export type ComparisonRecord = z.infer<typeof ComparisonRecord>;
+
+
 const RUN_SCORE =
   'mean of the applicable evaluator scores (failed and not-applicable results left out), at most the lowest critical score; 0 for a degenerate response; null when no evaluator gave a score';
 
 export const ExecutionLog = z.object({
   id: id('execution log'),
-  type: z.enum(['judge', 'evaluator']).describe('whether a judge or a single evaluator was run'),
+  type: z.enum(['judge', 'evaluator', 'comparison']).describe('whether a judge or a single evaluator was run, or two responses were compared (see comparison)'),
   judge_id: z.string().nullable().describe('judge run, for type judge'),
   judge_name: z.string().nullable().describe('name of the judge at run time'),
   judge_version: z.number().int().nullable().describe('judge version used'),
@@ -289,6 +339,9 @@ export const ExecutionLog = z.object({
   cost_usd: z.number().nullable().describe('sum of evaluator costs in USD; null when any of them is unknown'),
   latency_ms: z.number().describe('wall time of the whole run'),
   created_at: timestamp,
+  comparison: ComparisonRecord.nullable()
+    .optional()
+    .describe('for type comparison: the second response and each evaluator\'s preference (response is the first, response_a); absent otherwise'),
 });
 export type ExecutionLog = z.infer<typeof ExecutionLog>;
 
@@ -396,3 +449,31 @@ export const Dataset = z.object({
   updated_at: timestamp.describe('last change to the dataset or its items'),
 });
 export type Dataset = z.infer<typeof Dataset>;
+
+export const ComparisonInputShape = {
+  request: ExecutionInputShape.request.describe('the input both responses answer (recommended; required by evaluators with requires_request)'),
+  response_a: z.string().min(1, 'response_a is empty: pass the first response to compare').optional().describe('the first response to compare (not empty); give response_a and response_b, or turns_a and turns_b'),
+  response_b: z.string().min(1, 'response_b is empty: pass the second response to compare').optional().describe('the second response to compare (not empty)'),
+  turns_a: z
+    .array(Turn)
+    .optional()
+    .describe('instead of request/response_a: a conversation ending with the first assistant turn to compare; turns_b must share every turn before it'),
+  turns_b: z.array(Turn).optional().describe('the same conversation ending with the second assistant turn to compare'),
+  system_prompt: z.string().optional().describe('with turns_a/turns_b: the system prompt of the evaluated application, shared by both'),
+  contexts: ExecutionInputShape.contexts,
+  expected_output: ExecutionInputShape.expected_output,
+  user_id: ExecutionInputShape.user_id,
+  session_id: ExecutionInputShape.session_id,
+  tags: ExecutionInputShape.tags,
+};
+export const ComparisonInput = z.object(ComparisonInputShape);
+export type ComparisonInput = z.infer<typeof ComparisonInput>;
+
+export const ComparisonResult = z.object({
+  execution_log_id: z.string().describe('id of the execution log (type comparison) that records this comparison'),
+  evaluator_results: z.array(ComparisonEvaluatorResult).describe('one entry per evaluator, in the judge order'),
+  ...Tally,
+  cost_usd: z.number().nullable().describe('total cost in USD; null when any evaluator cost is unknown'),
+  latency_ms: z.number().describe('wall time of the comparison'),
+});
+export type ComparisonResult = z.infer<typeof ComparisonResult>;

@@ -8,7 +8,9 @@ import type { Group } from './shared.ts';
 
 interface Log {
   id: string;
-  type: 'judge' | 'evaluator';
+  type: 'judge' | 'evaluator' | 'comparison';
+  /** On a comparison log (SPEC section 9): the second response and each evaluator's preference. */
+  comparison?: { response_b: string; preference: string; wins_a: number; wins_b: number; ties: number; evaluators: Array<{ evaluator_id: string; preference: string | null; consistent: boolean }> } | null;
   judge_id: string | null;
   judge_name: string | null;
   judge_version: number | null;
@@ -92,7 +94,7 @@ const list_: Command = {
     else {
       printTable(
         ['ID', 'CREATED', 'RUN OF', 'SCORE', 'COST', 'TAGS', 'RESPONSE'],
-        page.results.map((l: Log) => [l.id, day(l.created_at), clip(l.type === 'judge' ? l.judge_name : l.evaluator_name, 28), score(l.score), usd(l.cost_usd), clip(l.tags.join(','), 20), clip(l.response, 40)]),
+        page.results.map((l: Log) => [l.id, day(l.created_at), clip(l.judge_id ? l.judge_name : l.evaluator_name, 28), l.comparison ? l.comparison.preference : score(l.score), usd(l.cost_usd), clip(l.tags.join(','), 20), clip(l.response, 40)]),
       );
       printNextPage(page.next_cursor, 'tribunal logs list');
     }
@@ -113,9 +115,9 @@ const get: Command = {
     printFields([
       ['id', l.id],
       ['created', day(l.created_at)],
-      ['run of', l.type === 'judge' ? `judge ${l.judge_name} (${l.judge_id}) v${l.judge_version}` : `evaluator ${l.evaluator_name} (${l.evaluator_id}) v${l.evaluator_version}`],
+      [l.comparison ? 'comparison with' : 'run of', l.judge_id ? `judge ${l.judge_name} (${l.judge_id}) v${l.judge_version}` : `evaluator ${l.evaluator_name} (${l.evaluator_id}) v${l.evaluator_version}`],
       ['project', l.project_id],
-      ['score', score(l.score)],
+      l.comparison ? ['preference', `${l.comparison.preference} (a ${l.comparison.wins_a}, b ${l.comparison.wins_b}, ties ${l.comparison.ties})`] : ['score', score(l.score)],
       ['cost', usd(l.cost_usd)],
       ['latency', `${Math.round(l.latency_ms)} ms`],
       ['user', l.user_id],
@@ -124,14 +126,18 @@ const get: Command = {
       ['system prompt', l.system_prompt ?? null],
       ['conversation', l.turns?.length ? l.turns.map(turnText).join('\n') : null],
       ['request', l.turns?.length ? null : l.request],
-      ['response', l.response],
+      [l.comparison ? 'response a' : 'response', l.response],
+      ['response b', l.comparison?.response_b ?? null],
       ['contexts', l.contexts?.length ? l.contexts.map((c, i) => `[${i + 1}] ${c}`).join('\n') : null],
       ['expected', l.expected_output],
     ]);
     console.log('\nResults:');
     for (const r of l.evaluator_results) {
-      console.log(`  ${score(r.score).padStart(4)}  ${r.evaluator_name} v${r.evaluator_version}  (${r.model ?? 'no model'}, ${usd(r.cost_usd)}, ${Math.round(r.latency_ms)} ms)`);
-      const why = r.score === null ? `failed: ${r.error ?? 'no score'}` : (r.justification ?? '');
+      const c = l.comparison?.evaluators.find((e) => e.evaluator_id === r.evaluator_id);
+      const verdict = c ? `${c.preference ?? 'failed'}${c.preference !== null && !c.consistent ? ' (orders disagreed)' : ''}` : score(r.score).padStart(4);
+      console.log(`  ${verdict}  ${r.evaluator_name} v${r.evaluator_version}  (${r.model ?? 'no model'}, ${usd(r.cost_usd)}, ${Math.round(r.latency_ms)} ms)`);
+      const failed = c ? r.error !== undefined : r.score === null;
+      const why = failed ? `failed: ${r.error ?? 'no score'}` : (r.justification ?? '');
       for (const line of why.split('\n')) console.log(`        ${line}`);
       if (r.jurors?.length) printJurors(r.jurors, r.spread ?? null);
     }

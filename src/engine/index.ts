@@ -6,7 +6,7 @@ import { AnthropicJudgeModel } from './anthropic-model.ts';
 import { Limiter } from './limiter.ts';
 import type { JudgeModel } from './model.ts';
 import { ResilientJudgeModel, type ModelCallObserver } from './resilient-model.ts';
-import { Engine } from './scoring.ts';
+import { ComparingEngine } from './pairwise.ts';
 import type { ScoringEngine } from './types.ts';
 
 export function createJudgeModel(config: Config, observer?: ModelCallObserver): ResilientJudgeModel {
@@ -22,5 +22,5 @@ export function createJudgeModel(config: Config, observer?: ModelCallObserver): 
 
 /** `observer` also watches the calls to organizations' registered models (their limiters are their own). */
 export function createScoringEngine(model: JudgeModel, observer?: ModelCallObserver): ScoringEngine {
-  return new Engine(model, observer && { attemptFinished: (event) => observer.attemptFinished(event) });
+  return new ComparingEngine(model, observer && { attemptFinished: (event) => observer.attemptFinished(event) });
 }

@@ -30,7 +30,6 @@ import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
 import { scoreJury } from './jury.ts';
 import { callLogprobs } from './logprobs.ts';
 import type { ModelCapabilities } from '../schemas.ts';
-import type { ScoringEngine } from './types.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
@@ -89,7 +88,7 @@ export function checkRequiredInputs(evaluators: EvaluatorRecord[], input: RunInp
   throw new TribunalError('missing_field', 400, `Missing input, nothing was run: ${detail}.`, { errors });
 }
 
-function requireModel(model: JudgeModel): void {
+export function requireModel(model: JudgeModel): void {
   if (!model.configured) throw new TribunalError('model_unavailable', 503, NOT_CONFIGURED_MESSAGE, { reason: 'model_not_configured' });
 }
 
@@ -132,7 +131,8 @@ const unknownModel = (name: string): JudgeModel => ({
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 const sumCost = (rs: EvaluatorResult[]) => sumCosts(rs.map((r) => r.cost_usd));
 
-export class Engine implements ScoringEngine {
+/** Scoring; pairwise.ts's ComparingEngine adds comparison on top and is the ScoringEngine the server uses. */
+export class Engine {
   private readonly registered: RegisteredModelPool;
 
   constructor(
@@ -146,7 +146,7 @@ export class Engine implements ScoringEngine {
    * The model each evaluator scores with: a registered model of the caller's organization when its
    * `model` names one (another organization's models are never found), else the server's model.
    */
-  private async targets(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<Map<string, ScoringTarget>> {
+  protected async targets(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<Map<string, ScoringTarget>> {
     const targets = new Map<string, ScoringTarget>();
     // A jury's every juror is a target of its own (jury.ts).
     for (const name of new Set(evaluators.flatMap((e) => (e.models?.length ? e.models : [e.model ?? ''])))) {

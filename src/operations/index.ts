@@ -12,6 +12,7 @@ import {
   updateDatasetItemOperation,
   updateDatasetOperation,
 } from './datasets.ts';
+import { compareWithEvaluatorOperation, compareWithJudgeOperation } from './compare.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
@@ -45,4 +46,6 @@ export const restOnlyOperations = {
   updateModel: updateModelOperation,
   deleteModel: deleteModelOperation,
   verifyModel: verifyModelOperation,
+  compareWithJudge: compareWithJudgeOperation,
+  compareWithEvaluator: compareWithEvaluatorOperation,
 };

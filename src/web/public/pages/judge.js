@@ -2,6 +2,7 @@
 import { api } from '../lib/api.js';
 import { scoreChart } from '../lib/chart.js';
 import { clear, h } from '../lib/dom.js';
+import { compareForm } from '../lib/compare-form.js';
 import { tryItForm } from '../lib/try-it.js';
 import { badge, button, confirmDialog, errorBox, field, fill, link, needs, notice, pageHeading, showFormError, time, withBusy } from '../lib/ui.js';
 
@@ -89,7 +90,7 @@ export default async function judge(page, { app, params }) {
           { 'aria-labelledby': 'try-title', class: 'card' },
           h('h2', { id: 'try-title' }, 'Try it'),
           h('p', { class: 'muted' }, 'Runs the judge on your inputs with the judge model and records an execution log.'),
-          tryItForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/execute/`, submitText: 'Run judge', onRun: () => void loadChart() }),
+          tryModes(j, loadChart),
         ),
     h(
       'section',
@@ -172,4 +173,20 @@ function finishDraft(j, { own, app, base }) {
     });
   });
   return h('section', { 'aria-labelledby': 'finish-title', class: 'card' }, h('h2', { id: 'finish-title' }, 'Finish this draft'), intro, h('p', { class: 'muted' }, 'Your answers complete this same judge.'), form);
+}
+
+/** Try it: score one response, or compare two (each evaluator asked in both orders). */
+function tryModes(j, loadChart) {
+  const score = tryItForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/execute/`, submitText: 'Run judge', onRun: () => void loadChart() });
+  const compare = compareForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/compare/` });
+  compare.hidden = true;
+  const radio = (value, text, checked) =>
+    h('label', {}, h('input', { type: 'radio', name: 'try-mode', value, checked, onchange: () => ((score.hidden = value !== 'score'), (compare.hidden = value !== 'compare')) }), text);
+  return h(
+    'div',
+    {},
+    h('fieldset', { class: 'try-mode' }, h('legend', { class: 'sr-only' }, 'Try-it mode'), radio('score', 'Score one response', true), radio('compare', 'Compare two responses', false)),
+    score,
+    compare,
+  );
 }

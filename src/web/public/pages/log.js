@@ -1,31 +1,34 @@
 // One run in full: its inputs and every evaluator's score, justification, model, tokens, cost, latency.
+// A comparison log (type comparison) shows each evaluator's preference and whether its two orders agreed.
 import { api } from '../lib/api.js';
 import { conversationView } from '../lib/conversation.js';
 import { h } from '../lib/dom.js';
 import { jurySection } from '../lib/jurors.js';
+import { consistencyBadge } from '../lib/compare-form.js';
 import { badge, errorBox, fmtCost, fmtInt, fmtMs, link, pageHeading, scoreBar, tableWrap, time } from '../lib/ui.js';
 
 export default async function log(page, { params }) {
   const l = await api('GET', `/v1/execution-logs/${encodeURIComponent(params.id)}/`);
-  const subject =
-    l.type === 'judge'
-      ? link(`/app/judges/${encodeURIComponent(l.judge_id)}`, l.judge_name)
-      : link(`/app/evaluators/${encodeURIComponent(l.evaluator_id)}`, l.evaluator_name);
-  const version = l.type === 'judge' ? l.judge_version : l.evaluator_version;
+  const ofJudge = l.judge_id !== null;
+  const subject = ofJudge ? link(`/app/judges/${encodeURIComponent(l.judge_id)}`, l.judge_name) : link(`/app/evaluators/${encodeURIComponent(l.evaluator_id)}`, l.evaluator_name);
+  const version = ofJudge ? l.judge_version : l.evaluator_version;
+  const cmp = l.type === 'comparison' ? l.comparison : null;
+  const name = ofJudge ? l.judge_name : l.evaluator_name;
 
   const text = (label, value) => (value ? [h('h3', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null);
 
   page.append(
-    pageHeading(`Run of ${l.type === 'judge' ? l.judge_name : l.evaluator_name}`),
+    pageHeading(cmp ? `Comparison with ${name}` : `Run of ${name}`),
     h(
       'dl',
       { class: 'facts' },
-      h('dt', {}, l.type === 'judge' ? 'Judge' : 'Evaluator'),
+      h('dt', {}, ofJudge ? 'Judge' : 'Evaluator'),
       h('dd', {}, subject, version ? h('span', { class: 'muted' }, ` version ${version}`) : null),
       h('dt', {}, 'When'),
       h('dd', {}, time(l.created_at)),
-      h('dt', {}, 'Score'),
-      h('dd', {}, scoreBar(l.score, 'Overall')),
+      cmp
+        ? [h('dt', {}, 'Preference'), h('dd', {}, cmp.preference === 'tie' ? 'tie' : `response ${cmp.preference.toUpperCase()}`, h('span', { class: 'muted' }, ` (A ${cmp.wins_a} · B ${cmp.wins_b} · ties ${cmp.ties})`))]
+        : [h('dt', {}, 'Score'), h('dd', {}, scoreBar(l.score, 'Overall'))],
       h('dt', {}, 'Cost'),
       h('dd', {}, fmtCost(l.cost_usd)),
       h('dt', {}, 'Latency'),
@@ -37,43 +40,48 @@ export default async function log(page, { params }) {
       h('dt', {}, 'Run id'),
       h('dd', {}, h('code', {}, l.id)),
     ),
-    h(
-      'section',
-      { 'aria-labelledby': 'scores-title' },
-      h('h2', { id: 'scores-title' }, 'Scores'),
-      tableWrap(
-        h(
-          'table',
-          { 'aria-label': 'Evaluator results', class: 'results-table' },
-          h('thead', {}, h('tr', {}, ['Evaluator', 'Score', 'Justification', 'Model', 'Tokens in / out', 'Cost', 'Latency'].map((t) => h('th', { scope: 'col' }, t)))),
-          h(
-            'tbody',
-            {},
-            l.evaluator_results.map((r) =>
-              h(
-                'tr',
-                {},
-                h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name), h('span', { class: 'muted' }, ` v${r.evaluator_version}`)),
-                h('td', {}, scoreBar(r.score, r.evaluator_name)),
-                h('td', { class: 'justification' }, r.error ? errorBox({ message: r.error }) : null, r.justification ?? ''),
-                h('td', { class: 'model' }, r.model ?? '—'),
-                h('td', { class: 'num' }, `${fmtInt(r.input_tokens)} / ${fmtInt(r.output_tokens)}`),
-                h('td', { class: 'num' }, fmtCost(r.cost_usd)),
-                h('td', { class: 'num' }, fmtMs(r.latency_ms)),
-              ),
-            ),
-          ),
-        ),
-      ),
-    ),
-    jurySection(l.evaluator_results),
+    cmp ? preferencesTable(l, cmp) : scoresTable(l),
+    cmp ? null : jurySection(l.evaluator_results),
     h(
       'section',
       { 'aria-labelledby': 'inputs-title' },
       h('h2', { id: 'inputs-title' }, 'Inputs'),
-      l.turns?.length ? [h('h3', {}, 'Conversation'), conversationView(l.turns, l.system_prompt)] : [text('System prompt', l.system_prompt), text('Request', l.request), text('Response', l.response)],
+      l.turns?.length ? [h('h3', {}, 'Conversation'), conversationView(l.turns, l.system_prompt)] : cmp
+          ? [text('Request', l.request), text('Response A', l.response), text('Response B', cmp.response_b)]
+          : [text('System prompt', l.system_prompt), text('Request', l.request), text('Response', l.response)],
       l.contexts?.length ? [h('h3', {}, 'Contexts'), h('ol', { class: 'context-list' }, l.contexts.map((c) => h('li', {}, h('pre', { class: 'text' }, c))))] : null,
       text('Expected output', l.expected_output),
     ),
   );
+}
+
+const resultCells = (r) => [
+  h('td', { class: 'justification' }, r.error ? errorBox({ message: r.error }) : null, r.justification ?? ''),
+  h('td', { class: 'model' }, r.model ?? '—'),
+  h('td', { class: 'num' }, `${fmtInt(r.input_tokens)} / ${fmtInt(r.output_tokens)}`),
+  h('td', { class: 'num' }, fmtCost(r.cost_usd)),
+  h('td', { class: 'num' }, fmtMs(r.latency_ms)),
+];
+const evaluatorCell = (r) => h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name), h('span', { class: 'muted' }, ` v${r.evaluator_version}`));
+const resultsSection = (title, label, headers, rows) =>
+  h(
+    'section',
+    { 'aria-labelledby': 'scores-title' },
+    h('h2', { id: 'scores-title' }, title),
+    tableWrap(h('table', { 'aria-label': label, class: 'results-table' }, h('thead', {}, h('tr', {}, headers.map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, rows))),
+  );
+const TAIL = ['Justification', 'Model', 'Tokens in / out', 'Cost', 'Latency'];
+
+function scoresTable(l) {
+  return resultsSection('Scores', 'Evaluator results', ['Evaluator', 'Score', ...TAIL], l.evaluator_results.map((r) => h('tr', {}, evaluatorCell(r), h('td', {}, scoreBar(r.score, r.evaluator_name)), resultCells(r))));
+}
+
+/** Each evaluator's preference, with whether its two orders agreed (the comparison keeps them by evaluator id). */
+function preferencesTable(l, cmp) {
+  const rows = l.evaluator_results.map((r) => {
+    const c = cmp.evaluators.find((e) => e.evaluator_id === r.evaluator_id) ?? { preference: null, consistent: false };
+    const preference = c.preference === null ? '—' : c.preference === 'tie' ? 'tie' : `prefers ${c.preference.toUpperCase()}`;
+    return h('tr', {}, evaluatorCell(r), h('td', {}, preference), h('td', {}, consistencyBadge({ ...c, degenerate: c.degenerate ?? r.degenerate })), resultCells(r));
+  });
+  return resultsSection('Preferences', 'Evaluator preferences', ['Evaluator', 'Preference', 'Both orders', ...TAIL], rows);
 }

@@ -103,8 +103,9 @@ export default async function logs(page, { app, query }) {
           'tr',
           {},
           h('td', { class: 'nowrap' }, link(`/app/logs/${encodeURIComponent(l.id)}`, time(l.created_at))),
-          h('td', {}, l.type === 'judge' ? l.judge_name : l.evaluator_name, ' ', badge(l.type)),
-          h('td', {}, scoreBar(l.score)),
+          h('td', {}, l.judge_id ? l.judge_name : l.evaluator_name, ' ', badge(l.type)),
+          // A comparison has no score: its preference stands in the score column.
+          h('td', {}, l.comparison ? (l.comparison.preference === 'tie' ? 'tie' : `prefers ${l.comparison.preference.toUpperCase()}`) : scoreBar(l.score)),
           h('td', { class: 'num' }, String(l.evaluator_results.length)),
           h('td', { class: 'num' }, fmtCost(l.cost_usd)),
           h('td', { class: 'num' }, fmtMs(l.latency_ms)),
