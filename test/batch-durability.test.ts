@@ -315,6 +315,17 @@ describe(`batch runs survive the process (${PG ? 'PostgreSQL' : 'JSON'} store)`,
     assert.equal(fromA + fromB, ITEMS * EVALUATORS);
     t.diagnostic(`model requests: ${fromA} from instance a, ${fromB} from instance b`);
     assert.ok(fromA > 0 && fromB > 0, `both instances worked: ${fromA} requests from a, ${fromB} from b`);
-    await Promise.all([stop(a), stop(b)]);
+
+    // A run started through an instance that takes no batch work (TRIBUNAL_BATCH_WORKER=false) is
+    // found and run by the workers, though their queues were already started.
+    const api = await start(serverEnv(place, { ANTHROPIC_API_KEY: 'sk-ant-test-dummy-api', TRIBUNAL_BATCH_WORKER: 'false' }));
+    fake.resetStats();
+    const given = await api.request('POST', `/v1/judges/${s.judgeId}/batch-execute/`, { key: s.key, body: { items: [{ response: 'one' }, { response: 'two' }] } });
+    assert.equal(given.status, 202, JSON.stringify(given.body));
+    const small = await until(api, s.key, given.body.batch_execution_id, ended, 15_000);
+    assert.deepEqual([small.status, small.done], ['completed', 2]);
+    assert.equal(fake.requests.length, 2 * EVALUATORS);
+    assert.equal(byKey('sk-ant-test-dummy-api'), 0, 'the API-only instance asked the model nothing');
+    await Promise.all([stop(a), stop(b), stop(api)]);
   });
 });

@@ -46,6 +46,9 @@ export class BatchRunner implements BatchDispatcher {
   private pg?: PgBatchQueue;
   private pgStart?: Promise<PgBatchQueue>;
   private watch?: NodeJS.Timeout;
+  /** PostgreSQL: unfinished runs whose plan job this instance has sent. */
+  private readonly seen = new Set<string>();
+  private looking = false;
 
   constructor(private readonly services: BatchRunnerServices) {
     this.slots = new Limiter(services.config.batch.concurrency);
@@ -71,13 +74,24 @@ export class BatchRunner implements BatchDispatcher {
     for (const b of unfinished) await this.dispatch(b);
   }
 
+  /**
+   * PostgreSQL: every 2 s, the unfinished runs. A run this instance has not seen yet gets its plan
+   * job sent (its id makes a repeat harmless), so a run stored by an instance that sends no jobs
+   * (TRIBUNAL_BATCH_WORKER=false, or a crash between storing the run and sending its job) starts
+   * on its own; pg-boss starts with the first such run.
+   */
   private async lookForWork(): Promise<void> {
-    if (this.pg || this.stopping) return;
+    if (this.stopping || this.looking) return;
+    this.looking = true;
     try {
       const unfinished = await this.store.listUnfinishedBatchExecutions();
-      if (unfinished.length) await this.ensurePg();
+      const ids = new Set(unfinished.map((b) => b.id));
+      for (const id of this.seen) if (!ids.has(id)) this.seen.delete(id);
+      for (const b of unfinished) if (!this.seen.has(b.id)) await this.dispatch(b);
     } catch (err) {
       log(`looking for batch work failed: ${(err as Error).message}`);
+    } finally {
+      this.looking = false;
     }
   }
 
@@ -105,6 +119,7 @@ export class BatchRunner implements BatchDispatcher {
     if (this.stopping) return;
     if (this.store.kind === 'postgres') {
       await (await this.ensurePg()).sendPlan(batch.id);
+      this.seen.add(batch.id);
       return;
     }
     // A run resumed after a restart is planned again from its first row; rows recorded are skipped.
