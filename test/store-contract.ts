@@ -19,6 +19,7 @@ import {
   type ProjectRecord,
   type Store,
 } from '../src/store/types.ts';
+import { defineBatchContract } from './store-contract-batches.ts';
 import { defineDatasetContract } from './store-contract-datasets.ts';
 import { defineResultCacheContract } from './store-contract-result-cache.ts';
 
@@ -191,6 +192,7 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
 
     defineDatasetContract(fresh);
     defineResultCacheContract(fresh);
+    defineBatchContract(fresh);
 
     describe('organizations', () => {
       it('creates, reads and finds the oldest non-demo organization by name', async () => {

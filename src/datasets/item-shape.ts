@@ -2,7 +2,9 @@
 // conversation (`turns`, with an optional system_prompt), never both (SPEC sections 7 and 10).
 // Checked here rather than in the zod schema so that a bulk add can name every bad index at once
 // and the streamed import can report a bad line by number, with the same words.
+import { z } from 'zod';
 import type { FieldError } from '../errors.ts';
+import { DatasetItemInput } from '../schemas.ts';
 
 interface ItemMaterial {
   response?: string | null;
@@ -25,3 +27,19 @@ export function itemShapeProblem(item: ItemMaterial, prefix = ''): FieldError | 
   if (!present(item.response)) return { field: `${prefix}response`, message: 'missing: give the LLM output to evaluate as response, or a conversation as turns' };
   return null;
 }
+
+/**
+ * 1..max items, each checked with the schema and then for its shape, so that one answer names every
+ * bad index: type errors and shape errors alike (bulk add, inline batch items).
+ */
+export const runnableItems = (max: number) =>
+  z
+    .array(DatasetItemInput)
+    .min(1)
+    .max(max)
+    .superRefine((items, check) => {
+      items.forEach((item, i) => {
+        const problem = itemShapeProblem(item);
+        if (problem) check.addIssue({ code: 'custom', path: [i, problem.field], message: problem.message });
+      });
+    });

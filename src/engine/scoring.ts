@@ -30,6 +30,7 @@ import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
 import { scoreJury } from './jury.ts';
 import { callLogprobs } from './logprobs.ts';
 import type { ModelCapabilities } from '../schemas.ts';
+import type { RunOptions } from './types.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
@@ -237,8 +238,9 @@ export class Engine {
     input: RunInput,
     log: Pick<ExecutionLogRecord, 'type' | 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>,
     what: string,
+    options: RunOptions = {},
   ): Promise<ExecutionResult> {
-    const id = newId('log');
+    const id = options.log_id ?? newId('log');
     const created_at = new Date().toISOString();
     const started = performance.now();
     const degenerate = degenerateInput(input);
@@ -280,6 +282,7 @@ export class Engine {
       score: runScore(results),
       cost_usd: sumCost(results),
       latency_ms: roundMs(performance.now() - started),
+      ...(options.batch_execution_id ? { batch_execution_id: options.batch_execution_id } : {}),
       created_at,
     };
     const write = () => ctx.store.appendExecutionLog(record);
@@ -299,7 +302,7 @@ export class Engine {
     return { execution_log_id: id, evaluator_results: results, score: record.score, cost_usd: record.cost_usd, latency_ms: record.latency_ms };
   }
 
-  async runJudge(ctx: RequestContext, judge: JudgeRecord, given: ExecutionInput): Promise<ExecutionResult> {
+  async runJudge(ctx: RequestContext, judge: JudgeRecord, given: ExecutionInput, options?: RunOptions): Promise<ExecutionResult> {
     const evaluators = await loadJudgeEvaluators(ctx, judge);
     const input = prepareRunInput(given, evaluators, ctx.config.limits);
     checkRequiredInputs(evaluators, input);
@@ -320,10 +323,11 @@ export class Engine {
         project_id: projectId,
       },
       `judge ${judge.name}`,
+      options,
     );
   }
 
-  async runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }): Promise<ExecutionResult> {
+  async runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }, options?: RunOptions): Promise<ExecutionResult> {
     const { project_id, ...given } = input;
     const inputs = prepareRunInput(given, [evaluator], ctx.config.limits);
     checkRequiredInputs([evaluator], inputs);
@@ -343,6 +347,7 @@ export class Engine {
         project_id: projectId,
       },
       `evaluator ${evaluator.name}`,
+      options,
     );
   }
 }

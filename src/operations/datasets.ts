@@ -3,8 +3,8 @@
 // since their bodies are not JSON.
 import { z } from 'zod';
 import { addItems, createDataset, deleteDataset, deleteItem, getItem, getOwnDataset, datasetToWire, listDatasets, listItems, updateDataset, updateItem } from '../datasets/datasets.ts';
-import { itemShapeProblem } from '../datasets/item-shape.ts';
-import { Dataset, DatasetItem, DatasetItemInput, DatasetItemInputShape, page, PageParams } from '../schemas.ts';
+import { runnableItems } from '../datasets/item-shape.ts';
+import { Dataset, DatasetItem, DatasetItemInputShape, page, PageParams } from '../schemas.ts';
 import { defineTool } from '../tool.ts';
 import { Deleted } from './resources.ts';
 import { READ, WRITE } from './annotations.ts';
@@ -79,17 +79,7 @@ export const addDatasetItemsOperation = defineTool({
   name: 'add_dataset_items',
   title: 'Add 1 to 1000 items to a dataset',
   description: 'Adds items in the order given. One invalid item refuses the whole call, and the errors name each bad index (items.N.field).',
-  input: z.object({ dataset_id: datasetId, items: z
-      .array(DatasetItemInput)
-      .min(1)
-      .max(1000)
-      // Checked with the schema so that one answer names every bad index, shape and type errors alike.
-      .superRefine((items, check) => {
-        items.forEach((item, i) => {
-          const problem = itemShapeProblem(item);
-          if (problem) check.addIssue({ code: 'custom', path: [i, problem.field], message: problem.message });
-        });
-      })
+  input: z.object({ dataset_id: datasetId, items: runnableItems(1000)
       .describe('the items, 1..1000; each has a response (with an optional request) or turns') }),
   output: z.object({ created: z.number().int().describe('items added'), ids: z.array(z.string()).describe('their ids, in the order given') }),
   annotations: WRITE,
