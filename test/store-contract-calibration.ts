@@ -20,7 +20,7 @@ export function calibrationRun(orgId: string, over: Partial<CalibrationRunRecord
     evaluator_id: null,
     dataset_id: 'dst_1',
     threshold: 0.5,
-    batch_execution_id: newId('bat'),
+    batch_execution_id: `bat_${newId('cal').slice(4)}`,
     evaluator_versions: [{ evaluator_id: 'evl_1', evaluator_name: 'Grounded', version: 2 }],
     metrics: null,
     previous_run_id: null,
