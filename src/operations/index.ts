@@ -12,6 +12,14 @@ import {
   updateDatasetItemOperation,
   updateDatasetOperation,
 } from './datasets.ts';
+import {
+  createAnnotationOperation,
+  deleteAnnotationOperation,
+  getAnnotationOperation,
+  itemsFromAnnotationsOperation,
+  listAnnotationsOperation,
+  updateAnnotationOperation,
+} from './annotations-ops.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
@@ -45,4 +53,10 @@ export const restOnlyOperations = {
   updateModel: updateModelOperation,
   deleteModel: deleteModelOperation,
   verifyModel: verifyModelOperation,
+  listAnnotations: listAnnotationsOperation,
+  createAnnotation: createAnnotationOperation,
+  getAnnotation: getAnnotationOperation,
+  updateAnnotation: updateAnnotationOperation,
+  deleteAnnotation: deleteAnnotationOperation,
+  itemsFromAnnotations: itemsFromAnnotationsOperation,
 };
