@@ -13,9 +13,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import type { Organization } from '../schemas.ts';
+import type { DatasetItemInput, Organization } from '../schemas.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
 import { JsonCalibrationTables } from './json-calibration.ts';
+import { JsonBatches } from './json-batches.ts';
 import { JsonDatasets } from './json-datasets.ts';
 import { LogFile } from './log-file.ts';
 import type { ValueField } from './log-index.ts';
@@ -30,6 +31,11 @@ import {
   type ApiKeyRecord,
   type CalibrationRunFilter,
   type CalibrationRunRecord,
+  type BatchExecutionRecord,
+  type BatchFilter,
+  type BatchPatch,
+  type BatchRowQuery,
+  type BatchRowRecord,
   type DatasetFilter,
   type DatasetItemRecord,
   type DatasetRecord,
@@ -150,6 +156,8 @@ export class JsonStore implements Store {
   private closed = false;
   /** Datasets live beside db.json, not in it (json-datasets.ts). */
   private datasets!: JsonDatasets;
+  /** Batch runs live beside db.json too (json-batches.ts). */
+  private batches!: JsonBatches;
 
   constructor(private readonly opts: JsonStoreOptions) {}
 
@@ -181,6 +189,8 @@ export class JsonStore implements Store {
       this.logCommit = new GroupCommit(() => this.logs!.flush());
       this.datasets = new JsonDatasets(path.join(dir, 'datasets'));
       await this.datasets.load();
+      this.batches = new JsonBatches(path.join(dir, 'batches'));
+      await this.batches.load();
     } catch (err) {
       this.lock.release();
       throw err;
@@ -191,7 +201,7 @@ export class JsonStore implements Store {
     if (this.closed) return;
     this.closed = true;
     // Let writes already acknowledged-to-be be on disk before the files and the lock are let go.
-    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush()]);
+    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush(), this.batches?.flush()]);
     await this.logs?.close();
     this.lock?.release();
   }
@@ -242,6 +252,7 @@ export class JsonStore implements Store {
     this.calibration.purgeOrganization(orgId);
     delete d.organizations[orgId];
     await this.datasets.deleteOrg(orgId);
+    await this.batches.deleteOrg(orgId);
     // The logs leave the index at once; the file is rewritten inside the log commit.
     const purgedLogs = this.logs!.purgeOrganization(orgId);
     await this.save();
@@ -442,4 +453,14 @@ export class JsonStore implements Store {
   listDatasetItems = (id: string, page: ItemPageQuery) => this.datasets.listItems(id, page);
   updateDatasetItem = (id: string, item: DatasetItemRecord) => this.datasets.updateItem(id, item);
   deleteDatasetItem = (id: string, itemId: string) => this.datasets.deleteItem(id, itemId);
+
+  // Batch runs (json-batches.ts)
+  createBatchExecution = (b: BatchExecutionRecord, items?: DatasetItemInput[]) => this.batches.create(b, items);
+  getBatchExecution = async (id: string) => this.batches.get(id);
+  listBatchExecutions = async (filter: BatchFilter, page: PageQuery) => this.batches.list(filter, page);
+  listUnfinishedBatchExecutions = async () => this.batches.unfinished();
+  updateBatchExecution = (id: string, patch: BatchPatch) => this.batches.update(id, patch);
+  recordBatchRow = (batchId: string, row: BatchRowRecord) => this.batches.record(batchId, row);
+  listBatchRows = (batchId: string, query: BatchRowQuery) => this.batches.listRows(batchId, query);
+  getBatchItems = (batchId: string, from: number, count: number) => this.batches.items(batchId, from, count);
 }

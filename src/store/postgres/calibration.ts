@@ -2,7 +2,7 @@
 // document each, with the filtered and sorted fields as columns.
 import type { AnnotationFilter, AnnotationRecord, CalibrationRunFilter, CalibrationRunRecord, ConflictReason, Page, PageQuery } from '../types.ts';
 import { json, PageSql, toPage } from './codecs.ts';
-import { PgDatasets } from './datasets.ts';
+import { PgBatches } from './batches.ts';
 
 const annotationConflict =
   (a: AnnotationRecord) =>
@@ -11,7 +11,7 @@ const annotationConflict =
       ? { kind: 'annotation_exists', execution_log_id: a.execution_log_id, evaluator_id: a.evaluator_id }
       : { kind: 'id_taken', resource: 'annotation', id: a.id };
 
-export class PgCalibration extends PgDatasets {
+export class PgCalibration extends PgBatches {
   async createAnnotation(a: AnnotationRecord): Promise<void> {
     await this.write(
       'INSERT INTO annotations (id, org_id, execution_log_id, evaluator_id, judge_id, created_at, record) VALUES ($1, $2, $3, $4, $5, $6, $7)',

@@ -55,7 +55,7 @@ export class PostgresContractStore extends PgCalibration implements Store {
     await this.transaction(async (c) => {
       await c.query('DELETE FROM evaluator_versions WHERE id IN (SELECT id FROM evaluators WHERE org_id = $1)', [orgId]);
       await c.query('DELETE FROM judge_versions WHERE id IN (SELECT id FROM judges WHERE org_id = $1)', [orgId]);
-      for (const table of ['annotations', 'calibration_runs', 'datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys', 'models']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
+      for (const table of ['annotations', 'calibration_runs', 'batch_executions', 'datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys', 'models']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       await c.query('DELETE FROM organizations WHERE id = $1', [orgId]);
     });
   }
