@@ -99,6 +99,11 @@ export const routes: RestRoute[] = [
   route('get', '/v1/annotations/:annotation_id/', ops.getAnnotation),
   route('patch', '/v1/annotations/:annotation_id/', ops.updateAnnotation),
   route('delete', '/v1/annotations/:annotation_id/', ops.deleteAnnotation),
+  route('get', '/v1/calibration-runs/', ops.listCalibrationRuns),
+  route('post', '/v1/calibration-runs/', ops.startCalibrationRun, 202),
+  route('get', '/v1/calibration-runs/:calibration_run_id/', ops.getCalibrationRun),
+  route('get', '/v1/calibration-runs/:calibration_run_id/items/', ops.listCalibrationItems),
+  route('post', '/v1/calibration-runs/:calibration_run_id/demonstrations/', ops.calibrationDemonstrations),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema

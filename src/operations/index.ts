@@ -21,6 +21,13 @@ import {
   listAnnotationsOperation,
   updateAnnotationOperation,
 } from './annotations-ops.ts';
+import {
+  calibrationDemonstrationsOperation,
+  getCalibrationRunOperation,
+  listCalibrationItemsOperation,
+  listCalibrationRunsOperation,
+  startCalibrationRunOperation,
+} from './calibration.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
@@ -65,4 +72,9 @@ export const restOnlyOperations = {
   updateAnnotation: updateAnnotationOperation,
   deleteAnnotation: deleteAnnotationOperation,
   itemsFromAnnotations: itemsFromAnnotationsOperation,
+  listCalibrationRuns: listCalibrationRunsOperation,
+  startCalibrationRun: startCalibrationRunOperation,
+  getCalibrationRun: getCalibrationRunOperation,
+  listCalibrationItems: listCalibrationItemsOperation,
+  calibrationDemonstrations: calibrationDemonstrationsOperation,
 };
