@@ -20,6 +20,7 @@ import {
   type Store,
 } from '../src/store/types.ts';
 import { defineCalibrationContract } from './store-contract-calibration.ts';
+import { defineBatchContract } from './store-contract-batches.ts';
 import { defineDatasetContract } from './store-contract-datasets.ts';
 
 // Record builders: complete, valid records with every field set, overridable.
@@ -191,6 +192,7 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
 
     defineDatasetContract(fresh);
     defineCalibrationContract(fresh);
+    defineBatchContract(fresh);
 
     describe('organizations', () => {
       it('creates, reads and finds the oldest non-demo organization by name', async () => {
