@@ -134,12 +134,16 @@ describe('annotations', () => {
 
     const copied = await srv.request('POST', `/v1/datasets/${ds}/items/from-annotations/`, { key: keyB, body: { judge_id: judgeId } });
     assert.equal(copied.status, 201, JSON.stringify(copied.body));
-    assert.equal(copied.body.created, 2);
+    assert.equal(copied.body.created, 3);
     assert.equal(copied.body.annotations, 4);
-    assert.deepEqual(copied.body.skipped.map((s: any) => s.execution_log_id), [conversation.id]);
+    assert.deepEqual(copied.body.skipped, []);
     const items = (await srv.request('GET', `/v1/datasets/${ds}/items/`, { key: keyB })).body.results;
-    assert.equal(items.length, 2);
-    const [i1, i2] = items;
+    assert.equal(items.length, 3);
+    const [i1, i2, i3] = items;
+    // A conversation is copied as its turns.
+    assert.deepEqual(i3.turns, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'ok' }]);
+    assert.equal(i3.response, null);
+    assert.deepEqual(i3.expected_scores, { [POLITE]: 1 });
     assert.equal(i1.request, 'Refund?');
     assert.equal(i1.response, 'No refunds, sorry.');
     assert.deepEqual(i1.tags, ['refunds']);

@@ -121,7 +121,7 @@ export interface FromAnnotationsResult {
 /**
  * Copies annotated runs into a dataset: one item per execution log, with the log's inputs, each
  * annotated evaluator's person score in expected_scores (by evaluator id), and the notes and the
- * log id in metadata. A log with turns is skipped (dataset items take no turns yet).
+ * log id in metadata. A conversation (turns) is copied as its turns.
  */
 export async function itemsFromAnnotations(
   ctx: Ctx,
@@ -165,14 +165,10 @@ export async function itemsFromAnnotations(
       skipped.push({ execution_log_id: logId, reason: 'the execution log no longer exists' });
       continue;
     }
-    if (log.turns?.length) {
-      skipped.push({ execution_log_id: logId, reason: 'the run judged a conversation (turns); dataset items take request/response only' });
-      continue;
-    }
     const notes = Object.fromEntries(group.filter((a) => a.note).map((a) => [a.evaluator_id, a.note]));
+    // A conversation is copied as its turns (the judged turn is the last one); otherwise request/response.
     inputs.push({
-      response: log.response,
-      ...(log.request !== null ? { request: log.request } : {}),
+      ...(log.turns?.length ? { turns: log.turns, ...(log.system_prompt ? { system_prompt: log.system_prompt } : {}) } : { response: log.response, ...(log.request !== null ? { request: log.request } : {}) }),
       ...(log.contexts ? { contexts: log.contexts } : {}),
       ...(log.expected_output !== null ? { expected_output: log.expected_output } : {}),
       tags: log.tags,

@@ -48,7 +48,9 @@ export async function demonstrationsFromRun(
     }
     const note = noteFor(item, ref.evaluator_id);
     const demo: Demonstration = {
-      response: item.response,
+      ...(item.response !== null ? { response: item.response } : {}),
+      ...(item.turns?.length ? { turns: item.turns } : {}),
+      ...(item.system_prompt ? { system_prompt: item.system_prompt } : {}),
       ...(item.request !== null ? { request: item.request } : {}),
       ...(item.contexts ? { contexts: item.contexts } : {}),
       ...(item.expected_output !== null ? { expected_output: item.expected_output } : {}),
@@ -63,7 +65,7 @@ export async function demonstrationsFromRun(
   const plans = [];
   for (const [evaluatorId, picks] of byEvaluator) {
     const current = await getEditableEvaluator(ctx, evaluatorId);
-    const same = (a: Demonstration, b: Demonstration) => a.response === b.response && a.request === b.request && a.score === b.score;
+    const same = (a: Demonstration, b: Demonstration) => a.response === b.response && a.request === b.request && JSON.stringify(a.turns) === JSON.stringify(b.turns) && a.score === b.score;
     const fresh = picks.map((p) => ({ ...p.demo, justification: withBand(current.rubric, p.demo.score, p.demo.justification!) })).filter((d, i, all) => !current.demonstrations.some((c) => same(c, d)) && all.findIndex((x) => same(x, d)) === i);
     if (current.demonstrations.length + fresh.length > MAX_DEMONSTRATIONS) {
       throw validationError(

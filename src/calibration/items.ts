@@ -1,8 +1,7 @@
 // Every item of a dataset in insertion order, a page at a time (a dataset may hold 100,000 items).
-import type { DatasetItem } from '../schemas.ts';
-import type { Store } from '../store/types.ts';
+import type { DatasetItemRecord, Store } from '../store/types.ts';
 
-export async function* getDatasetItems(store: Store, datasetId: string, pageSize = 1000): AsyncGenerator<DatasetItem> {
+export async function* getDatasetItems(store: Store, datasetId: string, pageSize = 1000): AsyncGenerator<DatasetItemRecord> {
   let after: number | undefined;
   for (;;) {
     const page = await store.listDatasetItems(datasetId, { limit: pageSize, after });

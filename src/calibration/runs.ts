@@ -10,8 +10,8 @@ import { assertRunnable, getVisibleJudge, loadJudgeEvaluators } from '../domain/
 import { pageQuery, toPage } from '../domain/pagination.ts';
 import { notFound, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { CalibrationMetrics, CalibrationRun, DatasetItem } from '../schemas.ts';
-import type { CalibrationRunFilter, CalibrationRunRecord, EvaluatorRecord, Store } from '../store/types.ts';
+import type { CalibrationMetrics, CalibrationRun } from '../schemas.ts';
+import type { CalibrationRunFilter, CalibrationRunRecord, DatasetItemRecord as DatasetItem, EvaluatorRecord, Store } from '../store/types.ts';
 import { agreementMetrics } from './metrics.ts';
 
 type ReadCtx = Pick<RequestContext, 'store' | 'caller'>;
