@@ -21,6 +21,8 @@ const COMMANDS: Record<string, Handler> = {
   logs: async (argv) => (await import('./cli/logs.ts')).logs(argv),
   models: async (argv) => (await import('./cli/models.ts')).models(argv),
   eval: async (argv) => (await import('./cli/eval.ts')).evalBatch(argv),
+  calibrate: async (argv) => (await import('./cli/calibrate.ts')).calibrate(argv),
+  annotate: async (argv) => (await import('./cli/calibrate.ts')).annotate(argv),
 };
 
 const USAGE = `Usage: tribunal <command> [options]
@@ -38,6 +40,10 @@ Client commands (talk to a server: TRIBUNAL_URL, default http://127.0.0.1:8787, 
   models list|add|verify|delete             your organization's own judge models (keys via --key-env)
   eval --judge <j> --input <data.jsonl|csv> --out <results.jsonl>
                                             score a whole dataset; --fail-under makes it a CI gate
+  calibrate --judge <j> --dataset <d> [--min-kappa 0.6]
+                                            measure a judge against human labels; a CI gate
+  annotate <log> --evaluator <e> --score <0..1> [--note ...]
+                                            say what score an evaluator should have given
 
 Server-side commands (work on the server's store; TRIBUNAL_DATA_DIR / TRIBUNAL_STORE / DATABASE_URL):
   serve                                     start the server (same as npm start)
