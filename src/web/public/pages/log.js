@@ -1,8 +1,9 @@
 // One run in full: its inputs and every evaluator's score, justification, model, tokens, cost, latency.
+import { annotationsSection } from '../lib/annotate.js';
 import { api } from '../lib/api.js';
 import { conversationView } from '../lib/conversation.js';
 import { h } from '../lib/dom.js';
-import { badge, errorBox, fmtCost, fmtInt, fmtMs, link, pageHeading, scoreBar, tableWrap, time } from '../lib/ui.js';
+import { badge, errorBox, fill, fmtCost, fmtInt, fmtMs, link, pageHeading, scoreBar, tableWrap, time } from '../lib/ui.js';
 
 export default async function log(page, { params }) {
   const l = await api('GET', `/v1/execution-logs/${encodeURIComponent(params.id)}/`);
@@ -12,6 +13,7 @@ export default async function log(page, { params }) {
       : link(`/app/evaluators/${encodeURIComponent(l.evaluator_id)}`, l.evaluator_name);
   const version = l.type === 'judge' ? l.judge_version : l.evaluator_version;
 
+  const annotateArea = h('div');
   const text = (label, value) => (value ? [h('h3', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null);
 
   page.append(
@@ -65,6 +67,7 @@ export default async function log(page, { params }) {
         ),
       ),
     ),
+    annotateArea,
     h(
       'section',
       { 'aria-labelledby': 'inputs-title' },
@@ -74,4 +77,5 @@ export default async function log(page, { params }) {
       text('Expected output', l.expected_output),
     ),
   );
+  await fill(annotateArea, () => annotationsSection(l));
 }
