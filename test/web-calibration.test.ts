@@ -107,9 +107,9 @@ describe('Calibration pages in Chromium', { skip }, () => {
     await heading('Calibration of Web judge').waitFor();
 
     // The page polls while the batch runs, then shows one section per labelled evaluator.
-    const section = page.getByRole('region', { name: /Web grounded/ });
+    const section = page.getByRole('region', { name: 'Web grounded v1', exact: true });
     await section.waitFor({ timeout: 20_000 });
-    assert.equal(await page.getByRole('region', { name: /Web polite/ }).count(), 1);
+    assert.equal(await page.getByRole('region', { name: 'Web polite v1', exact: true }).count(), 1);
     const metrics = section.getByRole('table', { name: 'Metrics of Web grounded' });
     assert.equal(await metrics.locator('tr[data-metric="n"] td').first().textContent(), '4');
     assert.equal(await metrics.locator('tr[data-metric="kappa"] td').first().textContent(), '0.500');
@@ -121,7 +121,7 @@ describe('Calibration pages in Chromium', { skip }, () => {
     // One circle per scored item, at the person's (x) and the judge's (y) score, each opening its run.
     const circles = section.locator('svg.scatter circle.dot');
     assert.equal(await circles.count(), 4);
-    assert.equal(await page.getByRole('region', { name: /Web polite/ }).locator('svg.scatter circle.dot').count(), 1);
+    assert.equal(await page.getByRole('region', { name: 'Web polite v1', exact: true }).locator('svg.scatter circle.dot').count(), 1);
     const worst = section.locator('svg.scatter a', { has: page.locator('circle.far') });
     assert.equal(await worst.count(), 1);
     assert.equal(await worst.getAttribute('aria-label'), 'person 0.80, judge 0.30');
@@ -153,7 +153,7 @@ describe('Calibration pages in Chromium', { skip }, () => {
     const { page } = b;
     await page.goto(`${rig.server.url}/app/calibrations`);
     await page.locator('tbody tr').first().getByRole('link').click();
-    const section = page.getByRole('region', { name: /Web grounded/ });
+    const section = page.getByRole('region', { name: 'Web grounded v1', exact: true });
     await section.waitFor();
     await section.getByRole('checkbox', { name: /person 0\.80, judge 0\.30/ }).check();
     await section.getByRole('button', { name: 'Add the chosen items as demonstrations' }).click();
@@ -166,7 +166,7 @@ describe('Calibration pages in Chromium', { skip }, () => {
     await page.goto(`${rig.server.url}/app/calibrations?judge_id=${judge.id}`);
     await page.getByLabel('Dataset').selectOption({ label: 'web golden (5 items)' });
     await page.getByRole('button', { name: 'Start calibration' }).click();
-    const next = page.getByRole('region', { name: /Web grounded/ });
+    const next = page.getByRole('region', { name: 'Web grounded v2', exact: true });
     await next.waitFor({ timeout: 20_000 });
     const metrics = next.getByRole('table', { name: 'Metrics of Web grounded' });
     await metrics.getByRole('columnheader', { name: 'Previous run (v1)' }).waitFor();
