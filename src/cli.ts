@@ -22,6 +22,8 @@ const COMMANDS: Record<string, Handler> = {
   models: async (argv) => (await import('./cli/models.ts')).models(argv),
   eval: async (argv) => (await import('./cli/eval.ts')).evalBatch(argv),
   'compare-responses': async (argv) => (await import('./cli/compare.ts')).compareResponses(argv),
+  calibrate: async (argv) => (await import('./cli/calibrate.ts')).calibrate(argv),
+  annotate: async (argv) => (await import('./cli/calibrate.ts')).annotate(argv),
 };
 
 const USAGE = `Usage: tribunal <command> [options]
@@ -41,6 +43,10 @@ Client commands (talk to a server: TRIBUNAL_URL, default http://127.0.0.1:8787, 
                                             score a whole dataset; --fail-under makes it a CI gate
   compare-responses --judge <j> --request <text> --a <file|text> --b <file|text>
                                             which of two responses is better, asked in both orders
+  calibrate --judge <j> --dataset <d> [--min-kappa 0.6]
+                                            measure a judge against human labels; a CI gate
+  annotate <log> --evaluator <e> --score <0..1> [--note ...]
+                                            say what score an evaluator should have given
 
 Server-side commands (work on the server's store; TRIBUNAL_DATA_DIR / TRIBUNAL_STORE / DATABASE_URL):
   serve                                     start the server (same as npm start)

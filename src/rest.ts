@@ -85,6 +85,8 @@ export const routes: RestRoute[] = [
   route('delete', '/v1/datasets/:dataset_id/', ops.deleteDataset),
   route('get', '/v1/datasets/:dataset_id/items/', ops.listDatasetItems),
   route('post', '/v1/datasets/:dataset_id/items/', ops.addDatasetItems, 201),
+  // Before :item_id, which would otherwise take the name as an item id.
+  route('post', '/v1/datasets/:dataset_id/items/from-annotations/', ops.itemsFromAnnotations, 201),
   route('get', '/v1/datasets/:dataset_id/items/:item_id/', ops.getDatasetItem),
   route('patch', '/v1/datasets/:dataset_id/items/:item_id/', ops.updateDatasetItem),
   route('delete', '/v1/datasets/:dataset_id/items/:item_id/', ops.deleteDatasetItem),
@@ -94,6 +96,16 @@ export const routes: RestRoute[] = [
   route('patch', '/v1/models/:model_id/', ops.updateModel),
   route('delete', '/v1/models/:model_id/', ops.deleteModel),
   route('post', '/v1/models/:model_id/verify/', ops.verifyModel),
+  route('get', '/v1/annotations/', ops.listAnnotations),
+  route('post', '/v1/annotations/', ops.createAnnotation, 201),
+  route('get', '/v1/annotations/:annotation_id/', ops.getAnnotation),
+  route('patch', '/v1/annotations/:annotation_id/', ops.updateAnnotation),
+  route('delete', '/v1/annotations/:annotation_id/', ops.deleteAnnotation),
+  route('get', '/v1/calibration-runs/', ops.listCalibrationRuns),
+  route('post', '/v1/calibration-runs/', ops.startCalibrationRun, 202),
+  route('get', '/v1/calibration-runs/:calibration_run_id/', ops.getCalibrationRun),
+  route('get', '/v1/calibration-runs/:calibration_run_id/items/', ops.listCalibrationItems),
+  route('post', '/v1/calibration-runs/:calibration_run_id/demonstrations/', ops.calibrationDemonstrations),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema

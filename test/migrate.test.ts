@@ -13,6 +13,7 @@ import type { Page, PageQuery, Store } from '../src/store/types.ts';
 import { createTestSchema, type TestSchema } from './helpers/postgres.ts';
 import { tempDir } from './helpers/server.ts';
 import { apiKey, evaluator, judge, log, org, project, registeredModel } from './store-contract.ts';
+import { annotation } from './store-contract-calibration.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -94,6 +95,13 @@ describe('tribunal migrate --from json --to postgres', () => {
         logCount++;
       }
       await Promise.all(appends); // one group commit instead of 834 fsyncs
+      // People's annotations of two of those logs (one edited after it was made).
+      const annotated = await json.listExecutionLogs({ org_id: organization.id, judge_id: j.id }, { limit: 2 });
+      for (const [k, l] of annotated.items.entries()) {
+        const a = annotation(organization.id, { execution_log_id: l.id, evaluator_id: e.id, judge_id: j.id, score: k / 2, note: k ? 'edited' : null });
+        await json.createAnnotation(a);
+        if (k) await json.updateAnnotation({ ...a, score: 0.9, updated_at: new Date().toISOString() });
+      }
     }
     await json.close();
     // A crash mid-append left a torn last line: it was never acknowledged and is not migrated.
@@ -115,6 +123,7 @@ describe('tribunal migrate --from json --to postgres', () => {
     assert.deepEqual(line('api_keys'), [6, 6, 6]);
     assert.deepEqual(line('projects'), [6, 6, 6]);
     assert.deepEqual(line('models'), [3, 3, 3]);
+    assert.deepEqual(line('annotations'), [6, 6, 6]);
     assert.doesNotMatch(res.stdout + res.stderr, /log_torn/);
 
     // Independent check through the Store interface: both stores answer the same.
@@ -134,6 +143,7 @@ describe('tribunal migrate --from json --to postgres', () => {
         const logs = await all((p) => pg.listExecutionLogs({ org_id: id }, p));
         assert.equal(logs.length, 834);
         await same(`logs of ${id}`, (s) => all((p) => s.listExecutionLogs({ org_id: id }, p)));
+        await same(`annotations of ${id}`, (s) => all((p) => s.listAnnotations({ org_id: id }, p)));
         await same(`filtered logs of ${id}`, (s) => all((p) => s.listExecutionLogs({ org_id: id, tags: ['a', 'n2'], min_score: 0.3, max_cost: 0.05 }, p)));
       }
       for (const id of evaluatorIds) await same(`versions of ${id}`, (s) => s.listEvaluatorVersions(id));

@@ -19,6 +19,7 @@ import {
   type ProjectRecord,
   type Store,
 } from '../src/store/types.ts';
+import { defineCalibrationContract } from './store-contract-calibration.ts';
 import { defineBatchContract } from './store-contract-batches.ts';
 import { defineDatasetContract } from './store-contract-datasets.ts';
 import { defineResultCacheContract } from './store-contract-result-cache.ts';
@@ -192,6 +193,7 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
 
     defineDatasetContract(fresh);
     defineResultCacheContract(fresh);
+    defineCalibrationContract(fresh);
     defineBatchContract(fresh);
 
     describe('organizations', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { judgeCalibration } from '../src/calibration/summary.ts';
 import { judgeInFull, resolveJudge } from '../src/domain/judges.ts';
-import { JudgeFull } from '../src/schemas.ts';
+import { CalibrationSummary, JudgeFull } from '../src/schemas.ts';
 import { defineTool } from '../src/tool.ts';
 
 export default defineTool({
@@ -8,16 +9,18 @@ export default defineTool({
   title: 'Get a judge',
   description:
     'Inspect one judge before running it: returns the judge with every evaluator it applies in full (intent, rubric, required inputs). ' +
-    'Check `requires_request`, `requires_turns`, `requires_contexts` and `requires_expected_output` on its evaluators to know what run_judge will need. Choose the judge by judge_id or by exact judge_name.',
+    'Check `requires_request`, `requires_turns`, `requires_contexts` and `requires_expected_output` on its evaluators to know what run_judge will need. Choose the judge by judge_id or by exact judge_name. ' +
+    '`calibration` tells how far this version is from human labels (null = uncalibrated: say so when you rely on it).',
   input: z.object({
     judge_id: z.string().optional().describe('id of the judge (give this or judge_name)'),
     judge_name: z.string().optional().describe('exact name of the judge (give this or judge_id)'),
     version: z.number().int().min(1).max(2_147_483_647).optional().describe('an earlier version to read; default the latest'),
   }),
-  output: JudgeFull,
+  output: JudgeFull.extend({ calibration: CalibrationSummary }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   async handler(input, ctx) {
     const judge = await resolveJudge(ctx, { id: input.judge_id, name: input.judge_name }, input.version);
-    return judgeInFull(ctx, judge);
+    const full = await judgeInFull(ctx, judge);
+    return { ...full, calibration: await judgeCalibration(ctx, judge.id, full.evaluators) };
   },
 });

@@ -37,7 +37,7 @@ export const LogQuery = z.object({
 export type LogQuery = z.infer<typeof LogQuery>;
 
 /** Accepts a date (2026-11-21, the whole day) or a date-time; answers an ISO-8601 UTC instant. */
-function instant(field: string, value: string, endOfDay: boolean): string {
+export function instant(field: string, value: string, endOfDay: boolean): string {
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
   const parsed = new Date(dateOnly ? `${value}T00:00:00.000Z` : value);
   const year = parsed.getUTCFullYear();

@@ -14,6 +14,21 @@ import {
   updateDatasetOperation,
 } from './datasets.ts';
 import { compareWithEvaluatorOperation, compareWithJudgeOperation } from './compare.ts';
+import {
+  createAnnotationOperation,
+  deleteAnnotationOperation,
+  getAnnotationOperation,
+  itemsFromAnnotationsOperation,
+  listAnnotationsOperation,
+  updateAnnotationOperation,
+} from './annotations-ops.ts';
+import {
+  calibrationDemonstrationsOperation,
+  getCalibrationRunOperation,
+  listCalibrationItemsOperation,
+  listCalibrationRunsOperation,
+  startCalibrationRunOperation,
+} from './calibration.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
@@ -54,4 +69,15 @@ export const restOnlyOperations = {
   verifyModel: verifyModelOperation,
   compareWithJudge: compareWithJudgeOperation,
   compareWithEvaluator: compareWithEvaluatorOperation,
+  listAnnotations: listAnnotationsOperation,
+  createAnnotation: createAnnotationOperation,
+  getAnnotation: getAnnotationOperation,
+  updateAnnotation: updateAnnotationOperation,
+  deleteAnnotation: deleteAnnotationOperation,
+  itemsFromAnnotations: itemsFromAnnotationsOperation,
+  listCalibrationRuns: listCalibrationRunsOperation,
+  startCalibrationRun: startCalibrationRunOperation,
+  getCalibrationRun: getCalibrationRunOperation,
+  listCalibrationItems: listCalibrationItemsOperation,
+  calibrationDemonstrations: calibrationDemonstrationsOperation,
 };

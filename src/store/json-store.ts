@@ -15,6 +15,7 @@ import path from 'node:path';
 import { Low } from 'lowdb';
 import type { DatasetItemInput, EvaluatorResult, Organization } from '../schemas.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
+import { JsonCalibrationTables } from './json-calibration.ts';
 import { JsonBatches } from './json-batches.ts';
 import { JsonDatasets } from './json-datasets.ts';
 import { LogFile } from './log-file.ts';
@@ -26,7 +27,11 @@ import {
   isAfter,
   newestFirst,
   StoreConflictError,
+  type AnnotationFilter,
+  type AnnotationRecord,
   type ApiKeyRecord,
+  type CalibrationRunFilter,
+  type CalibrationRunRecord,
   type BatchExecutionRecord,
   type BatchFilter,
   type BatchPatch,
@@ -60,6 +65,9 @@ interface JsonData {
   judge_versions: Record<string, JudgeRecord[]>;
   /** Absent in db.json files written before the model registry; created on load. */
   models?: Record<string, ModelRecord>;
+  /** Absent in db.json files written before calibration; created on load. */
+  annotations?: Record<string, AnnotationRecord>;
+  calibration_runs?: Record<string, CalibrationRunRecord>;
 }
 
 const emptyData = (): JsonData => ({
@@ -82,6 +90,8 @@ function withoutPrototypes(data: JsonData): void {
     data[table] = Object.assign(Object.create(null) as Record<string, never>, data[table]);
   }
   data.models = Object.assign(Object.create(null) as Record<string, ModelRecord>, data.models ?? {});
+  data.annotations = Object.assign(Object.create(null) as Record<string, AnnotationRecord>, data.annotations ?? {});
+  data.calibration_runs = Object.assign(Object.create(null) as Record<string, CalibrationRunRecord>, data.calibration_runs ?? {});
 }
 
 /**
@@ -240,6 +250,7 @@ export class JsonStore implements Store {
       for (const [id, versions] of Object.entries(d[table])) if (versions[0]?.org_id === orgId) delete d[table][id];
     }
     for (const model of Object.values(d.models!)) if (model.org_id === orgId) delete d.models![model.id];
+    this.calibration.purgeOrganization(orgId);
     delete d.organizations[orgId];
     this.resultCache.purgeOrganization(orgId);
     await this.datasets.deleteOrg(orgId);
@@ -263,6 +274,18 @@ export class JsonStore implements Store {
   listModels = (orgId: string, page: PageQuery) => this.modelTable.list(orgId, (sorted) => paginate(sorted, page));
   updateModel = (model: ModelRecord) => this.modelTable.update(model);
   deleteModel = (id: string) => this.modelTable.delete(id);
+
+  // Annotations and calibration runs (json-calibration.ts)
+  private readonly calibration = new JsonCalibrationTables(() => ({ annotations: this.data.annotations!, calibration_runs: this.data.calibration_runs! }), () => this.save());
+  createAnnotation = (a: AnnotationRecord) => this.calibration.createAnnotation(a);
+  getAnnotation = (id: string) => this.calibration.getAnnotation(id);
+  listAnnotations = (filter: AnnotationFilter, page: PageQuery) => this.calibration.listAnnotations(filter, (sorted) => paginate(sorted, page));
+  updateAnnotation = (a: AnnotationRecord) => this.calibration.updateAnnotation(a);
+  deleteAnnotation = (id: string) => this.calibration.deleteAnnotation(id);
+  createCalibrationRun = (r: CalibrationRunRecord) => this.calibration.createCalibrationRun(r);
+  getCalibrationRun = (id: string) => this.calibration.getCalibrationRun(id);
+  listCalibrationRuns = (filter: CalibrationRunFilter, page: PageQuery) => this.calibration.listCalibrationRuns(filter, (sorted) => paginate(sorted, page));
+  updateCalibrationRun = (r: CalibrationRunRecord) => this.calibration.updateCalibrationRun(r);
 
   // API keys
 

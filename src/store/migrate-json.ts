@@ -14,7 +14,7 @@ import type { Organization } from '../schemas.ts';
 import { isLogRecord } from './json-files.ts';
 import { JsonStore } from './json-store.ts';
 import { PostgresStore } from './postgres-store.ts';
-import { StoreConflictError, type ApiKeyRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type ModelRecord, type ProjectRecord } from './types.ts';
+import { StoreConflictError, type AnnotationRecord, type ApiKeyRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type ModelRecord, type ProjectRecord } from './types.ts';
 
 interface JsonFile {
   organizations?: Record<string, Organization>;
@@ -25,10 +25,11 @@ interface JsonFile {
   evaluator_versions?: Record<string, EvaluatorRecord[]>;
   judges?: Record<string, JudgeRecord>;
   judge_versions?: Record<string, JudgeRecord[]>;
+  annotations?: Record<string, AnnotationRecord>;
 }
 
-export type Kind = 'organizations' | 'api_keys' | 'projects' | 'evaluators' | 'evaluator_versions' | 'judges' | 'judge_versions' | 'models' | 'execution_logs';
-export const KINDS: Kind[] = ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions', 'models', 'execution_logs'];
+export type Kind = 'organizations' | 'api_keys' | 'projects' | 'evaluators' | 'evaluator_versions' | 'judges' | 'judge_versions' | 'models' | 'execution_logs' | 'annotations';
+export const KINDS: Kind[] = ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions', 'models', 'execution_logs', 'annotations'];
 
 export interface MigrationReport {
   counts: Record<Kind, { source: number; copied: number; verified: number }>;
@@ -105,6 +106,9 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
     const evaluatorVersions = (id: string, latest: EvaluatorRecord) => db.evaluator_versions?.[id] ?? [latest];
     const judgeVersions = (id: string, latest: JudgeRecord) => db.judge_versions?.[id] ?? [latest];
     const logs = await readLogs(path.join(opts.dataDir, 'logs.jsonl'));
+    // People's annotations of logs move too. Datasets, batch runs and calibration runs are not copied
+    // (docs/CALIBRATION.md): a calibration run is re-run on PostgreSQL from a re-imported dataset.
+    const annotations = Object.values(db.annotations ?? {}).sort(byCreation);
     log(`Read ${opts.dataDir}: ${orgs.length} organizations, ${keys.length} API keys, ${projects.length} projects, ${evaluators.length} evaluators, ${judges.length} judges, ${logs.length} execution logs.`);
 
     target = new PostgresStore({ connectionString: opts.databaseUrl, poolMax: 4 });
@@ -164,6 +168,17 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
       if (logs.length > batchSize) log(`  execution logs: ${Math.min(i + batchSize, logs.length)} / ${logs.length}`);
     }
     log(`Copied ${counts.execution_logs.copied} execution logs.`);
+    counts.annotations.source = annotations.length;
+    for (const a of annotations) {
+      try {
+        await t.createAnnotation(a);
+        counts.annotations.copied++;
+      } catch (err) {
+        if (!(err instanceof StoreConflictError)) throw err;
+        // Copied by an earlier run (nothing to copy); anything else is a difference.
+        if (!isDeepStrictEqual(canonical(await t.getAnnotation(a.id)), canonical(a))) mismatches.push(`annotations: ${a.id} not copied: ${err.message}`);
+      }
+    }
 
     // Verify: read every record back through the store and compare.
     for (const o of orgs) compare('organizations', o.id, o, await t.getOrganization(o.id));
@@ -186,6 +201,7 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
       const stored = new Map((await t.getExecutionLogs(chunk.map((l) => l.id))).map((l) => [l.id, l]));
       for (const l of chunk) compare('execution_logs', l.id, l, stored.get(l.id));
     }
+    for (const a of annotations) compare('annotations', a.id, a, await t.getAnnotation(a.id));
     const ok = mismatches.length === 0 && KINDS.every((k) => counts[k].verified === counts[k].source);
     return { counts, mismatches, ok };
   } finally {

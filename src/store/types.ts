@@ -1,7 +1,7 @@
 // The Store interface: everything Tribunal keeps. Two implementations (JSON files, PostgreSQL)
 // pass one contract test suite (test/store-contract.ts). Stores know nothing of callers or HTTP;
 // visibility is expressed as data in the filters so that SQL can apply it in the query.
-import type { ApiKey, BatchExecution, BatchRow, BatchStatus, Dataset, DatasetItem, DatasetItemInput, Evaluator, EvaluatorResult, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
+import type { Annotation, ApiKey, BatchExecution, BatchRow, BatchStatus, CalibrationRun, Dataset, DatasetItem, DatasetItemInput, Evaluator, EvaluatorResult, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
@@ -42,6 +42,29 @@ export interface ItemPage {
 }
 /** `api_key_encrypted` is the key sealed with TRIBUNAL_SECRET_KEY (secret-box.ts); null = no key. */
 export type ModelRecord = Model & { org_id: string; api_key_encrypted: string | null };
+
+export type AnnotationRecord = Annotation & { org_id: string };
+/** Annotations of one organization; every field given must match. Dates are ISO-8601 instants, inclusive. */
+export interface AnnotationFilter {
+  org_id: string;
+  execution_log_id?: string;
+  evaluator_id?: string;
+  judge_id?: string;
+  date_from?: string;
+  date_to?: string;
+}
+/** `previous_metrics` is never stored: it is read from the previous run. */
+export type CalibrationRunRecord = Omit<CalibrationRun, 'previous_metrics'> & { org_id: string };
+export interface CalibrationRunFilter {
+  org_id: string;
+  judge_id?: string;
+  /** Runs of this single evaluator (evaluator_id on the run). */
+  evaluator_id?: string;
+  /** Runs that measured this evaluator, alone or in a judge (any entry of evaluator_versions). */
+  measures_evaluator_id?: string;
+  dataset_id?: string;
+  status?: CalibrationRun['status'];
+}
 
 /** Newest first: created_at desc, then id desc. `after` is the last item of the previous page. */
 export interface PageQuery {
@@ -184,6 +207,20 @@ export interface Store {
   getCachedResult(orgId: string, key: string): Promise<EvaluatorResult | null>;
   /** Stores (or replaces) the result; then at most `maxEntries` entries remain in the store, the least recently used evicted. */
   putCachedResult(orgId: string, key: string, result: EvaluatorResult, maxEntries: number): Promise<void>;
+  /** One annotation per (execution log, evaluator): a second is a conflict (annotation_exists). */
+  createAnnotation(annotation: AnnotationRecord): Promise<void>;
+  getAnnotation(id: string): Promise<AnnotationRecord | null>;
+  listAnnotations(filter: AnnotationFilter, page: PageQuery): Promise<Page<AnnotationRecord>>;
+  /** Replaces the stored record (same id); false when it is gone. */
+  updateAnnotation(annotation: AnnotationRecord): Promise<boolean>;
+  deleteAnnotation(id: string): Promise<boolean>;
+
+  createCalibrationRun(run: CalibrationRunRecord): Promise<void>;
+  getCalibrationRun(id: string): Promise<CalibrationRunRecord | null>;
+  listCalibrationRuns(filter: CalibrationRunFilter, page: PageQuery): Promise<Page<CalibrationRunRecord>>;
+  /** Replaces the stored record (same id); false when it is gone. */
+  updateCalibrationRun(run: CalibrationRunRecord): Promise<boolean>;
+
   /** Stores a batch run, with the items given in the request (inline runs) in their order. */
   createBatchExecution(batch: BatchExecutionRecord, items?: DatasetItemInput[]): Promise<void>;
   getBatchExecution(id: string): Promise<BatchExecutionRecord | null>;
@@ -252,12 +289,14 @@ export interface BatchRowQuery {
   after?: number;
 }
 
+
 /** Why a write was refused as a conflict: data, so that both stores report the same thing. */
 export type ConflictReason =
   | { kind: 'name_taken'; resource: 'evaluator' | 'judge' | 'project' | 'dataset' | 'model'; name: string }
   | { kind: 'default_project_exists' }
   | { kind: 'key_prefix_taken' }
-  | { kind: 'id_taken'; resource: 'organization' | 'api_key' | 'project' | 'evaluator' | 'judge' | 'execution_log' | 'dataset' | 'dataset_item' | 'model' | 'batch_execution'; id: string };
+  | { kind: 'annotation_exists'; execution_log_id: string; evaluator_id: string }
+  | { kind: 'id_taken'; resource: 'organization' | 'api_key' | 'project' | 'evaluator' | 'judge' | 'execution_log' | 'dataset' | 'dataset_item' | 'model' | 'batch_execution' | 'annotation' | 'calibration_run'; id: string };
 
 /** A plain statement of the reason; the domain writes what the caller is told (domain/conflicts.ts). */
 export function describeConflict(reason: ConflictReason): string {
@@ -268,6 +307,8 @@ export function describeConflict(reason: ConflictReason): string {
       return 'the organization already has a default project';
     case 'key_prefix_taken':
       return 'an API key with this prefix exists';
+    case 'annotation_exists':
+      return `execution log ${reason.execution_log_id} already has an annotation for evaluator ${reason.evaluator_id}`;
     case 'id_taken':
       return `${reason.resource.replace('_', ' ')} ${reason.id} exists`;
   }

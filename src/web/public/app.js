@@ -17,6 +17,8 @@ import log from './pages/log.js';
 import session from './pages/session.js';
 import datasets from './pages/datasets.js';
 import dataset from './pages/dataset.js';
+import calibrations from './pages/calibrations.js';
+import calibration from './pages/calibration.js';
 
 const routes = [
   ['/app/sign-in', signIn, { public: true }],
@@ -36,6 +38,8 @@ const routes = [
   ['/app/sessions/:id', session],
   ['/app/datasets', datasets],
   ['/app/datasets/:id', dataset],
+  ['/app/calibrations', calibrations],
+  ['/app/calibrations/:id', calibration],
 ].map(([pattern, page, opts = {}]) => ({
   page,
   ...opts,
@@ -48,6 +52,7 @@ const NAV = [
   ['/app/evaluators', 'Evaluators'],
   ['/app/logs', 'Execution logs'],
   ['/app/datasets', 'Datasets'],
+  ['/app/calibrations', 'Calibrations'],
   ['/app/models', 'Judge models'],
   ['/app/keys', 'API keys'],
 ];

@@ -1,5 +1,6 @@
 // One evaluator: intent, rubric, required inputs, demonstrations, versions; edit, copy, try, delete.
 import { api } from '../lib/api.js';
+import { calibrationSummary } from '../lib/calibration.js';
 import { clear, h } from '../lib/dom.js';
 import { tryItForm } from '../lib/try-it.js';
 import { badge, button, confirmDialog, errorBox, fill, link, needs, pageHeading, time } from '../lib/ui.js';
@@ -58,6 +59,8 @@ export default async function evaluator(page, { app, params }) {
       h('dd', {}, needs(e)),
       h('dt', {}, 'Judge model'),
       h('dd', {}, e.models?.length ? `jury of ${e.models.join(', ')} (${e.aggregation ?? 'mean'})` : (e.model ?? 'server default'), e.scoring === 'logprobs' ? h('span', { class: 'muted' }, ' · log-probability scoring') : null),
+      h('dt', {}, 'Calibration'),
+      h('dd', { class: 'calibration-summary' }, calibrationSummary(e.calibration, `/app/calibrations?evaluator_id=${encodeURIComponent(e.id)}`)),
     ),
     h('section', { 'aria-labelledby': 'rubric-title' }, h('h2', { id: 'rubric-title' }, 'Rubric'), h('pre', { class: 'rubric', tabindex: '0' }, e.rubric)),
     e.demonstrations.length

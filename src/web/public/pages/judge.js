@@ -1,5 +1,6 @@
 // One judge: its evaluators, a "try it" form, and its scores over time.
 import { api } from '../lib/api.js';
+import { calibrationSummary } from '../lib/calibration.js';
 import { scoreChart } from '../lib/chart.js';
 import { clear, h } from '../lib/dom.js';
 import { compareForm } from '../lib/compare-form.js';
@@ -62,6 +63,7 @@ export default async function judge(page, { app, params }) {
       h('code', {}, j.id),
     ),
     h('p', { class: 'lead intent-text' }, j.intent),
+    h('p', { class: 'calibration-summary' }, h('strong', {}, 'Calibration: '), calibrationSummary(j.calibration, `/app/calibrations?judge_id=${encodeURIComponent(j.id)}`)),
     generationRecord(j.generation),
     h(
       'section',

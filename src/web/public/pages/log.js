@@ -1,11 +1,12 @@
 // One run in full: its inputs and every evaluator's score, justification, model, tokens, cost, latency.
 // A comparison log (type comparison) shows each evaluator's preference and whether its two orders agreed.
+import { annotationsSection } from '../lib/annotate.js';
 import { api } from '../lib/api.js';
 import { conversationView } from '../lib/conversation.js';
 import { h } from '../lib/dom.js';
 import { jurySection } from '../lib/jurors.js';
 import { consistencyBadge } from '../lib/compare-form.js';
-import { badge, errorBox, fmtCost, fmtInt, fmtMs, link, pageHeading, scoreBar, tableWrap, time } from '../lib/ui.js';
+import { badge, errorBox, fill, fmtCost, fmtInt, fmtMs, link, pageHeading, scoreBar, tableWrap, time } from '../lib/ui.js';
 
 export default async function log(page, { params }) {
   const l = await api('GET', `/v1/execution-logs/${encodeURIComponent(params.id)}/`);
@@ -15,6 +16,7 @@ export default async function log(page, { params }) {
   const cmp = l.type === 'comparison' ? l.comparison : null;
   const name = ofJudge ? l.judge_name : l.evaluator_name;
 
+  const annotateArea = h('div');
   const text = (label, value) => (value ? [h('h3', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null);
 
   page.append(
@@ -42,6 +44,8 @@ export default async function log(page, { params }) {
     ),
     cmp ? preferencesTable(l, cmp) : scoresTable(l),
     cmp ? null : jurySection(l.evaluator_results),
+    // A person's verdict applies to a score: a comparison has none to correct.
+    cmp ? null : annotateArea,
     h(
       'section',
       { 'aria-labelledby': 'inputs-title' },
@@ -53,6 +57,7 @@ export default async function log(page, { params }) {
       text('Expected output', l.expected_output),
     ),
   );
+  if (!cmp) await fill(annotateArea, () => annotationsSection(l));
 }
 
 const resultCells = (r) => [
