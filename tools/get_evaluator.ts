@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { evaluatorCalibration } from '../src/calibration/summary.ts';
 import { evaluatorToWire, resolveEvaluator } from '../src/domain/evaluators.ts';
-import { CalibrationSummary, Evaluator } from '../src/schemas.ts';
+import { Evaluator } from '../src/schemas.ts';
+import { CalibrationSummary } from '../src/schemas/calibration.ts';
 import { defineTool } from '../src/tool.ts';
 
 export default defineTool({

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { judgeCalibration } from '../src/calibration/summary.ts';
 import { judgeInFull, resolveJudge } from '../src/domain/judges.ts';
-import { CalibrationSummary, JudgeFull } from '../src/schemas.ts';
+import { JudgeFull } from '../src/schemas.ts';
+import { CalibrationSummary } from '../src/schemas/calibration.ts';
 import { defineTool } from '../src/tool.ts';
 
 export default defineTool({

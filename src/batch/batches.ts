@@ -6,7 +6,8 @@ import { notFound, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { getOwnDataset } from '../datasets/datasets.ts';
 import { pageQuery, toPage } from '../domain/pagination.ts';
-import type { BatchExecution, BatchRow, BatchStatus, DatasetItemInput } from '../schemas.ts';
+import type { DatasetItemInput } from '../schemas.ts';
+import type { BatchExecution, BatchRow, BatchStatus } from '../schemas/batches.ts';
 import type { BatchExecutionRecord, BatchRowRecord, EvaluatorRecord, JudgeRecord, Store } from '../store/types.ts';
 import { batchSummary } from './summary.ts';
 

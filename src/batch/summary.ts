@@ -1,5 +1,5 @@
 // The per-evaluator summary of a batch run, from its rows (read a page at a time).
-import type { BatchEvaluatorSummary } from '../schemas.ts';
+import type { BatchEvaluatorSummary } from '../schemas/batches.ts';
 import type { BatchExecutionRecord, Store } from '../store/types.ts';
 
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;

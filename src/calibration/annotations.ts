@@ -9,7 +9,8 @@ import { pageQuery, toPage } from '../domain/pagination.ts';
 import { getOwnDataset, newItem } from '../datasets/datasets.ts';
 import { notFound, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { Annotation, DatasetItemInput } from '../schemas.ts';
+import type { DatasetItemInput } from '../schemas.ts';
+import type { Annotation } from '../schemas/calibration.ts';
 import type { AnnotationFilter, AnnotationRecord, ExecutionLogRecord } from '../store/types.ts';
 
 type Ctx = Pick<RequestContext, 'store' | 'caller'>;

@@ -10,7 +10,7 @@ import { assertRunnable, getVisibleJudge, loadJudgeEvaluators } from '../domain/
 import { pageQuery, toPage } from '../domain/pagination.ts';
 import { notFound, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import type { CalibrationMetrics, CalibrationRun } from '../schemas.ts';
+import type { CalibrationMetrics, CalibrationRun } from '../schemas/calibration.ts';
 import type { CalibrationRunFilter, CalibrationRunRecord, DatasetItemRecord as DatasetItem, EvaluatorRecord, Store } from '../store/types.ts';
 import { agreementMetrics } from './metrics.ts';
 

@@ -5,7 +5,7 @@
 // for an evaluator when it measured that evaluator version, alone or inside any judge. Runs are the
 // caller's organization's own (their datasets are private).
 import type { RequestContext } from '../context.ts';
-import type { CalibrationMetrics, CalibrationSummary } from '../schemas.ts';
+import type { CalibrationMetrics, CalibrationSummary } from '../schemas/calibration.ts';
 import type { CalibrationRunFilter, CalibrationRunRecord } from '../store/types.ts';
 import { refreshRun } from './runs.ts';
 

@@ -3,7 +3,8 @@
 // (./annotations.ts is something else: the READ/WRITE hints every definition carries.)
 import { z } from 'zod';
 import { createAnnotation, deleteAnnotation, getAnnotation, itemsFromAnnotations, listAnnotations, updateAnnotation } from '../calibration/annotations.ts';
-import { Annotation, page, PageParams } from '../schemas.ts';
+import { page, PageParams } from '../schemas.ts';
+import { Annotation } from '../schemas/calibration.ts';
 import { defineTool } from '../tool.ts';
 import { READ, WRITE } from './annotations.ts';
 import { Deleted } from './resources.ts';

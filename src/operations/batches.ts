@@ -8,7 +8,8 @@ import { assertRunnable, resolveJudge } from '../domain/judges.ts';
 import { filterIdsForNames } from '../domain/names.ts';
 import { validationError } from '../errors.ts';
 import { looksLikeId } from '../ids.ts';
-import { BATCH_STATUSES, BatchExecution, BatchRow, PageParams, page } from '../schemas.ts';
+import { PageParams, page } from '../schemas.ts';
+import { BATCH_STATUSES, BatchExecution, BatchRow } from '../schemas/batches.ts';
 import { defineTool } from '../tool.ts';
 import { READ, WRITE } from './annotations.ts';
 

@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { demonstrationsFromRun } from '../calibration/improve.ts';
 import { getCalibrationRun, listCalibrationRuns, listRunItems, startCalibrationRun } from '../calibration/runs.ts';
-import { CalibrationRun, CalibrationRunStatus, page, PageParams } from '../schemas.ts';
+import { page, PageParams } from '../schemas.ts';
+import { CalibrationRun, CalibrationRunStatus } from '../schemas/calibration.ts';
 import { defineTool } from '../tool.ts';
 import { READ, WRITE } from './annotations.ts';
 

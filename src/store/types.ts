@@ -1,7 +1,9 @@
 // The Store interface: everything Tribunal keeps. Two implementations (JSON files, PostgreSQL)
 // pass one contract test suite (test/store-contract.ts). Stores know nothing of callers or HTTP;
 // visibility is expressed as data in the filters so that SQL can apply it in the query.
-import type { Annotation, ApiKey, BatchExecution, BatchRow, BatchStatus, CalibrationRun, Dataset, DatasetItem, DatasetItemInput, Evaluator, EvaluatorResult, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
+import type { ApiKey, Dataset, DatasetItem, DatasetItemInput, Evaluator, EvaluatorResult, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
+import type { BatchExecution, BatchRow, BatchStatus } from '../schemas/batches.ts';
+import type { Annotation, CalibrationRun } from '../schemas/calibration.ts';
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
