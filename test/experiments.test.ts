@@ -1,0 +1,136 @@
+// Experiments (SPEC section 9): the pure statistics of src/batch/experiments.ts against values
+// computed independently (each expected value says where it comes from), and the REST endpoint
+// GET /v1/judges/batch-executions/compare/ against real batch runs on the fake model.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { collectRows, compareRuns, mulberry32, pairedBootstrap, pairRuns, quantileSorted, regressions, type ExperimentRow } from '../src/batch/experiments.ts';
+
+const row = (position: number, item_id: string | null, scores: Record<string, number | null>, score?: number | null): ExperimentRow => {
+  const values = Object.values(scores).filter((s): s is number => typeof s === 'number');
+  return {
+    position,
+    item_id,
+    execution_log_id: `log_${item_id ?? position}`,
+    score: score !== undefined ? score : values.length ? values.reduce((x, y) => x + y, 0) / values.length : null,
+    evaluator_results: Object.entries(scores).map(([id, s]) => ({ evaluator_id: id, evaluator_name: id.toUpperCase(), score: s })),
+  };
+};
+
+// The data set of the Python reference below: a_i = (7i mod 11)/10, b_i = (5i mod 13)/12, i = 0..39.
+const N = 40;
+const A_SCORES = Array.from({ length: N }, (_, i) => ((i * 7) % 11) / 10);
+const B_SCORES = Array.from({ length: N }, (_, i) => ((i * 5) % 13) / 12);
+
+describe('experiments: statistics', () => {
+  it('mulberry32 gives the published sequence', () => {
+    // Source: mulberry32 re-implemented in Python with arbitrary-precision integers (mod 2^32),
+    // seed 1: 0.6270739405881613, 0.002735721180215478, 0.5274470399599522 (the values widely
+    // quoted for the JavaScript original).
+    const r = mulberry32(1);
+    assert.deepEqual([r(), r(), r()], [0.6270739405881613, 0.002735721180215478, 0.5274470399599522]);
+  });
+
+  it('quantiles interpolate as numpy does', () => {
+    // numpy.quantile([1, 2, 3, 4], [0.025, 0.5, 0.975]) = [1.075, 2.5, 3.925]
+    const s = Float64Array.from([1, 2, 3, 4]);
+    assert.ok(Math.abs(quantileSorted(s, 0.025) - 1.075) < 1e-12);
+    assert.equal(quantileSorted(s, 0.5), 2.5);
+    assert.ok(Math.abs(quantileSorted(s, 0.975) - 3.925) < 1e-12);
+  });
+
+  it('means, delta, wins, ties and the bootstrap interval match an independent Python computation', () => {
+    const a = collectRows(A_SCORES.map((s, i) => row(i, `it${i}`, { e1: s })));
+    const b = collectRows(B_SCORES.map((s, i) => row(i, `it${i}`, { e1: s })));
+    const c = compareRuns(a, b, { resamples: 2000, seed: 1 });
+    const e = c.evaluators[0];
+    // Source: test/helpers/experiments-reference.py (numpy 2.4): d = b - a; mean(a) = 0.505, mean(b) = 0.4875,
+    // mean(d) = -0.0175; wins_a = sum(d < -1e-9) = 23, wins_b = sum(d > 1e-9) = 16, ties = 1;
+    // bootstrap: 2000 resamples, indexes int(mulberry32(1)() * 40) drawn in order, 40 per resample,
+    // numpy.quantile(means, [0.025, 0.975]) = [-0.14666666666666667, 0.10791666666666666].
+    assert.equal(e.n, 40);
+    assert.ok(Math.abs(e.mean_a! - 0.505) < 1e-12);
+    assert.ok(Math.abs(e.mean_b! - 0.4875) < 1e-12);
+    assert.ok(Math.abs(e.delta! - -0.0175) < 1e-12);
+    assert.deepEqual([e.wins_a, e.wins_b, e.ties], [23, 16, 1]);
+    assert.ok(Math.abs(e.ci_low! - -0.14666666666666667) < 1e-12, String(e.ci_low));
+    assert.ok(Math.abs(e.ci_high! - 0.10791666666666666) < 1e-12, String(e.ci_high));
+    assert.equal(e.verdict, 'unclear');
+    assert.equal(c.pairs, 40);
+    // Reproducible: the same seed gives the same interval; another seed another one.
+    assert.deepEqual(compareRuns(a, b, { seed: 1 }).evaluators[0], e);
+    assert.notEqual(compareRuns(a, b, { seed: 2 }).evaluators[0].ci_low, e.ci_low);
+  });
+
+  it('two pairs {0, 1}: the resampled means are 0, 0.5, 1 with 1/4, 1/2, 1/4, so the interval is [0, 1]', () => {
+    // Source: the exact bootstrap distribution of the mean of two values (by hand); with 2,000
+    // resamples about 500 fall on each end, so the 2.5% and 97.5% quantiles are exactly 0 and 1.
+    const [[low, high]] = pairedBootstrap(Float64Array.from([0, 1]), 2, 1, { resamples: 2000, seed: 7 });
+    assert.deepEqual([low, high], [0, 1]);
+  });
+
+  it('a constant difference has a zero-width interval, and a clear drop is a regression', () => {
+    const a = collectRows(Array.from({ length: 30 }, (_, i) => row(i, `it${i}`, { good: 0.8, same: 0.5 })));
+    const b = collectRows(Array.from({ length: 30 }, (_, i) => row(i, `it${i}`, { good: 0.6, same: 0.5 })));
+    const c = compareRuns(a, b);
+    const good = c.evaluators.find((e) => e.evaluator_id === 'good')!;
+    const same = c.evaluators.find((e) => e.evaluator_id === 'same')!;
+    // By hand: every difference is 0.6 - 0.8 = -0.2, so every resampled mean is -0.2.
+    assert.ok(Math.abs(good.ci_low! + 0.2) < 1e-12 && Math.abs(good.ci_high! + 0.2) < 1e-12);
+    assert.equal(good.verdict, 'regressed');
+    assert.deepEqual([good.wins_a, good.wins_b, good.ties], [30, 0, 0]);
+    assert.deepEqual([same.ci_low, same.ci_high, same.ties, same.verdict], [0, 0, 30, 'unclear']);
+    assert.deepEqual(regressions(c), ['GOOD']);
+    // The row score (mean of both evaluators): 0.65 -> 0.55, by hand.
+    assert.ok(Math.abs(c.overall.delta! + 0.1) < 1e-12);
+  });
+
+  it('agrees with the normal approximation on 2,000 pairs', () => {
+    // d_i = ((37 i) mod 101) / 100 - 0.4. numpy: mean(d) = 0.099915, std(d, ddof=1) = 0.291689...;
+    // mean +- 1.96 sd / sqrt(2000) = [0.087131, 0.112699]. The percentile bootstrap of a mean is
+    // this interval up to O(1/sqrt(resamples)) noise: within 0.002 at each end.
+    const n = 2000;
+    const d = Float64Array.from({ length: n }, (_, i) => ((37 * i) % 101) / 100 - 0.4);
+    const mean = d.reduce((x, y) => x + y, 0) / n;
+    assert.ok(Math.abs(mean - 0.099915) < 1e-9, `mean ${mean}`);
+    const [[low, high]] = pairedBootstrap(d, n, 1, { resamples: 2000, seed: 3 });
+    assert.ok(Math.abs(low - 0.087131) < 0.002, `low ${low}`);
+    assert.ok(Math.abs(high - 0.112699) < 0.002, `high ${high}`);
+  });
+
+  it('pairs by item id whatever the order, leaves unmatched rows out, and skips missing scores', () => {
+    const a = collectRows([row(0, 'x', { e: 0.2 }), row(1, 'y', { e: 0.4 }), row(2, 'z', { e: null }, null), row(3, 'only-a', { e: 1 })]);
+    const b = collectRows([row(0, 'z', { e: 0.9 }), row(1, 'y', { e: 0.4 }), row(2, 'x', { e: 1 }), row(3, 'only-b', { e: 0 })]);
+    const p = pairRuns(a, b, 'item_id');
+    assert.deepEqual([...p.a], [0, 1, 2]);
+    assert.deepEqual([...p.b], [2, 1, 0]);
+    assert.deepEqual([p.unpairedA, p.unpairedB], [1, 1]);
+    const c = compareRuns(a, b, { top: 5 });
+    const e = c.evaluators[0];
+    // By hand: pairs x (0.2 -> 1) and y (0.4 -> 0.4); z has no score in a.
+    assert.equal(e.n, 2);
+    assert.ok(Math.abs(e.delta! - 0.4) < 1e-12);
+    assert.deepEqual([e.wins_a, e.wins_b, e.ties], [0, 1, 1]);
+    // Moved most: only x changed (z has no row score in a, y did not move).
+    assert.deepEqual(
+      c.moved.map((m) => [m.item_id, m.position_a, m.position_b, m.execution_log_id_a]),
+      [['x', 0, 2, 'log_x']],
+    );
+    assert.ok(Math.abs(c.moved[0].delta - 0.8) < 1e-12);
+  });
+
+  it('pairs by position, and reports evaluators only one run has', () => {
+    const a = collectRows([row(0, null, { e: 0.1, old: 1 }), row(1, null, { e: 0.9, old: 1 })]);
+    const b = collectRows([row(0, null, { e: 0.5, new: 0 }), row(1, null, { e: 0.2, new: 0 })]);
+    const c = compareRuns(a, b, { by: 'position' });
+    assert.equal(c.pairs, 2);
+    assert.deepEqual(c.evaluators.map((e) => e.evaluator_id), ['e']);
+    assert.deepEqual(c.only_in_a, [{ evaluator_id: 'old', evaluator_name: 'OLD' }]);
+    assert.deepEqual(c.only_in_b, [{ evaluator_id: 'new', evaluator_name: 'NEW' }]);
+    // By hand: differences +0.4 and -0.7; the one that moved most is position 1.
+    assert.deepEqual([c.evaluators[0].wins_a, c.evaluators[0].wins_b], [1, 1]);
+    assert.equal(c.moved[0].position_a, 1);
+    // By item id, rows without one never pair.
+    assert.equal(compareRuns(a, b, { by: 'item_id' }).pairs, 0);
+    assert.equal(compareRuns(a, b, { by: 'item_id' }).evaluators[0].verdict, 'no_pairs');
+  });
+});
