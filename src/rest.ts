@@ -47,6 +47,8 @@ export const routes: RestRoute[] = [
     statusFor: (output) => (output && typeof output === 'object' && 'error_code' in output ? 200 : 201),
     otherStatuses: [{ status: 200, description: 'generation needs another call: multiple_stages or missing_context_from_system_goal (see error_code)' }],
   },
+  // Experiments (clients): before batch's /v1/judges/batch-executions/:batch_execution_id/ routes and /v1/judges/:judge_id/.
+  route('get', '/v1/judges/batch-executions/compare/', ops.compareBatches),
   route('get', '/v1/judges/:judge_id/versions/', ops.listJudgeVersions),
   route('get', '/v1/judges/:judge_id/', tools.getJudge),
   route('patch', '/v1/judges/:judge_id/', tools.updateJudge),

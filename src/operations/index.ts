@@ -12,6 +12,7 @@ import {
   updateDatasetItemOperation,
   updateDatasetOperation,
 } from './datasets.ts';
+import { compareBatchesOperation } from './experiments.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
@@ -45,4 +46,5 @@ export const restOnlyOperations = {
   updateModel: updateModelOperation,
   deleteModel: deleteModelOperation,
   verifyModel: verifyModelOperation,
+  compareBatches: compareBatchesOperation,
 };
