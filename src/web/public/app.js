@@ -17,6 +17,9 @@ import log from './pages/log.js';
 import session from './pages/session.js';
 import datasets from './pages/datasets.js';
 import dataset from './pages/dataset.js';
+import batches from './pages/batches.js';
+import batch from './pages/batch.js';
+import batchCompare from './pages/batch-compare.js';
 
 const routes = [
   ['/app/sign-in', signIn, { public: true }],
@@ -36,6 +39,9 @@ const routes = [
   ['/app/sessions/:id', session],
   ['/app/datasets', datasets],
   ['/app/datasets/:id', dataset],
+  ['/app/batches', batches],
+  ['/app/batches/:id', batch],
+  ['/app/experiments', batchCompare],
 ].map(([pattern, page, opts = {}]) => ({
   page,
   ...opts,
@@ -48,6 +54,7 @@ const NAV = [
   ['/app/evaluators', 'Evaluators'],
   ['/app/logs', 'Execution logs'],
   ['/app/datasets', 'Datasets'],
+  ['/app/batches', 'Batch runs'],
   ['/app/models', 'Judge models'],
   ['/app/keys', 'API keys'],
 ];
