@@ -1,4 +1,5 @@
 // Wires the services a server needs from a config and an open store.
+import { BatchRunner } from './batch/runner.ts';
 import type { Config } from './config.ts';
 import type { SpanRunner } from './context.ts';
 import { syncPresets } from './domain/presets.ts';
@@ -13,5 +14,9 @@ export async function buildServices(config: Config, store: Store, modelObserver?
   await syncPresets(store);
   // One judge model per server: its limiter caps model calls in flight for scoring and generation alike.
   const model = createJudgeModel(config, modelObserver);
-  return { config, store, engine: createScoringEngine(model, modelObserver), generator: createJudgeGenerator(model), ...(spans ? { spans } : {}) };
+  const engine = createScoringEngine(model, modelObserver);
+  // Batch runs resume by themselves: the runner picks up every queued or running run as it starts.
+  const batches = new BatchRunner({ config, store, engine, ...(spans ? { spans } : {}) });
+  await batches.start();
+  return { config, store, engine, generator: createJudgeGenerator(model), batches, ...(spans ? { spans } : {}) };
 }

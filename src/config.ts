@@ -115,6 +115,10 @@ const EnvSchema = z.object({
   ANTHROPIC_BASE_URL: z.string().url().optional(),
   TRIBUNAL_MODEL: z.string().default(DEFAULT_MODEL),
   TRIBUNAL_MODEL_CONCURRENCY: int(1).default(16),
+  TRIBUNAL_BATCH_CONCURRENCY: int(1).max(10_000).default(64),
+  TRIBUNAL_BATCH_CHUNK: int(1).max(1000).default(16),
+  TRIBUNAL_BATCH_LEASE: duration.default(parseDuration('5m')),
+  TRIBUNAL_BATCH_WORKER: bool.default(true),
   TRIBUNAL_MODEL_TIMEOUT: duration.default(parseDuration('60s')),
   TRIBUNAL_MODEL_RETRIES: int(0).default(4),
   TRIBUNAL_MODEL_BACKOFF: duration.default(parseDuration('500ms')),
@@ -193,6 +197,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       requestTimeoutMs: e.TRIBUNAL_REQUEST_TIMEOUT,
       /** On SIGTERM, how long requests in flight may still run before they are cut short. */
       shutdownGraceMs: e.TRIBUNAL_SHUTDOWN_GRACE,
+    },
+    // Batch runs (docs/BATCH.md): rows in flight per instance, rows per unit of work (a pg-boss job on
+    // PostgreSQL), how long a unit may run before another instance may take it over, and whether
+    // this instance takes batch work at all.
+    batch: {
+      concurrency: e.TRIBUNAL_BATCH_CONCURRENCY,
+      chunk: e.TRIBUNAL_BATCH_CHUNK,
+      leaseMs: Math.max(1000, e.TRIBUNAL_BATCH_LEASE),
+      worker: e.TRIBUNAL_BATCH_WORKER,
     },
     mcp: {
       enabled: e.MCP_ENABLED,

@@ -47,7 +47,7 @@ function uuidv7Hex(): string {
   return time + seq + variant + rand.slice(2);
 }
 
-export type IdKind = 'org' | 'key' | 'prj' | 'evl' | 'jdg' | 'log' | 'dst' | 'itm' | 'mdl';
+export type IdKind = 'org' | 'key' | 'prj' | 'evl' | 'jdg' | 'log' | 'dst' | 'itm' | 'mdl' | 'bat';
 
 export const newId = (kind: IdKind) => `${kind}_${uuidv7Hex()}`;
 

@@ -54,6 +54,8 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
       }
       server.closeAllConnections();
       await stopped;
+      // Batch rows in flight get the rest of the grace period; the others resume at the next start.
+      await services.batches?.stop(graceMs);
       demoPurge.stop();
       await admin?.close();
       await rateLimits.close();

@@ -47,8 +47,14 @@ export const routes: RestRoute[] = [
     statusFor: (output) => (output && typeof output === 'object' && 'error_code' in output ? 200 : 201),
     otherStatuses: [{ status: 200, description: 'generation needs another call: multiple_stages or missing_context_from_system_goal (see error_code)' }],
   },
-  // Experiments (clients): before batch's /v1/judges/batch-executions/:batch_execution_id/ routes and /v1/judges/:judge_id/.
+  // Batch runs: before /v1/judges/:judge_id/, which would take `batch-executions` as a judge id
+  // (and .../compare/ before .../:batch_execution_id/).
+  route('get', '/v1/judges/batch-executions/', ops.listBatchExecutions),
   route('get', '/v1/judges/batch-executions/compare/', ops.compareBatches),
+  route('get', '/v1/judges/batch-executions/:batch_execution_id/', ops.getBatchExecution),
+  route('get', '/v1/judges/batch-executions/:batch_execution_id/results/', ops.listBatchResults),
+  route('post', '/v1/judges/batch-executions/:batch_execution_id/cancel/', ops.cancelBatchExecution),
+  route('post', '/v1/judges/:judge_id/batch-execute/', ops.batchExecute, 202),
   route('get', '/v1/judges/:judge_id/versions/', ops.listJudgeVersions),
   route('get', '/v1/judges/:judge_id/', tools.getJudge),
   route('patch', '/v1/judges/:judge_id/', tools.updateJudge),

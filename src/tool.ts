@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { Config } from './config.ts';
 import type { RequestContext, SpanRunner } from './context.ts';
+import type { BatchRunner } from './batch/runner.ts';
 import type { ScoringEngine } from './engine/types.ts';
 import type { JudgeGenerator } from './generation/types.ts';
 import { fromZodError } from './errors.ts';
@@ -25,6 +26,8 @@ export interface Services {
   generator: JudgeGenerator;
   /** Trace spans for tools and store writes, when tracing is on. */
   spans?: SpanRunner;
+  /** The batch runner of this process (started by buildServices); stop it before closing the store. */
+  batches?: BatchRunner;
 }
 
 export interface ToolContext extends Services, RequestContext {}

@@ -1,10 +1,29 @@
-// A counting semaphore with a FIFO queue: the server-wide cap on judge-model calls in flight
+// A counting semaphore with two FIFO queues: the server-wide cap on judge-model calls in flight
 // (TRIBUNAL_MODEL_CONCURRENCY). Calls beyond the cap wait their turn instead of failing.
+//
+// Priority (docs/BATCH.md): a call made inside runAsBatchWork() (a row of a batch run) waits in
+// the batch queue; every other call (an interactive run, generation) in the interactive queue. A
+// freed slot always goes to the interactive queue first, so however many batch rows wait, an
+// interactive call waits at most for one call in flight to finish; batch calls take the slots
+// interactive calls leave free.
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+const priority = new AsyncLocalStorage<'batch'>();
+
+/** Runs `work` with every judge-model call it makes queued behind interactive calls. */
+export function runAsBatchWork<T>(work: () => Promise<T>): Promise<T> {
+  return priority.run('batch', work);
+}
+
+interface Waiter {
+  grant: () => void;
+}
 
 export class Limiter {
   private active = 0;
   private peak = 0;
-  private readonly waiting: Array<{ grant: () => void }> = [];
+  private readonly waiting: Waiter[] = [];
+  private readonly waitingBatch: Waiter[] = [];
 
   constructor(readonly max: number) {
     if (!Number.isInteger(max) || max < 1) throw new Error(`Limiter max must be a positive integer, got ${max}`);
@@ -14,9 +33,13 @@ export class Limiter {
   get inFlight(): number {
     return this.active;
   }
-  /** Calls waiting for a slot now. */
+  /** Calls waiting for a slot now (interactive and batch). */
   get queued(): number {
-    return this.waiting.length;
+    return this.waiting.length + this.waitingBatch.length;
+  }
+  /** Batch calls waiting for a slot now. */
+  get queuedBatch(): number {
+    return this.waitingBatch.length;
   }
   /** Most calls in flight at once since start. */
   get peakInFlight(): number {
@@ -26,8 +49,9 @@ export class Limiter {
   /** Waits for a slot; resolves to the function that gives it back (call it exactly once). */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    const queue = priority.getStore() === 'batch' ? this.waitingBatch : this.waiting;
     return new Promise((resolve, reject) => {
-      const entry = {
+      const entry: Waiter = {
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
           this.active++;
@@ -42,17 +66,17 @@ export class Limiter {
         },
       };
       const onAbort = () => {
-        const i = this.waiting.indexOf(entry);
-        if (i >= 0) this.waiting.splice(i, 1);
+        const i = queue.indexOf(entry);
+        if (i >= 0) queue.splice(i, 1);
         reject(signal!.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(entry);
+      queue.push(entry);
       this.next();
     });
   }
 
   private next(): void {
-    while (this.active < this.max && this.waiting.length) this.waiting.shift()!.grant();
+    while (this.active < this.max && (this.waiting.length || this.waitingBatch.length)) (this.waiting.shift() ?? this.waitingBatch.shift())!.grant();
   }
 }

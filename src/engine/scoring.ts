@@ -25,7 +25,7 @@ import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
 import { degenerateReason } from './degenerate.ts';
 import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
-import type { ScoringEngine } from './types.ts';
+import type { RunOptions, ScoringEngine } from './types.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
@@ -208,8 +208,9 @@ export class Engine implements ScoringEngine {
     input: RunInput,
     log: Pick<ExecutionLogRecord, 'type' | 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>,
     what: string,
+    options: RunOptions = {},
   ): Promise<ExecutionResult> {
-    const id = newId('log');
+    const id = options.log_id ?? newId('log');
     const created_at = new Date().toISOString();
     const started = performance.now();
     const degenerate = degenerateInput(input);
@@ -238,6 +239,7 @@ export class Engine implements ScoringEngine {
       score: runScore(results),
       cost_usd: sumCost(results),
       latency_ms: roundMs(performance.now() - started),
+      ...(options.batch_execution_id ? { batch_execution_id: options.batch_execution_id } : {}),
       created_at,
     };
     const write = () => ctx.store.appendExecutionLog(record);
@@ -257,7 +259,7 @@ export class Engine implements ScoringEngine {
     return { execution_log_id: id, evaluator_results: results, score: record.score, cost_usd: record.cost_usd, latency_ms: record.latency_ms };
   }
 
-  async runJudge(ctx: RequestContext, judge: JudgeRecord, given: ExecutionInput): Promise<ExecutionResult> {
+  async runJudge(ctx: RequestContext, judge: JudgeRecord, given: ExecutionInput, options?: RunOptions): Promise<ExecutionResult> {
     const evaluators = await loadJudgeEvaluators(ctx, judge);
     const input = prepareRunInput(given, evaluators, ctx.config.limits);
     checkRequiredInputs(evaluators, input);
@@ -278,10 +280,11 @@ export class Engine implements ScoringEngine {
         project_id: projectId,
       },
       `judge ${judge.name}`,
+      options,
     );
   }
 
-  async runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }): Promise<ExecutionResult> {
+  async runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }, options?: RunOptions): Promise<ExecutionResult> {
     const { project_id, ...given } = input;
     const inputs = prepareRunInput(given, [evaluator], ctx.config.limits);
     checkRequiredInputs([evaluator], inputs);
@@ -301,6 +304,7 @@ export class Engine implements ScoringEngine {
         project_id: projectId,
       },
       `evaluator ${evaluator.name}`,
+      options,
     );
   }
 }

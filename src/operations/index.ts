@@ -1,5 +1,6 @@
 // The REST-only operations: definitions like the 14 tools, reached through the same invokeTool, and
 // never registered with MCP (tools/index.ts holds the only list MCP reads).
+import { batchExecuteOperation, cancelBatchExecutionOperation, getBatchExecutionOperation, listBatchExecutionsOperation, listBatchResultsOperation } from './batches.ts';
 import {
   addDatasetItemsOperation,
   createDatasetOperation,
@@ -19,6 +20,11 @@ import { createModelOperation, deleteModelOperation, getModelOperation, listMode
 import { createProjectOperation, deleteEvaluatorOperation, deleteJudgeOperation, listEvaluatorVersions, listJudgeVersions } from './resources.ts';
 
 export const restOnlyOperations = {
+  batchExecute: batchExecuteOperation,
+  listBatchExecutions: listBatchExecutionsOperation,
+  getBatchExecution: getBatchExecutionOperation,
+  listBatchResults: listBatchResultsOperation,
+  cancelBatchExecution: cancelBatchExecutionOperation,
   listJudgeVersions,
   deleteJudge: deleteJudgeOperation,
   listEvaluatorVersions,

@@ -13,8 +13,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import type { Organization } from '../schemas.ts';
+import type { DatasetItemInput, Organization } from '../schemas.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
+import { JsonBatches } from './json-batches.ts';
 import { JsonDatasets } from './json-datasets.ts';
 import { LogFile } from './log-file.ts';
 import type { ValueField } from './log-index.ts';
@@ -25,6 +26,11 @@ import {
   newestFirst,
   StoreConflictError,
   type ApiKeyRecord,
+  type BatchExecutionRecord,
+  type BatchFilter,
+  type BatchPatch,
+  type BatchRowQuery,
+  type BatchRowRecord,
   type DatasetFilter,
   type DatasetItemRecord,
   type DatasetRecord,
@@ -140,6 +146,8 @@ export class JsonStore implements Store {
   private closed = false;
   /** Datasets live beside db.json, not in it (json-datasets.ts). */
   private datasets!: JsonDatasets;
+  /** Batch runs live beside db.json too (json-batches.ts). */
+  private batches!: JsonBatches;
 
   constructor(private readonly opts: JsonStoreOptions) {}
 
@@ -171,6 +179,8 @@ export class JsonStore implements Store {
       this.logCommit = new GroupCommit(() => this.logs!.flush());
       this.datasets = new JsonDatasets(path.join(dir, 'datasets'));
       await this.datasets.load();
+      this.batches = new JsonBatches(path.join(dir, 'batches'));
+      await this.batches.load();
     } catch (err) {
       this.lock.release();
       throw err;
@@ -181,7 +191,7 @@ export class JsonStore implements Store {
     if (this.closed) return;
     this.closed = true;
     // Let writes already acknowledged-to-be be on disk before the files and the lock are let go.
-    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush()]);
+    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush(), this.batches?.flush()]);
     await this.logs?.close();
     this.lock?.release();
   }
@@ -231,6 +241,7 @@ export class JsonStore implements Store {
     for (const model of Object.values(d.models!)) if (model.org_id === orgId) delete d.models![model.id];
     delete d.organizations[orgId];
     await this.datasets.deleteOrg(orgId);
+    await this.batches.deleteOrg(orgId);
     // The logs leave the index at once; the file is rewritten inside the log commit.
     const purgedLogs = this.logs!.purgeOrganization(orgId);
     await this.save();
@@ -419,4 +430,14 @@ export class JsonStore implements Store {
   listDatasetItems = (id: string, page: ItemPageQuery) => this.datasets.listItems(id, page);
   updateDatasetItem = (id: string, item: DatasetItemRecord) => this.datasets.updateItem(id, item);
   deleteDatasetItem = (id: string, itemId: string) => this.datasets.deleteItem(id, itemId);
+
+  // Batch runs (json-batches.ts)
+  createBatchExecution = (b: BatchExecutionRecord, items?: DatasetItemInput[]) => this.batches.create(b, items);
+  getBatchExecution = async (id: string) => this.batches.get(id);
+  listBatchExecutions = async (filter: BatchFilter, page: PageQuery) => this.batches.list(filter, page);
+  listUnfinishedBatchExecutions = async () => this.batches.unfinished();
+  updateBatchExecution = (id: string, patch: BatchPatch) => this.batches.update(id, patch);
+  recordBatchRow = (batchId: string, row: BatchRowRecord) => this.batches.record(batchId, row);
+  listBatchRows = (batchId: string, query: BatchRowQuery) => this.batches.listRows(batchId, query);
+  getBatchItems = (batchId: string, from: number, count: number) => this.batches.items(batchId, from, count);
 }

@@ -73,6 +73,7 @@ export interface IndexedLog {
   evaluator_id?: unknown;
   project_id?: unknown;
   session_id?: unknown;
+  batch_execution_id?: unknown;
   user_id?: unknown;
   score?: unknown;
   cost_usd?: unknown;
@@ -92,6 +93,7 @@ export class LogIndex {
   private judge = new Int32Array(0);
   private project = new Int32Array(0);
   private session = new Int32Array(0);
+  private batch = new Int32Array(0);
   private user = new Int32Array(0);
   private evaluators = new Int32Array(0);
   private tags = new Int32Array(0);
@@ -156,6 +158,7 @@ export class LogIndex {
     this.judge[row] = str(log.judge_id) ? this.codes.code(log.judge_id) : -1;
     this.project[row] = str(log.project_id) ? this.codes.code(log.project_id) : -1;
     this.session[row] = str(log.session_id) ? this.codes.code(log.session_id) : -1;
+    this.batch[row] = str(log.batch_execution_id) ? this.codes.code(log.batch_execution_id) : -1;
     this.user[row] = str(log.user_id) ? this.codes.code(log.user_id) : -1;
     this.evaluators[row] = this.sets.code(evaluatorIds);
     this.tags[row] = this.sets.code(log.tags.filter(str));
@@ -186,6 +189,7 @@ export class LogIndex {
     this.judge = resize(this.judge);
     this.project = resize(this.project);
     this.session = resize(this.session);
+    this.batch = resize(this.batch);
     this.user = resize(this.user);
     this.evaluators = resize(this.evaluators);
     this.tags = resize(this.tags);
@@ -268,6 +272,7 @@ export class LogIndex {
       next.judge[r] = code(this.judge[row]!);
       next.project[r] = code(this.project[row]!);
       next.session[r] = code(this.session[row]!);
+      next.batch[r] = code(this.batch[row]!);
       next.user[r] = code(this.user[row]!);
       next.evaluators[r] = setCode(this.evaluators[row]!);
       next.tags[r] = setCode(this.tags[row]!);
@@ -325,10 +330,11 @@ export class LogIndex {
     const judge = f.judge_id === undefined ? undefined : this.codes.find(f.judge_id);
     const project = f.project_id === undefined ? undefined : this.codes.find(f.project_id);
     const session = f.session_id === undefined ? undefined : this.codes.find(f.session_id);
+    const batch = f.batch_execution_id === undefined ? undefined : this.codes.find(f.batch_execution_id);
     const user = f.user_id === undefined ? undefined : this.codes.find(f.user_id);
     const evaluator = f.evaluator_id === undefined ? undefined : this.codes.find(f.evaluator_id);
     const tags = f.tags?.length ? f.tags.map((t) => this.codes.find(t)) : undefined;
-    if (org < 0 || judge === -1 || project === -1 || session === -1 || user === -1 || evaluator === -1 || tags?.includes(-1)) return null;
+    if (org < 0 || judge === -1 || project === -1 || session === -1 || batch === -1 || user === -1 || evaluator === -1 || tags?.includes(-1)) return null;
     // Many rows share a set: each set is tested once per query (0 not yet, 1 yes, 2 no).
     const memo = (test: (set: Int32Array) => boolean) => {
       const known = new Uint8Array(this.sets.sets.length);
@@ -345,6 +351,7 @@ export class LogIndex {
       (judge === undefined || this.judge[row] === judge) &&
       (project === undefined || this.project[row] === project) &&
       (session === undefined || this.session[row] === session) &&
+      (batch === undefined || this.batch[row] === batch) &&
       (user === undefined || this.user[row] === user) &&
       (hasEvaluator === undefined || hasEvaluator(this.evaluators[row]!)) &&
       // A null score or cost is NaN here, and NaN fails every comparison: it matches no bound.

@@ -1,7 +1,7 @@
 // The Store interface: everything Tribunal keeps. Two implementations (JSON files, PostgreSQL)
 // pass one contract test suite (test/store-contract.ts). Stores know nothing of callers or HTTP;
 // visibility is expressed as data in the filters so that SQL can apply it in the query.
-import type { ApiKey, Dataset, DatasetItem, Evaluator, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
+import type { ApiKey, BatchExecution, BatchRow, BatchStatus, Dataset, DatasetItem, DatasetItemInput, Evaluator, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
@@ -74,6 +74,8 @@ export interface JudgeFilter extends Visible {
 
 export interface LogFilter {
   org_id: string;
+  /** Only the rows of this batch run. */
+  batch_execution_id?: string;
   judge_id?: string;
   evaluator_id?: string;
   project_id?: string;
@@ -175,6 +177,73 @@ export interface Store {
   /** Replaces an item (same id, same position); false when it does not exist. */
   updateDatasetItem(datasetId: string, item: DatasetItemRecord): Promise<boolean>;
   deleteDatasetItem(datasetId: string, itemId: string): Promise<boolean>;
+
+  /** Stores a batch run, with the items given in the request (inline runs) in their order. */
+  createBatchExecution(batch: BatchExecutionRecord, items?: DatasetItemInput[]): Promise<void>;
+  getBatchExecution(id: string): Promise<BatchExecutionRecord | null>;
+  /** Newest first. */
+  listBatchExecutions(filter: BatchFilter, page: PageQuery): Promise<Page<BatchExecutionRecord>>;
+  /** Every run still queued or running, in any organization (resumed at start-up). */
+  listUnfinishedBatchExecutions(): Promise<BatchExecutionRecord[]>;
+  /** Sets the fields given; null when the run is unknown or `if_status` did not hold. */
+  updateBatchExecution(id: string, patch: BatchPatch): Promise<BatchExecutionRecord | null>;
+  /**
+   * Records one finished row and counts it (done when it has a score, failed otherwise; its cost
+   * is added), atomically. False, changing nothing, when the row at this position exists already.
+   */
+  recordBatchRow(batchId: string, row: BatchRowRecord): Promise<boolean>;
+  listBatchRows(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowRecord[]; last?: number }>;
+  /** Items given in the request of an inline run: `count` from position `from`. */
+  getBatchItems(batchId: string, from: number, count: number): Promise<DatasetItemInput[]>;
+}
+
+/**
+ * A batch run as stored: the wire record plus who started it (the runner acts as that key's caller,
+ * also after a restart) and how far the planner got through the items.
+ */
+export type BatchExecutionRecord = BatchExecution & {
+  org_id: string;
+  /** The key that started the run: rows run as its caller. */
+  key_id: string;
+  /** Rows handed out so far (positions 0..planned-1). */
+  planned: number;
+  /** True once every row is handed out (total is then final). */
+  planned_all: boolean;
+  /** The dataset cursor (ItemPage.last) after the last planned page; null at the start. */
+  plan_cursor: number | null;
+};
+/** A row as stored: the wire row plus its cost (summed into the run's cost_usd). */
+export type BatchRowRecord = BatchRow & { cost_usd: number | null };
+
+export interface BatchFilter {
+  org_id: string;
+  judge_id?: string;
+  dataset_id?: string;
+  status?: BatchStatus;
+  date_from?: string;
+  date_to?: string;
+}
+
+/** Fields a batch update may set; `if_status` makes the update conditional on the current status. */
+export interface BatchPatch {
+  status?: BatchStatus;
+  started_at?: string | null;
+  finished_at?: string | null;
+  error?: string | null;
+  summary?: BatchExecution['summary'];
+  cost_usd?: number | null;
+  total?: number;
+  planned?: number;
+  planned_all?: boolean;
+  plan_cursor?: number | null;
+  /** Apply only while the run's status is one of these (else answer null, change nothing). */
+  if_status?: BatchStatus[];
+}
+
+/** Rows in position order; `after` is the position of the previous page's last row. */
+export interface BatchRowQuery {
+  limit: number;
+  after?: number;
 }
 
 /** Why a write was refused as a conflict: data, so that both stores report the same thing. */
@@ -182,7 +251,7 @@ export type ConflictReason =
   | { kind: 'name_taken'; resource: 'evaluator' | 'judge' | 'project' | 'dataset' | 'model'; name: string }
   | { kind: 'default_project_exists' }
   | { kind: 'key_prefix_taken' }
-  | { kind: 'id_taken'; resource: 'organization' | 'api_key' | 'project' | 'evaluator' | 'judge' | 'execution_log' | 'dataset' | 'dataset_item' | 'model'; id: string };
+  | { kind: 'id_taken'; resource: 'organization' | 'api_key' | 'project' | 'evaluator' | 'judge' | 'execution_log' | 'dataset' | 'dataset_item' | 'model' | 'batch_execution'; id: string };
 
 /** A plain statement of the reason; the domain writes what the caller is told (domain/conflicts.ts). */
 export function describeConflict(reason: ConflictReason): string {

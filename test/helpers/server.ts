@@ -100,6 +100,7 @@ export async function startTestServer(
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await services.batches?.stop(1000);
       if (!opts.store) await store.close();
       fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 3 });
     },

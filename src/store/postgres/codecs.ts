@@ -185,11 +185,11 @@ export const LOG_COLUMNS = [
   'created_at',
 ] as const;
 /**
- * Insert order: LOG_COLUMNS, then evaluator_ids, session_id and extra. session_id is a filter column
+ * Insert order: LOG_COLUMNS, then evaluator_ids, session_id, batch_execution_id (migration 008, likewise) and extra. session_id is a filter column
  * only (migration 005): the record's own session_id travels in extra, so a record reads back exactly
  * as written (absent, null or a value), as from the JSON store.
  */
-export const LOG_INSERT_COLUMNS = [...LOG_COLUMNS, 'evaluator_ids', 'session_id', 'extra'];
+export const LOG_INSERT_COLUMNS = [...LOG_COLUMNS, 'evaluator_ids', 'session_id', 'batch_execution_id', 'extra'];
 export function logEvaluatorIds(log: Pick<ExecutionLogRecord, 'evaluator_id' | 'evaluator_results'>): string[] {
   const ids = new Set<string>();
   if (log.evaluator_id) ids.add(log.evaluator_id);
@@ -220,6 +220,7 @@ export const logValues = (l: ExecutionLogRecord) => [
   l.created_at,
   logEvaluatorIds(l),
   l.session_id ?? null,
+  l.batch_execution_id ?? null,
   extraOf(l, LOG_COLUMNS),
 ];
 export const logFromRow = (r: Row): ExecutionLogRecord => ({
@@ -283,6 +284,7 @@ export function logFilterSql(q: PageSql, f: LogFilter): void {
   if (f.max_cost !== undefined) q.where.push(`cost_usd <= ${q.p(f.max_cost)}`);
   if (f.tags?.length) q.where.push(`tags @> ${q.p(f.tags)}::text[]`);
   if (f.session_id !== undefined) q.where.push(`session_id = ${q.p(f.session_id)}`);
+  if (f.batch_execution_id !== undefined) q.where.push(`batch_execution_id = ${q.p(f.batch_execution_id)}`);
   if (f.user_id !== undefined) q.where.push(`user_id = ${q.p(f.user_id)}`);
   if (f.date_from !== undefined) q.where.push(`created_at >= ${q.p(f.date_from)}::timestamptz`);
   if (f.date_to !== undefined) q.where.push(`created_at <= ${q.p(f.date_to)}::timestamptz`);

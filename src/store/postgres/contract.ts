@@ -25,9 +25,9 @@ import type {
   ValueQuery,
 } from '../types.ts';
 import { json, extraOf, ORG_COLUMNS, orgFromRow, KEY_COLUMNS, keyFromRow, PROJECT_COLUMNS, projectFromRow, EVALUATOR_COLUMNS, evaluatorValues, evaluatorFromRow, JUDGE_COLUMNS, judgeValues, judgeFromRow, LOG_INSERT_COLUMNS, logValues, logFromRow, logValuesQuery, placeholders, PageSql, toPage, logPageQuery, visibilitySql, searchSql } from './codecs.ts';
-import { PgDatasets } from './datasets.ts';
+import { PgBatches } from './batches.ts';
 
-export class PostgresContractStore extends PgDatasets implements Store {
+export class PostgresContractStore extends PgBatches implements Store {
   readonly kind = 'postgres' as const;
 
   // Organizations
@@ -55,7 +55,7 @@ export class PostgresContractStore extends PgDatasets implements Store {
     await this.transaction(async (c) => {
       await c.query('DELETE FROM evaluator_versions WHERE id IN (SELECT id FROM evaluators WHERE org_id = $1)', [orgId]);
       await c.query('DELETE FROM judge_versions WHERE id IN (SELECT id FROM judges WHERE org_id = $1)', [orgId]);
-      for (const table of ['datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys', 'models']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
+      for (const table of ['batch_executions', 'datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys', 'models']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       await c.query('DELETE FROM organizations WHERE id = $1', [orgId]);
     });
   }

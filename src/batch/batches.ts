@@ -1,0 +1,143 @@
+// Batch runs (SPEC section 7), the API the doors and other features use: start a run over a dataset
+// or given items, read it (404 when unknown or another organization's), its rows in item order,
+// list runs, cancel. The work itself is done by the runner (runner.ts), which each server starts.
+import type { RequestContext } from '../context.ts';
+import { notFound, validationError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { getOwnDataset } from '../datasets/datasets.ts';
+import { pageQuery, toPage } from '../domain/pagination.ts';
+import type { BatchExecution, BatchRow, BatchStatus, DatasetItemInput } from '../schemas.ts';
+import type { BatchExecutionRecord, BatchRowRecord, EvaluatorRecord, JudgeRecord, Store } from '../store/types.ts';
+import { batchSummary } from './summary.ts';
+
+/** What a started run is handed to: the runner of this process, when one runs. */
+export interface BatchDispatcher {
+  dispatch(batch: BatchExecutionRecord): Promise<void>;
+}
+const dispatchers = new WeakMap<Store, BatchDispatcher>();
+/** The runner of a store registers here, so that a run started through that store starts at once. */
+export function registerDispatcher(store: Store, dispatcher: BatchDispatcher | null): void {
+  if (dispatcher) dispatchers.set(store, dispatcher);
+  else dispatchers.delete(store);
+}
+
+export const batchToWire = ({ org_id: _o, key_id: _k, planned: _p, planned_all: _a, plan_cursor: _c, ...wire }: BatchExecutionRecord): BatchExecution => wire;
+export const rowToWire = ({ cost_usd: _c, ...row }: BatchRowRecord): BatchRow => row;
+
+export type BatchTarget = { judge: JudgeRecord } | { evaluator: EvaluatorRecord };
+export type BatchSource = { dataset_id: string } | { items: DatasetItemInput[] };
+
+export const MAX_INLINE_ITEMS = 1000;
+
+export async function startBatch(ctx: RequestContext, target: BatchTarget, source: BatchSource, options: { tags?: string[]; use_cache?: boolean }): Promise<BatchExecution> {
+  let datasetId: string | null = null;
+  let total: number;
+  let items: DatasetItemInput[] | undefined;
+  if ('dataset_id' in source) {
+    const dataset = await getOwnDataset(ctx, source.dataset_id);
+    datasetId = dataset.id;
+    total = dataset.item_count;
+  } else {
+    if (!source.items.length || source.items.length > MAX_INLINE_ITEMS) {
+      throw validationError(`items must hold 1 to ${MAX_INLINE_ITEMS} items; for more, put them in a dataset.`, [{ field: 'items', message: `1..${MAX_INLINE_ITEMS} items` }]);
+    }
+    items = source.items;
+    total = items.length;
+  }
+  const now = new Date().toISOString();
+  const record: BatchExecutionRecord = {
+    id: newId('bat'),
+    org_id: ctx.caller.org.id,
+    key_id: ctx.caller.key.id,
+    judge_id: 'judge' in target ? target.judge.id : null,
+    judge_version: 'judge' in target ? target.judge.version : null,
+    evaluator_id: 'evaluator' in target ? target.evaluator.id : null,
+    dataset_id: datasetId,
+    status: 'queued',
+    total,
+    done: 0,
+    failed: 0,
+    started_at: null,
+    finished_at: null,
+    cost_usd: 0,
+    summary: [],
+    tags: options.tags ?? [],
+    use_cache: options.use_cache ?? false,
+    error: null,
+    created_at: now,
+    planned: 0,
+    planned_all: false,
+    plan_cursor: null,
+    // The evaluator's version is fixed like the judge's: a resumed run scores as it started.
+    ...('evaluator' in target ? { evaluator_version: target.evaluator.version } : {}),
+  };
+  await ctx.store.createBatchExecution(record, items);
+  // Without a runner in this process the run waits: every runner resumes queued runs when it starts.
+  await dispatchers.get(ctx.store)?.dispatch(record);
+  return batchToWire(record);
+}
+
+/** A run of the caller's organization; 404 when unknown or another's. */
+export async function getVisibleBatch(ctx: Pick<RequestContext, 'store' | 'caller'>, id: string): Promise<BatchExecutionRecord> {
+  const batch = await ctx.store.getBatchExecution(id);
+  if (!batch || batch.org_id !== ctx.caller.org.id) throw notFound('Batch execution', id);
+  return batch;
+}
+
+/** Every row of a run in item order, a page at a time underneath. */
+export async function* batchRows(store: Store, batchId: string, pageSize = 200): AsyncGenerator<BatchRow> {
+  let after: number | undefined;
+  for (;;) {
+    const page = await store.listBatchRows(batchId, { limit: pageSize, after });
+    for (const row of page.items) yield rowToWire(row);
+    if (page.last === undefined) return;
+    after = page.last;
+  }
+}
+
+export interface BatchListQuery {
+  judge_id?: string;
+  dataset_id?: string;
+  status?: BatchStatus;
+  date_from?: string;
+  date_to?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+export async function listBatches(ctx: Pick<RequestContext, 'store' | 'caller'>, q: BatchListQuery, maxPageSize: number) {
+  const page = await ctx.store.listBatchExecutions(
+    { org_id: ctx.caller.org.id, judge_id: q.judge_id, dataset_id: q.dataset_id, status: q.status, date_from: q.date_from, date_to: q.date_to },
+    pageQuery(q, maxPageSize),
+  );
+  return toPage(page, batchToWire);
+}
+
+const rowCursor = (cursor: string | undefined): number | undefined => {
+  if (cursor === undefined || cursor === '') return undefined;
+  const match = /^p(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw validationError('cursor is not a cursor this server issued: pass `next_cursor` from the previous page unchanged.', [{ field: 'cursor', message: 'invalid cursor' }]);
+  return Number(match[1]);
+};
+
+/** A page of a run's rows in item order; the cursor is the last row's position. */
+export async function listBatchResults(ctx: Pick<RequestContext, 'store' | 'caller'>, id: string, q: { limit?: number; cursor?: string }, maxPageSize: number) {
+  const batch = await getVisibleBatch(ctx, id);
+  const { limit } = pageQuery({ limit: q.limit }, maxPageSize);
+  const page = await ctx.store.listBatchRows(batch.id, { limit, after: rowCursor(q.cursor) });
+  return { results: page.items.map(rowToWire), next_cursor: page.last === undefined ? null : Buffer.from(`p${page.last}`).toString('base64url') };
+}
+
+const TERMINAL: BatchStatus[] = ['completed', 'failed', 'cancelled'];
+export const isTerminal = (status: BatchStatus) => TERMINAL.includes(status);
+
+/** Stops a run: rows not started are never scored; rows in flight finish and are kept. A finished run is answered as it is. */
+export async function cancelBatch(ctx: Pick<RequestContext, 'store' | 'caller'>, id: string): Promise<BatchExecution> {
+  const batch = await getVisibleBatch(ctx, id);
+  if (isTerminal(batch.status)) return batchToWire(batch);
+  const now = new Date().toISOString();
+  const cancelled = await ctx.store.updateBatchExecution(batch.id, { status: 'cancelled', finished_at: now, if_status: ['queued', 'running'] });
+  const current = cancelled ?? (await getVisibleBatch(ctx, id));
+  const summed = await ctx.store.updateBatchExecution(batch.id, { summary: await batchSummary(ctx.store, current) });
+  return batchToWire(summed ?? current);
+}

@@ -1,0 +1,75 @@
+// The batch work queue on PostgreSQL: pg-boss 10 (docs/BATCH.md), in its own schema beside the
+// store's, over the store's connection pool.
+//
+// - `tribunal_batch_plan`: one job per run (its id derived from the run's), which reads the items a
+//   page at a time and sends one chunk job per page.
+// - `tribunal_batch_chunk`: one job per chunk of rows, its id derived from (run, first position),
+//   so a plan job that is run again after a crash sends the same chunks, not new ones.
+// pg-boss hands each job to one worker at a time (SKIP LOCKED). A job whose worker died is expired
+// after the lease (TRIBUNAL_BATCH_LEASE) and retried by any instance; rows the dead worker recorded
+// are skipped by whoever takes the job over.
+import { createHash } from 'node:crypto';
+import PgBoss from 'pg-boss';
+import type pg from 'pg';
+import type { Store } from '../store/types.ts';
+import type { Chunk } from './work.ts';
+
+const PLAN = 'tribunal_batch_plan';
+const CHUNK = 'tribunal_batch_chunk';
+
+/** A UUID fixed by `key`, for job ids that deduplicate. */
+function uuidFor(key: string): string {
+  const h = createHash('sha256').update(key).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+export interface PgQueueOptions {
+  leaseMs: number;
+  workers: number;
+  onPlan(batchId: string): Promise<void>;
+  onChunk(chunk: Chunk): Promise<void>;
+}
+
+export class PgBatchQueue {
+  private constructor(private readonly boss: PgBoss) {}
+
+  static async start(store: Store, opts: PgQueueOptions): Promise<PgBatchQueue> {
+    const pool = (store as unknown as { pool: pg.Pool }).pool;
+    const { rows } = await pool.query<{ s: string }>('SELECT current_schema() AS s');
+    // The store's schema is `public` in most deployments; a named schema (tests, several
+    // deployments on one database) gets a queue schema of its own beside it.
+    const schema = rows[0].s === 'public' ? 'tribunal_queue' : `${rows[0].s}_queue`;
+    const lease = Math.max(1, Math.round(opts.leaseMs / 1000));
+    const boss = new PgBoss({
+      db: { executeSql: (text: string, values: unknown[]) => pool.query(text, values) },
+      schema,
+      // Expired jobs (a dead worker) are found by the maintenance pass: run it often enough that
+      // a lease is not stretched much beyond its length.
+      maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.floor(lease / 2))),
+      monitorStateIntervalSeconds: undefined,
+    } as PgBoss.ConstructorOptions);
+    boss.on('error', (err) => console.error(`[tribunal] batch queue: ${(err as Error).message}`));
+    await boss.start();
+    const queue = { retryLimit: 1000, retryDelay: 1, retryBackoff: false, expireInSeconds: lease };
+    await boss.createQueue(PLAN, { name: PLAN, ...queue });
+    await boss.createQueue(CHUNK, { name: CHUNK, ...queue });
+    await boss.work<{ batch_id: string }>(PLAN, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => opts.onPlan(job.data.batch_id));
+    for (let i = 0; i < opts.workers; i++) {
+      await boss.work<Chunk>(CHUNK, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => opts.onChunk(job.data));
+    }
+    return new PgBatchQueue(boss);
+  }
+
+  async sendPlan(batchId: string): Promise<void> {
+    await this.boss.send(PLAN, { batch_id: batchId }, { id: uuidFor(`plan:${batchId}`) });
+  }
+
+  async sendChunk(chunk: Chunk): Promise<void> {
+    await this.boss.send(CHUNK, chunk, { id: uuidFor(`chunk:${chunk.batch_id}:${chunk.first}`) });
+  }
+
+  /** Stops polling; jobs in flight get `graceMs` to finish, the rest expire and are taken up again. */
+  async stop(graceMs: number): Promise<void> {
+    await this.boss.stop({ graceful: true, wait: true, close: false, timeout: Math.max(1000, graceMs) }).catch(() => {});
+  }
+}

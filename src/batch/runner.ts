@@ -1,0 +1,237 @@
+// The batch runner each server process starts (docs/BATCH.md). It runs rows with bounded
+// concurrency (TRIBUNAL_BATCH_CONCURRENCY); every row's model calls queue behind interactive calls
+// in the server-wide model limiter (engine/limiter.ts).
+//
+// - JSON store (one process): an in-process queue. Each unfinished run has a planner that reads its
+//   items a page (a chunk) at a time, only when a row slot is free, so memory holds a few chunks,
+//   never a whole dataset. Runs take turns chunk by chunk.
+// - PostgreSQL (any number of instances): pg-boss (pg-queue.ts) holds the work. One plan job per run
+//   turns it into chunk jobs; every instance's workers take chunk jobs, so instances share a run.
+// At start-up every queued or running run is picked up again by itself.
+import type { Config } from '../config.ts';
+import type { SpanRunner } from '../context.ts';
+import { Limiter } from '../engine/limiter.ts';
+import type { ScoringEngine } from '../engine/types.ts';
+import type { BatchExecutionRecord, Store } from '../store/types.ts';
+import { isTerminal, registerDispatcher, type BatchDispatcher } from './batches.ts';
+import { PgBatchQueue } from './pg-queue.ts';
+import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, planNext, recordedIn, resummarize, runRow, type BatchEnv, type Chunk, type PlanState } from './work.ts';
+
+export interface BatchRunnerServices {
+  store: Store;
+  config: Config;
+  engine: ScoringEngine;
+  spans?: SpanRunner;
+}
+
+const log = (line: string) => console.error(`[tribunal] batch: ${line}`);
+
+export class BatchRunner implements BatchDispatcher {
+  private readonly slots: Limiter;
+  private readonly env: BatchEnv;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** JSON store: the runs this process is planning, with where each planner is. */
+  private readonly local = new Map<string, { state: PlanState; rows: Set<Promise<unknown>> }>();
+  private pumping = false;
+  private stopping = false;
+  private pg?: PgBatchQueue;
+  private pgStart?: Promise<PgBatchQueue>;
+  private watch?: NodeJS.Timeout;
+
+  constructor(private readonly services: BatchRunnerServices) {
+    this.slots = new Limiter(services.config.batch.concurrency);
+    this.env = { store: services.store, engine: services.engine, ctx: { store: services.store, config: services.config, ...(services.spans ? { spans: services.spans } : {}) } };
+  }
+
+  private get store() {
+    return this.services.store;
+  }
+
+  /** Takes work: resumes every unfinished run, then runs new ones as they are started. */
+  async start(): Promise<void> {
+    const { batch } = this.services.config;
+    if (!batch.worker) return;
+    registerDispatcher(this.store, this);
+    const unfinished = await this.store.listUnfinishedBatchExecutions();
+    if (this.store.kind === 'postgres') {
+      // pg-boss starts with the first run this instance sees (started here, or by another instance:
+      // looked for every few seconds), so an instance that never runs a batch keeps no queue.
+      this.watch = setInterval(() => void this.lookForWork(), 2000);
+      this.watch.unref();
+    }
+    for (const b of unfinished) await this.dispatch(b);
+  }
+
+  private async lookForWork(): Promise<void> {
+    if (this.pg || this.stopping) return;
+    try {
+      const unfinished = await this.store.listUnfinishedBatchExecutions();
+      if (unfinished.length) await this.ensurePg();
+    } catch (err) {
+      log(`looking for batch work failed: ${(err as Error).message}`);
+    }
+  }
+
+  private ensurePg(): Promise<PgBatchQueue> {
+    const { batch } = this.services.config;
+    this.pgStart ??= PgBatchQueue.start(this.store, {
+      leaseMs: batch.leaseMs,
+      workers: Math.ceil(batch.concurrency / batch.chunk) + 1,
+      onPlan: (id) => this.planAll(id),
+      onChunk: (chunk) => this.runChunk(chunk).then((rows) => Promise.all(rows)).then(() => this.afterChunk(chunk.batch_id)),
+    }).then((pg) => (this.pg = pg));
+    // A failed start (the database away) is tried again by the next look.
+    this.pgStart.catch(() => (this.pgStart = undefined));
+    return this.pgStart;
+  }
+
+  async dispatch(batch: BatchExecutionRecord): Promise<void> {
+    if (this.stopping) return;
+    if (this.store.kind === 'postgres') {
+      await (await this.ensurePg()).sendPlan(batch.id);
+      return;
+    }
+    // A run resumed after a restart is planned again from its first row; rows recorded are skipped.
+    if (!this.local.has(batch.id)) this.local.set(batch.id, { state: { planned: 0, cursor: null }, rows: new Set() });
+    void this.pump();
+  }
+
+  /** JSON store: hands out chunks of every local run in turn while row slots are free. */
+  private async pump(): Promise<void> {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (!this.stopping && this.local.size) {
+        for (const [id, run] of [...this.local]) {
+          if (this.stopping) break;
+          const batch = await this.store.getBatchExecution(id);
+          if (!batch || isTerminal(batch.status)) {
+            this.local.delete(id);
+            // Rows in flight when it was cancelled are recorded; the summary takes them in.
+            if (batch) this.track(Promise.all([...run.rows]).then(() => resummarize(this.store, id)), new Set());
+            continue;
+          }
+          let next;
+          try {
+            next = await planNext(this.store, batch, run.state, this.services.config.batch.chunk);
+          } catch (err) {
+            this.local.delete(id);
+            await this.planFailed(id, err);
+            continue;
+          }
+          run.state = next.state;
+          if (next.chunk) for (const row of await this.runChunk(next.chunk)) this.track(row, run.rows);
+          if (next.end) {
+            this.local.delete(id);
+            await this.store.updateBatchExecution(id, { planned: next.state.planned, planned_all: true, total: next.state.planned, plan_cursor: next.state.cursor });
+            this.track(Promise.all([...run.rows]).then(() => this.afterChunk(id)), new Set());
+          }
+        }
+      }
+    } catch (err) {
+      log(`the runner stopped on an error and will resume at the next start: ${(err as Error).message}`);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private track(p: Promise<unknown>, set: Set<Promise<unknown>>): void {
+    const settled = p.catch((err) => log(`row failed: ${(err as Error).message}`));
+    set.add(settled);
+    this.inFlight.add(settled);
+    void settled.finally(() => {
+      set.delete(settled);
+      this.inFlight.delete(settled);
+    });
+  }
+
+  private async planFailed(id: string, err: unknown): Promise<void> {
+    if (err instanceof DatasetGone) await failBatch(this.store, id, err.message);
+    else throw err;
+  }
+
+  /** PostgreSQL: the plan job. Sends every chunk as a job, recording progress after each, so a retried plan job goes on where it stopped. */
+  private async planAll(id: string): Promise<void> {
+    let batch = await this.store.getBatchExecution(id);
+    if (!batch || isTerminal(batch.status)) return;
+    let state: PlanState = { planned: batch.planned, cursor: batch.plan_cursor };
+    while (!batch.planned_all && !this.stopping) {
+      let next;
+      try {
+        next = await planNext(this.store, batch, state, this.services.config.batch.chunk);
+      } catch (err) {
+        return this.planFailed(id, err);
+      }
+      if (next.chunk) await this.pg!.sendChunk(next.chunk);
+      state = next.state;
+      const updated = await this.store.updateBatchExecution(id, {
+        planned: state.planned,
+        plan_cursor: state.cursor,
+        ...(next.end ? { planned_all: true, total: state.planned } : {}),
+      });
+      if (!updated || isTerminal(updated.status)) return;
+      batch = updated;
+    }
+    if (this.stopping) throw new Error('stopping: the plan job is taken up again');
+    await maybeFinish(this.store, id);
+  }
+
+  /**
+   * Starts the rows of a chunk not recorded yet, each when a row slot is free; answers their
+   * promises. Rows of a run that has ended (cancelled, failed) are not started.
+   */
+  private async runChunk(chunk: Chunk): Promise<Array<Promise<unknown>>> {
+    const batch = await this.store.getBatchExecution(chunk.batch_id);
+    if (!batch || isTerminal(batch.status)) return [];
+    if (batch.dataset_id && !(await this.store.getDataset(batch.dataset_id))) {
+      await failBatch(this.store, batch.id, new DatasetGone(batch.dataset_id).message);
+      return [];
+    }
+    const [caller, target] = await Promise.all([batchCaller(this.store, batch), batchTarget(this.store, batch)]);
+    if (!caller) {
+      await failBatch(this.store, batch.id, 'the organization or API key that started the run no longer exists');
+      return [];
+    }
+    if (!target) {
+      await failBatch(this.store, batch.id, `the ${batch.judge_id ? `judge ${batch.judge_id}` : `evaluator ${batch.evaluator_id}`} was deleted during the run; the rows scored before are kept`);
+      return [];
+    }
+    if (batch.status === 'queued') await this.store.updateBatchExecution(batch.id, { status: 'running', started_at: new Date().toISOString(), if_status: ['queued'] });
+    const done = await recordedIn(this.store, chunk);
+    const started: Array<Promise<unknown>> = [];
+    for (let i = 0; i < chunk.rows.length; i++) {
+      const position = chunk.first + i;
+      if (done.has(position)) continue;
+      const release = await this.slots.acquire();
+      // Checked when the row is about to start: after a cancel, no row starts.
+      const now = this.stopping ? null : await this.store.getBatchExecution(batch.id).catch((err) => (release(), Promise.reject(err)));
+      if (!now || isTerminal(now.status)) {
+        release();
+        break;
+      }
+      const row = runRow(this.env, caller, now, target, position, chunk.rows[i]).finally(release);
+      started.push(row);
+      this.track(row, new Set());
+    }
+    if (this.stopping && started.length < chunk.rows.length - done.size) started.push(Promise.reject(new Error('stopping: the rest of the chunk is taken up again')));
+    return started;
+  }
+
+  private async afterChunk(id: string): Promise<void> {
+    const batch = await this.store.getBatchExecution(id);
+    if (!batch) return;
+    if (isTerminal(batch.status)) await resummarize(this.store, id);
+    else await maybeFinish(this.store, id);
+  }
+
+  /** Stops taking rows; rows in flight may finish within `graceMs`, the rest resume at the next start (here or on another instance). */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    clearInterval(this.watch);
+    registerDispatcher(this.store, null);
+    const settled = Promise.allSettled([...this.inFlight]);
+    await Promise.race([settled, new Promise((r) => setTimeout(r, graceMs).unref())]);
+    await (this.pg ?? (await this.pgStart?.catch(() => undefined)))?.stop(graceMs);
+  }
+}

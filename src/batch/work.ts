@@ -1,0 +1,175 @@
+// The units of a batch run, shared by the in-process runner (JSON store) and the pg-boss workers
+// (PostgreSQL): planning the next chunk of rows, running a chunk's rows, and ending the run.
+//
+// Exactly once per row: a row's execution log has an id fixed by (run, position), and the row is
+// recorded at most once per position (Store.recordBatchRow). Before scoring, a row already recorded
+// is skipped, and a row whose log exists (a crash between the log and the row) is recorded from the
+// log without calling the model again; a second writer of the same log is refused by the store.
+import { createHash } from 'node:crypto';
+import type { Caller } from '../auth.ts';
+import type { RequestContext } from '../context.ts';
+import { TribunalError } from '../errors.ts';
+import type { ScoringEngine } from '../engine/types.ts';
+import { runAsBatchWork } from '../engine/limiter.ts';
+import type { DatasetItemInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
+import { StoreConflictError, type BatchExecutionRecord, type BatchRowRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type Store } from '../store/types.ts';
+import { isTerminal } from './batches.ts';
+import { batchSummary } from './summary.ts';
+
+export interface ChunkRow {
+  item_id: string | null;
+  index: number | null;
+  item: DatasetItemInput;
+}
+/** Rows first..first+rows.length-1 of a run, with their inputs. */
+export interface Chunk {
+  batch_id: string;
+  first: number;
+  rows: ChunkRow[];
+}
+
+export interface BatchEnv {
+  store: Store;
+  engine: ScoringEngine;
+  ctx: Omit<RequestContext, 'caller'>;
+}
+
+/** The log id of row `position` of a run: the same on every instance and after every restart. */
+export const rowLogId = (batchId: string, position: number) => `log_${createHash('sha256').update(`${batchId}:${position}`).digest('hex').slice(0, 32)}`;
+
+/** Where the planner is: rows handed out, the dataset cursor, and whether it is done. */
+export interface PlanState {
+  planned: number;
+  cursor: number | null;
+}
+
+/** The next chunk of a run (null when every row is handed out), reading the dataset one page at a time. */
+export async function planNext(store: Store, batch: BatchExecutionRecord, state: PlanState, size: number): Promise<{ chunk: Chunk | null; state: PlanState; end: boolean }> {
+  const left = batch.total - state.planned;
+  if (left <= 0) return { chunk: null, state, end: true };
+  const n = Math.min(size, left);
+  if (!batch.dataset_id) {
+    const items = await store.getBatchItems(batch.id, state.planned, n);
+    const rows = items.map((item, i) => ({ item_id: null, index: state.planned + i, item }));
+    const next = { planned: state.planned + rows.length, cursor: null };
+    return { chunk: rows.length ? { batch_id: batch.id, first: state.planned, rows } : null, state: next, end: !rows.length || next.planned >= batch.total };
+  }
+  if (!(await store.getDataset(batch.dataset_id))) throw new DatasetGone(batch.dataset_id);
+  const page = await store.listDatasetItems(batch.dataset_id, { limit: n, after: state.cursor ?? undefined });
+  const rows = page.items.map((item) => ({ item_id: item.id, index: null, item: itemInput(item) }));
+  const next = { planned: state.planned + rows.length, cursor: page.last ?? state.cursor };
+  const end = !rows.length || next.planned >= batch.total || page.last === undefined;
+  return { chunk: rows.length ? { batch_id: batch.id, first: state.planned, rows } : null, state: next, end };
+}
+
+const itemInput = (item: { response: string; request: string | null; contexts: string[] | null; expected_output: string | null; tags: string[] }): DatasetItemInput => ({
+  response: item.response,
+  ...(item.request !== null ? { request: item.request } : {}),
+  ...(item.contexts !== null ? { contexts: item.contexts } : {}),
+  ...(item.expected_output !== null ? { expected_output: item.expected_output } : {}),
+  tags: item.tags,
+});
+
+export class DatasetGone extends Error {
+  constructor(readonly datasetId: string) {
+    super(`dataset ${datasetId} was deleted during the run; the rows scored before are kept`);
+  }
+}
+
+/** The caller a run's rows run as: the organization and key that started it. */
+export async function batchCaller(store: Store, batch: BatchExecutionRecord): Promise<Caller | null> {
+  const [org, key] = await Promise.all([store.getOrganization(batch.org_id), store.getApiKey(batch.key_id)]);
+  return org && key ? { org, key } : null;
+}
+
+export type Target = { judge: JudgeRecord } | { evaluator: EvaluatorRecord };
+
+/** The exact judge (or evaluator) version the run started with; null when it was deleted since. */
+export async function batchTarget(store: Store, batch: BatchExecutionRecord): Promise<Target | null> {
+  if (batch.judge_id) {
+    const judge = await store.getJudgeVersion(batch.judge_id, batch.judge_version ?? 0);
+    return judge && (await store.getJudge(batch.judge_id)) ? { judge } : null;
+  }
+  const version = (batch as { evaluator_version?: number }).evaluator_version;
+  const evaluator = version ? await store.getEvaluatorVersion(batch.evaluator_id!, version) : await store.getEvaluator(batch.evaluator_id!);
+  return evaluator && (await store.getEvaluator(batch.evaluator_id!)) ? { evaluator } : null;
+}
+
+/** Positions of this chunk already recorded. */
+export async function recordedIn(store: Store, chunk: Chunk): Promise<Set<number>> {
+  const page = await store.listBatchRows(chunk.batch_id, { limit: chunk.rows.length, after: chunk.first - 1 });
+  return new Set(page.items.map((r) => r.position).filter((p) => p < chunk.first + chunk.rows.length));
+}
+
+const fromLog = (position: number, row: ChunkRow, log: Pick<ExecutionLogRecord, 'id' | 'score' | 'evaluator_results' | 'cost_usd'>, error: string | null): BatchRowRecord => ({
+  position,
+  item_id: row.item_id,
+  index: row.index,
+  execution_log_id: log.id,
+  score: log.score,
+  evaluator_results: log.evaluator_results,
+  error: log.score === null ? (error ?? 'no evaluator gave a score') : null,
+  cost_usd: log.cost_usd,
+});
+
+/** Scores one row and records it; answers whether this call recorded it. Store failures are thrown (the chunk is retried). */
+export async function runRow(env: BatchEnv, caller: Caller, batch: BatchExecutionRecord, target: Target, position: number, row: ChunkRow): Promise<boolean> {
+  const logId = rowLogId(batch.id, position);
+  const existing = await env.store.getExecutionLog(logId);
+  if (existing) return env.store.recordBatchRow(batch.id, fromLog(position, row, existing, null));
+  const input = {
+    ...row.item,
+    tags: [...new Set([...batch.tags, ...(row.item.tags ?? [])])],
+    ...(batch.use_cache ? { use_cache: true } : {}),
+  } as ExecutionInput;
+  delete (input as { metadata?: unknown }).metadata;
+  delete (input as { expected_scores?: unknown }).expected_scores;
+  const ctx: RequestContext = { ...env.ctx, caller };
+  const options = { batch_execution_id: batch.id, log_id: logId };
+  let record: BatchRowRecord;
+  try {
+    const result = await runAsBatchWork(() => ('judge' in target ? env.engine.runJudge(ctx, target.judge, input, options) : env.engine.runEvaluator(ctx, target.evaluator, input, options)));
+    record = fromLog(position, row, { id: result.execution_log_id, score: result.score, evaluator_results: result.evaluator_results, cost_usd: result.cost_usd }, null);
+  } catch (err) {
+    if (err instanceof StoreConflictError && err.reason.kind === 'id_taken') {
+      // Another worker wrote this row's log meanwhile: its result stands.
+      const log = await env.store.getExecutionLog(logId);
+      if (!log) throw err;
+      return env.store.recordBatchRow(batch.id, fromLog(position, row, log, null));
+    }
+    if (!(err instanceof TribunalError) || err.status >= 500 && err.code !== 'model_unavailable') throw err;
+    const logged = err.extra?.execution_log_id;
+    const results = (err.extra?.evaluator_results as EvaluatorResult[] | undefined) ?? [];
+    record = {
+      position,
+      item_id: row.item_id,
+      index: row.index,
+      execution_log_id: typeof logged === 'string' ? logged : null,
+      score: null,
+      evaluator_results: results,
+      error: err.message,
+      cost_usd: results.reduce<number | null>((sum, r) => (sum === null || r.cost_usd === null ? null : sum + r.cost_usd), 0),
+    };
+  }
+  return env.store.recordBatchRow(batch.id, record);
+}
+
+/** Ends a run whose rows are all recorded: completed, with its summary. Safe to call from any instance, any number of times. */
+export async function maybeFinish(store: Store, batchId: string): Promise<void> {
+  const batch = await store.getBatchExecution(batchId);
+  if (!batch || isTerminal(batch.status) || !batch.planned_all || batch.done + batch.failed < batch.total) return;
+  const summary = await batchSummary(store, batch);
+  await store.updateBatchExecution(batchId, { status: 'completed', finished_at: new Date().toISOString(), summary, if_status: ['queued', 'running'] });
+}
+
+/** Ends a run as failed with a reason; the rows recorded stay. */
+export async function failBatch(store: Store, batchId: string, error: string): Promise<void> {
+  const failed = await store.updateBatchExecution(batchId, { status: 'failed', error, finished_at: new Date().toISOString(), if_status: ['queued', 'running'] });
+  if (failed) await store.updateBatchExecution(batchId, { summary: await batchSummary(store, failed) });
+}
+
+/** Refreshes the summary of a run that ended while rows were still in flight. */
+export async function resummarize(store: Store, batchId: string): Promise<void> {
+  const batch = await store.getBatchExecution(batchId);
+  if (batch && isTerminal(batch.status)) await store.updateBatchExecution(batchId, { summary: await batchSummary(store, batch) });
+}

@@ -1,0 +1,107 @@
+// REST-only operations on batch runs (SPEC section 7): start a run of a judge over a dataset or
+// given items (202, it runs in the background), list runs, read one, page its rows in item order,
+// cancel. Never registered with MCP. The runs themselves: src/batch/.
+import { z } from 'zod';
+import { cancelBatch, batchToWire, getVisibleBatch, listBatches, listBatchResults, MAX_INLINE_ITEMS, startBatch } from '../batch/batches.ts';
+import { assertRunnable, resolveJudge } from '../domain/judges.ts';
+import { filterIdsForNames } from '../domain/names.ts';
+import { validationError } from '../errors.ts';
+import { looksLikeId } from '../ids.ts';
+import { BATCH_STATUSES, BatchExecution, BatchRow, DatasetItemInput, PageParams, page } from '../schemas.ts';
+import { defineTool } from '../tool.ts';
+import { READ, WRITE } from './annotations.ts';
+
+const batchId = z.string().min(1).describe('id of the batch execution');
+
+export const batchExecuteOperation = defineTool({
+  name: 'batch_execute',
+  title: 'Run a judge over a dataset or a list of items, in the background',
+  description:
+    'Starts a batch run: every item is scored by the judge as an ordinary run (each row an execution log carrying batch_execution_id). ' +
+    'Give dataset_id (a dataset of your organization) or items (1..1000). Answers 202 at once with the run id and its status URL; poll it, then page the results.',
+  input: z.object({
+    judge_id: z.string().min(1).describe('id or exact name of the judge to run'),
+    dataset_id: z.string().min(1).optional().describe('id or exact name of the dataset to run over (give this or items)'),
+    items: z.array(DatasetItemInput).min(1).max(MAX_INLINE_ITEMS).optional().describe(`the items to run over, 1..${MAX_INLINE_ITEMS} (give this or dataset_id)`),
+    tags: z.array(z.string()).optional().describe('labels added to every row log'),
+    use_cache: z.boolean().optional().describe('rows may reuse a cached result for the same inputs (default false)'),
+  }),
+  output: z.object({
+    batch_execution_id: z.string().describe('id of the run'),
+    status_url: z.string().describe('where to read the run (GET)'),
+    status: z.literal('queued').describe('a new run is queued'),
+  }),
+  annotations: WRITE,
+  async handler({ judge_id, dataset_id, items, tags, use_cache }, ctx) {
+    if ((dataset_id === undefined) === (items === undefined)) {
+      const both = dataset_id !== undefined;
+      throw validationError(both ? 'Give dataset_id or items, not both.' : 'Give dataset_id (a dataset to run over) or items (1..1000 items to run over).', [
+        { field: both ? 'items' : 'dataset_id', message: both ? 'give only one of dataset_id and items' : 'dataset_id or items is required' },
+      ]);
+    }
+    const judge = await resolveJudge(ctx, looksLikeId(judge_id) ? { id: judge_id } : { name: judge_id });
+    assertRunnable(judge);
+    const batch = await startBatch(ctx, { judge }, dataset_id !== undefined ? { dataset_id } : { items: items! }, { tags, use_cache });
+    return { batch_execution_id: batch.id, status_url: `/v1/judges/batch-executions/${batch.id}/`, status: 'queued' as const };
+  },
+});
+
+const instant = (field: string, value: string | undefined, endOfDay: boolean): string | undefined => {
+  if (value === undefined) return undefined;
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
+  const parsed = new Date(dateOnly ? `${value}T00:00:00.000Z` : value);
+  const year = parsed.getUTCFullYear();
+  if (Number.isNaN(parsed.getTime()) || year < 1 || year > 9999) throw validationError(`${field} must be a date (2026-11-21) or an ISO-8601 date-time.`, [{ field, message: 'not a date' }]);
+  if (dateOnly && endOfDay) parsed.setUTCDate(parsed.getUTCDate() + 1), parsed.setUTCMilliseconds(-1);
+  return parsed.toISOString();
+};
+
+export const listBatchExecutionsOperation = defineTool({
+  name: 'list_batch_executions',
+  title: "List your organization's batch runs, newest first",
+  description: 'Batch runs, newest first, filtered by judge, dataset, status and date of start.',
+  input: z.object({
+    judge_id: z.string().optional().describe('only runs of this judge (id or exact name)'),
+    dataset_id: z.string().optional().describe('only runs over this dataset'),
+    status: z.enum(BATCH_STATUSES).optional().describe('only runs in this status'),
+    date_from: z.string().optional().describe('only runs created at or after this date or date-time'),
+    date_to: z.string().optional().describe('only runs created at or before this date (whole day) or date-time'),
+    ...PageParams,
+  }),
+  output: page(BatchExecution),
+  annotations: READ,
+  async handler(input, ctx) {
+    const q = await filterIdsForNames(ctx, input);
+    return listBatches(ctx, { ...q, date_from: instant('date_from', q.date_from, false), date_to: instant('date_to', q.date_to, true) }, ctx.config.limits.pageSize);
+  },
+});
+
+export const getBatchExecutionOperation = defineTool({
+  name: 'get_batch_execution',
+  title: 'Read a batch run: status, progress, cost and per-evaluator summary',
+  description: 'One batch run: status (queued, running, completed, failed, cancelled), rows done and failed of total, cost so far, summary per evaluator.',
+  input: z.object({ batch_execution_id: batchId }),
+  output: BatchExecution,
+  annotations: READ,
+  handler: async ({ batch_execution_id }, ctx) => batchToWire(await getVisibleBatch(ctx, batch_execution_id)),
+});
+
+export const listBatchResultsOperation = defineTool({
+  name: 'list_batch_results',
+  title: 'A page of the rows of a batch run, in item order',
+  description: 'Finished rows of a batch run in item order (not newest first): item_id or index, execution_log_id, score, evaluator_results, error.',
+  input: z.object({ batch_execution_id: batchId, ...PageParams }),
+  output: z.object({ results: z.array(BatchRow).describe('rows, in item order'), next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page') }),
+  annotations: READ,
+  handler: ({ batch_execution_id, ...q }, ctx) => listBatchResults(ctx, batch_execution_id, q, ctx.config.limits.pageSize),
+});
+
+export const cancelBatchExecutionOperation = defineTool({
+  name: 'cancel_batch_execution',
+  title: 'Cancel a batch run',
+  description: 'Stops a batch run: rows not started are never scored; rows in flight finish and are kept. A run that has ended is answered as it is.',
+  input: z.object({ batch_execution_id: batchId }),
+  output: BatchExecution,
+  annotations: WRITE,
+  handler: ({ batch_execution_id }, ctx) => cancelBatch(ctx, batch_execution_id),
+});
