@@ -88,7 +88,7 @@ const brief = (r: Batch) => ({
 
 async function collect(ctx: RequestContext, id: string) {
   const c = new RunCollector();
-  for await (const row of batchRows(ctx.store, id)) c.add(row as ExperimentRow);
+  for await (const row of batchRows(ctx.store, id, 1000)) c.add(row as ExperimentRow);
   return c.finish();
 }
 
