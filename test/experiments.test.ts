@@ -2,7 +2,10 @@
 // computed independently (each expected value says where it comes from), and the REST endpoint
 // GET /v1/judges/batch-executions/compare/ against real batch runs on the fake model.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { startServerWithFakeModel } from './helpers/execute.ts';
+import { toolAnswer, type FakeAnthropic, type FakeRequest } from './helpers/fake-anthropic.ts';
+import type { TestServer } from './helpers/server.ts';
 import { collectRows, compareRuns, mulberry32, pairedBootstrap, pairRuns, quantileSorted, regressions, type ExperimentRow } from '../src/batch/experiments.ts';
 
 const row = (position: number, item_id: string | null, scores: Record<string, number | null>, score?: number | null): ExperimentRow => {
@@ -132,5 +135,125 @@ describe('experiments: statistics', () => {
     // By item id, rows without one never pair.
     assert.equal(compareRuns(a, b, { by: 'item_id' }).pairs, 0);
     assert.equal(compareRuns(a, b, { by: 'item_id' }).evaluators[0].verdict, 'no_pairs');
+  });
+});
+
+describe('experiments: GET /v1/judges/batch-executions/compare/', () => {
+  let fake: FakeAnthropic;
+  let server: TestServer;
+  let key: string;
+  let judgeId: string;
+  let datasetId: string;
+  let itemIds: string[];
+  const get = (path: string, k = key) => server.request('GET', path, { key: k });
+  const compare = (a: string, b: string, k = key) => get(`/v1/judges/batch-executions/compare/?a=${a}&b=${b}`, k);
+
+  /** Scores by evaluator (its name is in the system prompt) and item (its response "answer N" in the prompt). */
+  const scoring = (score: (evaluator: string, item: number) => number) =>
+    fake.respondWith((req: FakeRequest) => {
+      const evaluator = /Name: (.+)/.exec(req.system)?.[1] ?? '';
+      const item = Number(/answer (\d+)/.exec(req.prompt)?.[1] ?? -1);
+      return toolAnswer({ justification: 'fake', score: score(evaluator.trim(), item) });
+    });
+
+  async function run(body: Record<string, unknown>, wait = true): Promise<string> {
+    const started = await server.request('POST', `/v1/judges/${judgeId}/batch-execute/`, { key, body });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const id = started.body.batch_execution_id as string;
+    for (let i = 0; wait && i < 300; i++) {
+      const b = await get(`/v1/judges/batch-executions/${id}/`);
+      if (['completed', 'failed', 'cancelled'].includes(b.body.status)) return id;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    if (wait) throw new Error(`batch ${id} did not end`);
+    return id;
+  }
+
+  before(async () => {
+    ({ fake, server } = await startServerWithFakeModel({ TRIBUNAL_RATE_LIMIT: '100000' }));
+    key = (await server.demoUser()).api_key;
+    const judge = await server.request('POST', '/v1/judges/', { key, body: { name: 'experiment judge', intent: 'Support answers.', evaluator_ids: ['Answer Relevance', 'Clarity'] } });
+    judgeId = judge.body.id;
+    datasetId = (await server.request('POST', '/v1/datasets/', { key, body: { name: 'experiment set' } })).body.id;
+    const items = Array.from({ length: 8 }, (_, i) => ({ request: `question ${i}`, response: `answer ${i}` }));
+    itemIds = (await server.request('POST', `/v1/datasets/${datasetId}/items/`, { key, body: { items } })).body.ids;
+  });
+  after(async () => {
+    await server?.close();
+    await fake?.close();
+  });
+
+  let runA: string;
+  let runB: string;
+
+  it('pairs two runs over a dataset item by item; the values are those computed by hand', async () => {
+    scoring((evaluator) => (evaluator === 'Clarity' ? 0.5 : 0.6));
+    runA = await run({ dataset_id: datasetId });
+    // Run B: Answer Relevance rises by 0.2 on items 0..3, Clarity stays.
+    scoring((evaluator, item) => (evaluator === 'Clarity' ? 0.5 : item < 4 ? 0.8 : 0.6));
+    runB = await run({ dataset_id: datasetId });
+    const res = await compare(runA, runB);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const c = res.body;
+    assert.equal(c.paired_by, 'item_id');
+    assert.equal(c.pairs, 8);
+    assert.deepEqual([c.a.id, c.b.id, c.a.dataset_id], [runA, runB, datasetId]);
+    const ar = c.evaluators.find((e: { evaluator_name: string }) => e.evaluator_name === 'Answer Relevance');
+    const cl = c.evaluators.find((e: { evaluator_name: string }) => e.evaluator_name === 'Clarity');
+    // By hand: A = 0.6 everywhere; B = (4 x 0.8 + 4 x 0.6) / 8 = 0.7; delta 0.1; B wins 4, 4 ties.
+    assert.ok(Math.abs(ar.mean_a - 0.6) < 1e-9 && Math.abs(ar.mean_b - 0.7) < 1e-9 && Math.abs(ar.delta - 0.1) < 1e-9);
+    assert.deepEqual([ar.n, ar.wins_a, ar.wins_b, ar.ties], [8, 0, 4, 4]);
+    // The resampled mean is 0.025 k with k ~ Binomial(8, 1/2) draws of +0.2: P(k <= 0) = 0.4% and
+    // P(k <= 1) = 3.5%, so the 2.5% quantile is k = 1 (0.025); symmetrically the 97.5% one is k = 7
+    // (0.175). With 2,000 resamples the quantiles fall well inside those groups.
+    assert.ok(Math.abs(ar.ci_low - 0.025) < 1e-9 && Math.abs(ar.ci_high - 0.175) < 1e-9, JSON.stringify(ar));
+    assert.equal(ar.verdict, 'improved');
+    assert.deepEqual([cl.delta, cl.ci_low, cl.ci_high, cl.ties, cl.verdict], [0, 0, 0, 8, 'unclear']);
+    // The items that moved are items 0..3, with both logs.
+    assert.deepEqual(new Set(c.moved.map((m: { item_id: string }) => m.item_id)), new Set(itemIds.slice(0, 4)));
+    const log = await get(`/v1/execution-logs/${c.moved[0].execution_log_id_b}/`);
+    assert.equal(log.body.batch_execution_id, runB);
+    // The same two runs give the same answer (seeded bootstrap).
+    assert.deepEqual((await compare(runA, runB)).body, c);
+  });
+
+  it('refuses runs not over the same dataset (400), unknown or foreign runs (404), runs still going (409)', async () => {
+    scoring(() => 0.5);
+    const other = (await server.request('POST', '/v1/datasets/', { key, body: { name: 'other set' } })).body.id;
+    await server.request('POST', `/v1/datasets/${other}/items/`, { key, body: { items: [{ response: 'answer 0' }] } });
+    const runOther = await run({ dataset_id: other });
+    const different = await compare(runA, runOther);
+    assert.equal(different.status, 400);
+    assert.equal(different.body.code, 'validation_error');
+    assert.match(different.body.detail, /not over the same dataset/);
+    const inline = await run({ items: [{ response: 'answer 0' }, { response: 'answer 1' }] });
+    assert.equal((await compare(runA, inline)).status, 400);
+    // Two runs over given items pair by position.
+    const inline2 = await run({ items: [{ response: 'answer 0' }, { response: 'answer 1' }, { response: 'answer 2' }] });
+    const byPosition = await compare(inline, inline2);
+    assert.equal(byPosition.status, 200, JSON.stringify(byPosition.body));
+    assert.deepEqual([byPosition.body.paired_by, byPosition.body.pairs, byPosition.body.unpaired_b], ['position', 2, 1]);
+
+    assert.equal((await compare(runA, runA)).status, 400);
+    const missing = await get(`/v1/judges/batch-executions/compare/?a=${runA}`);
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.code, 'validation_error');
+    const unknown = await compare(runA, 'bex_0000000000000000000000000000000');
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.code, 'not_found');
+    const stranger = (await server.demoUser()).api_key;
+    assert.equal((await compare(runA, runB, stranger)).status, 404, 'another organization sees none of them');
+
+    fake.setLatency(3000);
+    try {
+      const running = await run({ dataset_id: datasetId }, false);
+      const busy = await compare(runA, running);
+      assert.equal(busy.status, 409);
+      assert.equal(busy.body.code, 'conflict');
+      assert.match(busy.body.detail, /compare the runs once both have ended/);
+      assert.equal((await server.request('POST', `/v1/judges/batch-executions/${running}/cancel/`, { key, body: {} })).status, 200);
+    } finally {
+      fake.setLatency(0);
+    }
   });
 });
