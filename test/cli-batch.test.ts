@@ -121,7 +121,7 @@ test('batch cancel stops a running batch; bad input is refused clearly', async (
   const noWait = await rig.cli(['batch', 'run', '--judge', judgeId, '--dataset', datasetId, '--fail-under', '0.5']);
   assert.equal(noWait.code, 2);
   assert.match(noWait.stderr, /--fail-under needs --wait/);
-  const unknown = await rig.cli(['batch', 'status', 'bex_00000000000000000000000000000000']);
+  const unknown = await rig.cli(['batch', 'status', 'bat_00000000000000000000000000000000']);
   assert.equal(unknown.code, 5, unknown.stderr);
   const noDataset = await rig.cli(['batch', 'run', '--judge', judgeId, '--dataset', 'no such dataset']);
   assert.equal(noDataset.code, 5, noDataset.stderr);

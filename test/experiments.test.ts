@@ -238,7 +238,7 @@ describe('experiments: GET /v1/judges/batch-executions/compare/', () => {
     const missing = await get(`/v1/judges/batch-executions/compare/?a=${runA}`);
     assert.equal(missing.status, 400);
     assert.equal(missing.body.code, 'validation_error');
-    const unknown = await compare(runA, 'bex_0000000000000000000000000000000');
+    const unknown = await compare(runA, 'bat_00000000000000000000000000000000');
     assert.equal(unknown.status, 404);
     assert.equal(unknown.body.code, 'not_found');
     const stranger = (await server.demoUser()).api_key;

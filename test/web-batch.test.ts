@@ -37,7 +37,7 @@ describe('batch runs in the web app', { skip }, () => {
   it('runs a judge over a dataset, follows it live, links each row to its log, and compares two runs', async () => {
     const { page } = b;
     await page.goto(app('/app/sign-in'));
-    await page.getByLabel('API key').fill(key);
+    await page.getByRole('textbox', { name: 'API key', exact: true }).fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Judges' }).waitFor();
 
@@ -48,8 +48,8 @@ describe('batch runs in the web app', { skip }, () => {
     await page.getByRole('heading', { level: 1, name: 'Web batch set' }).waitFor();
     await page.getByRole('button', { name: 'Run batch' }).click();
     await page.locator('[data-field="judge_id"] .field-error').waitFor(); // no judge chosen yet
-    await page.getByLabel('Judge').selectOption({ label: 'Web batch judge' });
-    await page.getByLabel('Tags').fill('web, first');
+    await page.getByRole('combobox', { name: 'Judge' }).selectOption({ label: 'Web batch judge' });
+    await page.getByRole('textbox', { name: 'Tags' }).fill('web, first');
     await page.getByRole('button', { name: 'Run batch' }).click();
     await page.getByRole('heading', { level: 1, name: 'Batch run of Web batch judge' }).waitFor();
     await page.getByText('Batch run started over 6 items.').waitFor();
@@ -101,7 +101,7 @@ describe('batch runs in the web app', { skip }, () => {
     await b.screenshot('batch-experiment');
     await moved.getByRole('link', { name: 'log B' }).first().click();
     await page.getByRole('heading', { level: 1, name: 'Run of Web batch judge' }).waitFor();
-    await page.getByText('Worse.').waitFor();
+    await page.getByText('Worse.').first().waitFor();
 
     await page.goto(firstRunUrl);
     await page.locator('[data-status="completed"]').waitFor();

@@ -45,7 +45,7 @@ export default async function dataset(page, { app, params }) {
   const runSubmit = h('button', { type: 'submit' }, 'Run batch');
   const runForm = h(
     'form',
-    { class: 'filters simple', 'aria-label': 'Run a judge over this dataset' },
+    { class: 'filters simple', 'aria-label': 'Run a judge over this dataset', novalidate: true },
     field({ label: 'Judge', name: 'judge_id', required: true }, judgeSelect),
     field({ label: 'Tags', name: 'tags', hint: 'Comma-separated labels added to every row’s log.' }, runTags),
     useCache,
