@@ -75,7 +75,7 @@ describe('batch runs in the web app', { skip }, () => {
 
     // A second run, all scores lower, started over the REST API; both are listed.
     fake.respondWith(() => toolAnswer({ justification: 'Worse.', score: 0.4 }));
-    const judgeId = new URL(await page.getByRole('link', { name: 'Web batch judge' }).getAttribute('href')!, server.url).pathname.split('/').pop()!;
+    const judgeId = new URL((await page.getByRole('link', { name: 'Web batch judge' }).getAttribute('href'))!, server.url).pathname.split('/').pop()!;
     const second = await server.request('POST', `/v1/judges/${judgeId}/batch-execute/`, { key, body: { dataset_id: datasetId } });
     assert.equal(second.status, 202);
     await page.goto(app('/app/batches'));

@@ -9,8 +9,7 @@
 // interval is the percentile interval of 2,000 resampled means (by default) drawn with a seeded
 // PRNG (mulberry32), so the same two runs always give the same interval. Everything runs over
 // Float64Arrays in fused passes of four series: 10,000 pairs x 3 evaluators x 2,000 resamples take
-// about 150 ms of CPU on a busy 2-core machine
-// (bench/batch.bench.ts).
+// about 150 ms of CPU on a busy 2-core machine (bench/batch.bench.ts).
 
 /** One row of a batch run, as the batch runner's `batchRows` yields it (only what is used here). */
 export interface ExperimentRow {
