@@ -85,6 +85,7 @@ const EnvSchema = z.object({
   TRIBUNAL_PG_POOL_MAX: int(1).default(10),
   REDIS_URL: z.string().optional(),
   TRIBUNAL_REDIS_PREFIX: z.string().default('tribunal:rl:'),
+  TRIBUNAL_REDIS_TIMEOUT: duration.default(250),
   // No proxy is trusted unless named: X-Forwarded-* from anyone else is ignored (docs/DEPLOYMENT.md).
   TRUST_PROXY: z.string().default('false'),
   TRIBUNAL_DEMO_KEY_TTL: duration.default(parseDuration('24h')),
@@ -170,6 +171,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.REDIS_URL,
     /** Key prefix of the shared rate-limit counters in Redis (several deployments can share one Redis). */
     redisPrefix: e.TRIBUNAL_REDIS_PREFIX,
+    /** How long a Redis command may take before the request is counted by this instance alone (fails open). */
+    redisTimeoutMs: e.TRIBUNAL_REDIS_TIMEOUT,
     trustProxy: e.TRUST_PROXY,
     demoKeyTtlMs: e.TRIBUNAL_DEMO_KEY_TTL,
     /** How long a demo organization's data is kept after its key expired. */

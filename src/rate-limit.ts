@@ -179,7 +179,7 @@ export function redisRateLimitBackend(url: string, opts: RedisRateLimitOptions =
 }
 
 /** The backend the configuration asks for: Redis when REDIS_URL is set, else per-instance memory. */
-export function rateLimitBackend(config: { redisUrl?: string; redisPrefix?: string }, opts: RedisRateLimitOptions = {}): RateLimitBackend {
-  if (config.redisUrl) return redisRateLimitBackend(config.redisUrl, { prefix: config.redisPrefix, ...opts });
+export function rateLimitBackend(config: { redisUrl?: string; redisPrefix?: string; redisTimeoutMs?: number }, opts: RedisRateLimitOptions = {}): RateLimitBackend {
+  if (config.redisUrl) return redisRateLimitBackend(config.redisUrl, { prefix: config.redisPrefix, commandTimeoutMs: config.redisTimeoutMs, ...opts });
   return { store: undefined, mode: () => 'memory', close: async () => {} };
 }

@@ -298,12 +298,13 @@ const ItemMetadata = z.record(z.string(), z.unknown()).describe('free JSON objec
 
 /** What a caller gives for one item: the execution inputs, plus labels. */
 export const DatasetItemInputShape = {
-  // Required here: items do not take turns yet (SPEC section 10 for datasets is still to come).
-  response: z.string().min(1, 'response is empty: pass the LLM output to evaluate').describe('the LLM output to evaluate (not empty)'),
+  // Either response (with request) or turns: checked per item by datasets/item-shape.ts, so a bulk add names each bad index.
+  response: ExecutionInputShape.response,
   request: ExecutionInputShape.request,
+  turns: ExecutionInputShape.turns,
+  system_prompt: ExecutionInputShape.system_prompt,
   contexts: ExecutionInputShape.contexts,
   expected_output: ExecutionInputShape.expected_output,
-  // Items do not take `turns`/`system_prompt` (SPEC section 10) yet: a later change adds them here.
   tags: z.array(z.string()).optional().describe('labels; a batch run copies them onto each row log'),
   metadata: ItemMetadata.optional(),
   expected_scores: ExpectedScores.optional(),
@@ -313,8 +314,10 @@ export type DatasetItemInput = z.infer<typeof DatasetItemInput>;
 
 export const DatasetItem = z.object({
   id: id('dataset item'),
-  response: z.string().describe('the LLM output to evaluate'),
+  response: z.string().nullable().describe('the LLM output to evaluate; null when the item is a conversation (turns)'),
   request: z.string().nullable().describe('the input that prompted the response'),
+  turns: z.array(Turn).nullable().describe('the conversation to judge instead of request/response (its last turn is judged); null otherwise'),
+  system_prompt: z.string().nullable().describe('the system prompt of the evaluated application, with turns'),
   contexts: z.array(z.string()).nullable().describe('retrieved snippets'),
   expected_output: z.string().nullable().describe('reference answer'),
   tags: z.array(z.string()).describe('labels'),

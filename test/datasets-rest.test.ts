@@ -142,6 +142,56 @@ describe('datasets', () => {
   });
 });
 
+describe('conversation items (turns)', () => {
+  const turns = [
+    { role: 'user', content: 'Book me a table for two.' },
+    { role: 'assistant', content: 'Which evening?', tool_calls: [{ name: 'lookup', arguments: { day: 'fri' } }] },
+  ];
+
+  it('stores turns with a system prompt, refuses turns with a response, and switches an item by patch', async () => {
+    const id = await newDataset('conversations');
+    const added = await srv.request('POST', `/v1/datasets/${id}/items/`, { key: keyA, body: { items: [{ turns, system_prompt: 'You book tables.' }, { response: 'plain' }] } });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    const [conv, plain] = added.body.ids;
+    const item = (await srv.request('GET', `/v1/datasets/${id}/items/${conv}/`, { key: keyA })).body;
+    assert.deepEqual(item.turns, turns);
+    assert.equal(item.system_prompt, 'You book tables.');
+    assert.equal(item.response, null);
+    assert.equal((await srv.request('GET', `/v1/datasets/${id}/items/${plain}/`, { key: keyA })).body.turns, null);
+
+    const bad = await srv.request('POST', `/v1/datasets/${id}/items/`, {
+      key: keyA,
+      body: { items: [{ turns, response: 'both' }, { response: 'fine' }, { system_prompt: 'alone' }, { turns: [] }] },
+    });
+    assert.equal(bad.status, 400);
+    const fields = bad.body.errors.map((e: any) => e.field);
+    for (const f of ['items.0.turns', 'items.2.system_prompt', 'items.3.turns']) assert.ok(fields.includes(f), `${f} named in ${fields}`);
+    assert.ok(!fields.some((f: string) => f.startsWith('items.1')));
+
+    // Switching a plain item to a conversation needs response cleared in the same patch.
+    assert.equal((await srv.request('PATCH', `/v1/datasets/${id}/items/${plain}/`, { key: keyA, body: { turns } })).status, 400);
+    const switched = await srv.request('PATCH', `/v1/datasets/${id}/items/${plain}/`, { key: keyA, body: { turns, response: null } });
+    assert.equal(switched.status, 200, JSON.stringify(switched.body));
+    assert.deepEqual(switched.body.turns, turns);
+    assert.equal(switched.body.response, null);
+  });
+
+  it('imports turns from JSONL and from a CSV column of JSON, and exports them', async () => {
+    const id = await newDataset('conversation import');
+    const jsonl = [JSON.stringify({ turns, system_prompt: 's' }), JSON.stringify({ turns, request: 'both' })].join('\n');
+    const res = await send('POST', `/v1/datasets/${id}/items/import/`, keyA, jsonl, 'application/x-ndjson');
+    assert.equal(res.body.created, 1, res.text);
+    assert.deepEqual(res.body.skipped.map((s: any) => s.line), [2]);
+    assert.match(res.body.skipped[0].error, /either turns or request\/response/);
+    const csv = `turns,tags\n"${JSON.stringify(turns).replaceAll('"', '""')}",conv\n`;
+    const fromCsv = await send('POST', `/v1/datasets/${id}/items/import/`, keyA, csv, 'text/csv');
+    assert.equal(fromCsv.body.created, 1, fromCsv.text);
+    const rows = (await send('GET', `/v1/datasets/${id}/items/export/`, keyA)).text.trim().split('\n').map((l) => JSON.parse(l));
+    assert.deepEqual(rows.map((r) => r.turns), [turns, turns]);
+    assert.deepEqual(rows.map((r) => r.system_prompt), ['s', null]);
+  });
+});
+
 describe('dataset import and export', () => {
   it('imports JSONL, skipping bad lines by number, and exports every item as JSONL that imports again', async () => {
     const id = await newDataset('jsonl');

@@ -19,6 +19,7 @@ import {
   type ProjectRecord,
   type Store,
 } from '../src/store/types.ts';
+import { defineBatchContract } from './store-contract-batches.ts';
 import { defineDatasetContract } from './store-contract-datasets.ts';
 
 // Record builders: complete, valid records with every field set, overridable.
@@ -189,6 +190,7 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
     });
 
     defineDatasetContract(fresh);
+    defineBatchContract(fresh);
 
     describe('organizations', () => {
       it('creates, reads and finds the oldest non-demo organization by name', async () => {

@@ -73,7 +73,12 @@ export async function startBatch(ctx: RequestContext, target: BatchTarget, sourc
   };
   await ctx.store.createBatchExecution(record, items);
   // Without a runner in this process the run waits: every runner resumes queued runs when it starts.
-  await dispatchers.get(ctx.store)?.dispatch(record);
+  // The run is stored: a failure to hand it out now is not the caller's (the runners look for
+  // unfinished runs by themselves), so it is logged, not answered.
+  await dispatchers
+    .get(ctx.store)
+    ?.dispatch(record)
+    .catch((err) => console.error(`[tribunal] batch ${record.id}: not handed out yet (${(err as Error).message}); it starts when a runner finds it`));
   return batchToWire(record);
 }
 

@@ -46,7 +46,6 @@ export class PgBatchQueue {
       // Expired jobs (a dead worker) are found by the maintenance pass: run it often enough that
       // a lease is not stretched much beyond its length.
       maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.floor(lease / 2))),
-      monitorStateIntervalSeconds: undefined,
     } as PgBoss.ConstructorOptions);
     boss.on('error', (err) => console.error(`[tribunal] batch queue: ${(err as Error).message}`));
     await boss.start();

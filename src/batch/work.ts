@@ -12,7 +12,7 @@ import { TribunalError } from '../errors.ts';
 import type { ScoringEngine } from '../engine/types.ts';
 import { runAsBatchWork } from '../engine/limiter.ts';
 import type { DatasetItemInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
-import { StoreConflictError, type BatchExecutionRecord, type BatchRowRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type Store } from '../store/types.ts';
+import { StoreConflictError, type BatchExecutionRecord, type BatchRowRecord, type DatasetItemRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type Store } from '../store/types.ts';
 import { isTerminal } from './batches.ts';
 import { batchSummary } from './summary.ts';
 
@@ -62,9 +62,12 @@ export async function planNext(store: Store, batch: BatchExecutionRecord, state:
   return { chunk: rows.length ? { batch_id: batch.id, first: state.planned, rows } : null, state: next, end };
 }
 
-const itemInput = (item: { response: string; request: string | null; contexts: string[] | null; expected_output: string | null; tags: string[] }): DatasetItemInput => ({
-  response: item.response,
+/** A dataset item as a run's inputs: request/response, or a conversation (turns with its system prompt). */
+const itemInput = (item: DatasetItemRecord): DatasetItemInput => ({
+  ...(item.response !== null ? { response: item.response } : {}),
   ...(item.request !== null ? { request: item.request } : {}),
+  ...(item.turns ? { turns: item.turns } : {}),
+  ...(item.system_prompt ? { system_prompt: item.system_prompt } : {}),
   ...(item.contexts !== null ? { contexts: item.contexts } : {}),
   ...(item.expected_output !== null ? { expected_output: item.expected_output } : {}),
   tags: item.tags,

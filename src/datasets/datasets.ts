@@ -8,6 +8,7 @@ import { pageQuery, toPage } from '../domain/pagination.ts';
 import { checkProjectFilter, resolveProjectId } from '../domain/projects.ts';
 import type { Dataset, DatasetItem, DatasetItemInput } from '../schemas.ts';
 import type { DatasetItemRecord, DatasetRecord } from '../store/types.ts';
+import { itemShapeProblem } from './item-shape.ts';
 
 type StoreCtx = Pick<RequestContext, 'store' | 'caller'>;
 
@@ -71,13 +72,27 @@ export async function deleteDataset(ctx: StoreCtx, idOrName: string): Promise<st
 
 // Items
 
-export const itemToWire = (item: DatasetItemRecord): DatasetItem => item;
+/** Items stored before conversations were accepted have no turns/system_prompt: they read as null. */
+export const itemToWire = (item: DatasetItemRecord): DatasetItem => ({ ...item, turns: item.turns ?? null, system_prompt: item.system_prompt ?? null });
+
+/** Refuses the whole call when any item cannot be run, naming every bad index. */
+export function checkItemShapes(inputs: DatasetItemInput[]): void {
+  const errors = inputs.flatMap((input, i) => {
+    const problem = itemShapeProblem(input, `items.${i}.`);
+    return problem ? [problem] : [];
+  });
+  if (errors.length) {
+    throw validationError(`${errors.length === 1 ? 'One item' : `${errors.length} items`} cannot be run, nothing was added: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}.`, errors);
+  }
+}
 
 export function newItem(input: DatasetItemInput, createdAt: string): DatasetItemRecord {
   return {
     id: newId('itm'),
-    response: input.response,
+    response: input.response ?? null,
     request: input.request ?? null,
+    turns: input.turns ?? null,
+    system_prompt: input.system_prompt ?? null,
     contexts: input.contexts ?? null,
     expected_output: input.expected_output ?? null,
     tags: input.tags ?? [],
@@ -88,6 +103,7 @@ export function newItem(input: DatasetItemInput, createdAt: string): DatasetItem
 }
 
 export async function addItems(ctx: StoreCtx, idOrName: string, inputs: DatasetItemInput[]): Promise<{ created: number; ids: string[] }> {
+  checkItemShapes(inputs);
   const dataset = await getOwnDataset(ctx, idOrName);
   const now = new Date().toISOString();
   const items = inputs.map((input) => newItem(input, now));
@@ -128,15 +144,19 @@ export type ItemPatch = { [K in keyof DatasetItemInput]?: DatasetItemInput[K] | 
 
 export async function updateItem(ctx: StoreCtx, idOrName: string, itemId: string, patch: ItemPatch): Promise<DatasetItem> {
   const { dataset, item } = await getOwnItem(ctx, idOrName, itemId);
-  if (patch.response === null) throw validationError('response cannot be cleared: every item has a response.', [{ field: 'response', message: 'required' }]);
-  const next: DatasetItemRecord = { ...item };
+  const next: DatasetItemRecord = { ...itemToWire(item) };
   if (patch.response !== undefined) next.response = patch.response;
   if (patch.request !== undefined) next.request = patch.request;
+  if (patch.turns !== undefined) next.turns = patch.turns;
+  if (patch.system_prompt !== undefined) next.system_prompt = patch.system_prompt;
   if (patch.contexts !== undefined) next.contexts = patch.contexts;
   if (patch.expected_output !== undefined) next.expected_output = patch.expected_output;
   if (patch.tags !== undefined) next.tags = patch.tags ?? [];
   if (patch.metadata !== undefined) next.metadata = patch.metadata ?? {};
   if (patch.expected_scores !== undefined) next.expected_scores = patch.expected_scores;
+  // The item as it would be after the patch must still be runnable (switching to turns clears response and request in the same patch).
+  const problem = itemShapeProblem(next);
+  if (problem) throw validationError(`The item would not be runnable after this change: ${problem.field}: ${problem.message}.`, [problem]);
   if (!(await ctx.store.updateDatasetItem(dataset.id, next))) throw notFound(`Item of dataset ${dataset.id}`, itemId);
   return itemToWire(next);
 }

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { fromZodError, TribunalError, validationError } from '../errors.ts';
 import { DatasetItemInput, DatasetItemInputShape } from '../schemas.ts';
+import { itemShapeProblem } from './item-shape.ts';
 import type { Store } from '../store/types.ts';
 import { enforceLimits } from '../limits.ts';
 import { newItem } from './datasets.ts';
@@ -72,7 +73,7 @@ export function jsonlLines(maxLineBytes: number): Transform {
 }
 
 const LIST_COLUMNS = new Set(['contexts', 'tags']);
-const JSON_COLUMNS = new Set(['metadata', 'expected_scores']);
+const JSON_COLUMNS = new Set(['metadata', 'expected_scores', 'turns']);
 const CSV_COLUMNS = new Set([...Object.keys(DatasetItemInputShape), 'id', 'created_at']);
 
 /** A CSV cell as the item field it fills: lists as a JSON array or `|`-separated, objects as JSON. */
@@ -87,10 +88,10 @@ export function csvRecords(maxRecordChars: number): Transform[] {
   const parser = parseCsv({
     columns: (header: string[]) => {
       const unknown = header.filter((h) => !CSV_COLUMNS.has(h));
-      if (unknown.length || !header.includes('response')) {
+      if (unknown.length || !(header.includes('response') || header.includes('turns'))) {
         throw validationError(
-          `The CSV header ${unknown.length ? `names unknown columns ${unknown.map((c) => JSON.stringify(c)).join(', ')}` : 'has no "response" column'}; the columns are ${[...CSV_COLUMNS].join(', ')}.`,
-          [{ field: '(header)', message: unknown.length ? 'unknown columns' : 'response column missing' }],
+          `The CSV header ${unknown.length ? `names unknown columns ${unknown.map((c) => JSON.stringify(c)).join(', ')}` : 'has neither a "response" nor a "turns" column'}; the columns are ${[...CSV_COLUMNS].join(', ')}.`,
+          [{ field: '(header)', message: unknown.length ? 'unknown columns' : 'response (or turns) column missing' }],
         );
       }
       return header;
@@ -128,6 +129,8 @@ function asItemInput(value: unknown, limits: Config['limits']): DatasetItemInput
   const fields = Object.fromEntries(Object.entries(value).filter(([k, v]) => v !== null && k !== 'id' && k !== 'created_at'));
   const parsed = StrictItem.safeParse(fields);
   if (!parsed.success) throw fromZodError(parsed.error, 'item');
+  const problem = itemShapeProblem(parsed.data);
+  if (problem) throw validationError(`${problem.field}: ${problem.message}`, [problem]);
   enforceLimits(parsed.data, limits);
   return parsed.data;
 }

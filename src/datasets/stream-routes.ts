@@ -7,7 +7,7 @@ import type { Caller } from '../auth.ts';
 import { TribunalError } from '../errors.ts';
 import { sendProblem } from '../http/problem.ts';
 import type { Services } from '../tool.ts';
-import { getOwnDataset } from './datasets.ts';
+import { getOwnDataset, itemToWire } from './datasets.ts';
 import { csvRecords, importItems, jsonlLines } from './import.ts';
 
 const JSONL_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/json-lines', 'application/x-jsonlines'];
@@ -42,7 +42,7 @@ export function datasetStreamRoutes(services: Services): express.Router {
       let after: number | undefined;
       do {
         const page = await services.store.listDatasetItems(dataset.id, { limit: EXPORT_PAGE, after });
-        const text = page.items.map((item) => `${JSON.stringify(item)}\n`).join('');
+        const text = page.items.map((item) => `${JSON.stringify(itemToWire(item))}\n`).join('');
         // Wait for the client to take what it has before reading the next page.
         if (text && !res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
         after = page.last;

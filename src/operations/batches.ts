@@ -1,13 +1,14 @@
 // REST-only operations on batch runs (SPEC section 7): start a run of a judge over a dataset or
 // given items (202, it runs in the background), list runs, read one, page its rows in item order,
 // cancel. Never registered with MCP. The runs themselves: src/batch/.
+import { runnableItems } from '../datasets/item-shape.ts';
 import { z } from 'zod';
 import { cancelBatch, batchToWire, getVisibleBatch, listBatches, listBatchResults, MAX_INLINE_ITEMS, startBatch } from '../batch/batches.ts';
 import { assertRunnable, resolveJudge } from '../domain/judges.ts';
 import { filterIdsForNames } from '../domain/names.ts';
 import { validationError } from '../errors.ts';
 import { looksLikeId } from '../ids.ts';
-import { BATCH_STATUSES, BatchExecution, BatchRow, DatasetItemInput, PageParams, page } from '../schemas.ts';
+import { BATCH_STATUSES, BatchExecution, BatchRow, PageParams, page } from '../schemas.ts';
 import { defineTool } from '../tool.ts';
 import { READ, WRITE } from './annotations.ts';
 
@@ -22,7 +23,7 @@ export const batchExecuteOperation = defineTool({
   input: z.object({
     judge_id: z.string().min(1).describe('id or exact name of the judge to run'),
     dataset_id: z.string().min(1).optional().describe('id or exact name of the dataset to run over (give this or items)'),
-    items: z.array(DatasetItemInput).min(1).max(MAX_INLINE_ITEMS).optional().describe(`the items to run over, 1..${MAX_INLINE_ITEMS} (give this or dataset_id)`),
+    items: runnableItems(MAX_INLINE_ITEMS).optional().describe(`the items to run over, 1..${MAX_INLINE_ITEMS} (give this or dataset_id)`),
     tags: z.array(z.string()).optional().describe('labels added to every row log'),
     use_cache: z.boolean().optional().describe('rows may reuse a cached result for the same inputs (default false)'),
   }),

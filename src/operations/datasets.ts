@@ -3,7 +3,8 @@
 // since their bodies are not JSON.
 import { z } from 'zod';
 import { addItems, createDataset, deleteDataset, deleteItem, getItem, getOwnDataset, datasetToWire, listDatasets, listItems, updateDataset, updateItem } from '../datasets/datasets.ts';
-import { Dataset, DatasetItem, DatasetItemInput, DatasetItemInputShape, page, PageParams } from '../schemas.ts';
+import { runnableItems } from '../datasets/item-shape.ts';
+import { Dataset, DatasetItem, DatasetItemInputShape, page, PageParams } from '../schemas.ts';
 import { defineTool } from '../tool.ts';
 import { Deleted } from './resources.ts';
 import { READ, WRITE } from './annotations.ts';
@@ -78,7 +79,8 @@ export const addDatasetItemsOperation = defineTool({
   name: 'add_dataset_items',
   title: 'Add 1 to 1000 items to a dataset',
   description: 'Adds items in the order given. One invalid item refuses the whole call, and the errors name each bad index (items.N.field).',
-  input: z.object({ dataset_id: datasetId, items: z.array(DatasetItemInput).min(1).max(1000).describe('the items, 1..1000') }),
+  input: z.object({ dataset_id: datasetId, items: runnableItems(1000)
+      .describe('the items, 1..1000; each has a response (with an optional request) or turns') }),
   output: z.object({ created: z.number().int().describe('items added'), ids: z.array(z.string()).describe('their ids, in the order given') }),
   annotations: WRITE,
   handler: ({ dataset_id, items }, ctx) => addItems(ctx, dataset_id, items),
@@ -99,12 +101,14 @@ const nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
 export const updateDatasetItemOperation = defineTool({
   name: 'update_dataset_item',
   title: 'Edit one dataset item',
-  description: 'Sets the fields given; null clears an optional field (request, contexts, expected_output, tags, metadata, expected_scores).',
+  description: 'Sets the fields given; null clears a field (request, response or turns, system_prompt, contexts, expected_output, tags, metadata, expected_scores). The item must stay runnable: a response or turns, never both.',
   input: z.object({
     dataset_id: datasetId,
     item_id: itemId,
-    response: DatasetItemInputShape.response.optional(),
+    response: nullable(z.string().min(1, 'response is empty: pass the LLM output to evaluate')).describe('the LLM output to evaluate; null clears it (when switching the item to turns)'),
     request: nullable(z.string()).describe('the input that prompted the response'),
+    turns: nullable(DatasetItemInputShape.turns.unwrap()).describe('the conversation to judge instead of request/response; null clears it'),
+    system_prompt: nullable(z.string()).describe('the system prompt of the evaluated application, with turns'),
     contexts: nullable(z.array(z.string())).describe('retrieved snippets'),
     expected_output: nullable(z.string()).describe('reference answer'),
     tags: nullable(z.array(z.string())).describe('labels'),

@@ -20,7 +20,8 @@ export type JudgeRecord = Omit<Judge, 'generation'> & { org_id: string; generati
 export type ExecutionLogRecord = ExecutionLog & { org_id: string };
 /** `item_count` is kept by the store: what a caller gives on create is ignored. */
 export type DatasetRecord = Dataset & { org_id: string };
-export type DatasetItemRecord = DatasetItem;
+/** `turns`/`system_prompt` are absent on items stored before conversations were accepted; absent reads as null (itemToWire). */
+export type DatasetItemRecord = Omit<DatasetItem, 'turns' | 'system_prompt'> & { turns?: DatasetItem['turns']; system_prompt?: DatasetItem['system_prompt'] };
 
 export interface DatasetFilter {
   org_id: string;

@@ -85,8 +85,9 @@ export default async function dataset(page, { app, params }) {
         h(
           'tr',
           { 'data-item': item.id },
-          h('td', { class: 'intent' }, preview(item.request)),
-          h('td', { class: 'intent' }, preview(item.response)),
+          // A conversation item shows its first user turn as the request and its last turn as the response.
+          h('td', { class: 'intent' }, preview(item.turns ? item.turns.find((t) => t.role === 'user')?.content ?? '' : item.request)),
+          h('td', { class: 'intent' }, preview(item.turns ? `${item.turns[item.turns.length - 1].content} (${item.turns.length} turns)` : item.response)),
           h('td', { class: 'num' }, String(item.contexts?.length ?? 0)),
           h('td', {}, item.tags.join(', ')),
           h('td', {}, item.expected_scores ? Object.entries(item.expected_scores).map(([k, v]) => `${k}: ${v}`).join(', ') : ''),

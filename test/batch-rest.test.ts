@@ -1,0 +1,210 @@
+// Batch runs over real HTTP (SPEC section 7) against the fake judge model: a run over a dataset and
+// over given items, progress and results in item order, the rows as ordinary logs with
+// batch_execution_id, cancel, a dataset deleted mid-run, bad inputs, and interactive runs served
+// before batch rows. TRIBUNAL_TEST_STORE=postgres runs it on PostgreSQL.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
+
+let rig: ScoringRig;
+let judgeId: string;
+let contextsJudgeId: string;
+
+before(async () => {
+  rig = await startScoringRig({ TRIBUNAL_BATCH_CONCURRENCY: '4', TRIBUNAL_BATCH_CHUNK: '3', TRIBUNAL_BATCH_LEASE: '3s' });
+  const a = await rig.createEvaluator(evaluatorBody());
+  const b = await rig.createEvaluator(evaluatorBody());
+  judgeId = (await rig.createJudge({ name: 'Batch judge', intent: 'grade answers', evaluator_ids: [a.id, b.id] })).id;
+  const grounded = await rig.createEvaluator(evaluatorBody({ requires_contexts: true }));
+  contextsJudgeId = (await rig.createJudge({ name: 'Grounded judge', intent: 'grounded answers', evaluator_ids: [grounded.id] })).id;
+});
+after(() => rig.close());
+
+const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ request: `question ${from + i}`, response: `answer ${from + i}`, tags: [`i${from + i}`] }));
+
+async function dataset(n: number): Promise<string> {
+  const created = await rig.post('/v1/datasets/', { name: `set ${Math.random()}` });
+  assert.equal(created.status, 201);
+  if (n) assert.equal((await rig.post(`/v1/datasets/${created.body.id}/items/`, { items: items(n) })).status, 201);
+  return created.body.id;
+}
+
+async function waitFor(id: string, done: (b: any) => boolean, ms = 15_000): Promise<any> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const res = await rig.get(`/v1/judges/batch-executions/${id}/`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    if (done(res.body)) return res.body;
+    if (Date.now() > deadline) throw new Error(`batch ${id} still ${JSON.stringify(res.body)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+const ended = (b: any) => ['completed', 'failed', 'cancelled'].includes(b.status);
+
+async function allRows(id: string): Promise<any[]> {
+  const out: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await rig.get(`/v1/judges/batch-executions/${id}/results/?limit=4${cursor ? `&cursor=${cursor}` : ''}`);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    out.push(...res.body.results);
+    cursor = res.body.next_cursor;
+  } while (cursor);
+  return out;
+}
+
+describe('batch runs', () => {
+  it('runs a judge over a dataset: 202, progress, summary, rows in item order, each an ordinary log', async () => {
+    const ds = await dataset(10);
+    rig.fake.resetStats();
+    const started = await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { dataset_id: ds, tags: ['nightly'] });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    assert.equal(started.body.status, 'queued');
+    assert.equal(started.body.status_url, `/v1/judges/batch-executions/${started.body.batch_execution_id}/`);
+    const run = await waitFor(started.body.batch_execution_id, ended);
+    assert.equal(run.status, 'completed', JSON.stringify(run));
+    assert.equal(run.total, 10);
+    assert.equal(run.done, 10);
+    assert.equal(run.failed, 0);
+    assert.equal(run.judge_id, judgeId);
+    assert.equal(run.dataset_id, ds);
+    assert.ok(run.started_at && run.finished_at);
+    assert.ok(run.cost_usd > 0);
+    assert.equal(run.summary.length, 2);
+    for (const s of run.summary) {
+      assert.equal(s.n, 10);
+      assert.equal(s.errors, 0);
+      assert.ok(s.min <= s.mean && s.mean <= s.max);
+    }
+    assert.equal(rig.fake.requests.length, 20, 'each row scored once per evaluator');
+    const rows = await allRows(run.id);
+    assert.deepEqual(rows.map((r) => r.position), [...Array(10).keys()]);
+    const listed = await rig.get(`/v1/datasets/${ds}/items/?limit=50`);
+    assert.deepEqual(rows.map((r) => r.item_id), listed.body.results.map((i: any) => i.id));
+    const log = await rig.get(`/v1/execution-logs/${rows[3].execution_log_id}/`);
+    assert.equal(log.status, 200);
+    assert.equal(log.body.batch_execution_id, run.id);
+    assert.equal(log.body.response, 'answer 3');
+    assert.deepEqual(log.body.tags.sort(), ['i3', 'nightly']);
+    assert.equal(log.body.score, rows[3].score);
+    const filtered = await rig.get(`/v1/execution-logs/?batch_execution_id=${run.id}&limit=100`);
+    assert.equal(filtered.body.results.length, 10);
+    assert.equal(new Set(filtered.body.results.map((l: any) => l.id)).size, 10);
+    const listedRuns = await rig.get(`/v1/judges/batch-executions/?dataset_id=${ds}&status=completed`);
+    assert.deepEqual(listedRuns.body.results.map((b: any) => b.id), [run.id]);
+    assert.equal((await rig.get(`/v1/judges/batch-executions/?status=running&dataset_id=${ds}`)).body.results.length, 0);
+  });
+
+  it('runs over items given in the request; an item missing an input fails its row and the run goes on', async () => {
+    const given = [{ response: 'a', contexts: ['ctx'] }, { response: 'b' }, { response: 'c', contexts: ['ctx'] }];
+    const started = await rig.post(`/v1/judges/${contextsJudgeId}/batch-execute/`, { items: given });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    const run = await waitFor(started.body.batch_execution_id, ended);
+    assert.equal(run.status, 'completed');
+    assert.equal(run.dataset_id, null);
+    assert.deepEqual([run.total, run.done, run.failed], [3, 2, 1]);
+    const rows = await allRows(run.id);
+    assert.deepEqual(rows.map((r) => r.index), [0, 1, 2]);
+    assert.equal(rows[1].score, null);
+    assert.equal(rows[1].execution_log_id, null);
+    assert.match(rows[1].error, /contexts/);
+    assert.ok(rows[0].execution_log_id && rows[2].execution_log_id);
+  });
+
+  it('cancel: rows not started are never scored', async () => {
+    const ds = await dataset(30);
+    rig.fake.setLatency(150);
+    rig.fake.resetStats();
+    try {
+      const started = await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { dataset_id: ds });
+      const id = started.body.batch_execution_id;
+      await waitFor(id, (b) => b.done >= 2);
+      const cancelled = await rig.post(`/v1/judges/batch-executions/${id}/cancel/`, {});
+      assert.equal(cancelled.status, 200);
+      assert.equal(cancelled.body.status, 'cancelled');
+      await new Promise((r) => setTimeout(r, 600)); // rows in flight finish
+      const run = (await rig.get(`/v1/judges/batch-executions/${id}/`)).body;
+      assert.equal(run.status, 'cancelled');
+      assert.ok(run.done < 30 && run.done >= 2, JSON.stringify(run));
+      const rows = await allRows(id);
+      assert.equal(rows.length, run.done + run.failed);
+      // Two model calls per recorded row, and none for a row that was never started.
+      assert.equal(rig.fake.requests.length, rows.length * 2);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(rig.fake.requests.length, rows.length * 2, 'nothing runs after the cancel');
+      const again = await rig.post(`/v1/judges/batch-executions/${id}/cancel/`, {});
+      assert.equal(again.body.status, 'cancelled');
+    } finally {
+      rig.fake.setLatency(0);
+    }
+  });
+
+  it('a dataset deleted during the run: the run fails with a clear reason and keeps its scored rows', async () => {
+    const ds = await dataset(30);
+    rig.fake.setLatency(100);
+    try {
+      const started = await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { dataset_id: ds });
+      const id = started.body.batch_execution_id;
+      await waitFor(id, (b) => b.done >= 2);
+      assert.equal((await rig.server.request('DELETE', `/v1/datasets/${ds}/`, { key: rig.key })).status, 200);
+      const run = await waitFor(id, ended);
+      assert.equal(run.status, 'failed');
+      assert.match(run.error, /deleted during the run/);
+      assert.ok(run.done >= 2 && run.done < 30);
+      const rows = await allRows(id);
+      assert.ok(rows.length >= 2);
+      assert.equal((await rig.get(`/v1/execution-logs/${rows[0].execution_log_id}/`)).status, 200);
+    } finally {
+      rig.fake.setLatency(0);
+    }
+  });
+
+  it('refuses bad input: neither or both sources, unknown or foreign dataset or judge, too many items, bad filters and cursors', async () => {
+    const neither = await rig.post(`/v1/judges/${judgeId}/batch-execute/`, {});
+    assert.equal(neither.status, 400);
+    assert.equal(neither.body.code, 'validation_error');
+    const ds = await dataset(1);
+    assert.equal((await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { dataset_id: ds, items: items(1) })).status, 400);
+    const unknown = await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { dataset_id: 'dst_0190f0f0f0f0f0f0f0f0f0f0f0f0f0f0' });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.code, 'not_found');
+    assert.equal((await rig.post('/v1/judges/jdg_0190f0f0f0f0f0f0f0f0f0f0f0f0f0f0/batch-execute/', { items: items(1) })).status, 404);
+    assert.equal((await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { items: items(1001) })).status, 400);
+    assert.equal((await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { items: [] })).status, 400);
+    assert.equal((await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { items: [{ request: 'no response' }] })).status, 400);
+    assert.equal((await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { items: items(1), surprise: 1 })).status, 400);
+    const other = await rig.server.demoUser();
+    // Another organization's dataset is not found (the judge itself is public: demo resources are).
+    const foreign = await rig.server.request('POST', `/v1/judges/${judgeId}/batch-execute/`, { key: other.api_key, body: { dataset_id: ds } });
+    assert.equal(foreign.status, 404);
+    assert.match(foreign.body.detail, /Dataset/);
+    const mine = await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { items: items(1) });
+    const peek = await rig.server.request('GET', `/v1/judges/batch-executions/${mine.body.batch_execution_id}/`, { key: other.api_key });
+    assert.equal(peek.status, 404);
+    assert.equal((await rig.server.request('POST', `/v1/judges/batch-executions/${mine.body.batch_execution_id}/cancel/`, { key: other.api_key, body: {} })).status, 404);
+    assert.equal((await rig.get('/v1/judges/batch-executions/bat_nope/')).status, 404);
+    assert.equal((await rig.get('/v1/judges/batch-executions/?status=done')).status, 400);
+    assert.equal((await rig.get('/v1/judges/batch-executions/?date_from=yesterday')).status, 400);
+    assert.equal((await rig.get(`/v1/judges/batch-executions/${mine.body.batch_execution_id}/results/?cursor=zzz`)).status, 400);
+    await waitFor(mine.body.batch_execution_id, ended);
+  });
+
+  it('interactive runs are served before queued batch rows', async () => {
+    const ds = await dataset(40);
+    rig.fake.setLatency(80);
+    try {
+      const started = await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { dataset_id: ds });
+      const id = started.body.batch_execution_id;
+      await waitFor(id, (b) => b.done >= 1);
+      const t0 = Date.now();
+      const run = await rig.post(`/v1/judges/${judgeId}/execute/`, { request: 'interactive', response: 'now' });
+      assert.equal(run.status, 200);
+      // The server's model limit is 16 slots (default) and the batch holds 4 rows x 2 calls: an
+      // interactive run waits for no batch call.
+      assert.ok(Date.now() - t0 < 1500, `interactive run took ${Date.now() - t0} ms`);
+      await rig.post(`/v1/judges/batch-executions/${id}/cancel/`, {});
+    } finally {
+      rig.fake.setLatency(0);
+    }
+  });
+});
