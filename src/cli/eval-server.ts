@@ -22,12 +22,10 @@ interface ServerRow {
   cost_usd?: number | null;
 }
 
-/** Why a row cannot go into a server batch (dataset items take no conversations yet), if it cannot. */
+/** Why a row cannot go into a server batch, if it cannot (the server checks the rest and names the line). */
 function serverRowError(row: DatasetRow): string | undefined {
   if (row.error) return row.error;
-  const input = row.input!;
-  if (input.turns) return 'conversation rows ("turns") cannot run as a server batch yet: run without --server';
-  if (!input.response) return '"response" is empty';
+  if (!row.input!.turns && !row.input!.response) return '"response" is empty';
   return undefined;
 }
 
@@ -68,8 +66,10 @@ export async function runOnServer(
   const batchIds: string[] = [];
   const path = `/v1/judges/${encodeURIComponent(judge.id)}/batch-execute/`;
   for (const chunk of chunks) {
+    // user_id and session_id are the row's own (execute takes them); dataset items have no such field.
     const items = chunk.map(({ input }) => ({
-      response: input!.response!,
+      ...(input!.turns ? { turns: input!.turns } : { response: input!.response! }),
+      ...(input!.system_prompt !== undefined ? { system_prompt: input!.system_prompt } : {}),
       ...(input!.request !== undefined ? { request: input!.request } : {}),
       ...(input!.contexts ? { contexts: input!.contexts } : {}),
       ...(input!.expected_output !== undefined ? { expected_output: input!.expected_output } : {}),
