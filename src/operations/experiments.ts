@@ -92,6 +92,13 @@ async function collect(ctx: RequestContext, id: string) {
   return c.finish();
 }
 
+// Two completed runs never change (a cancelled or failed one may still record rows that were in
+// flight), so their comparison is kept (a few, most recently used): a page that
+// is opened again answers without reading 2 x n rows from the store, which costs far more than the
+// statistics (docs/BENCHMARKS.md). The visibility and status checks still run on every request.
+const RECENT = 16;
+const recent = new Map<string, ReturnType<typeof compareRuns>>();
+
 export async function compareBatches(ctx: RequestContext, input: { a: string; b: string; top?: number }) {
   if (input.a === input.b) throw validationError('a and b are the same batch run: give two runs to compare.', [{ field: 'b', message: 'same run as a' }]);
   const [a, b] = [await getVisibleBatch(ctx, input.a), await getVisibleBatch(ctx, input.b)];
@@ -110,7 +117,12 @@ export async function compareBatches(ctx: RequestContext, input: { a: string; b:
       throw new TribunalError('conflict', 409, `batch run ${r.id} is ${r.status} (${r.done + r.failed} of ${r.total} rows finished): compare the runs once both have ended.`);
     }
   }
-  const comparison = compareRuns(await collect(ctx, a.id), await collect(ctx, b.id), { by, top: input.top ?? 10 });
+  const cacheKey = `${a.id} ${b.id} ${input.top ?? 10}`;
+  let comparison = recent.get(cacheKey);
+  if (comparison) recent.delete(cacheKey);
+  else comparison = compareRuns(await collect(ctx, a.id), await collect(ctx, b.id), { by, top: input.top ?? 10 });
+  if (a.status === 'completed' && b.status === 'completed') recent.set(cacheKey, comparison);
+  if (recent.size > RECENT) recent.delete(recent.keys().next().value!);
   return { a: brief(a), b: brief(b), ...comparison };
 }
 
