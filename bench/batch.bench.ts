@@ -119,12 +119,16 @@ runBench(async () => {
     }
     pureComparison();
     if (runs.length >= 2) {
-      const cpuBefore = await childCpuMicros(server.child);
-      const started = performance.now();
-      const c = await api(base, key, 'GET', `/v1/judges/batch-executions/compare/?a=${runs[0].id}&b=${runs[1].id}`);
-      const wall = performance.now() - started;
-      const cpuMs = ((await childCpuMicros(server.child)) - cpuBefore) / 1000;
-      console.log(`experiments (REST): compare of the two runs, ${c.pairs} pairs: server CPU ${cpuMs.toFixed(0)} ms, wall ${wall.toFixed(0)} ms (goal < 300 ms CPU at 10,000 pairs)`);
+      // The first call reads both runs' rows from the store; a second one is answered from the
+      // comparisons the server keeps for completed runs.
+      for (const call of ['first', 'again']) {
+        const cpuBefore = await childCpuMicros(server.child);
+        const started = performance.now();
+        const c = await api(base, key, 'GET', `/v1/judges/batch-executions/compare/?a=${runs[0].id}&b=${runs[1].id}`);
+        const wall = performance.now() - started;
+        const cpuMs = ((await childCpuMicros(server.child)) - cpuBefore) / 1000;
+        console.log(`experiments (REST, ${call}): compare of the two runs, ${c.pairs} pairs: server CPU ${cpuMs.toFixed(0)} ms, wall ${wall.toFixed(0)} ms (goal < 300 ms CPU at 10,000 pairs)`);
+      }
     }
   } finally {
     stopChildren([server, fake]);
