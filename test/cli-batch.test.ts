@@ -51,8 +51,11 @@ test('batch run --wait: plain progress lines without a terminal, the per-evaluat
   assert.ok(logs.body.results.every((l: { tags: string[] }) => l.tags.includes('nightly') && l.tags.includes('v1')));
 
   // The same run under a gate it fails: exit 1, and --json says why.
+  // Slow enough for many status reads (each wait must leave no listener behind: no warning).
   scoreAll(0.3);
-  const gated = await rig.cli(['batch', 'run', '--judge', judgeId, '--dataset', datasetId, '--wait', '--fail-under', '0.5', '--poll-interval', '0.1', '--json', '--quiet']);
+  rig.fake.setLatency(500);
+  const gated = await rig.cli(['batch', 'run', '--judge', judgeId, '--dataset', datasetId, '--wait', '--fail-under', '0.5', '--poll-interval', '0.05', '--json', '--quiet']);
+  rig.fake.setLatency(0);
   assert.equal(gated.code, 1, gated.stderr);
   const answer = JSON.parse(gated.stdout);
   assert.equal(answer.status, 'completed');

@@ -28,10 +28,12 @@ export interface BatchRecord {
 export const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 export const batchPath = (id: string) => `/v1/judges/batch-executions/${encodeURIComponent(id)}/`;
 
+/** Waits `ms`, or less when `signal` aborts; leaves no listener behind (one sleep per poll). */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    const onAbort = () => (clearTimeout(t), resolve());
+    const t = setTimeout(() => (signal?.removeEventListener('abort', onAbort), resolve()), ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
   });
 
 interface WaitOptions {
