@@ -159,6 +159,36 @@ describe('batch runs', () => {
     }
   });
 
+  it('a store failure recording rows loses no row: the run is worked again, each row recorded and asked once', async () => {
+    const ds = await dataset(12);
+    const store = rig.server.store;
+    const original = store.recordBatchRow.bind(store);
+    let failures = 0;
+    store.recordBatchRow = async (batchId, row) => {
+      if (row.position % 5 === 1 && failures < 3) {
+        failures++;
+        throw new Error('disk full (injected)');
+      }
+      return original(batchId, row);
+    };
+    rig.fake.resetStats();
+    try {
+      const started = await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { dataset_id: ds });
+      const run = await waitFor(started.body.batch_execution_id, ended);
+      assert.equal(failures, 3, 'the failures were injected');
+      assert.equal(run.status, 'completed', JSON.stringify(run));
+      assert.deepEqual([run.done, run.failed], [12, 0]);
+      const rows = await allRows(run.id);
+      assert.deepEqual(rows.map((r) => r.position), [...Array(12).keys()]);
+      // The rows whose record failed had their log written: they are recorded from it, not asked again.
+      assert.equal(rig.fake.requests.length, 24, 'each row asked once per evaluator');
+      const logs = await rig.get(`/v1/execution-logs/?batch_execution_id=${run.id}&limit=100`);
+      assert.equal(logs.body.results.length, 12);
+    } finally {
+      store.recordBatchRow = original;
+    }
+  });
+
   it('refuses bad input: neither or both sources, unknown or foreign dataset or judge, too many items, bad filters and cursors', async () => {
     const neither = await rig.post(`/v1/judges/${judgeId}/batch-execute/`, {});
     assert.equal(neither.status, 400);

@@ -25,18 +25,30 @@ export interface BatchRunnerServices {
 }
 
 const log = (line: string) => console.error(`[tribunal] batch: ${line}`);
+/** JSON store: how long a run whose work failed on a store error waits before it is worked again. */
+const RETRY_MS = 1000;
+
+/** JSON store: a run this process is planning: where its planner is, its rows in flight, rows that failed to record. */
+interface LocalRun {
+  state: PlanState;
+  rows: Set<Promise<unknown>>;
+  errors: number;
+}
 
 export class BatchRunner implements BatchDispatcher {
   private readonly slots: Limiter;
   private readonly env: BatchEnv;
   private readonly inFlight = new Set<Promise<unknown>>();
   /** JSON store: the runs this process is planning, with where each planner is. */
-  private readonly local = new Map<string, { state: PlanState; rows: Set<Promise<unknown>> }>();
+  private readonly local = new Map<string, LocalRun>();
   private pumping = false;
   private stopping = false;
   private pg?: PgBatchQueue;
   private pgStart?: Promise<PgBatchQueue>;
   private watch?: NodeJS.Timeout;
+  /** PostgreSQL: unfinished runs whose plan job this instance has sent. */
+  private readonly seen = new Set<string>();
+  private looking = false;
 
   constructor(private readonly services: BatchRunnerServices) {
     this.slots = new Limiter(services.config.batch.concurrency);
@@ -62,13 +74,24 @@ export class BatchRunner implements BatchDispatcher {
     for (const b of unfinished) await this.dispatch(b);
   }
 
+  /**
+   * PostgreSQL: every 2 s, the unfinished runs. A run this instance has not seen yet gets its plan
+   * job sent (its id makes a repeat harmless), so a run stored by an instance that sends no jobs
+   * (TRIBUNAL_BATCH_WORKER=false, or a crash between storing the run and sending its job) starts
+   * on its own; pg-boss starts with the first such run.
+   */
   private async lookForWork(): Promise<void> {
-    if (this.pg || this.stopping) return;
+    if (this.stopping || this.looking) return;
+    this.looking = true;
     try {
       const unfinished = await this.store.listUnfinishedBatchExecutions();
-      if (unfinished.length) await this.ensurePg();
+      const ids = new Set(unfinished.map((b) => b.id));
+      for (const id of this.seen) if (!ids.has(id)) this.seen.delete(id);
+      for (const b of unfinished) if (!this.seen.has(b.id)) await this.dispatch(b);
     } catch (err) {
       log(`looking for batch work failed: ${(err as Error).message}`);
+    } finally {
+      this.looking = false;
     }
   }
 
@@ -78,7 +101,14 @@ export class BatchRunner implements BatchDispatcher {
       leaseMs: batch.leaseMs,
       workers: Math.ceil(batch.concurrency / batch.chunk) + 1,
       onPlan: (id) => this.planAll(id),
-      onChunk: (chunk) => this.runChunk(chunk).then((rows) => Promise.all(rows)).then(() => this.afterChunk(chunk.batch_id)),
+      // Every row of the chunk settles before the job ends: a job failed while rows still run would
+      // be taken up again at once and those rows asked of the model twice.
+      onChunk: async (chunk) => {
+        const settled = await Promise.allSettled(await this.runChunk(chunk));
+        const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+        if (failed) throw failed.reason;
+        await this.afterChunk(chunk.batch_id);
+      },
     }).then((pg) => (this.pg = pg));
     // A failed start (the database away) is tried again by the next look.
     this.pgStart.catch(() => (this.pgStart = undefined));
@@ -89,10 +119,11 @@ export class BatchRunner implements BatchDispatcher {
     if (this.stopping) return;
     if (this.store.kind === 'postgres') {
       await (await this.ensurePg()).sendPlan(batch.id);
+      this.seen.add(batch.id);
       return;
     }
     // A run resumed after a restart is planned again from its first row; rows recorded are skipped.
-    if (!this.local.has(batch.id)) this.local.set(batch.id, { state: { planned: 0, cursor: null }, rows: new Set() });
+    if (!this.local.has(batch.id)) this.local.set(batch.id, { state: { planned: 0, cursor: null }, rows: new Set(), errors: 0 });
     void this.pump();
   }
 
@@ -104,39 +135,72 @@ export class BatchRunner implements BatchDispatcher {
       while (!this.stopping && this.local.size) {
         for (const [id, run] of [...this.local]) {
           if (this.stopping) break;
-          const batch = await this.store.getBatchExecution(id);
-          if (!batch || isTerminal(batch.status)) {
-            this.local.delete(id);
-            // Rows in flight when it was cancelled are recorded; the summary takes them in.
-            if (batch) this.track(Promise.all([...run.rows]).then(() => resummarize(this.store, id)), new Set());
-            continue;
-          }
-          let next;
           try {
-            next = await planNext(this.store, batch, run.state, this.services.config.batch.chunk);
+            await this.pumpOne(id, run);
           } catch (err) {
+            // A store failure (disk full, say): this run is planned again shortly from its first
+            // row, skipping rows recorded; the other runs go on.
             this.local.delete(id);
-            await this.planFailed(id, err);
-            continue;
-          }
-          run.state = next.state;
-          if (next.chunk) for (const row of await this.runChunk(next.chunk)) this.track(row, run.rows);
-          if (next.end) {
-            this.local.delete(id);
-            await this.store.updateBatchExecution(id, { planned: next.state.planned, planned_all: true, total: next.state.planned, plan_cursor: next.state.cursor });
-            this.track(Promise.all([...run.rows]).then(() => this.afterChunk(id)), new Set());
+            this.retryLater(id, run, err);
           }
         }
       }
-    } catch (err) {
-      log(`the runner stopped on an error and will resume at the next start: ${(err as Error).message}`);
     } finally {
       this.pumping = false;
     }
   }
 
-  private track(p: Promise<unknown>, set: Set<Promise<unknown>>): void {
-    const settled = p.catch((err) => log(`row failed: ${(err as Error).message}`));
+  private async pumpOne(id: string, run: LocalRun): Promise<void> {
+    const batch = await this.store.getBatchExecution(id);
+    if (!batch || isTerminal(batch.status)) {
+      this.local.delete(id);
+      // Rows in flight when it was cancelled are recorded; the summary takes them in.
+      if (batch) this.track(Promise.all([...run.rows]).then(() => resummarize(this.store, id)), new Set());
+      return;
+    }
+    let next;
+    try {
+      next = await planNext(this.store, batch, run.state, this.services.config.batch.chunk);
+    } catch (err) {
+      if (!(err instanceof DatasetGone)) throw err;
+      this.local.delete(id);
+      await failBatch(this.store, id, err.message);
+      return;
+    }
+    run.state = next.state;
+    if (next.chunk) await this.runChunk(next.chunk, run);
+    if (next.end) {
+      this.local.delete(id);
+      await this.store.updateBatchExecution(id, { planned: next.state.planned, planned_all: true, total: next.state.planned, plan_cursor: next.state.cursor });
+      this.track(
+        Promise.allSettled([...run.rows]).then(async () => {
+          await this.afterChunk(id);
+          // A row that failed on a store error was not recorded: the run is worked again.
+          if (run.errors) this.retryLater(id, run, new Error(`${run.errors} row(s) not recorded`));
+        }),
+        new Set(),
+      );
+    }
+  }
+
+  /** JSON store: plans a run again from its first row after a delay (rows recorded are skipped). */
+  private retryLater(id: string, run: LocalRun, err: unknown): void {
+    log(`run ${id}: ${(err as Error).message}; worked again in ${RETRY_MS} ms`);
+    const timer = setTimeout(() => {
+      if (this.stopping || this.local.has(id)) return;
+      void Promise.all([...run.rows])
+        .then(() => this.store.getBatchExecution(id))
+        .then((batch) => (batch && !isTerminal(batch.status) ? this.dispatch(batch) : undefined))
+        .catch((e) => this.retryLater(id, run, e));
+    }, RETRY_MS);
+    timer.unref();
+  }
+
+  private track(p: Promise<unknown>, set: Set<Promise<unknown>>, run?: LocalRun): void {
+    const settled = p.catch((err) => {
+      if (run) run.errors++;
+      log(`row failed: ${(err as Error).message}`);
+    });
     set.add(settled);
     this.inFlight.add(settled);
     void settled.finally(() => {
@@ -178,9 +242,10 @@ export class BatchRunner implements BatchDispatcher {
 
   /**
    * Starts the rows of a chunk not recorded yet, each when a row slot is free; answers their
-   * promises. Rows of a run that has ended (cancelled, failed) are not started.
+   * promises (JSON store: also kept in the local run's set as each starts). Rows of a run that has
+   * ended (cancelled, failed) are not started.
    */
-  private async runChunk(chunk: Chunk): Promise<Array<Promise<unknown>>> {
+  private async runChunk(chunk: Chunk, run?: LocalRun): Promise<Array<Promise<unknown>>> {
     const batch = await this.store.getBatchExecution(chunk.batch_id);
     if (!batch || isTerminal(batch.status)) return [];
     if (batch.dataset_id && !(await this.store.getDataset(batch.dataset_id))) {
@@ -211,7 +276,7 @@ export class BatchRunner implements BatchDispatcher {
       }
       const row = runRow(this.env, caller, now, target, position, chunk.rows[i]).finally(release);
       started.push(row);
-      this.track(row, new Set());
+      this.track(row, run?.rows ?? new Set(), run);
     }
     if (this.stopping && started.length < chunk.rows.length - done.size) started.push(Promise.reject(new Error('stopping: the rest of the chunk is taken up again')));
     return started;
