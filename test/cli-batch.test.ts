@@ -137,6 +137,8 @@ test('eval --server: a local file as server batches (chunks of 1,000), reported 
   const lines = Array.from({ length: 1003 }, (_, i) => JSON.stringify({ id: `r${i}`, request: `q${i}`, response: `a${i}` }));
   lines.splice(2, 0, '{not json');
   lines.splice(5, 0, JSON.stringify({ request: 'no response' }));
+  // A conversation row goes to the server as an item with turns.
+  lines.push(JSON.stringify({ id: 'conv', system_prompt: 'You are the shop assistant.', turns: [{ role: 'user', content: 'Where is my order?' }, { role: 'assistant', content: 'It shipped today.' }] }));
   fs.writeFileSync(input, `${lines.join('\n')}\n`);
   const out = path.join(dir, 'out.jsonl');
   const small = await rig.server.request('POST', '/v1/judges/', { key: rig.key, body: { name: 'one evaluator', intent: 'Support answers.', evaluator_ids: ['Clarity'] } });
@@ -146,13 +148,17 @@ test('eval --server: a local file as server batches (chunks of 1,000), reported 
   assert.match(r.stderr, /^line 3: .*skipped$/m);
   assert.match(r.stderr, /^line 6: missing "response"; skipped$/m);
   assert.match(r.stderr, /Server batches \(1000 rows each\): \S+, \S+/);
-  assert.match(r.stdout, /1003 row\(s\) scored, 2 bad row\(s\) skipped/);
-  assert.match(r.stdout, /Clarity\s+1003\s+0\.70/);
+  assert.match(r.stdout, /1004 row\(s\) scored, 2 bad row\(s\) skipped/);
+  assert.match(r.stdout, /Clarity\s+1004\s+0\.70/);
   const results = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  assert.equal(results.length, 1005);
-  assert.deepEqual(results.map((l) => l.row), Array.from({ length: 1005 }, (_, i) => i + 1));
+  assert.equal(results.length, 1006);
+  assert.deepEqual(results.map((l) => l.row), Array.from({ length: 1006 }, (_, i) => i + 1));
   assert.equal(results[0].id, 'r0');
-  assert.equal(results.at(-1).id, 'r1002');
+  assert.equal(results.at(-2).id, 'r1002');
+  assert.equal(results.at(-1).id, 'conv');
+  const conversation = await rig.server.request('GET', `/v1/execution-logs/${results.at(-1).execution_log_id}/`, { key: rig.key });
+  assert.equal(conversation.body.turns.length, 2);
+  assert.equal(conversation.body.system_prompt, 'You are the shop assistant.');
   assert.ok(results.filter((l) => l.status === 'ok').every((l) => l.execution_log_id && l.score === 0.7));
   const refused = await rig.cli(['eval', '--server', '--resume', '--judge', judgeId, '--input', input, '--out', path.join(dir, 'x.jsonl')]);
   assert.equal(refused.code, 2);
