@@ -120,7 +120,10 @@ export async function compareBatches(ctx: RequestContext, input: { a: string; b:
   const cacheKey = `${a.id} ${b.id} ${input.top ?? 10}`;
   let comparison = recent.get(cacheKey);
   if (comparison) recent.delete(cacheKey);
-  else comparison = compareRuns(await collect(ctx, a.id), await collect(ctx, b.id), { by, top: input.top ?? 10 });
+  else {
+    const [rowsA, rowsB] = await Promise.all([collect(ctx, a.id), collect(ctx, b.id)]);
+    comparison = compareRuns(rowsA, rowsB, { by, top: input.top ?? 10 });
+  }
   if (a.status === 'completed' && b.status === 'completed') recent.set(cacheKey, comparison);
   if (recent.size > RECENT) recent.delete(recent.keys().next().value!);
   return { a: brief(a), b: brief(b), ...comparison };
