@@ -48,8 +48,9 @@ export const routes: RestRoute[] = [
     otherStatuses: [{ status: 200, description: 'generation needs another call: multiple_stages or missing_context_from_system_goal (see error_code)' }],
   },
   // Batch runs: before /v1/judges/:judge_id/, which would take `batch-executions` as a judge id
-  // (and .../compare/, when added, goes before .../:batch_execution_id/).
+  // (and .../compare/ before .../:batch_execution_id/).
   route('get', '/v1/judges/batch-executions/', ops.listBatchExecutions),
+  route('get', '/v1/judges/batch-executions/compare/', ops.compareBatches),
   route('get', '/v1/judges/batch-executions/:batch_execution_id/', ops.getBatchExecution),
   route('get', '/v1/judges/batch-executions/:batch_execution_id/results/', ops.listBatchResults),
   route('post', '/v1/judges/batch-executions/:batch_execution_id/cancel/', ops.cancelBatchExecution),

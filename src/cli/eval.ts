@@ -9,6 +9,7 @@ import { formatFor, parseDataset } from './dataset.ts';
 import { usageError } from './errors.ts';
 import { report } from './eval-report.ts';
 import { BatchRunner } from './eval-runner.ts';
+import { runOnServer } from './eval-server.ts';
 
 const evalCommand: Command = {
   summary: 'score every row of a JSONL or CSV dataset with a judge',
@@ -30,7 +31,12 @@ missing response) are reported with their line number and skipped.
   --resume                 continue an interrupted run: skip rows already scored in --out
   --force                  overwrite an existing --out instead of refusing
   --max-retries <n>        retries of a row after rate limiting (429, default 10)
-  --quiet                  no progress output`,
+  --quiet                  no progress output
+  --server                 run the rows as batches on the server (at most 1,000 rows each; the
+                           server's model concurrency applies, and a batch survives a restart of
+                           the server); --resume, --concurrency and --max-retries do not apply
+  --tags <a,b>             with --server: labels added to every row's execution log
+  --poll-interval <s>      with --server: seconds between status reads (default 1)`,
   options: {
     judge: { type: 'string' },
     input: { type: 'string' },
@@ -42,6 +48,9 @@ missing response) are reported with their line number and skipped.
     force: { type: 'boolean' },
     'max-retries': { type: 'string' },
     quiet: { type: 'boolean' },
+    server: { type: 'boolean' },
+    tags: { type: 'string' },
+    'poll-interval': { type: 'string' },
   },
   async run({ values, json, client }) {
     const judgeRef = str(values.judge);
@@ -54,6 +63,10 @@ missing response) are reported with their line number and skipped.
     const failUnder = num(values['fail-under'], 'fail-under', { min: 0, max: 1 });
     const maxRetries = num(values['max-retries'], 'max-retries', { min: 0, max: 1000, integer: true }) ?? 10;
     if (values.resume && values.force) throw usageError('give --resume or --force, not both.');
+    if (values.server) {
+      const moot = (['resume', 'concurrency', 'max-retries'] as const).filter((f) => values[f] !== undefined);
+      if (moot.length) throw usageError(`--${moot[0]} does not apply to --server (the server runs the rows; follow a batch with tribunal batch status).`);
+    } else if (values.tags !== undefined || values['poll-interval'] !== undefined) throw usageError('--tags and --poll-interval go with --server.');
     const format = formatFor(inputPath, str(values.format));
     if (values.format !== undefined && format !== values.format) throw usageError('--format must be jsonl or csv.');
     if (!format) throw usageError(`cannot tell the format of ${inputPath} from its name: use a .jsonl or .csv file, or pass --format jsonl|csv.`);
@@ -77,6 +90,12 @@ missing response) are reported with their line number and skipped.
     const judgeId = await resolveId(api, 'judge', judgeRef);
     const judge = await api.get<{ id: string; name: string; evaluators: Array<{ id: string; name: string }> }>(`/v1/judges/${encodeURIComponent(judgeId)}/`);
 
+    if (values.server) {
+      const pollMs = (num(values['poll-interval'], 'poll-interval', { min: 0.05, max: 600 }) ?? 1) * 1000;
+      const tags = str(values.tags)?.split(',').map((t) => t.trim()).filter(Boolean);
+      const summary = await runOnServer(api, judge, rows, { outPath, quiet: Boolean(values.quiet), pollMs, tags: tags?.length ? tags : undefined });
+      return report(summary, { json, failUnder, inputPath, outPath, judge });
+    }
     const runner = new BatchRunner(api, judge, rows, { outPath, concurrency, maxRetries, resume: Boolean(values.resume) && outExists, quiet: Boolean(values.quiet) });
     const summary = await runner.run();
     return report(summary, { json, failUnder, inputPath, outPath, judge });

@@ -29,6 +29,7 @@ import {
   listCalibrationRunsOperation,
   startCalibrationRunOperation,
 } from './calibration.ts';
+import { compareBatchesOperation } from './experiments.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
@@ -80,4 +81,5 @@ export const restOnlyOperations = {
   getCalibrationRun: getCalibrationRunOperation,
   listCalibrationItems: listCalibrationItemsOperation,
   calibrationDemonstrations: calibrationDemonstrationsOperation,
+  compareBatches: compareBatchesOperation,
 };

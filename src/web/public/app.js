@@ -19,6 +19,9 @@ import datasets from './pages/datasets.js';
 import dataset from './pages/dataset.js';
 import calibrations from './pages/calibrations.js';
 import calibration from './pages/calibration.js';
+import batches from './pages/batches.js';
+import batch from './pages/batch.js';
+import batchCompare from './pages/batch-compare.js';
 
 const routes = [
   ['/app/sign-in', signIn, { public: true }],
@@ -40,6 +43,9 @@ const routes = [
   ['/app/datasets/:id', dataset],
   ['/app/calibrations', calibrations],
   ['/app/calibrations/:id', calibration],
+  ['/app/batches', batches],
+  ['/app/batches/:id', batch],
+  ['/app/experiments', batchCompare],
 ].map(([pattern, page, opts = {}]) => ({
   page,
   ...opts,
@@ -53,6 +59,7 @@ const NAV = [
   ['/app/logs', 'Execution logs'],
   ['/app/datasets', 'Datasets'],
   ['/app/calibrations', 'Calibrations'],
+  ['/app/batches', 'Batch runs'],
   ['/app/models', 'Judge models'],
   ['/app/keys', 'API keys'],
 ];

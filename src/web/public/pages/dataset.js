@@ -1,8 +1,8 @@
 // One dataset: its items in the order they were added, a file import (JSONL or CSV, streamed to the
-// server as it is read), the export, and delete.
+// server as it is read), a batch run of a judge over it, the export, and delete.
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
-import { button, confirmDialog, errorBox, field, link, notice, pageHeading, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
+import { button, checkboxField, confirmDialog, errorBox, field, link, notice, pageHeading, select, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
 
 const preview = (text) => (text == null ? h('span', { class: 'muted' }, '—') : h('div', { class: 'clamp' }, text));
 
@@ -34,6 +34,35 @@ export default async function dataset(page, { app, params }) {
       await loadItems();
     } catch (err) {
       showFormError(form, err);
+    }
+  });
+
+  // Run a judge over every item on the server, then follow it on the batch page.
+  const judges = await api('GET', '/v1/judges/', { query: { limit: 200 } });
+  const judgeSelect = select('judge_id', [['', 'Choose a judge'], ...judges.results.map((j) => [j.id, j.name])], '');
+  const runTags = h('input', { type: 'text', autocomplete: 'off' });
+  const useCache = checkboxField({ label: 'Reuse cached results', name: 'use_cache', hint: 'Rows identical to an earlier run may reuse its result.' });
+  const runSubmit = h('button', { type: 'submit' }, 'Run batch');
+  const runForm = h(
+    'form',
+    { class: 'filters simple', 'aria-label': 'Run a judge over this dataset', novalidate: true },
+    field({ label: 'Judge', name: 'judge_id', required: true }, judgeSelect),
+    field({ label: 'Tags', name: 'tags', hint: 'Comma-separated labels added to every row’s log.' }, runTags),
+    useCache,
+    h('div', { class: 'actions' }, runSubmit),
+    h('div', { class: 'form-error' }),
+  );
+  runForm.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    if (!judgeSelect.value) return showFormError(runForm, { message: 'Choose a judge to run.', errors: [{ field: 'judge_id', message: 'no judge chosen' }] });
+    const tags = runTags.value.split(',').map((t) => t.trim()).filter(Boolean);
+    const body = { dataset_id: d.id, ...(tags.length ? { tags } : {}), ...(useCache.querySelector('input').checked ? { use_cache: true } : {}) };
+    try {
+      const started = await withBusy(runSubmit, 'Starting…', () => api('POST', `/v1/judges/${encodeURIComponent(judgeSelect.value)}/batch-execute/`, { body }));
+      app.flash(`Batch run started over ${d.item_count} items.`);
+      app.navigate(`/app/batches/${encodeURIComponent(started.batch_execution_id)}`);
+    } catch (err) {
+      showFormError(runForm, err);
     }
   });
 
@@ -90,6 +119,10 @@ export default async function dataset(page, { app, params }) {
     actionError,
     h('p', { class: 'meta' }, h('span', { class: 'muted' }, `${d.item_count} items · updated `), time(d.updated_at), h('span', { class: 'muted' }, ` · id ${d.id}`)),
     d.description ? h('p', { class: 'lead' }, d.description) : null,
+    h('h2', {}, 'Run a judge over it'),
+    runForm,
+    h('p', {}, link(`/app/batches?dataset_id=${encodeURIComponent(d.id)}`, 'Batch runs over this dataset')),
+    h('h2', {}, 'Import'),
     form,
     result,
     h('h2', {}, 'Items'),
