@@ -278,7 +278,13 @@ export class BatchRunner implements BatchDispatcher {
       started.push(row);
       this.track(row, run?.rows ?? new Set(), run);
     }
-    if (this.stopping && started.length < chunk.rows.length - done.size) started.push(Promise.reject(new Error('stopping: the rest of the chunk is taken up again')));
+    if (this.stopping && started.length < chunk.rows.length - done.size) {
+      // Fails the chunk job (PostgreSQL) so that its rows not started are taken up again. The JSON
+      // pump ignores the list (it replans at the next start), so the rejection is marked handled here.
+      const stopped = Promise.reject(new Error('stopping: the rest of the chunk is taken up again'));
+      stopped.catch(() => {});
+      started.push(stopped);
+    }
     return started;
   }
 
