@@ -50,6 +50,10 @@ test('batch run --wait: plain progress lines without a terminal, the per-evaluat
   assert.equal(logs.body.results.length, ITEMS);
   assert.ok(logs.body.results.every((l: { tags: string[] }) => l.tags.includes('nightly') && l.tags.includes('v1')));
 
+  // tribunal logs list --batch: the rows of one run.
+  const listed = ok(await rig.cli(['logs', 'list', '--batch', runA, '--all', '--json']));
+  assert.equal(JSON.parse(listed.stdout).results.length, ITEMS, listed.stdout);
+
   // The same run under a gate it fails: exit 1, and --json says why.
   // Slow enough for many status reads (each wait must leave no listener behind: no warning).
   scoreAll(0.3);
@@ -163,4 +167,21 @@ test('eval --server: a local file as server batches (chunks of 1,000), reported 
   const refused = await rig.cli(['eval', '--server', '--resume', '--judge', judgeId, '--input', input, '--out', path.join(dir, 'x.jsonl')]);
   assert.equal(refused.code, 2);
   assert.match(refused.stderr, /--resume does not apply to --server/);
+});
+
+test('eval --use-cache: the second run over the same rows reuses every result, without a model call', async () => {
+  scoreAll(0.6);
+  const dir = tempDir('tribunal-cli-eval-cache-');
+  const input = path.join(dir, 'rows.jsonl');
+  fs.writeFileSync(input, `${Array.from({ length: 4 }, (_, i) => JSON.stringify({ request: `cache q${i}`, response: `cache a${i}` })).join('\n')}\n`);
+  for (const [mode, extra] of [['local', []], ['server', ['--server', '--poll-interval', '0.1']]] as const) {
+    const first = ok(await rig.cli(['eval', '--judge', judgeId, '--input', input, '--out', path.join(dir, `${mode}-1.jsonl`), '--use-cache', ...extra]));
+    assert.match(first.stdout, /4 row\(s\) scored/);
+    const before = rig.fake.requests.length;
+    ok(await rig.cli(['eval', '--judge', judgeId, '--input', input, '--out', path.join(dir, `${mode}-2.jsonl`), '--use-cache', ...extra]));
+    assert.equal(rig.fake.requests.length, before, `${mode}: no model call on the second run`);
+    const rows = fs.readFileSync(path.join(dir, `${mode}-2.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const log = await rig.server.request('GET', `/v1/execution-logs/${rows[0].execution_log_id}/`, { key: rig.key });
+    assert.ok(log.body.evaluator_results.every((r: { cached?: boolean }) => r.cached === true), JSON.stringify(log.body.evaluator_results));
+  }
 });

@@ -61,6 +61,8 @@ interface BatchOptions {
   maxRetries: number;
   resume: boolean;
   quiet: boolean;
+  /** Each row may reuse the server's cached result for the same inputs (use_cache). */
+  useCache?: boolean;
 }
 
 export interface BatchSummary {
@@ -222,7 +224,8 @@ export class BatchRunner {
       await this.waitForPause();
       if (this.hardAbort.signal.aborted) return undefined;
       try {
-        const answer = await this.api.post<ExecuteAnswer>(path, row.input as RunInput, { signal: this.hardAbort.signal });
+        const input = this.opts.useCache ? { ...(row.input as RunInput), use_cache: true } : (row.input as RunInput);
+        const answer = await this.api.post<ExecuteAnswer>(path, input, { signal: this.hardAbort.signal });
         return {
           ...base,
           status: 'ok',

@@ -35,6 +35,8 @@ missing response) are reported with their line number and skipped.
   --server                 run the rows as batches on the server (at most 1,000 rows each; the
                            server's model concurrency applies, and a batch survives a restart of
                            the server); --resume, --concurrency and --max-retries do not apply
+  --use-cache              each row may reuse the server's cached result for the same inputs
+                           (use_cache: no model call, cost 0, marked cached)
   --tags <a,b>             with --server: labels added to every row's execution log
   --poll-interval <s>      with --server: seconds between status reads (default 1)`,
   options: {
@@ -49,6 +51,7 @@ missing response) are reported with their line number and skipped.
     'max-retries': { type: 'string' },
     quiet: { type: 'boolean' },
     server: { type: 'boolean' },
+    'use-cache': { type: 'boolean' },
     tags: { type: 'string' },
     'poll-interval': { type: 'string' },
   },
@@ -93,10 +96,10 @@ missing response) are reported with their line number and skipped.
     if (values.server) {
       const pollMs = (num(values['poll-interval'], 'poll-interval', { min: 0.05, max: 600 }) ?? 1) * 1000;
       const tags = str(values.tags)?.split(',').map((t) => t.trim()).filter(Boolean);
-      const summary = await runOnServer(api, judge, rows, { outPath, quiet: Boolean(values.quiet), pollMs, tags: tags?.length ? tags : undefined });
+      const summary = await runOnServer(api, judge, rows, { outPath, quiet: Boolean(values.quiet), pollMs, tags: tags?.length ? tags : undefined, useCache: Boolean(values['use-cache']) });
       return report(summary, { json, failUnder, inputPath, outPath, judge });
     }
-    const runner = new BatchRunner(api, judge, rows, { outPath, concurrency, maxRetries, resume: Boolean(values.resume) && outExists, quiet: Boolean(values.quiet) });
+    const runner = new BatchRunner(api, judge, rows, { outPath, concurrency, maxRetries, resume: Boolean(values.resume) && outExists, quiet: Boolean(values.quiet), useCache: Boolean(values['use-cache']) });
     const summary = await runner.run();
     return report(summary, { json, failUnder, inputPath, outPath, judge });
   },

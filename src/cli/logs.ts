@@ -47,6 +47,7 @@ const list_: Command = {
   --max-cost <usd>        cost at most
   --tag <tag>             carrying this tag (repeat: all must match; or comma-separated)
   --session <id>          runs of this session (session_id)
+  --batch <id>            rows of this batch run (batch_execution_id)
   --user <id>             runs for this end user (user_id)
   --from <date>           at or after this date (2026-11-21) or ISO-8601 date-time
   --to <date>             at or before this date (whole day) or ISO-8601 date-time
@@ -63,6 +64,7 @@ const list_: Command = {
     'max-cost': { type: 'string' },
     tag: { type: 'string', multiple: true },
     session: { type: 'string' },
+    batch: { type: 'string' },
     user: { type: 'string' },
     from: { type: 'string' },
     to: { type: 'string' },
@@ -83,6 +85,7 @@ const list_: Command = {
       max_cost: num(values['max-cost'], 'max-cost', { min: 0 }),
       tags: list(values.tag)?.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean),
       session_id: str(values.session),
+      batch_execution_id: str(values.batch),
       user_id: str(values.user),
       date_from: str(values.from),
       date_to: str(values.to),
