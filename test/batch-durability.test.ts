@@ -93,8 +93,13 @@ describe(`batch runs survive the process (${PG ? 'PostgreSQL' : 'JSON'} store)`,
     assert.equal(failed.status, 'failed', JSON.stringify(failed));
     assert.match(failed.error, new RegExp(`judge ${s.judgeId} was deleted`));
     assert.ok(failed.done >= 4 && failed.done < ITEMS);
+    // Rows in flight when the run failed still finish and are recorded (and counted): wait for them.
+    const final = await until(second, s.key, id2, () => fake.inFlight === 0);
+    await new Promise((r) => setTimeout(r, 300));
+    const settledRun = (await second.request('GET', `/v1/judges/batch-executions/${id2}/`, { key: s.key })).body;
+    assert.equal(settledRun.status, 'failed', JSON.stringify(final));
     const rows = await allRows(second, s.key, id2);
-    assert.equal(rows.length, failed.done + failed.failed);
+    assert.equal(rows.length, settledRun.done + settledRun.failed);
     await stop(second);
   });
 });
