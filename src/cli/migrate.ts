@@ -10,8 +10,10 @@ import { withCommandName } from './invocation.ts';
 const MIGRATE_USAGE = `Usage: tribunal migrate --from json --to postgres [--data-dir <dir>] [--database-url <url>] [--json]
 
 Copies everything in a JSON data directory (organizations, API keys, projects, evaluators and judges
-with every version, execution logs) into PostgreSQL, then reads each record back and compares it.
-Records already in PostgreSQL are kept, so an interrupted run can be run again.
+with every version, execution logs, registered models, annotations, datasets with their items, batch
+runs with their rows, calibration runs) into PostgreSQL, then reads each record back and compares
+it. The result cache is not copied (it is disposable). Records already in PostgreSQL are kept, so
+an interrupted run can be run again. A batch run left queued or running resumes on PostgreSQL.
 
   --data-dir <dir>        the JSON data directory (default: TRIBUNAL_DATA_DIR, else .tribunal-data)
   --database-url <url>    the PostgreSQL database (default: DATABASE_URL)

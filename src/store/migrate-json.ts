@@ -5,6 +5,8 @@
 //   a torn last log line exactly as the server would), then its two files are read as they are.
 // - Everything is inserted by id and whatever is already there is kept, so a run that was
 //   interrupted can simply be run again; a second run copies nothing and verifies everything.
+// - Datasets (with their items), batch runs (with their rows and inline items) and calibration runs
+//   follow, a page at a time (migrate-runs.ts). The result cache is not copied: it is disposable.
 // - The answer counts, per kind, the records in the source, those newly copied, and those verified
 //   equal in PostgreSQL. Any difference is listed and makes the command fail.
 import { isDeepStrictEqual } from 'node:util';
@@ -13,6 +15,7 @@ import path from 'node:path';
 import type { Organization } from '../schemas.ts';
 import { isLogRecord } from './json-files.ts';
 import { JsonStore } from './json-store.ts';
+import { migrateRuns, RUN_KINDS, type RunKind } from './migrate-runs.ts';
 import { PostgresStore } from './postgres-store.ts';
 import { StoreConflictError, type AnnotationRecord, type ApiKeyRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type ModelRecord, type ProjectRecord } from './types.ts';
 
@@ -28,8 +31,8 @@ interface JsonFile {
   annotations?: Record<string, AnnotationRecord>;
 }
 
-export type Kind = 'organizations' | 'api_keys' | 'projects' | 'evaluators' | 'evaluator_versions' | 'judges' | 'judge_versions' | 'models' | 'execution_logs' | 'annotations';
-export const KINDS: Kind[] = ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions', 'models', 'execution_logs', 'annotations'];
+export type Kind = 'organizations' | 'api_keys' | 'projects' | 'evaluators' | 'evaluator_versions' | 'judges' | 'judge_versions' | 'models' | 'execution_logs' | 'annotations' | RunKind;
+export const KINDS: Kind[] = ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions', 'models', 'execution_logs', 'annotations', ...RUN_KINDS];
 
 export interface MigrationReport {
   counts: Record<Kind, { source: number; copied: number; verified: number }>;
@@ -42,7 +45,7 @@ export interface MigrateOptions {
   databaseUrl: string;
   /** Progress lines; default none. */
   log?: (line: string) => void;
-  /** Logs per INSERT / verification batch (default 1000). */
+  /** Logs per INSERT / verification batch, and dataset items and batch rows per page (default 1000). */
   batchSize?: number;
 }
 
@@ -106,8 +109,7 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
     const evaluatorVersions = (id: string, latest: EvaluatorRecord) => db.evaluator_versions?.[id] ?? [latest];
     const judgeVersions = (id: string, latest: JudgeRecord) => db.judge_versions?.[id] ?? [latest];
     const logs = await readLogs(path.join(opts.dataDir, 'logs.jsonl'));
-    // People's annotations of logs move too. Datasets, batch runs and calibration runs are not copied
-    // (docs/CALIBRATION.md): a calibration run is re-run on PostgreSQL from a re-imported dataset.
+    // People's annotations of logs move too (datasets, batch and calibration runs: migrate-runs.ts).
     const annotations = Object.values(db.annotations ?? {}).sort(byCreation);
     log(`Read ${opts.dataDir}: ${orgs.length} organizations, ${keys.length} API keys, ${projects.length} projects, ${evaluators.length} evaluators, ${judges.length} judges, ${logs.length} execution logs.`);
 
@@ -202,6 +204,19 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
       for (const l of chunk) compare('execution_logs', l.id, l, stored.get(l.id));
     }
     for (const a of annotations) compare('annotations', a.id, a, await t.getAnnotation(a.id));
+
+    // Datasets, batch runs and calibration runs: copied and verified a page at a time.
+    await migrateRuns({
+      source,
+      target: t,
+      orgIds: orgs.map((o) => o.id),
+      batchSize,
+      counts,
+      mismatches,
+      compare,
+      equal: (a, b) => isDeepStrictEqual(canonical(a), canonical(b)),
+      log,
+    });
     const ok = mismatches.length === 0 && KINDS.every((k) => counts[k].verified === counts[k].source);
     return { counts, mismatches, ok };
   } finally {
