@@ -278,7 +278,13 @@ export class BatchRunner implements BatchDispatcher {
       started.push(row);
       this.track(row, run?.rows ?? new Set(), run);
     }
-    if (this.stopping && started.length < chunk.rows.length - done.size) started.push(Promise.reject(new Error('stopping: the rest of the chunk is taken up again')));
+    if (this.stopping && started.length < chunk.rows.length - done.size) {
+      // Fails the chunk job on PostgreSQL (its caller settles every promise); the JSON store's
+      // pump drops the list, so the rejection is marked handled here, not left unhandled.
+      const unfinished = Promise.reject(new Error('stopping: the rest of the chunk is taken up again'));
+      unfinished.catch(() => {});
+      started.push(unfinished);
+    }
     return started;
   }
 
