@@ -170,12 +170,15 @@ describe('JSON store batch rows on disk', () => {
     const file = path.join(dir, 'batches', `${b.id}.jsonl`);
     const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
     assert.equal(lines.length, 2);
-    assert.deepEqual(JSON.parse(lines[0].split('\t')[0]), rowScores(row(0, { evaluator_results: [result(0.5)] })), 'a line starts with the row scores, then a tab');
+    const { rowLine } = await import('../src/store/json-batches.ts');
+    assert.equal(lines[0], rowLine(row(0, { evaluator_results: [result(0.5)] })));
+    assert.deepEqual(JSON.parse(lines[0].split('\t')[1]), row(0, { evaluator_results: [result(0.5)] }), 'a line ends with the whole row after a tab');
+    assert.ok(lines[0].split('\t')[0].length < 200, 'the scores before the tab are short');
     const old = row(2, { evaluator_results: [result(0.25)] });
     // A torn line whose next line was appended to it (two tabs), a torn scores prefix run into a
     // whole line, then a torn last line: none is a row.
-    const whole3 = `${JSON.stringify(rowScores(row(3)))}\t${JSON.stringify(row(3))}`;
-    fs.appendFileSync(file, `${JSON.stringify(old)}\n${whole3.slice(0, 40)}${whole3}\n{"position":4,"item_id":"itm_4"${whole3}\n${whole3.slice(0, whole3.length - 3)}`);
+    const whole3 = rowLine(row(3));
+    fs.appendFileSync(file, `${JSON.stringify(old)}\n${whole3.slice(0, 40)}${whole3}\n[4,"itm_4",${whole3}\n${whole3.slice(0, whole3.length - 3)}`);
     const reopened = await openJson(dir);
     try {
       const counted = await reopened.getBatchExecution(b.id);
