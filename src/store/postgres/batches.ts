@@ -2,7 +2,7 @@
 // statement that records a row, so several instances recording rows of one run never lose a count;
 // a row is unique per (batch_id, position), so recording it again changes nothing.
 import type { DatasetItemInput } from '../../schemas.ts';
-import type { BatchExecutionRecord, BatchFilter, BatchPatch, BatchRowQuery, BatchRowRecord, BatchRowScores, Page, PageQuery } from '../types.ts';
+import { rowScores, type BatchExecutionRecord, type BatchFilter, type BatchPatch, type BatchRowQuery, type BatchRowRecord, type BatchRowScores, type Page, type PageQuery } from '../types.ts';
 import { extraOf, iso, json, PageSql, placeholders, toPage, type Row } from './codecs.ts';
 import { PgDatasets } from './datasets.ts';
 
@@ -119,23 +119,13 @@ export class PgBatches extends PgDatasets {
   }
 
   /**
-   * The rows cut to their scores in SQL (`rowScores`), so the justifications never cross the wire
-   * nor get parsed here. The record is a json column: cast to jsonb once per row, then taken apart.
+   * The rows cut to their scores here, after the whole record is read: cutting them in SQL
+   * (json_build_object over the record cast to jsonb) was measured at 7x the wall time of reading
+   * the records (750 ms against 100 ms for 10,000 rows) for no less CPU in this process.
    */
   async listBatchRowScores(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowScores[]; last?: number }> {
-    const { rows } = await this.query(
-      `SELECT position, json_build_object(
-           'position', position, 'item_id', r->'item_id', 'index', r->'index', 'execution_log_id', r->'execution_log_id',
-           'score', r->'score', 'error', r->'error',
-           'evaluator_results', (SELECT coalesce(jsonb_agg(jsonb_build_object('evaluator_id', e->'evaluator_id', 'evaluator_name', e->'evaluator_name', 'score', e->'score')
-                                                || CASE WHEN e->'not_applicable' = 'true'::jsonb THEN '{"not_applicable": true}'::jsonb ELSE '{}'::jsonb END ORDER BY i), '[]'::jsonb)
-                                 FROM jsonb_array_elements(r->'evaluator_results') WITH ORDINALITY AS x(e, i))) AS scores
-         FROM batch_rows CROSS JOIN LATERAL (SELECT record::jsonb AS r) AS parsed
-        WHERE batch_id = $1 AND position > $2 ORDER BY position LIMIT $3`,
-      [batchId, query.after ?? -1, query.limit + 1],
-    );
-    const kept = rows.slice(0, query.limit);
-    return { items: kept.map((r) => r.scores as BatchRowScores), last: rows.length > query.limit ? Number(kept[kept.length - 1].position) : undefined };
+    const page = await this.listBatchRows(batchId, query);
+    return { items: page.items.map(rowScores), last: page.last };
   }
 
   async getBatchItems(batchId: string, from: number, count: number): Promise<DatasetItemInput[]> {
