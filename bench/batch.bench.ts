@@ -10,9 +10,14 @@
 //     GET /v1/judges/batch-executions/compare/ over the two runs of part 1 (goal < 300 ms).
 //
 //   node --import tsx bench/batch.bench.ts [--items N] [--runs 1|2] [--latency MS] [--concurrency C]
+//                                         [--store json|postgres] [--instances 1|2]
 //
 // The server and the fake model each run in a child process of their own (bench/harness.ts), so the
-// driver here and the fake never take CPU from the server measured.
+// driver here and the fake never take CPU from the server measured. `--store postgres` runs the
+// server on a fresh schema of the test database (test/helpers/postgres.ts: 127.0.0.1:5432, or
+// TRIBUNAL_TEST_DATABASE_URL), dropped at the end; `--instances 2` starts two servers on that one
+// schema, both batch workers (pg-boss shares the run's chunks), each with the same model and batch
+// concurrency: the run is started through the first, and the CPU is the two servers' sum.
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -25,14 +30,22 @@ const EVALUATORS = ['Answer Relevance', 'Clarity', 'Conciseness'];
 if (process.argv[2] === '--serve') {
   const kind = process.argv[3];
   if (kind === 'fake') await serveChild(() => serveFake(Number(process.argv[4])));
-  else await serveChild(() => serveTribunal(process.argv[4], { TRIBUNAL_MODEL_CONCURRENCY: process.argv[5], TRIBUNAL_REQUEST_TIMEOUT: '600s' }));
+  else {
+    const pgUrl = process.argv[6];
+    const pgEnv: Record<string, string> = pgUrl ? { TRIBUNAL_STORE: 'postgres', DATABASE_URL: pgUrl } : {};
+    await serveChild(() => serveTribunal(process.argv[4], { TRIBUNAL_MODEL_CONCURRENCY: process.argv[5], TRIBUNAL_REQUEST_TIMEOUT: '600s', ...pgEnv }));
+  }
 }
 
-const { values } = parseArgs({ args: process.argv[2] === '--serve' ? [] : process.argv.slice(2), options: { items: { type: 'string' }, runs: { type: 'string' }, latency: { type: 'string' }, concurrency: { type: 'string' } } });
+const { values } = parseArgs({ args: process.argv[2] === '--serve' ? [] : process.argv.slice(2), options: { items: { type: 'string' }, runs: { type: 'string' }, latency: { type: 'string' }, concurrency: { type: 'string' }, store: { type: 'string' }, instances: { type: 'string' } } });
 const ITEMS = Number(values.items ?? 10_000);
 const RUNS = Number(values.runs ?? 2);
 const LATENCY = Number(values.latency ?? 300);
 const CONCURRENCY = Number(values.concurrency ?? 64);
+const STORE = values.store ?? 'json';
+const INSTANCES = Number(values.instances ?? 1);
+if (STORE !== 'json' && STORE !== 'postgres') throw new Error('--store is json or postgres');
+if (INSTANCES !== 1 && !(INSTANCES === 2 && STORE === 'postgres')) throw new Error('--instances 2 needs --store postgres (one process owns a JSON data directory)');
 
 const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -46,24 +59,29 @@ async function api(base: string, key: string, method: string, path: string, body
   return json;
 }
 
-async function oneRun(server: Child, key: string, judgeId: string, datasetId: string) {
-  const base = server.ready.url;
-  const pid = server.child.pid!;
-  const rssBefore = rssMb(pid);
-  const cpuBefore = await childCpuMicros(server.child);
+/** Server CPU (microseconds) of each instance. */
+const cpuEach = (servers: Child[]) => Promise.all(servers.map((x) => childCpuMicros(x.child)));
+
+async function oneRun(servers: Child[], key: string, judgeId: string, datasetId: string) {
+  const base = servers[0].ready.url;
+  const pids = servers.map((x) => x.child.pid!);
+  const rssAll = () => pids.map(rssMb);
+  const rssBefore = rssAll();
+  const cpuBefore = await cpuEach(servers);
   const started = performance.now();
   const { batch_execution_id: id } = await api(base, key, 'POST', `/v1/judges/${judgeId}/batch-execute/`, { dataset_id: datasetId });
-  const samples: Array<{ at: number; finished: number; rss: number }> = [];
+  const samples: Array<{ at: number; finished: number; rss: number[] }> = [];
   let b: any;
   for (;;) {
     b = await api(base, key, 'GET', `/v1/judges/batch-executions/${id}/`);
-    samples.push({ at: (performance.now() - started) / 1000, finished: b.done + b.failed, rss: rssMb(pid) });
+    samples.push({ at: (performance.now() - started) / 1000, finished: b.done + b.failed, rss: rssAll() });
     if (['completed', 'failed', 'cancelled'].includes(b.status)) break;
     await new Promise((r) => setTimeout(r, 500));
   }
   const wall = (performance.now() - started) / 1000;
-  const cpuMs = ((await childCpuMicros(server.child)) - cpuBefore) / 1000;
-  return { id, b, wall, cpuMs, rssBefore, samples };
+  const perInstance = (await cpuEach(servers)).map((c, i) => (c - cpuBefore[i]) / 1000);
+  const cpuMs = perInstance.reduce((a, b) => a + b, 0);
+  return { id, b, wall, cpuMs, rssBefore, samples, perInstance };
 }
 
 function syntheticRows(n: number, seed: number): ExperimentRow[] {
@@ -91,11 +109,17 @@ function pureComparison() {
 
 runBench(async () => {
   let fake: Child | undefined;
-  let server: Child | undefined;
+  const servers: Child[] = [];
+  let schema: { url: string; drop(): Promise<void> } | undefined;
   try {
     fake = await startChild(SELF, 'fake', [String(LATENCY)]);
-    server = await startChild(SELF, 'tribunal', [fake.ready.url, String(CONCURRENCY)]);
-    const base = server.ready.url;
+    if (STORE === 'postgres') {
+      const { createTestSchema } = await import('../test/helpers/postgres.ts');
+      schema = await createTestSchema('trb_bench');
+    }
+    // One at a time: the first migrates the schema.
+    for (let i = 0; i < INSTANCES; i++) servers.push(await startChild(SELF, 'tribunal', [fake.ready.url, String(CONCURRENCY), ...(schema ? [schema.url] : [])]));
+    const base = servers[0].ready.url;
     const { key, judgeIds } = await demoWithJudges(base, { 'bench batch three': EVALUATORS });
     const dataset = await api(base, key, 'POST', '/v1/datasets/', { name: 'bench batch' });
     for (let i = 0; i < ITEMS; i += 1000) {
@@ -103,18 +127,22 @@ runBench(async () => {
       await api(base, key, 'POST', `/v1/datasets/${dataset.id}/items/`, { items });
     }
     const graded = ITEMS * EVALUATORS.length;
-    const ideal = (graded * LATENCY) / 1000 / CONCURRENCY;
+    // Each instance has its own model limiter and row slots: two instances have twice the slots.
+    const ideal = (graded * LATENCY) / 1000 / (CONCURRENCY * INSTANCES);
     const runs = [];
+    console.log(`store ${STORE}, ${INSTANCES} instance(s)${INSTANCES > 1 ? ' on one database, both batch workers' : ''}`);
     for (let r = 0; r < RUNS; r++) {
-      const run = await oneRun(server, key, judgeIds[0], dataset.id);
+      const run = await oneRun(servers, key, judgeIds[0], dataset.id);
       runs.push(run);
-      const rss = run.samples.map((s) => s.rss);
-      const quarter = (q: number) => run.samples.find((s) => s.finished >= q * ITEMS)?.rss ?? NaN;
+      const quarter = (q: number) => run.samples.find((x) => x.finished >= q * ITEMS)?.rss ?? [];
+      const mb = (xs: number[]) => xs.map((x) => x.toFixed(0)).join('+');
+      const peak = servers.map((_, i) => Math.max(...run.samples.map((x) => x.rss[i])));
+      const cpuShare = INSTANCES > 1 ? ` (${run.perInstance.map((c, i) => `instance ${i + 1}: ${(c / 1000).toFixed(1)} s`).join(', ')})` : '';
       console.log(
-        `batch run ${r + 1}: ${ITEMS} items x ${EVALUATORS.length} evaluators, fake model ${LATENCY} ms, concurrency ${CONCURRENCY}: ` +
+        `batch run ${r + 1}: ${ITEMS} items x ${EVALUATORS.length} evaluators, fake model ${LATENCY} ms, concurrency ${CONCURRENCY} x ${INSTANCES} instance(s): ` +
           `${run.b.status}, ${run.b.done} done, ${run.b.failed} failed; wall ${run.wall.toFixed(1)} s vs ideal ${ideal.toFixed(1)} s = ${(run.wall / ideal).toFixed(3)}x (goal 1.1x); ` +
-          `server CPU ${(run.cpuMs / 1000).toFixed(1)} s = ${(run.cpuMs / graded).toFixed(3)} ms per graded evaluator (goal 1.5 ms); ` +
-          `RSS before ${run.rssBefore.toFixed(0)} MB, at 25/50/75/100% ${[0.25, 0.5, 0.75, 1].map((q) => quarter(q).toFixed(0)).join('/')} MB, peak ${Math.max(...rss).toFixed(0)} MB`,
+          `server CPU ${(run.cpuMs / 1000).toFixed(1)} s = ${(run.cpuMs / graded).toFixed(3)} ms per graded evaluator (goal 1.5 ms)${cpuShare}; ` +
+          `RSS (MB, per instance) before ${mb(run.rssBefore)}, at 25/50/75/100% ${[0.25, 0.5, 0.75, 1].map((q) => mb(quarter(q))).join(' / ')}, peak ${mb(peak)}`,
       );
     }
     pureComparison();
@@ -122,15 +150,17 @@ runBench(async () => {
       // The first call reads both runs' rows from the store; a second one is answered from the
       // comparisons the server keeps for completed runs.
       for (const call of ['first', 'again']) {
-        const cpuBefore = await childCpuMicros(server.child);
+        const cpuBefore = await childCpuMicros(servers[0].child);
         const started = performance.now();
         const c = await api(base, key, 'GET', `/v1/judges/batch-executions/compare/?a=${runs[0].id}&b=${runs[1].id}`);
         const wall = performance.now() - started;
-        const cpuMs = ((await childCpuMicros(server.child)) - cpuBefore) / 1000;
+        const cpuMs = ((await childCpuMicros(servers[0].child)) - cpuBefore) / 1000;
         console.log(`experiments (REST, ${call}): compare of the two runs, ${c.pairs} pairs: server CPU ${cpuMs.toFixed(0)} ms, wall ${wall.toFixed(0)} ms (goal < 300 ms CPU at 10,000 pairs)`);
       }
     }
   } finally {
-    stopChildren([server, fake]);
+    stopChildren([...servers, fake]);
+    // The servers close their pools on SIGINT; give them a moment before the schema goes.
+    if (schema) await new Promise((r) => setTimeout(r, 1000)).then(() => schema!.drop()).catch((err) => console.error(`dropping the bench schema: ${(err as Error).message}`));
   }
 });

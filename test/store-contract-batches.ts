@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId } from '../src/ids.ts';
-import type { BatchExecutionRecord, BatchRowRecord, Store } from '../src/store/types.ts';
+import { rowScores, type BatchExecutionRecord, type BatchRowRecord, type Store } from '../src/store/types.ts';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 
@@ -81,6 +81,34 @@ export function defineBatchContract(fresh: () => Promise<Store>): void {
       // The counters survive a status update.
       await store.updateBatchExecution(b.id, { status: 'completed', summary: [] });
       assert.equal((await store.getBatchExecution(b.id))?.done, 6);
+    });
+
+    it('pages rows cut to their scores, in position order, without the justifications', async () => {
+      const store = await fresh();
+      const b = batch('org_a', { total: 5 });
+      await store.createBatchExecution(b);
+      const result = (id: string, score: number | null, over: Record<string, unknown> = {}) => ({
+        evaluator_id: id, evaluator_name: `Name of ${id} "quoted"\ttabbed`, evaluator_version: 2, score, justification: 'Long text\twith a tab and "quotes" and ünïcode.',
+        model: 'm', input_tokens: 10, output_tokens: 5, cost_usd: 0.001, latency_ms: 300, ...over,
+      });
+      const rows = [
+        row(3, { evaluator_results: [result('evl_1', 0.25), result('evl_2', null, { not_applicable: true })] }),
+        row(0, { evaluator_results: [result('evl_1', 1), result('evl_2', 0)] }),
+        row(4, { score: null, error: 'model failed', evaluator_results: [result('evl_1', null, { error: 'timeout' }), result('evl_2', null, { not_applicable: false })] }),
+        row(1, { item_id: null, index: 1, execution_log_id: null, evaluator_results: [] }),
+      ];
+      for (const r of rows) assert.equal(await store.recordBatchRow(b.id, r), true);
+      const page1 = await store.listBatchRowScores(b.id, { limit: 2 });
+      assert.deepEqual(page1.items.map((r) => r.position), [0, 1]);
+      const page2 = await store.listBatchRowScores(b.id, { limit: 2, after: page1.last });
+      assert.equal(page2.last, undefined);
+      const byPosition = [...rows].sort((x, y) => x.position - y.position);
+      assert.deepEqual([...page1.items, ...page2.items], byPosition.map(rowScores));
+      assert.deepEqual(page2.items[0].evaluator_results[1], { evaluator_id: 'evl_2', evaluator_name: 'Name of evl_2 "quoted"\ttabbed', score: null, not_applicable: true });
+      assert.ok(!('justification' in page2.items[0].evaluator_results[0]));
+      // The whole rows read back as recorded, beside their scores.
+      assert.deepEqual((await store.listBatchRows(b.id, { limit: 9 })).items, byPosition);
+      assert.deepEqual((await store.listBatchRowScores('bat_missing', { limit: 9 })).items, []);
     });
 
     it('keeps the items of an inline run in order', async () => {

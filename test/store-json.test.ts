@@ -153,3 +153,50 @@ describe('JSON store datasets on disk', () => {
     }
   });
 });
+
+describe('JSON store batch rows on disk', () => {
+  it('reads rows written before the scores prefix, cuts a torn last row, skips lines run together, and reads a large page in few reads', async () => {
+    const { batch, row } = await import('./store-contract-batches.ts');
+    const { rowScores } = await import('../src/store/types.ts');
+    const dir = tempDir();
+    const store = await openJson(dir);
+    const b = batch('org_a', { status: 'running', total: 2000 });
+    await store.createBatchExecution(b);
+    const result = (score: number) => ({ evaluator_id: 'evl_1', evaluator_name: 'Clarity', evaluator_version: 1, score, justification: 'x'.repeat(300), model: 'm', input_tokens: 1, output_tokens: 1, cost_usd: 0.001, latency_ms: 1 });
+    // Positions 0 and 1 recorded by this server; 2 written in the older format (the whole row alone).
+    await store.recordBatchRow(b.id, row(0, { evaluator_results: [result(0.5)] }));
+    await store.recordBatchRow(b.id, row(1, { evaluator_results: [result(1)] }));
+    await store.close();
+    const file = path.join(dir, 'batches', `${b.id}.jsonl`);
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    assert.equal(lines.length, 2);
+    const { rowLine } = await import('../src/store/json-batches.ts');
+    assert.equal(lines[0], rowLine(row(0, { evaluator_results: [result(0.5)] })));
+    assert.deepEqual(JSON.parse(lines[0].split('\t')[1]), row(0, { evaluator_results: [result(0.5)] }), 'a line ends with the whole row after a tab');
+    assert.ok(lines[0].split('\t')[0].length < 200, 'the scores before the tab are short');
+    const old = row(2, { evaluator_results: [result(0.25)] });
+    // A torn line whose next line was appended to it (two tabs), a torn scores prefix run into a
+    // whole line, then a torn last line: none is a row.
+    const whole3 = rowLine(row(3));
+    fs.appendFileSync(file, `${JSON.stringify(old)}\n${whole3.slice(0, 40)}${whole3}\n[4,"itm_4",${whole3}\n${whole3.slice(0, whole3.length - 3)}`);
+    const reopened = await openJson(dir);
+    try {
+      const counted = await reopened.getBatchExecution(b.id);
+      assert.equal(counted?.done, 3, 'rows 0, 1 and the older-format row 2 are counted; nothing else');
+      const rows = (await reopened.listBatchRows(b.id, { limit: 10 })).items;
+      assert.deepEqual(rows.map((r) => r.position), [0, 1, 2]);
+      assert.deepEqual(rows[2], old);
+      assert.deepEqual((await reopened.listBatchRowScores(b.id, { limit: 10 })).items, rows.map(rowScores));
+      assert.ok(fs.readFileSync(file, 'utf8').endsWith('\n'), 'the torn last line is cut');
+      // Row 3 can be recorded now (its earlier lines were not rows), out of order with many more.
+      const more = Array.from({ length: 1500 }, (_, i) => row(1999 - i, { evaluator_results: [result(i % 2)] }));
+      for (const r of [row(3), ...more]) assert.equal(await reopened.recordBatchRow(b.id, r), true);
+      const page = await reopened.listBatchRowScores(b.id, { limit: 1000, after: 499 });
+      assert.deepEqual(page.items.map((r) => r.position), Array.from({ length: 1000 }, (_, i) => 500 + i));
+      assert.deepEqual(page.items[0], rowScores(more[1499]));
+      assert.deepEqual((await reopened.listBatchRows(b.id, { limit: 2, after: 1997 })).items, [more[1], more[0]]);
+    } finally {
+      await reopened.close();
+    }
+  });
+});

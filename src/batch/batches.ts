@@ -8,7 +8,7 @@ import { getOwnDataset } from '../datasets/datasets.ts';
 import { pageQuery, toPage } from '../domain/pagination.ts';
 import type { DatasetItemInput } from '../schemas.ts';
 import type { BatchExecution, BatchRow, BatchStatus } from '../schemas/batches.ts';
-import type { BatchExecutionRecord, BatchRowRecord, EvaluatorRecord, JudgeRecord, Store } from '../store/types.ts';
+import type { BatchExecutionRecord, BatchRowRecord, BatchRowScores, EvaluatorRecord, JudgeRecord, Store } from '../store/types.ts';
 import { batchSummary } from './summary.ts';
 
 /** What a started run is handed to: the runner of this process, when one runs. */
@@ -96,6 +96,17 @@ export async function* batchRows(store: Store, batchId: string, pageSize = 200):
   for (;;) {
     const page = await store.listBatchRows(batchId, { limit: pageSize, after });
     for (const row of page.items) yield rowToWire(row);
+    if (page.last === undefined) return;
+    after = page.last;
+  }
+}
+
+/** Every row of a run cut to its scores (no justifications), in item order, a page at a time underneath. */
+export async function* batchRowScores(store: Store, batchId: string, pageSize = 1000): AsyncGenerator<BatchRowScores> {
+  let after: number | undefined;
+  for (;;) {
+    const page = await store.listBatchRowScores(batchId, { limit: pageSize, after });
+    yield* page.items;
     if (page.last === undefined) return;
     after = page.last;
   }

@@ -8,7 +8,7 @@ export async function batchSummary(store: Store, batch: Pick<BatchExecutionRecor
   const acc = new Map<string, { name: string; n: number; sum: number; min: number; max: number; errors: number }>();
   let after: number | undefined;
   for (;;) {
-    const page = await store.listBatchRows(batch.id, { limit: 500, after });
+    const page = await store.listBatchRowScores(batch.id, { limit: 1000, after });
     for (const row of page.items) {
       for (const r of row.evaluator_results) {
         let a = acc.get(r.evaluator_id);

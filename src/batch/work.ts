@@ -100,7 +100,7 @@ export async function batchTarget(store: Store, batch: BatchExecutionRecord): Pr
 
 /** Positions of this chunk already recorded. */
 export async function recordedIn(store: Store, chunk: Chunk): Promise<Set<number>> {
-  const page = await store.listBatchRows(chunk.batch_id, { limit: chunk.rows.length, after: chunk.first - 1 });
+  const page = await store.listBatchRowScores(chunk.batch_id, { limit: chunk.rows.length, after: chunk.first - 1 });
   return new Set(page.items.map((r) => r.position).filter((p) => p < chunk.first + chunk.rows.length));
 }
 

@@ -1,7 +1,7 @@
 // Calibration runs (SPEC section 8): a batch run of a judge (or one evaluator) over a dataset whose
 // items carry expected_scores, plus the agreement metrics. The run's status follows its batch; the
 // metrics are computed once the batch has completed (on the first read that sees it) and stored.
-import { batchRows, getVisibleBatch, isTerminal, startBatch } from '../batch/batches.ts';
+import { batchRowScores, batchRows, getVisibleBatch, isTerminal, startBatch } from '../batch/batches.ts';
 import type { RequestContext } from '../context.ts';
 import { getDatasetItems } from './items.ts';
 import { getOwnDataset } from '../datasets/datasets.ts';
@@ -11,7 +11,8 @@ import { pageQuery, toPage } from '../domain/pagination.ts';
 import { notFound, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import type { CalibrationMetrics, CalibrationRun } from '../schemas/calibration.ts';
-import type { CalibrationRunFilter, CalibrationRunRecord, DatasetItemRecord as DatasetItem, EvaluatorRecord, Store } from '../store/types.ts';
+import type { BatchRowScores, CalibrationRunFilter, CalibrationRunRecord, DatasetItemRecord as DatasetItem, EvaluatorRecord, Store } from '../store/types.ts';
+import type { BatchRow } from '../schemas/batches.ts';
 import { agreementMetrics } from './metrics.ts';
 
 type ReadCtx = Pick<RequestContext, 'store' | 'caller'>;
@@ -109,26 +110,30 @@ export interface CalibrationPair {
   execution_log_id: string | null;
 }
 
-/** Every labelled pair of a run, in item order: items with an expected score for one of its evaluators. */
-export async function runPairs(store: Store, run: CalibrationRunRecord): Promise<{ pairs: CalibrationPair[]; items: Map<string, DatasetItem> }> {
+/**
+ * Every labelled pair of a run, in item order: items with an expected score for one of its
+ * evaluators. `justifications: false` (the metrics) reads the rows' scores only, not whole rows.
+ */
+export async function runPairs(store: Store, run: CalibrationRunRecord, opts: { justifications?: boolean } = {}): Promise<{ pairs: CalibrationPair[]; items: Map<string, DatasetItem> }> {
   const items = new Map<string, DatasetItem>();
   for await (const item of getDatasetItems(store, run.dataset_id)) {
     if (run.evaluator_versions.some((r) => expectedFor(item, r) !== null)) items.set(item.id, item);
   }
   const pairs: CalibrationPair[] = [];
-  for await (const row of batchRows(store, run.batch_execution_id)) {
+  const rows: AsyncIterable<BatchRowScores | BatchRow> = opts.justifications === false ? batchRowScores(store, run.batch_execution_id) : batchRows(store, run.batch_execution_id, 1000);
+  for await (const row of rows) {
     const item = row.item_id === null ? undefined : items.get(row.item_id);
     if (!item) continue;
     for (const ref of run.evaluator_versions) {
       const expected = expectedFor(item, ref);
       if (expected === null) continue;
-      const result = row.evaluator_results.find((r) => r.evaluator_id === ref.evaluator_id);
+      const result = row.evaluator_results.find((r: { evaluator_id: string }) => r.evaluator_id === ref.evaluator_id);
       pairs.push({
         item_id: item.id,
         evaluator_id: ref.evaluator_id,
         expected,
         score: result?.score ?? null,
-        justification: result?.justification ?? row.error ?? null,
+        justification: (result && 'justification' in result ? result.justification : null) ?? row.error ?? null,
         execution_log_id: row.execution_log_id,
       });
     }
@@ -164,7 +169,7 @@ export async function refreshRun(store: Store, run: CalibrationRunRecord): Promi
   }
   if (batch.status === run.status && !(batch.status === 'completed' && run.metrics === null)) return run;
   const next: CalibrationRunRecord = { ...run, status: batch.status, finished_at: batch.finished_at };
-  if (batch.status === 'completed') next.metrics = metricsOf(run, (await runPairs(store, run)).pairs);
+  if (batch.status === 'completed') next.metrics = metricsOf(run, (await runPairs(store, run, { justifications: false })).pairs);
   await store.updateCalibrationRun(next);
   return next;
 }

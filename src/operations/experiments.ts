@@ -3,8 +3,8 @@
 // position) and compared per evaluator with a paired bootstrap (src/batch/experiments.ts). Never an
 // MCP tool: the 14 tools stay as they are.
 import { z } from 'zod';
-import { batchRows, getVisibleBatch } from '../batch/batches.ts';
-import { compareRuns, RunCollector, type ExperimentRow, type PairBy } from '../batch/experiments.ts';
+import { batchRowScores, getVisibleBatch } from '../batch/batches.ts';
+import { compareRuns, RunCollector, type PairBy } from '../batch/experiments.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import type { RequestContext } from '../context.ts';
 import { defineTool } from '../tool.ts';
@@ -88,7 +88,8 @@ const brief = (r: Batch) => ({
 
 async function collect(ctx: RequestContext, id: string) {
   const c = new RunCollector();
-  for await (const row of batchRows(ctx.store, id, 1000)) c.add(row as ExperimentRow);
+  // The rows' scores only: a run's justifications are most of its bytes and play no part here.
+  for await (const row of batchRowScores(ctx.store, id, 1000)) c.add(row);
   return c.finish();
 }
 

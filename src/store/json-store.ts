@@ -469,5 +469,6 @@ export class JsonStore implements Store {
   updateBatchExecution = (id: string, patch: BatchPatch) => this.batches.update(id, patch);
   recordBatchRow = (batchId: string, row: BatchRowRecord) => this.batches.record(batchId, row);
   listBatchRows = (batchId: string, query: BatchRowQuery) => this.batches.listRows(batchId, query);
+  listBatchRowScores = (batchId: string, query: BatchRowQuery) => this.batches.listRowScores(batchId, query);
   getBatchItems = (batchId: string, from: number, count: number) => this.batches.items(batchId, from, count);
 }

@@ -238,6 +238,8 @@ export interface Store {
    */
   recordBatchRow(batchId: string, row: BatchRowRecord): Promise<boolean>;
   listBatchRows(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowRecord[]; last?: number }>;
+  /** The same pages, each row cut to its scores (`rowScores`): what comparisons, summaries and the runner read. */
+  listBatchRowScores(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowScores[]; last?: number }>;
   /** Items given in the request of an inline run: `count` from position `from`. */
   getBatchItems(batchId: string, from: number, count: number): Promise<DatasetItemInput[]>;
 }
@@ -259,6 +261,31 @@ export type BatchExecutionRecord = BatchExecution & {
 };
 /** A row as stored: the wire row plus its cost (summed into the run's cost_usd). */
 export type BatchRowRecord = BatchRow & { cost_usd: number | null };
+
+/**
+ * A row cut to its scores: no justifications, tokens, models or costs. A few hundred bytes against
+ * a row's kilobyte or more, so reading every row of a run (an experiment, a summary) stays cheap.
+ */
+export type BatchRowScores = Pick<BatchRow, 'position' | 'item_id' | 'index' | 'execution_log_id' | 'score' | 'error'> & {
+  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; score: number | null; not_applicable?: true }>;
+};
+
+export function rowScores(row: BatchRow): BatchRowScores {
+  return {
+    position: row.position,
+    item_id: row.item_id,
+    index: row.index,
+    execution_log_id: row.execution_log_id,
+    score: row.score,
+    error: row.error,
+    evaluator_results: row.evaluator_results.map((r) => ({
+      evaluator_id: r.evaluator_id,
+      evaluator_name: r.evaluator_name,
+      score: r.score,
+      ...(r.not_applicable === true ? { not_applicable: true as const } : {}),
+    })),
+  };
+}
 
 export interface BatchFilter {
   org_id: string;

@@ -62,7 +62,8 @@ export async function newPlace(): Promise<Place> {
   return {
     env: { TRIBUNAL_DATA_DIR: dir },
     async durable(batchId) {
-      const rows = lines(path.join(dir, 'batches', `${batchId}.jsonl`)).map((l) => JSON.parse(l).position as number);
+      // A row's line: its scores, a tab, the whole row (src/store/json-batches.ts).
+      const rows = lines(path.join(dir, 'batches', `${batchId}.jsonl`)).map((l) => JSON.parse(l.slice(l.indexOf('\t') + 1)).position as number);
       const logs = lines(path.join(dir, 'logs.jsonl'))
         .map((l) => JSON.parse(l))
         .filter((l) => l.batch_execution_id === batchId)

@@ -2,7 +2,7 @@
 // statement that records a row, so several instances recording rows of one run never lose a count;
 // a row is unique per (batch_id, position), so recording it again changes nothing.
 import type { DatasetItemInput } from '../../schemas.ts';
-import type { BatchExecutionRecord, BatchFilter, BatchPatch, BatchRowQuery, BatchRowRecord, Page, PageQuery } from '../types.ts';
+import { rowScores, type BatchExecutionRecord, type BatchFilter, type BatchPatch, type BatchRowQuery, type BatchRowRecord, type BatchRowScores, type Page, type PageQuery } from '../types.ts';
 import { extraOf, iso, json, PageSql, placeholders, toPage, type Row } from './codecs.ts';
 import { PgDatasets } from './datasets.ts';
 
@@ -116,6 +116,16 @@ export class PgBatches extends PgDatasets {
     ]);
     const kept = rows.slice(0, query.limit);
     return { items: kept.map((r) => r.record as BatchRowRecord), last: rows.length > query.limit ? Number(kept[kept.length - 1].position) : undefined };
+  }
+
+  /**
+   * The rows cut to their scores here, after the whole record is read: cutting them in SQL
+   * (json_build_object over the record cast to jsonb) was measured at 7x the wall time of reading
+   * the records (750 ms against 100 ms for 10,000 rows) for no less CPU in this process.
+   */
+  async listBatchRowScores(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowScores[]; last?: number }> {
+    const page = await this.listBatchRows(batchId, query);
+    return { items: page.items.map(rowScores), last: page.last };
   }
 
   async getBatchItems(batchId: string, from: number, count: number): Promise<DatasetItemInput[]> {
