@@ -10,7 +10,7 @@ import { evaluatorBody, startServerWithFakeModel } from './helpers/execute.ts';
 import type { FakeAnthropic } from './helpers/fake-anthropic.ts';
 import type { TestServer } from './helpers/server.ts';
 import { authHeader, BAD_PERCENT, enc, forgedCursor, HUGE_NUMBERS, junkValue, mutate, ODD_TEXT, PROTO_NAMES, prng, query, randomText, type Rng } from './helpers/fuzz-gen.ts';
-import { FUZZ_ROUTE_ENV, makeFixtures, newRoutes, type NewIds } from './helpers/fuzz-routes.ts';
+import { foreignRequests, FUZZ_ROUTE_ENV, makeFixtures, newRoutes, type NewIds } from './helpers/fuzz-routes.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123) >>> 0;
 const COUNT = Number(process.env.FUZZ_COUNT ?? 2000);
@@ -221,6 +221,23 @@ before(async () => {
 after(async () => {
   await server?.close();
   await fake?.close();
+});
+
+test("another organization's ids of batch runs, annotations, calibration runs and models: a 404 on every route, and nothing changes", async () => {
+  const otherDataset = await server.request('POST', '/v1/datasets/', { key: keys.other, body: { name: 'Theirs' } });
+  assert.equal(otherDataset.status, 201);
+  // Before the fuzz, which may delete or change these fixtures.
+  const before = await server.request('GET', `/v1/annotations/${ids.extra.annotationId}/`, { key: keys.own });
+  assert.equal(before.status, 200);
+  for (const [method, path, body] of foreignRequests(ids.extra, ids, otherDataset.body.id)) {
+    const res = await server.request(method, path, { key: keys.other, body });
+    assert.equal(res.status, 404, `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    assert.equal(res.body.code, 'not_found', `${method} ${path}`);
+  }
+  const { request_id: _r1, ...kept } = (await server.request('GET', `/v1/annotations/${ids.extra.annotationId}/`, { key: keys.own })).body;
+  assert.deepEqual(kept, before.body);
+  assert.equal((await server.request('GET', `/v1/models/${ids.extra.modelId}/`, { key: keys.own })).status, 200);
+  assert.equal((await server.request('GET', `/v1/datasets/${otherDataset.body.id}/`, { key: keys.other })).body.item_count, 0);
 });
 
 test(`${COUNT} malformed REST and MCP requests: no 5xx, every error a problem+json or JSON-RPC error (seed ${SEED})`, async (t) => {

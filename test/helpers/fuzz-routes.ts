@@ -9,6 +9,8 @@ import type { TestServer } from './server.ts';
 
 export interface NewIds {
   batchId: string;
+  /** A second run over the same dataset: with batchId, a pair the experiment compare accepts. */
+  batchId2: string;
   itemsBatchId: string;
   datasetId: string;
   itemId: string;
@@ -43,9 +45,11 @@ export async function makeFixtures(server: TestServer, key: string, base: { judg
   const items = [0.9, 0.2, 0.6].map((s, i) => ({ request: `Q${i}`, response: `A${i}`, expected_scores: { [base.evaluatorId]: s }, metadata: { note: `n${i}` } }));
   const added = await post(`/v1/datasets/${dataset.id}/items/`, { items });
   const batch = await post(`/v1/judges/${base.judgeId}/batch-execute/`, { dataset_id: dataset.id });
+  const batch2 = await post(`/v1/judges/${base.judgeId}/batch-execute/`, { dataset_id: dataset.id });
   const itemsBatch = await post(`/v1/judges/${base.judgeId}/batch-execute/`, { items: items.map(({ expected_scores: _e, ...x }) => x) });
   await waitEnded(server, key, `/v1/judges/batch-executions/${batch.batch_execution_id}/`);
   await waitEnded(server, key, `/v1/judges/batch-executions/${itemsBatch.batch_execution_id}/`);
+  await waitEnded(server, key, `/v1/judges/batch-executions/${batch2.batch_execution_id}/`);
   const annotation = await post('/v1/annotations/', { execution_log_id: base.logId, evaluator_id: base.evaluatorId, score: 0.4, note: 'fuzz' });
   const run = await post('/v1/calibration-runs/', { judge_id: base.judgeId, dataset_id: dataset.id });
   const calibrated = await waitEnded(server, key, `/v1/calibration-runs/${run.id}/`);
@@ -53,6 +57,7 @@ export async function makeFixtures(server: TestServer, key: string, base: { judg
   const model = await post('/v1/models/', { name: 'fuzz-model', provider: 'openai', model: 'm1', base_url: 'http://127.0.0.1:9/v1' });
   return {
     batchId: batch.batch_execution_id,
+    batchId2: batch2.batch_execution_id,
     itemsBatchId: itemsBatch.batch_execution_id,
     datasetId: dataset.id,
     itemId: added.ids[0],
@@ -83,12 +88,12 @@ function bodyId(r: Rng, own: string, ids: NewIds): unknown {
 const BATCH_QUERY = ['status', 'dataset_id', 'judge_id', 'a', 'b', 'top', 'execution_log_id', 'evaluator_id', 'threshold'];
 
 export function newRoutes(r: Rng, ids: NewIds, base: { judgeId: string; evaluatorId: string; logId: string }): { reads: Route[]; writes: Route[] } {
-  const plausible = [ids.batchId, ids.itemsBatchId, ids.datasetId, base.judgeId, base.evaluatorId, base.logId, 'completed', 'running', '5', '0', '2026-01-01'];
+  const plausible = [ids.batchId, ids.batchId2, ids.itemsBatchId, ids.datasetId, base.judgeId, base.evaluatorId, base.logId, 'completed', 'running', '5', '0', '2026-01-01'];
   const q = () => query(r, BATCH_QUERY, plausible);
   const batch = () => anyId(r, r.chance(0.5) ? ids.batchId : ids.itemsBatchId, ids);
   const annotation = () => anyId(r, ids.annotationId, ids);
   const calibration = () => anyId(r, ids.calibrationRunId, ids);
-  const pair = () => [bodyId(r, ids.batchId, ids), bodyId(r, ids.itemsBatchId, ids)].map((x) => enc(String(x)));
+  const pair = () => [bodyId(r, ids.batchId, ids), bodyId(r, r.chance(0.7) ? ids.batchId2 : ids.itemsBatchId, ids)].map((x) => enc(String(x)));
   const compareBody = () =>
     mutate(r, r.chance(0.8) ? { request: 'Q?', response_a: 'One answer.', response_b: 'Another answer.' } : { turns_a: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }], turns_b: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'b' }] });
   const reads: Route[] = [
@@ -127,4 +132,33 @@ export function newRoutes(r: Rng, ids: NewIds, base: { judgeId: string; evaluato
     ['POST', `/v1/models/${r.pick([...PROTO_NAMES, ...BAD_PERCENT, 'nope'])}/verify/`, () => undefined],
   ];
   return { reads, writes };
+}
+
+/**
+ * Requests another organization makes with this organization's ids: each must be a 404 (never a 200,
+ * a 403 that tells the id exists, or a change). `otherDatasetId` is a dataset of that other organization.
+ */
+export function foreignRequests(ids: NewIds, base: { judgeId: string; evaluatorId: string; logId: string }, otherDatasetId: string): Array<[string, string, unknown?]> {
+  return [
+    ['GET', `/v1/judges/batch-executions/${ids.batchId}/`],
+    ['GET', `/v1/judges/batch-executions/${ids.batchId}/results/`],
+    ['POST', `/v1/judges/batch-executions/${ids.batchId}/cancel/`, {}],
+    ['GET', `/v1/judges/batch-executions/compare/?a=${ids.batchId}&b=${ids.batchId2}`],
+    ['GET', `/v1/annotations/${ids.annotationId}/`],
+    ['PATCH', `/v1/annotations/${ids.annotationId}/`, { score: 0 }],
+    ['DELETE', `/v1/annotations/${ids.annotationId}/`],
+    ['POST', '/v1/annotations/', { execution_log_id: base.logId, evaluator_id: base.evaluatorId, score: 1 }],
+    ['POST', `/v1/datasets/${otherDatasetId}/items/from-annotations/`, { annotation_ids: [ids.annotationId] }],
+    ['POST', `/v1/datasets/${ids.datasetId}/items/from-annotations/`, { annotation_ids: [ids.annotationId] }],
+    ['GET', `/v1/calibration-runs/${ids.calibrationRunId}/`],
+    ['GET', `/v1/calibration-runs/${ids.calibrationRunId}/items/`],
+    ['POST', `/v1/calibration-runs/${ids.calibrationRunId}/demonstrations/`, { items: [{ item_id: ids.itemId, evaluator_id: base.evaluatorId }] }],
+    ['POST', '/v1/calibration-runs/', { evaluator_id: 'Clarity', dataset_id: ids.datasetId }],
+    ['GET', `/v1/calibration-runs/?dataset_id=${ids.datasetId}`],
+    ['GET', `/v1/models/${ids.modelId}/`],
+    ['PATCH', `/v1/models/${ids.modelId}/`, { max_concurrency: 1 }],
+    ['POST', `/v1/models/${ids.modelId}/verify/`, {}],
+    ['DELETE', `/v1/models/${ids.modelId}/`],
+    ['GET', `/v1/datasets/${ids.datasetId}/items/`],
+  ];
 }
