@@ -178,4 +178,25 @@ describe('annotations', () => {
     assert.equal((await srv.request('POST', `/v1/datasets/${dsA}/items/from-annotations/`, { key: keyA, body: { annotation_ids: [a4.id] } })).status, 404);
     void orgA;
   });
+
+  it('refuses a comparison log (preferences, no score), and from-annotations skips one annotated before that refusal', async () => {
+    const comparison = await judgeLog(orgA, { type: 'comparison', response: 'Response A.' });
+    const res = await post({ execution_log_id: comparison.id, evaluator_id: POLITE, score: 0.5 });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.equal(res.body.code, 'validation_error');
+    assert.match(res.body.detail, /comparison/);
+    assert.equal(res.body.errors[0].field, 'execution_log_id');
+    // One stored before the refusal existed is kept, and copies into no item (only response A is in the log).
+    const now = new Date().toISOString();
+    const old = { id: newId('ann'), org_id: orgA, execution_log_id: comparison.id, evaluator_id: POLITE, judge_id: judgeId, score: 0.5, note: null, created_at: now, updated_at: now };
+    await srv.store.createAnnotation(old);
+    const ds = (await srv.request('POST', '/v1/datasets/', { key: keyA, body: { name: 'from comparisons' } })).body.id;
+    const copied = await srv.request('POST', `/v1/datasets/${ds}/items/from-annotations/`, { key: keyA, body: { annotation_ids: [old.id] } });
+    assert.equal(copied.status, 201, JSON.stringify(copied.body));
+    assert.equal(copied.body.created, 0);
+    assert.equal(copied.body.skipped.length, 1);
+    assert.equal(copied.body.skipped[0].execution_log_id, comparison.id);
+    assert.match(copied.body.skipped[0].reason, /comparison/);
+    assert.equal((await srv.request('GET', `/v1/annotations/${old.id}/`, { key: keyA })).status, 200);
+  });
 });

@@ -215,6 +215,11 @@ describe('batch runs', () => {
     assert.equal((await rig.get('/v1/judges/batch-executions/bat_nope/')).status, 404);
     assert.equal((await rig.get('/v1/judges/batch-executions/?status=done')).status, 400);
     assert.equal((await rig.get('/v1/judges/batch-executions/?date_from=yesterday')).status, 400);
+    // Dates the wrong way round are the caller's mistake, said as such (as for logs), not an empty page.
+    const reversed = await rig.get('/v1/judges/batch-executions/?date_from=2026-05-01&date_to=2026-01-01');
+    assert.equal(reversed.status, 400, JSON.stringify(reversed.body));
+    assert.equal(reversed.body.errors[0].field, 'date_from');
+    assert.equal((await rig.get('/v1/judges/batch-executions/?date_from=2026-01-01&date_to=2026-01-01')).status, 200);
     assert.equal((await rig.get(`/v1/judges/batch-executions/${mine.body.batch_execution_id}/results/?cursor=zzz`)).status, 400);
     await waitFor(mine.body.batch_execution_id, ended);
   });

@@ -9,120 +9,12 @@ import { rawRequest, MCP_POST_HEADERS } from './helpers/mcp-client.ts';
 import { evaluatorBody, startServerWithFakeModel } from './helpers/execute.ts';
 import type { FakeAnthropic } from './helpers/fake-anthropic.ts';
 import type { TestServer } from './helpers/server.ts';
+import { authHeader, BAD_PERCENT, enc, forgedCursor, HUGE_NUMBERS, junkValue, mutate, ODD_TEXT, PROTO_NAMES, prng, query, randomText, type Rng } from './helpers/fuzz-gen.ts';
+import { foreignRequests, FUZZ_ROUTE_ENV, makeFixtures, newRoutes, type NewIds } from './helpers/fuzz-routes.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123) >>> 0;
 const COUNT = Number(process.env.FUZZ_COUNT ?? 2000);
 const IN_FLIGHT = 8;
-
-/** mulberry32: small, fast, and the same sequence for the same seed on every machine. */
-function prng(seed: number) {
-  let a = seed;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
-  return { next, int, pick, chance: (p: number) => next() < p };
-}
-type Rng = ReturnType<typeof prng>;
-
-const PROTO_NAMES = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'isPrototypeOf'];
-const ODD_TEXT = [
-  '',
-  ' ',
-  '\u0000',
-  '\u202etxt.exe',
-  '\u200b\u200d\ufeff',
-  '😀👩‍👩‍👧',
-  '\ud800',
-  'a'.repeat(5000),
-  '../../etc/passwd',
-  '<script>alert(1)</script>',
-  "'; DROP TABLE judges; --",
-  '%s%n%x',
-  '\r\nX-Injected: 1',
-  'Ω≈ç√∫',
-  'null',
-  'undefined',
-  '0x1F',
-  '-0',
-  '1e309',
-];
-const HUGE_NUMBERS = [1e308, -1e308, 2 ** 53 + 1, -(2 ** 63), 1e-320, 0, -0, 99999999999999999999, 0.1 + 0.2];
-const BAD_PERCENT = ['%FF', '%E0%A4%A', '%', '%zz', '%C0%AF', '%ED%A0%80', '%00', '%2e%2e', '%252F', '%u0041'];
-const JUNK_TIMESTAMPS = ['0000-01-01T00:00:00.000Z', '-000001-01-01T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', '2026-13-45T99:99:99Z', 'yesterday', '', '1970-01-01T00:00:00Z'];
-
-/** encodeURIComponent, except that a lone surrogate (which it refuses) goes out as its raw UTF-8-ish bytes. */
-function enc(s: string): string {
-  try {
-    return encodeURIComponent(s);
-  } catch {
-    return '%ED%A0%80';
-  }
-}
-
-function text(r: Rng): string {
-  return r.chance(0.5) ? r.pick(ODD_TEXT) : r.pick(PROTO_NAMES);
-}
-
-/** Any JSON value, with a bias to the shapes that break parsers and validators. */
-function junkValue(r: Rng, depth = 0): unknown {
-  const k = r.int(depth > 3 ? 5 : 8);
-  switch (k) {
-    case 0:
-      return r.pick(HUGE_NUMBERS);
-    case 1:
-      return text(r);
-    case 2:
-      return r.pick([true, false, null]);
-    case 3:
-      return r.int(3) - 1;
-    case 4:
-      return r.pick(PROTO_NAMES);
-    case 5:
-      return Array.from({ length: r.int(4) }, () => junkValue(r, depth + 1));
-    default:
-      return junkObject(r, depth + 1);
-  }
-}
-
-function junkObject(r: Rng, depth = 0): Record<string, unknown> {
-  const o: Record<string, unknown> = {};
-  for (let i = r.int(4); i > 0; i--) Object.defineProperty(o, r.chance(0.4) ? r.pick(PROTO_NAMES) : text(r).slice(0, 40), { value: junkValue(r, depth), enumerable: true, configurable: true, writable: true });
-  return o;
-}
-
-function randomText(r: Rng, length: number): string {
-  return Array.from({ length }, () => String.fromCharCode(33 + r.int(94))).join('');
-}
-
-/** A plausible body with one field broken: what a client with a bug sends. */
-function mutate(r: Rng, base: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  const keys = Object.keys(out);
-  switch (r.int(5)) {
-    case 0:
-      if (keys.length) out[r.pick(keys)] = junkValue(r);
-      break;
-    case 1:
-      if (keys.length) delete out[r.pick(keys)];
-      break;
-    case 2:
-      Object.defineProperty(out, r.pick(PROTO_NAMES), { value: junkValue(r), enumerable: true, configurable: true, writable: true });
-      break;
-    case 3:
-      // Random letters: a repeated character would compress below PostgreSQL's index-row limit.
-      out.tags = r.pick([[randomText(r, 4000)], Array.from({ length: 200 }, () => randomText(r, 40)), 'prod', [1, 2], [r.pick(PROTO_NAMES)]]);
-      break;
-    default:
-      out[text(r).slice(0, 20) || 'extra'] = junkValue(r);
-  }
-  return out;
-}
 
 interface Ids {
   judgeId: string;
@@ -130,6 +22,8 @@ interface Ids {
   evaluatorId: string;
   logId: string;
   keyId: string;
+  /** The fixtures of the batch, experiment, annotation, calibration and model routes. */
+  extra: NewIds;
 }
 
 function idLike(r: Rng, ids: Ids): string {
@@ -149,49 +43,6 @@ function idLike(r: Rng, ids: Ids): string {
   return r.pick(choices)();
 }
 
-function query(r: Rng): string {
-  const params: string[] = [];
-  const fields = ['limit', 'cursor', 'project_id', 'search', 'include_public', 'judge_id', 'evaluator_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to', 'version', ...PROTO_NAMES];
-  for (let i = r.int(4); i > 0; i--) {
-    const field = r.pick(fields);
-    const value = r.pick([
-      () => String(r.pick(HUGE_NUMBERS)),
-      () => r.pick(['-1', '0', '201', '1.5', 'abc', 'true', 'NaN', 'Infinity', '1e3', ' 5 ']),
-      () => enc(r.pick(ODD_TEXT)),
-      () => r.pick(BAD_PERCENT),
-      () => forgedCursor(r),
-      () => enc(r.pick(JUNK_TIMESTAMPS)),
-      () => r.pick(PROTO_NAMES),
-      () => Array.from({ length: 60 }, (_, j) => `t${j}`).join(','),
-    ])();
-    params.push(`${r.chance(0.1) ? r.pick(BAD_PERCENT) : field}=${field === 'cursor' && r.chance(0.8) ? forgedCursor(r) : value}`);
-  }
-  if (r.chance(0.15)) params.push(`cursor=${forgedCursor(r)}`);
-  return params.length ? `?${params.join('&')}` : '';
-}
-
-function forgedCursor(r: Rng): string {
-  const payload = r.pick<unknown>([
-    [r.chance(0.5) ? '0000-01-01T00:00:00.000Z' : r.pick(JUNK_TIMESTAMPS), 'log_x'],
-    [r.pick(JUNK_TIMESTAMPS), r.pick(PROTO_NAMES)],
-    [1, 2],
-    { __proto__: 1 },
-    ['2026-01-01T00:00:00.000Z'],
-    'x',
-    null,
-  ]);
-  return r.chance(0.8) ? Buffer.from(JSON.stringify(payload)).toString('base64url') : r.pick(['!!!', '%%%', '====', 'e30', 'W10']);
-}
-
-function authHeader(r: Rng, keys: { own: string; other: string }): Record<string, string> {
-  const roll = r.next();
-  if (roll < 0.75) return { authorization: `Api-Key ${keys.own}` };
-  if (roll < 0.8) return { authorization: `Bearer ${keys.other}` };
-  if (roll < 0.85) return {};
-  return {
-    authorization: r.pick(['Api-Key', 'Bearer ', 'Basic dXNlcjpwYXNz', `Api-Key ${keys.own}x`, `Api-Key ${'k'.repeat(5000)}`, 'Api-Key trb_\u00e9\u00e9', `Bearer ${keys.own} ${keys.own}`, 'Api-Key __proto__']),
-  };
-}
 
 interface FuzzRequest {
   label: string;
@@ -236,6 +87,9 @@ function restRequest(r: Rng, ids: Ids, keys: { own: string; other: string }): Fu
     ['POST', '/v1/judges/generate/', () => mutate(r, { intent: 'Judge answers of a support bot.', reasoning_effort: 'off' })],
     ['POST', '/v1/projects/', () => mutate(r, { name: `p ${r.int(1e6)}` })],
   ];
+  const added = newRoutes(r, ids.extra, ids);
+  reads.push(...added.reads);
+  writes.push(...added.writes);
   const [method, path, makeBody] = r.pick(r.chance(0.15) ? writes : reads);
   const headers: Record<string, string> = { ...authHeader(r, keys) };
   let body: string | undefined;
@@ -347,7 +201,7 @@ let ids: Ids;
 let keys: { own: string; other: string };
 
 before(async () => {
-  ({ fake, server } = await startServerWithFakeModel({ TRIBUNAL_MAX_BODY: '64kb' }));
+  ({ fake, server } = await startServerWithFakeModel({ TRIBUNAL_MAX_BODY: '64kb', ...FUZZ_ROUTE_ENV }));
   const own = await server.demoUser();
   const other = await server.demoUser();
   keys = { own: own.api_key, other: other.api_key };
@@ -360,12 +214,30 @@ before(async () => {
   const judge = await post('/v1/judges/', { name: 'Fuzz judge', intent: 'x', evaluator_ids: [evaluator.id, 'Clarity'], visibility: 'private' });
   const run = await post(`/v1/judges/${judge.id}/execute/`, { response: 'An answer.', tags: ['fuzz'] });
   const key = await post('/v1/api-keys/', { name: 'spare' });
-  ids = { judgeId: judge.id, judgeName: judge.name, evaluatorId: evaluator.id, logId: run.execution_log_id, keyId: key.id ?? key.key?.id ?? 'key_x' };
+  const base = { judgeId: judge.id, evaluatorId: evaluator.id, logId: run.execution_log_id };
+  ids = { ...base, judgeName: judge.name, keyId: key.id ?? key.key?.id ?? 'key_x', extra: await makeFixtures(server, keys.own, base) };
 });
 
 after(async () => {
   await server?.close();
   await fake?.close();
+});
+
+test("another organization's ids of batch runs, annotations, calibration runs and models: a 404 on every route, and nothing changes", async () => {
+  const otherDataset = await server.request('POST', '/v1/datasets/', { key: keys.other, body: { name: 'Theirs' } });
+  assert.equal(otherDataset.status, 201);
+  // Before the fuzz, which may delete or change these fixtures.
+  const before = await server.request('GET', `/v1/annotations/${ids.extra.annotationId}/`, { key: keys.own });
+  assert.equal(before.status, 200);
+  for (const [method, path, body] of foreignRequests(ids.extra, ids, otherDataset.body.id)) {
+    const res = await server.request(method, path, { key: keys.other, body });
+    assert.equal(res.status, 404, `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    assert.equal(res.body.code, 'not_found', `${method} ${path}`);
+  }
+  const { request_id: _r1, ...kept } = (await server.request('GET', `/v1/annotations/${ids.extra.annotationId}/`, { key: keys.own })).body;
+  assert.deepEqual(kept, before.body);
+  assert.equal((await server.request('GET', `/v1/models/${ids.extra.modelId}/`, { key: keys.own })).status, 200);
+  assert.equal((await server.request('GET', `/v1/datasets/${otherDataset.body.id}/`, { key: keys.other })).body.item_count, 0);
 });
 
 test(`${COUNT} malformed REST and MCP requests: no 5xx, every error a problem+json or JSON-RPC error (seed ${SEED})`, async (t) => {

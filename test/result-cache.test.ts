@@ -139,6 +139,25 @@ describe('the result cache', () => {
     assert.equal(rig.fake.requests.length, 2);
   });
 
+  test('a store that cannot serve the cache: the run still scores, and each failure is logged for the operator', async (t) => {
+    const ev = await rig.createEvaluator(evaluatorBody());
+    const store = rig.server.store;
+    t.mock.method(store, 'getCachedResult', async () => {
+      throw new Error('result_cache table is gone');
+    });
+    t.mock.method(store, 'putCachedResult', async () => {
+      throw new Error('disk full');
+    });
+    const logged = t.mock.method(console, 'error', () => undefined);
+    rig.fake.enqueue(toolAnswer({ justification: 'fine', score: 0.6 }));
+    const res = await run(ev.id, { request: 'Q', response: 'cache down', use_cache: true });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(res.body.evaluator_results[0].score, 0.6);
+    const lines = logged.mock.calls.map((c) => String(c.arguments[0]));
+    assert.ok(lines.some((l) => /result cache: lookup failed \(result_cache table is gone\)/.test(l)), lines.join('\n'));
+    assert.ok(lines.some((l) => /result cache: write failed \(disk full\)/.test(l)), lines.join('\n'));
+  });
+
   test('use_cache must be a boolean: a 400 with a code, never a 500', async () => {
     const ev = await rig.createEvaluator(evaluatorBody());
     const res = await run(ev.id, { request: 'Q', response: 'R', use_cache: 'yes' });

@@ -33,8 +33,17 @@ function resultEvaluatorId(log: ExecutionLogRecord, idOrName: string): string {
   ]);
 }
 
+/**
+ * A comparison log holds each evaluator's preference between two responses, not a score: a person's
+ * score for it would become an expected score on an item holding only one of the two responses.
+ */
+const COMPARISON_REFUSED = 'it is a comparison (type "comparison": preferences between two responses, no score to correct); annotate a scored run of the judge instead';
+
 export async function createAnnotation(ctx: Ctx, input: { execution_log_id: string; evaluator_id: string; score: number; note?: string | null }): Promise<Annotation> {
   const log = await ownLog(ctx, input.execution_log_id);
+  if (log.type === 'comparison') {
+    throw validationError(`Execution log ${log.id} cannot be annotated: ${COMPARISON_REFUSED}.`, [{ field: 'execution_log_id', message: 'a comparison log has no scores' }]);
+  }
   const now = new Date().toISOString();
   const record: AnnotationRecord = {
     id: newId('ann'),
@@ -164,6 +173,11 @@ export async function itemsFromAnnotations(
     const log = await ctx.store.getExecutionLog(logId);
     if (!log || log.org_id !== ctx.caller.org.id) {
       skipped.push({ execution_log_id: logId, reason: 'the execution log no longer exists' });
+      continue;
+    }
+    // Annotations of comparison logs made before they were refused: kept, but they make no item.
+    if (log.type === 'comparison') {
+      skipped.push({ execution_log_id: logId, reason: COMPARISON_REFUSED });
       continue;
     }
     const notes = Object.fromEntries(group.filter((a) => a.note).map((a) => [a.evaluator_id, a.note]));

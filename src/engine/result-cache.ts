@@ -73,16 +73,22 @@ export interface ResultCacheOptions {
   maxEntries: number;
 }
 
+/** A cache the store cannot serve is the operator's to fix, so it is logged (a run never fails for it). */
+const cacheFailed = (what: string) => (err: unknown) => {
+  console.error(`[tribunal] result cache: ${what} failed (${(err as Error)?.message ?? err}); the run goes on without the cache`);
+  return null;
+};
+
 /**
  * Runs `score` unless the cache holds this result. A store failure on the lookup or the write is not
- * the run's failure: the lookup then misses and the write is skipped.
+ * the run's failure: the lookup then misses and the write is skipped (both logged).
  */
 export async function withResultCache(opts: ResultCacheOptions, parts: ResultKeyParts, evaluator: EvaluatorRecord, score: () => Promise<{ result: EvaluatorResult; failure?: unknown }>) {
   const started = performance.now();
   const key = resultCacheKey(parts);
-  const stored = await opts.store.getCachedResult(opts.orgId, key).catch(() => null);
+  const stored = await opts.store.getCachedResult(opts.orgId, key).catch(cacheFailed('lookup'));
   if (stored) return { result: reusedResult(stored, evaluator, Math.round((performance.now() - started) * 10) / 10) };
   const scored = await score();
-  if (!scored.failure && isCacheable(scored.result)) await opts.store.putCachedResult(opts.orgId, key, scored.result, opts.maxEntries).catch(() => undefined);
+  if (!scored.failure && isCacheable(scored.result)) await opts.store.putCachedResult(opts.orgId, key, scored.result, opts.maxEntries).catch(cacheFailed('write'));
   return scored;
 }

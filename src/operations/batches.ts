@@ -5,6 +5,7 @@ import { runnableItems } from '../datasets/item-shape.ts';
 import { z } from 'zod';
 import { cancelBatch, batchToWire, getVisibleBatch, listBatches, listBatchResults, MAX_INLINE_ITEMS, startBatch } from '../batch/batches.ts';
 import { assertRunnable, resolveJudge } from '../domain/judges.ts';
+import { instant } from '../domain/logs.ts';
 import { filterIdsForNames } from '../domain/names.ts';
 import { validationError } from '../errors.ts';
 import { looksLikeId } from '../ids.ts';
@@ -48,16 +49,6 @@ export const batchExecuteOperation = defineTool({
   },
 });
 
-const instant = (field: string, value: string | undefined, endOfDay: boolean): string | undefined => {
-  if (value === undefined) return undefined;
-  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(value);
-  const parsed = new Date(dateOnly ? `${value}T00:00:00.000Z` : value);
-  const year = parsed.getUTCFullYear();
-  if (Number.isNaN(parsed.getTime()) || year < 1 || year > 9999) throw validationError(`${field} must be a date (2026-11-21) or an ISO-8601 date-time.`, [{ field, message: 'not a date' }]);
-  if (dateOnly && endOfDay) parsed.setUTCDate(parsed.getUTCDate() + 1), parsed.setUTCMilliseconds(-1);
-  return parsed.toISOString();
-};
-
 export const listBatchExecutionsOperation = defineTool({
   name: 'list_batch_executions',
   title: "List your organization's batch runs, newest first",
@@ -74,7 +65,11 @@ export const listBatchExecutionsOperation = defineTool({
   annotations: READ,
   async handler(input, ctx) {
     const q = await filterIdsForNames(ctx, input);
-    return listBatches(ctx, { ...q, date_from: instant('date_from', q.date_from, false), date_to: instant('date_to', q.date_to, true) }, ctx.config.limits.pageSize);
+    const dateFrom = q.date_from ? instant('date_from', q.date_from, false) : undefined;
+    const dateTo = q.date_to ? instant('date_to', q.date_to, true) : undefined;
+    // As for logs and annotations: an empty page would hide the caller's mistake.
+    if (dateFrom && dateTo && dateFrom > dateTo) throw validationError('date_from is after date_to.', [{ field: 'date_from', message: 'after date_to' }]);
+    return listBatches(ctx, { ...q, date_from: dateFrom, date_to: dateTo }, ctx.config.limits.pageSize);
   },
 });
 
