@@ -155,6 +155,11 @@ describe('calibration runs over REST', () => {
     const polites = await rig.get(`/v1/calibration-runs/${first.id}/items/?evaluator_id=Calib%20polite`);
     assert.deepEqual(polites.body.results.map((r: any) => r.item_id), [itemIds[4]]);
     assert.equal((await rig.get(`/v1/calibration-runs/${first.id}/items/?cursor=bogus`)).status, 400);
+    // The sorted items of a run are kept between pages, but an edit of the dataset shows at once.
+    const edited = await rig.server.request('PATCH', `/v1/datasets/${datasetId}/items/${itemIds[4]}/`, { key: rig.key, body: { metadata: { note: 'Checked again.' } } });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    const again = await rig.get(`/v1/calibration-runs/${first.id}/items/?evaluator_id=Calib%20polite`);
+    assert.equal(again.body.results[0].note, 'Checked again.');
   });
 
   it('carries the summary on judge and evaluator reads (REST and the MCP tool handler alike)', async () => {

@@ -238,6 +238,27 @@ export async function runItems(ctx: ReadCtx, run: CalibrationRunRecord, evaluato
   return rows.sort((a, b) => key(b) - key(a));
 }
 
+// The sorted items of a few completed runs are kept, so that paging through a large run reads the
+// dataset and the rows once, not once per page. The key holds the dataset's updated_at: an edited
+// expected score or note is seen on the next page read.
+const RECENT_RUNS = 8;
+const recentItems = new Map<string, RunItem[]>();
+
+async function sortedItems(ctx: ReadCtx, run: CalibrationRunRecord, evaluatorId: string | undefined): Promise<RunItem[]> {
+  const dataset = await ctx.store.getDataset(run.dataset_id);
+  const key = `${run.id} ${evaluatorId ?? ''} ${dataset?.updated_at ?? 'gone'}`;
+  const kept = recentItems.get(key);
+  if (kept) {
+    recentItems.delete(key);
+    recentItems.set(key, kept);
+    return kept;
+  }
+  const items = await runItems(ctx, run, evaluatorId);
+  recentItems.set(key, items);
+  if (recentItems.size > RECENT_RUNS) recentItems.delete(recentItems.keys().next().value!);
+  return items;
+}
+
 export async function listRunItems(ctx: ReadCtx, id: string, q: { evaluator_id?: string; limit?: number; cursor?: string }, maxPageSize: number) {
   const run = await ownRun(ctx, id);
   const { limit } = pageQuery({ limit: q.limit }, maxPageSize);
@@ -249,7 +270,7 @@ export async function listRunItems(ctx: ReadCtx, id: string, q: { evaluator_id?:
     if (!ref) throw validationError(`Evaluator ${JSON.stringify(evaluatorId)} was not measured by this run.`, [{ field: 'evaluator_id', message: 'not in this run' }]);
     evaluatorId = ref.evaluator_id;
   }
-  const all = await runItems(ctx, run, evaluatorId);
+  const all = await sortedItems(ctx, run, evaluatorId);
   const results = all.slice(from, from + limit);
   return { status: run.status, results, next_cursor: from + limit < all.length ? Buffer.from(`o${from + limit}`).toString('base64url') : null };
 }
