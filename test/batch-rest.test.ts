@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
+import { startTestServer } from './helpers/server.ts';
 
 let rig: ScoringRig;
 let judgeId: string;
@@ -240,6 +241,31 @@ describe('batch runs', () => {
       await rig.post(`/v1/judges/batch-executions/${id}/cancel/`, {});
     } finally {
       rig.fake.setLatency(0);
+    }
+  });
+});
+
+describe('batch runs on a server without a judge model', () => {
+  it('refuses to start (503 model_unavailable) instead of failing every row; calibration runs too', async () => {
+    const bare = await startTestServer();
+    try {
+      const { createOrganization } = await import('../src/domain/orgs.ts');
+      const key = (await createOrganization(bare.store, { name: 'no model', isDemo: false })).api_key;
+      const judge = await bare.request('POST', '/v1/judges/', { key, body: { name: 'bare', intent: 'x', evaluator_ids: ['Clarity'] } });
+      assert.equal(judge.status, 201, JSON.stringify(judge.body));
+      const unknown = await bare.request('POST', `/v1/judges/${judge.body.id}/batch-execute/`, { key, body: { dataset_id: 'no such dataset' } });
+      assert.equal(unknown.status, 404, 'the input is checked first');
+      const refused = await bare.request('POST', `/v1/judges/${judge.body.id}/batch-execute/`, { key, body: { items: [{ response: 'hello' }] } });
+      assert.equal(refused.status, 503, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 'model_unavailable');
+      assert.match(refused.body.detail, /ANTHROPIC_API_KEY/);
+      assert.equal((await bare.request('GET', '/v1/judges/batch-executions/', { key })).body.results.length, 0, 'no run was stored');
+      const ds = await bare.request('POST', '/v1/datasets/', { key, body: { name: 'labelled' } });
+      await bare.request('POST', `/v1/datasets/${ds.body.id}/items/`, { key, body: { items: [{ response: 'hi', expected_scores: { Clarity: 1 } }] } });
+      const calibration = await bare.request('POST', '/v1/calibration-runs/', { key, body: { judge_id: judge.body.id, dataset_id: ds.body.id } });
+      assert.equal(calibration.status, 503, JSON.stringify(calibration.body));
+    } finally {
+      await bare.close();
     }
   });
 });

@@ -3,6 +3,7 @@
 // metrics are computed once the batch has completed (on the first read that sees it) and stored.
 import { batchRowScores, batchRows, getVisibleBatch, isTerminal, startBatch } from '../batch/batches.ts';
 import type { RequestContext } from '../context.ts';
+import type { ScoringEngine } from '../engine/types.ts';
 import { getDatasetItems } from './items.ts';
 import { getOwnDataset } from '../datasets/datasets.ts';
 import { getVisibleEvaluator } from '../domain/evaluators.ts';
@@ -59,7 +60,8 @@ async function previousRun(ctx: ReadCtx, target: Pick<CalibrationRunRecord, 'jud
   return items.find((r) => r.id !== before) ?? null;
 }
 
-export async function startCalibrationRun(ctx: RequestContext, input: StartInput): Promise<CalibrationRun> {
+/** `engine` checks that the evaluators have a model to score with before the run starts. */
+export async function startCalibrationRun(ctx: RequestContext & { engine: Pick<ScoringEngine, 'assertCanScore'> }, input: StartInput): Promise<CalibrationRun> {
   if ((input.judge_id === undefined) === (input.evaluator_id === undefined)) {
     throw validationError('Give judge_id or evaluator_id (the judge or the one evaluator to calibrate), not both.', [{ field: 'judge_id', message: 'give judge_id or evaluator_id' }]);
   }
@@ -70,11 +72,14 @@ export async function startCalibrationRun(ctx: RequestContext, input: StartInput
   if (input.judge_id !== undefined) {
     const judge = await getVisibleJudge(ctx, input.judge_id);
     assertRunnable(judge);
-    refs = (await loadJudgeEvaluators(ctx, judge)).map((e) => ({ evaluator_id: e.id, evaluator_name: e.name, version: e.version }));
+    const evaluators = await loadJudgeEvaluators(ctx, judge);
+    await ctx.engine.assertCanScore(ctx, evaluators);
+    refs = evaluators.map((e) => ({ evaluator_id: e.id, evaluator_name: e.name, version: e.version }));
     record = { judge_id: judge.id, judge_version: judge.version, evaluator_id: null };
     target = { judge };
   } else {
     const evaluator = await getVisibleEvaluator(ctx, input.evaluator_id!);
+    await ctx.engine.assertCanScore(ctx, [evaluator]);
     refs = [{ evaluator_id: evaluator.id, evaluator_name: evaluator.name, version: evaluator.version }];
     record = { judge_id: null, judge_version: null, evaluator_id: evaluator.id };
     target = { evaluator };

@@ -176,6 +176,11 @@ export class Engine {
     return targets;
   }
 
+  async assertCanScore(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<void> {
+    const targets = await this.targets(ctx, evaluators);
+    if ([...targets.values()].some((t) => t.model === this.model)) requireModel(this.model);
+  }
+
   /** Scores one evaluator; never throws: a failure becomes score null with an error. */
   async scoreEvaluator(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, input: RunInput, target?: ScoringTarget): Promise<Scored> {
     const started = performance.now();

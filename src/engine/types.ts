@@ -11,6 +11,12 @@ export interface RunOptions {
 }
 
 export interface ScoringEngine {
+  /**
+   * Throws what a run of these evaluators would throw before any model call because of the models
+   * (the server's model not configured; an evaluator's registered model no longer allowed): a batch
+   * checks it when it starts rather than failing every row.
+   */
+  assertCanScore(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<void>;
   /** Runs every evaluator of the judge on the inputs and writes one execution log. */
   runJudge(ctx: RequestContext, judge: JudgeRecord, input: ExecutionInput, options?: RunOptions): Promise<ExecutionResult>;
   /** Runs one evaluator on the inputs and writes one execution log. */

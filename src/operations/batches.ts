@@ -4,7 +4,8 @@
 import { runnableItems } from '../datasets/item-shape.ts';
 import { z } from 'zod';
 import { cancelBatch, batchToWire, getVisibleBatch, listBatches, listBatchResults, MAX_INLINE_ITEMS, startBatch } from '../batch/batches.ts';
-import { assertRunnable, resolveJudge } from '../domain/judges.ts';
+import { getOwnDataset } from '../datasets/datasets.ts';
+import { assertRunnable, loadJudgeEvaluators, resolveJudge } from '../domain/judges.ts';
 import { instant } from '../domain/logs.ts';
 import { filterIdsForNames } from '../domain/names.ts';
 import { validationError } from '../errors.ts';
@@ -44,6 +45,10 @@ export const batchExecuteOperation = defineTool({
     }
     const judge = await resolveJudge(ctx, looksLikeId(judge_id) ? { id: judge_id } : { name: judge_id });
     assertRunnable(judge);
+    // No model to score with is refused now (503, as a single run is), not found out row by row;
+    // after the input's own errors (an unknown dataset is a 404 first).
+    if (dataset_id !== undefined) await getOwnDataset(ctx, dataset_id);
+    await ctx.engine.assertCanScore(ctx, await loadJudgeEvaluators(ctx, judge));
     const batch = await startBatch(ctx, { judge }, dataset_id !== undefined ? { dataset_id } : { items: items! }, { tags, use_cache });
     return { batch_execution_id: batch.id, status_url: `/v1/judges/batch-executions/${batch.id}/`, status: 'queued' as const };
   },
