@@ -58,8 +58,9 @@ const NAV = [
   ['/app/evaluators', 'Evaluators'],
   ['/app/logs', 'Execution logs'],
   ['/app/datasets', 'Datasets'],
-  ['/app/calibrations', 'Calibrations'],
+  // In the order of the work: keep inputs, run a judge over them, measure it against people.
   ['/app/batches', 'Batch runs'],
+  ['/app/calibrations', 'Calibrations'],
   ['/app/models', 'Judge models'],
   ['/app/keys', 'API keys'],
 ];
