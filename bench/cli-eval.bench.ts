@@ -103,9 +103,11 @@ async function main() {
     const judge = { id: judgeIds[0]! };
     const serverUrl = server.ready.url;
 
-    const rows = Array.from({ length: ROWS }, (_, i) =>
-      JSON.stringify({ id: `q${i + 1}`, request: `How do I reset my password? (case ${i + 1})`, response: 'Open Settings, choose Security, then Reset password. A link arrives by email within a minute.', tags: ['bench'] }),
-    );
+    const items = Array.from({ length: ROWS }, (_, i) => ({ request: `How do I reset my password? (case ${i + 1})`, response: 'Open Settings, choose Security, then Reset password. A link arrives by email within a minute.', tags: ['bench'] }));
+    // The CLI's file carries row ids (it reports per row); the execute API refuses unknown fields, so
+    // the bare reference sends the same rows without them.
+    const rows = items.map((item, i) => JSON.stringify({ id: `q${i + 1}`, ...item }));
+    const bareBodies = items.map((item) => JSON.stringify(item));
     const input = path.join(dir, 'data.jsonl');
     fs.writeFileSync(input, `${rows.join('\n')}\n`);
     const env = { TRIBUNAL_URL: serverUrl, TRIBUNAL_API_KEY: key };
@@ -119,7 +121,7 @@ async function main() {
     for (const concurrency of CONCURRENCIES) {
       const idealMs = (ROWS * LATENCY_MS) / concurrency;
       const cli = await runCli(server.child, env, judge.id, input, concurrency, preload);
-      const bare = await runBare(server.child, serverUrl, key, judge.id, rows, concurrency);
+      const bare = await runBare(server.child, serverUrl, key, judge.id, bareBodies, concurrency);
       for (const [label, r] of [
         ['tribunal eval (CLI)', cli],
         ['bare fetch loop (reference)', bare],

@@ -4,7 +4,7 @@
 // new McpServer per request (the SDK's stateless example) and McpServers reused across requests
 // (what src/mcp.ts does). Results and their reading: docs/BENCHMARKS.md, section MCP.
 //
-//   npm run bench:mcp          BENCH_SECONDS=4 BENCH_ROUNDS=3 BENCH_CONCURRENCY=16 BENCH_INITIAL_WARMUP_MS=10000 by default;
+//   npm run bench:mcp          BENCH_SECONDS=4 BENCH_ROUNDS=7 BENCH_CONCURRENCY=16 BENCH_INITIAL_WARMUP_MS=10000 by default;
 //                              BENCH_ONLY=<text> keeps the targets whose label contains it;
 //                              BENCH_PROFILE=<dir> writes CPU profiles of the child processes.
 //
@@ -23,7 +23,7 @@ import { childCpuMicros, demoWithJudges, envNumber, forDuration, median, request
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = envNumber('BENCH_SECONDS', 4);
-const ROUNDS = envNumber('BENCH_ROUNDS', 3);
+const ROUNDS = envNumber('BENCH_ROUNDS', 7);
 const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
 const WARMUP_MS = 1000;
 const INITIAL_WARMUP_MS = envNumber('BENCH_INITIAL_WARMUP_MS', 10_000);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { accuracy, cohenKappa, positionalAgreement } from '../bench/quality/metrics.ts';
-import { loadSuite } from '../bench/quality/run.ts';
+import { loadSuite, suiteNames } from '../bench/quality/run.ts';
 import { ROOT } from './helpers/cli.ts';
 import { startFakeAnthropic, toolAnswer, type FakeAnthropic } from './helpers/fake-anthropic.ts';
 import { cleanEnv, tempDir } from './helpers/server.ts';
@@ -93,4 +93,12 @@ test('usage errors: an unknown suite, no key', async () => {
   const nokey = await runBench(['--suite', 'llmbar-natural', '--limit', '1']);
   assert.equal(nokey.code, 2);
   assert.match(nokey.stderr, /ANTHROPIC_API_KEY/);
+});
+
+test('--help lists every shipped suite and says where reports go', async () => {
+  const help = await runBench(['--help']);
+  assert.equal(help.code, 0);
+  for (const name of suiteNames()) assert.match(help.stdout, new RegExp(`^  ${name}$`, 'm'));
+  assert.ok(suiteNames().includes('mtbench-human') && suiteNames().includes('llmbar'));
+  assert.match(help.stdout, /bench\/reports\//);
 });

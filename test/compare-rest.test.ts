@@ -64,11 +64,10 @@ describe('compare over REST', () => {
       // Two orders of 1000 in / 200 out at $3/$15 per million: 0.006 each.
       for (const r of res.body.evaluator_results) assert.deepEqual([r.input_tokens, r.output_tokens, r.cost_usd, r.model], [2000, 400, 0.012, 'claude-sonnet-4-5']);
       assert.equal(res.body.cost_usd, 0.024);
-      // Four calls, all in flight at once: none waited for another's answer (300 ms each).
+      // Four calls, all in flight at once: none waited for another's answer (300 ms each). Counted
+      // by the fake rather than timed, so a loaded machine cannot fail it.
       assert.equal(rig.fake.requests.length, 4);
-      const arrivals = rig.fake.requests.map((r) => r.receivedAt);
-      assert.ok(Math.max(...arrivals) - Math.min(...arrivals) < 250, `arrivals spread over ${Math.max(...arrivals) - Math.min(...arrivals)} ms`);
-      assert.ok(res.body.latency_ms < 590, `took ${res.body.latency_ms} ms`);
+      assert.equal(rig.fake.peakInFlight, 4);
       for (const req of rig.fake.requests) {
         assert.deepEqual(req.body.tool_choice, { type: 'tool', name: 'submit_comparison', disable_parallel_tool_use: true });
         assert.deepEqual(Object.keys(req.body.tools[0].input_schema.properties), ['justification', 'preference']);

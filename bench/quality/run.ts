@@ -4,6 +4,7 @@
 // accuracy, positional agreement, Cohen's kappa, tokens and cost beside published anchors.
 //   npm run bench:quality -- --suite llmbar-natural [--model M] [--limit N] [--base-url U]
 //     [--evaluator "Instruction Following"] [--concurrency 4] [--out report.json] [--no-naive]
+//   Reports go to bench/reports/ (git-ignored) unless --out is given; --help lists the suites.
 // The key comes from ANTHROPIC_API_KEY (never a flag). docs/QUALITY.md says what the numbers mean.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -47,13 +48,18 @@ export function loadSuite(name: string): SuitePair[] {
   const files = GROUPS[name] ?? [name];
   return files.flatMap((file) => {
     const p = path.join(SUITES_DIR, `${file}.jsonl`);
-    if (!/^[a-z0-9-]+$/.test(file) || !fs.existsSync(p)) {
-      const known = [...Object.keys(GROUPS), ...fs.readdirSync(SUITES_DIR).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -6))];
-      throw new UsageError(`unknown suite ${JSON.stringify(name)}; known: ${known.sort().join(', ')}`);
-    }
+    if (!/^[a-z0-9-]+$/.test(file) || !fs.existsSync(p)) throw new UsageError(`unknown suite ${JSON.stringify(name)}; known: ${suiteNames().join(', ')}`);
     return fs.readFileSync(p, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as SuitePair);
   });
 }
+
+/** The shipped suites: the groups and every suite file in data/suites/. */
+export function suiteNames(): string[] {
+  return [...Object.keys(GROUPS), ...fs.readdirSync(SUITES_DIR).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -6))].sort();
+}
+
+/** Reports go to bench/reports/, which git ignores, unless --out says otherwise. */
+export const REPORTS_DIR = path.join(ROOT, 'bench/reports');
 
 class UsageError extends Error {}
 
@@ -191,7 +197,13 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   if (values.help || !values.suite) {
-    console.log('Usage: npm run bench:quality -- --suite <name> [--model M] [--limit N] [--base-url U] [--evaluator NAME] [--concurrency N] [--out FILE] [--no-naive]\nThe key comes from ANTHROPIC_API_KEY. Suites: data/suites/README.md.');
+    console.log(
+      `Usage: npm run bench:quality -- --suite <name> [--model M] [--limit N] [--base-url U] [--evaluator NAME] [--concurrency N] [--out FILE] [--no-naive]\n` +
+        `The key comes from ANTHROPIC_API_KEY. Reports go to bench/reports/ unless --out is given.\n` +
+        `Suites (data/suites/README.md says where each comes from):\n${suiteNames()
+          .map((n) => `  ${n}`)
+          .join('\n')}`,
+    );
     return values.help ? 0 : 2;
   }
   const limit = values.limit === undefined ? Infinity : Number(values.limit);
@@ -215,7 +227,11 @@ async function main(argv: string[]): Promise<number> {
   const { tribunal, naive } = summarize(outcomes);
   const anchors = ANCHORS.filter((a) => values.suite!.startsWith(a.suite) || a.suite.startsWith(values.suite!));
   const report = { suite: values.suite, pairs: pairs.length, model: config.model.name, evaluator: evaluator.name, started_at: started, seconds: Math.round(performance.now() - t0) / 1000, tribunal, naive, anchors, outcomes };
-  const out = values.out ?? `quality-${values.suite}-${config.model.name}.json`;
+  let out = values.out;
+  if (!out) {
+    fs.mkdirSync(REPORTS_DIR, { recursive: true });
+    out = path.join(REPORTS_DIR, `quality-${values.suite}-${config.model.name}.json`);
+  }
   fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
 
   console.log(`bench:quality  suite ${values.suite} (${pairs.length} pairs)  model ${config.model.name}  evaluator ${evaluator.name}`);

@@ -1,0 +1,62 @@
+// Every benchmark in bench/ runs to its end at the smallest sizes and prints its figures, so an API
+// change can never silently break one again (cli-eval once aborted with "0 of 1000 rows scored"
+// for months). Nothing here is timed: the figures are only required to be there. A new bench file
+// must be added to SMOKE, or the first test fails.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ROOT } from './helpers/cli.ts';
+import { cleanEnv } from './helpers/server.ts';
+
+const FAST_HTTP = { BENCH_SECONDS: '0.3', BENCH_ROUNDS: '1', BENCH_WARMUP_MS: '50', BENCH_INITIAL_WARMUP_MS: '50', BENCH_CONCURRENCY: '2', BENCH_RUNS: '2' };
+
+/** bench file -> the arguments and environment that make it smallest. */
+const SMOKE: Record<string, { args?: string[]; env?: Record<string, string> }> = {
+  'batch.bench.ts': { args: ['--items', '12', '--runs', '1', '--latency', '5', '--concurrency', '4'] },
+  'caching.bench.ts': { env: { BENCH_CALLS: '10', BENCH_RUNS: '10', BENCH_ROUNDS: '1', BENCH_CONCURRENCY: '2' } },
+  'calibration-metrics.bench.ts': { env: { CALIB_BENCH_N: '500', CALIB_BENCH_ROUNDS: '1' } },
+  'calibration-run.bench.ts': { args: ['--items', '12', '--rounds', '1', '--latency', '5', '--concurrency', '4'] },
+  'cli-eval.bench.ts': { env: { BENCH_ROWS: '12', BENCH_LATENCY: '5', BENCH_CONCURRENCY: '4' } },
+  'compare.bench.ts': { env: { BENCH_RUNS: '2', BENCH_MODEL_MS: '5' } },
+  'conversation-prompt.bench.ts': { env: { BENCH_ITERATIONS: '20', BENCH_ROUNDS: '1', BENCH_TURNS: '4' } },
+  'dataset-import.bench.ts': { env: { DATASET_IMPORT_LINES: '200', DATASET_IMPORT_FILLER: '20' } },
+  'execute.bench.ts': { env: FAST_HTTP },
+  'jury.bench.ts': { env: { BENCH_RUNS: '2', JURY_DELAYS: '5,10,15' } },
+  'log-append.bench.ts': { env: { BENCH_APPENDS: '20', BENCH_LARGE: '2000' } },
+  'log-store.bench.ts': { env: { BENCH_LOGS: '0,300' } },
+  'mcp.bench.ts': { env: FAST_HTTP },
+  'observability.bench.ts': { env: FAST_HTTP },
+  'postgres-logs.bench.ts': { env: { BENCH_LOGS: '300', BENCH_RUNS: '2' } },
+};
+
+function runBench(file: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join('bench', file), ...args], { cwd: ROOT, env: { ...cleanEnv(), ...env } });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (out += d));
+    // A bench that hangs is as broken as one that throws; at these sizes each ends in seconds.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+test('every bench in bench/ has a smoke entry', () => {
+  const files = fs.readdirSync(path.join(ROOT, 'bench')).filter((f) => f.endsWith('.bench.ts'));
+  assert.deepEqual(files.sort(), Object.keys(SMOKE).sort());
+});
+
+for (const [file, { args = [], env = {} }] of Object.entries(SMOKE)) {
+  test(`${file} finishes at its smallest sizes and prints its figures`, { timeout: 300_000 }, async () => {
+    const { code, out } = await runBench(file, args, env);
+    assert.equal(code, 0, `${file} exited ${code}:\n${out.slice(-3000)}`);
+    // Figures: at least one decimal number printed, and no NaN or Infinity among them.
+    assert.match(out, /\d+\.\d+/, `${file} printed no figures:\n${out.slice(-3000)}`);
+    assert.doesNotMatch(out, /\bNaN\b|\bInfinity\b/, `${file} printed a broken figure:\n${out.slice(-3000)}`);
+  });
+}
