@@ -14,6 +14,9 @@ import { randomHex } from '../ids.ts';
 /** 96 random bits, hex: unguessable, and only [0-9a-f] so it is safe in a tag name. */
 export const newNonce = () => randomHex(12);
 
+const NONCE_CACHE_SIZE = 4096;
+const nonceCache = new WeakMap<Buffer, Map<string, string>>();
+
 /** Used when TRIBUNAL_SECRET_KEY is not set: nonces then stay the same within this process only. */
 const PROCESS_SECRET = randomBytes(32);
 
@@ -23,7 +26,19 @@ const PROCESS_SECRET = randomBytes(32);
  * that version; another version (or another secret) gives another nonce.
  */
 export function versionNonce(secret: Buffer | null, evaluatorId: string, version: number): string {
-  return createHmac('sha256', secret ?? PROCESS_SECRET).update(`tribunal fence nonce\0${evaluatorId}\0${version}`).digest('hex').slice(0, 24);
+  const key = secret ?? PROCESS_SECRET;
+  // The nonce depends only on the secret and the version, and scoring asks for it on every call:
+  // keep the last few thousand per secret instead of an HMAC per call.
+  let bySecret = nonceCache.get(key);
+  if (!bySecret) nonceCache.set(key, (bySecret = new Map()));
+  const id = `${evaluatorId}\0${version}`;
+  let nonce = bySecret.get(id);
+  if (nonce === undefined) {
+    nonce = createHmac('sha256', key).update(`tribunal fence nonce\0${id}`).digest('hex').slice(0, 24);
+    if (bySecret.size >= NONCE_CACHE_SIZE) bySecret.delete(bySecret.keys().next().value!);
+    bySecret.set(id, nonce);
+  }
+  return nonce;
 }
 
 /** XML escaping for fenced data: after it, the data holds no `<` or `>`, so no tag at all. */
