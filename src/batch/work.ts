@@ -115,6 +115,15 @@ const fromLog = (position: number, row: ChunkRow, log: Pick<ExecutionLogRecord, 
   cost_usd: log.cost_usd,
 });
 
+/**
+ * Throws once the run has ended (cancelled, failed): asked before each of a row's model calls
+ * starts, so that no call starts after a cancel was answered, even one that waited for a slot.
+ */
+async function stillRunning(store: Store, batchId: string): Promise<void> {
+  const now = await store.getBatchExecution(batchId);
+  if (!now || isTerminal(now.status)) throw new Error(`The batch run was ${now?.status ?? 'deleted'} before this judge-model call started.`);
+}
+
 /** Scores one row and records it; answers whether this call recorded it. Store failures are thrown (the chunk is retried). */
 export async function runRow(env: BatchEnv, caller: Caller, batch: BatchExecutionRecord, target: Target, position: number, row: ChunkRow): Promise<boolean> {
   const logId = rowLogId(batch.id, position);
@@ -131,7 +140,10 @@ export async function runRow(env: BatchEnv, caller: Caller, batch: BatchExecutio
   const options = { batch_execution_id: batch.id, log_id: logId };
   let record: BatchRowRecord;
   try {
-    const result = await runAsBatchWork(() => ('judge' in target ? env.engine.runJudge(ctx, target.judge, input, options) : env.engine.runEvaluator(ctx, target.evaluator, input, options)));
+    const result = await runAsBatchWork(
+      () => ('judge' in target ? env.engine.runJudge(ctx, target.judge, input, options) : env.engine.runEvaluator(ctx, target.evaluator, input, options)),
+      () => stillRunning(env.store, batch.id),
+    );
     record = fromLog(position, row, { id: result.execution_log_id, score: result.score, evaluator_results: result.evaluator_results, cost_usd: result.cost_usd }, null);
   } catch (err) {
     if (err instanceof StoreConflictError && err.reason.kind === 'id_taken') {

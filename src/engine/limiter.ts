@@ -8,12 +8,24 @@
 // interactive calls leave free.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-const priority = new AsyncLocalStorage<'batch'>();
-
-/** Runs `work` with every judge-model call it makes queued behind interactive calls. */
-export function runAsBatchWork<T>(work: () => Promise<T>): Promise<T> {
-  return priority.run('batch', work);
+interface BatchWork {
+  /** Asked after a call gets its slot and before it starts; throws when the call must not start. */
+  gate?: () => Promise<void>;
 }
+
+const priority = new AsyncLocalStorage<BatchWork>();
+
+/**
+ * Runs `work` with every judge-model call it makes queued behind interactive calls. `gate` runs
+ * when each call is about to start (slot in hand): a batch row uses it so that no model call
+ * starts after its run was cancelled, however long the call waited in the queue.
+ */
+export function runAsBatchWork<T>(work: () => Promise<T>, gate?: () => Promise<void>): Promise<T> {
+  return priority.run({ gate }, work);
+}
+
+/** The gate of the batch work this call runs in, if any. */
+export const batchGate = (): (() => Promise<void>) | undefined => priority.getStore()?.gate;
 
 interface Waiter {
   grant: () => void;
@@ -49,7 +61,7 @@ export class Limiter {
   /** Waits for a slot; resolves to the function that gives it back (call it exactly once). */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const queue = priority.getStore() === 'batch' ? this.waitingBatch : this.waiting;
+    const queue = priority.getStore() ? this.waitingBatch : this.waiting;
     return new Promise((resolve, reject) => {
       const entry: Waiter = {
         grant: () => {

@@ -3,7 +3,7 @@
 // overload (529), server errors (5xx), dropped connections and timeouts, honouring retry-after.
 // Malformed answers are passed through: the caller validates the answer and decides (scoring
 // retries them at most twice). Scoring and judge generation share one instance (createJudgeModel).
-import { Limiter } from './limiter.ts';
+import { batchGate, Limiter } from './limiter.ts';
 import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
 import { ModelCallError } from './model-errors.ts';
 
@@ -109,6 +109,15 @@ export class ResilientJudgeModel implements JudgeModel {
       release = await this.limiter.acquire(signal);
     } catch {
       throw new ModelCallError('aborted', 'The judge-model call was cancelled while waiting for a free slot.');
+    }
+    const gate = batchGate();
+    if (gate) {
+      try {
+        await gate();
+      } catch (err) {
+        release();
+        throw new ModelCallError('aborted', (err as Error).message, { cause: err });
+      }
     }
     slot.at = performance.now();
     if (!signal && this.inner.appliesTimeout) {
