@@ -11,11 +11,14 @@ import { rateLimitBackend } from './rate-limit.ts';
 import { createServer } from './server.ts';
 import { openStore } from './store/index.ts';
 import { commandName } from './cli/invocation.ts';
+import { log, setProcessLogger } from './log.ts';
 
 export async function serve(config: Config): Promise<{ close: () => Promise<void>; url: string }> {
   const adminSocketPath = config.store === 'json' ? startAdminSocket.pathFor(config.dataDir) : undefined;
   const store = await openStore(config, { role: 'server', adminSocket: adminSocketPath });
   const observability = await createObservability(config);
+  // Lines from outside a request (batch work, purges, store reconnects) go through the same logger.
+  setProcessLogger(observability.logger);
   const services = await buildServices(config, store, observability.modelObserver, observability.tracing.enabled ? observability.tracing : undefined);
   const admin = config.store === 'json' ? await startAdminSocket(services, adminSocketPath!) : undefined;
   const demoPurge = scheduleDemoPurge(store, config);
@@ -49,7 +52,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
       const graceMs = config.http.shutdownGraceMs;
       if (!(await inFlight.settle(graceMs))) {
         for (const line of inFlight.describeCutShort()) {
-          console.error(`[tribunal] shutdown: request failed, cut short after the ${graceMs / 1000} s grace period (TRIBUNAL_SHUTDOWN_GRACE): ${line}`);
+          log.error(`shutdown: request failed, cut short after the ${graceMs / 1000} s grace period (TRIBUNAL_SHUTDOWN_GRACE): ${line}`);
         }
       }
       server.closeAllConnections();

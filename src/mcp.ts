@@ -25,6 +25,7 @@ import { problemOf, sendProblem } from './http/problem.ts';
 import type { KeyRateLimit } from './http/rate-limits.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
 import { VERSION } from './version.ts';
+import { log } from './log.ts';
 
 export const SERVER_NAME = 'tribunal';
 export const SERVER_VERSION = VERSION;
@@ -100,7 +101,7 @@ export function toolErrorText(toolName: string, err: TribunalError): string {
 
 export function toolErrorResult(toolName: string, err: unknown): CallToolResult {
   const error = problemOf(err);
-  if (error.code === 'internal_error') console.error(`[tribunal] unexpected error in MCP tool ${toolName}:`, err);
+  if (error.code === 'internal_error') log.error(`unexpected error in MCP tool ${toolName}`, { err });
   return {
     isError: true,
     content: [
@@ -291,7 +292,7 @@ export function mcpRouter(services: Services, authenticator: Authenticator, rate
       await server.connect(transport);
       await transport.handleRequest(req, res, req.body);
     } catch (err) {
-      console.error('[tribunal] MCP request failed:', err);
+      log.error('MCP request failed', { err });
       jsonRpcError(res, 500, -32603, 'Internal error; it has been logged on the server.');
       release();
     }

@@ -8,6 +8,7 @@
 import { MemoryStore, type ClientRateLimitInfo, type IncrementResponse, type Options, type Store } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { createClient, type RedisClientType } from 'redis';
+import { log } from './log.ts';
 
 export interface RateLimitBackend {
   /** For ServerOptions.rateLimitStore: a new store per limiter; undefined = express-rate-limit's memory store. */
@@ -22,7 +23,7 @@ export interface RedisRateLimitOptions {
   prefix?: string;
   /** How long a Redis command may take before the request is counted locally instead (default 250 ms). */
   commandTimeoutMs?: number;
-  /** Logs outage and recovery; default console.warn. */
+  /** Logs outage and recovery; default the process log. */
   log?: (message: string) => void;
 }
 
@@ -140,8 +141,8 @@ export class SharedRateLimitStore implements Store {
 
 /** Connects to Redis in the background (never blocking start-up) and answers the limiter stores. */
 export function redisRateLimitBackend(url: string, opts: RedisRateLimitOptions = {}): RateLimitBackend {
-  const log = opts.log ?? ((m: string) => console.warn(m));
-  const health = new RedisHealth(log);
+  const warn = opts.log ?? ((m: string) => log.warn(m));
+  const health = new RedisHealth(warn);
   const client = createClient({
     url,
     // Commands sent while disconnected fail at once (and count locally) instead of queueing.

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const LAYERS: Array<[name: string, members: RegExp[]]> = [
-  ['base', [/^src\/(schemas|errors|config|ids|version|unknown-fields|prices|limits|secret-box)\.ts$/, /^src\/schemas\//]],
+  ['base', [/^src\/(schemas|errors|config|ids|version|unknown-fields|prices|limits|secret-box|log)\.ts$/, /^src\/schemas\//]],
   ['store', [/^src\/store\//]],
   ['core', [/^src\/(domain|engine|generation|conversation|batch|calibration)\//, /^src\/datasets\/(?!stream-routes)/, /^src\/(context|auth)\.ts$/]],
   ['definitions', [/^src\/tool\.ts$/, /^src\/operations\//, /^tools\//]],

@@ -12,6 +12,7 @@ import type { ExecutionLogRecord } from '../src/store/types.ts';
 import { newestFirst } from '../src/store/types.ts';
 import { jsonTempDirs, openJson } from './helpers/json-store.ts';
 import { collect, log, org } from './store-contract.ts';
+import { setProcessLogger } from '../src/log.ts';
 
 const tempDir = jsonTempDirs('tribunal-logindex-');
 const at = (s: number) => new Date(Date.UTC(2026, 0, 1) + s * 1000).toISOString();
@@ -24,12 +25,11 @@ async function initialized(): Promise<string> {
 }
 
 async function quietly<T>(fn: () => Promise<T>): Promise<T> {
-  const original = console.warn;
-  console.warn = () => {};
+  setProcessLogger({ info: () => {}, warn: () => {}, error: () => {} });
   try {
     return await fn();
   } finally {
-    console.warn = original;
+    setProcessLogger(null);
   }
 }
 

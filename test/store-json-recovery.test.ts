@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { jsonTempDirs, openJson } from './helpers/json-store.ts';
 import { cleanEnv } from './helpers/server.ts';
 import { log, org } from './store-contract.ts';
+import { setProcessLogger } from '../src/log.ts';
 
 const tempDir = jsonTempDirs('tribunal-json-recovery-');
 
@@ -19,15 +20,15 @@ async function initialized(): Promise<string> {
   return dir;
 }
 
-/** Runs `fn` with console.warn captured. */
+/** Runs `fn` with the process log's warnings captured. */
 async function capturingWarnings<T>(fn: () => Promise<T>): Promise<{ result: T; warnings: string[] }> {
   const warnings: string[] = [];
-  const original = console.warn;
-  console.warn = (...args: unknown[]) => void warnings.push(args.map(String).join(' '));
+  const keep = (_fields: object, message: string) => void warnings.push(message);
+  setProcessLogger({ info: () => {}, warn: keep, error: keep });
   try {
     return { result: await fn(), warnings };
   } finally {
-    console.warn = original;
+    setProcessLogger(null);
   }
 }
 

@@ -10,6 +10,7 @@ import type { DatasetItemInput } from '../schemas.ts';
 import type { BatchExecution, BatchRow, BatchStatus } from '../schemas/batches.ts';
 import type { BatchExecutionRecord, BatchRowRecord, BatchRowScores, EvaluatorRecord, JudgeRecord, Store } from '../store/types.ts';
 import { batchSummary } from './summary.ts';
+import { log } from '../log.ts';
 
 /** What a started run is handed to: the runner of this process, when one runs. */
 export interface BatchDispatcher {
@@ -79,7 +80,7 @@ export async function startBatch(ctx: RequestContext, target: BatchTarget, sourc
   await dispatchers
     .get(ctx.store)
     ?.dispatch(record)
-    .catch((err) => console.error(`[tribunal] batch ${record.id}: not handed out yet (${(err as Error).message}); it starts when a runner finds it`));
+    .catch((err) => log.warn(`batch ${record.id}: not handed out yet (${(err as Error).message}); it starts when a runner finds it`));
   return batchToWire(record);
 }
 

@@ -13,6 +13,7 @@ import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { Store } from '../store/types.ts';
 import type { Chunk } from './work.ts';
+import { log } from '../log.ts';
 
 const PLAN = 'tribunal_batch_plan';
 const CHUNK = 'tribunal_batch_chunk';
@@ -47,7 +48,7 @@ export class PgBatchQueue {
       // a lease is not stretched much beyond its length.
       maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.floor(lease / 2))),
     } as PgBoss.ConstructorOptions);
-    boss.on('error', (err) => console.error(`[tribunal] batch queue: ${(err as Error).message}`));
+    boss.on('error', (err) => log.error(`batch queue: ${(err as Error).message}`));
     await boss.start();
     const queue = { retryLimit: 1000, retryDelay: 1, retryBackoff: false, expireInSeconds: lease };
     await boss.createQueue(PLAN, { name: PLAN, ...queue });

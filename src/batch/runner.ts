@@ -16,6 +16,7 @@ import type { BatchExecutionRecord, Store } from '../store/types.ts';
 import { isTerminal, registerDispatcher, type BatchDispatcher } from './batches.ts';
 import { PgBatchQueue } from './pg-queue.ts';
 import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, planNext, recordedIn, resummarize, runRow, type BatchEnv, type Chunk, type PlanState } from './work.ts';
+import { log } from '../log.ts';
 
 export interface BatchRunnerServices {
   store: Store;
@@ -24,7 +25,7 @@ export interface BatchRunnerServices {
   spans?: SpanRunner;
 }
 
-const log = (line: string) => console.error(`[tribunal] batch: ${line}`);
+const batchLog = (line: string) => log.warn(`batch: ${line}`);
 /** JSON store: how long a run whose work failed on a store error waits before it is worked again. */
 const RETRY_MS = 1000;
 
@@ -89,7 +90,7 @@ export class BatchRunner implements BatchDispatcher {
       for (const id of this.seen) if (!ids.has(id)) this.seen.delete(id);
       for (const b of unfinished) if (!this.seen.has(b.id)) await this.dispatch(b);
     } catch (err) {
-      log(`looking for batch work failed: ${(err as Error).message}`);
+      batchLog(`looking for batch work failed: ${(err as Error).message}`);
     } finally {
       this.looking = false;
     }
@@ -185,7 +186,7 @@ export class BatchRunner implements BatchDispatcher {
 
   /** JSON store: plans a run again from its first row after a delay (rows recorded are skipped). */
   private retryLater(id: string, run: LocalRun, err: unknown): void {
-    log(`run ${id}: ${(err as Error).message}; worked again in ${RETRY_MS} ms`);
+    batchLog(`run ${id}: ${(err as Error).message}; worked again in ${RETRY_MS} ms`);
     const timer = setTimeout(() => {
       if (this.stopping || this.local.has(id)) return;
       void Promise.all([...run.rows])
@@ -199,7 +200,7 @@ export class BatchRunner implements BatchDispatcher {
   private track(p: Promise<unknown>, set: Set<Promise<unknown>>, run?: LocalRun): void {
     const settled = p.catch((err) => {
       if (run) run.errors++;
-      log(`row failed: ${(err as Error).message}`);
+      batchLog(`row failed: ${(err as Error).message}`);
     });
     set.add(settled);
     this.inFlight.add(settled);

@@ -3,6 +3,7 @@
 // instance runs the sweep; deleting what is already gone is harmless, so several need no coordination.
 import type { Config } from '../config.ts';
 import type { Store } from '../store/types.ts';
+import { log } from '../log.ts';
 
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 
@@ -22,8 +23,8 @@ export async function purgeExpiredDemoOrganizations(store: Store, config: Pick<C
 export function scheduleDemoPurge(store: Store, config: Config): { stop: () => void } {
   const sweep = () =>
     purgeExpiredDemoOrganizations(store, config).then(
-      (n) => n && console.log(`[tribunal] purged ${n} expired demo organization${n === 1 ? '' : 's'}`),
-      (err: Error) => console.error(`[tribunal] demo purge failed, retried in an hour: ${err.message}`),
+      (n) => n && log.info(`purged ${n} expired demo organization${n === 1 ? '' : 's'}`),
+      (err: Error) => log.error(`demo purge failed, retried in an hour: ${err.message}`),
     );
   void sweep();
   const timer = setInterval(sweep, SWEEP_EVERY_MS);

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { RunInput } from '../conversation/validate.ts';
 import type { EvaluatorResult } from '../schemas.ts';
 import type { EvaluatorRecord, Store } from '../store/types.ts';
+import { log } from '../log.ts';
 
 /** Bumped when what a result depends on changes shape, so older entries stop matching. */
 const KEY_FORMAT = 'tribunal result cache v1';
@@ -75,7 +76,7 @@ export interface ResultCacheOptions {
 
 /** A cache the store cannot serve is the operator's to fix, so it is logged (a run never fails for it). */
 const cacheFailed = (what: string) => (err: unknown) => {
-  console.error(`[tribunal] result cache: ${what} failed (${(err as Error)?.message ?? err}); the run goes on without the cache`);
+  log.error(`result cache: ${what} failed (${(err as Error)?.message ?? err}); the run goes on without the cache`);
   return null;
 };
 

@@ -4,6 +4,7 @@
 import type { Response } from 'express';
 import { asTribunalError, TribunalError, validationError } from '../errors.ts';
 import { StoreUnavailableError } from '../store/types.ts';
+import { log } from '../log.ts';
 
 export function problemOf(err: unknown): TribunalError {
   if (err instanceof TribunalError) return err;
@@ -24,7 +25,7 @@ export function problemOf(err: unknown): TribunalError {
 
 export function sendProblem(res: Response, err: unknown): void {
   const error = problemOf(err);
-  if (error.code === 'internal_error') console.error('[tribunal] unexpected error:', err);
+  if (error.code === 'internal_error') log.error('unexpected error', { err });
   if (res.headersSent) return;
   // A body the server never read (refused before parsing: no key, over a limit) is not drained:
   // the connection closes after this answer instead.

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import { log } from '../log.ts';
 
 /** A data file that cannot be used as it is; the message is one line an operator can act on. */
 export class DataFileError extends Error {
@@ -143,7 +144,7 @@ const SCAN_CHUNK = 4 * 2 ** 20;
 export async function loadLogFile(
   file: string,
   onRecord: (record: unknown, offset: number, length: number) => void,
-  warn: (line: string) => void = console.warn,
+  warn: (line: string) => void = (line) => log.warn(line),
 ): Promise<LoadedLogFile> {
   const handle = await fsp.open(file, 'a+');
   try {

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { migrateSchema } from '../migrate-schema.ts';
 import { StoreConflictError, StoreUnavailableError, type ConflictReason } from '../types.ts';
 import { decodeRow, encodeParam, type Row } from './codecs.ts';
+import { log } from '../../log.ts';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -98,7 +99,7 @@ export class PgConnection {
           await this.pool.end().catch(() => {});
           throw new StoreUnavailableError(`Cannot reach PostgreSQL at ${describeUrl(this.opts.connectionString)}: ${(err as Error).message}`, { cause: err });
         }
-        if (attempt === 0) console.error(`[tribunal] waiting for PostgreSQL at ${describeUrl(this.opts.connectionString)} (${(err as Error).message})`);
+        if (attempt === 0) log.warn(`waiting for PostgreSQL at ${describeUrl(this.opts.connectionString)} (${(err as Error).message})`);
         await sleep(Math.min(200 * 2 ** attempt, 2000));
       }
     }
