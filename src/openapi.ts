@@ -52,7 +52,9 @@ function errorResponses(route: RestRoute, problem: Problem): Record<string, unkn
     out['409'] = problem(
       runsModel
         ? 'conflict: the judge is a generation draft waiting for answers, or refers to an evaluator that no longer exists'
-        : 'conflict: the name is taken in your organization, the resource is in use, or it was edited concurrently (retry)',
+        : route.path.endsWith('/cancel/') // issue 26: a run that has ended
+          ? 'conflict: the run has already ended (completed, failed or cancelled); only a queued or running run can be cancelled'
+          : 'conflict: the name is taken in your organization, the resource is in use, or it was edited concurrently (retry)',
     );
   }
   if (hasBody) {
