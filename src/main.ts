@@ -9,12 +9,18 @@ import { InFlightRequests } from './http/in-flight.ts';
 import { createObservability } from './observability/index.ts';
 import { rateLimitBackend } from './rate-limit.ts';
 import { createServer } from './server.ts';
+import { ensureServerSecret } from './secret-file.ts';
 import { openStore } from './store/index.ts';
 import { commandName } from './cli/invocation.ts';
 
 export async function serve(config: Config): Promise<{ close: () => Promise<void>; url: string }> {
   const adminSocketPath = config.store === 'json' ? startAdminSocket.pathFor(config.dataDir) : undefined;
   const store = await openStore(config, { role: 'server', adminSocket: adminSocketPath });
+  // issue 26: the secret that seals model keys, from the data directory on the JSON store.
+  await ensureServerSecret(config, store).catch(async (err) => {
+    await store.close();
+    throw err;
+  });
   const observability = await createObservability(config);
   const services = await buildServices(config, store, observability.modelObserver, observability.tracing.enabled ? observability.tracing : undefined);
   const admin = config.store === 'json' ? await startAdminSocket(services, adminSocketPath!) : undefined;

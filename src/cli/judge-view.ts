@@ -29,7 +29,7 @@ export function printJudge(judge: JudgeFull): void {
     ['project', judge.project_id],
     ['version', judge.version],
     ['updated', day(judge.updated_at)],
-  ]);
+  ], { wrap: ['intent'] });
   console.log(`\nEvaluators (${judge.evaluators.length}):`);
   const rows = judge.evaluators.map((e) => [e.name, e.id, e.is_preset ? 'preset' : 'custom', e.pinned_version ? `${e.version} (pinned)` : String(e.version), declaredInputs(e) ?? '']);
   const headers = ['NAME', 'ID', 'KIND', 'VERSION', 'NEEDS'];

@@ -36,13 +36,15 @@ export function printTable(headers: string[], rows: Array<Array<string | number 
 }
 
 /** `key: value` lines with the keys aligned; null/undefined values are left out. */
-export function printFields(fields: Array<[string, unknown]>): void {
+export function printFields(fields: Array<[string, unknown]>, opts: { wrap?: string[] } = {}): void {
   const shown = fields.filter(([, v]) => v !== undefined && v !== null && v !== '');
   const width = Math.max(...shown.map(([k]) => k.length));
   for (const [k, v] of shown) {
     const text = typeof v === 'string' ? v : Array.isArray(v) ? v.join(', ') : JSON.stringify(v);
-    // Long values wrap at the terminal's width, under their own column (issue 26).
-    const [first, ...more] = text.split('\n').flatMap((l) => wrap(l, Math.max(20, terminalColumns() - width - 2)));
+    // Long prose (opts.wrap: those keys) wraps at the terminal's width under its own column (issue
+    // 26); other values, commands to copy among them, are never cut.
+    const lines = text.split('\n');
+    const [first, ...more] = opts.wrap?.includes(k) ? lines.flatMap((l) => wrap(l, Math.max(20, terminalColumns() - width - 2))) : lines;
     console.log(`${`${k}:`.padEnd(width + 1)} ${first}`);
     for (const l of more) console.log(`${' '.repeat(width + 2)}${l}`);
   }
