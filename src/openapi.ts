@@ -1,5 +1,6 @@
 // GET /v1/openapi.json: OpenAPI 3.1, generated from the route table and the zod schemas the routes
 // validate with, so the document cannot drift from the code.
+import { METRICS_SECURITY_SCHEME, operationalPaths } from './openapi-ops.ts';
 import { z } from 'zod';
 import { datasetStreamOpenApi } from './datasets/stream-routes.ts';
 import { routes, type RestRoute } from './rest.ts';
@@ -150,7 +151,7 @@ export function openApiDocument(): unknown {
     },
   };
   Object.assign(paths, datasetStreamOpenApi(problem));
-  paths['/healthz'] = { get: { summary: 'Liveness and store reachability (no auth)', operationId: 'healthz', security: [], responses: { '200': { description: 'up' }, '503': { description: 'store down' } } } };
+  Object.assign(paths, operationalPaths(problem)); // issue 26: /healthz, /readyz, /metrics, /v1/openapi.json
   cached = {
     openapi: '3.1.0',
     info: { title: 'Tribunal', version: VERSION, description: 'Self-hostable, MCP-first LLM-as-a-judge evaluation server. MCP endpoint: /mcp.' },
@@ -159,6 +160,7 @@ export function openApiDocument(): unknown {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: Api-Key <key>' },
         Bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <key>' },
+        MetricsToken: METRICS_SECURITY_SCHEME,
       },
       schemas: { Problem },
     },
