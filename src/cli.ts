@@ -123,6 +123,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await handler(rest);
   } catch (err) {
+    // The reader of stdout went away (`| head`): what it read is what it wanted (issue 26).
+    if ((err as NodeJS.ErrnoException)?.code === 'EPIPE') return EXIT.ok;
     if (err instanceof CliError) {
       console.error(withCommandName(`error: ${err.message}`));
       return err.exitCode;

@@ -9,6 +9,7 @@ import { InFlightRequests } from './http/in-flight.ts';
 import { createObservability } from './observability/index.ts';
 import { rateLimitBackend } from './rate-limit.ts';
 import { createServer } from './server.ts';
+import { ensureServerSecret } from './secret-file.ts';
 import { openStore } from './store/index.ts';
 import { commandName } from './cli/invocation.ts';
 import { log, setProcessLogger } from './log.ts';
@@ -16,6 +17,11 @@ import { log, setProcessLogger } from './log.ts';
 export async function serve(config: Config): Promise<{ close: () => Promise<void>; url: string }> {
   const adminSocketPath = config.store === 'json' ? startAdminSocket.pathFor(config.dataDir) : undefined;
   const store = await openStore(config, { role: 'server', adminSocket: adminSocketPath });
+  // issue 26: the secret that seals model keys, from the data directory on the JSON store.
+  await ensureServerSecret(config, store).catch(async (err) => {
+    await store.close();
+    throw err;
+  });
   const observability = await createObservability(config);
   // Lines from outside a request (batch work, purges, store reconnects) go through the same logger.
   setProcessLogger(observability.logger);

@@ -134,6 +134,9 @@ export function buildMcpServer(services: Services, tools: ToolDefinition[] = all
       },
     );
   }
+  // issue 26: the SDK advertises tools.listChanged on registering a tool, but the tool list never
+  // changes and a stateless server has no stream to say so on (GET /mcp answers 405): say false.
+  server.server.registerCapabilities({ tools: { listChanged: false } });
   return server;
 }
 

@@ -1,5 +1,6 @@
 // GET /v1/openapi.json: OpenAPI 3.1, generated from the route table and the zod schemas the routes
 // validate with, so the document cannot drift from the code.
+import { METRICS_SECURITY_SCHEME, operationalPaths } from './openapi-ops.ts';
 import { z } from 'zod';
 import { datasetStreamOpenApi } from './datasets/stream-routes.ts';
 import { routes, type RestRoute } from './rest.ts';
@@ -52,7 +53,9 @@ function errorResponses(route: RestRoute, problem: Problem): Record<string, unkn
     out['409'] = problem(
       runsModel
         ? 'conflict: the judge is a generation draft waiting for answers, or refers to an evaluator that no longer exists'
-        : 'conflict: the name is taken in your organization, the resource is in use, or it was edited concurrently (retry)',
+        : route.path.endsWith('/cancel/') // issue 26: a run that has ended
+          ? 'conflict: the run has already ended (completed, failed or cancelled); only a queued or running run can be cancelled'
+          : 'conflict: the name is taken in your organization, the resource is in use, or it was edited concurrently (retry)',
     );
   }
   if (hasBody) {
@@ -148,7 +151,7 @@ export function openApiDocument(): unknown {
     },
   };
   Object.assign(paths, datasetStreamOpenApi(problem));
-  paths['/healthz'] = { get: { summary: 'Liveness and store reachability (no auth)', operationId: 'healthz', security: [], responses: { '200': { description: 'up' }, '503': { description: 'store down' } } } };
+  Object.assign(paths, operationalPaths(problem)); // issue 26: /healthz, /readyz, /metrics, /v1/openapi.json
   cached = {
     openapi: '3.1.0',
     info: { title: 'Tribunal', version: VERSION, description: 'Self-hostable, MCP-first LLM-as-a-judge evaluation server. MCP endpoint: /mcp.' },
@@ -157,6 +160,7 @@ export function openApiDocument(): unknown {
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Authorization: Api-Key <key>' },
         Bearer: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <key>' },
+        MetricsToken: METRICS_SECURITY_SCHEME,
       },
       schemas: { Problem },
     },

@@ -55,6 +55,43 @@ async function allRows(id: string): Promise<any[]> {
 }
 
 describe('batch runs', () => {
+  // issue 26 item 5: while a run goes on, its counters, summary and rows agree at every read.
+  it('a running run: done, failed and the summary agree with the rows at every read; a completed run cannot be cancelled', async () => {
+    const ds = await dataset(24);
+    rig.fake.setLatency(60);
+    try {
+      const started = await rig.post(`/v1/judges/${judgeId}/batch-execute/`, { dataset_id: ds });
+      const id = started.body.batch_execution_id;
+      let runningReads = 0;
+      for (;;) {
+        const b = (await rig.get(`/v1/judges/batch-executions/${id}/`)).body;
+        const rows = await allRows(id);
+        // Rows are only ever added: those read after the run are at least what it counted.
+        assert.ok(rows.length >= b.done + b.failed, `${rows.length} rows listed, ${b.done}+${b.failed} counted`);
+        if (b.done + b.failed > 0) {
+          assert.equal(b.summary.length, 2, `summary of a run with ${b.done} rows done: ${JSON.stringify(b.summary)}`);
+          for (const e of b.summary) assert.equal(e.n + e.errors, b.done + b.failed, JSON.stringify(b));
+        } else assert.deepEqual(b.summary, []);
+        const listed = (await rig.get(`/v1/judges/batch-executions/?judge_id=${judgeId}&limit=50`)).body.results.find((r: any) => r.id === id);
+        if (listed.done + listed.failed > 0) assert.equal(listed.summary.length, 2, JSON.stringify(listed));
+        if (ended(b)) {
+          assert.equal(b.status, 'completed');
+          assert.equal(rows.length, 24);
+          break;
+        }
+        if (b.done > 0) runningReads++;
+        await new Promise((r) => setTimeout(r, 40));
+      }
+      assert.ok(runningReads > 0, 'the run was read while running with rows done');
+      const cancel = await rig.post(`/v1/judges/batch-executions/${id}/cancel/`, {});
+      assert.equal(cancel.status, 409);
+      assert.match(cancel.body.detail, /already ended \(completed\)/);
+      assert.equal((await rig.get(`/v1/judges/batch-executions/${id}/`)).body.status, 'completed');
+    } finally {
+      rig.fake.setLatency(0);
+    }
+  });
+
   it('runs a judge over a dataset: 202, progress, summary, rows in item order, each an ordinary log', async () => {
     const ds = await dataset(10);
     rig.fake.resetStats();
@@ -133,8 +170,16 @@ describe('batch runs', () => {
       assert.equal(rig.fake.requests.length, rows.length * 2);
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(rig.fake.requests.length, rows.length * 2, 'nothing runs after the cancel');
+      // issue 26: a run that has ended cannot be cancelled (again): 409, saying so, nothing changes.
       const again = await rig.post(`/v1/judges/batch-executions/${id}/cancel/`, {});
-      assert.equal(again.body.status, 'cancelled');
+      assert.equal(again.status, 409, JSON.stringify(again.body));
+      assert.equal(again.body.code, 'conflict');
+      assert.equal(again.body.status, 409);
+      assert.equal(again.body.batch_status, 'cancelled');
+      assert.match(again.body.detail, /already ended \(cancelled\)/);
+      const unchanged = (await rig.get(`/v1/judges/batch-executions/${id}/`)).body;
+      assert.deepEqual(unchanged, (await rig.get(`/v1/judges/batch-executions/${id}/`)).body);
+      assert.equal(unchanged.finished_at, run.finished_at);
     } finally {
       rig.fake.setLatency(0);
     }

@@ -81,7 +81,8 @@ test('annotate records a person\'s score, and a second call edits it', async () 
   assert.equal(second.code, 0, show(second));
   const a = JSON.parse(second.stdout);
   assert.equal(a.score, 0.3);
-  assert.equal(a.note, 'Not in the sources.');
+  // issue 26: the note explained the earlier score; a new score without --note clears it.
+  assert.equal(a.note, null);
   const listed = await req('GET', `/v1/annotations/?execution_log_id=${logId}`);
   assert.equal(listed.body.results.length, 1);
   assert.equal((await rig.cli(['annotate', logId, '--evaluator', 'Nope', '--score', '0.3'])).code, 7);

@@ -226,7 +226,7 @@ describe('tribunal CLI', () => {
 
     // A request the server refuses (an evaluator that needs contexts, run without them): exit 7.
     await rig.server.request('POST', '/v1/evaluators/', { key: rig.key, body: { name: 'Grounded', intent: 'Grounded in contexts.', rubric: 'HIGH: grounded. LOW: not.', requires_contexts: true } });
-    assertOneLineError(await rig.cli(['evaluators', 'run', 'Grounded', '--response', 'x']), 7, /contexts/);
+    assertOneLineError(await rig.cli(['evaluators', 'run', 'Grounded', '--response', 'x']), 7, /--context <text>/); // issue 26: the flag, not the REST field
   });
 
   describe('judges generate', () => {

@@ -48,3 +48,33 @@ test('the Inspector CLI lists the tools and calls one, with the key in --header'
   assert.equal(result.structuredContent.requires_contexts, true);
   assert.deepEqual(JSON.parse(result.content[0].text), result.structuredContent);
 });
+
+// issue 26 item 1: the README's command works on Node 20 from any directory because it is pinned to
+// the version npm ci installs; `npm run inspector` runs that same copy.
+test('the README pins the Inspector to the installed version, and `npm run inspector` works from another directory', async () => {
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const { readFile, mkdtemp } = await import('node:fs/promises');
+  const os = await import('node:os');
+  const installed = JSON.parse(await readFile(path.join(root, 'node_modules', '@modelcontextprotocol', 'inspector', 'package.json'), 'utf8')).version as string;
+  const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+  assert.equal(pkg.devDependencies['@modelcontextprotocol/inspector'], installed, 'the dev dependency is pinned exactly');
+  assert.equal(pkg.scripts.inspector, 'mcp-inspector');
+  for (const doc of ['README.md', 'docs/MCP.md']) {
+    const text = await readFile(path.join(root, doc), 'utf8');
+    const commands = [...text.matchAll(/npx[^\n`]*@modelcontextprotocol\/inspector[^\s`]*/g)].map((m) => m[0]);
+    assert.ok(commands.length > 0, doc);
+    for (const command of commands) assert.ok(command.endsWith(`@modelcontextprotocol/inspector@${installed}`), `${doc}: ${command} is pinned to ${installed}`);
+  }
+  // From another directory: npm --prefix points at the checkout, the working directory is elsewhere.
+  const elsewhere = await mkdtemp(path.join(os.tmpdir(), 'inspector-cwd-'));
+  const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(
+      'npm',
+      ['--prefix', root, 'run', '--silent', 'inspector', '--', '--cli', `${server.url}/mcp`, '--transport', 'http', '--method', 'tools/list', '--header', `Authorization: Bearer ${key}`],
+      { cwd: elsewhere, timeout: 60_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.equal((JSON.parse(result.stdout).tools as unknown[]).length, 14);
+});

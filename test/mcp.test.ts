@@ -49,6 +49,9 @@ describe('MCP endpoint with the SDK client', () => {
     assert.equal(info?.name, 'tribunal');
     const caps = mcp.client.getServerCapabilities();
     assert.ok(caps?.tools, 'tools capability');
+    // issue 26: the list never changes and GET /mcp (the stream a notification would need) is 405.
+    assert.equal(caps?.tools?.listChanged, false);
+    assert.equal((await rawRequest(`${server.url}/mcp`, { method: 'GET', headers: { accept: 'text/event-stream', authorization: `Bearer ${demo.api_key}` } })).status, 405);
     assert.equal(caps?.prompts, undefined);
     assert.equal(caps?.resources, undefined);
     const instructions = mcp.client.getInstructions() ?? '';

@@ -128,3 +128,51 @@ test('PostgreSQL: the key is in no answer, no server output and no pg_dump of th
     await schema.drop();
   }
 });
+
+// issue 26 item 12: out of the box on the JSON store, the server keeps its own secret in the data
+// directory (made on first start, mode 0600, said once); a restart reads it and the model works.
+test('JSON store without TRIBUNAL_SECRET_KEY: the secret file is made once (0600) and a restart keeps the model working', async () => {
+  const modelKey = `sk-proj-${randomBytes(16).toString('hex')}`;
+  const dataDir = tempDir();
+  try {
+    const said = await exercise({ TRIBUNAL_DATA_DIR: dataDir }, modelKey);
+    const file = path.join(dataDir, 'secret.key');
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.equal(Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64').length, 32);
+    assert.equal(said.split(`Created ${file} (mode 0600)`).length - 1, 1, 'said once, at the first start only');
+    assert.ok(!said.includes(fs.readFileSync(file, 'utf8').trim()), 'the secret itself is never printed');
+    assert.ok(!said.includes(modelKey));
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('JSON store: a damaged secret file stops the start with what to do', async () => {
+  const dataDir = tempDir();
+  fs.writeFileSync(path.join(dataDir, 'secret.key'), 'not a secret\n', { mode: 0o600 });
+  await assert.rejects(serve({ TRIBUNAL_DATA_DIR: dataDir }), /secret\.key does not hold the base64 of 32 bytes/);
+});
+
+test('PostgreSQL without TRIBUNAL_SECRET_KEY: starts while no model keeps a key (registering one is 503), refuses to start once one does', async () => {
+  const schema = await createTestSchema('trb_secret_req');
+  try {
+    const env = { TRIBUNAL_STORE: 'postgres', DATABASE_URL: schema.url, TRIBUNAL_DATA_DIR: tempDir() };
+    let server = await serve(env);
+    const key = (await http(server.url, 'POST', '/create-demo-user/')).body.api_key as string;
+    const refused = await http(server.url, 'POST', '/v1/models/', key, { name: 'mine', provider: 'openai', base_url: 'http://127.0.0.1:9/v1', model: 'm', api_key: 'sk-test' });
+    assert.equal(refused.status, 503, refused.text);
+    assert.match(refused.body.detail, /TRIBUNAL_SECRET_KEY/);
+    await server.stop();
+    // Logged as a warning (a setting not made), not as an error of the server.
+    assert.match(server.output(), /"level":40[^\n]*"status":503/);
+    assert.doesNotMatch(server.output(), /"level":50[^\n]*"status":503/);
+    // With the secret, a model with a key is registered; without it again, the start is refused.
+    server = await serve({ ...env, TRIBUNAL_SECRET_KEY: randomBytes(32).toString('base64') });
+    const made = await http(server.url, 'POST', '/v1/models/', key, { name: 'mine', provider: 'openai', base_url: 'http://127.0.0.1:9/v1', model: 'm', api_key: 'sk-test' });
+    assert.equal(made.status, 201, made.text);
+    await server.stop();
+    await assert.rejects(serve(env), /TRIBUNAL_SECRET_KEY is not set, and 1 registered model\(s\) keep an API key sealed with it/);
+  } finally {
+    await schema.drop();
+  }
+});

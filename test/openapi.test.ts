@@ -61,7 +61,7 @@ describe('OpenAPI document', () => {
   it('documents the errors each operation can answer with', async () => {
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses);
     for (const { path, method, op } of operations()) {
-      if (path === '/healthz') continue;
+      if (['/healthz', '/readyz', '/metrics', '/v1/openapi.json'].includes(path)) continue; // no key, no input, no rate limit (issue 26: documented below)
       for (const status of ['400', '429', '500', '503']) assert.ok(op.responses[status] || (path === '/create-demo-user/' && status === '400'), `${method} ${path} documents ${status}`);
       // The streamed import has no body-size limit (a line over TRIBUNAL_MAX_BODY is skipped, not a 413).
       const unlimited = path.endsWith('/items/import/');
@@ -78,5 +78,43 @@ describe('OpenAPI document', () => {
     const preset = await srv.request('PATCH', '/v1/evaluators/Faithfulness/', { key, body: { intent: 'Mine now.' } });
     assert.equal(preset.status, 403);
     assert.equal(preset.body.code, 'permission_denied');
+  });
+});
+
+// issue 26 item 13: the operational doors the README documents are in the document, each with the
+// body it answers; checked against the real answers.
+describe('OpenAPI: /healthz, /readyz, /metrics, /v1/openapi.json', () => {
+  /** Minimal JSON Schema check (type, enum, const, required, properties): enough for these bodies. */
+  function check(schema: any, value: any, at = '$'): string[] {
+    const errors: string[] = [];
+    if (schema.enum && !schema.enum.includes(value)) errors.push(`${at}: ${JSON.stringify(value)} not in ${schema.enum}`);
+    if (schema.const !== undefined && schema.const !== value) errors.push(`${at}: not ${schema.const}`);
+    if (schema.type === 'object') {
+      if (!value || typeof value !== 'object') return [...errors, `${at}: not an object`];
+      for (const r of schema.required ?? []) if (!(r in value)) errors.push(`${at}.${r}: missing`);
+      for (const [k, s] of Object.entries<any>(schema.properties ?? {})) if (k in value) errors.push(...check(s, value[k], `${at}.${k}`));
+    } else if (schema.type && schema.type !== typeof value) errors.push(`${at}: ${typeof value}, not ${schema.type}`);
+    return errors;
+  }
+
+  it('documents each with a response schema its real answer matches', async () => {
+    for (const path of ['/healthz', '/readyz', '/v1/openapi.json']) {
+      const op = doc.paths[path]?.get;
+      assert.ok(op, `${path} is in the document`);
+      assert.deepEqual(op.security, [], `${path} needs no key`);
+      const schema = op.responses['200'].content['application/json'].schema;
+      assert.equal(schema.type, 'object');
+      const res = await srv.request('GET', path);
+      assert.equal(res.status, 200);
+      assert.deepEqual(check(schema, res.body), [], path);
+    }
+    assert.deepEqual(check(doc.paths['/healthz'].get.responses['503'].content['application/json'].schema, { status: 'degraded', store: { kind: 'json', status: 'down' }, model: { configured: false } }), []);
+    const metrics = doc.paths['/metrics']?.get;
+    assert.ok(metrics, '/metrics is in the document');
+    assert.ok(metrics.responses['200'].content['text/plain'].schema);
+    assert.deepEqual(metrics.security, [{ MetricsToken: [] }]);
+    assert.ok(doc.components.securitySchemes.MetricsToken);
+    // The check can fail: a body without its required members does not pass.
+    assert.notDeepEqual(check(doc.paths['/readyz'].get.responses['200'].content['application/json'].schema, { status: 'nope' }), []);
   });
 });

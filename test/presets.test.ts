@@ -178,4 +178,19 @@ describe('presets through the server', () => {
       }
     }
   });
+
+  // issue 26: the first page of presets is the file's order (the most used first), not Z to A.
+  test('presets list in the order of data/presets.json, page after page', async () => {
+    const first = await server.request('GET', '/v1/evaluators/?is_preset=true&limit=5', { key });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.deepEqual(first.body.results.map((e: { name: string }) => e.name), presets.slice(0, 5).map((p) => p.name));
+    const names: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: any = await server.request('GET', `/v1/evaluators/?is_preset=true&limit=20${cursor ? `&cursor=${cursor}` : ''}`, { key });
+      names.push(...page.body.results.map((e: { name: string }) => e.name));
+      cursor = page.body.next_cursor;
+    } while (cursor);
+    assert.deepEqual(names, presets.map((p) => p.name));
+  });
 });

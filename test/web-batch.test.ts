@@ -43,7 +43,7 @@ describe('batch runs in the web app', { skip }, () => {
 
     // A first run at 0.8, slow enough to watch: 6 items x 2 evaluators, 2 model calls at a time.
     fake.respondWith(() => toolAnswer({ justification: 'The fake judge read it.', score: 0.8 }));
-    fake.setLatency(400);
+    fake.setLatency(700);
     await page.goto(app(`/app/datasets/${datasetId}`));
     await page.getByRole('heading', { level: 1, name: 'Web batch set' }).waitFor();
     await page.getByRole('button', { name: 'Run batch' }).click();
@@ -57,8 +57,22 @@ describe('batch runs in the web app', { skip }, () => {
     await page.getByText(/updating live/).waitFor();
     const during = Number(await page.getByRole('progressbar', { name: 'Rows finished' }).getAttribute('value'));
     assert.ok(during < 6, `seen while running (${during} of 6)`);
+    // issue 26: while it runs, rows finished come with their summary and their rows (never "No row
+    // scored yet." beside "2 of 6 rows finished"), and the run can be cancelled.
+    await page.waitForFunction(() => {
+      const status = document.querySelector('[data-status]')?.getAttribute('data-status');
+      const finished = Number(document.querySelector('progress')?.getAttribute('value'));
+      return status === 'running' && finished >= 1 && !!document.querySelector('table[aria-label="Per-evaluator summary"] tbody tr') && !!document.querySelector('table[aria-label="Rows"] tbody tr');
+    });
+    assert.equal(await page.getByText('No row scored yet.').count(), 0);
+    assert.equal(await page.getByText('No rows yet.').count(), 0);
+    assert.ok(await page.getByRole('button', { name: 'Cancel run' }).isVisible());
+    await b.screenshot('batch-running');
     await page.locator('[data-status="completed"]').waitFor({ timeout: 30_000 });
     await page.getByText('6 of 6 rows finished (100%).').waitFor();
+    // A finished run cannot be cancelled: the button is gone (not merely ignored).
+    assert.equal(await page.getByRole('button', { name: 'Cancel run' }).count(), 0);
+    assert.equal(await page.locator('button.danger', { hasText: 'Cancel run' }).isVisible(), false);
     fake.setLatency(0);
     const summary = page.getByRole('table', { name: 'Per-evaluator summary' });
     await summary.getByRole('row', { name: /Answer Relevance/ }).getByRole('cell', { name: '6', exact: true }).first().waitFor();

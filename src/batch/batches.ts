@@ -2,7 +2,7 @@
 // or given items, read it (404 when unknown or another organization's), its rows in item order,
 // list runs, cancel. The work itself is done by the runner (runner.ts), which each server starts.
 import type { RequestContext } from '../context.ts';
-import { notFound, validationError } from '../errors.ts';
+import { notFound, TribunalError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { getOwnDataset } from '../datasets/datasets.ts';
 import { pageQuery, toPage } from '../domain/pagination.ts';
@@ -149,13 +149,20 @@ export async function listBatchResults(ctx: Pick<RequestContext, 'store' | 'call
 const TERMINAL: BatchStatus[] = ['completed', 'failed', 'cancelled'];
 export const isTerminal = (status: BatchStatus) => TERMINAL.includes(status);
 
-/** Stops a run: rows not started are never scored; rows in flight finish and are kept. A finished run is answered as it is. */
+/** A run that has ended cannot be cancelled: 409, saying how it ended (issue 26). */
+const alreadyEnded = (batch: BatchExecutionRecord) =>
+  new TribunalError('conflict', 409, `Batch run ${batch.id} has already ended (${batch.status}); only a queued or running run can be cancelled. Its rows and summary are kept as they are.`, {
+    extra: { batch_status: batch.status },
+  });
+
+/** Stops a run: rows not started are never scored; rows in flight finish and are kept. A run that has ended answers 409. */
 export async function cancelBatch(ctx: Pick<RequestContext, 'store' | 'caller'>, id: string): Promise<BatchExecution> {
   const batch = await getVisibleBatch(ctx, id);
-  if (isTerminal(batch.status)) return batchToWire(batch);
+  if (isTerminal(batch.status)) throw alreadyEnded(batch);
   const now = new Date().toISOString();
   const cancelled = await ctx.store.updateBatchExecution(batch.id, { status: 'cancelled', finished_at: now, if_status: ['queued', 'running'] });
-  const current = cancelled ?? (await getVisibleBatch(ctx, id));
-  const summed = await ctx.store.updateBatchExecution(batch.id, { summary: await batchSummary(ctx.store, current) });
-  return batchToWire(summed ?? current);
+  // It ended between the read and the write (its last row, or another cancel): as above.
+  if (!cancelled) throw alreadyEnded(await getVisibleBatch(ctx, id));
+  const summed = await ctx.store.updateBatchExecution(batch.id, { summary: await batchSummary(ctx.store, cancelled) });
+  return batchToWire(summed ?? cancelled);
 }

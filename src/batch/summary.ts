@@ -5,11 +5,20 @@ import type { BatchExecutionRecord, Store } from '../store/types.ts';
 const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
 export async function batchSummary(store: Store, batch: Pick<BatchExecutionRecord, 'id'>): Promise<BatchEvaluatorSummary[]> {
+  return (await summaryAndCounts(store, batch)).summary;
+}
+
+/** The summary and the rows done (scored) and failed, from one read of the rows. */
+async function summaryAndCounts(store: Store, batch: Pick<BatchExecutionRecord, 'id'>): Promise<{ summary: BatchEvaluatorSummary[]; done: number; failed: number }> {
+  let done = 0;
+  let failed = 0;
   const acc = new Map<string, { name: string; n: number; sum: number; min: number; max: number; errors: number }>();
   let after: number | undefined;
   for (;;) {
     const page = await store.listBatchRowScores(batch.id, { limit: 1000, after });
     for (const row of page.items) {
+      if (row.score !== null) done++;
+      else failed++;
       for (const r of row.evaluator_results) {
         let a = acc.get(r.evaluator_id);
         if (!a) acc.set(r.evaluator_id, (a = { name: r.evaluator_name, n: 0, sum: 0, min: Infinity, max: -Infinity, errors: 0 }));
@@ -24,7 +33,7 @@ export async function batchSummary(store: Store, batch: Pick<BatchExecutionRecor
     if (page.last === undefined) break;
     after = page.last;
   }
-  return [...acc].map(([evaluator_id, a]) => ({
+  const summary = [...acc].map(([evaluator_id, a]) => ({
     evaluator_id,
     evaluator_name: a.name,
     n: a.n,
@@ -33,4 +42,32 @@ export async function batchSummary(store: Store, batch: Pick<BatchExecutionRecor
     max: a.n ? a.max : null,
     errors: a.errors,
   }));
+  return { summary, done, failed };
+}
+
+// issue 26 item 5: a running run's counters and summary agree with its rows at every read. The
+// summary of a run still going is taken from its rows when it is read (the stored one is written at
+// the end), and done/failed are counted from that same read, so a page never says "16 finished"
+// beside an empty summary. A big run (many rows finished) is recounted at most every LIVE_REUSE_MS.
+const LIVE_REUSE_MS = 2000;
+const BIG_RUN = 10_000;
+type Live = { finished: number; at: number; done: number; failed: number; summary: BatchEvaluatorSummary[] };
+const live = new WeakMap<Store, Map<string, Live>>();
+
+/** The run as read: unchanged when it has ended; while it goes on, its summary, done and failed from its rows now. */
+export async function withLiveSummary<T extends Pick<BatchExecutionRecord, 'id' | 'status' | 'done' | 'failed' | 'summary'>>(store: Store, batch: T): Promise<T> {
+  if (batch.status === 'completed' || batch.status === 'failed' || batch.status === 'cancelled') return batch;
+  let runs = live.get(store);
+  if (!runs) live.set(store, (runs = new Map()));
+  const finished = batch.done + batch.failed;
+  const cached = runs.get(batch.id);
+  if (cached && (cached.finished === finished || (finished > BIG_RUN && Date.now() - cached.at < LIVE_REUSE_MS))) {
+    return { ...batch, done: cached.done, failed: cached.failed, summary: cached.summary };
+  }
+  // Counted apart from the summary's read, a row could land between the two: both come from one pass.
+  const { summary, done, failed } = await summaryAndCounts(store, batch);
+  const entry: Live = { finished, at: Date.now(), done, failed, summary };
+  runs.set(batch.id, entry);
+  if (runs.size > 256) runs.delete(runs.keys().next().value as string);
+  return { ...batch, done, failed, summary };
 }

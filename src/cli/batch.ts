@@ -139,10 +139,10 @@ const list_: Command = {
 };
 
 /** Every row of a batch, page after page, in item order. */
-export async function* batchResults(api: ApiClient, id: string): AsyncGenerator<Record<string, unknown>> {
+export async function* batchResults(api: ApiClient, id: string, max?: number): AsyncGenerator<Record<string, unknown>> {
   let cursor: string | undefined;
   do {
-    const page = await api.get<{ results: Array<Record<string, unknown>>; next_cursor: string | null }>(`${batchPath(id)}results/`, { limit: 200, cursor });
+    const page = await api.get<{ results: Array<Record<string, unknown>>; next_cursor: string | null }>(`${batchPath(id)}results/`, { limit: Math.min(200, max ?? 200), cursor });
     yield* page.results;
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
@@ -150,18 +150,28 @@ export async function* batchResults(api: ApiClient, id: string): AsyncGenerator<
 
 const results: Command = {
   summary: "write a batch's rows as JSONL, in item order (to a file, or stdout)",
-  help: `Usage: tribunal batch results <batch id> [--out <file.jsonl>]
+  help: `Usage: tribunal batch results <batch id> [--out <file.jsonl>] [--limit N]
+
+  --limit <n>              only the first N rows (in item order)
 
 Each line: {position, item_id | index, execution_log_id, score, evaluator_results, error}.`,
-  options: { out: { type: 'string' } },
+  options: { out: { type: 'string' }, limit: { type: 'string' } },
   positionals: [1, 1],
   async run({ values, positionals, client }) {
     const out = str(values.out);
+    const limit = num(values.limit, 'limit', { min: 1, integer: true });
     const fd = out ? fs.openSync(out, 'w') : 1;
     let rows = 0;
     try {
-      for await (const row of batchResults(client(), positionals[0])) {
-        fs.writeSync(fd, `${JSON.stringify(row)}\n`);
+      for await (const row of batchResults(client(), positionals[0], limit)) {
+        if (limit !== undefined && rows >= limit) break;
+        try {
+          fs.writeSync(fd, `${JSON.stringify(row)}\n`);
+        } catch (err) {
+          // `| head -1`: the reader has what it wanted; a closed pipe is a normal end (issue 26).
+          if ((err as NodeJS.ErrnoException).code === 'EPIPE') return EXIT.ok;
+          throw err;
+        }
         rows++;
       }
     } finally {

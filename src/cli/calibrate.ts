@@ -115,7 +115,7 @@ const annotateCommand: Command = {
   help: `Usage: tribunal annotate <log id> --evaluator <id|name> --score <0..1> [--note <text>]
 
 Records a person's verdict on one evaluator result of an execution log (one per result; a second
-call for the same result edits it). Copy annotated runs into a dataset with
+call for the same result edits it; without --note the edit clears the earlier note). Copy annotated runs into a dataset with
 POST /v1/datasets/{id}/items/from-annotations/ and measure the judge with tribunal calibrate.`,
   options: { evaluator: { type: 'string' }, score: { type: 'string' }, note: { type: 'string' } },
   positionals: [1, 1],
@@ -138,11 +138,19 @@ POST /v1/datasets/{id}/items/from-annotations/ and measure the judge with tribun
       const result = log.evaluator_results.find((r) => r.evaluator_id === evaluator) ?? log.evaluator_results.find((r) => r.evaluator_name === evaluator);
       const existing = (await api.request<{ results: Array<{ id: string; evaluator_id: string }> }>('GET', '/v1/annotations/', { query: { execution_log_id: positionals[0] } })).results.find((a) => a.evaluator_id === result?.evaluator_id);
       if (!existing) throw err;
-      annotation = await api.request('PATCH', `/v1/annotations/${existing.id}/`, { body: { score, ...(note !== undefined ? { note } : {}) } });
+      // The earlier note explained the earlier score: a new score without --note clears it (issue 26).
+      annotation = await api.request('PATCH', `/v1/annotations/${existing.id}/`, { body: { score, note: note ?? null } });
       edited = true;
     }
     if (json) printJson(annotation);
-    else console.log(`${edited ? 'Updated' : 'Recorded'} annotation ${annotation.id}: ${annotation.evaluator_id} should score ${annotation.score}${annotation.note ? ` (${annotation.note})` : ''}.`);
+    else {
+      // The evaluator by its name, as the person knows it (the id is in --json).
+      const log = await api
+        .request<{ evaluator_results: Array<{ evaluator_id: string; evaluator_name: string }> }>('GET', `/v1/execution-logs/${encodeURIComponent(positionals[0])}/`)
+        .catch(() => null);
+      const name = log?.evaluator_results.find((r) => r.evaluator_id === annotation.evaluator_id)?.evaluator_name ?? annotation.evaluator_id;
+      console.log(`${edited ? 'Updated' : 'Recorded'} annotation ${annotation.id}: ${name} should score ${annotation.score}${annotation.note ? ` (${annotation.note})` : ''}.`);
+    }
     return EXIT.ok;
   },
 };

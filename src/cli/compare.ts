@@ -20,15 +20,18 @@ interface ComparisonAnswer {
 
 /** A response flag's value: "-" is stdin, the path of an existing file is read, anything else is the text itself. */
 export function responseText(value: string, flag: string): string {
-  if (value === '-') return readText('-', flag);
+  // A file's (or stdin's) final newline ends the file, not the response (issue 26).
+  if (value === '-') return stripFinalNewline(readText('-', flag));
   let isFile = false;
   try {
     isFile = fs.statSync(value).isFile();
   } catch {
     isFile = false;
   }
-  return isFile ? readText(value, flag) : value;
+  return isFile ? stripFinalNewline(readText(value, flag)) : value;
 }
+
+const stripFinalNewline = (text: string) => text.replace(/\r?\n$/, '');
 
 function body(values: Values): Record<string, unknown> {
   const a = str(values.a);
@@ -38,7 +41,7 @@ function body(values: Values): Record<string, unknown> {
   const requestFile = str(values['request-file']);
   if (request !== undefined && requestFile !== undefined) throw usageError('give --request or --request-file, not both.');
   return {
-    request: requestFile !== undefined ? readText(requestFile, '--request-file') : request,
+    request: requestFile !== undefined ? stripFinalNewline(readText(requestFile, '--request-file')) : request,
     response_a: responseText(a, '--a'),
     response_b: responseText(b, '--b'),
     contexts: list(values.context),

@@ -4,7 +4,7 @@ import { resolveId } from './client.ts';
 import { EXIT, usageError } from './errors.ts';
 import { clip, day, printFields, printJson, printNextPage, printTable } from './output.ts';
 import { confirm, isInteractive } from './prompt.ts';
-import { defined, printRunResult, readJsonObject, readText, RUN_HELP, RUN_OPTIONS, runInputFromFlags, type Group, type RunResult } from './shared.ts';
+import { defined, inFlagTerms, printRunResult, readJsonObject, readText, RUN_HELP, RUN_OPTIONS, runInputFromFlags, type Group, type RunResult } from './shared.ts';
 import { declaredInputs } from './judge-view.ts';
 
 interface Evaluator {
@@ -236,7 +236,7 @@ ${RUN_HELP}
   async run({ values, positionals, json, client }) {
     const body = { ...runInputFromFlags(values), project_id: str(values.project) };
     const id = await resolveId(client(), 'evaluator', positionals[0]);
-    const result = await client().post<RunResult>(`/v1/evaluators/${encodeURIComponent(id)}/execute/`, body);
+    const result = await client().post<RunResult>(`/v1/evaluators/${encodeURIComponent(id)}/execute/`, body).catch((err) => Promise.reject(inFlagTerms(err)));
     printRunResult(`Evaluator ${positionals[0]}`, result, json);
     return EXIT.ok;
   },

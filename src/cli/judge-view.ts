@@ -1,5 +1,5 @@
 // How a judge is shown in a terminal (judges get, judges generate).
-import { clip, day, printFields, printTable } from './output.ts';
+import { clip, day, printFields, printTable, terminalColumns } from './output.ts';
 import { withCommandName } from './invocation.ts';
 
 export interface JudgeFull {
@@ -29,19 +29,14 @@ export function printJudge(judge: JudgeFull): void {
     ['project', judge.project_id],
     ['version', judge.version],
     ['updated', day(judge.updated_at)],
-  ]);
+  ], { wrap: ['intent'] });
   console.log(`\nEvaluators (${judge.evaluators.length}):`);
-  printTable(
-    ['NAME', 'ID', 'KIND', 'VERSION', 'NEEDS', 'INTENT'],
-    judge.evaluators.map((e) => [
-      e.name,
-      e.id,
-      e.is_preset ? 'preset' : 'custom',
-      e.pinned_version ? `${e.version} (pinned)` : e.version,
-      declaredInputs(e),
-      clip(e.intent, 60),
-    ]),
-  );
+  const rows = judge.evaluators.map((e) => [e.name, e.id, e.is_preset ? 'preset' : 'custom', e.pinned_version ? `${e.version} (pinned)` : String(e.version), declaredInputs(e) ?? '']);
+  const headers = ['NAME', 'ID', 'KIND', 'VERSION', 'NEEDS'];
+  // The intent takes the room the other columns leave on the terminal (issue 26: never wider).
+  const used = headers.reduce((sum, h, i) => sum + Math.max(h.length, ...rows.map((r) => String(r[i]).length)) + 2, 0);
+  const room = Math.max(8, terminalColumns() - used);
+  printTable([...headers, 'INTENT'], rows.map((r, i) => [...r, clip(judge.evaluators[i].intent, room)]));
 }
 
 /** How generation left the judge: nothing for a hand-made one; a draft says how to finish it. */

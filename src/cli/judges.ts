@@ -6,7 +6,7 @@ import { generateCommand } from './generate.ts';
 import { clip, day, printJson, printNextPage, printTable } from './output.ts';
 import { printJudge, type JudgeFull } from './judge-view.ts';
 import { confirm, isInteractive } from './prompt.ts';
-import { defined, printRunResult, readJsonObject, RUN_HELP, RUN_OPTIONS, runInputFromFlags, type Group, type RunResult } from './shared.ts';
+import { defined, inFlagTerms, printRunResult, readJsonObject, RUN_HELP, RUN_OPTIONS, runInputFromFlags, type Group, type RunResult } from './shared.ts';
 
 const VISIBILITY = ['private', 'public'] as const;
 
@@ -179,7 +179,7 @@ ${RUN_HELP}`,
   async run({ values, positionals, json, client }) {
     const body = runInputFromFlags(values);
     const id = await resolveId(client(), 'judge', positionals[0]);
-    const result = await client().post<RunResult>(`/v1/judges/${encodeURIComponent(id)}/execute/`, body);
+    const result = await client().post<RunResult>(`/v1/judges/${encodeURIComponent(id)}/execute/`, body).catch((err) => Promise.reject(inFlagTerms(err)));
     printRunResult(`Judge ${positionals[0]}`, result, json);
     return EXIT.ok;
   },

@@ -36,12 +36,15 @@ export function printTable(headers: string[], rows: Array<Array<string | number 
 }
 
 /** `key: value` lines with the keys aligned; null/undefined values are left out. */
-export function printFields(fields: Array<[string, unknown]>): void {
+export function printFields(fields: Array<[string, unknown]>, opts: { wrap?: string[] } = {}): void {
   const shown = fields.filter(([, v]) => v !== undefined && v !== null && v !== '');
   const width = Math.max(...shown.map(([k]) => k.length));
   for (const [k, v] of shown) {
     const text = typeof v === 'string' ? v : Array.isArray(v) ? v.join(', ') : JSON.stringify(v);
-    const [first, ...more] = text.split('\n');
+    // Long prose (opts.wrap: those keys) wraps at the terminal's width under its own column (issue
+    // 26); other values, commands to copy among them, are never cut.
+    const lines = text.split('\n');
+    const [first, ...more] = opts.wrap?.includes(k) ? lines.flatMap((l) => wrap(l, Math.max(20, terminalColumns() - width - 2))) : lines;
     console.log(`${`${k}:`.padEnd(width + 1)} ${first}`);
     for (const l of more) console.log(`${' '.repeat(width + 2)}${l}`);
   }
@@ -55,4 +58,25 @@ export const day = (iso: string | null | undefined) => (iso ? iso.replace('T', '
 /** The "next page" hint printed under a list when there is more. */
 export function printNextPage(cursor: string | null | undefined, command: string): void {
   if (cursor) console.error(withCommandName(`more: ${command} --cursor ${cursor}   (or --all)`));
+}
+
+/** The terminal's width; COLUMNS, or 120, when stdout is not a terminal. */
+export function terminalColumns(): number {
+  if (process.stdout.isTTY && process.stdout.columns) return process.stdout.columns;
+  const env = Number(process.env.COLUMNS);
+  return Number.isInteger(env) && env >= 40 ? env : 120;
+}
+
+/** A line cut into lines of at most `width` characters, at spaces where it can. */
+export function wrap(line: string, width: number): string[] {
+  const out: string[] = [];
+  let rest = line;
+  while (rest.length > width) {
+    const space = rest.lastIndexOf(' ', width);
+    const cut = space > width / 3 ? space : width;
+    out.push(rest.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).trimStart();
+  }
+  out.push(rest);
+  return out;
 }

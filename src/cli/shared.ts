@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import type { Command, Values } from './command.ts';
 import { list, str } from './command.ts';
-import { usageError } from './errors.ts';
+import { CliError, usageError } from './errors.ts';
 import { clip, printJson, score, usd } from './output.ts';
 
 export const RUN_OPTIONS = {
@@ -86,3 +86,22 @@ export function printRunResult(title: string, result: RunResult, json: boolean):
 }
 
 export type Group = Record<string, Command>;
+
+/**
+ * The server names a missing input by its REST field (`contexts`); at the command line it is a
+ * flag (issue 26): the message says --context, --expected-output or --request instead.
+ */
+const FLAG_FOR_FIELD: Array<[RegExp, string]> = [
+  [/as `contexts` \(a list of strings\)/g, 'with --context <text> (repeat for several)'],
+  [/`contexts`/g, '--context'],
+  [/as `expected_output`/g, 'with --expected-output <text>'],
+  [/`expected_output`/g, '--expected-output'],
+  [/as `request` \(or a conversation as `turns`\)/g, 'with --request <text>'],
+  [/`request`/g, '--request'],
+];
+
+export function inFlagTerms(err: unknown): unknown {
+  if (!(err instanceof CliError) || err.code !== 'missing_field') return err;
+  const message = FLAG_FOR_FIELD.reduce((m, [field, flag]) => m.replace(field, flag), err.message);
+  return new CliError(err.exitCode, message, { code: err.code, status: err.status, body: err.body });
+}

@@ -39,8 +39,15 @@ export function loadPresets(): Preset[] {
 const SCHEMA_FIELDS = new Set(Object.keys(Evaluator.shape));
 const OPTIONAL_FLAGS = ['requires_request', 'requires_turns', 'critical'] as const;
 
+/**
+ * A preset's creation time: a second before the previous one in data/presets.json, so that lists
+ * (newest first) give the file's order, the most used first (issue 26; all at one instant they
+ * were ordered by id, Z to A). Stores seeded before keep their times until a preset's text changes.
+ */
+const presetCreatedAt = (index: number) => new Date(Date.parse(PRESET_EPOCH) - index * 1000).toISOString();
+
 export async function syncPresets(store: Store): Promise<void> {
-  for (const preset of loadPresets()) {
+  for (const [index, preset] of loadPresets().entries()) {
     const flags = Object.fromEntries(OPTIONAL_FLAGS.filter((k) => SCHEMA_FIELDS.has(k)).map((k) => [k, preset[k]]));
     const content = {
       name: preset.name,
@@ -62,8 +69,8 @@ export async function syncPresets(store: Store): Promise<void> {
         is_preset: true,
         project_id: null,
         version: 1,
-        created_at: PRESET_EPOCH,
-        updated_at: PRESET_EPOCH,
+        created_at: presetCreatedAt(index),
+        updated_at: presetCreatedAt(index),
       };
       try {
         await store.createEvaluator(record);
@@ -77,7 +84,7 @@ export async function syncPresets(store: Store): Promise<void> {
     const storedValue = (k: string) => stored[k] ?? ((OPTIONAL_FLAGS as readonly string[]).includes(k) ? false : undefined);
     const changed = Object.keys(content).some((k) => JSON.stringify(storedValue(k)) !== JSON.stringify((content as Record<string, unknown>)[k]));
     if (changed) {
-      await store.updateEvaluator({ ...existing, ...content, version: existing.version + 1, updated_at: new Date().toISOString() }, existing.version);
+      await store.updateEvaluator({ ...existing, ...content, version: existing.version + 1, created_at: presetCreatedAt(index), updated_at: new Date().toISOString() }, existing.version);
     }
   }
 }

@@ -37,7 +37,8 @@ export function observabilityRouter(obs: Observability, store: Store): express.R
       const orgId = (res.locals.caller as { org?: { id?: string } } | undefined)?.org?.id;
       obs.metrics.request(req.method, route, status, latencyMs / 1000, res.locals.problemCode as string | undefined);
       if (span) obs.tracing.endRequestSpan(span, req.method, route, status, orgId);
-      obs.logger[status >= 500 ? 'error' : 'info'](
+      // issue 26: not_available (a setting the operator has not made) is a warning, not a fault.
+      obs.logger[status >= 500 ? (res.locals.problemCode === 'not_available' ? 'warn' : 'error') : 'info'](
         { req_id: requestId, method: req.method, route, status, latency_ms: Math.round(latencyMs * 10) / 10, org_id: orgId, code: res.locals.problemCode, trace_id: span?.spanContext().traceId },
         'request',
       );

@@ -3,6 +3,7 @@
 // cancel. Never registered with MCP. The runs themselves: src/batch/.
 import { runnableItems } from '../datasets/item-shape.ts';
 import { z } from 'zod';
+import { withLiveSummary } from '../batch/summary.ts';
 import { cancelBatch, batchToWire, getVisibleBatch, listBatches, listBatchResults, MAX_INLINE_ITEMS, startBatch } from '../batch/batches.ts';
 import { getOwnDataset } from '../datasets/datasets.ts';
 import { assertRunnable, loadJudgeEvaluators, resolveJudge } from '../domain/judges.ts';
@@ -74,7 +75,8 @@ export const listBatchExecutionsOperation = defineTool({
     const dateTo = q.date_to ? instant('date_to', q.date_to, true) : undefined;
     // As for logs and annotations: an empty page would hide the caller's mistake.
     if (dateFrom && dateTo && dateFrom > dateTo) throw validationError('date_from is after date_to.', [{ field: 'date_from', message: 'after date_to' }]);
-    return listBatches(ctx, { ...q, date_from: dateFrom, date_to: dateTo }, ctx.config.limits.pageSize);
+    const page = await listBatches(ctx, { ...q, date_from: dateFrom, date_to: dateTo }, ctx.config.limits.pageSize);
+    return { ...page, results: await Promise.all(page.results.map((b) => withLiveSummary(ctx.store, b))) }; // issue 26: running runs agree with their rows
   },
 });
 
@@ -85,7 +87,7 @@ export const getBatchExecutionOperation = defineTool({
   input: z.object({ batch_execution_id: batchId }),
   output: BatchExecution,
   annotations: READ,
-  handler: async ({ batch_execution_id }, ctx) => batchToWire(await getVisibleBatch(ctx, batch_execution_id)),
+  handler: async ({ batch_execution_id }, ctx) => batchToWire(await withLiveSummary(ctx.store, await getVisibleBatch(ctx, batch_execution_id))),
 });
 
 export const listBatchResultsOperation = defineTool({
@@ -101,7 +103,7 @@ export const listBatchResultsOperation = defineTool({
 export const cancelBatchExecutionOperation = defineTool({
   name: 'cancel_batch_execution',
   title: 'Cancel a batch run',
-  description: 'Stops a batch run: rows not started are never scored; rows in flight finish and are kept. A run that has ended is answered as it is.',
+  description: 'Stops a batch run: rows not started are never scored; rows in flight finish and are kept. A run that has ended (completed, failed, cancelled) answers 409 conflict.',
   input: z.object({ batch_execution_id: batchId }),
   output: BatchExecution,
   annotations: WRITE,

@@ -28,6 +28,9 @@ export default async function batch(page, { params, isCurrent }) {
         show();
       } catch (err) {
         clear(actionError).append(errorBox(err));
+        // It ended meanwhile (409): show it as it is now, without the button.
+        b = await api('GET', path).catch(() => b);
+        show();
       }
     },
   });
@@ -126,8 +129,11 @@ export default async function batch(page, { params, isCurrent }) {
     }
     if (!isCurrent()) return;
     show();
-    if (ENDED.has(b.status)) await loadResults().catch((err) => clear(resultsArea).append(errorBox(err)));
-    else setTimeout(poll, POLL_MS);
+    // The rows follow the counters while the run goes on (issue 26), until a reader asks for more
+    // than the first page: then they are left alone until the end.
+    const shown = resultsArea.querySelectorAll('tbody tr').length;
+    if (ENDED.has(b.status) || shown < 50) await loadResults().catch((err) => clear(resultsArea).append(errorBox(err)));
+    if (!ENDED.has(b.status)) setTimeout(poll, POLL_MS);
   }
 
   page.append(
