@@ -2,6 +2,7 @@
 // validate with, so the document cannot drift from the code.
 import { z } from 'zod';
 import { datasetStreamOpenApi } from './datasets/stream-routes.ts';
+import { judgeFileOpenApi } from './surface/routes.ts';
 import { routes, type RestRoute } from './rest.ts';
 import { strictInput } from './unknown-fields.ts';
 import { VERSION } from './version.ts';
@@ -148,6 +149,7 @@ export function openApiDocument(): unknown {
     },
   };
   Object.assign(paths, datasetStreamOpenApi(problem));
+  Object.assign(paths, judgeFileOpenApi(problem)); // room surface
   paths['/healthz'] = { get: { summary: 'Liveness and store reachability (no auth)', operationId: 'healthz', security: [], responses: { '200': { description: 'up' }, '503': { description: 'store down' } } } };
   cached = {
     openapi: '3.1.0',

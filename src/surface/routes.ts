@@ -83,3 +83,48 @@ export function judgeFileRoutes(services: Services): express.Router {
   });
   return router;
 }
+
+/** The OpenAPI entries of these routes (their bodies are not JSON-only, so they are not in rest.ts's table). */
+export function judgeFileOpenApi(problem: (description: string) => unknown): Record<string, Record<string, unknown>> {
+  const security = [{ ApiKey: [] }, { Bearer: [] }];
+  const text = { schema: { type: 'string' } };
+  const common = { '401': problem('not_authenticated'), '429': problem('rate_limited'), '500': problem('internal_error'), '503': problem('store_unavailable: the store is unreachable; retry shortly') };
+  const format = { name: 'format', in: 'query', required: false, schema: { type: 'string', enum: ['yaml', 'json'] }, description: 'yaml (default) or json' };
+  const exported = (what: string, param: string) => ({
+    get: {
+      summary: `Export ${what} as a file (YAML or JSON)`,
+      operationId: `get_v1_${what.split(' ')[1]}s_export`,
+      security,
+      parameters: [{ name: param, in: 'path', required: true, schema: { type: 'string' }, description: `id or exact name of the ${what.split(' ')[1]}` }, format],
+      responses: { '200': { description: 'the document', content: { 'application/yaml': text, 'application/json': { schema: { type: 'object' } } } }, '400': problem('validation_error'), '404': problem('not_found'), ...common },
+    },
+  });
+  return {
+    '/v1/judges/{judge_id}/export/': exported('a judge', 'judge_id'),
+    '/v1/evaluators/{evaluator_id}/export/': exported('an evaluator', 'evaluator_id'),
+    '/v1/judges/import/': {
+      post: {
+        summary: 'Import a judge or evaluator document (evaluators matched by name or created; idempotent)',
+        operationId: 'post_v1_judges_import',
+        security,
+        parameters: [
+          { name: 'dry_run', in: 'query', required: false, schema: { type: 'boolean' }, description: 'answer what would change without changing it' },
+          { name: 'project_id', in: 'query', required: false, schema: { type: 'string' }, description: 'project for what is created' },
+        ],
+        requestBody: { required: true, content: { 'application/yaml': text, 'application/json': { schema: { type: 'object' } } } },
+        responses: {
+          '200': {
+            description: '{dry_run, judge_id, evaluator_id, created, updated, unchanged}; updated items list their changes {field, from, to}',
+            content: { 'application/json': { schema: { type: 'object', properties: { dry_run: { type: 'boolean' }, judge_id: { type: ['string', 'null'] }, evaluator_id: { type: ['string', 'null'] }, created: { type: 'array' }, updated: { type: 'array' }, unchanged: { type: 'array' } } } } },
+          },
+          '400': problem('validation_error: errors lists the path of each bad field'),
+          '403': problem('permission_denied: a name matches another organization\'s evaluator or judge you cannot edit'),
+          '409': problem('conflict'),
+          '413': problem('payload_too_large'),
+          ...common,
+          '415': problem('send application/yaml or application/json'),
+        },
+      },
+    },
+  };
+}
