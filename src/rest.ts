@@ -114,6 +114,9 @@ export const routes: RestRoute[] = [
   route('post', '/v1/evaluators/:evaluator_id/duplicate/', ops.duplicateEvaluator, 201),
   { ...route('post', '/v1/judges/execute/by-name/', ops.executeJudgeByName), queryFields: ['name'] },
   route('post', '/v1/judges/claim/', ops.claimJudge),
+  route('post', '/v1/judges/:judge_id/synthetic-data/', ops.startSyntheticData, 202),
+  route('get', '/v1/judges/:judge_id/synthetic-data/', ops.getSyntheticData),
+  route('post', '/v1/judges/:judge_id/synthetic-data/dataset/', ops.saveSyntheticDataset, 201),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema

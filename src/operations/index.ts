@@ -33,6 +33,7 @@ import { compareBatchesOperation } from './experiments.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
+import { getSyntheticDataOperation, saveSyntheticDatasetOperation, startSyntheticDataOperation } from './synthetic.ts';
 import { claimJudgeOperation, duplicateEvaluatorOperation, duplicateJudgeOperation, executeJudgeByNameOperation } from './surface.ts';
 import { createProjectOperation, deleteEvaluatorOperation, deleteJudgeOperation, listEvaluatorVersions, listJudgeVersions } from './resources.ts';
 
@@ -88,4 +89,7 @@ export const restOnlyOperations = {
   duplicateEvaluator: duplicateEvaluatorOperation,
   executeJudgeByName: executeJudgeByNameOperation,
   claimJudge: claimJudgeOperation,
+  startSyntheticData: startSyntheticDataOperation,
+  getSyntheticData: getSyntheticDataOperation,
+  saveSyntheticDataset: saveSyntheticDatasetOperation,
 };

@@ -16,6 +16,8 @@ export interface SyntheticSample {
   quality: 'high' | 'low';
   request: string;
   response: string;
+  contexts?: string[];
+  expected_output?: string;
   /** For a low sample: the evaluator it fails and how (null for a high one). */
   fails_evaluator?: string | null;
   failure?: string | null;

@@ -5,7 +5,7 @@ import type { ApiKey, Dataset, DatasetItem, DatasetItemInput, Evaluator, Evaluat
 import type { BatchExecution, BatchRow, BatchStatus } from '../schemas/batches.ts';
 import type { Annotation, CalibrationRun } from '../schemas/calibration.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
-export type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
+export type { ClaimTokenRecord, SyntheticDataRecord, SyntheticSample } from './surface-types.ts';
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
