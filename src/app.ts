@@ -7,6 +7,7 @@ import { createJudgeModel, createScoringEngine } from './engine/index.ts';
 import type { ModelCallObserver } from './engine/resilient-model.ts';
 import { createJudgeGenerator } from './generation/generator.ts';
 import type { Store } from './store/types.ts';
+import { SyntheticRunner } from './surface/synthetic-runner.ts';
 import type { Services } from './tool.ts';
 
 /** `modelObserver` and `spans` come from src/observability (logs, metrics, traces); both optional. */
@@ -18,5 +19,8 @@ export async function buildServices(config: Config, store: Store, modelObserver?
   // Batch runs resume by themselves: the runner picks up every queued or running run as it starts.
   const batches = new BatchRunner({ config, store, engine, ...(spans ? { spans } : {}) });
   await batches.start();
-  return { config, store, engine, generator: createJudgeGenerator(model), batches, ...(spans ? { spans } : {}) };
+  // Synthetic test data (room surface): pending generations resume as the runner starts.
+  const synthetic = new SyntheticRunner({ store, config, model });
+  await synthetic.start();
+  return { config, store, engine, generator: createJudgeGenerator(model), batches, synthetic, ...(spans ? { spans } : {}) };
 }

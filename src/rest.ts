@@ -24,6 +24,8 @@ export interface RestRoute {
   statusFor?: (output: unknown) => number;
   /** The other statuses statusFor may answer with, for the OpenAPI document. */
   otherStatuses?: Array<{ status: number; description: string }>;
+  /** POST routes: input fields read from the query string (e.g. `name` of execute/by-name/). */
+  queryFields?: string[];
   /** The definition this route calls. */
   operation: ToolDefinition<z.ZodObject, z.ZodObject, any>;
 }
@@ -107,6 +109,14 @@ export const routes: RestRoute[] = [
   route('get', '/v1/calibration-runs/:calibration_run_id/', ops.getCalibrationRun),
   route('get', '/v1/calibration-runs/:calibration_run_id/items/', ops.listCalibrationItems),
   route('post', '/v1/calibration-runs/:calibration_run_id/demonstrations/', ops.calibrationDemonstrations),
+  // room surface (issue 30): duplicate, run by name, claim
+  route('post', '/v1/judges/:judge_id/duplicate/', ops.duplicateJudge, 201),
+  route('post', '/v1/evaluators/:evaluator_id/duplicate/', ops.duplicateEvaluator, 201),
+  { ...route('post', '/v1/judges/execute/by-name/', ops.executeJudgeByName), queryFields: ['name'] },
+  route('post', '/v1/judges/claim/', ops.claimJudge),
+  route('post', '/v1/judges/:judge_id/synthetic-data/', ops.startSyntheticData, 202),
+  route('get', '/v1/judges/:judge_id/synthetic-data/', ops.getSyntheticData),
+  route('post', '/v1/judges/:judge_id/synthetic-data/dataset/', ops.saveSyntheticDataset, 201),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema
@@ -145,6 +155,7 @@ export function requestInput(route: RestRoute, req: Request): Record<string, unk
       throw validationError('The request body must be a JSON object.', [{ field: '(body)', message: 'expected a JSON object' }]);
     }
     base = { ...(body as Record<string, unknown>) };
+    for (const f of route.queryFields ?? []) if (req.query[f] !== undefined) base[f] = req.query[f];
   }
   return { ...base, ...req.params };
 }

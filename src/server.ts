@@ -6,6 +6,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Store as RateLimitStore } from 'express-rate-limit';
 import { Authenticator } from './auth.ts';
 import { datasetStreamRoutes } from './datasets/stream-routes.ts';
+import { judgeFileRoutes } from './surface/routes.ts';
 import { TribunalError } from './errors.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody } from './http/body.ts';
@@ -76,6 +77,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   app.use('/v1', webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit.middleware);
   // Dataset import and export stream their bodies (JSONL/CSV, any size): before the JSON body parser.
   app.use(datasetStreamRoutes(services));
+  app.use(judgeFileRoutes(services)); // room surface: judges as files (YAML or JSON bodies)
   app.use('/v1', jsonBody(config.limits.bodyBytes));
   app.use(restRouter(services));
 

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Config } from './config.ts';
 import type { RequestContext, SpanRunner } from './context.ts';
 import type { BatchRunner } from './batch/runner.ts';
+import type { SyntheticRunner } from './surface/synthetic-runner.ts';
 import type { ScoringEngine } from './engine/types.ts';
 import type { JudgeGenerator } from './generation/types.ts';
 import { fromZodError } from './errors.ts';
@@ -28,6 +29,8 @@ export interface Services {
   spans?: SpanRunner;
   /** The batch runner of this process (started by buildServices); stop it before closing the store. */
   batches?: BatchRunner;
+  /** Synthetic test data generation in the background (room surface; src/surface/synthetic-runner.ts). */
+  synthetic?: SyntheticRunner;
 }
 
 export interface ToolContext extends Services, RequestContext {}

@@ -17,6 +17,9 @@ const LAYERS: Array<[name: string, members: RegExp[]]> = [
   ['doors', [/^src\/(http|web|observability)\//, /^src\/datasets\/stream-routes\.ts$/, /^src\/(rest|mcp|openapi|server|rate-limit)\.ts$/]],
   ['entry points', [/^src\/(main|app|cli|admin-socket|key-commands)\.ts$/, /^src\/cli\//]],
 ];
+// room surface: duplicate, claim, judges as files, synthetic data in core; its HTTP door (routes.ts) with the doors
+LAYERS[2][1].push(/^src\/surface\/(?!routes\.ts$)/);
+LAYERS[4][1].push(/^src\/surface\/routes\.ts$/);
 
 const layerOf = (file: string) => LAYERS.findIndex(([, members]) => members.some((re) => re.test(file)));
 

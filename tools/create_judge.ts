@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createJudge, judgeToWire } from '../src/domain/judges.ts';
 import { Judge } from '../src/schemas.ts';
 import { defineTool } from '../src/tool.ts';
+import { ClaimTokenField, withClaimToken } from '../src/surface/claim-field.ts';
 
 export default defineTool({
   name: 'create_judge',
@@ -18,9 +19,10 @@ export default defineTool({
     project_id: z.string().optional().describe('project for the judge; default your default project'),
     pin_versions: z.boolean().optional().describe('pin each evaluator at its current version instead of following its latest (default false)'),
   }),
-  output: Judge,
+  output: Judge.extend(ClaimTokenField),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   async handler(input, ctx) {
-    return judgeToWire(await createJudge(ctx, input));
+    const judge = await createJudge(ctx, input);
+    return withClaimToken(ctx, judge.id, judgeToWire(judge));
   },
 });

@@ -1,5 +1,6 @@
 import { GenerateJudgeInput, GenerateJudgeOutput } from '../src/generation/types.ts';
 import { defineTool } from '../src/tool.ts';
+import { ClaimTokenField, withClaimToken } from '../src/surface/claim-field.ts';
 
 export default defineTool({
   name: 'generate_judge',
@@ -11,9 +12,11 @@ export default defineTool({
     '`missing_context_from_system_goal` ({error_code, judge_id, missing_context_from_system_goal: [{form_field_name, form_field_description}]}: ' +
     'call again with the same intent, that judge_id and extra_contexts keyed by form_field_name).',
   input: GenerateJudgeInput,
-  output: GenerateJudgeOutput,
+  output: GenerateJudgeOutput.extend(ClaimTokenField),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async handler(input, ctx) {
-    return ctx.generator.generate(ctx, input);
+    const outcome = await ctx.generator.generate(ctx, input);
+    // Only a ready judge can be claimed (a draft still waits for answers).
+    return 'error_code' in outcome ? outcome : withClaimToken(ctx, outcome.judge_id, outcome);
   },
 });

@@ -33,6 +33,8 @@ import { compareBatchesOperation } from './experiments.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
+import { getSyntheticDataOperation, saveSyntheticDatasetOperation, startSyntheticDataOperation } from './synthetic.ts';
+import { claimJudgeOperation, duplicateEvaluatorOperation, duplicateJudgeOperation, executeJudgeByNameOperation } from './surface.ts';
 import { createProjectOperation, deleteEvaluatorOperation, deleteJudgeOperation, listEvaluatorVersions, listJudgeVersions } from './resources.ts';
 
 export const restOnlyOperations = {
@@ -82,4 +84,12 @@ export const restOnlyOperations = {
   listCalibrationItems: listCalibrationItemsOperation,
   calibrationDemonstrations: calibrationDemonstrationsOperation,
   compareBatches: compareBatchesOperation,
+  // room surface (issue 30)
+  duplicateJudge: duplicateJudgeOperation,
+  duplicateEvaluator: duplicateEvaluatorOperation,
+  executeJudgeByName: executeJudgeByNameOperation,
+  claimJudge: claimJudgeOperation,
+  startSyntheticData: startSyntheticDataOperation,
+  getSyntheticData: getSyntheticDataOperation,
+  saveSyntheticDataset: saveSyntheticDatasetOperation,
 };

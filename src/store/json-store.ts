@@ -21,6 +21,8 @@ import { JsonDatasets } from './json-datasets.ts';
 import { LogFile } from './log-file.ts';
 import type { ValueField } from './log-index.ts';
 import { JsonModelTable } from './json-models.ts';
+import { JsonSurfaceTables, type SurfaceTables } from './json-surface.ts';
+import type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
 import { ResultCacheLru } from './result-cache-lru.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
 import {
@@ -68,6 +70,9 @@ interface JsonData {
   /** Absent in db.json files written before calibration; created on load. */
   annotations?: Record<string, AnnotationRecord>;
   calibration_runs?: Record<string, CalibrationRunRecord>;
+  // Room surface (issue 30): absent in older files; created on load.
+  claim_tokens?: SurfaceTables['claim_tokens'];
+  synthetic_data?: SurfaceTables['synthetic_data'];
 }
 
 const emptyData = (): JsonData => ({
@@ -92,6 +97,8 @@ function withoutPrototypes(data: JsonData): void {
   data.models = Object.assign(Object.create(null) as Record<string, ModelRecord>, data.models ?? {});
   data.annotations = Object.assign(Object.create(null) as Record<string, AnnotationRecord>, data.annotations ?? {});
   data.calibration_runs = Object.assign(Object.create(null) as Record<string, CalibrationRunRecord>, data.calibration_runs ?? {});
+  data.claim_tokens = Object.assign(Object.create(null) as SurfaceTables['claim_tokens'], data.claim_tokens ?? {});
+  data.synthetic_data = Object.assign(Object.create(null) as SurfaceTables['synthetic_data'], data.synthetic_data ?? {});
 }
 
 /**
@@ -251,6 +258,7 @@ export class JsonStore implements Store {
     }
     for (const model of Object.values(d.models!)) if (model.org_id === orgId) delete d.models![model.id];
     this.calibration.purgeOrganization(orgId);
+    this.surface.purgeOrganization(orgId);
     delete d.organizations[orgId];
     this.resultCache.purgeOrganization(orgId);
     await this.datasets.deleteOrg(orgId);
@@ -286,6 +294,15 @@ export class JsonStore implements Store {
   getCalibrationRun = (id: string) => this.calibration.getCalibrationRun(id);
   listCalibrationRuns = (filter: CalibrationRunFilter, page: PageQuery) => this.calibration.listCalibrationRuns(filter, (sorted) => paginate(sorted, page));
   updateCalibrationRun = (r: CalibrationRunRecord) => this.calibration.updateCalibrationRun(r);
+
+  // Claim tokens and synthetic data (room surface; json-surface.ts)
+  private readonly surface = new JsonSurfaceTables(() => ({ claim_tokens: this.data.claim_tokens!, synthetic_data: this.data.synthetic_data! }), () => this.save());
+  createClaimToken = (t: ClaimTokenRecord) => this.surface.createClaimToken(t);
+  getClaimToken = (hash: string) => this.surface.getClaimToken(hash);
+  useClaimToken = (hash: string, usedAt: string, orgId: string) => this.surface.useClaimToken(hash, usedAt, orgId);
+  putSyntheticData = (r: SyntheticDataRecord) => this.surface.putSyntheticData(r);
+  getSyntheticData = (judgeId: string) => this.surface.getSyntheticData(judgeId);
+  listPendingSyntheticData = () => this.surface.listPendingSyntheticData();
 
   // API keys
 

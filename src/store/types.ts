@@ -4,6 +4,8 @@
 import type { ApiKey, Dataset, DatasetItem, DatasetItemInput, Evaluator, EvaluatorResult, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
 import type { BatchExecution, BatchRow, BatchStatus } from '../schemas/batches.ts';
 import type { Annotation, CalibrationRun } from '../schemas/calibration.ts';
+import type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
+export type { ClaimTokenRecord, SyntheticDataRecord, SyntheticSample } from './surface-types.ts';
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
@@ -242,6 +244,18 @@ export interface Store {
   listBatchRowScores(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowScores[]; last?: number }>;
   /** Items given in the request of an inline run: `count` from position `from`. */
   getBatchItems(batchId: string, from: number, count: number): Promise<DatasetItemInput[]>;
+
+  // Claim tokens and synthetic data (room surface, issue 30; store/surface-types.ts)
+  /** A token is stored by its hash; a second with the same hash is a conflict. */
+  createClaimToken(token: ClaimTokenRecord): Promise<void>;
+  getClaimToken(tokenHash: string): Promise<ClaimTokenRecord | null>;
+  /** Marks the token used, only when it is not yet: false (changing nothing) when it was used already or is unknown. */
+  useClaimToken(tokenHash: string, usedAt: string, usedByOrgId: string): Promise<boolean>;
+  /** Stores (or replaces) a judge's synthetic data, one per judge. */
+  putSyntheticData(record: SyntheticDataRecord): Promise<void>;
+  getSyntheticData(judgeId: string): Promise<SyntheticDataRecord | null>;
+  /** Every generation still pending, in any organization (resumed at start-up). */
+  listPendingSyntheticData(): Promise<SyntheticDataRecord[]>;
 }
 
 /**

@@ -26,6 +26,8 @@ import type {
 } from '../types.ts';
 import { json, extraOf, ORG_COLUMNS, orgFromRow, KEY_COLUMNS, keyFromRow, PROJECT_COLUMNS, projectFromRow, EVALUATOR_COLUMNS, evaluatorValues, evaluatorFromRow, JUDGE_COLUMNS, judgeValues, judgeFromRow, LOG_INSERT_COLUMNS, logValues, logFromRow, logValuesQuery, placeholders, PageSql, toPage, logPageQuery, visibilitySql, searchSql } from './codecs.ts';
 import { PgCalibration } from './calibration.ts';
+import { PgSurface, SURFACE_TABLES } from './surface.ts';
+import type { ClaimTokenRecord, SyntheticDataRecord } from '../surface-types.ts';
 
 export class PostgresContractStore extends PgCalibration implements Store {
   readonly kind = 'postgres' as const;
@@ -56,6 +58,7 @@ export class PostgresContractStore extends PgCalibration implements Store {
       await c.query('DELETE FROM evaluator_versions WHERE id IN (SELECT id FROM evaluators WHERE org_id = $1)', [orgId]);
       await c.query('DELETE FROM judge_versions WHERE id IN (SELECT id FROM judges WHERE org_id = $1)', [orgId]);
       for (const table of ['annotations', 'calibration_runs', 'batch_executions', 'datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys', 'models', 'result_cache']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
+      for (const table of SURFACE_TABLES) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       await c.query('DELETE FROM organizations WHERE id = $1', [orgId]);
     });
   }
@@ -296,4 +299,16 @@ export class PostgresContractStore extends PgCalibration implements Store {
     return { values: values.slice(0, query.limit), more: values.length > query.limit };
   }
 
+
+  // Claim tokens and synthetic data (room surface; postgres/surface.ts)
+  private readonly surface = new PgSurface(
+    (sql, params) => this.query(sql, params),
+    (sql, params) => this.write(sql, params),
+  );
+  createClaimToken = (t: ClaimTokenRecord) => this.surface.createClaimToken(t);
+  getClaimToken = (hash: string) => this.surface.getClaimToken(hash);
+  useClaimToken = (hash: string, usedAt: string, orgId: string) => this.surface.useClaimToken(hash, usedAt, orgId);
+  putSyntheticData = (r: SyntheticDataRecord) => this.surface.putSyntheticData(r);
+  getSyntheticData = (judgeId: string) => this.surface.getSyntheticData(judgeId);
+  listPendingSyntheticData = () => this.surface.listPendingSyntheticData();
 }
