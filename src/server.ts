@@ -16,6 +16,7 @@ import { mcpRouter } from './mcp.ts';
 import { observabilityRouter } from './observability/http.ts';
 import { quietObservability, type Observability } from './observability/index.ts';
 import { openApiDocument } from './openapi.ts';
+import { proxyRouter } from './proxy/router.ts'; // h-proxy
 import { demoUserRoute, restRouter } from './rest.ts';
 import type { Services } from './tool.ts';
 import { webRouter, webSessionAuth } from './web/router.ts';
@@ -70,6 +71,9 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
+
+  // h-proxy: the judge proxy's OpenAI-compatible paths answer in OpenAI's protocol, errors included (src/proxy/).
+  app.use(proxyRouter(services, authenticator, perKeyLimit));
 
   // The caller is known from the headers (a key, or the web app's session cookie with its CSRF
   // checks) before a byte of the body is read: an unauthenticated upload is refused unread.

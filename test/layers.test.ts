@@ -14,7 +14,7 @@ const LAYERS: Array<[name: string, members: RegExp[]]> = [
   ['store', [/^src\/store\//]],
   ['core', [/^src\/(domain|engine|generation|conversation|batch|calibration)\//, /^src\/datasets\/(?!stream-routes)/, /^src\/(context|auth)\.ts$/]],
   ['definitions', [/^src\/tool\.ts$/, /^src\/operations\//, /^tools\//]],
-  ['doors', [/^src\/(http|web|observability)\//, /^src\/datasets\/stream-routes\.ts$/, /^src\/(rest|mcp|openapi|server|rate-limit)\.ts$/]],
+  ['doors', [/^src\/proxy\//, /^src\/(http|web|observability)\//, /^src\/datasets\/stream-routes\.ts$/, /^src\/(rest|mcp|openapi|server|rate-limit)\.ts$/]],
   ['entry points', [/^src\/(main|app|cli|admin-socket|key-commands)\.ts$/, /^src\/cli\//]],
 ];
 
