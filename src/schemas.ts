@@ -200,7 +200,7 @@ export const Judge = z.object({
   generation: JudgeGeneration.nullable().describe(
     'null for a judge made by hand (create_judge); for a judge made by generate_judge, its generation state: a draft (status draft) cannot run until its open questions are answered',
   ),
-  guardrail: Guardrail.nullable().optional(), // h-proxy
+  guardrail: Guardrail.nullable().optional().describe('the judge proxy\'s guardrail (flag or block below a threshold); null or absent: none'), // h-proxy
   version: z.number().int().describe('content version, +1 on every change'),
   created_at: timestamp,
   updated_at: timestamp,
@@ -345,7 +345,7 @@ export const ExecutionLog = z.object({
   comparison: ComparisonRecord.nullable()
     .optional()
     .describe('for type comparison: the second response and each evaluator\'s preference (response is the first, response_a); absent otherwise'),  // h-proxy: the upstream call of a judge proxy exchange (SPEC section 13)
-  proxy: ProxyLogInfo.nullable().optional(),
+  proxy: ProxyLogInfo.nullable().optional().describe('for type proxy: the upstream call of the judge proxy (model, tokens, cost, outcome, guardrail marks); absent otherwise'),
 });
 export type ExecutionLog = z.infer<typeof ExecutionLog>;
 
