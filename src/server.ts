@@ -17,6 +17,7 @@ import { observabilityRouter } from './observability/http.ts';
 import { quietObservability, type Observability } from './observability/index.ts';
 import { openApiDocument } from './openapi.ts';
 import { proxyRouter } from './proxy/router.ts'; // h-proxy
+import { refineStreamRoute } from './proxy/refine-stream.ts'; // h-proxy
 import { demoUserRoute, restRouter } from './rest.ts';
 import type { Services } from './tool.ts';
 import { webRouter, webSessionAuth } from './web/router.ts';
@@ -81,6 +82,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   // Dataset import and export stream their bodies (JSONL/CSV, any size): before the JSON body parser.
   app.use(datasetStreamRoutes(services));
   app.use('/v1', jsonBody(config.limits.bodyBytes));
+  app.use(refineStreamRoute(services)); // h-proxy: refine with stream: true (SSE)
   app.use(restRouter(services));
 
   app.get('/', (_req, res) => res.redirect(302, '/app/'));

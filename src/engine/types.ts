@@ -1,5 +1,6 @@
 // The seam between the tool handlers and scoring. The real engine lives beside this file.
 import type { RequestContext } from '../context.ts';
+import type { JudgeModel } from './model.ts';
 import type { ComparisonInput, ComparisonResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 
@@ -13,6 +14,8 @@ export interface RunOptions {
 }
 
 export interface ScoringEngine {
+  /** h-proxy: the server's own judge model (refine rewrites with it unless a model is named). */
+  readonly model?: JudgeModel;
   /**
    * Throws what a run of these evaluators would throw before any model call because of the models
    * (the server's model not configured; an evaluator's registered model no longer allowed): a batch

@@ -33,6 +33,7 @@ import { compareBatchesOperation } from './experiments.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
+import { refineOperation } from './refine.ts'; // h-proxy
 import { createProjectOperation, deleteEvaluatorOperation, deleteJudgeOperation, listEvaluatorVersions, listJudgeVersions } from './resources.ts';
 
 export const restOnlyOperations = {
@@ -69,6 +70,7 @@ export const restOnlyOperations = {
   deleteModel: deleteModelOperation,
   verifyModel: verifyModelOperation,
   compareWithJudge: compareWithJudgeOperation,
+  refine: refineOperation, // h-proxy
   compareWithEvaluator: compareWithEvaluatorOperation,
   listAnnotations: listAnnotationsOperation,
   createAnnotation: createAnnotationOperation,

@@ -9,6 +9,7 @@ import type { KeyRateLimit } from '../http/rate-limits.ts';
 import { validationError } from '../errors.ts';
 import type { Services } from '../tool.ts';
 import { proxyChatCompletions } from './chat.ts';
+import { proxyRefineChat } from './refine-chat.ts';
 import { sendOpenAIError } from './errors.ts';
 import type { ProxyContext } from './judging.ts';
 
@@ -46,5 +47,6 @@ export function proxyRouter(services: Services, authenticator: Authenticator, li
     h(ctx, req, res).catch((err) => sendOpenAIError(res, err));
   };
   router.post(CHAT_PATHS, auth, tooLarge, parse, bodyErrors, handle(proxyChatCompletions));
+  router.post('/v1/judges/:judge_id/refine/openai/chat/completions', auth, tooLarge, parse, bodyErrors, handle(proxyRefineChat));
   return router;
 }
