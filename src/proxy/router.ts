@@ -10,10 +10,12 @@ import { validationError } from '../errors.ts';
 import type { Services } from '../tool.ts';
 import { proxyChatCompletions } from './chat.ts';
 import { proxyRefineChat } from './refine-chat.ts';
+import { proxyResponses } from './responses.ts';
 import { sendOpenAIError } from './errors.ts';
 import type { ProxyContext } from './judging.ts';
 
 export const CHAT_PATHS = ['/v1/judges/openai/chat/completions', '/v1/judges/:judge_id/openai/chat/completions'];
+export const RESPONSES_PATHS = ['/v1/judges/openai/responses', '/v1/judges/:judge_id/openai/responses'];
 
 type Handler = (ctx: ProxyContext, req: Request, res: Response) => Promise<void>;
 
@@ -47,6 +49,7 @@ export function proxyRouter(services: Services, authenticator: Authenticator, li
     h(ctx, req, res).catch((err) => sendOpenAIError(res, err));
   };
   router.post(CHAT_PATHS, auth, tooLarge, parse, bodyErrors, handle(proxyChatCompletions));
+  router.post(RESPONSES_PATHS, auth, tooLarge, parse, bodyErrors, handle(proxyResponses));
   router.post('/v1/judges/:judge_id/refine/openai/chat/completions', auth, tooLarge, parse, bodyErrors, handle(proxyRefineChat));
   return router;
 }
