@@ -63,6 +63,7 @@ export const routes: RestRoute[] = [
   route('delete', '/v1/judges/:judge_id/', ops.deleteJudge),
   route('post', '/v1/judges/:judge_id/execute/', tools.runJudge),
   route('post', '/v1/judges/:judge_id/compare/', ops.compareWithJudge),
+  route('post', '/v1/judges/:judge_id/refine/', ops.refine), // h-proxy
   route('get', '/v1/evaluators/', tools.listEvaluators),
   route('post', '/v1/evaluators/', tools.createEvaluator, 201),
   route('get', '/v1/evaluators/:evaluator_id/versions/', ops.listEvaluatorVersions),

@@ -1,6 +1,7 @@
 // The wire shapes of every resource (SPEC section 1). These zod schemas are the single source of
 // truth: TypeScript types, MCP output schemas and the OpenAPI document are all derived from them.
 import { z } from 'zod';
+import { Guardrail, ProxyLogInfo } from './schemas/proxy.ts'; // h-proxy: inline judging
 
 export const timestamp = z.string().describe('ISO-8601 UTC timestamp');
 export const id = (what: string) => z.string().describe(`id of the ${what}`);
@@ -199,6 +200,7 @@ export const Judge = z.object({
   generation: JudgeGeneration.nullable().describe(
     'null for a judge made by hand (create_judge); for a judge made by generate_judge, its generation state: a draft (status draft) cannot run until its open questions are answered',
   ),
+  guardrail: Guardrail.nullable().optional().describe('the judge proxy\'s guardrail (flag or block below a threshold); null or absent: none'), // h-proxy
   version: z.number().int().describe('content version, +1 on every change'),
   created_at: timestamp,
   updated_at: timestamp,
@@ -317,7 +319,7 @@ const RUN_SCORE =
 
 export const ExecutionLog = z.object({
   id: id('execution log'),
-  type: z.enum(['judge', 'evaluator', 'comparison']).describe('whether a judge or a single evaluator was run, or two responses were compared (see comparison)'),
+  type: z.enum(['judge', 'evaluator', 'comparison', 'proxy']).describe('whether a judge or a single evaluator was run, two responses were compared (see comparison), or a judge proxy exchange was judged (see proxy)'),
   judge_id: z.string().nullable().describe('judge run, for type judge'),
   judge_name: z.string().nullable().describe('name of the judge at run time'),
   judge_version: z.number().int().nullable().describe('judge version used'),
@@ -342,7 +344,8 @@ export const ExecutionLog = z.object({
   created_at: timestamp,
   comparison: ComparisonRecord.nullable()
     .optional()
-    .describe('for type comparison: the second response and each evaluator\'s preference (response is the first, response_a); absent otherwise'),
+    .describe('for type comparison: the second response and each evaluator\'s preference (response is the first, response_a); absent otherwise'),  // h-proxy: the upstream call of a judge proxy exchange (SPEC section 13)
+  proxy: ProxyLogInfo.nullable().optional().describe('for type proxy: the upstream call of the judge proxy (model, tokens, cost, outcome, guardrail marks); absent otherwise'),
 });
 export type ExecutionLog = z.infer<typeof ExecutionLog>;
 

@@ -17,6 +17,8 @@ import { mcpRouter } from './mcp.ts';
 import { observabilityRouter } from './observability/http.ts';
 import { quietObservability, type Observability } from './observability/index.ts';
 import { openApiDocument } from './openapi.ts';
+import { proxyRouter } from './proxy/router.ts'; // h-proxy
+import { refineStreamRoute } from './proxy/refine-stream.ts'; // h-proxy
 import { demoUserRoute, restRouter } from './rest.ts';
 import type { Services } from './tool.ts';
 import { webRouter, webSessionAuth } from './web/router.ts';
@@ -72,6 +74,9 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
     res.json(openApiDocument());
   });
 
+  // h-proxy: the judge proxy's OpenAI-compatible paths answer in OpenAI's protocol, errors included (src/proxy/).
+  app.use(proxyRouter(services, authenticator, perKeyLimit));
+
   // The caller is known from the headers (a key, or the web app's session cookie with its CSRF
   // checks) before a byte of the body is read: an unauthenticated upload is refused unread.
   app.use('/v1', webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit.middleware);
@@ -79,6 +84,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   app.use(datasetStreamRoutes(services));
   app.use(judgeFileRoutes(services)); // room surface: judges as files (YAML or JSON bodies)
   app.use('/v1', jsonBody(config.limits.bodyBytes));
+  app.use(refineStreamRoute(services)); // h-proxy: refine with stream: true (SSE)
   app.use(restRouter(services));
 
   app.get('/', (_req, res) => res.redirect(302, '/app/'));

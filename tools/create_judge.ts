@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createJudge, judgeToWire } from '../src/domain/judges.ts';
 import { Judge } from '../src/schemas.ts';
+import { Guardrail } from '../src/schemas/proxy.ts';
 import { defineTool } from '../src/tool.ts';
 import { ClaimTokenField, withClaimToken } from '../src/surface/claim-field.ts';
 
@@ -18,6 +19,7 @@ export default defineTool({
     visibility: z.enum(['private', 'public']).optional().describe('private (default) or public; demo organizations always make public judges'),
     project_id: z.string().optional().describe('project for the judge; default your default project'),
     pin_versions: z.boolean().optional().describe('pin each evaluator at its current version instead of following its latest (default false)'),
+    guardrail: Guardrail.optional().describe('for the judge proxy: {threshold, action: flag | block, message?}; an answer scoring below threshold is flagged or replaced'), // h-proxy
   }),
   output: Judge.extend(ClaimTokenField),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -2,6 +2,7 @@
 import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
 import { looksLikeId, newId } from '../ids.ts';
 import type { EvaluatorRef, Judge, JudgeFull, JudgeGeneration } from '../schemas.ts';
+import type { Guardrail } from '../schemas/proxy.ts'; // h-proxy
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
 import { conflictToError } from './conflicts.ts';
@@ -143,6 +144,8 @@ export interface JudgeInput {
   visibility?: 'private' | 'public';
   project_id?: string;
   pin_versions?: boolean;
+  /** h-proxy: the judge proxy's guardrail (SPEC section 13); null clears it. */
+  guardrail?: Guardrail | null;
 }
 
 /** `generation` is set only by generate_judge; hand-made judges have none (it is not part of JudgeInput). */
@@ -159,6 +162,7 @@ export async function createJudge(ctx: WriteCtx, input: JudgeInput, generation: 
     project_id: await resolveProjectId(ctx, input.project_id),
     evaluators: await buildRefs(ctx, input.evaluator_ids, input.pin_versions ?? false, visibility),
     generation,
+    ...(input.guardrail ? { guardrail: input.guardrail } : {}), // h-proxy
     version: 1,
     created_at: now,
     updated_at: now,
@@ -182,7 +186,7 @@ export async function reviseJudge(ctx: Ctx, id: string, change: (current: JudgeR
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await getEditableJudge(ctx, id);
     const next = await change({ ...current });
-    const fields = ['name', 'intent', 'stage', 'visibility', 'project_id', 'evaluators', 'generation'] as const;
+    const fields = ['name', 'intent', 'stage', 'visibility', 'project_id', 'evaluators', 'generation', 'guardrail'] as const; // guardrail: h-proxy
     if (fields.every((f) => JSON.stringify(next[f]) === JSON.stringify(current[f]))) return current;
     next.version = current.version + 1;
     next.updated_at = new Date().toISOString();
@@ -204,6 +208,7 @@ export async function updateJudge(ctx: WriteCtx, id: string, patch: Partial<Judg
     if (patch.name !== undefined) next.name = patch.name;
     if (patch.intent !== undefined) next.intent = patch.intent;
     if (patch.stage !== undefined) next.stage = patch.stage;
+    if (patch.guardrail !== undefined) next.guardrail = patch.guardrail; // h-proxy
     if (patch.project_id !== undefined) next.project_id = await resolveProjectId(ctx, patch.project_id);
     next.visibility = effectiveVisibility(ctx, patch.visibility ?? next.visibility);
     if (patch.evaluator_ids !== undefined || patch.pin_versions !== undefined || next.visibility !== 'private') {

@@ -1,7 +1,7 @@
 // Execution logs: read and filter. Logs belong to the organization that ran them, always private.
 import { z } from 'zod';
 import { notFound, validationError } from '../errors.ts';
-import { PageParams, type ExecutionLog } from '../schemas.ts';
+import { ExecutionLog, PageParams } from '../schemas.ts';
 import type { ExecutionLogRecord, LogFilter, LogValueField } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
 import { pageQuery, toPage } from './pagination.ts';
@@ -30,6 +30,7 @@ export const LogQuery = z.object({
   session_id: z.string().optional().describe('only runs of this session (the session_id given at run time)'),
   batch_execution_id: z.string().optional().describe('only the rows of this batch run'),
   user_id: z.string().optional().describe('only runs for this end user (the user_id given at run time)'),
+  type: ExecutionLog.shape.type.optional().describe('only logs of this type: judge, evaluator, comparison, or proxy (exchanges judged by the judge proxy)'), // h-proxy
   date_from: z.string().optional().describe('only runs at or after this date (2026-11-21) or ISO-8601 date-time'),
   date_to: z.string().optional().describe('only runs at or before this date (inclusive, whole day) or ISO-8601 date-time'),
   ...PageParams,
@@ -70,6 +71,7 @@ export async function listLogs(ctx: Ctx, q: LogQuery) {
     session_id: q.session_id,
     batch_execution_id: q.batch_execution_id,
     user_id: q.user_id,
+    type: q.type,
     date_from: q.date_from ? instant('date_from', q.date_from, false) : undefined,
     date_to: q.date_to ? instant('date_to', q.date_to, true) : undefined,
   };

@@ -270,7 +270,7 @@ export class Engine {
       );
     }
     const results = scored.map((s) => s.result);
-    const record: ExecutionLogRecord = {
+    const built: ExecutionLogRecord = {
       id,
       org_id: ctx.caller.org.id,
       ...log,
@@ -290,6 +290,7 @@ export class Engine {
       ...(options.batch_execution_id ? { batch_execution_id: options.batch_execution_id } : {}),
       created_at,
     };
+    const record = options.decorate ? options.decorate(built) : built; // h-proxy
     const write = () => ctx.store.appendExecutionLog(record);
     await (ctx.spans ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, write) : write());
 

@@ -1,16 +1,21 @@
 // The seam between the tool handlers and scoring. The real engine lives beside this file.
 import type { RequestContext } from '../context.ts';
+import type { JudgeModel } from './model.ts';
 import type { ComparisonInput, ComparisonResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
-import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
+import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 
 /** How a run is filed: a row of a batch run gets the batch's id and a log id fixed by its position. */
 export interface RunOptions {
   batch_execution_id?: string;
   /** The execution log's id (default: a new one). A second log with the same id is refused by the store. */
   log_id?: string;
+  /** h-proxy: adjusts the log record just before it is written (the judge proxy files type proxy, with the upstream call). */
+  decorate?: (record: ExecutionLogRecord) => ExecutionLogRecord;
 }
 
 export interface ScoringEngine {
+  /** h-proxy: the server's own judge model (refine rewrites with it unless a model is named). */
+  readonly model?: JudgeModel;
   /**
    * Throws what a run of these evaluators would throw before any model call because of the models
    * (the server's model not configured; an evaluator's registered model no longer allowed): a batch

@@ -26,7 +26,7 @@ export interface KeyRateLimit {
    * Counts `units` more against the caller's key (a JSON-RPC batch costs one unit per message).
    * Answers 429 itself and resolves false when that goes over the budget.
    */
-  charge(res: Response, units: number): Promise<boolean>;
+  charge(res: Response, units: number, send?: (res: Response, err: unknown) => void): Promise<boolean>; // send: h-proxy (OpenAI's error shape)
 }
 
 /** Rate limit per API key (after auth). One limiter for REST and MCP: a key limited to N gets N in total. */
@@ -46,7 +46,7 @@ export function keyRateLimit(config: Config, makeStore?: () => RateLimitStore): 
     handler: rateLimitedHandler(windowMs, detail),
     validate: { keyGeneratorIpFallback: false },
   });
-  async function charge(res: Response, units: number): Promise<boolean> {
+  async function charge(res: Response, units: number, send: (res: Response, err: unknown) => void = sendProblem): Promise<boolean> {
     for (let i = 0; i < units; i++) {
       let hits: { totalHits: number; resetTime?: Date };
       try {
@@ -55,7 +55,7 @@ export function keyRateLimit(config: Config, makeStore?: () => RateLimitStore): 
         return true; // fail open, as the middleware does
       }
       if (hits.totalHits > limit) {
-        sendProblem(res, limited(`${detail} A JSON-RPC batch counts every message in it.`, retryAfterSeconds(hits.resetTime, windowMs)));
+        send(res, limited(`${detail} A JSON-RPC batch counts every message in it.`, retryAfterSeconds(hits.resetTime, windowMs)));
         return false;
       }
     }

@@ -35,6 +35,7 @@ import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
 import { getSyntheticDataOperation, saveSyntheticDatasetOperation, startSyntheticDataOperation } from './synthetic.ts';
 import { claimJudgeOperation, duplicateEvaluatorOperation, duplicateJudgeOperation, executeJudgeByNameOperation } from './surface.ts';
+import { refineOperation } from './refine.ts'; // h-proxy
 import { createProjectOperation, deleteEvaluatorOperation, deleteJudgeOperation, listEvaluatorVersions, listJudgeVersions } from './resources.ts';
 
 export const restOnlyOperations = {
@@ -71,6 +72,7 @@ export const restOnlyOperations = {
   deleteModel: deleteModelOperation,
   verifyModel: verifyModelOperation,
   compareWithJudge: compareWithJudgeOperation,
+  refine: refineOperation, // h-proxy
   compareWithEvaluator: compareWithEvaluatorOperation,
   listAnnotations: listAnnotationsOperation,
   createAnnotation: createAnnotationOperation,

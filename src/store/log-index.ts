@@ -74,6 +74,7 @@ export interface IndexedLog {
   project_id?: unknown;
   session_id?: unknown;
   batch_execution_id?: unknown;
+  type?: unknown; // h-proxy: the type filter
   user_id?: unknown;
   score?: unknown;
   cost_usd?: unknown;
@@ -94,6 +95,7 @@ export class LogIndex {
   private project = new Int32Array(0);
   private session = new Int32Array(0);
   private batch = new Int32Array(0);
+  private kind = new Int32Array(0); // h-proxy: the log's type
   private user = new Int32Array(0);
   private evaluators = new Int32Array(0);
   private tags = new Int32Array(0);
@@ -159,6 +161,7 @@ export class LogIndex {
     this.project[row] = str(log.project_id) ? this.codes.code(log.project_id) : -1;
     this.session[row] = str(log.session_id) ? this.codes.code(log.session_id) : -1;
     this.batch[row] = str(log.batch_execution_id) ? this.codes.code(log.batch_execution_id) : -1;
+    this.kind[row] = str(log.type) ? this.codes.code(log.type) : -1;
     this.user[row] = str(log.user_id) ? this.codes.code(log.user_id) : -1;
     this.evaluators[row] = this.sets.code(evaluatorIds);
     this.tags[row] = this.sets.code(log.tags.filter(str));
@@ -190,6 +193,7 @@ export class LogIndex {
     this.project = resize(this.project);
     this.session = resize(this.session);
     this.batch = resize(this.batch);
+    this.kind = resize(this.kind);
     this.user = resize(this.user);
     this.evaluators = resize(this.evaluators);
     this.tags = resize(this.tags);
@@ -273,6 +277,7 @@ export class LogIndex {
       next.project[r] = code(this.project[row]!);
       next.session[r] = code(this.session[row]!);
       next.batch[r] = code(this.batch[row]!);
+      next.kind[r] = code(this.kind[row]!);
       next.user[r] = code(this.user[row]!);
       next.evaluators[r] = setCode(this.evaluators[row]!);
       next.tags[r] = setCode(this.tags[row]!);
@@ -332,9 +337,10 @@ export class LogIndex {
     const session = f.session_id === undefined ? undefined : this.codes.find(f.session_id);
     const batch = f.batch_execution_id === undefined ? undefined : this.codes.find(f.batch_execution_id);
     const user = f.user_id === undefined ? undefined : this.codes.find(f.user_id);
+    const kind = f.type === undefined ? undefined : this.codes.find(f.type);
     const evaluator = f.evaluator_id === undefined ? undefined : this.codes.find(f.evaluator_id);
     const tags = f.tags?.length ? f.tags.map((t) => this.codes.find(t)) : undefined;
-    if (org < 0 || judge === -1 || project === -1 || session === -1 || batch === -1 || user === -1 || evaluator === -1 || tags?.includes(-1)) return null;
+    if (org < 0 || judge === -1 || project === -1 || session === -1 || batch === -1 || kind === -1 || user === -1 || evaluator === -1 || tags?.includes(-1)) return null;
     // Many rows share a set: each set is tested once per query (0 not yet, 1 yes, 2 no).
     const memo = (test: (set: Int32Array) => boolean) => {
       const known = new Uint8Array(this.sets.sets.length);
@@ -353,6 +359,7 @@ export class LogIndex {
       (session === undefined || this.session[row] === session) &&
       (batch === undefined || this.batch[row] === batch) &&
       (user === undefined || this.user[row] === user) &&
+      (kind === undefined || this.kind[row] === kind) &&
       (hasEvaluator === undefined || hasEvaluator(this.evaluators[row]!)) &&
       // A null score or cost is NaN here, and NaN fails every comparison: it matches no bound.
       (min_score === undefined || this.score[row]! >= min_score) &&

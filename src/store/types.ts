@@ -104,6 +104,8 @@ export interface LogFilter {
   org_id: string;
   /** Only the rows of this batch run. */
   batch_execution_id?: string;
+  /** h-proxy: only logs of this type (judge, evaluator, comparison, proxy). */
+  type?: string;
   judge_id?: string;
   evaluator_id?: string;
   project_id?: string;

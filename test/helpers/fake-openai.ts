@@ -17,6 +17,7 @@
 // is answered with the object as JSON text when the prompt asks for JSON, else prose.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serveReply, type ReplyStats, type UpstreamReply } from './fake-upstream-reply.ts'; // h-proxy
 
 export interface FakeOpenAIRequest {
   path: string;
@@ -44,6 +45,10 @@ export interface FakeOpenAI {
   tokenize: (text: string) => string[];
   /** Automatic prefix caching: a request whose system message was seen before reports this many cached prompt tokens. Default 0. */
   cachedTokens: number;
+  /** h-proxy: answer as the application's model behind the judge proxy (fake-upstream-reply.ts); null: as a judge model. */
+  reply: UpstreamReply | null;
+  /** h-proxy: streams cut short by the client, chunks written. */
+  readonly replyStats: ReplyStats;
   enqueue(...faults: FakeFault[]): void;
   close(): Promise<void>;
 }
@@ -58,6 +63,7 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
     answer: { justification: 'The response meets the rubric.', score: 0.8 } as Record<string, unknown>,
     latencyMs: 0,
     cachedTokens: 0,
+    reply: null as UpstreamReply | null,
     tokenize: (text: string) => text.match(/\s+|[A-Za-z_]+|\d|[^\sA-Za-z_\d]/g) ?? [],
   };
   const answers: Record<string, Record<string, unknown>> = {};
@@ -68,6 +74,7 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
       return { token, logprob: top.find((t) => t.token === token)?.logprob ?? -0.01, bytes: [...Buffer.from(token)], top_logprobs: top.map((t) => ({ ...t, bytes: [...Buffer.from(t.token)] })) };
     });
   const seenSystems = new Set<string>();
+  const replyStats: ReplyStats = { aborted: 0, chunksWritten: 0 }; // h-proxy
 
   const send = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -90,10 +97,12 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
     peak = Math.max(peak, inFlight);
     try {
       if (state.latencyMs) await new Promise((r) => setTimeout(r, state.latencyMs));
-      if (!req.url?.endsWith('/chat/completions') || req.method !== 'POST') return error(res, 404, `no route ${req.method} ${req.url}`);
+      const replyPath = state.reply !== null && req.url?.endsWith('/responses'); // h-proxy
+      if (!(req.url?.endsWith('/chat/completions') || replyPath) || req.method !== 'POST') return error(res, 404, `no route ${req.method} ${req.url}`);
       if (opts.apiKey && req.headers.authorization !== `Bearer ${opts.apiKey}`) return error(res, 401, 'Incorrect API key provided.');
       const fault = faults.shift();
       if (fault) return error(res, fault.status, fault.message ?? `fault ${fault.status}`, fault.headers);
+      if (state.reply && body && typeof body.model === 'string') return await serveReply(req, res, body, state.reply, replyStats, requests.length); // h-proxy
       if (!body || typeof body.model !== 'string' || !Array.isArray(body.messages)) return error(res, 400, 'model and messages are required');
       if (body.response_format?.type === 'json_schema' && !honours.jsonSchema) return error(res, 400, "response_format 'json_schema' is not supported by this server");
 
@@ -168,6 +177,13 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
     get peakInFlight() {
       return peak;
     },
+    get reply() {
+      return state.reply;
+    },
+    set reply(r) {
+      state.reply = r;
+    },
+    replyStats,
     enqueue: (...f) => faults.push(...f),
     async close() {
       server.closeAllConnections();

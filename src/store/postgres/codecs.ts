@@ -286,6 +286,7 @@ export function logFilterSql(q: PageSql, f: LogFilter): void {
   if (f.session_id !== undefined) q.where.push(`session_id = ${q.p(f.session_id)}`);
   if (f.batch_execution_id !== undefined) q.where.push(`batch_execution_id = ${q.p(f.batch_execution_id)}`);
   if (f.user_id !== undefined) q.where.push(`user_id = ${q.p(f.user_id)}`);
+  if (f.type !== undefined) q.where.push(`type = ${q.p(f.type)}`); // h-proxy (migration 012)
   if (f.date_from !== undefined) q.where.push(`created_at >= ${q.p(f.date_from)}::timestamptz`);
   if (f.date_to !== undefined) q.where.push(`created_at <= ${q.p(f.date_to)}::timestamptz`);
 }
