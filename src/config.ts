@@ -136,6 +136,10 @@ const EnvSchema = z.object({
     })
     .optional(),
   TRIBUNAL_MODEL_HOSTS: list.optional(),
+  // h-harden: the SSRF policy of registered models (docs/DEPLOYMENT.md, "Security").
+  TRIBUNAL_MODEL_ALLOW_LOOPBACK: bool.default(true),
+  TRIBUNAL_MODEL_ALLOW_PRIVATE: bool.default(false),
+  TRIBUNAL_DEMO_MODELS: bool.default(false),
   TRIBUNAL_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters (make one with: openssl rand -base64 32)').optional(),
   TRIBUNAL_SESSION_TTL: duration.default(parseDuration('12h')),
   TRIBUNAL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -241,6 +245,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registry: {
       secretKey: e.TRIBUNAL_SECRET_KEY ? Buffer.from(e.TRIBUNAL_SECRET_KEY.trim(), 'base64') : null,
       modelHosts: e.TRIBUNAL_MODEL_HOSTS ?? null,
+      // h-harden: link-local and metadata addresses are refused always; loopback by default allowed, private ranges not.
+      allowLoopback: e.TRIBUNAL_MODEL_ALLOW_LOOPBACK,
+      allowPrivate: e.TRIBUNAL_MODEL_ALLOW_PRIVATE,
+      /** Whether demo (anonymous) organizations may register models; off by default. */
+      demoModels: e.TRIBUNAL_DEMO_MODELS,
     },
     // Web sessions: without a configured secret each process makes its own, so sessions do not
     // survive a restart or span instances (docs/WEB.md).
