@@ -162,7 +162,7 @@ function asItemInput(value: unknown, limits: Config['limits']): DatasetItemInput
 const describe = (err: unknown) => (err instanceof TribunalError || err instanceof z.ZodError ? err.message : String((err as Error)?.message ?? err));
 
 /** Reads `body` through `parsers`, storing valid items in batches; answers what was created and skipped. */
-export async function importItems(store: Store, datasetId: string, body: Readable, parsers: Transform[], limits: Config['limits']): Promise<ImportResult> {
+export async function importItems(store: Store, datasetId: string, body: Readable, parsers: Transform[], limits: Config['limits'], quota?: { max: number; error: (created: number) => Error }): Promise<ImportResult> {
   const result: ImportResult = { created: 0, skipped: [], skipped_count: 0 };
   let batch: ReturnType<typeof newItem>[] = [];
   let written = 0;
@@ -181,7 +181,10 @@ export async function importItems(store: Store, datasetId: string, body: Readabl
         if (result.skipped.length < MAX_LISTED) result.skipped.push({ line: entry.line, error: error.slice(0, MAX_REASON) });
       };
       if (entry.error !== undefined) skip(entry.error);
-      else {
+      else if (quota && result.created + batch.length >= quota.max) {
+        // The organization's item quota is reached: what was read so far is stored, the rest is not read.
+        return void flush().then(() => done(quota.error(result.created)), done);
+      } else {
         try {
           batch.push(newItem(asItemInput(entry.value, limits), new Date().toISOString()));
         } catch (err) {
