@@ -136,6 +136,19 @@ const EnvSchema = z.object({
     })
     .optional(),
   TRIBUNAL_MODEL_HOSTS: list.optional(),
+  // h-harden: the SSRF policy of registered models (docs/DEPLOYMENT.md, "Security").
+  TRIBUNAL_MODEL_ALLOW_LOOPBACK: bool.default(true),
+  TRIBUNAL_MODEL_ALLOW_PRIVATE: bool.default(false),
+  TRIBUNAL_DEMO_MODELS: bool.default(false),
+  // h-harden: per-organization quotas (docs/DEPLOYMENT.md, "Security"); demo organizations far lower.
+  TRIBUNAL_QUOTA_ITEMS: int(1).default(5_000_000),
+  TRIBUNAL_QUOTA_DATASETS: int(1).default(10_000),
+  TRIBUNAL_QUOTA_RUNNING_BATCHES: int(1).default(20),
+  TRIBUNAL_QUOTA_ROWS_PER_DAY: int(1).default(2_000_000),
+  TRIBUNAL_DEMO_QUOTA_ITEMS: int(1).default(20_000),
+  TRIBUNAL_DEMO_QUOTA_DATASETS: int(1).default(50),
+  TRIBUNAL_DEMO_QUOTA_RUNNING_BATCHES: int(1).default(3),
+  TRIBUNAL_DEMO_QUOTA_ROWS_PER_DAY: int(1).default(20_000),
   TRIBUNAL_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters (make one with: openssl rand -base64 32)').optional(),
   TRIBUNAL_SESSION_TTL: duration.default(parseDuration('12h')),
   TRIBUNAL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -241,6 +254,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registry: {
       secretKey: e.TRIBUNAL_SECRET_KEY ? Buffer.from(e.TRIBUNAL_SECRET_KEY.trim(), 'base64') : null,
       modelHosts: e.TRIBUNAL_MODEL_HOSTS ?? null,
+      // h-harden: link-local and metadata addresses are refused always; loopback by default allowed, private ranges not.
+      allowLoopback: e.TRIBUNAL_MODEL_ALLOW_LOOPBACK,
+      allowPrivate: e.TRIBUNAL_MODEL_ALLOW_PRIVATE,
+      /** Whether demo (anonymous) organizations may register models; off by default. */
+      demoModels: e.TRIBUNAL_DEMO_MODELS,
+    },
+    // h-harden: per-organization quotas (src/quotas/quotas.ts).
+    quotas: {
+      org: { items: e.TRIBUNAL_QUOTA_ITEMS, datasets: e.TRIBUNAL_QUOTA_DATASETS, runningBatches: e.TRIBUNAL_QUOTA_RUNNING_BATCHES, rowsPerDay: e.TRIBUNAL_QUOTA_ROWS_PER_DAY },
+      demo: { items: e.TRIBUNAL_DEMO_QUOTA_ITEMS, datasets: e.TRIBUNAL_DEMO_QUOTA_DATASETS, runningBatches: e.TRIBUNAL_DEMO_QUOTA_RUNNING_BATCHES, rowsPerDay: e.TRIBUNAL_DEMO_QUOTA_ROWS_PER_DAY },
     },
     // Web sessions: without a configured secret each process makes its own, so sessions do not
     // survive a restart or span instances (docs/WEB.md).

@@ -11,7 +11,8 @@ let server: Instance;
 let key: string;
 
 before(async () => {
-  const env: Record<string, string> = {};
+  // h-harden: 80,000 items with a demo key, over the demo item quota's default.
+  const env: Record<string, string> = { TRIBUNAL_DEMO_QUOTA_ITEMS: '1000000' };
   if (process.env.TRIBUNAL_TEST_STORE === 'postgres') {
     const { createTestSchema } = await import('./helpers/postgres.ts');
     env.TRIBUNAL_STORE = 'postgres';

@@ -30,7 +30,7 @@ async function serve(env: Record<string, string>): Promise<{ url: string; output
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: cleanEnv({ PORT: String(port), TRIBUNAL_LOG_LEVEL: 'debug', TRIBUNAL_MODEL_BACKOFF: '1ms', ...env }),
+    env: cleanEnv({ PORT: String(port), TRIBUNAL_LOG_LEVEL: 'debug', TRIBUNAL_MODEL_BACKOFF: '1ms', TRIBUNAL_DEMO_MODELS: 'true', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

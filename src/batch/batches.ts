@@ -11,6 +11,7 @@ import type { BatchExecution, BatchRow, BatchStatus } from '../schemas/batches.t
 import type { BatchExecutionRecord, BatchRowRecord, BatchRowScores, EvaluatorRecord, JudgeRecord, Store } from '../store/types.ts';
 import { batchSummary } from './summary.ts';
 import { log } from '../log.ts';
+import { checkBatchQuota } from '../quotas/quotas.ts';
 
 /** What a started run is handed to: the runner of this process, when one runs. */
 export interface BatchDispatcher {
@@ -73,6 +74,7 @@ export async function startBatch(ctx: RequestContext, target: BatchTarget, sourc
     // The evaluator's version is fixed like the judge's: a resumed run scores as it started.
     ...('evaluator' in target ? { evaluator_version: target.evaluator.version } : {}),
   };
+  await checkBatchQuota(ctx, total); // h-harden: runs in flight and rows per day, before anything is stored
   await ctx.store.createBatchExecution(record, items);
   // Without a runner in this process the run waits: every runner resumes queued runs when it starts.
   // The run is stored: a failure to hand it out now is not the caller's (the runners look for

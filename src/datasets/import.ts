@@ -26,6 +26,24 @@ export interface ImportResult {
 const BATCH = 200;
 const MAX_LISTED = 1000;
 
+/** Lines handled between two turns of the event loop (h-harden: an import never holds /healthz). */
+const LINES_PER_TURN = 256;
+/** How much of one skipped line's reason is kept in the report. */
+const MAX_REASON = 200;
+
+/** JSON.parse without the cost of a stack trace on failure: a bad line is common and is only reported. */
+function parseLine(text: string): Entry['value'] | { error: string } {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return { value: JSON.parse(text) };
+  } catch (err) {
+    return { error: `not valid JSON: ${(err as Error).message}`.slice(0, MAX_REASON) };
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** Splits bytes into JSONL entries; a line over `maxLineBytes` is skipped without being kept. */
 export function jsonlLines(maxLineBytes: number): Transform {
   let parts: Buffer[] = [];
@@ -36,13 +54,10 @@ export function jsonlLines(maxLineBytes: number): Transform {
     line++;
     if (overlong) push({ line, error: `the line is over ${maxLineBytes} bytes (TRIBUNAL_MAX_BODY)` });
     else {
-      const text = Buffer.concat(parts).toString('utf8').trim();
+      const text = (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8').trim();
       if (text) {
-        try {
-          push({ line, value: JSON.parse(text) });
-        } catch (err) {
-          push({ line, error: `not valid JSON: ${(err as Error).message}` });
-        }
+        const parsed = parseLine(text) as { value?: unknown; error?: string };
+        push(parsed.error !== undefined ? { line, error: parsed.error } : { line, value: parsed.value });
       }
     }
     parts = [];
@@ -53,17 +68,23 @@ export function jsonlLines(maxLineBytes: number): Transform {
     readableObjectMode: true,
     transform(chunk: Buffer, _enc, done) {
       let start = 0;
-      for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
-        if (!overlong) parts.push(chunk.subarray(start, nl));
-        if (held + nl - start > maxLineBytes) overlong = true;
-        emit((e) => this.push(e));
-        start = nl + 1;
-      }
-      const rest = chunk.subarray(start);
-      held += rest.length;
-      if (held > maxLineBytes) (overlong = true), (parts = []);
-      else if (rest.length) parts.push(Buffer.from(rest));
-      done();
+      // A chunk's lines in slices, the event loop served between them (other requests, /healthz).
+      const slice = () => {
+        let n = 0;
+        for (let nl = chunk.indexOf(10, start); nl >= 0; nl = chunk.indexOf(10, start)) {
+          if (!overlong) parts.push(chunk.subarray(start, nl));
+          if (held + nl - start > maxLineBytes) overlong = true;
+          emit((e) => this.push(e));
+          start = nl + 1;
+          if (++n >= LINES_PER_TURN) return void setImmediate(slice);
+        }
+        const rest = chunk.subarray(start);
+        held += rest.length;
+        if (held > maxLineBytes) (overlong = true), (parts = []);
+        else if (rest.length) parts.push(Buffer.from(rest));
+        setImmediate(done);
+      };
+      slice();
     },
     flush(done) {
       if (held > 0 || overlong) emit((e) => this.push(e));
@@ -104,18 +125,21 @@ export function csvRecords(maxRecordChars: number): Transform[] {
   });
   const toEntries = new Transform({
     objectMode: true,
-    transform({ record, info }: { record: Record<string, string>; info: { lines: number } }, _enc, done) {
+    transform(entry: { record: Record<string, string>; info: { lines: number } } | Entry, _enc, done) {
+      // A record the parser skipped arrives here as an entry already (h-harden: a skipped line, not a 500).
+      if (!('record' in entry)) return done(null, entry);
+      const { record, info } = entry;
       const value: Record<string, unknown> = {};
       try {
         for (const [column, cell] of Object.entries(record)) if (cell !== '') value[column] = csvValue(column, cell);
         done(null, { line: info.lines, value });
       } catch (err) {
-        done(null, { line: info.lines, error: `a cell is not valid JSON: ${(err as Error).message}` });
+        done(null, { line: info.lines, error: `a cell is not valid JSON: ${(err as Error).message}`.slice(0, MAX_REASON) });
       }
     },
   });
   parser.on('skip', (err: Error & { lines?: number }) => {
-    toEntries.write({ line: err.lines ?? 0, error: err.message });
+    toEntries.write({ line: err.lines ?? 0, error: err.message.slice(0, MAX_REASON) } satisfies Entry);
   });
   return [parser, toEntries];
 }
@@ -138,9 +162,10 @@ function asItemInput(value: unknown, limits: Config['limits']): DatasetItemInput
 const describe = (err: unknown) => (err instanceof TribunalError || err instanceof z.ZodError ? err.message : String((err as Error)?.message ?? err));
 
 /** Reads `body` through `parsers`, storing valid items in batches; answers what was created and skipped. */
-export async function importItems(store: Store, datasetId: string, body: Readable, parsers: Transform[], limits: Config['limits']): Promise<ImportResult> {
+export async function importItems(store: Store, datasetId: string, body: Readable, parsers: Transform[], limits: Config['limits'], quota?: { max: number; error: (created: number) => Error }): Promise<ImportResult> {
   const result: ImportResult = { created: 0, skipped: [], skipped_count: 0 };
   let batch: ReturnType<typeof newItem>[] = [];
+  let written = 0;
   const flush = async () => {
     if (!batch.length) return;
     const items = batch;
@@ -151,14 +176,23 @@ export async function importItems(store: Store, datasetId: string, body: Readabl
   const sink = new Writable({
     objectMode: true,
     write(entry: Entry, _enc, done) {
-      try {
-        if (entry.error !== undefined) throw new Error(entry.error);
-        batch.push(newItem(asItemInput(entry.value, limits), new Date().toISOString()));
-      } catch (err) {
+      const skip = (error: string) => {
         result.skipped_count++;
-        if (result.skipped.length < MAX_LISTED) result.skipped.push({ line: entry.line, error: describe(err) });
+        if (result.skipped.length < MAX_LISTED) result.skipped.push({ line: entry.line, error: error.slice(0, MAX_REASON) });
+      };
+      if (entry.error !== undefined) skip(entry.error);
+      else if (quota && result.created + batch.length >= quota.max) {
+        // The organization's item quota is reached: what was read so far is stored, the rest is not read.
+        return void flush().then(() => done(quota.error(result.created)), done);
+      } else {
+        try {
+          batch.push(newItem(asItemInput(entry.value, limits), new Date().toISOString()));
+        } catch (err) {
+          skip(describe(err));
+        }
       }
       if (batch.length >= BATCH) flush().then(() => done(), done);
+      else if (++written % LINES_PER_TURN === 0) setImmediate(done);
       else done();
     },
     final(done) {

@@ -9,6 +9,7 @@ import { sendProblem } from '../http/problem.ts';
 import type { Services } from '../tool.ts';
 import { getOwnDataset, itemToWire } from './datasets.ts';
 import { csvRecords, importItems, jsonlLines } from './import.ts';
+import { importOverQuota, itemAllowance } from '../quotas/quotas.ts';
 
 const JSONL_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/json-lines', 'application/x-jsonlines'];
 const EXPORT_PAGE = 500;
@@ -26,7 +27,10 @@ export function datasetStreamRoutes(services: Services): express.Router {
       const dataset = await getOwnDataset(ctxOf(res), String(req.params.dataset_id));
       const { limits } = services.config;
       const parsers = kind === 'text/csv' ? csvRecords(limits.bodyBytes) : [jsonlLines(limits.bodyBytes)];
-      res.status(201).json(await importItems(services.store, dataset.id, req, parsers, limits));
+      // h-harden: the item quota, before the body is read and as it is stored.
+      const ctx = ctxOf(res);
+      const max = await itemAllowance(ctx);
+      res.status(201).json(await importItems(services.store, dataset.id, req, parsers, limits, { max, error: (created) => importOverQuota(ctx, created) }));
     } catch (err) {
       sendProblem(res, err);
     }

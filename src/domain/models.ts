@@ -4,7 +4,8 @@
 import type { RequestContext } from '../context.ts';
 import { failureStatus } from '../engine/structured-call.ts';
 import { ModelCallError } from '../engine/model-errors.ts';
-import { providerModel } from '../engine/providers/index.ts';
+import { addressPolicy, defaultBaseUrl, providerModel } from '../engine/providers/index.ts';
+import { refuseLiteral } from '../engine/address-policy.ts';
 import { notFound, TribunalError, validationError } from '../errors.ts';
 import { looksLikeId, newId } from '../ids.ts';
 import type { Model, ModelCapabilities } from '../schemas.ts';
@@ -39,8 +40,13 @@ function secretKey(ctx: Ctx): Buffer {
   return secret;
 }
 
-/** base_url must be http(s) and, when the operator set TRIBUNAL_MODEL_HOSTS, on one of those hosts. */
-export function checkBaseUrl(ctx: Pick<RequestContext, 'config'>, baseUrl: string | null | undefined): void {
+/**
+ * base_url must be http(s), an origin plus a path (no query, no fragment), on an address the SSRF
+ * policy allows (address-policy.ts) and, when the operator set TRIBUNAL_MODEL_HOSTS, on one of those
+ * hosts. No base_url is the provider's own API, which must then be on that list too.
+ */
+export function checkBaseUrl(ctx: Pick<RequestContext, 'config'>, given: string | null | undefined, provider?: ModelRecord['provider']): void {
+  const baseUrl = given ?? (provider ? defaultBaseUrl(provider) : null);
   if (baseUrl === null || baseUrl === undefined) return;
   let url: URL;
   try {
@@ -54,12 +60,18 @@ export function checkBaseUrl(ctx: Pick<RequestContext, 'config'>, baseUrl: strin
   if (url.username || url.password) {
     throw validationError('base_url must not hold credentials; pass the key as api_key (it is stored encrypted).', [{ field: 'base_url', message: 'holds credentials' }]);
   }
+  // h-harden: a query or fragment would let the caller choose the path the server POSTs to.
+  if (baseUrl.includes('?') || baseUrl.includes('#')) {
+    throw validationError('base_url must be an origin plus a path, without a query (?) or fragment (#); e.g. https://api.example.com/v1.', [{ field: 'base_url', message: 'has a query or fragment' }]);
+  }
   const hosts = ctx.config.registry.modelHosts;
   if (hosts && !hosts.includes(url.hostname) && !hosts.includes(url.host)) {
     throw validationError(`base_url's host ${url.host} is not one this server may call (TRIBUNAL_MODEL_HOSTS: ${hosts.join(', ')}); ask the operator to add it.`, [
       { field: 'base_url', message: 'host not allowed (TRIBUNAL_MODEL_HOSTS)' },
     ]);
   }
+  const refused = refuseLiteral(url.hostname, addressPolicy(ctx.config));
+  if (refused) throw validationError(`base_url is refused: ${refused.message}; see docs/DEPLOYMENT.md, "Security".`, [{ field: 'base_url', message: 'address not allowed' }]);
 }
 
 const hintOf = (key: string) => (key.length >= 8 ? key.slice(-4) : null);
@@ -81,8 +93,12 @@ export async function getModel(ctx: Ctx, idOrName: string): Promise<Model> {
 }
 
 export async function createModel(ctx: Ctx, input: ModelInput): Promise<Model> {
+  // h-harden: a demo key is anonymous; it may not point this server at a host of its choosing.
+  if (ctx.caller.org.is_demo && !ctx.config.registry.demoModels) {
+    throw new TribunalError('permission_denied', 403, 'Demo organizations cannot register models: they score with the server\'s own judge model. Ask the operator for an API key of a real organization.');
+  }
   const secret = secretKey(ctx);
-  checkBaseUrl(ctx, input.base_url);
+  checkBaseUrl(ctx, input.base_url, input.provider);
   const now = new Date().toISOString();
   const id = newId('mdl');
   const record: ModelRecord = {
@@ -111,7 +127,7 @@ export async function createModel(ctx: Ctx, input: ModelInput): Promise<Model> {
 
 export async function updateModel(ctx: Ctx, idOrName: string, patch: Partial<ModelInput>): Promise<Model> {
   const current = await findModel(ctx, idOrName);
-  if (patch.base_url !== undefined) checkBaseUrl(ctx, patch.base_url);
+  if (patch.base_url !== undefined || patch.provider !== undefined) checkBaseUrl(ctx, patch.base_url !== undefined ? patch.base_url : current.base_url, patch.provider ?? current.provider);
   const next: ModelRecord = { ...current, updated_at: new Date().toISOString() };
   if (patch.name !== undefined) next.name = patch.name;
   if (patch.provider !== undefined) next.provider = patch.provider;
@@ -160,11 +176,11 @@ export function modelApiKey(ctx: Pick<RequestContext, 'config'>, record: ModelRe
 /** One tiny real call per strategy: stores and answers what the model supports, or the provider's error. */
 export async function verifyModel(ctx: Ctx, idOrName: string): Promise<Model> {
   const record = await findModel(ctx, idOrName);
-  checkBaseUrl(ctx, record.base_url);
+  checkBaseUrl(ctx, record.base_url, record.provider);
   const timeoutMs = ctx.config.model.timeoutMs;
   let capabilities: ModelCapabilities;
   try {
-    capabilities = await providerModel(record, modelApiKey(ctx, record), timeoutMs + 5_000).verify(record.model, timeoutMs);
+    capabilities = await providerModel(record, modelApiKey(ctx, record), timeoutMs + 5_000, addressPolicy(ctx.config)).verify(record.model, timeoutMs);
   } catch (err) {
     if (!(err instanceof ModelCallError)) throw err;
     throw new TribunalError('model_unavailable', failureStatus([err.kind]), `Verifying model ${record.name} (${record.provider}, ${record.model}) failed: ${err.message}`);

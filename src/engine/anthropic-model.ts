@@ -9,6 +9,8 @@ import { thinkingGeneration, thinkingShape } from './thinking-form.ts';
 import { jsonInstruction, parseJsonReply } from './providers/json-answer.ts';
 import { PROBE_PROMPT, PROBE_SYSTEM, PROBE_TOOL, probeStep } from './providers/probe.ts';
 import type { ModelCapabilities } from '../schemas.ts';
+import type { AddressPolicy } from './address-policy.ts';
+import { refusalOf } from './providers/upstream-text.ts';
 
 export interface AnthropicModelOptions {
   /** ANTHROPIC_API_KEY; without it the model is not configured and every call fails with `auth`. */
@@ -17,6 +19,8 @@ export interface AnthropicModelOptions {
   baseUrl?: string;
   /** A backstop per HTTP attempt; the retry layer applies the configured timeout itself. */
   timeoutMs?: number;
+  /** A registered model's SSRF policy (address-policy.ts); the server's own model has none. */
+  policy?: AddressPolicy;
 }
 
 export const NOT_CONFIGURED_MESSAGE =
@@ -36,7 +40,7 @@ export class AnthropicJudgeModel implements JudgeModel {
           maxRetries: 0,
           timeout: opts.timeoutMs ?? 600_000,
           // undici's dispatcher with our own answer handler instead of the built-in fetch: a fraction of the CPU per call (http-fetch.ts).
-          fetch: createHttpFetch(),
+          fetch: createHttpFetch({ policy: opts.policy }),
           // Tribunal does not export traces; skipping the SDK's span bookkeeping saves about 10% of a call.
           openTelemetry: false,
         })
@@ -158,6 +162,9 @@ function quietDeprecation<T>(model: string, create: () => T): T {
 
 function classify(err: unknown, signal?: AbortSignal): ModelCallError {
   if (err instanceof ModelCallError) return err;
+  // An answer over the size cap, or an address the policy refuses (h-harden): said plainly.
+  const refused = refusalOf(err);
+  if (refused) return refused;
   if (err instanceof Anthropic.APIUserAbortError || signal?.aborted) {
     return new ModelCallError('aborted', 'The judge-model call was cancelled.', { cause: err });
   }

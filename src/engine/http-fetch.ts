@@ -6,8 +6,11 @@
 // undici's request() (bench/execute.bench.ts, paired rounds); this handler saves about 8% of a model
 // call's CPU over request(). Bodies are buffered: judge-model answers are small JSON, never streams
 // here. Anything this cannot send as is (a stream body) goes to the built-in fetch.
-import zlib from 'node:zlib';
+// Bounded (bounded-body.ts): at most maxBytes on the wire (the connection is cut at once past it) and
+// at most maxBytes after decompression (streamed, stopped at the cap), else an UpstreamTooLargeError.
 import { Agent, type Dispatcher } from 'undici';
+import { DEFAULT_UPSTREAM_MAX_BYTES, decompressBounded, UpstreamTooLargeError } from './bounded-body.ts';
+import { type AddressPolicy, guardedLookup, refuseLiteral } from './address-policy.ts';
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
@@ -57,7 +60,7 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /** The collected answer as a Response: decoded per content-encoding, headers as the server sent them. */
-function bufferedResponse(status: number, statusText: string, rawHeaders: Buffer[], chunks: Buffer[]): Response {
+async function bufferedResponse(status: number, statusText: string, rawHeaders: Buffer[], chunks: Buffer[], maxBytes: number): Promise<Response> {
   let data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   const pairs: Array<[string, string]> = [];
   let encoding = '';
@@ -67,18 +70,31 @@ function bufferedResponse(status: number, statusText: string, rawHeaders: Buffer
     if (key === 'content-encoding') encoding = value.trim().toLowerCase();
     pairs.push([key, value]);
   }
-  if (encoding === 'gzip') data = zlib.gunzipSync(data);
-  else if (encoding === 'deflate') data = zlib.inflateSync(data);
-  else if (encoding === 'br') data = zlib.brotliDecompressSync(data);
+  if (encoding === 'gzip' || encoding === 'deflate' || encoding === 'br') data = await decompressBounded(data, encoding, maxBytes);
   const headers = encoding ? pairs.filter(([key]) => key !== 'content-encoding' && key !== 'content-length') : pairs;
   const init = { status, statusText, headers };
   return NULL_BODY_STATUSES.has(status) ? new Response(null, init) : new BufferedResponse(data, init);
 }
 
-export function createHttpFetch(opts: { maxSockets?: number } = {}): typeof fetch {
+export interface HttpFetchOptions {
+  maxSockets?: number;
+  /** Cap on the answer's bytes, on the wire and after decompression (default DEFAULT_UPSTREAM_MAX_BYTES). */
+  maxBytes?: number;
+  /** Which addresses may be called (registered models): checked after DNS, on every connection. */
+  policy?: AddressPolicy;
+}
+
+export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch {
+  const maxBytes = opts.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES;
+  const policy = opts.policy;
   // No undici-level timeouts (its defaults would cut a call off at 300 s): the SDK's timeout and the
   // retry layer's per-attempt timeout (TRIBUNAL_MODEL_TIMEOUT) apply, through the abort signal.
-  const dispatcher = new Agent({ connections: opts.maxSockets ?? null, headersTimeout: 0, bodyTimeout: 0 });
+  const dispatcher = new Agent({
+    connections: opts.maxSockets ?? null,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    ...(policy ? { connect: { lookup: guardedLookup(policy) } } : {}),
+  });
 
   return (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const body = init.body;
@@ -87,6 +103,11 @@ export function createHttpFetch(opts: { maxSockets?: number } = {}): typeof fetc
     }
     const url = typeof input === 'string' ? new URL(input) : input;
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return fetch(input, init);
+    if (policy) {
+      // An IP literal never goes through DNS lookup: checked here instead.
+      const refused = refuseLiteral(url.hostname, policy);
+      if (refused) return Promise.reject(refused);
+    }
     const headers = plainHeaders(init.headers);
     headers['accept-encoding'] ??= 'gzip, deflate, br';
     const signal = init.signal ?? undefined;
@@ -104,6 +125,7 @@ export function createHttpFetch(opts: { maxSockets?: number } = {}): typeof fetc
       let statusText = '';
       let rawHeaders: Buffer[] = [];
       const chunks: Buffer[] = [];
+      let received = 0;
       const handler: Dispatcher.DispatchHandlers = {
         onConnect(abortFn) {
           abort = abortFn;
@@ -116,16 +138,20 @@ export function createHttpFetch(opts: { maxSockets?: number } = {}): typeof fetc
           return true;
         },
         onData(chunk) {
+          received += chunk.length;
+          if (received > maxBytes) {
+            // Cut the connection at once: the rest is never read.
+            chunks.length = 0;
+            aborted = new UpstreamTooLargeError(maxBytes, 'wire');
+            abort?.(aborted);
+            return false;
+          }
           chunks.push(chunk);
           return true;
         },
         onComplete() {
           settle();
-          try {
-            resolve(bufferedResponse(status, statusText, rawHeaders, chunks));
-          } catch (err) {
-            reject(err);
-          }
+          bufferedResponse(status, statusText, rawHeaders, chunks, maxBytes).then(resolve, reject);
         },
         onError(err) {
           settle();

@@ -160,7 +160,7 @@ export class Engine {
         continue;
       }
       // TRIBUNAL_MODEL_HOSTS may have narrowed since the model was registered.
-      checkBaseUrl(ctx, record.base_url);
+      checkBaseUrl(ctx, record.base_url, record.provider);
       targets.set(name, {
         model: this.registered.judgeModel(ctx.config, record, modelApiKey(ctx, record)),
         modelName: record.model,

@@ -7,6 +7,7 @@ import { page, PageParams } from '../schemas.ts';
 import { Annotation } from '../schemas/calibration.ts';
 import { defineTool } from '../tool.ts';
 import { READ, WRITE } from './annotations.ts';
+import { itemAllowance } from '../quotas/quotas.ts'; // h-harden
 import { Deleted } from './resources.ts';
 
 const annotationId = z.string().min(1).describe('id of the annotation');
@@ -97,5 +98,6 @@ export const itemsFromAnnotationsOperation = defineTool({
     skipped: z.array(z.object({ execution_log_id: z.string(), reason: z.string() })).describe('annotated logs not copied, and why'),
   }),
   annotations: WRITE,
-  handler: ({ dataset_id, ...input }, ctx) => itemsFromAnnotations(ctx, dataset_id, input),
+  // h-harden: the organization's item quota must have room left.
+  handler: async ({ dataset_id, ...input }, ctx) => (await itemAllowance(ctx), itemsFromAnnotations(ctx, dataset_id, input)),
 });

@@ -7,6 +7,7 @@ import { runnableItems } from '../datasets/item-shape.ts';
 import { Dataset, DatasetItem, DatasetItemInputShape, page, PageParams } from '../schemas.ts';
 import { defineTool } from '../tool.ts';
 import { Deleted } from './resources.ts';
+import { checkDatasetQuota, itemAllowance } from '../quotas/quotas.ts'; // h-harden
 import { READ, WRITE } from './annotations.ts';
 
 
@@ -32,7 +33,8 @@ export const createDatasetOperation = defineTool({
   input: z.object({ name, description: description.optional(), project_id: z.string().optional().describe('owning project; default: your default project') }),
   output: Dataset,
   annotations: WRITE,
-  handler: (input, ctx) => createDataset(ctx, input),
+  // h-harden: the organization's dataset quota first.
+  handler: async (input, ctx) => (await checkDatasetQuota(ctx), createDataset(ctx, input)),
 });
 
 export const getDatasetOperation = defineTool({
@@ -83,7 +85,8 @@ export const addDatasetItemsOperation = defineTool({
       .describe('the items, 1..1000; each has a response (with an optional request) or turns') }),
   output: z.object({ created: z.number().int().describe('items added'), ids: z.array(z.string()).describe('their ids, in the order given') }),
   annotations: WRITE,
-  handler: ({ dataset_id, items }, ctx) => addItems(ctx, dataset_id, items),
+  // h-harden: the organization's item quota first.
+  handler: async ({ dataset_id, items }, ctx) => (await itemAllowance(ctx, items.length), addItems(ctx, dataset_id, items)),
 });
 
 export const getDatasetItemOperation = defineTool({

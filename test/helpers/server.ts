@@ -58,7 +58,8 @@ export async function startTestServer(
   opts: ServerOptions & { store?: Store; services?: Partial<Services> } = {},
 ): Promise<TestServer> {
   const dataDir = tempDir();
-  const config = loadConfig({ TRIBUNAL_DATA_DIR: dataDir, PORT: '0', TRIBUNAL_DEMO_RATE_LIMIT: '1000', ...env });
+  // h-harden: tests register models with demo keys unless they say otherwise (the default refuses them).
+  const config = loadConfig({ TRIBUNAL_DATA_DIR: dataDir, PORT: '0', TRIBUNAL_DEMO_RATE_LIMIT: '1000', TRIBUNAL_DEMO_MODELS: 'true', ...env });
   const store = opts.store ?? (await openTestStore(dataDir));
   const services = { ...(await buildServices(config, store)), ...opts.services };
   const app = createServer(services, opts);

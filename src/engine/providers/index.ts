@@ -11,14 +11,25 @@ import type { JudgeModel } from '../model.ts';
 import { ResilientJudgeModel, type ModelCallObserver } from '../resilient-model.ts';
 import type { AnswerStrategy } from './json-answer.ts';
 import { OpenAIJudgeModel } from './openai.ts';
+import type { AddressPolicy } from '../address-policy.ts';
+import { RedactingModel } from './upstream-text.ts';
 
 export type ProviderModel = JudgeModel & { verify(model: string, timeoutMs: number): Promise<ModelCapabilities> };
 
 /** The provider's client for one registered model: one HTTP attempt per call, no retries. */
-export function providerModel(record: Pick<ModelRecord, 'provider' | 'base_url'>, apiKey: string | null, timeoutMs: number): ProviderModel {
-  if (record.provider === 'openai') return new OpenAIJudgeModel({ apiKey, baseUrl: record.base_url, timeoutMs });
+export function providerModel(record: Pick<ModelRecord, 'provider' | 'base_url'>, apiKey: string | null, timeoutMs: number, policy?: AddressPolicy): ProviderModel {
+  // Every error text is shortened and has the key redacted (upstream-text.ts); every connection obeys the address policy.
+  if (record.provider === 'openai') return new RedactingModel(new OpenAIJudgeModel({ apiKey, baseUrl: record.base_url ?? defaultBaseUrl('openai'), timeoutMs, policy }), [apiKey]);
   // A local Messages API server takes no key; the SDK still wants one.
-  return new AnthropicJudgeModel({ apiKey: apiKey ?? 'no-key', baseUrl: record.base_url ?? undefined, timeoutMs });
+  return new RedactingModel(new AnthropicJudgeModel({ apiKey: apiKey ?? 'no-key', baseUrl: record.base_url ?? defaultBaseUrl('anthropic'), timeoutMs, policy }), [apiKey]);
+}
+
+/**
+ * The provider's own API when a registered model gives no base_url. Named here, never read from the
+ * SDKs' environment (ANTHROPIC_BASE_URL, OPENAI_BASE_URL are the operator's, not an organization's).
+ */
+export function defaultBaseUrl(provider: ModelRecord['provider']): string {
+  return provider === 'openai' ? 'https://api.openai.com/v1' : 'https://api.anthropic.com';
 }
 
 /**
@@ -28,6 +39,12 @@ export function providerModel(record: Pick<ModelRecord, 'provider' | 'base_url'>
 export function strategyFor(capabilities: ModelCapabilities | null): AnswerStrategy {
   if (!capabilities || capabilities.forced_tool) return 'tool';
   return capabilities.json_schema ? 'json_schema' : 'json';
+}
+
+/** The SSRF policy of registered models, from the settings (docs/DEPLOYMENT.md, "Security"). */
+export function addressPolicy(config: Config): AddressPolicy {
+  // h-harden: settings appended to config.ts's registry block.
+  return { allowLoopback: config.registry.allowLoopback, allowPrivate: config.registry.allowPrivate };
 }
 
 export class RegisteredModelPool {
@@ -40,7 +57,7 @@ export class RegisteredModelPool {
     const kept = this.models.get(record.id);
     if (kept && kept.version === version) return kept.model;
     const m = config.model;
-    const model = new ResilientJudgeModel(providerModel(record, apiKey, m.timeoutMs + 5_000), {
+    const model = new ResilientJudgeModel(providerModel(record, apiKey, m.timeoutMs + 5_000, addressPolicy(config)), {
       limiter: new Limiter(record.max_concurrency),
       policy: { retries: m.retries, timeoutMs: m.timeoutMs, backoffMs: m.backoffMs, backoffMaxMs: m.backoffMaxMs },
       observer: this.observer,

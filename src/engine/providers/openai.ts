@@ -9,6 +9,8 @@ import { createHttpFetch } from '../http-fetch.ts';
 import type { JudgeModel, StructuredAnswer, StructuredCall, TokenLogprob } from '../model.ts';
 import { kindForStatus, ModelCallError, parseRetryAfter } from '../model-errors.ts';
 import { jsonInstruction, parseJsonReply } from './json-answer.ts';
+import type { AddressPolicy } from '../address-policy.ts';
+import { refusalOf } from './upstream-text.ts';
 import { PROBE_PROMPT, PROBE_SYSTEM, PROBE_TOOL, probeStep } from './probe.ts';
 
 export interface OpenAIModelOptions {
@@ -16,6 +18,8 @@ export interface OpenAIModelOptions {
   apiKey: string | null;
   baseUrl: string | null;
   timeoutMs: number;
+  /** The SSRF policy (address-policy.ts). */
+  policy?: AddressPolicy;
 }
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
@@ -31,7 +35,7 @@ export class OpenAIJudgeModel implements JudgeModel {
       baseURL: opts.baseUrl ?? undefined,
       maxRetries: 0,
       timeout: opts.timeoutMs,
-      fetch: createHttpFetch(),
+      fetch: createHttpFetch({ policy: opts.policy }),
     });
   }
 
@@ -143,6 +147,9 @@ function contentLogprobs(completion: Completion): TokenLogprob[] | undefined {
 
 function classify(err: unknown, signal?: AbortSignal): ModelCallError {
   if (err instanceof ModelCallError) return err;
+  // An answer over the size cap, or an address the policy refuses (h-harden): said plainly.
+  const refused = refusalOf(err);
+  if (refused) return refused;
   if (err instanceof OpenAI.APIUserAbortError || signal?.aborted) return new ModelCallError('aborted', 'The judge-model call was cancelled.', { cause: err });
   if (err instanceof OpenAI.APIConnectionTimeoutError) return new ModelCallError('timeout', 'The judge model did not answer in time.', { cause: err });
   if (err instanceof OpenAI.APIConnectionError) {
