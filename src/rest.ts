@@ -10,6 +10,7 @@ import { sendProblem } from './http/problem.ts';
 import { restOnlyOperations as ops } from './operations/index.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
 import { tools } from '../tools/index.ts';
+import { traceRoutes } from './traces/routes.ts'; // h-traces
 
 export interface RestRoute {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -107,6 +108,8 @@ export const routes: RestRoute[] = [
   route('get', '/v1/calibration-runs/:calibration_run_id/', ops.getCalibrationRun),
   route('get', '/v1/calibration-runs/:calibration_run_id/items/', ops.listCalibrationItems),
   route('post', '/v1/calibration-runs/:calibration_run_id/demonstrations/', ops.calibrationDemonstrations),
+  // h-traces: received traces and evaluation rules (src/traces/routes.ts).
+  ...traceRoutes(route),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema
