@@ -8,6 +8,7 @@ import type { ModelCallObserver } from './engine/resilient-model.ts';
 import { createJudgeGenerator } from './generation/generator.ts';
 import type { Store } from './store/types.ts';
 import type { Services } from './tool.ts';
+import { TraceEvaluationWorker } from './traces/rules/worker.ts'; // h-traces
 
 /** `modelObserver` and `spans` come from src/observability (logs, metrics, traces); both optional. */
 export async function buildServices(config: Config, store: Store, modelObserver?: ModelCallObserver, spans?: SpanRunner): Promise<Services> {
@@ -18,5 +19,13 @@ export async function buildServices(config: Config, store: Store, modelObserver?
   // Batch runs resume by themselves: the runner picks up every queued or running run as it starts.
   const batches = new BatchRunner({ config, store, engine, ...(spans ? { spans } : {}) });
   await batches.start();
-  return { config, store, engine, generator: createJudgeGenerator(model), batches, ...(spans ? { spans } : {}) };
+  const services: Services = { config, store, engine, generator: createJudgeGenerator(model), batches, ...(spans ? { spans } : {}) };
+  // h-traces: online evaluation of received spans; it stops with the batch runner (one shutdown call).
+  const traceEvaluation = await TraceEvaluationWorker.start(services);
+  const stopBatches = batches.stop.bind(batches);
+  batches.stop = async (...args: Parameters<BatchRunner['stop']>) => {
+    await traceEvaluation.stop();
+    return stopBatches(...args);
+  };
+  return services;
 }

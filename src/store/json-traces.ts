@@ -110,6 +110,7 @@ export class JsonTraceStore implements TraceStore {
     let duplicates = 0;
     let refused = 0;
     const lines: string[] = [];
+    const stored: Span[] = [];
     for (const s of spans) {
       if (o.count >= maxSpans) {
         if (o.traces.get(s.trace_id)?.some((x) => x.span_id === s.span_id)) duplicates++;
@@ -119,11 +120,12 @@ export class JsonTraceStore implements TraceStore {
       const rec: SpanRecord = { ...s, org_id: orgId };
       if (this.add(rec)) {
         inserted++;
+        stored.push(s);
         lines.push(JSON.stringify(rec));
       } else duplicates++;
     }
     if (lines.length) await this.append(this.spansFile, `${lines.join('\n')}\n`);
-    return { inserted, duplicates, refused };
+    return { inserted, duplicates, refused, stored };
   }
 
   async getTrace(orgId: string, traceId: string) {

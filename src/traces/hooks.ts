@@ -12,7 +12,7 @@ export function onSpansStored(store: Store, listener: SpansListener): void {
   listeners.set(store, listener);
 }
 
-export function notifySpansStored(store: Store, caller: Caller, spans: Span[], _inserted: number): void {
+export function notifySpansStored(store: Store, caller: Caller, spans: Span[]): void {
   const l = listeners.get(store);
   if (!l) return;
   l(caller, spans).catch((err) => console.error(`[tribunal] traces: evaluation rules could not take new spans: ${(err as Error).message}`));

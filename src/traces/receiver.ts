@@ -149,7 +149,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       if (fresh.length < normalized.spans.length) normalized.reasons.set(`the span started before the retention period (TRIBUNAL_TRACE_RETENTION)`, normalized.spans.length - fresh.length);
       const stored = await ts.insertSpans(caller.org.id, fresh, traces.maxSpansPerOrg);
       const rejected = normalized.rejected + (normalized.spans.length - fresh.length) + stored.refused;
-      if (stored.inserted) notifySpansStored(store, caller, fresh, stored.inserted);
+      if (stored.stored.length) notifySpansStored(store, caller, stored.stored);
       send(res, encoding, 200, rejected ? { partial: { rejected_spans: rejected, error_message: describeRejections(normalized.reasons, stored.refused, traces.maxSpansPerOrg) } } : {});
     } catch (err) {
       if (err instanceof OtlpError) {

@@ -81,7 +81,7 @@ export interface TraceStore {
    * retry). At most `maxSpans` spans are kept per organization: the spans beyond are refused, not stored,
    * and counted in `refused`. Answers how many were new.
    */
-  insertSpans(orgId: string, spans: Span[], maxSpans: number): Promise<{ inserted: number; duplicates: number; refused: number }>;
+  insertSpans(orgId: string, spans: Span[], maxSpans: number): Promise<{ inserted: number; duplicates: number; refused: number; stored: Span[] }>;
   /** The spans of one trace of one organization, by start time. */
   getTrace(orgId: string, traceId: string): Promise<SpanRecord[]>;
   getSpan(orgId: string, traceId: string, spanId: string): Promise<SpanRecord | null>;

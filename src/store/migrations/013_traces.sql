@@ -37,3 +37,34 @@ CREATE TABLE trace_evaluations (
   record            json NOT NULL,
   PRIMARY KEY (org_id, trace_id, execution_log_id)
 );
+
+-- Evaluation rules, their counters (matched, sampled, done, failed, skipped:<reason>, day:<date>:runs)
+-- and their work queue: one row per unit waiting or running (several instances take units with
+-- FOR UPDATE SKIP LOCKED; a dead worker's unit is taken again once its lease ends). A unit leaves
+-- the queue in the same transaction that counts its outcome.
+CREATE TABLE evaluation_rules (
+  id          text COLLATE "C" PRIMARY KEY,
+  org_id      text COLLATE "C" NOT NULL,
+  created_at  timestamptz NOT NULL,
+  record      json NOT NULL
+);
+CREATE INDEX evaluation_rules_by_org ON evaluation_rules (org_id, created_at DESC);
+
+CREATE TABLE evaluation_rule_counts (
+  rule_id  text COLLATE "C" NOT NULL,
+  key      text COLLATE "C" NOT NULL,
+  n        double precision NOT NULL,
+  PRIMARY KEY (rule_id, key)
+);
+
+CREATE TABLE evaluation_jobs (
+  id           text COLLATE "C" PRIMARY KEY,
+  rule_id      text COLLATE "C" NOT NULL,
+  state        text NOT NULL,
+  created_at   timestamptz NOT NULL,
+  run_after    timestamptz NOT NULL,
+  lease_until  timestamptz,
+  record       json NOT NULL
+);
+CREATE INDEX evaluation_jobs_due ON evaluation_jobs (state, run_after);
+CREATE INDEX evaluation_jobs_by_rule ON evaluation_jobs (rule_id, state, created_at);

@@ -24,7 +24,7 @@ export class PgTraceStore implements TraceStore {
   }
 
   async insertSpans(orgId: string, spans: Span[], maxSpans: number) {
-    if (!spans.length) return { inserted: 0, duplicates: 0, refused: 0 };
+    if (!spans.length) return { inserted: 0, duplicates: 0, refused: 0, stored: [] };
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -53,6 +53,7 @@ export class PgTraceStore implements TraceStore {
       const room = Math.max(0, maxSpans - held);
       const take = fresh.slice(0, room);
       let inserted = 0;
+      let stored: Span[] = [];
       if (take.length) {
         const r = await client.query(
           `INSERT INTO trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, attributes, record)
@@ -60,16 +61,18 @@ export class PgTraceStore implements TraceStore {
                   (r->>'start_time')::timestamptz, (r->>'end_time')::timestamptz, (r->>'start_time_unix_nano')::numeric,
                   (r->>'received_at')::timestamptz, (r->'attributes')::jsonb, r
            FROM json_array_elements($2::json) AS r
-           ON CONFLICT DO NOTHING`,
+           ON CONFLICT DO NOTHING RETURNING trace_id || ':' || span_id AS k`,
           [orgId, JSON.stringify(take)],
         );
         inserted = r.rowCount ?? 0;
+        const keys = new Set(r.rows.map((x) => x.k as string));
+        stored = take.filter((s) => keys.has(`${s.trace_id}:${s.span_id}`)).map(({ org_id: _o, ...s }) => s);
         duplicates += take.length - inserted;
         await client.query('UPDATE trace_span_counts SET spans = spans + $2 WHERE org_id = $1', [orgId, inserted]);
       }
       await client.query('COMMIT');
       client.release();
-      return { inserted, duplicates, refused: fresh.length - take.length };
+      return { inserted, duplicates, refused: fresh.length - take.length, stored };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       client.release(isConnectionError(err) ? (err as Error) : undefined);
