@@ -13,6 +13,7 @@ import { startOtlpSink, type OtlpSink } from './helpers/otlp-sink.ts';
 let rig: ScoringRig;
 let sink: OtlpSink;
 let judgeId: string;
+const METRICS_TOKEN = 'metrics-token-for-tests-0001';
 
 const chat = (question: string, answer: string) => ({
   'gen_ai.operation.name': 'chat',
@@ -45,7 +46,7 @@ const status = async (id: string) => (await rig.get(`/v1/evaluation-rules/${id}/
 
 before(async () => {
   sink = await startOtlpSink();
-  rig = await startScoringRig({ TRIBUNAL_EVAL_EXPORT_OTLP_ENDPOINT: sink.url });
+  rig = await startScoringRig({ TRIBUNAL_EVAL_EXPORT_OTLP_ENDPOINT: sink.url, TRIBUNAL_METRICS_TOKEN: METRICS_TOKEN });
   const ev = await rig.createEvaluator(evaluatorBody());
   judgeId = (await rig.createJudge({ name: 'Online judge', intent: 'grade answers', evaluator_ids: [ev.id] })).id;
 });
@@ -116,6 +117,12 @@ describe('evaluation rules', () => {
     assert.ok(['pass', 'fail'].includes(back.attributes['gen_ai.evaluation.score.label'] as string));
     assert.equal(typeof back.attributes['gen_ai.evaluation.explanation'], 'string');
     assert.equal(back.attributes['tribunal.execution_log_id'], log.id);
+
+    // The same counters in /metrics.
+    const metrics = await (await fetch(`${rig.server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    assert.match(metrics, new RegExp(`tribunal_evaluation_rule_units\\{rule_id="${rule.id}",state="done",reason=""\\} 1`));
+    assert.match(metrics, new RegExp(`tribunal_evaluation_rule_units\\{rule_id="${rule.id}",state="skipped",reason="unreadable_no_known_format"\\} 1`));
+    assert.match(metrics, /tribunal_otlp_spans_total\{outcome="stored"\} [1-9]/);
   });
 
   it('samples deterministically on the trace id and counts what it does not sample', async () => {

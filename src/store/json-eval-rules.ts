@@ -66,6 +66,9 @@ export class JsonRuleStore implements RuleStore {
   async listRules(orgId: string) {
     return structuredClone(Object.values(this.data.rules).filter((r) => r.org_id === orgId)).sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
   }
+  async listAllRules() {
+    return structuredClone(Object.values(this.data.rules));
+  }
   async updateRule(r: RuleRecord) {
     if (!this.data.rules[r.id]) return false;
     this.data.rules[r.id] = structuredClone(r);

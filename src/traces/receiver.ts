@@ -12,6 +12,7 @@ import type { Config } from '../config.ts';
 import { authenticate } from '../http/authenticate.ts';
 import type { Store } from '../store/types.ts';
 import { notifySpansStored } from './hooks.ts';
+import { countReceived } from './metrics.ts';
 import { normalizeRequest, OtlpShapeError } from './normalize.ts';
 import { decodeExportRequest, encodeExportResponse, encodeStatus } from './proto.ts';
 import { traceStoreOf } from './store.ts';
@@ -149,6 +150,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       if (fresh.length < normalized.spans.length) normalized.reasons.set(`the span started before the retention period (TRIBUNAL_TRACE_RETENTION)`, normalized.spans.length - fresh.length);
       const stored = await ts.insertSpans(caller.org.id, fresh, traces.maxSpansPerOrg);
       const rejected = normalized.rejected + (normalized.spans.length - fresh.length) + stored.refused;
+      countReceived(store, stored.inserted, rejected);
       if (stored.stored.length) notifySpansStored(store, caller, stored.stored);
       send(res, encoding, 200, rejected ? { partial: { rejected_spans: rejected, error_message: describeRejections(normalized.reasons, stored.refused, traces.maxSpansPerOrg) } } : {});
     } catch (err) {

@@ -64,6 +64,10 @@ export class PgRuleStore implements RuleStore {
     const { rows } = await this.q('SELECT record FROM evaluation_rules WHERE org_id = $1 ORDER BY created_at DESC, id DESC', [orgId]);
     return rows.map((r) => r.record as RuleRecord);
   }
+  async listAllRules() {
+    const { rows } = await this.q('SELECT record FROM evaluation_rules ORDER BY id');
+    return rows.map((r) => r.record as RuleRecord);
+  }
   async updateRule(r: RuleRecord) {
     const { rowCount } = await this.q('UPDATE evaluation_rules SET record = $2 WHERE id = $1', [r.id, JSON.stringify(r)]);
     return (rowCount ?? 0) > 0;

@@ -84,6 +84,8 @@ export interface RuleStore {
   createRule(r: RuleRecord): Promise<void>;
   getRule(id: string): Promise<RuleRecord | null>;
   listRules(orgId: string): Promise<RuleRecord[]>;
+  /** Every rule of every organization (/metrics). */
+  listAllRules(): Promise<RuleRecord[]>;
   updateRule(r: RuleRecord): Promise<boolean>;
   deleteRule(id: string): Promise<boolean>;
   /** Adds `n` to named counters of a rule (matched, sampled, done, failed, skipped:<reason>, day:<date>:runs ...). */
