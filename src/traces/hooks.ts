@@ -17,3 +17,12 @@ export function notifySpansStored(store: Store, caller: Caller, spans: Span[]): 
   if (!l) return;
   l(caller, spans).catch((err) => console.error(`[tribunal] traces: evaluation rules could not take new spans: ${(err as Error).message}`));
 }
+
+// Rule changes (create, update, delete), so that a worker's cached rules of the organization are read again.
+const ruleListeners = new WeakMap<Store, (orgId: string) => void>();
+export function onRulesChanged(store: Store, listener: (orgId: string) => void): void {
+  ruleListeners.set(store, listener);
+}
+export function rulesChanged(store: Store, orgId: string): void {
+  ruleListeners.get(store)?.(orgId);
+}

@@ -9,6 +9,7 @@ import { TribunalError, validationError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { DatasetItemInput } from '../../schemas.ts';
 import { extractSpan } from '../extract/index.ts';
+import { rulesChanged } from '../hooks.ts';
 import { traceStoreOf } from '../store.ts';
 import type { SpanRecord } from '../types.ts';
 import { assemble } from './assemble.ts';
@@ -16,7 +17,6 @@ import { unitOf } from './intake.ts';
 import { matches, sampled } from './match.ts';
 import { ruleStoreOf } from './store.ts';
 import type { EvaluationRule, RuleRecord, RuleStatus } from './types.ts';
-import { TraceEvaluationWorker } from './worker.ts';
 
 type Ctx = RequestContext;
 export type RuleInput = Partial<Omit<EvaluationRule, 'id' | 'created_at' | 'updated_at'>>;
@@ -79,7 +79,7 @@ export async function createRule(ctx: Ctx, input: RuleInput & { name: string }):
   } as RuleRecord;
   await checkTarget(ctx, r);
   await (await ruleStoreOf(ctx.store)).createRule(r);
-  TraceEvaluationWorker.of(ctx.store)?.forget(r.org_id);
+  rulesChanged(ctx.store, r.org_id);
   return r;
 }
 
@@ -90,14 +90,14 @@ export async function updateRule(ctx: Ctx, id: string, patch: RuleInput): Promis
   if (patch.evaluator_id) next.judge_id = null;
   await checkTarget(ctx, next);
   await (await ruleStoreOf(ctx.store)).updateRule(next);
-  TraceEvaluationWorker.of(ctx.store)?.forget(next.org_id);
+  rulesChanged(ctx.store, next.org_id);
   return next;
 }
 
 export async function deleteRule(ctx: Ctx, id: string): Promise<void> {
   const r = await getOwnRule(ctx, id);
   await (await ruleStoreOf(ctx.store)).deleteRule(r.id);
-  TraceEvaluationWorker.of(ctx.store)?.forget(r.org_id);
+  rulesChanged(ctx.store, r.org_id);
 }
 
 /** The latest stored spans (newest traces first) that match the rule, at most `limit`. */

@@ -4,7 +4,7 @@
 // a dead worker's unit is taken again when its lease ends); on the JSON store the queue is the data
 // directory's rules.json, resumed at start. Nothing here holds more than `concurrency` units in memory.
 import type { Services } from '../../tool.ts';
-import { onSpansStored } from '../hooks.ts';
+import { onRulesChanged, onSpansStored } from '../hooks.ts';
 import { traceStoreOf } from '../store.ts';
 import type { TraceStore } from '../types.ts';
 import { intake } from './intake.ts';
@@ -38,6 +38,7 @@ export class TraceEvaluationWorker {
       const active = (await w.activeRules(caller.org.id)).filter((r) => r.active);
       if (active.length && (await intake(rules, active, spans))) w.kick();
     });
+    onRulesChanged(services.store, (orgId) => w.forget(orgId));
     if (services.config.batch.worker) {
       w.timer = setInterval(() => w.kick(), POLL_MS);
       w.timer.unref();
