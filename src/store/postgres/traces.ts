@@ -35,11 +35,8 @@ export class PgTraceStore implements TraceStore {
       await client.query('BEGIN');
       await client.query('INSERT INTO trace_span_counts (org_id, spans) VALUES ($1, 0) ON CONFLICT DO NOTHING', [orgId]);
       const held = Number((await client.query('SELECT spans FROM trace_span_counts WHERE org_id = $1 FOR UPDATE', [orgId])).rows[0].spans);
-      const existing = await client.query<{ k: string }>(
-        `SELECT trace_id || ':' || span_id AS k FROM trace_spans WHERE org_id = $1 AND (trace_id, span_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
-        [orgId, spans.map((s) => s.trace_id), spans.map((s) => s.span_id)],
-      );
-      const seen = new Set(existing.rows.map((r) => r.k));
+      // Duplicates within the request are dropped here; those already stored by ON CONFLICT below.
+      const seen = new Set<string>();
       const fresh: SpanRecord[] = [];
       let duplicates = 0;
       for (const s of spans) {
@@ -49,6 +46,17 @@ export class PgTraceStore implements TraceStore {
           seen.add(k);
           fresh.push({ ...s, org_id: orgId });
         }
+      }
+      if (held + fresh.length > maxSpans) {
+        // Near the cap: spans already stored (a retry) must not take the room of new ones.
+        const existing = await client.query<{ k: string }>(
+          `SELECT trace_id || ':' || span_id AS k FROM trace_spans WHERE org_id = $1 AND (trace_id, span_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
+          [orgId, fresh.map((s) => s.trace_id), fresh.map((s) => s.span_id)],
+        );
+        const stored = new Set(existing.rows.map((r) => r.k));
+        duplicates += fresh.length;
+        fresh.splice(0, fresh.length, ...fresh.filter((s) => !stored.has(`${s.trace_id}:${s.span_id}`)));
+        duplicates -= fresh.length;
       }
       const room = Math.max(0, maxSpans - held);
       const take = fresh.slice(0, room);
