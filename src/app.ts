@@ -9,6 +9,7 @@ import { createJudgeGenerator } from './generation/generator.ts';
 import type { Store } from './store/types.ts';
 import { SyntheticRunner } from './surface/synthetic-runner.ts';
 import type { Services } from './tool.ts';
+import { TraceEvaluationWorker } from './traces/rules/worker.ts'; // h-traces
 
 /** `modelObserver` and `spans` come from src/observability (logs, metrics, traces); both optional. */
 export async function buildServices(config: Config, store: Store, modelObserver?: ModelCallObserver, spans?: SpanRunner): Promise<Services> {
@@ -22,5 +23,13 @@ export async function buildServices(config: Config, store: Store, modelObserver?
   // Synthetic test data (room surface): pending generations resume as the runner starts.
   const synthetic = new SyntheticRunner({ store, config, model });
   await synthetic.start();
-  return { config, store, engine, generator: createJudgeGenerator(model), batches, synthetic, ...(spans ? { spans } : {}) };
+  const services: Services = { config, store, engine, generator: createJudgeGenerator(model), batches, synthetic, ...(spans ? { spans } : {}) };
+  // h-traces: online evaluation of received spans; it stops with the batch runner (one shutdown call).
+  const traceEvaluation = await TraceEvaluationWorker.start(services);
+  const stopBatches = batches.stop.bind(batches);
+  batches.stop = async (...args: Parameters<BatchRunner['stop']>) => {
+    await traceEvaluation.stop();
+    return stopBatches(...args);
+  };
+  return services;
 }

@@ -25,6 +25,8 @@ const COMMANDS: Record<string, Handler> = {
   'compare-responses': async (argv) => (await import('./cli/compare.ts')).compareResponses(argv),
   calibrate: async (argv) => (await import('./cli/calibrate.ts')).calibrate(argv),
   annotate: async (argv) => (await import('./cli/calibrate.ts')).annotate(argv),
+  traces: async (argv) => (await import('./cli/traces.ts')).traces(argv), // h-traces
+  rules: async (argv) => (await import('./cli/traces.ts')).rules(argv), // h-traces
 };
 
 const USAGE = `Usage: tribunal <command> [options]
@@ -51,6 +53,9 @@ Client commands (talk to a server: TRIBUNAL_URL, default http://127.0.0.1:8787, 
                                             measure a judge against human labels; a CI gate
   annotate <log> --evaluator <e> --score <0..1> [--note ...]
                                             say what score an evaluator should have given
+  traces list|get                           traces received on /otel/v1/traces, with their scores
+  rules list|get|create|update|delete|test|backfill|status
+                                            evaluation rules: judge received spans online
 
 Server-side commands (work on the server's store; TRIBUNAL_DATA_DIR / TRIBUNAL_STORE / DATABASE_URL):
   serve                                     start the server (same as npm start)

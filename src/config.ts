@@ -158,6 +158,12 @@ const EnvSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
   OTEL_SERVICE_NAME: z.string().default('tribunal'),
+  // h-traces: the OTLP receiver and online evaluation (docs/TRACES.md).
+  TRIBUNAL_TRACE_RETENTION: duration.default(parseDuration('7d')),
+  TRIBUNAL_TRACE_MAX_SPANS: int(1).default(200_000),
+  TRIBUNAL_OTLP_MAX_BODY: bytes.default(parseBytes('4mb')),
+  TRIBUNAL_OTLP_MAX_DECOMPRESSED: bytes.default(parseBytes('32mb')),
+  TRIBUNAL_EVAL_EXPORT_OTLP_ENDPOINT: z.string().url().optional(),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -287,6 +293,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       /** The standard OTLP/HTTP settings; traces are exported only when one is set. */
       otlpTracesUrl: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined),
       serviceName: e.OTEL_SERVICE_NAME,
+    },
+    // h-traces: spans kept per organization (retention, cap), OTLP body limits (compressed, then
+    // decompressed), and where evaluation results are exported as OTLP spans (docs/TRACES.md).
+    traces: {
+      retentionMs: e.TRIBUNAL_TRACE_RETENTION,
+      maxSpansPerOrg: e.TRIBUNAL_TRACE_MAX_SPANS,
+      maxBodyBytes: e.TRIBUNAL_OTLP_MAX_BODY,
+      maxDecompressedBytes: e.TRIBUNAL_OTLP_MAX_DECOMPRESSED,
+      evalExportEndpoint: e.TRIBUNAL_EVAL_EXPORT_OTLP_ENDPOINT,
     },
   };
 }

@@ -10,6 +10,7 @@ import { sendProblem } from './http/problem.ts';
 import { restOnlyOperations as ops } from './operations/index.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
 import { tools } from '../tools/index.ts';
+import { traceRoutes } from './traces/routes.ts'; // h-traces
 
 export interface RestRoute {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -118,6 +119,8 @@ export const routes: RestRoute[] = [
   route('post', '/v1/judges/:judge_id/synthetic-data/', ops.startSyntheticData, 202),
   route('get', '/v1/judges/:judge_id/synthetic-data/', ops.getSyntheticData),
   route('post', '/v1/judges/:judge_id/synthetic-data/dataset/', ops.saveSyntheticDataset, 201),
+  // h-traces: received traces and evaluation rules (src/traces/routes.ts).
+  ...traceRoutes(route),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema

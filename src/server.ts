@@ -22,6 +22,7 @@ import { refineStreamRoute } from './proxy/refine-stream.ts'; // h-proxy
 import { demoUserRoute, restRouter } from './rest.ts';
 import type { Services } from './tool.ts';
 import { webRouter, webSessionAuth } from './web/router.ts';
+import { otlpReceiver } from './traces/receiver.ts'; // h-traces
 
 export interface ServerOptions {
   /** Shared rate-limit counters (Redis) for several instances; default in memory, per instance. */
@@ -69,6 +70,9 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   // One limiter for REST and MCP alike: a key limited to N requests a minute gets N in total.
   const perKeyLimit = keyRateLimit(config, opts.rateLimitStore);
   app.use('/mcp', mcpRouter(services, authenticator, perKeyLimit));
+
+  // h-traces: the OTLP/HTTP receiver reads its own body (protobuf or JSON, gzip), within its own limits.
+  app.use(otlpReceiver(config, store, authenticator));
 
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument());

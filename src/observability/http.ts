@@ -6,6 +6,7 @@ import type { Store } from '../store/types.ts';
 import type { Observability } from './index.ts';
 import { readyzHandler } from './readiness.ts';
 import { requestContext } from './request-context.ts';
+import { registerTraceMetrics } from '../traces/metrics.ts'; // h-traces
 
 /** A caller's id is echoed back and logged, so only a short, plain one is taken; else we make one. */
 const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
@@ -50,6 +51,7 @@ export function observabilityRouter(obs: Observability, store: Store): express.R
   });
   router.get('/readyz', readyzHandler(store, obs.readiness));
   router.get('/metrics', metricsHandler(obs, obs.metricsToken));
+  registerTraceMetrics(obs.metrics.registry, store); // h-traces: spans received, rule status
   return router;
 }
 

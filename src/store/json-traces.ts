@@ -1,0 +1,211 @@
+// The JSON store's spans (src/traces/types.ts): traces/spans.jsonl and traces/evaluations.jsonl in
+// the data directory, append-only, one JSON line per record; held in memory per organization (the
+// span cap per organization, TRIBUNAL_TRACE_MAX_SPANS, bounds it). A torn last line (a crash
+// mid-append) is dropped at load; pruning (retention) rewrites the file through a temp file + rename.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Span, SpanEvaluation, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../traces/types.ts';
+import { spanKey } from '../traces/types.ts';
+
+interface OrgSpans {
+  traces: Map<string, SpanRecord[]>;
+  count: number;
+}
+
+function readLines<T>(file: string): T[] {
+  if (!fs.existsSync(file)) return [];
+  const out: T[] = [];
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    if (!line) continue;
+    try {
+      out.push(JSON.parse(line) as T);
+    } catch {
+      /* a torn line from a crash mid-append: the exporter retried or the span is lost with the crash */
+    }
+  }
+  return out;
+}
+
+export function summarize(traceId: string, spans: SpanRecord[], evaluations: number): TraceSummary {
+  const root = spans.find((s) => s.parent_span_id === null) ?? null;
+  let start = spans[0].start_time;
+  let end = spans[0].end_time;
+  for (const s of spans) {
+    if (s.start_time < start) start = s.start_time;
+    if (s.end_time > end) end = s.end_time;
+  }
+  return {
+    trace_id: traceId,
+    root_span_name: root?.name ?? null,
+    service_name: (root ?? spans[0]).service_name,
+    start_time: start,
+    end_time: end,
+    span_count: spans.length,
+    error_count: spans.filter((s) => s.status.code === 'error').length,
+    evaluation_count: evaluations,
+  };
+}
+
+export function spanMatches(s: SpanRecord, f: TraceFilter): boolean {
+  if (f.service_name !== undefined && s.service_name !== f.service_name) return false;
+  if (f.span_name !== undefined && s.name !== f.span_name) return false;
+  if (f.date_from !== undefined && s.start_time < f.date_from) return false;
+  if (f.date_to !== undefined && s.start_time > f.date_to) return false;
+  if (f.attribute) {
+    if (!(f.attribute.key in s.attributes)) return false;
+    if (f.attribute.value !== undefined) {
+      const v = s.attributes[f.attribute.key];
+      if ((typeof v === 'string' ? v : JSON.stringify(v)) !== f.attribute.value) return false;
+    }
+  }
+  return true;
+}
+
+export class JsonTraceStore implements TraceStore {
+  private readonly orgs = new Map<string, OrgSpans>();
+  private readonly evaluations = new Map<string, SpanEvaluation[]>(); // org:trace -> evaluations
+  private readonly spansFile: string;
+  private readonly evalFile: string;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(dataDir: string) {
+    const dir = path.join(dataDir, 'traces');
+    fs.mkdirSync(dir, { recursive: true });
+    this.spansFile = path.join(dir, 'spans.jsonl');
+    this.evalFile = path.join(dir, 'evaluations.jsonl');
+    for (const s of readLines<SpanRecord>(this.spansFile)) this.add(s);
+    for (const e of readLines<SpanEvaluation>(this.evalFile)) this.addEval(e);
+  }
+
+  private org(orgId: string): OrgSpans {
+    let o = this.orgs.get(orgId);
+    if (!o) this.orgs.set(orgId, (o = { traces: new Map(), count: 0 }));
+    return o;
+  }
+  private add(s: SpanRecord): boolean {
+    const o = this.org(s.org_id);
+    const list = o.traces.get(s.trace_id) ?? [];
+    if (list.some((x) => x.span_id === s.span_id)) return false;
+    list.push(s);
+    o.traces.set(s.trace_id, list);
+    o.count++;
+    return true;
+  }
+  private addEval(e: SpanEvaluation) {
+    const k = `${e.org_id}:${e.trace_id}`;
+    const list = this.evaluations.get(k) ?? [];
+    list.push(e);
+    this.evaluations.set(k, list);
+  }
+  /** Appends in call order, one write at a time. */
+  private append(file: string, lines: string): Promise<void> {
+    const next = this.chain.then(() => fs.promises.appendFile(file, lines));
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  async insertSpans(orgId: string, spans: Span[], maxSpans: number) {
+    const o = this.org(orgId);
+    let inserted = 0;
+    let duplicates = 0;
+    let refused = 0;
+    const lines: string[] = [];
+    const stored: Span[] = [];
+    for (const s of spans) {
+      if (o.count >= maxSpans) {
+        if (o.traces.get(s.trace_id)?.some((x) => x.span_id === s.span_id)) duplicates++;
+        else refused++;
+        continue;
+      }
+      const rec: SpanRecord = { ...s, org_id: orgId };
+      if (this.add(rec)) {
+        inserted++;
+        stored.push(s);
+        lines.push(JSON.stringify(rec));
+      } else duplicates++;
+    }
+    if (lines.length) await this.append(this.spansFile, `${lines.join('\n')}\n`);
+    return { inserted, duplicates, refused, stored };
+  }
+
+  async getTrace(orgId: string, traceId: string) {
+    const list = this.orgs.get(orgId)?.traces.get(traceId) ?? [];
+    return structuredClone(list).sort((a, b) => (a.start_time_unix_nano.padStart(20, '0') < b.start_time_unix_nano.padStart(20, '0') ? -1 : 1));
+  }
+  async getSpan(orgId: string, traceId: string, spanId: string) {
+    return structuredClone(this.orgs.get(orgId)?.traces.get(traceId)?.find((s) => s.span_id === spanId) ?? null);
+  }
+
+  async listTraces(f: TraceFilter, page: TracePageQuery) {
+    const o = this.orgs.get(f.org_id);
+    const all: TraceSummary[] = [];
+    for (const [traceId, spans] of o?.traces ?? []) {
+      if (!spans.some((s) => spanMatches(s, f))) continue;
+      const evals = this.evaluations.get(`${f.org_id}:${traceId}`)?.length ?? 0;
+      if (f.has_evaluation !== undefined && f.has_evaluation !== evals > 0) continue;
+      all.push(summarize(traceId, spans, evals));
+    }
+    all.sort((a, b) => (a.start_time !== b.start_time ? (a.start_time < b.start_time ? 1 : -1) : a.trace_id < b.trace_id ? 1 : -1));
+    const after = page.after;
+    const rest = after ? all.filter((t) => t.start_time < after.start_time || (t.start_time === after.start_time && t.trace_id < after.trace_id)) : all;
+    const items = rest.slice(0, page.limit);
+    const tail = items[items.length - 1];
+    return rest.length > page.limit && tail ? { items, last: { start_time: tail.start_time, trace_id: tail.trace_id } } : { items };
+  }
+
+  async listSpans(orgId: string, q: { from?: string; to?: string; limit: number; after?: { received_at: string; key: string } }) {
+    const rows: SpanRecord[] = [];
+    for (const spans of this.orgs.get(orgId)?.traces.values() ?? []) {
+      for (const s of spans) {
+        if (q.from !== undefined && s.received_at < q.from) continue;
+        if (q.to !== undefined && s.received_at >= q.to) continue;
+        if (q.after && (s.received_at < q.after.received_at || (s.received_at === q.after.received_at && spanKey(s) <= q.after.key))) continue;
+        rows.push(s);
+      }
+    }
+    rows.sort((a, b) => (a.received_at !== b.received_at ? (a.received_at < b.received_at ? -1 : 1) : spanKey(a) < spanKey(b) ? -1 : 1));
+    return structuredClone(rows.slice(0, q.limit));
+  }
+
+  async prune(before: string) {
+    let removed = 0;
+    for (const o of this.orgs.values()) {
+      for (const [traceId, spans] of o.traces) {
+        const keep = spans.filter((s) => s.start_time >= before);
+        removed += spans.length - keep.length;
+        o.count -= spans.length - keep.length;
+        if (keep.length) o.traces.set(traceId, keep);
+        else o.traces.delete(traceId);
+      }
+    }
+    if (removed) await this.rewrite();
+    return removed;
+  }
+
+  private rewrite(): Promise<void> {
+    const next = this.chain.then(async () => {
+      const tmp = `${this.spansFile}.tmp`;
+      const lines: string[] = [];
+      for (const o of this.orgs.values()) for (const spans of o.traces.values()) for (const s of spans) lines.push(JSON.stringify(s));
+      await fs.promises.writeFile(tmp, lines.length ? `${lines.join('\n')}\n` : '');
+      await fs.promises.rename(tmp, this.spansFile);
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  async countSpans(orgId: string) {
+    return this.orgs.get(orgId)?.count ?? 0;
+  }
+  async addEvaluation(e: SpanEvaluation) {
+    this.addEval(e);
+    await this.append(this.evalFile, `${JSON.stringify(e)}\n`);
+  }
+  async listEvaluations(orgId: string, traceId: string) {
+    return structuredClone(this.evaluations.get(`${orgId}:${traceId}`) ?? []);
+  }
+  async purgeOrganization(orgId: string) {
+    if (this.orgs.delete(orgId)) await this.rewrite();
+    for (const k of [...this.evaluations.keys()]) if (k.startsWith(`${orgId}:`)) this.evaluations.delete(k);
+  }
+}

@@ -1,0 +1,151 @@
+// The PostgreSQL store's evaluation rules, counters and work queue (migrations/013_traces.sql), over
+// the store's pool. Queue changes of one rule hold its rule row (FOR UPDATE), so the queue limit holds
+// with several instances; units are claimed with FOR UPDATE SKIP LOCKED, so each is taken by one worker.
+import type pg from 'pg';
+import type { EvalJob, RuleRecord, RuleStore } from '../../traces/rules/types.ts';
+import { StoreUnavailableError } from '../types.ts';
+import { isConnectionError } from './connection.ts';
+
+const mapError = (err: unknown) => (isConnectionError(err) ? new StoreUnavailableError(`PostgreSQL is unreachable: ${(err as Error).message}`, { cause: err }) : err);
+const jobOf = (r: { record: EvalJob; state: string; lease_until: Date | null; run_after: Date }): EvalJob => ({
+  ...r.record,
+  state: r.state as EvalJob['state'],
+  lease_until: r.lease_until ? new Date(r.lease_until).toISOString() : null,
+  run_after: new Date(r.run_after).toISOString(),
+});
+
+export class PgRuleStore implements RuleStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  private async q(sql: string, params: unknown[] = []) {
+    try {
+      return await this.pool.query(sql, params);
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    let c: pg.PoolClient;
+    try {
+      c = await this.pool.connect();
+    } catch (err) {
+      throw mapError(err);
+    }
+    try {
+      await c.query('BEGIN');
+      const out = await fn(c);
+      await c.query('COMMIT');
+      c.release();
+      return out;
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => {});
+      c.release(isConnectionError(err) ? (err as Error) : undefined);
+      throw mapError(err);
+    }
+  }
+  private static countSql(c: pg.PoolClient | pg.Pool, ruleId: string, counts: Record<string, number>) {
+    const keys = Object.keys(counts);
+    if (!keys.length) return Promise.resolve();
+    return c.query(
+      `INSERT INTO evaluation_rule_counts (rule_id, key, n) SELECT $1, k, n FROM unnest($2::text[], $3::float8[]) AS t(k, n)
+       ON CONFLICT (rule_id, key) DO UPDATE SET n = evaluation_rule_counts.n + EXCLUDED.n`,
+      [ruleId, keys, keys.map((k) => counts[k])],
+    );
+  }
+
+  async createRule(r: RuleRecord) {
+    await this.q('INSERT INTO evaluation_rules (id, org_id, created_at, record) VALUES ($1, $2, $3, $4)', [r.id, r.org_id, r.created_at, JSON.stringify(r)]);
+  }
+  async getRule(id: string) {
+    const { rows } = await this.q('SELECT record FROM evaluation_rules WHERE id = $1', [id]);
+    return (rows[0]?.record as RuleRecord | undefined) ?? null;
+  }
+  async listRules(orgId: string) {
+    const { rows } = await this.q('SELECT record FROM evaluation_rules WHERE org_id = $1 ORDER BY created_at DESC, id DESC', [orgId]);
+    return rows.map((r) => r.record as RuleRecord);
+  }
+  async listAllRules() {
+    const { rows } = await this.q('SELECT record FROM evaluation_rules ORDER BY id');
+    return rows.map((r) => r.record as RuleRecord);
+  }
+  async updateRule(r: RuleRecord) {
+    const { rowCount } = await this.q('UPDATE evaluation_rules SET record = $2 WHERE id = $1', [r.id, JSON.stringify(r)]);
+    return (rowCount ?? 0) > 0;
+  }
+  async deleteRule(id: string) {
+    return this.tx(async (c) => {
+      const { rowCount } = await c.query('DELETE FROM evaluation_rules WHERE id = $1', [id]);
+      await c.query('DELETE FROM evaluation_jobs WHERE rule_id = $1', [id]);
+      await c.query('DELETE FROM evaluation_rule_counts WHERE rule_id = $1', [id]);
+      return (rowCount ?? 0) > 0;
+    });
+  }
+  async count(ruleId: string, counts: Record<string, number>) {
+    try {
+      await PgRuleStore.countSql(this.pool, ruleId, counts);
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+  async counters(ruleId: string) {
+    const { rows } = await this.q('SELECT key, n FROM evaluation_rule_counts WHERE rule_id = $1', [ruleId]);
+    return Object.fromEntries(rows.map((r) => [r.key as string, Number(r.n)]));
+  }
+
+  async enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest') {
+    return this.tx(async (c) => {
+      await c.query('SELECT 1 FROM evaluation_rules WHERE id = $1 FOR UPDATE', [job.rule_id]);
+      const existing = await c.query('SELECT state FROM evaluation_jobs WHERE id = $1', [job.id]);
+      if (existing.rowCount) {
+        await c.query(`UPDATE evaluation_jobs SET run_after = GREATEST(run_after, $2::timestamptz) WHERE id = $1 AND state = 'queued'`, [job.id, job.run_after]);
+        return 'waiting' as const;
+      }
+      const waiting = Number((await c.query(`SELECT count(*) AS n FROM evaluation_jobs WHERE rule_id = $1 AND state = 'queued'`, [job.rule_id])).rows[0].n);
+      let outcome: 'queued' | 'shed_oldest' = 'queued';
+      if (waiting >= limit) {
+        if (policy === 'drop_newest') return 'shed_newest' as const;
+        await c.query(`DELETE FROM evaluation_jobs WHERE id = (SELECT id FROM evaluation_jobs WHERE rule_id = $1 AND state = 'queued' ORDER BY created_at, id LIMIT 1)`, [job.rule_id]);
+        await PgRuleStore.countSql(c, job.rule_id, { 'skipped:shed_oldest': 1 });
+        outcome = 'shed_oldest';
+      }
+      await c.query('INSERT INTO evaluation_jobs (id, rule_id, state, created_at, run_after, lease_until, record) VALUES ($1, $2, $3, $4, $5, NULL, $6)', [
+        job.id,
+        job.rule_id,
+        'queued',
+        job.created_at,
+        job.run_after,
+        JSON.stringify(job),
+      ]);
+      return outcome;
+    });
+  }
+
+  async claim(n: number, now: string, leaseUntil: string) {
+    const { rows } = await this.q(
+      `UPDATE evaluation_jobs j SET state = 'running', lease_until = $2::timestamptz,
+              record = jsonb_set(j.record::jsonb, '{attempts}', to_jsonb(coalesce((j.record->>'attempts')::int, 0) + 1))::json
+       WHERE j.id IN (SELECT id FROM evaluation_jobs
+                      WHERE (state = 'queued' AND run_after <= $1::timestamptz) OR (state = 'running' AND lease_until <= $1::timestamptz)
+                      ORDER BY run_after LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING j.record, j.state, j.lease_until, j.run_after`,
+      [now, leaseUntil, n],
+    );
+    return rows.map((r) => jobOf(r as never));
+  }
+  async finish(jobId: string, counts: Record<string, number>) {
+    return this.tx(async (c) => {
+      const { rows } = await c.query('DELETE FROM evaluation_jobs WHERE id = $1 RETURNING rule_id', [jobId]);
+      if (!rows[0]) return false;
+      await PgRuleStore.countSql(c, rows[0].rule_id as string, counts);
+      return true;
+    });
+  }
+  async queueStats(ruleId: string) {
+    const { rows } = await this.q(
+      `SELECT count(*) FILTER (WHERE state = 'queued')::int AS queued, count(*) FILTER (WHERE state = 'running')::int AS running,
+              min(created_at) FILTER (WHERE state = 'queued') AS oldest FROM evaluation_jobs WHERE rule_id = $1`,
+      [ruleId],
+    );
+    return { queued: rows[0].queued as number, running: rows[0].running as number, oldest_queued_at: rows[0].oldest ? new Date(rows[0].oldest).toISOString() : null };
+  }
+}

@@ -1,0 +1,190 @@
+// The PostgreSQL store's spans (migrations/013_traces.sql), over the store's pool. A batch of spans
+// is one statement (json_array_elements), within one transaction that holds the organization's
+// counter row, so the size cap holds with several instances receiving at once.
+import type pg from 'pg';
+import type { Span, SpanEvaluation, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../../traces/types.ts';
+import { StoreUnavailableError } from '../types.ts';
+import { isConnectionError } from './connection.ts';
+
+type Q = Pick<pg.Pool, 'query'>;
+
+function mapError(err: unknown): unknown {
+  return isConnectionError(err) ? new StoreUnavailableError(`PostgreSQL is unreachable: ${(err as Error).message}`, { cause: err }) : err;
+}
+
+export class PgTraceStore implements TraceStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  private async q<R extends pg.QueryResultRow = any>(sql: string, params: unknown[] = [], c: Q = this.pool): Promise<pg.QueryResult<R>> {
+    try {
+      return await c.query<R>(sql, params);
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
+  async insertSpans(orgId: string, spans: Span[], maxSpans: number) {
+    if (!spans.length) return { inserted: 0, duplicates: 0, refused: 0, stored: [] };
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw mapError(err);
+    }
+    try {
+      await client.query('BEGIN');
+      await client.query('INSERT INTO trace_span_counts (org_id, spans) VALUES ($1, 0) ON CONFLICT DO NOTHING', [orgId]);
+      const held = Number((await client.query('SELECT spans FROM trace_span_counts WHERE org_id = $1 FOR UPDATE', [orgId])).rows[0].spans);
+      // Duplicates within the request are dropped here; those already stored by ON CONFLICT below.
+      const seen = new Set<string>();
+      const fresh: SpanRecord[] = [];
+      let duplicates = 0;
+      for (const s of spans) {
+        const k = `${s.trace_id}:${s.span_id}`;
+        if (seen.has(k)) duplicates++;
+        else {
+          seen.add(k);
+          fresh.push({ ...s, org_id: orgId });
+        }
+      }
+      if (held + fresh.length > maxSpans) {
+        // Near the cap: spans already stored (a retry) must not take the room of new ones.
+        const existing = await client.query<{ k: string }>(
+          `SELECT trace_id || ':' || span_id AS k FROM trace_spans WHERE org_id = $1 AND (trace_id, span_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
+          [orgId, fresh.map((s) => s.trace_id), fresh.map((s) => s.span_id)],
+        );
+        const stored = new Set(existing.rows.map((r) => r.k));
+        duplicates += fresh.length;
+        fresh.splice(0, fresh.length, ...fresh.filter((s) => !stored.has(`${s.trace_id}:${s.span_id}`)));
+        duplicates -= fresh.length;
+      }
+      const room = Math.max(0, maxSpans - held);
+      const take = fresh.slice(0, room);
+      let inserted = 0;
+      let stored: Span[] = [];
+      if (take.length) {
+        const r = await client.query(
+          `INSERT INTO trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, attributes, record)
+           SELECT $1, r->>'trace_id', r->>'span_id', r->>'parent_span_id', r->>'name', r->>'service_name', r->'status'->>'code',
+                  (r->>'start_time')::timestamptz, (r->>'end_time')::timestamptz, (r->>'start_time_unix_nano')::numeric,
+                  (r->>'received_at')::timestamptz, (r->'attributes')::jsonb, r
+           FROM json_array_elements($2::json) AS r
+           ON CONFLICT DO NOTHING RETURNING trace_id || ':' || span_id AS k`,
+          [orgId, JSON.stringify(take)],
+        );
+        inserted = r.rowCount ?? 0;
+        const keys = new Set(r.rows.map((x) => x.k as string));
+        stored = take.filter((s) => keys.has(`${s.trace_id}:${s.span_id}`)).map(({ org_id: _o, ...s }) => s);
+        duplicates += take.length - inserted;
+        await client.query('UPDATE trace_span_counts SET spans = spans + $2 WHERE org_id = $1', [orgId, inserted]);
+      }
+      await client.query('COMMIT');
+      client.release();
+      return { inserted, duplicates, refused: fresh.length - take.length, stored };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      client.release(isConnectionError(err) ? (err as Error) : undefined);
+      throw mapError(err);
+    }
+  }
+
+  async getTrace(orgId: string, traceId: string) {
+    const { rows } = await this.q('SELECT record FROM trace_spans WHERE org_id = $1 AND trace_id = $2 ORDER BY start_nanos, span_id', [orgId, traceId]);
+    return rows.map((r) => r.record as SpanRecord);
+  }
+  async getSpan(orgId: string, traceId: string, spanId: string) {
+    const { rows } = await this.q('SELECT record FROM trace_spans WHERE org_id = $1 AND trace_id = $2 AND span_id = $3', [orgId, traceId, spanId]);
+    return (rows[0]?.record as SpanRecord | undefined) ?? null;
+  }
+
+  async listTraces(f: TraceFilter, page: TracePageQuery) {
+    const params: unknown[] = [f.org_id];
+    const p = (v: unknown) => `$${params.push(v)}`;
+    const where = ['s.org_id = $1'];
+    if (f.service_name !== undefined) where.push(`s.service_name = ${p(f.service_name)}`);
+    if (f.span_name !== undefined) where.push(`s.name = ${p(f.span_name)}`);
+    if (f.date_from !== undefined) where.push(`s.start_time >= ${p(f.date_from)}::timestamptz`);
+    if (f.date_to !== undefined) where.push(`s.start_time <= ${p(f.date_to)}::timestamptz`);
+    if (f.attribute) {
+      where.push(`s.attributes ? ${p(f.attribute.key)}`);
+      if (f.attribute.value !== undefined) {
+        const k = p(f.attribute.key);
+        const v = p(f.attribute.value);
+        where.push(`(CASE WHEN jsonb_typeof(s.attributes -> ${k}) = 'string' THEN s.attributes ->> ${k} ELSE (s.attributes -> ${k})::text END) = ${v}`);
+      }
+    }
+    const evalCount = `(SELECT count(*) FROM trace_evaluations e WHERE e.org_id = $1 AND e.trace_id = t.trace_id)`;
+    const outer: string[] = [];
+    if (f.has_evaluation !== undefined) outer.push(`${evalCount} ${f.has_evaluation ? '>' : '='} 0`);
+    if (page.after) outer.push(`(t.start_time, t.trace_id) < (${p(page.after.start_time)}::timestamptz, ${p(page.after.trace_id)}::text COLLATE "C")`);
+    const sql = `WITH matched AS (SELECT DISTINCT s.trace_id FROM trace_spans s WHERE ${where.join(' AND ')}),
+      t AS (SELECT a.trace_id, min(a.start_time) AS start_time, max(a.end_time) AS end_time, count(*)::int AS span_count,
+                   count(*) FILTER (WHERE a.status_code = 'error')::int AS error_count,
+                   (array_agg(a.name ORDER BY a.start_nanos) FILTER (WHERE a.parent_span_id IS NULL))[1] AS root_span_name,
+                   (array_agg(a.service_name ORDER BY (a.parent_span_id IS NOT NULL), a.start_nanos))[1] AS service_name
+            FROM trace_spans a JOIN matched m ON m.trace_id = a.trace_id WHERE a.org_id = $1 GROUP BY a.trace_id)
+      SELECT t.*, ${evalCount}::int AS evaluation_count FROM t ${outer.length ? `WHERE ${outer.join(' AND ')}` : ''}
+      ORDER BY t.start_time DESC, t.trace_id DESC LIMIT ${p(page.limit + 1)}`;
+    const { rows } = await this.q(sql, params);
+    const items: TraceSummary[] = rows.slice(0, page.limit).map((r) => ({
+      trace_id: r.trace_id,
+      root_span_name: r.root_span_name ?? null,
+      service_name: r.service_name ?? null,
+      start_time: new Date(r.start_time).toISOString(),
+      end_time: new Date(r.end_time).toISOString(),
+      span_count: r.span_count,
+      error_count: r.error_count,
+      evaluation_count: r.evaluation_count,
+    }));
+    const tail = items[items.length - 1];
+    return rows.length > page.limit && tail ? { items, last: { start_time: tail.start_time, trace_id: tail.trace_id } } : { items };
+  }
+
+  async listSpans(orgId: string, q: { from?: string; to?: string; limit: number; after?: { received_at: string; key: string } }) {
+    const params: unknown[] = [orgId];
+    const p = (v: unknown) => `$${params.push(v)}`;
+    const where = ['org_id = $1'];
+    if (q.from !== undefined) where.push(`received_at >= ${p(q.from)}::timestamptz`);
+    if (q.to !== undefined) where.push(`received_at < ${p(q.to)}::timestamptz`);
+    if (q.after) {
+      const [t, s] = q.after.key.split(':');
+      where.push(`(received_at, trace_id, span_id) > (${p(q.after.received_at)}::timestamptz, ${p(t)}::text COLLATE "C", ${p(s)}::text COLLATE "C")`);
+    }
+    const { rows } = await this.q(`SELECT record FROM trace_spans WHERE ${where.join(' AND ')} ORDER BY received_at, trace_id, span_id LIMIT ${p(q.limit)}`, params);
+    return rows.map((r) => r.record as SpanRecord);
+  }
+
+  async prune(before: string) {
+    const { rows } = await this.q(
+      `WITH gone AS (DELETE FROM trace_spans WHERE start_time < $1::timestamptz RETURNING org_id),
+            n AS (SELECT org_id, count(*) AS c FROM gone GROUP BY org_id),
+            u AS (UPDATE trace_span_counts k SET spans = GREATEST(0, k.spans - n.c) FROM n WHERE k.org_id = n.org_id RETURNING 1)
+       SELECT coalesce(sum(c), 0)::int AS removed FROM n`,
+      [before],
+    );
+    return rows[0].removed as number;
+  }
+  async countSpans(orgId: string) {
+    const { rows } = await this.q('SELECT spans FROM trace_span_counts WHERE org_id = $1', [orgId]);
+    return rows[0] ? Number(rows[0].spans) : 0;
+  }
+  async addEvaluation(e: SpanEvaluation) {
+    await this.q('INSERT INTO trace_evaluations (org_id, trace_id, span_id, execution_log_id, created_at, record) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING', [
+      e.org_id,
+      e.trace_id,
+      e.span_id,
+      e.execution_log_id,
+      e.created_at,
+      JSON.stringify(e),
+    ]);
+  }
+  async listEvaluations(orgId: string, traceId: string) {
+    const { rows } = await this.q('SELECT record FROM trace_evaluations WHERE org_id = $1 AND trace_id = $2 ORDER BY created_at, execution_log_id', [orgId, traceId]);
+    return rows.map((r) => r.record as SpanEvaluation);
+  }
+  async purgeOrganization(orgId: string) {
+    await this.q('DELETE FROM trace_spans WHERE org_id = $1', [orgId]);
+    await this.q('DELETE FROM trace_span_counts WHERE org_id = $1', [orgId]);
+    await this.q('DELETE FROM trace_evaluations WHERE org_id = $1', [orgId]);
+  }
+}

@@ -1,0 +1,28 @@
+// Who hears of newly stored spans (the evaluation rules, src/traces/rules/): one listener per store,
+// registered when the server's services start. Called after the spans are stored; it must not wait for
+// a model (it queues work) and its failures are logged, never answered to the exporter.
+import type { Caller } from '../auth.ts';
+import type { Store } from '../store/types.ts';
+import type { Span } from './types.ts';
+
+export type SpansListener = (caller: Caller, spans: Span[]) => Promise<void>;
+const listeners = new WeakMap<Store, SpansListener>();
+
+export function onSpansStored(store: Store, listener: SpansListener): void {
+  listeners.set(store, listener);
+}
+
+export function notifySpansStored(store: Store, caller: Caller, spans: Span[]): void {
+  const l = listeners.get(store);
+  if (!l) return;
+  l(caller, spans).catch((err) => console.error(`[tribunal] traces: evaluation rules could not take new spans: ${(err as Error).message}`));
+}
+
+// Rule changes (create, update, delete), so that a worker's cached rules of the organization are read again.
+const ruleListeners = new WeakMap<Store, (orgId: string) => void>();
+export function onRulesChanged(store: Store, listener: (orgId: string) => void): void {
+  ruleListeners.set(store, listener);
+}
+export function rulesChanged(store: Store, orgId: string): void {
+  ruleListeners.get(store)?.(orgId);
+}

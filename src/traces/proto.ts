@@ -1,0 +1,50 @@
+// OTLP protobuf through protobufjs and the official opentelemetry-proto definitions (vendored
+// unmodified in ./proto with their Apache-2.0 LICENSE): no hand-written wire decoding.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import protobuf from 'protobufjs';
+
+const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url));
+
+let root: protobuf.Root | undefined;
+function loadRoot(): protobuf.Root {
+  if (root) return root;
+  const r = new protobuf.Root();
+  r.resolvePath = (_origin, target) => path.join(PROTO_DIR, target);
+  // keepCase: field names as in the .proto files (trace_id), so one reader serves both encodings.
+  r.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto', { keepCase: true });
+  // google.rpc.Status, the body of an OTLP error answer (OTLP/HTTP spec, "Failures").
+  r.add(
+    new protobuf.Type('Status')
+      .add(new protobuf.Field('code', 1, 'int32'))
+      .add(new protobuf.Field('message', 2, 'string')),
+  );
+  r.resolveAll();
+  root = r;
+  return r;
+}
+
+const type = (name: string) => loadRoot().lookupType(name);
+
+/** Decodes an ExportTraceServiceRequest; throws protobufjs's own error on a malformed or truncated body. */
+export function decodeExportRequest(body: Uint8Array): Record<string, unknown> {
+  const t = type('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+  const message = t.decode(body);
+  return t.toObject(message, { longs: String, enums: Number, bytes: Array, defaults: false, arrays: true }) as Record<string, unknown>;
+}
+
+export function encodeExportResponse(partial?: { rejected_spans: number; error_message: string }): Uint8Array {
+  const t = type('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse');
+  return t.encode(t.fromObject(partial ? { partial_success: { rejected_spans: partial.rejected_spans, error_message: partial.error_message } } : {})).finish();
+}
+
+export function encodeStatus(code: number, message: string): Uint8Array {
+  const t = type('Status');
+  return t.encode(t.fromObject({ code, message })).finish();
+}
+
+/** Encodes a request from its plain object form (the write-back exporter and tests). */
+export function encodeExportRequest(request: Record<string, unknown>): Uint8Array {
+  const t = type('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+  return t.encode(t.fromObject(request)).finish();
+}

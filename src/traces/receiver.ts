@@ -1,0 +1,168 @@
+// POST /otel/v1/traces: the OTLP/HTTP receiver (OTLP specification, "OTLP/HTTP"). The caller is known
+// from the headers (Api-Key or Bearer, as on /v1) before a byte is read; the body is refused by its
+// declared length, then counted as it arrives (compressed), then bounded as it is gunzipped; only then
+// decoded. Answers in the request's encoding: an ExportTraceServiceResponse (with partial_success for
+// rejected spans), or a google.rpc.Status on failure. Spans are stored and handed to the evaluation
+// rules (which queue work); nothing here waits for a model.
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import express, { type Request, type Response } from 'express';
+import type { Authenticator, Caller } from '../auth.ts';
+import type { Config } from '../config.ts';
+import { authenticate } from '../http/authenticate.ts';
+import type { Store } from '../store/types.ts';
+import { notifySpansStored } from './hooks.ts';
+import { countReceived } from './metrics.ts';
+import { normalizeRequest, OtlpShapeError } from './normalize.ts';
+import { decodeExportRequest, encodeExportResponse, encodeStatus } from './proto.ts';
+import { traceStoreOf } from './store.ts';
+
+const gunzip = promisify(zlib.gunzip);
+const inflate = promisify(zlib.inflate);
+
+type Encoding = 'protobuf' | 'json';
+
+class OtlpError extends Error {
+  constructor(
+    readonly status: number,
+    /** google.rpc.Code: 3 INVALID_ARGUMENT, 8 RESOURCE_EXHAUSTED, 14 UNAVAILABLE. */
+    readonly grpcCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function send(res: Response, encoding: Encoding, status: number, body: { partial?: { rejected_spans: number; error_message: string }; error?: { code: number; message: string } }) {
+  res.status(status);
+  if (encoding === 'protobuf') {
+    res.type('application/x-protobuf');
+    res.send(Buffer.from(body.error ? encodeStatus(body.error.code, body.error.message) : encodeExportResponse(body.partial)));
+  } else {
+    res.type('application/json');
+    if (body.error) res.send(JSON.stringify({ code: body.error.code, message: body.error.message }));
+    else res.send(JSON.stringify(body.partial ? { partialSuccess: { rejectedSpans: body.partial.rejected_spans, errorMessage: body.partial.error_message } } : {}));
+  }
+}
+
+/** Reads the body, at most `limit` bytes as sent; throws 413 beyond. */
+function readBody(req: Request, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > limit) {
+        done = true;
+        req.pause();
+        reject(new OtlpError(413, 8, `The body is over the limit of ${limit} bytes as sent (TRIBUNAL_OTLP_MAX_BODY); export smaller batches (e.g. OTEL_BSP_MAX_EXPORT_BATCH_SIZE).`));
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (!done) resolve(Buffer.concat(chunks));
+    });
+    req.on('error', (err) => {
+      if (!done) reject(new OtlpError(400, 3, `The body could not be read: ${err.message}`));
+    });
+    req.on('aborted', () => {
+      if (!done) reject(new OtlpError(400, 3, 'The body was cut short (the connection closed before the declared length arrived).'));
+    });
+  });
+}
+
+async function decompress(body: Buffer, encoding: string, max: number): Promise<Buffer> {
+  if (encoding === 'identity' || encoding === '') return body;
+  try {
+    return encoding === 'gzip' ? await gunzip(body, { maxOutputLength: max }) : await inflate(body, { maxOutputLength: max });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+      throw new OtlpError(413, 8, `The decompressed body is over the limit of ${max} bytes (TRIBUNAL_OTLP_MAX_DECOMPRESSED); export smaller batches.`);
+    }
+    throw new OtlpError(400, 3, `The body is not valid ${encoding} data: ${(err as Error).message}`);
+  }
+}
+
+function parse(body: Buffer, encoding: Encoding): unknown {
+  if (encoding === 'protobuf') {
+    try {
+      return decodeExportRequest(body);
+    } catch (err) {
+      throw new OtlpError(400, 3, `The body is not a valid OTLP ExportTraceServiceRequest in protobuf: ${(err as Error).message}`);
+    }
+  }
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch (err) {
+    throw new OtlpError(400, 3, `The body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function describeRejections(reasons: Map<string, number>, refused: number, cap: number): string {
+  const parts = [...reasons].map(([reason, n]) => `${n} span(s): ${reason}`);
+  if (refused) parts.push(`${refused} span(s): the organization holds its maximum of ${cap} spans (TRIBUNAL_TRACE_MAX_SPANS); older spans leave with the retention period`);
+  return parts.join('; ');
+}
+
+export function otlpReceiver(config: Config, store: Store, authenticator: Authenticator): express.Router {
+  const router = express.Router();
+  const { traces } = config;
+  let lastPrune = 0;
+  router.post('/otel/v1/traces', authenticate(authenticator), async (req, res) => {
+    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const encoding: Encoding = type === 'application/json' ? 'json' : 'protobuf';
+    try {
+      if (type !== 'application/x-protobuf' && type !== 'application/protobuf' && type !== 'application/json') {
+        throw new OtlpError(415, 3, `Send OTLP as Content-Type application/x-protobuf or application/json (got ${JSON.stringify(type || '(none)')}).`);
+      }
+      const contentEncoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+      if (!['identity', '', 'gzip', 'deflate'].includes(contentEncoding)) {
+        throw new OtlpError(415, 3, `Content-Encoding ${JSON.stringify(contentEncoding)} is not supported; send gzip or no encoding.`);
+      }
+      const declared = Number(req.headers['content-length'] ?? 0);
+      if (declared > traces.maxBodyBytes) {
+        res.setHeader('Connection', 'close');
+        throw new OtlpError(413, 8, `The body is over the limit of ${traces.maxBodyBytes} bytes as sent (TRIBUNAL_OTLP_MAX_BODY); export smaller batches.`);
+      }
+      const raw = await readBody(req, traces.maxBodyBytes);
+      const body = await decompress(raw, contentEncoding, traces.maxDecompressedBytes);
+      let normalized;
+      try {
+        normalized = normalizeRequest(parse(body, encoding));
+      } catch (err) {
+        if (err instanceof OtlpShapeError) throw new OtlpError(400, 3, `The body is not an OTLP ExportTraceServiceRequest: ${err.message}`);
+        throw err;
+      }
+      const caller = res.locals.caller as Caller;
+      const ts = await traceStoreOf(store);
+      const now = Date.now();
+      if (now - lastPrune > 60_000) {
+        lastPrune = now;
+        void ts.prune(new Date(now - traces.retentionMs).toISOString()).catch((err) => console.error(`[tribunal] traces: pruning failed: ${(err as Error).message}`));
+      }
+      // Spans that started before the retention period would be pruned at once: refused, counted.
+      const cutoff = new Date(now - traces.retentionMs).toISOString();
+      const fresh = normalized.spans.filter((s) => s.start_time >= cutoff);
+      if (fresh.length < normalized.spans.length) normalized.reasons.set(`the span started before the retention period (TRIBUNAL_TRACE_RETENTION)`, normalized.spans.length - fresh.length);
+      const stored = await ts.insertSpans(caller.org.id, fresh, traces.maxSpansPerOrg);
+      const rejected = normalized.rejected + (normalized.spans.length - fresh.length) + stored.refused;
+      countReceived(store, stored.inserted, rejected);
+      if (stored.stored.length) notifySpansStored(store, caller, stored.stored);
+      send(res, encoding, 200, rejected ? { partial: { rejected_spans: rejected, error_message: describeRejections(normalized.reasons, stored.refused, traces.maxSpansPerOrg) } } : {});
+    } catch (err) {
+      if (err instanceof OtlpError) {
+        if (!req.complete) res.setHeader('Connection', 'close');
+        return send(res, encoding, err.status, { error: { code: err.grpcCode, message: err.message } });
+      }
+      const unavailable = (err as Error).name === 'StoreUnavailableError';
+      if (!unavailable) console.error('[tribunal] traces: unexpected error:', err);
+      // 503 is retryable for an OTLP exporter: nothing was stored half (one statement per batch).
+      send(res, encoding, unavailable ? 503 : 500, { error: { code: unavailable ? 14 : 13, message: unavailable ? 'The store is unreachable; the exporter will retry.' : 'Internal error.' } });
+    }
+  });
+  return router;
+}

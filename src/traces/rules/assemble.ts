@@ -1,0 +1,64 @@
+// A unit of work -> the inputs of one run: a span's extraction, or the matching spans of a trace or
+// session merged into one conversation (each exchange in time order; a span whose messages already
+// hold the conversation so far replaces it rather than repeating it).
+import type { Turn } from '../../schemas.ts';
+import { extractSpan, type Extracted } from '../extract/index.ts';
+import type { SpanRecord, TraceStore } from '../types.ts';
+import { matches, sessionOf } from './match.ts';
+import type { EvalJob, RuleRecord } from './types.ts';
+
+export type Assembled = { ok: true; inputs: Extracted; span: SpanRecord; spans: number } | { ok: false; reason: string };
+
+const sameTurn = (a: Turn, b: Turn) => a.role === b.role && a.content === b.content;
+
+function merge(parts: Extracted[]): Extracted {
+  let conv: Turn[] = [];
+  let system: string | undefined;
+  const contexts: string[] = [];
+  for (const p of parts) {
+    system ??= p.system_prompt;
+    if (p.contexts) contexts.push(...p.contexts);
+    const turns = p.turns ?? [...(p.request !== undefined ? [{ role: 'user' as const, content: p.request }] : []), { role: 'assistant' as const, content: p.response }];
+    const prefix = conv.length <= turns.length && conv.every((t, i) => sameTurn(t, turns[i]));
+    conv = prefix ? turns.map((t) => ({ ...t })) : [...conv, ...turns];
+  }
+  const last = parts[parts.length - 1];
+  const out: Extracted = { source: `${last.source} (${parts.length} spans)`, response: last.response };
+  if (parts.length === 1) return last;
+  const lastUser = [...conv].reverse().find((t) => t.role === 'user');
+  if (lastUser) out.request = lastUser.content;
+  if (conv.length && conv[conv.length - 1].role === 'assistant') out.turns = conv;
+  if (system !== undefined) out.system_prompt = system;
+  if (contexts.length) out.contexts = contexts;
+  return out;
+}
+
+export async function assemble(traces: TraceStore, rule: RuleRecord, job: EvalJob): Promise<Assembled> {
+  let spans: SpanRecord[];
+  if (job.scope === 'span') {
+    const s = await traces.getSpan(job.org_id, job.trace_id, job.span_id!);
+    spans = s ? [s] : [];
+  } else if (job.scope === 'trace') {
+    spans = (await traces.getTrace(job.org_id, job.trace_id)).filter((s) => matches(s, rule.filter));
+  } else {
+    spans = [];
+    for (const key of ['session.id', 'gen_ai.conversation.id']) {
+      const page = await traces.listTraces({ org_id: job.org_id, attribute: { key, value: job.session_id! } }, { limit: 200 });
+      for (const t of page.items) spans.push(...(await traces.getTrace(job.org_id, t.trace_id)).filter((s) => sessionOf(s) === job.session_id && matches(s, rule.filter)));
+    }
+    const seen = new Set<string>();
+    spans = spans.filter((s) => !seen.has(`${s.trace_id}:${s.span_id}`) && seen.add(`${s.trace_id}:${s.span_id}`));
+  }
+  if (!spans.length) return { ok: false, reason: 'span_gone' };
+  spans.sort((a, b) => (BigInt(a.start_time_unix_nano) < BigInt(b.start_time_unix_nano) ? -1 : 1));
+  const parts: Extracted[] = [];
+  let firstReason: string | null = null;
+  for (const s of spans) {
+    const ex = extractSpan(s, rule.extractor ?? undefined);
+    if (ex.ok) parts.push(ex.value);
+    else firstReason ??= ex.reason;
+  }
+  if (!parts.length) return { ok: false, reason: `unreadable_${firstReason}` };
+  const readable = spans.filter((s) => extractSpan(s, rule.extractor ?? undefined).ok);
+  return { ok: true, inputs: merge(parts), span: readable[readable.length - 1], spans: parts.length };
+}

@@ -1,0 +1,78 @@
+// New spans -> each active rule of the organization: matched, then sampled (by trace id), then within
+// the daily budget, then queued (or shed by the rule's policy). Every matched span is counted in
+// exactly one place: not_sampled, budget_exhausted, shed_*, merged (it joined a trace or session
+// already waiting), or a queued unit, which ends done, failed or skipped with its reason.
+import type { Span } from '../types.ts';
+import { matches, sampled, sessionOf } from './match.ts';
+import type { EvalJob, RuleRecord, RuleStore } from './types.ts';
+
+export const today = (now = new Date()) => now.toISOString().slice(0, 10);
+
+/** The unit a span is judged in, for a rule; null for session scope when the span names no session. */
+export function unitOf(rule: RuleRecord, span: Span, now: Date): EvalJob | null {
+  const session = rule.scope === 'session' ? sessionOf(span) : null;
+  if (rule.scope === 'session' && !session) return null;
+  const unit = rule.scope === 'span' ? `${span.trace_id}:${span.span_id}` : rule.scope === 'trace' ? span.trace_id : `session:${session}`;
+  return {
+    id: `${rule.id}:${unit}`,
+    org_id: rule.org_id,
+    rule_id: rule.id,
+    scope: rule.scope,
+    trace_id: span.trace_id,
+    span_id: rule.scope === 'span' ? span.span_id : null,
+    session_id: session,
+    state: 'queued',
+    created_at: now.toISOString(),
+    run_after: new Date(now.getTime() + rule.delay_seconds * 1000).toISOString(),
+    lease_until: null,
+    attempts: 0,
+  };
+}
+
+function overBudget(rule: RuleRecord, counters: Record<string, number>): boolean {
+  const b = rule.budget;
+  if (!b) return false;
+  const d = today();
+  if (b.max_runs_per_day !== undefined && (counters[`day:${d}:runs`] ?? 0) >= b.max_runs_per_day) return true;
+  if (b.max_cost_usd_per_day !== undefined && (counters[`day:${d}:cost_usd`] ?? 0) >= b.max_cost_usd_per_day) return true;
+  return false;
+}
+
+/** Takes new spans for the given rules; answers how many units were queued (the worker is woken for them). */
+export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span[], now = new Date()): Promise<number> {
+  let queued = 0;
+  for (const rule of active) {
+    const counts: Record<string, number> = {};
+    const add = (k: string, n = 1) => (counts[k] = (counts[k] ?? 0) + n);
+    let counters: Record<string, number> | null = null;
+    for (const span of spans) {
+      if (!matches(span, rule.filter)) continue;
+      add('matched');
+      if (!sampled(span.trace_id, rule.sampling_rate)) {
+        add('skipped:not_sampled');
+        continue;
+      }
+      add('sampled');
+      const job = unitOf(rule, span, now);
+      if (!job) {
+        add('skipped:no_session_id');
+        continue;
+      }
+      counters ??= await rules.counters(rule.id);
+      const runsToday = (counters[`day:${today(now)}:runs`] ?? 0) + (counts[`day:${today(now)}:runs`] ?? 0);
+      if (overBudget(rule, { ...counters, [`day:${today(now)}:runs`]: runsToday })) {
+        add('skipped:budget_exhausted');
+        continue;
+      }
+      const outcome = await rules.enqueue(job, rule.queue_limit, rule.shed_policy);
+      if (outcome === 'waiting') add('skipped:merged');
+      else if (outcome === 'shed_newest') add('skipped:shed_newest');
+      else {
+        queued++;
+        add(`day:${today(now)}:runs`);
+      }
+    }
+    if (Object.keys(counts).length) await rules.count(rule.id, counts);
+  }
+  return queued;
+}

@@ -1,0 +1,68 @@
+// One unit of work, judged through the same path as POST /v1/judges/{id}/execute/ (the run_judge or
+// run_evaluator tool, acting as the key that created the rule), its outcome counted, its result
+// linked to the span (trace_evaluations) and, when an export endpoint is set, written back as OTLP.
+import type { Caller } from '../../auth.ts';
+import { TribunalError } from '../../errors.ts';
+import { invokeTool, type Services } from '../../tool.ts';
+import { tools } from '../../../tools/index.ts';
+import type { TraceStore } from '../types.ts';
+import { assemble } from './assemble.ts';
+import { today } from './intake.ts';
+import type { EvalJob, RuleStore } from './types.ts';
+import { writeBack } from './writeback.ts';
+
+const log = (line: string) => console.error(`[tribunal] evaluation rules: ${line}`);
+
+export async function runUnit(services: Services, rules: RuleStore, traces: TraceStore, job: EvalJob): Promise<void> {
+  const { store } = services;
+  const rule = await rules.getRule(job.rule_id);
+  if (!rule) return void (await rules.finish(job.id, {}));
+  const [org, key] = await Promise.all([store.getOrganization(rule.org_id), store.getApiKey(rule.key_id)]);
+  if (!org || !key) return void (await rules.finish(job.id, { 'skipped:owner_gone': 1 }));
+  const caller: Caller = { org, key };
+  // A crash after the result was linked but before the unit left the queue: done already, not run twice.
+  const linked = (await traces.listEvaluations(job.org_id, job.trace_id)).find((e) => e.rule_id === rule.id && (job.scope !== 'span' || e.span_id === job.span_id));
+  if (linked && job.attempts > 1) return void (await rules.finish(job.id, { done: 1 }));
+
+  const unit = await assemble(traces, rule, job);
+  if (!unit.ok) return void (await rules.finish(job.id, { [`skipped:${unit.reason}`]: 1 }));
+  const x = unit.inputs;
+  const inputs = {
+    ...(x.turns ? { turns: x.turns } : { response: x.response, ...(x.request !== undefined ? { request: x.request } : {}) }),
+    ...(x.system_prompt !== undefined ? { system_prompt: x.system_prompt } : {}),
+    ...(x.contexts?.length ? { contexts: x.contexts } : {}),
+    ...(job.session_id ? { session_id: job.session_id.slice(0, 200) } : {}),
+    tags: [`trace_id:${unit.span.trace_id}`, `span_id:${unit.span.span_id}`, `evaluation_rule:${rule.id}`],
+  };
+  try {
+    const ctx = { ...services, caller };
+    const result = rule.judge_id
+      ? await invokeTool(tools.runJudge, { judge_id: rule.judge_id, ...inputs }, ctx)
+      : await invokeTool(tools.runEvaluator, { evaluator_id: rule.evaluator_id!, ...inputs }, ctx);
+    const name = rule.judge_id ? `judge ${rule.judge_id}` : `evaluator ${rule.evaluator_id}`;
+    await traces.addEvaluation({
+      org_id: job.org_id,
+      trace_id: unit.span.trace_id,
+      span_id: unit.span.span_id,
+      rule_id: rule.id,
+      execution_log_id: result.execution_log_id,
+      name: rule.name || name,
+      score: result.score,
+      created_at: new Date().toISOString(),
+    });
+    await rules.finish(job.id, { done: 1, ...(result.cost_usd ? { [`day:${today()}:cost_usd`]: result.cost_usd } : {}) });
+    if (services.config.traces.evalExportEndpoint) {
+      writeBack(services.config.traces.evalExportEndpoint, unit.span, rule.name, result).catch((err) => log(`write-back to the export endpoint failed: ${(err as Error).message}`));
+    }
+  } catch (err) {
+    const code = err instanceof TribunalError ? err.code : 'internal_error';
+    if (code === 'not_found') return void (await rules.finish(job.id, { 'skipped:target_deleted': 1 }));
+    if (err instanceof TribunalError && err.status >= 500 && job.attempts < 3) {
+      // The model or the store is unavailable: the unit stays and is taken again after its lease.
+      log(`unit ${job.id} will be tried again: ${err.message}`);
+      return;
+    }
+    log(`unit ${job.id} failed: ${(err as Error).message}`);
+    await rules.finish(job.id, { failed: 1, [`failure:${code}`]: 1 });
+  }
+}

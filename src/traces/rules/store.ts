@@ -1,0 +1,21 @@
+// The rule store of a Store: one per store object, over the same pool (PostgreSQL) or data directory (JSON).
+import { JsonRuleStore } from '../../store/json-eval-rules.ts';
+import type { Store } from '../../store/types.ts';
+import type { RuleStore } from './types.ts';
+
+const stores = new WeakMap<Store, Promise<RuleStore>>();
+
+export function ruleStoreOf(store: Store): Promise<RuleStore> {
+  let rs = stores.get(store);
+  if (!rs) {
+    rs = (async () => {
+      if (store.kind === 'postgres') {
+        const { PgRuleStore } = await import('../../store/postgres/eval-rules.ts');
+        return new PgRuleStore((store as unknown as { pool: import('pg').Pool }).pool);
+      }
+      return new JsonRuleStore((store as unknown as { dataDir: string }).dataDir);
+    })();
+    stores.set(store, rs);
+  }
+  return rs;
+}

@@ -1,0 +1,101 @@
+// The evaluation worker each server process starts: it hears of new spans (the receiver's hook),
+// queues units through intake, and takes due units from the durable queue (the rule store) with
+// bounded concurrency. On PostgreSQL several instances share the queue (each unit is claimed by one;
+// a dead worker's unit is taken again when its lease ends); on the JSON store the queue is the data
+// directory's rules.json, resumed at start. Nothing here holds more than `concurrency` units in memory.
+import type { Services } from '../../tool.ts';
+import { onRulesChanged, onSpansStored } from '../hooks.ts';
+import { traceStoreOf } from '../store.ts';
+import type { TraceStore } from '../types.ts';
+import { intake } from './intake.ts';
+import { runUnit } from './run.ts';
+import { ruleStoreOf } from './store.ts';
+import type { RuleRecord, RuleStore } from './types.ts';
+
+const POLL_MS = 500;
+const RULE_CACHE_MS = 2000;
+const workers = new WeakMap<object, TraceEvaluationWorker>();
+
+export class TraceEvaluationWorker {
+  private timer?: NodeJS.Timeout;
+  private readonly inFlight = new Set<Promise<void>>();
+  private ticking = false;
+  private stopped = false;
+  private readonly ruleCache = new Map<string, { at: number; rules: RuleRecord[] }>();
+
+  constructor(
+    private readonly services: Services,
+    private readonly rules: RuleStore,
+    private readonly traces: TraceStore,
+    private readonly concurrency: number,
+  ) {}
+
+  static async start(services: Services): Promise<TraceEvaluationWorker> {
+    const [rules, traces] = await Promise.all([ruleStoreOf(services.store), traceStoreOf(services.store)]);
+    const w = new TraceEvaluationWorker(services, rules, traces, Math.max(1, Math.min(services.config.batch.concurrency, 32)));
+    workers.set(services.store, w);
+    onSpansStored(services.store, async (caller, spans) => {
+      const active = (await w.activeRules(caller.org.id)).filter((r) => r.active);
+      if (active.length && (await intake(rules, active, spans))) w.kick();
+    });
+    onRulesChanged(services.store, (orgId) => w.forget(orgId));
+    if (services.config.batch.worker) {
+      w.timer = setInterval(() => w.kick(), POLL_MS);
+      w.timer.unref();
+      w.kick();
+    }
+    return w;
+  }
+
+  /** The worker of a store (for the rule operations: to forget cached rules after a change). */
+  static of(store: object): TraceEvaluationWorker | undefined {
+    return workers.get(store);
+  }
+
+  forget(orgId: string): void {
+    this.ruleCache.delete(orgId);
+  }
+
+  private async activeRules(orgId: string): Promise<RuleRecord[]> {
+    const hit = this.ruleCache.get(orgId);
+    if (hit && Date.now() - hit.at < RULE_CACHE_MS) return hit.rules;
+    const rules = await this.rules.listRules(orgId);
+    this.ruleCache.set(orgId, { at: Date.now(), rules });
+    return rules;
+  }
+
+  kick(): void {
+    if (this.stopped || this.ticking || !this.services.config.batch.worker) return;
+    this.ticking = true;
+    void this.tick()
+      .catch((err) => {
+        if (!this.stopped) console.error(`[tribunal] evaluation rules: could not take work: ${(err as Error).message}`);
+      })
+      .finally(() => {
+        this.ticking = false;
+      });
+  }
+
+  private async tick(): Promise<void> {
+    const free = this.concurrency - this.inFlight.size;
+    if (free <= 0) return;
+    const now = new Date();
+    const jobs = await this.rules.claim(free, now.toISOString(), new Date(now.getTime() + this.services.config.batch.leaseMs).toISOString());
+    for (const job of jobs) {
+      const p = runUnit(this.services, this.rules, this.traces, job)
+        .catch((err) => console.error(`[tribunal] evaluation rules: unit ${job.id}: ${(err as Error).message}`))
+        .finally(() => {
+          this.inFlight.delete(p);
+          this.kick();
+        });
+      this.inFlight.add(p);
+    }
+  }
+
+  /** Stops taking work and waits up to `ms` for the units in flight (the rest are taken again after a restart). */
+  async stop(ms = 5000): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => setTimeout(r, ms).unref())]);
+  }
+}

@@ -1,0 +1,100 @@
+// The span as Tribunal keeps it (one per OTLP span, per organization) and the store parts for
+// traces: one interface, a JSON and a PostgreSQL implementation (src/store/json-traces.ts,
+// src/store/postgres/traces.ts), one contract test (test/store-contract-traces.ts).
+import { z } from 'zod';
+
+export const SpanKind = z.enum(['unspecified', 'internal', 'server', 'client', 'producer', 'consumer']);
+export const SpanStatusCode = z.enum(['unset', 'ok', 'error']);
+
+export const SpanEvent = z.object({
+  name: z.string(),
+  time: z.string().describe('ISO-8601 instant'),
+  attributes: z.record(z.string(), z.unknown()),
+});
+
+export const Span = z.object({
+  trace_id: z.string().describe('32 lowercase hex digits'),
+  span_id: z.string().describe('16 lowercase hex digits'),
+  parent_span_id: z.string().nullable(),
+  name: z.string(),
+  kind: SpanKind,
+  service_name: z.string().nullable().describe('the resource attribute service.name'),
+  start_time: z.string().describe('ISO-8601 instant'),
+  end_time: z.string().describe('ISO-8601 instant'),
+  start_time_unix_nano: z.string(),
+  end_time_unix_nano: z.string(),
+  status: z.object({ code: SpanStatusCode, message: z.string().nullable() }),
+  attributes: z.record(z.string(), z.unknown()),
+  resource_attributes: z.record(z.string(), z.unknown()),
+  events: z.array(SpanEvent),
+  scope: z.object({ name: z.string().nullable(), version: z.string().nullable() }),
+  received_at: z.string().describe('ISO-8601 instant'),
+});
+export type Span = z.infer<typeof Span>;
+export type SpanRecord = Span & { org_id: string };
+
+export interface TraceFilter {
+  org_id: string;
+  service_name?: string;
+  span_name?: string;
+  /** `key` present, or `key` equal to `value` (compared as text). */
+  attribute?: { key: string; value?: string };
+  date_from?: string;
+  date_to?: string;
+  /** Only traces whose spans were judged (true) or not (false). */
+  has_evaluation?: boolean;
+}
+
+/** One trace in a list: counted over all of its stored spans. */
+export interface TraceSummary {
+  trace_id: string;
+  root_span_name: string | null;
+  service_name: string | null;
+  start_time: string;
+  end_time: string;
+  span_count: number;
+  error_count: number;
+  evaluation_count: number;
+}
+
+export interface TracePageQuery {
+  limit: number;
+  /** The last trace of the previous page (start_time desc, trace_id desc). */
+  after?: { start_time: string; trace_id: string };
+}
+
+/** An evaluation result linked to a span (kept so that a trace shows its scores, and has_evaluation filters). */
+export interface SpanEvaluation {
+  org_id: string;
+  trace_id: string;
+  span_id: string;
+  rule_id: string | null;
+  execution_log_id: string;
+  name: string;
+  score: number | null;
+  created_at: string;
+}
+
+export interface TraceStore {
+  /**
+   * Stores spans of one organization, skipping any (trace_id, span_id) already stored (an exporter's
+   * retry). At most `maxSpans` spans are kept per organization: the spans beyond are refused, not stored,
+   * and counted in `refused`. Answers how many were new.
+   */
+  insertSpans(orgId: string, spans: Span[], maxSpans: number): Promise<{ inserted: number; duplicates: number; refused: number; stored: Span[] }>;
+  /** The spans of one trace of one organization, by start time. */
+  getTrace(orgId: string, traceId: string): Promise<SpanRecord[]>;
+  getSpan(orgId: string, traceId: string, spanId: string): Promise<SpanRecord | null>;
+  listTraces(filter: TraceFilter, page: TracePageQuery): Promise<{ items: TraceSummary[]; last?: { start_time: string; trace_id: string } }>;
+  /** Spans of one organization received in [from, to), oldest first, at most `limit`, after the cursor. */
+  listSpans(orgId: string, q: { from?: string; to?: string; limit: number; after?: { received_at: string; key: string } }): Promise<SpanRecord[]>;
+  /** Removes spans that started before `before` (retention); answers how many. */
+  prune(before: string): Promise<number>;
+  countSpans(orgId: string): Promise<number>;
+  addEvaluation(e: SpanEvaluation): Promise<void>;
+  listEvaluations(orgId: string, traceId: string): Promise<SpanEvaluation[]>;
+  purgeOrganization(orgId: string): Promise<void>;
+}
+
+/** The cursor key of a span in listSpans: received_at, then trace and span id. */
+export const spanKey = (s: { trace_id: string; span_id: string }) => `${s.trace_id}:${s.span_id}`;

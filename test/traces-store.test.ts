@@ -1,0 +1,129 @@
+// The trace store and the rule store (queue) contract, on the store TRIBUNAL_TEST_STORE names (JSON
+// by default; postgres in test:postgres): spans per org with duplicates skipped and the cap held,
+// trace lists with filters and pages, pruning, evaluations; rules' queue (dedupe, shedding by
+// policy, claims with leases, finish counted once).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fs from 'node:fs';
+import { openTestStore, tempDir } from './helpers/server.ts';
+import { traceStoreOf } from '../src/traces/store.ts';
+import { ruleStoreOf } from '../src/traces/rules/store.ts';
+import type { Span } from '../src/traces/types.ts';
+import type { EvalJob, RuleRecord } from '../src/traces/rules/types.ts';
+import type { Store } from '../src/store/types.ts';
+
+const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
+const mk = (t: number, s: number, extra: Partial<Span> = {}): Span => {
+  const start = new Date(Date.UTC(2026, 0, 1, 0, 0, t)).toISOString();
+  return {
+    trace_id: hex(t + 1, 32),
+    span_id: hex(s + 1, 16),
+    parent_span_id: null,
+    name: 'op',
+    kind: 'internal',
+    service_name: 'svc',
+    start_time: start,
+    end_time: start,
+    start_time_unix_nano: String(BigInt(Date.parse(start)) * 1_000_000n + BigInt(s)),
+    end_time_unix_nano: String(BigInt(Date.parse(start)) * 1_000_000n),
+    status: { code: 'unset', message: null },
+    attributes: { n: s },
+    resource_attributes: { 'service.name': 'svc' },
+    events: [],
+    scope: { name: null, version: null },
+    received_at: start,
+    ...extra,
+  };
+};
+
+let store: Store;
+let dir: string;
+before(async () => {
+  dir = tempDir();
+  store = await openTestStore(dir);
+});
+after(async () => {
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('trace store', () => {
+  it('keeps spans per organization, skips duplicates, holds the cap', async () => {
+    const ts = await traceStoreOf(store);
+    const first = await ts.insertSpans('org_a', [mk(0, 0), mk(0, 1, { parent_span_id: hex(1, 16), status: { code: 'error', message: 'x' } }), mk(1, 0)], 4);
+    assert.deepEqual([first.inserted, first.duplicates, first.refused, first.stored.length], [3, 0, 0, 3]);
+    const again = await ts.insertSpans('org_a', [mk(0, 0), mk(2, 0), mk(3, 0)], 4);
+    assert.deepEqual([again.inserted, again.duplicates, again.refused], [1, 1, 1]);
+    assert.equal(await ts.countSpans('org_a'), 4);
+    assert.equal((await ts.getTrace('org_b', hex(1, 32))).length, 0, 'another org sees nothing');
+    const t = await ts.getTrace('org_a', hex(1, 32));
+    assert.deepEqual(t.map((s) => s.span_id), [hex(1, 16), hex(2, 16)]);
+    assert.equal((await ts.getSpan('org_a', hex(1, 32), hex(2, 16)))?.status.code, 'error');
+  });
+
+  it('lists traces newest first with filters and pages', async () => {
+    const ts = await traceStoreOf(store);
+    const p1 = await ts.listTraces({ org_id: 'org_a' }, { limit: 2 });
+    assert.deepEqual(p1.items.map((x) => x.trace_id), [hex(3, 32), hex(2, 32)]);
+    assert.ok(p1.last);
+    const p2 = await ts.listTraces({ org_id: 'org_a' }, { limit: 2, after: p1.last });
+    assert.deepEqual(p2.items.map((x) => x.trace_id), [hex(1, 32)]);
+    assert.equal(p2.last, undefined);
+    const summary = p2.items[0];
+    assert.deepEqual([summary.span_count, summary.error_count, summary.root_span_name], [2, 1, 'op']);
+    assert.equal((await ts.listTraces({ org_id: 'org_a', attribute: { key: 'n', value: '1' } }, { limit: 10 })).items.length, 1);
+    assert.equal((await ts.listTraces({ org_id: 'org_a', service_name: 'other' }, { limit: 10 })).items.length, 0);
+    await ts.addEvaluation({ org_id: 'org_a', trace_id: hex(2, 32), span_id: hex(1, 16), rule_id: null, execution_log_id: 'log_1', name: 'j', score: 0.5, created_at: new Date().toISOString() });
+    assert.deepEqual((await ts.listTraces({ org_id: 'org_a', has_evaluation: true }, { limit: 10 })).items.map((x) => [x.trace_id, x.evaluation_count]), [[hex(2, 32), 1]]);
+    assert.equal((await ts.listTraces({ org_id: 'org_a', has_evaluation: false }, { limit: 10 })).items.length, 2);
+  });
+
+  it('prunes spans older than the retention and frees their room under the cap', async () => {
+    const ts = await traceStoreOf(store);
+    const removed = await ts.prune(new Date(Date.UTC(2026, 0, 1, 0, 0, 2)).toISOString());
+    assert.equal(removed, 3);
+    assert.equal(await ts.countSpans('org_a'), 1);
+    assert.equal((await ts.insertSpans('org_a', [mk(5, 0)], 2)).inserted, 1);
+  });
+});
+
+describe('rule store queue', () => {
+  const rule = (id: string): RuleRecord => ({
+    id, org_id: 'org_a', key_id: 'key_a', name: id, judge_id: 'jdg_x', evaluator_id: null, scope: 'span', filter: [], sampling_rate: 1, delay_seconds: 0,
+    budget: null, active: true, extractor: null, queue_limit: 2, shed_policy: 'drop_oldest', created_at: new Date().toISOString(), updated_at: new Date().toISOString(),
+  });
+  const job = (ruleId: string, n: number, at: string): EvalJob => ({
+    id: `${ruleId}:${n}`, org_id: 'org_a', rule_id: ruleId, scope: 'span', trace_id: hex(n, 32), span_id: hex(n, 16), session_id: null, state: 'queued', created_at: at, run_after: at, lease_until: null, attempts: 0,
+  });
+
+  it('dedupes units, sheds by policy, claims each once, and counts the finish once', async () => {
+    const rs = await ruleStoreOf(store);
+    await rs.createRule(rule('erl_a'));
+    await rs.createRule({ ...rule('erl_b'), shed_policy: 'drop_newest' });
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+    assert.equal(await rs.enqueue(job('erl_a', 1, t(1)), 2, 'drop_oldest'), 'queued');
+    assert.equal(await rs.enqueue(job('erl_a', 1, t(1)), 2, 'drop_oldest'), 'waiting');
+    assert.equal(await rs.enqueue(job('erl_a', 2, t(2)), 2, 'drop_oldest'), 'queued');
+    assert.equal(await rs.enqueue(job('erl_a', 3, t(3)), 2, 'drop_oldest'), 'shed_oldest');
+    assert.equal(await rs.enqueue(job('erl_b', 1, t(1)), 2, 'drop_newest'), 'queued');
+    assert.equal(await rs.enqueue(job('erl_b', 2, t(2)), 2, 'drop_newest'), 'queued');
+    assert.equal(await rs.enqueue(job('erl_b', 3, t(3)), 2, 'drop_newest'), 'shed_newest');
+    assert.deepEqual(await rs.counters('erl_a'), { 'skipped:shed_oldest': 1 });
+    assert.deepEqual(await rs.queueStats('erl_a'), { queued: 2, running: 0, oldest_queued_at: t(2) });
+
+    const now = t(10);
+    const claimed = await rs.claim(10, now, t(20));
+    assert.equal(claimed.length, 4);
+    assert.equal((await rs.claim(10, now, t(20))).length, 0, 'a leased unit is not taken twice');
+    // Its worker died: after the lease another worker takes it.
+    const again = await rs.claim(1, t(21), t(30));
+    assert.equal(again.length, 1);
+    assert.equal(again[0].attempts, 2);
+    assert.equal(await rs.finish(again[0].id, { done: 1 }), true);
+    assert.equal(await rs.finish(again[0].id, { done: 1 }), false, 'finished once');
+    const c = await rs.counters(again[0].rule_id);
+    assert.equal(c.done, 1);
+    assert.equal(await rs.deleteRule('erl_b'), true);
+    assert.equal((await rs.queueStats('erl_b')).queued + (await rs.queueStats('erl_b')).running, 0);
+  });
+});
