@@ -145,6 +145,10 @@ const EnvSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
   OTEL_SERVICE_NAME: z.string().default('tribunal'),
+  // h-checks: the code evaluators' sandbox (docs/CHECKS.md)
+  TRIBUNAL_CODE_TIMEOUT: duration.default(200),
+  TRIBUNAL_CODE_MEMORY: bytes.default(parseBytes('32mb')),
+  TRIBUNAL_CODE_WORKERS: int(1).max(64).default(1),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -264,6 +268,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       /** The standard OTLP/HTTP settings; traces are exported only when one is set. */
       otlpTracesUrl: e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT ? `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` : undefined),
       serviceName: e.OTEL_SERVICE_NAME,
+    },
+    // h-checks: code evaluators (docs/CHECKS.md): time and memory of one run, worker threads of the sandbox.
+    code: {
+      timeoutMs: Math.max(1, e.TRIBUNAL_CODE_TIMEOUT),
+      memoryBytes: Math.max(parseBytes('1mb'), e.TRIBUNAL_CODE_MEMORY),
+      workers: e.TRIBUNAL_CODE_WORKERS,
     },
   };
 }
