@@ -21,8 +21,8 @@ export const Check = z.discriminatedUnion('type', [
     pattern: z.string().min(1).max(2000).describe('a JavaScript regular expression (nested quantifiers such as (a+)+ are refused: catastrophic backtracking)'),
     flags: z.string().regex(/^[imsu]*$/, 'flags may only be i, m, s, u').optional().describe('any of i, m, s, u'),
   }),
-  z.object({ type: z.literal('contains').describe('the text contains `value`'), field, value: z.string().min(1), case_sensitive: z.boolean().optional().describe('default false') }),
-  z.object({ type: z.literal('not_contains').describe('the text does not contain `value`'), field, value: z.string().min(1), case_sensitive: z.boolean().optional().describe('default false') }),
+  z.object({ type: z.literal('contains').describe('the text contains `value`'), field, value: z.string().min(1).describe('the text to look for'), case_sensitive: z.boolean().optional().describe('default false') }),
+  z.object({ type: z.literal('not_contains').describe('the text does not contain `value`'), field, value: z.string().min(1).describe('the text that must not appear'), case_sensitive: z.boolean().optional().describe('default false') }),
   z.object({
     type: z.literal('equals').describe('the text equals `value` (default: the run\'s expected_output)'),
     field,
@@ -38,8 +38,8 @@ export const Check = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('length').describe('the text\'s length is within min..max'),
     field,
-    min: z.number().int().min(0).optional(),
-    max: z.number().int().min(0).optional(),
+    min: z.number().int().min(0).optional().describe('at least this many (chars or words)'),
+    max: z.number().int().min(0).optional().describe('at most this many (chars or words)'),
     unit: z.enum(['chars', 'words']).optional().describe('chars (default, Unicode code points) or words'),
   }),
   z.object({
@@ -64,7 +64,7 @@ export const MAX_CHECKS = 50;
 export const EvaluatorKindFields = {
   kind: EvaluatorKind.optional(),
   checks: z.array(Check).max(MAX_CHECKS).nullable().optional().describe('kind check: the declarative checks (SPEC section 15)'),
-  combine: CheckCombine.nullable().optional(),
+  combine: CheckCombine.nullable().optional().describe('kind check: all (default), any, or fraction (the share of checks that passed)'),
   code: z
     .string()
     .max(MAX_CODE_CHARS)
