@@ -142,6 +142,33 @@ describe('check and code evaluators over REST', () => {
     assert.equal(modelCalls(), before);
   });
 
+  test('a calibration run measures a check evaluator against people, with no model call', async () => {
+    const check = await rig.createEvaluator({ ...JSON_CHECK, name: 'JSON for calibration' });
+    const ds = (await rig.post('/v1/datasets/', { name: 'calib checks' })).body.id;
+    const items = [
+      { response: '{"answer": 1}', expected_scores: { [check.id]: 1 } },
+      { response: 'not json', expected_scores: { [check.id]: 0 } },
+      { response: '{"other": 1}', expected_scores: { [check.id]: 1 } },
+    ];
+    assert.equal((await rig.post(`/v1/datasets/${ds}/items/`, { items })).status, 201);
+    const before = modelCalls();
+    const started = await rig.post('/v1/calibration-runs/', { evaluator_id: check.id, dataset_id: ds });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    let run: any;
+    for (let i = 0; i < 300; i++) {
+      run = (await rig.get(`/v1/calibration-runs/${started.body.id}/`)).body;
+      if (run.status !== 'queued' && run.status !== 'running') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(run.status, 'completed', JSON.stringify(run));
+    const [m] = run.metrics;
+    assert.equal(m.n, 3);
+    // Scores 1, 0, 0 against people's 1, 0, 1: one item off by 1.
+    assert.equal(Math.round(m.mae * 1000) / 1000, 0.333);
+    assert.deepEqual(m.confusion, { tp: 1, fp: 0, tn: 1, fn: 1 });
+    assert.equal(modelCalls(), before);
+  });
+
   test('an edit makes a new version; a broken edit is refused and changes nothing', async () => {
     const code = await rig.createEvaluator({ name: 'Editable code', intent: 'x', kind: 'code', code: 'return 1' });
     const broken = await rig.server.request('PATCH', `/v1/evaluators/${code.id}/`, { key: rig.key, body: { code: 'return (' } });
