@@ -184,6 +184,24 @@ describe('check and code evaluators over REST', () => {
     assert.equal((await rig.post(`/v1/evaluators/${code.id}/execute/`, { response: 'x' })).body.score, 1);
   });
 
+  test('try: a draft is scored on one input, nothing saved or logged; a broken draft is a 400', async () => {
+    const logsBefore = (await rig.get('/v1/execution-logs/?limit=200')).body.results.length;
+    const check = await rig.post('/v1/evaluators/try/', { kind: 'check', checks: [{ type: 'length', max: 3, unit: 'words' }], response: 'one two three four' });
+    assert.equal(check.status, 200, JSON.stringify(check.body));
+    assert.equal(check.body.score, 0);
+    assert.match(check.body.justification, /4 words, more than 3/);
+    const code = await rig.post('/v1/evaluators/try/', { kind: 'code', code: 'return input.expected_output === input.response ? 1 : 0', response: 'x', expected_output: 'x' });
+    assert.equal(code.body.score, 1);
+    const threw = await rig.post('/v1/evaluators/try/', { kind: 'code', code: 'if (input.response === "boom") throw new Error("bad");\nreturn 1', response: 'boom' });
+    assert.equal(threw.status, 200);
+    assert.equal(threw.body.score, null);
+    assert.match(threw.body.error, /line 1.*bad/);
+    const broken = await rig.post('/v1/evaluators/try/', { kind: 'code', code: 'return 1;\nreturn (', response: 'x' });
+    assert.equal(broken.status, 400);
+    assert.match(broken.body.detail, /line 2/);
+    assert.equal((await rig.get('/v1/execution-logs/?limit=200')).body.results.length, logsBefore, 'nothing logged');
+  });
+
   test('MCP create_evaluator takes kind and checks', async () => {
     const mcp = await connectMcp(rig.server.url, rig.key);
     try {

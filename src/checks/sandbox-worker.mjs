@@ -60,6 +60,9 @@ async function create(code, limits) {
     context.dispose();
     runtime.dispose();
     const c = classify(dumped);
+    // An error found after the last line (an unclosed bracket) is reported at the code's last line.
+    const lines = code.split('\n').length;
+    if (c.line !== undefined && c.line > lines) c.line = lines;
     return { error: c.kind === 'throw' ? { ...c, kind: 'compile' } : c };
   }
   result.value.dispose();

@@ -30,6 +30,7 @@ import {
   startCalibrationRunOperation,
 } from './calibration.ts';
 import { compareBatchesOperation } from './experiments.ts';
+import { tryEvaluatorOperation } from './checks.ts'; // h-checks
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
@@ -82,4 +83,5 @@ export const restOnlyOperations = {
   listCalibrationItems: listCalibrationItemsOperation,
   calibrationDemonstrations: calibrationDemonstrationsOperation,
   compareBatches: compareBatchesOperation,
+  tryEvaluator: tryEvaluatorOperation, // h-checks
 };
