@@ -41,6 +41,8 @@ describe('check and code evaluators in the web form', { skip }, () => {
     await b.screenshot('checks-try');
     await page.getByRole('button', { name: 'Create evaluator' }).click();
     await page.getByText('Evaluator “Web JSON check” created.').waitFor();
+    await page.getByRole('heading', { level: 2, name: 'Checks (combine: all)' }).waitFor();
+    await page.getByText('"path": "$.answer"').waitFor();
     const listed = await server.request('GET', '/v1/evaluators/Web%20JSON%20check/', { key });
     assert.equal(listed.body.kind, 'check');
     assert.equal(listed.body.checks.length, 2);
