@@ -238,6 +238,17 @@ describe('without a judge model, and across organizations', () => {
     const res = await srv.request('POST', `/v1/judges/${judge.body.id}/execute/`, { key, body: { response: '{"answer":true}' } });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.score, 1);
+    // A batch of it starts too (no model_unavailable refusal at the start).
+    const started = await srv.request('POST', `/v1/judges/${judge.body.id}/batch-execute/`, { key, body: { items: [{ response: '{"answer":1}' }, { response: 'x' }] } });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    let run: any;
+    for (let i = 0; i < 300; i++) {
+      run = (await srv.request('GET', `/v1/judges/batch-executions/${started.body.batch_execution_id}/`, { key })).body;
+      if (['completed', 'failed', 'cancelled'].includes(run.status)) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(run.status, 'completed', JSON.stringify(run));
+    assert.equal(run.summary[0].mean, 0.5);
   });
 
   test("another organization's private code evaluator cannot be read or run; a public one keeps no state across organizations", async () => {
