@@ -127,6 +127,12 @@ async function handle(msg) {
   return { id, ...answer };
 }
 
+// The host's watchdog starts counting once QuickJS is loaded (a cold start under load is not a stuck run).
+quickjs.then(
+  () => parentPort.postMessage({ ready: true }),
+  () => parentPort.postMessage({ ready: false }),
+);
+
 parentPort.on('message', (msg) => {
   handle(msg).then(
     (answer) => parentPort.postMessage(answer),

@@ -22,6 +22,8 @@ const MAX_OUTPUT_CHARS = 20_000;
 /** A busy worker that has answered nothing for the time limit plus this long is ended. */
 const WATCHDOG_GRACE_MS = 1000;
 const WATCHDOG_EVERY_MS = 100;
+/** A worker that has not loaded QuickJS this long after it started is ended too. */
+const STARTUP_LIMIT_MS = 30_000;
 
 interface Pending {
   resolve: (o: SandboxOutcome) => void;
@@ -34,6 +36,11 @@ class SandboxWorker {
   /** When the worker last answered (or was given work while idle): runs are answered in order, so silence means stuck. */
   private lastProgress = 0;
   private watchdog: NodeJS.Timeout | null = null;
+  /** QuickJS is loaded in the current worker: the watchdog counts from then. */
+  private ready = false;
+  private startedAt = 0;
+  /** The longest time limit among the runs waiting. */
+  private budgetMs = 0;
 
   constructor(private readonly timeoutMs: number) {}
 
@@ -43,7 +50,14 @@ class SandboxWorker {
       resourceLimits: { maxOldGenerationSizeMb: 256, stackSizeMb: 8 },
     });
     worker.unref();
-    worker.on('message', (answer: { id: number; output?: string; error?: SandboxFailure }) => {
+    this.ready = false;
+    this.startedAt = performance.now();
+    worker.on('message', (answer: { id: number; output?: string; error?: SandboxFailure; ready?: boolean }) => {
+      if (answer.ready !== undefined) {
+        if (this.worker === worker) this.ready = true;
+        this.lastProgress = performance.now();
+        return;
+      }
       const p = this.pending.get(answer.id);
       if (!p) return;
       this.pending.delete(answer.id);
@@ -79,7 +93,8 @@ class SandboxWorker {
   private watch(worker: Worker) {
     this.watchdog ??= setInterval(() => {
       if (this.worker !== worker || !this.pending.size) return;
-      if (performance.now() - this.lastProgress < this.timeoutMs + WATCHDOG_GRACE_MS) return;
+      const now = performance.now();
+      if (!this.ready ? now - this.startedAt < STARTUP_LIMIT_MS : now - this.lastProgress < this.budgetMs + WATCHDOG_GRACE_MS) return;
       this.worker = null;
       this.idle(worker);
       this.failAll({ kind: 'timeout', message: 'it ran past the time limit (the sandbox was restarted)' });
@@ -88,11 +103,12 @@ class SandboxWorker {
     this.watchdog.unref();
   }
 
-  send(msg: Record<string, unknown>): Promise<SandboxOutcome> {
+  send(msg: Record<string, unknown>, timeoutMs = this.timeoutMs): Promise<SandboxOutcome> {
     this.worker ??= this.start();
     const worker = this.worker;
     const id = this.nextId++;
     return new Promise((resolve) => {
+      this.budgetMs = Math.max(this.pending.size ? this.budgetMs : 0, timeoutMs);
       if (!this.pending.size) {
         this.lastProgress = performance.now();
         // Kept alive only while a run waits on it.
@@ -145,7 +161,9 @@ export class CodeSandbox {
   /** Compiles `code` in a fresh runtime and runs it once on `sample` (nothing is kept). */
   tryOnce(code: string, sample: unknown): Promise<SandboxOutcome> {
     const worker = this.workers[hash(code) % this.workers.length];
-    return worker.send({ op: 'check', key: '', code, input: JSON.stringify(sample), limits: this.limits() });
+    // A generous bound (5x the time limit): it is there to catch code that never ends, not to time a busy machine.
+    const limits = { ...this.limits(), timeoutMs: this.settings.timeoutMs * 5 };
+    return worker.send({ op: 'check', key: '', code, input: JSON.stringify(sample), limits }, limits.timeoutMs);
   }
 
   async close(): Promise<void> {
