@@ -44,16 +44,20 @@ describe('code evaluators in the sandbox', () => {
     assert.equal(probe.ok, false);
     const out = await score(
       'const seen = [typeof process, typeof require, typeof setTimeout, typeof fetch, typeof globalThis.process, typeof Buffer, typeof WebAssembly, ' +
-        '({}).constructor.constructor("return typeof process")(), typeof console];' +
+        '({}).constructor.constructor("return typeof process")(), typeof console, typeof Function("return this")().require, ' +
+        'typeof Object.getPrototypeOf(async function () {}).constructor("return process")];' +
         'return { score: 0, justification: seen.join(",") }',
     );
     assert.ok(out.ok);
-    assert.equal(out.justification, 'undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined');
+    assert.equal(out.justification, 'undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined,undefined,function');
     await failsWith('return require("fs").readFileSync("/etc/passwd", "utf8").length ? 1 : 0', /require.? is not defined/);
     await failsWith('return import("fs").then(() => 1)', /return a number|not/);
   });
 
   test('prototype pollution stays inside the sandbox', async () => {
+    const viaAnswer = await score('return JSON.parse(\'{"__proto__": {"polluted": "yes"}, "score": 1}\')');
+    assert.ok(viaAnswer.ok, 'an answer carrying __proto__ is read as data');
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
     const out = await score('Object.prototype.polluted = "yes"; Array.prototype.map = null; JSON.parse = () => 1; return 1');
     assert.ok(out.ok);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
