@@ -72,6 +72,19 @@ describe('check and code evaluators over REST', () => {
     await refused({ kind: 'code', code: 'while (true) {}' }, 'code', /time limit/);
     await refused({ kind: 'code' }, 'code', /needs `code`/);
     await refused({}, 'rubric', /needs a rubric/);
+    await refused({ kind: 'check', checks: [{ type: 'length', max: 3, unti: 'words' }] }, 'checks.0.unti', /did you mean unit/);
+    await refused({ kind: 'check', checks: [{ type: 'nope' }] }, 'checks.0.type', /json_valid/);
+    await refused({ kind: 'check', checks: [{ type: 'regex', pattern: 'a', flags: 'g' }] }, 'checks.0.flags', /i, m, s, u/);
+  });
+
+  test('an equals check without a value compares with expected_output, which the evaluator then requires', async () => {
+    const eq = await rig.createEvaluator({ name: 'Exact answer', intent: 'The answer is the reference, exactly.', kind: 'check', checks: [{ type: 'equals' }] });
+    assert.equal(eq.requires_expected_output, true);
+    const missing = await rig.post(`/v1/evaluators/${eq.id}/execute/`, { response: 'Paris' });
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.code, 'missing_field');
+    const same = await rig.post(`/v1/evaluators/${eq.id}/execute/`, { response: ' Paris\n', expected_output: 'Paris' });
+    assert.equal(same.body.score, 1);
   });
 
   test('a code evaluator that throws, loops or blows up is an error result; the server keeps serving', async () => {
