@@ -164,6 +164,10 @@ const EnvSchema = z.object({
   TRIBUNAL_OTLP_MAX_BODY: bytes.default(parseBytes('4mb')),
   TRIBUNAL_OTLP_MAX_DECOMPRESSED: bytes.default(parseBytes('32mb')),
   TRIBUNAL_EVAL_EXPORT_OTLP_ENDPOINT: z.string().url().optional(),
+  // h-checks: the code evaluators' sandbox (docs/CHECKS.md)
+  TRIBUNAL_CODE_TIMEOUT: duration.default(200),
+  TRIBUNAL_CODE_MEMORY: bytes.default(parseBytes('32mb')),
+  TRIBUNAL_CODE_WORKERS: int(1).max(64).default(1),
 });
 
 export type Config = ReturnType<typeof loadConfig>;
@@ -302,6 +306,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxBodyBytes: e.TRIBUNAL_OTLP_MAX_BODY,
       maxDecompressedBytes: e.TRIBUNAL_OTLP_MAX_DECOMPRESSED,
       evalExportEndpoint: e.TRIBUNAL_EVAL_EXPORT_OTLP_ENDPOINT,
+    },
+    // h-checks: code evaluators (docs/CHECKS.md): time and memory of one run, worker threads of the sandbox.
+    code: {
+      timeoutMs: Math.max(1, e.TRIBUNAL_CODE_TIMEOUT),
+      memoryBytes: Math.max(parseBytes('1mb'), e.TRIBUNAL_CODE_MEMORY),
+      workers: e.TRIBUNAL_CODE_WORKERS,
     },
   };
 }

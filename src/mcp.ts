@@ -34,6 +34,7 @@ export const MCP_INSTRUCTIONS = `Tribunal scores LLM outputs with LLM judges. Us
 
 Concepts:
 - Evaluator: measures one quality of a response (faithfulness to retrieved contexts, relevance, safety, tone...). It has an intent, a rubric, and may require \`contexts\` (retrieved snippets) or an \`expected_output\` (reference answer). Many presets ship with the server.
+- Evaluator kinds: \`llm\` (default: the judge model follows the rubric), \`check\` (declarative rules such as json_valid, json_schema, regex, length, tool_call: no model, cost 0) and \`code\` (a sandboxed JavaScript score(input)). When a quality is a hard rule a program can decide (valid JSON, a word limit, a tool was called), create_evaluator with kind check is faster, free and repeatable.
 - Judge: a named, reusable set of evaluators for one stage of an application. Running a judge runs all its evaluators concurrently.
 - Score: every evaluator returns a score from 0 to 1 (higher is better) with a written justification; a judge's score is the mean of its evaluators' scores.
 - Project: scopes judges, evaluators and logs inside your organization; without project_id, things land in the default project (list_projects).

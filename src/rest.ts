@@ -67,6 +67,7 @@ export const routes: RestRoute[] = [
   route('post', '/v1/judges/:judge_id/refine/', ops.refine), // h-proxy
   route('get', '/v1/evaluators/', tools.listEvaluators),
   route('post', '/v1/evaluators/', tools.createEvaluator, 201),
+  route('post', '/v1/evaluators/try/', ops.tryEvaluator), // h-checks: before :evaluator_id
   route('get', '/v1/evaluators/:evaluator_id/versions/', ops.listEvaluatorVersions),
   route('get', '/v1/evaluators/:evaluator_id/', tools.getEvaluator),
   route('patch', '/v1/evaluators/:evaluator_id/', tools.updateEvaluator),

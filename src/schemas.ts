@@ -2,6 +2,7 @@
 // truth: TypeScript types, MCP output schemas and the OpenAPI document are all derived from them.
 import { z } from 'zod';
 import { Guardrail, ProxyLogInfo } from './schemas/proxy.ts'; // h-proxy: inline judging
+import { EvaluatorKindFields } from './schemas/checks.ts'; // h-checks
 
 export const timestamp = z.string().describe('ISO-8601 UTC timestamp');
 export const id = (what: string) => z.string().describe(`id of the ${what}`);
@@ -150,6 +151,8 @@ export const Evaluator = z.object({
     .describe('a jury instead of one model: 2 to 5 model names (registered or allowed), scored concurrently; absent or null = no jury (docs/MODELS.md)'),
   aggregation: JuryAggregation.nullable().optional().describe('how a jury\'s scores become one (with models): mean, median or majority at 0.5'),
   scoring: EvaluatorScoring.optional().describe('direct (default): the model writes a 0..1 score; logprobs: G-Eval, the probability-weighted mean of a 1-5 grade'),
+  // h-checks: kind, checks, combine, code (SPEC section 15; src/schemas/checks.ts)
+  ...EvaluatorKindFields,
   visibility: Visibility,
   is_preset: z.boolean().describe('shipped with the server; public and read-only'),
   project_id: z.string().nullable().describe('owning project; null for presets'),

@@ -24,6 +24,7 @@ import { defineBatchContract } from './store-contract-batches.ts';
 import { defineDatasetContract } from './store-contract-datasets.ts';
 import { defineResultCacheContract } from './store-contract-result-cache.ts';
 import { defineSurfaceContract } from './store-contract-surface.ts';
+import { defineChecksContract } from './store-contract-checks.ts'; // h-checks
 
 // Record builders: complete, valid records with every field set, overridable.
 
@@ -197,6 +198,7 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
     defineCalibrationContract(fresh);
     defineBatchContract(fresh);
     defineSurfaceContract(fresh); // room surface
+    defineChecksContract(fresh); // h-checks
 
     describe('organizations', () => {
       it('creates, reads and finds the oldest non-demo organization by name', async () => {

@@ -117,6 +117,11 @@ const FIELD_OPTIONS = {
   visibility: { type: 'string' },
   project: { type: 'string' },
   file: { type: 'string' },
+  // h-checks: evaluators without a model
+  kind: { type: 'string' },
+  'checks-file': { type: 'string' },
+  combine: { type: 'string' },
+  'code-file': { type: 'string' },
 } as const;
 
 const FIELDS_HELP = `  --name <name>                  evaluator name, unique in your organization
@@ -129,7 +134,11 @@ const FIELDS_HELP = `  --name <name>                  evaluator name, unique in 
   --model <name>                 judge model override
   --visibility <v>               private or public
   --project <id>                 project for the evaluator
-  --file <path>                  a JSON body with the same fields; flags override it`;
+  --file <path>                  a JSON body with the same fields; flags override it
+  --kind <kind>                  llm (default: the judge model and the rubric), check or code (no model)
+  --checks-file <path>           kind check: JSON array of checks [{"type": "json_valid"}, {"type": "regex", "pattern": "..."}]
+  --combine <how>                kind check: all (default), any or fraction
+  --code-file <path>             kind code: a file with the body of a JavaScript score(input)`;
 
 function flag(values: Values, name: string): boolean | undefined {
   if (values[name] && values[`no-${name}`]) throw usageError(`give --${name} or --no-${name}, not both.`);
@@ -162,19 +171,45 @@ function evaluatorBody(values: Values): Record<string, unknown> {
       model: str(values.model),
       visibility: oneOf(values.visibility, 'visibility', ['private', 'public'] as const),
       project_id: str(values.project),
+      ...kindFields(values),
     }),
+  };
+}
+
+/** h-checks: --kind, --checks-file, --combine, --code-file. */
+function kindFields(values: Values): Record<string, unknown> {
+  const checksFile = str(values['checks-file']);
+  let checks: unknown;
+  if (checksFile !== undefined) {
+    try {
+      checks = JSON.parse(readText(checksFile, '--checks-file'));
+    } catch (err) {
+      if ((err as Error).name === 'CliError') throw err;
+      throw usageError(`--checks-file: ${checksFile} is not valid JSON (${(err as Error).message}).`);
+    }
+    if (!Array.isArray(checks)) throw usageError('--checks-file must hold a JSON array of checks.');
+  }
+  const codeFile = str(values['code-file']);
+  return {
+    kind: oneOf(values.kind, 'kind', ['llm', 'check', 'code'] as const),
+    checks,
+    combine: oneOf(values.combine, 'combine', ['all', 'any', 'fraction'] as const),
+    code: codeFile !== undefined ? readText(codeFile, '--code-file') : undefined,
   };
 }
 
 const create: Command = {
   summary: 'create an evaluator with its rubric',
   help: `Usage: tribunal evaluators create --name <name> --intent <text> --rubric <text> [options]
+       tribunal evaluators create --name <name> --intent <text> --kind check --checks-file <path>
+       tribunal evaluators create --name <name> --intent <text> --kind code --code-file <path>
 
 ${FIELDS_HELP}`,
   options: FIELD_OPTIONS,
   async run({ values, json, client }) {
     const body = evaluatorBody(values);
-    for (const field of ['name', 'intent', 'rubric']) {
+    // A check or code evaluator describes itself: no rubric needed (h-checks).
+    for (const field of ['name', 'intent', ...(body.kind === 'check' || body.kind === 'code' ? [] : ['rubric'])]) {
       if (body[field] === undefined) throw usageError(`--${field} is required (see tribunal evaluators create --help).`);
     }
     const e = await client().post<Evaluator>('/v1/evaluators/', body);

@@ -8,6 +8,7 @@ import { conflictToError } from './conflicts.ts';
 import { resolveProjectId } from './projects.ts';
 import { demonstrationShapeProblem } from '../conversation/validate.ts';
 import { applyModelPatch, checkModelFields, modelFieldsForCreate, type EvaluatorModelFields } from './evaluator-models.ts';
+import { settleKind, type KindContent } from '../checks/validate.ts'; // h-checks
 
 type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 /** Writes also need the configuration (allowed models). */
@@ -74,10 +75,11 @@ export async function resolveEvaluator(ctx: Ctx, ref: { id?: string; name?: stri
   return version === undefined ? candidates[0] : getVisibleEvaluator(ctx, candidates[0].id, version);
 }
 
-export interface EvaluatorContent {
+export interface EvaluatorContent extends Omit<KindContent, 'rubric'> {
   name: string;
   intent: string;
-  rubric: string;
+  /** Required for kind llm; a check or code evaluator gets a description of itself (checks/validate.ts). */
+  rubric?: string;
   requires_contexts?: boolean;
   requires_expected_output?: boolean;
   requires_request?: boolean;
@@ -136,6 +138,7 @@ export async function createEvaluator(
   ctx: WriteCtx,
   input: EvaluatorContent & { visibility?: 'private' | 'public'; project_id?: string },
 ): Promise<EvaluatorRecord> {
+  input = await settleKind(ctx.config, input); // h-checks: kind llm, check or code
   checkDemonstrations(input);
   await checkModel(ctx, input.model);
   await checkModelFields(ctx, { model: input.model ?? null, models: input.models, aggregation: input.aggregation, scoring: input.scoring });
@@ -145,7 +148,7 @@ export async function createEvaluator(
     org_id: ctx.caller.org.id,
     name: input.name,
     intent: input.intent,
-    rubric: input.rubric,
+    rubric: input.rubric ?? '',
     requires_contexts: input.requires_contexts ?? false,
     requires_expected_output: input.requires_expected_output ?? false,
     requires_request: input.requires_request ?? false,
@@ -154,6 +157,7 @@ export async function createEvaluator(
     demonstrations: input.demonstrations ?? [],
     model: input.model ?? null,
     ...modelFieldsForCreate(input),
+    ...(input.kind && input.kind !== 'llm' ? { kind: input.kind, checks: input.checks ?? null, combine: input.combine ?? null, code: input.code ?? null } : {}),
     visibility: effectiveVisibility(ctx, input.visibility),
     is_preset: false,
     project_id: await resolveProjectId(ctx, input.project_id),
@@ -195,6 +199,11 @@ const CONTENT_FIELDS = [
   'scoring',
   'visibility',
   'project_id',
+  // h-checks
+  'kind',
+  'checks',
+  'combine',
+  'code',
 ] as const;
 
 export async function updateEvaluator(
@@ -205,7 +214,7 @@ export async function updateEvaluator(
   // Optimistic concurrency: re-read and retry when another edit lands between read and write.
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await getEditableEvaluator(ctx, id);
-    const next: EvaluatorRecord = { ...current };
+    let next: EvaluatorRecord = { ...current };
     if (patch.project_id !== undefined) next.project_id = await resolveProjectId(ctx, patch.project_id);
     for (const field of CONTENT_FIELDS) {
       if (field === 'project_id' || patch[field] === undefined) continue;
@@ -214,6 +223,9 @@ export async function updateEvaluator(
       (next as Record<string, unknown>)[field] = patch[field];
     }
     next.visibility = effectiveVisibility(ctx, next.visibility);
+    // h-checks: a change of kind clears the other kind's fields; the code is tried only when it changed.
+    if (patch.kind !== undefined && patch.kind !== (current.kind ?? 'llm')) next = clearKindFields(next, patch);
+    if ((next.kind ?? 'llm') !== 'llm' || patch.checks != null || patch.code != null) next = await settleKind(ctx.config, next, next.code !== current.code);
     checkDemonstrations(next);
     if (patch.model !== undefined) await checkModel(ctx, patch.model);
     applyModelPatch(next, patch);
@@ -254,4 +266,11 @@ export async function deleteEvaluator(ctx: Ctx, id: string): Promise<string> {
   }
   await ctx.store.deleteEvaluator(current.id);
   return current.id;
+}
+
+/** h-checks: the fields of the kind an evaluator leaves, unless the same patch sets them again. */
+function clearKindFields(next: EvaluatorRecord, patch: Partial<EvaluatorContent>): EvaluatorRecord {
+  const cleared = { ...next };
+  for (const f of ['checks', 'combine', 'code'] as const) if (patch[f] === undefined) cleared[f] = null;
+  return cleared;
 }

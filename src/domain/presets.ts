@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { Demonstration, Evaluator } from '../schemas.ts';
 import type { EvaluatorRecord, Store } from '../store/types.ts';
+import { syncCheckPresets } from '../checks/presets.ts'; // h-checks
 
 const PresetFile = z.array(
   z.object({
@@ -87,4 +88,6 @@ export async function syncPresets(store: Store): Promise<void> {
       await store.updateEvaluator({ ...existing, ...content, version: existing.version + 1, created_at: presetCreatedAt(index), updated_at: new Date().toISOString() }, existing.version);
     }
   }
+  // h-checks: the check and code presets (data/check-presets.json).
+  await syncCheckPresets(store);
 }

@@ -25,6 +25,8 @@ import { buildPairwisePrompt, PAIRWISE_TOOL, parsePairwiseAnswer, type PairwiseI
 import { checkRequiredInputs, Engine, MALFORMED_RETRIES, requireModel, type ScoringTarget } from './scoring.ts';
 import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
 import type { ScoringEngine } from './types.ts';
+import { scoresWithoutModel } from '../checks/score.ts'; // h-checks
+import { compareWithoutModel } from '../checks/pairwise.ts';
 
 type Side = 'a' | 'b';
 type LogHeader = Pick<ExecutionLogRecord, 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>;
@@ -202,7 +204,13 @@ export class ComparingEngine extends Engine implements ScoringEngine {
       const targets = await this.targets(ctx, evaluators);
       if ([...targets.values()].some((t) => t.model === this.model)) requireModel(this.model);
       // A jury evaluator compares with its first juror's model: a pairwise jury is not built (docs/SCORING.md).
-      compared = await Promise.all(evaluators.map((e) => this.compareEvaluatorPair(ctx, e, pair, targets.get(e.models?.length ? e.models[0] : (e.model ?? '')))));
+      // h-checks: a check or code evaluator compares each side's score, without a model.
+      const runB: RunInput = { ...pair.run, response: textOf(pair.b), ...(pair.turns_b ? { turns: pair.turns_b } : {}) };
+      compared = await Promise.all(
+        evaluators.map((e) =>
+          scoresWithoutModel(e) ? compareWithoutModel(ctx.config, ctx.caller.org.id, e, pair.run, runB) : this.compareEvaluatorPair(ctx, e, pair, targets.get(e.models?.length ? e.models[0] : (e.model ?? ''))),
+        ),
+      );
     }
     const results = compared.map((c) => c.result);
     const totals = tally(results.map((r) => r.preference));

@@ -31,6 +31,7 @@ import { scoreJury } from './jury.ts';
 import { callLogprobs } from './logprobs.ts';
 import type { ModelCapabilities } from '../schemas.ts';
 import type { RunOptions } from './types.ts';
+import { scoresWithoutModel, scoreWithoutModel } from '../checks/score.ts'; // h-checks
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
@@ -150,7 +151,8 @@ export class Engine {
   protected async targets(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<Map<string, ScoringTarget>> {
     const targets = new Map<string, ScoringTarget>();
     // A jury's every juror is a target of its own (jury.ts).
-    for (const name of new Set(evaluators.flatMap((e) => (e.models?.length ? e.models : [e.model ?? ''])))) {
+    // Check and code evaluators (h-checks) need no model.
+    for (const name of new Set(evaluators.filter((e) => !scoresWithoutModel(e)).flatMap((e) => (e.models?.length ? e.models : [e.model ?? ''])))) {
       const record = name ? await registeredModelNamed(ctx, name) : null;
       if (!record) {
         // A registered model deleted since (or another organization's): a clear error, not a call to the server's provider.
@@ -258,6 +260,8 @@ export class Engine {
       const cache = { store: ctx.store, orgId: ctx.caller.org.id, maxEntries: ctx.config.model.resultCacheMax };
       scored = await Promise.all(
         evaluators.map((e) => {
+          // h-checks: a check or code evaluator: no model call, no cache (it is cheaper than a lookup).
+          if (scoresWithoutModel(e)) return scoreWithoutModel(ctx.config, ctx.caller.org.id, e, input).then((result): Scored => ({ result }));
           const target = targets.get(e.model ?? '');
           // A jury scores with each of its models (jury.ts); every juror's model is part of the cache key.
           const jurors = e.models?.length ? e.models : null;

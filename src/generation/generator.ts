@@ -7,6 +7,7 @@
 import type { RequestContext } from '../context.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import { createEvaluator, effectiveVisibility } from '../domain/evaluators.ts';
+import { hardRulesOf } from '../checks/hard-rules.ts'; // h-checks
 import { createJudge, getEditableJudge, reviseJudge } from '../domain/judges.ts';
 import type { Preset } from '../domain/presets.ts';
 import { resolveProjectId } from '../domain/projects.ts';
@@ -237,6 +238,12 @@ async function store(
   try {
     const reserved = new Set<string>();
     for (const spec of p.design.new_evaluators) created.push(await storeEvaluator(ctx, spec, p, reserved));
+    // h-checks: hard rules of the intent (JSON, a length) as critical checks, decided without a model.
+    for (const rule of hardRulesOf(p.intent)) {
+      const name = await uniqueEvaluatorName(ctx, rule.name, reserved);
+      created.push(await createEvaluator(ctx, { ...rule, name, critical: true, visibility: p.visibility, project_id: p.projectId }));
+      reserved.add(name.toLowerCase());
+    }
     // Order: the reused presets the model chose, then the new evaluators.
     const refs: EvaluatorRef[] = [...presetRefs(presetIds), ...created.map((e) => ({ id: e.id, name: e.name, version: null }))];
     const judgeName = clip(p.design.judge_name, MAX_NAME);

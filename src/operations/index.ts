@@ -30,6 +30,7 @@ import {
   startCalibrationRunOperation,
 } from './calibration.ts';
 import { compareBatchesOperation } from './experiments.ts';
+import { tryEvaluatorOperation } from './checks.ts'; // h-checks
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
@@ -94,4 +95,5 @@ export const restOnlyOperations = {
   startSyntheticData: startSyntheticDataOperation,
   getSyntheticData: getSyntheticDataOperation,
   saveSyntheticDataset: saveSyntheticDatasetOperation,
+  tryEvaluator: tryEvaluatorOperation, // h-checks
 };

@@ -2,6 +2,7 @@
 import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { checkboxField, field, link, pageHeading, select, showFormError, withBusy } from '../lib/ui.js';
+import { kindEditor } from './evaluator-kind.js';
 
 export default async function evaluatorForm(page, { app, params, query }) {
   const editing = params.id ? await api('GET', `/v1/evaluators/${encodeURIComponent(params.id)}/`) : null;
@@ -18,15 +19,28 @@ export default async function evaluatorForm(page, { app, params, query }) {
 
   const submit = h('button', { type: 'submit' }, editing ? 'Save a new version' : 'Create evaluator');
   const cancelHref = editing ? `/app/evaluators/${encodeURIComponent(editing.id)}` : from ? `/app/evaluators/${encodeURIComponent(from.id)}` : '/app/evaluators';
+  // h-checks: the rubric, model and demonstrations belong to kind llm; checks and code have their own editors.
+  const rubricField = field(
+    { label: 'Rubric', name: 'rubric', required: true, hint: 'The scoring criteria the judge model follows: what earns a high, a middling and a low score.' },
+    rubric,
+  );
+  const modelField = field({ label: 'Judge model', name: 'model', hint: 'Optional: a model to use instead of the server default.' }, model);
+  const demosField = field(
+    {
+      label: 'Demonstrations (JSON)',
+      name: 'demonstrations',
+      hint: 'Optional scored examples that calibrate the judge model: a JSON array of {request?, response, contexts?, expected_output?, score (0..1), justification?}.',
+    },
+    demos,
+  );
+  const kinds = kindEditor(start, [rubricField, modelField, demosField]);
   const form = h(
     'form',
     { class: 'stack card', novalidate: true },
     field({ label: 'Name', name: 'name', required: true, hint: 'Unique in your organization; agents can run an evaluator by its name.' }, name),
     field({ label: 'Intent', name: 'intent', required: true, hint: 'What it measures, in one or two sentences.' }, intent),
-    field(
-      { label: 'Rubric', name: 'rubric', required: true, hint: 'The scoring criteria the judge model follows: what earns a high, a middling and a low score.' },
-      rubric,
-    ),
+    kinds.section,
+    rubricField,
     h(
       'fieldset',
       {},
@@ -37,17 +51,10 @@ export default async function evaluatorForm(page, { app, params, query }) {
     h(
       'div',
       { class: 'row' },
-      field({ label: 'Judge model', name: 'model', hint: 'Optional: a model to use instead of the server default.' }, model),
+      modelField,
       field({ label: 'Visibility', name: 'visibility', hint: demo ? 'Demo organizations always make public evaluators.' : undefined }, visibility),
     ),
-    field(
-      {
-        label: 'Demonstrations (JSON)',
-        name: 'demonstrations',
-        hint: 'Optional scored examples that calibrate the judge model: a JSON array of {request?, response, contexts?, expected_output?, score (0..1), justification?}.',
-      },
-      demos,
-    ),
+    demosField,
     h('div', { class: 'actions' }, submit, link(cancelHref, 'Cancel', { class: 'button secondary' })),
     h('div', { class: 'form-error' }),
   );
@@ -62,8 +69,22 @@ export default async function evaluatorForm(page, { app, params, query }) {
       requires_expected_output: form.elements.requires_expected_output.checked,
       visibility: visibility.value,
     };
-    if (model.value.trim()) body.model = model.value.trim();
-    else if (editing?.model) body.model = null;
+    // h-checks: the kind's own fields; a check or code evaluator's rubric describes itself.
+    let kindFields;
+    try {
+      kindFields = kinds.fields();
+    } catch (err) {
+      showFormError(form, err);
+      return;
+    }
+    if (kindFields.kind !== 'llm') {
+      Object.assign(body, kindFields);
+      delete body.rubric;
+    } else {
+      if (editing?.kind && editing.kind !== 'llm') body.kind = 'llm';
+      if (model.value.trim()) body.model = model.value.trim();
+      else if (editing?.model) body.model = null;
+    }
     if (demos.value.trim()) {
       try {
         body.demonstrations = JSON.parse(demos.value);
@@ -72,6 +93,7 @@ export default async function evaluatorForm(page, { app, params, query }) {
         return;
       }
     } else if (editing?.demonstrations?.length) body.demonstrations = [];
+    if (kindFields.kind !== 'llm') delete body.demonstrations;
     await withBusy(submit, 'Saving…', async () => {
       try {
         const saved = editing

@@ -63,6 +63,9 @@ export default async function evaluator(page, { app, params }) {
       h('dd', { class: 'calibration-summary' }, calibrationSummary(e.calibration, `/app/calibrations?evaluator_id=${encodeURIComponent(e.id)}`)),
     ),
     h('section', { 'aria-labelledby': 'rubric-title' }, h('h2', { id: 'rubric-title' }, 'Rubric'), h('pre', { class: 'rubric', tabindex: '0' }, e.rubric)),
+    // h-checks: what a check or code evaluator runs.
+    e.kind === 'check' ? h('section', { 'aria-labelledby': 'checks-title' }, h('h2', { id: 'checks-title' }, `Checks (combine: ${e.combine ?? 'all'})`), h('pre', { class: 'rubric mono', tabindex: '0' }, JSON.stringify(e.checks, null, 2))) : null,
+    e.kind === 'code' ? h('section', { 'aria-labelledby': 'code-title' }, h('h2', { id: 'code-title' }, 'Code: score(input)'), h('pre', { class: 'rubric mono', tabindex: '0' }, e.code)) : null,
     e.demonstrations.length
       ? h(
           'section',
