@@ -10,6 +10,7 @@ import { sendProblem } from './http/problem.ts';
 import { restOnlyOperations as ops } from './operations/index.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
 import { tools } from '../tools/index.ts';
+import * as review from './review/ops.ts'; // h-review: review queues (SPEC section 17)
 
 export interface RestRoute {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -107,6 +108,23 @@ export const routes: RestRoute[] = [
   route('get', '/v1/calibration-runs/:calibration_run_id/', ops.getCalibrationRun),
   route('get', '/v1/calibration-runs/:calibration_run_id/items/', ops.listCalibrationItems),
   route('post', '/v1/calibration-runs/:calibration_run_id/demonstrations/', ops.calibrationDemonstrations),
+  // h-review: review queues (SPEC section 17, src/review/)
+  route('get', '/v1/review-queues/', review.listReviewQueues),
+  route('post', '/v1/review-queues/', review.createReviewQueue, 201),
+  route('get', '/v1/review-queues/:queue_id/', review.getReviewQueue),
+  route('patch', '/v1/review-queues/:queue_id/', review.updateReviewQueue),
+  route('delete', '/v1/review-queues/:queue_id/', review.deleteReviewQueue),
+  route('get', '/v1/review-queues/:queue_id/items/', review.listReviewItems),
+  route('post', '/v1/review-queues/:queue_id/items/', review.addReviewItems, 201),
+  {
+    ...route('post', '/v1/review-queues/:queue_id/next/', review.nextReviewItem),
+    statusFor: (output) => (output && typeof output === 'object' && 'item_id' in output ? 200 : 204),
+    otherStatuses: [{ status: 204, description: 'no item is left for you in this queue' }],
+  },
+  route('post', '/v1/review-queues/:queue_id/items/:item_id/annotations/', review.submitReviewItem, 201),
+  route('post', '/v1/review-queues/:queue_id/items/:item_id/skip/', review.skipReviewItem),
+  route('post', '/v1/review-queues/:queue_id/items/:item_id/adjudicate/', review.adjudicateReviewItem),
+  route('get', '/v1/review-queues/:queue_id/disagreements/', review.listReviewDisagreements),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema
