@@ -31,6 +31,7 @@ import { scoreJury } from './jury.ts';
 import { callLogprobs } from './logprobs.ts';
 import type { ModelCapabilities } from '../schemas.ts';
 import type { RunOptions } from './types.ts';
+import { feedReviewQueues } from '../review/sources.ts'; // h-review
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
@@ -292,6 +293,8 @@ export class Engine {
     };
     const write = () => ctx.store.appendExecutionLog(record);
     await (ctx.spans ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, write) : write());
+    // h-review: review queues whose sources match this run add it (never fails the run).
+    await feedReviewQueues(ctx.store, record).catch((err: Error) => console.error(`[tribunal] review queue sources: ${err.message}`));
 
     const failures = scored.filter((s) => s.failure);
     if (results.length && failures.length === results.length) {

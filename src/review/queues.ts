@@ -6,7 +6,8 @@ import { getVisibleEvaluator } from '../domain/evaluators.ts';
 import { getVisibleJudge } from '../domain/judges.ts';
 import { toPage } from '../domain/pagination.ts';
 import { notFound, TribunalError, validationError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { reviewId } from './ids.ts';
+import { forgetQueues } from './sources.ts';
 import type { ExecutionLogRecord, PageQuery } from '../store/types.ts';
 import { krippendorffAlphaInterval } from './alpha.ts';
 import { reviewStore } from './store.ts';
@@ -14,8 +15,7 @@ import type { LeaseOutcome, ReviewItemRecord, ReviewLabelRecord, ReviewQueueReco
 
 export type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 
-/** Ids of the review room: the house's UUIDv7 ids with the room's own prefixes. */
-export const reviewId = (kind: 'rvq' | 'rvi' | 'rvl') => newId('itm').replace(/^itm_/, `${kind}_`);
+export { reviewId };
 
 export interface QueueInput {
   name: string;
@@ -62,6 +62,7 @@ export async function createQueue(ctx: Ctx, input: QueueInput): Promise<ReviewQu
     updated_at: now,
   };
   await reviewStore(ctx.store).createQueue(q);
+  forgetQueues(ctx.store, q.org_id);
   return q;
 }
 
@@ -74,12 +75,14 @@ export async function updateQueue(ctx: Ctx, id: string, patch: Partial<Omit<Queu
   }
   const next: ReviewQueueRecord = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)), updated_at: new Date().toISOString() };
   if (!(await reviewStore(ctx.store).updateQueue(next))) throw notFound('Review queue', id);
+  forgetQueues(ctx.store, next.org_id);
   return next;
 }
 
 export async function deleteQueue(ctx: Ctx, id: string): Promise<string> {
   await getOwnQueue(ctx, id);
   if (!(await reviewStore(ctx.store).deleteQueue(id))) throw notFound('Review queue', id);
+  forgetQueues(ctx.store, ctx.caller.org.id);
   return id;
 }
 
