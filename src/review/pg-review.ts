@@ -2,7 +2,9 @@
 // leases or labels happens in a transaction that holds the item's row lock; `next` takes the oldest
 // open item with FOR UPDATE SKIP LOCKED and, once the lock is held, checks again with a fresh
 // statement (READ COMMITTED: it sees whatever the previous holder committed), so two instances never
-// lease one item to more people than asked.
+// lease one item to more people than asked. A lease commits without waiting for the WAL flush
+// (synchronous_commit off for that transaction only): a crash may forget a lease of the last moment,
+// which only hands that item out again; labels and completions (submit) are committed durably.
 import type pg from 'pg';
 import { decodeRow, encodeParam, iso, json, type Row } from '../store/postgres/codecs.ts';
 import type { Page, PageQuery } from '../store/types.ts';
@@ -52,10 +54,11 @@ export class PgReviewStore implements ReviewStore {
     return result;
   }
 
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** `soft`: the transaction's commit does not wait for the WAL flush (a lease is soft state, see next). */
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>, soft = false): Promise<T> {
     const c = await this.pool.connect();
     try {
-      await c.query('BEGIN');
+      await c.query(soft ? 'BEGIN; SET LOCAL synchronous_commit TO OFF' : 'BEGIN');
       const out = await fn(c);
       await c.query('COMMIT');
       return out;
@@ -159,25 +162,24 @@ export class PgReviewStore implements ReviewStore {
         );
         if (!rows.length) return null;
         const item = itemFromRow(rows[0]);
-        // The lock is ours now: check again with a statement that sees every commit before it.
-        const again = await this.q(`SELECT i.done FROM review_items i WHERE i.id = $1 AND i.open AND ${wanted}`, [item.id, annotatorId, now, queue.annotators_per_item], c);
-        if (!again.rows.length) {
+        // The lock is ours now: the insert checks again in a statement of its own, which sees every
+        // commit before it (READ COMMITTED), so a lease a previous holder of the lock committed counts.
+        const { rows: leased } = await this.q(
+          `INSERT INTO review_leases (item_id, annotator_id, queue_id, state, expires_at, reason, created_at, updated_at)
+           SELECT i.id, $2, i.queue_id, 'leased', $5, NULL, $3, $3 FROM review_items i WHERE i.id = $1 AND i.open AND ${wanted}
+           ON CONFLICT (item_id, annotator_id) DO UPDATE SET state = 'leased', expires_at = EXCLUDED.expires_at, reason = NULL, updated_at = EXCLUDED.updated_at
+           RETURNING *`,
+          [item.id, annotatorId, now, queue.annotators_per_item, expiresAt],
+          c,
+        );
+        if (!leased.length) {
           passed.push(item.id);
           continue;
         }
-        item.done = Number(again.rows[0].done);
-        const { rows: leased } = await this.q(
-          `INSERT INTO review_leases (item_id, annotator_id, queue_id, state, expires_at, reason, created_at, updated_at)
-           VALUES ($1, $2, $3, 'leased', $4, NULL, $5, $5)
-           ON CONFLICT (item_id, annotator_id) DO UPDATE SET state = 'leased', expires_at = EXCLUDED.expires_at, reason = NULL, updated_at = EXCLUDED.updated_at
-           RETURNING *`,
-          [item.id, annotatorId, queue.id, expiresAt, now],
-          c,
-        );
         return { item, lease: leaseFromRow(leased[0]) };
       }
       return null;
-    });
+    }, true);
   }
 
   private async check(c: pg.PoolClient, queueId: string, itemId: string, annotatorId: string, now: string): Promise<LeaseOutcome> {
