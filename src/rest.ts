@@ -125,6 +125,7 @@ export const routes: RestRoute[] = [
   route('post', '/v1/review-queues/:queue_id/items/:item_id/skip/', review.skipReviewItem),
   route('post', '/v1/review-queues/:queue_id/items/:item_id/adjudicate/', review.adjudicateReviewItem),
   route('get', '/v1/review-queues/:queue_id/disagreements/', review.listReviewDisagreements),
+  route('post', '/v1/review-queues/:queue_id/calibrate/', review.calibrateFromReviewQueue, 202),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema

@@ -7,6 +7,7 @@ import { Deleted } from '../operations/resources.ts';
 import { PageParams, page } from '../schemas.ts';
 import { defineTool } from '../tool.ts';
 import { adjudicateItem, listDisagreements } from './adjudication.ts';
+import { calibrateFromQueue } from './loop.ts';
 import { addItems, createQueue, deleteQueue, getOwnQueue, listItems, listQueues, nextItem, queueToWire, skipItem, submitItem, updateQueue } from './queues.ts';
 
 const queueId = z.string().min(1).describe('id of the review queue');
@@ -194,4 +195,23 @@ export const adjudicateReviewItem = defineTool({
   output: z.object({ item_id: z.string(), execution_log_id: z.string(), annotations: z.array(z.record(z.string(), z.unknown())) }),
   annotations: WRITE,
   handler: ({ queue_id, item_id, scores }, ctx) => adjudicateItem(ctx, queue_id, item_id, scores ?? []),
+});
+
+export const calibrateFromReviewQueue = defineTool({
+  name: 'calibrate_from_review_queue',
+  title: "Close the loop: the queue's adjudicated items into a calibration dataset, and a calibration run",
+  description:
+    'Adjudicates done items the people agree on (their mean), copies adjudicated items into a dataset (new, or extended without duplicates) ' +
+    "and starts a calibration run of the queue's judge (or one per evaluator). Improve the judge from the run's largest disagreements with " +
+    'POST /v1/calibration-runs/{id}/demonstrations/, then call this again to measure before and after.',
+  input: z.object({
+    queue_id: queueId,
+    dataset_id: z.string().min(1).optional().describe('extend this dataset (id or exact name)'),
+    dataset_name: z.string().trim().min(1).max(200).optional().describe('or create a dataset with this name (default: the queue name and the date)'),
+    threshold: z.number().min(0).max(1).optional().describe('score >= threshold is a pass (default 0.5)'),
+    auto_adjudicate_below: z.number().min(0).max(1).nullable().optional().describe('adjudicate done items whose people spread less than this with their mean (default 0.25; null = only items adjudicated by hand)'),
+  }),
+  output: z.object({ dataset_id: z.string(), items_added: z.number().int(), auto_adjudicated: z.number().int(), calibration_runs: z.array(z.record(z.string(), z.unknown())) }),
+  annotations: WRITE,
+  handler: ({ queue_id, ...input }, ctx) => calibrateFromQueue(ctx, queue_id, input),
 });
