@@ -22,6 +22,7 @@ import calibration from './pages/calibration.js';
 import batches from './pages/batches.js';
 import batch from './pages/batch.js';
 import batchCompare from './pages/batch-compare.js';
+import review from './pages/review.js'; // h-review
 
 const routes = [
   ['/app/sign-in', signIn, { public: true }],
@@ -46,6 +47,7 @@ const routes = [
   ['/app/batches', batches],
   ['/app/batches/:id', batch],
   ['/app/experiments', batchCompare],
+  ['/app/review/:id', review], // h-review: one review queue, one item at a time
 ].map(([pattern, page, opts = {}]) => ({
   page,
   ...opts,
