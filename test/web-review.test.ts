@@ -39,7 +39,9 @@ describe('review page in Chromium', { skip }, () => {
     await b.page.getByRole('textbox', { name: 'API key' }).fill(key);
     await b.page.getByRole('button', { name: 'Sign in' }).click();
     await b.page.getByRole('heading', { level: 1, name: 'Judges' }).waitFor();
-    await b.page.goto(`${rig.server.url}/app/review/${queueId}`);
+    await b.page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Review', exact: true }).click();
+    await b.page.getByRole('heading', { level: 1, name: 'Review queues' }).waitFor();
+    await b.page.getByRole('link', { name: 'Support review' }).click();
     await b.page.getByRole('heading', { level: 1, name: 'Review: Support review' }).waitFor();
   }
 
