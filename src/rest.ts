@@ -11,6 +11,7 @@ import { restOnlyOperations as ops } from './operations/index.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
 import { tools } from '../tools/index.ts';
 import { traceRoutes } from './traces/routes.ts'; // h-traces
+import * as review from './review/ops.ts'; // h-review: review queues (SPEC section 17)
 
 export interface RestRoute {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -122,6 +123,24 @@ export const routes: RestRoute[] = [
   route('post', '/v1/judges/:judge_id/synthetic-data/dataset/', ops.saveSyntheticDataset, 201),
   // h-traces: received traces and evaluation rules (src/traces/routes.ts).
   ...traceRoutes(route),
+  // h-review: review queues (SPEC section 17, src/review/)
+  route('get', '/v1/review-queues/', review.listReviewQueues),
+  route('post', '/v1/review-queues/', review.createReviewQueue, 201),
+  route('get', '/v1/review-queues/:queue_id/', review.getReviewQueue),
+  route('patch', '/v1/review-queues/:queue_id/', review.updateReviewQueue),
+  route('delete', '/v1/review-queues/:queue_id/', review.deleteReviewQueue),
+  route('get', '/v1/review-queues/:queue_id/items/', review.listReviewItems),
+  route('post', '/v1/review-queues/:queue_id/items/', review.addReviewItems, 201),
+  {
+    ...route('post', '/v1/review-queues/:queue_id/next/', review.nextReviewItem),
+    statusFor: (output) => (output && typeof output === 'object' && 'item_id' in output ? 200 : 204),
+    otherStatuses: [{ status: 204, description: 'no item is left for you in this queue' }],
+  },
+  route('post', '/v1/review-queues/:queue_id/items/:item_id/annotations/', review.submitReviewItem, 201),
+  route('post', '/v1/review-queues/:queue_id/items/:item_id/skip/', review.skipReviewItem),
+  route('post', '/v1/review-queues/:queue_id/items/:item_id/adjudicate/', review.adjudicateReviewItem),
+  route('get', '/v1/review-queues/:queue_id/disagreements/', review.listReviewDisagreements),
+  route('post', '/v1/review-queues/:queue_id/calibrate/', review.calibrateFromReviewQueue, 202),
 ];
 
 // Query strings are text; turn them into the types the input schema declares so that one schema

@@ -171,7 +171,10 @@ describe('calibration runs over REST', () => {
     near(j.kappa, 0.5, 'judge kappa');
     assert.equal(j.finished_at, first.finished_at);
     const e = (await rig.get(`/v1/evaluators/${grounded.id}/`)).body.calibration;
-    assert.deepEqual(e, { calibration_run_id: first.id, n: 4, mae: first.metrics[0].mae, kappa: first.metrics[0].kappa, finished_at: first.finished_at });
+    // h-review: kappa's 95% interval and fitness (n 4 is far below monitoring's 30: exploration).
+    assert.deepEqual(e, { calibration_run_id: first.id, n: 4, mae: first.metrics[0].mae, kappa: first.metrics[0].kappa, kappa_interval: first.metrics[0].intervals.kappa, fitness: 'exploration', finished_at: first.finished_at });
+    assert.equal(j.fitness, 'exploration');
+    assert.equal((await rig.get(`/v1/judges/${judge.id}/`)).body.fitness, 'exploration');
     const listed = await rig.get(`/v1/calibration-runs/?judge_id=${judge.id}`);
     assert.deepEqual(listed.body.results.map((r: any) => r.id), [first.id]);
     assert.deepEqual((await rig.get(`/v1/calibration-runs/?evaluator_id=${polite.id}&status=completed`)).body.results.map((r: any) => r.id), [first.id]);

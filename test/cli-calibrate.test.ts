@@ -88,3 +88,17 @@ test('annotate records a person\'s score, and a second call edits it', async () 
   assert.equal((await rig.cli(['annotate', logId, '--evaluator', 'Nope', '--score', '0.3'])).code, 7);
   assert.equal((await rig.cli(['annotate', logId, '--evaluator', evaluatorId, '--score', '1.3'])).code, 2);
 });
+
+// h-review: the fitness gate (SPEC section 17).
+test('calibrate --min-fitness gates CI on what the calibration permits', async () => {
+  const gating = await rig.cli(['calibrate', '--judge', judgeId, '--dataset', 'cli labelled', '--min-fitness', 'gating', '--poll', '0.05']);
+  assert.equal(gating.code, 1, show(gating));
+  assert.match(gating.stdout, /KAPPA 95%\s+FITNESS/);
+  assert.match(gating.stdout, /Fitness gate failed: below gating for CLI calib grounded \(exploration\)/);
+  const exploration = await rig.cli(['calibrate', '--judge', judgeId, '--dataset', 'cli labelled', '--min-fitness', 'exploration', '--json', '--poll', '0.05']);
+  assert.equal(exploration.code, 0, show(exploration));
+  const run = JSON.parse(exploration.stdout);
+  assert.deepEqual(run.fitness_gate, { min_fitness: 'exploration', passed: true, failing: [] });
+  assert.equal(run.metrics[0].intervals.kappa.length, 2);
+  assert.equal((await rig.cli(['calibrate', '--judge', judgeId, '--dataset', 'cli labelled', '--min-fitness', 'great'])).code, 2);
+});

@@ -20,6 +20,9 @@ const LAYERS: Array<[name: string, members: RegExp[]]> = [
 // room surface: duplicate, claim, judges as files, synthetic data in core; its HTTP door (routes.ts) with the doors
 LAYERS[2][1].push(/^src\/surface\/(?!routes\.ts$)/);
 LAYERS[4][1].push(/^src\/surface\/routes\.ts$/);
+// room review: queues, leases, agreement in core; its operations (ops.ts) with the definitions
+LAYERS[2][1].push(/^src\/review\/(?!ops\.ts$)/);
+LAYERS[3][1].push(/^src\/review\/ops\.ts$/);
 
 const layerOf = (file: string) => LAYERS.findIndex(([, members]) => members.some((re) => re.test(file)));
 

@@ -145,6 +145,7 @@ describe('Calibration pages in Chromium', { skip }, () => {
     // The judge and evaluator pages now show the summary.
     await page.goto(`${rig.server.url}/app/judges/${judge.id}`);
     await page.locator('.calibration-summary').getByText(/κ 0\.500 · MAE 0\.200 on 5 labelled items/).waitFor();
+    await page.locator('.calibration-summary').getByText('exploration', { exact: true }).waitFor(); // h-review: fitness, not a bare "calibrated"
     await page.goto(`${rig.server.url}/app/evaluators/${grounded.id}`);
     await page.locator('.calibration-summary').getByText(/κ 0\.500 · MAE 0\.225 on 4 labelled items/).waitFor();
     assert.deepEqual(b.errors.splice(0), []);

@@ -15,6 +15,7 @@ import type { CalibrationMetrics, CalibrationRun } from '../schemas/calibration.
 import type { BatchRowScores, CalibrationRunFilter, CalibrationRunRecord, DatasetItemRecord as DatasetItem, EvaluatorRecord, Store } from '../store/types.ts';
 import type { BatchRow } from '../schemas/batches.ts';
 import { agreementMetrics } from './metrics.ts';
+import { intervalsAndEce } from '../review/fitness.ts'; // h-review
 
 type ReadCtx = Pick<RequestContext, 'store' | 'caller'>;
 type VersionRef = CalibrationRunRecord['evaluator_versions'][number];
@@ -158,7 +159,9 @@ export function metricsOf(run: Pick<CalibrationRunRecord, 'evaluator_versions' |
       scored.map((p) => p.score!),
       run.threshold,
     );
-    out.push({ evaluator_id: ref.evaluator_id, evaluator_name: ref.evaluator_name, evaluator_version: ref.version, ...m });
+    // h-review: 95% bootstrap intervals and ECE (SPEC section 17).
+    const extra = intervalsAndEce(scored.map((p) => p.expected), scored.map((p) => p.score!), run.threshold, scored.map((p) => (p as { confidence?: number | null }).confidence ?? null));
+    out.push({ evaluator_id: ref.evaluator_id, evaluator_name: ref.evaluator_name, evaluator_version: ref.version, ...m, ...extra });
   }
   return out;
 }

@@ -8,6 +8,7 @@ import type { RequestContext } from '../context.ts';
 import type { CalibrationMetrics, CalibrationSummary } from '../schemas/calibration.ts';
 import type { CalibrationRunFilter, CalibrationRunRecord } from '../store/types.ts';
 import { refreshRun } from './runs.ts';
+import { fitnessOf, judgeFitness } from '../review/fitness.ts'; // h-review
 
 type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 
@@ -38,6 +39,7 @@ export function summarize(runId: string, finishedAt: string, metrics: Calibratio
     n,
     mae: weight ? withMae.reduce((s, m) => s + m.mae! * m.n, 0) / weight : null,
     kappa: kappas.length ? Math.min(...kappas) : null,
+    ...judgeFitness(metrics), // h-review
     finished_at: finishedAt,
   };
 }
@@ -61,5 +63,5 @@ export async function evaluatorCalibration(ctx: Ctx, evaluatorId: string, versio
   );
   const m = run?.metrics?.find((x) => x.evaluator_id === evaluatorId && x.evaluator_version === version);
   if (!run || !m) return null;
-  return { calibration_run_id: run.id, n: m.n, mae: m.mae, kappa: m.kappa, finished_at: run.finished_at! };
+  return { calibration_run_id: run.id, n: m.n, mae: m.mae, kappa: m.kappa, kappa_interval: m.intervals?.kappa ?? null, fitness: fitnessOf(m), finished_at: run.finished_at! };
 }

@@ -4,6 +4,7 @@
 import { num, runCommand, str, type Command } from './command.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
 import { printFields, printJson, printTable } from './output.ts';
+import { atLeast, FITNESS_LEVELS, fitnessOf, type Fitness } from '../review/fitness.ts'; // h-review
 
 interface Metrics {
   evaluator_id: string;
@@ -18,6 +19,7 @@ interface Metrics {
   accuracy: number | null;
   majority_baseline: number | null;
   confusion: { tp: number; fp: number; tn: number; fn: number };
+  intervals?: { kappa: [number, number] | null } | null;
 }
 interface Run {
   id: string;
@@ -46,7 +48,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const calibrateCommand: Command = {
   summary: 'measure a judge against human labels',
-  help: `Usage: tribunal calibrate (--judge <id|name> | --evaluator <id|name>) --dataset <id|name> [--threshold 0.5] [--min-kappa 0.6]
+  help: `Usage: tribunal calibrate (--judge <id|name> | --evaluator <id|name>) --dataset <id|name> [--threshold 0.5] [--min-kappa 0.6] [--min-fitness gating]
 
 Runs the judge over a dataset whose items carry expected_scores (a person's score per evaluator id or
 exact name), waits, and prints per evaluator: n, MAE, RMSE, Pearson, Spearman, Cohen's kappa, accuracy
@@ -57,8 +59,10 @@ and the majority baseline, next to the previous run on the same dataset.
   --dataset <id|name>     the labelled dataset
   --threshold <0..1>      score >= threshold is a pass, for kappa and accuracy (default 0.5)
   --min-kappa <-1..1>     exit 1 when any evaluator's kappa is below this (or undefined)
+  --min-fitness <level>   exit 1 when any evaluator's fitness is below this level: gating (kappa's 95%
+                          lower bound >= 0.6, n >= 100), monitoring (kappa >= 0.4, n >= 30), exploration
   --poll <seconds>        how often to check the run (default 1)`,
-  options: { judge: { type: 'string' }, evaluator: { type: 'string' }, dataset: { type: 'string' }, threshold: { type: 'string' }, 'min-kappa': { type: 'string' }, poll: { type: 'string' } },
+  options: { judge: { type: 'string' }, evaluator: { type: 'string' }, dataset: { type: 'string' }, threshold: { type: 'string' }, 'min-kappa': { type: 'string' }, 'min-fitness': { type: 'string' }, poll: { type: 'string' } },
   async run({ values, json, client }) {
     const judge = str(values.judge);
     const evaluator = str(values.evaluator);
@@ -67,6 +71,8 @@ and the majority baseline, next to the previous run on the same dataset.
     if (!dataset) throw usageError('--dataset is required. See --help.');
     const threshold = num(values.threshold, 'threshold', { min: 0, max: 1 });
     const minKappa = num(values['min-kappa'], 'min-kappa', { min: -1, max: 1 });
+    const minFitness = str(values['min-fitness']) as Fitness | undefined;
+    if (minFitness !== undefined && !FITNESS_LEVELS.includes(minFitness)) throw usageError(`--min-fitness is one of ${FITNESS_LEVELS.join(', ')}. See --help.`);
     const pollMs = (num(values.poll, 'poll', { min: 0.01 }) ?? 1) * 1000;
     const api = client();
     let run = await api.request<Run>('POST', '/v1/calibration-runs/', { body: { judge_id: judge, evaluator_id: evaluator, dataset_id: dataset, threshold } });
@@ -80,7 +86,14 @@ and the majority baseline, next to the previous run on the same dataset.
       throw new CliError(EXIT.rejected, `calibration run ${run.id} ended ${run.status}; see GET /v1/judges/batch-executions/${run.batch_execution_id}/`);
     }
     const failing = minKappa === undefined ? [] : belowGate(run.metrics, minKappa);
-    if (json) printJson({ ...run, gate: minKappa === undefined ? null : { min_kappa: minKappa, passed: failing.length === 0, failing: failing.map((m) => m.evaluator_name) } });
+    const unfit = minFitness === undefined ? [] : run.metrics.filter((m) => !atLeast(fitnessOf(m), minFitness));
+    if (json) {
+      printJson({
+        ...run,
+        gate: minKappa === undefined ? null : { min_kappa: minKappa, passed: failing.length === 0, failing: failing.map((m) => m.evaluator_name) },
+        fitness_gate: minFitness === undefined ? null : { min_fitness: minFitness, passed: unfit.length === 0, failing: unfit.map((m) => ({ evaluator_name: m.evaluator_name, fitness: fitnessOf(m) })) },
+      });
+    }
     else {
       const before = new Map((run.previous_metrics ?? []).map((m) => [m.evaluator_id, m]));
       printFields([
@@ -91,10 +104,10 @@ and the majority baseline, next to the previous run on the same dataset.
       ]);
       console.log('');
       printTable(
-        ['EVALUATOR', 'VER', 'N', 'MAE', 'RMSE', 'PEARSON', 'SPEARMAN', 'KAPPA', 'ACCURACY', 'MAJORITY', 'TP/FP/TN/FN'],
+        ['EVALUATOR', 'VER', 'N', 'MAE', 'RMSE', 'PEARSON', 'SPEARMAN', 'KAPPA', 'ACCURACY', 'MAJORITY', 'TP/FP/TN/FN', 'KAPPA 95%', 'FITNESS'],
         run.metrics.map((m) => {
           const p = before.get(m.evaluator_id);
-          return [m.evaluator_name, m.evaluator_version, m.n, vs(m.mae, p, 'mae'), f(m.rmse), f(m.pearson), f(m.spearman), vs(m.kappa, p, 'kappa'), vs(m.accuracy, p, 'accuracy'), f(m.majority_baseline), `${m.confusion.tp}/${m.confusion.fp}/${m.confusion.tn}/${m.confusion.fn}`];
+          return [m.evaluator_name, m.evaluator_version, m.n, vs(m.mae, p, 'mae'), f(m.rmse), f(m.pearson), f(m.spearman), vs(m.kappa, p, 'kappa'), vs(m.accuracy, p, 'accuracy'), f(m.majority_baseline), `${m.confusion.tp}/${m.confusion.fp}/${m.confusion.tn}/${m.confusion.fn}`, m.intervals?.kappa ? `[${f(m.intervals.kappa[0])}, ${f(m.intervals.kappa[1])}]` : '-', fitnessOf(m)];
         }),
       );
       for (const m of run.metrics) {
@@ -106,7 +119,10 @@ and the majority baseline, next to the previous run on the same dataset.
         console.log(failing.length ? `\nGate failed: kappa below ${minKappa} for ${failing.map((m) => `${m.evaluator_name} (${f(m.kappa)})`).join(', ')}.` : `\nGate passed: every kappa is at least ${minKappa}.`);
       }
     }
-    return failing.length ? EXIT.gate : EXIT.ok;
+    if (!json && minFitness !== undefined) {
+      console.log(unfit.length ? `\nFitness gate failed: below ${minFitness} for ${unfit.map((m) => `${m.evaluator_name} (${fitnessOf(m)})`).join(', ')}.` : `\nFitness gate passed: every evaluator is at least ${minFitness}.`);
+    }
+    return failing.length || unfit.length ? EXIT.gate : EXIT.ok;
   },
 };
 

@@ -32,6 +32,8 @@ import { callLogprobs } from './logprobs.ts';
 import type { ModelCapabilities } from '../schemas.ts';
 import type { RunOptions } from './types.ts';
 import { scoresWithoutModel, scoreWithoutModel } from '../checks/score.ts'; // h-checks
+import { feedReviewQueues } from '../review/sources.ts'; // h-review
+import { log as processLog } from '../log.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
@@ -297,6 +299,8 @@ export class Engine {
     const record = options.decorate ? options.decorate(built) : built; // h-proxy
     const write = () => ctx.store.appendExecutionLog(record);
     await (ctx.spans ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, write) : write());
+    // h-review: review queues whose sources match this run add it (never fails the run).
+    await feedReviewQueues(ctx.store, record).catch((err: Error) => processLog.error(`review queue sources: ${err.message}`));
 
     const failures = scored.filter((s) => s.failure);
     if (results.length && failures.length === results.length) {

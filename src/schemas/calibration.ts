@@ -22,6 +22,13 @@ export const CalibrationConfusion = z.object({
   fn: z.number().int().describe('person pass, judge fail'),
 });
 
+// h-review: a 95% interval [low, high] or null, per metric.
+const Interval = z.tuple([z.number(), z.number()]).nullable();
+export const MetricIntervals = z.object({ mae: Interval, kappa: Interval, pearson: Interval, spearman: Interval });
+export const Fitness = z
+  .enum(['gating', 'monitoring', 'exploration', 'uncalibrated'])
+  .describe("what the current version's calibration permits: gating (kappa's 95% lower bound >= 0.6 with n >= 100), monitoring (kappa >= 0.4 with n >= 30), exploration (any other calibration), uncalibrated (none)");
+
 export const CalibrationMetrics = z.object({
   evaluator_id: z.string().describe('the evaluator measured'),
   evaluator_name: z.string().describe('its name'),
@@ -35,6 +42,9 @@ export const CalibrationMetrics = z.object({
   accuracy: z.number().nullable().describe('share of items where judge and person agree on pass/fail'),
   majority_baseline: z.number().nullable().describe('accuracy of always answering the more common human verdict'),
   confusion: CalibrationConfusion.describe('pass/fail at the threshold; score >= threshold is a pass; the person is the truth'),
+  // h-review (SPEC section 17): absent in runs measured before intervals existed.
+  intervals: MetricIntervals.nullable().optional().describe('95% intervals (seeded paired bootstrap over items, percentile); each null when undefined'),
+  ece: z.number().nullable().optional().describe('expected calibration error of the judge\'s confidence (10 bins); null without confidence'),
 });
 export type CalibrationMetrics = z.infer<typeof CalibrationMetrics>;
 
@@ -70,6 +80,8 @@ export const CalibrationSummary = z
     n: z.number().int().describe('labelled items measured (summed over evaluators for a judge)'),
     mae: z.number().nullable().describe('mean absolute difference from the people (n-weighted over evaluators for a judge)'),
     kappa: z.number().nullable().describe("Cohen's kappa at the run's threshold (for a judge: its lowest evaluator kappa)"),
+    kappa_interval: z.tuple([z.number(), z.number()]).nullable().optional().describe("kappa's 95% interval (for a judge: that of the evaluator with the lowest lower bound)"),
+    fitness: Fitness.optional(),
     finished_at: timestamp,
   })
   .nullable()

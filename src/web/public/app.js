@@ -22,6 +22,8 @@ import calibration from './pages/calibration.js';
 import batches from './pages/batches.js';
 import batch from './pages/batch.js';
 import batchCompare from './pages/batch-compare.js';
+import review from './pages/review.js'; // h-review
+import reviews from './pages/reviews.js'; // h-review
 
 const routes = [
   ['/app/sign-in', signIn, { public: true }],
@@ -46,6 +48,8 @@ const routes = [
   ['/app/batches', batches],
   ['/app/batches/:id', batch],
   ['/app/experiments', batchCompare],
+  ['/app/review', reviews], // h-review: the review queues
+  ['/app/review/:id', review], // h-review: one review queue, one item at a time
 ].map(([pattern, page, opts = {}]) => ({
   page,
   ...opts,
@@ -61,6 +65,7 @@ const NAV = [
   // In the order of the work: keep inputs, run a judge over them, measure it against people.
   ['/app/batches', 'Batch runs'],
   ['/app/calibrations', 'Calibrations'],
+  ['/app/review', 'Review'], // h-review
   ['/app/models', 'Judge models'],
   ['/app/keys', 'API keys'],
 ];

@@ -116,8 +116,9 @@ export function calibrationSummary(summary, startHref) {
   return h(
     'span',
     {},
-    badge('calibrated', 'good'),
-    ` κ ${fmtStat(summary.kappa)} · MAE ${fmtStat(summary.mae)} on ${summary.n} labelled item${summary.n === 1 ? '' : 's'} · `,
+    // h-review: the fitness level instead of a bare "calibrated" badge (SPEC section 17), and κ's 95% interval.
+    badge(summary.fitness ?? 'exploration', summary.fitness === 'gating' ? 'good' : summary.fitness === 'monitoring' ? 'need' : 'bad'),
+    ` κ ${fmtStat(summary.kappa)} · MAE ${fmtStat(summary.mae)} on ${summary.n} labelled item${summary.n === 1 ? '' : 's'}${summary.kappa_interval ? ` · κ 95% ${fmtStat(summary.kappa_interval[0])}–${fmtStat(summary.kappa_interval[1])}` : ''} · `,
     time(summary.finished_at),
     ' · ',
     link(`/app/calibrations/${encodeURIComponent(summary.calibration_run_id)}`, 'report'),

@@ -1,0 +1,227 @@
+// The PostgreSQL store's review queues (migrations/016_review_queues.sql). Every change to an item's
+// leases or labels happens in a transaction that holds the item's row lock; `next` takes the oldest
+// open item with FOR UPDATE SKIP LOCKED and, once the lock is held, checks again with a fresh
+// statement (READ COMMITTED: it sees whatever the previous holder committed), so two instances never
+// lease one item to more people than asked. A lease commits without waiting for the WAL flush
+// (synchronous_commit off for that transaction only): a crash may forget a lease of the last moment,
+// which only hands that item out again; labels and completions (submit) are committed durably.
+import type pg from 'pg';
+import { decodeRow, encodeParam, iso, json, type Row } from '../store/postgres/codecs.ts';
+import type { Page, PageQuery } from '../store/types.ts';
+import type { LeaseOutcome, ReviewCounts, ReviewItemRecord, ReviewLabelRecord, ReviewLeaseRecord, ReviewQueueRecord, ReviewStore } from './types.ts';
+
+const itemFromRow = (r: Row): ReviewItemRecord => ({
+  id: r.id,
+  queue_id: r.queue_id,
+  execution_log_id: r.execution_log_id,
+  source: r.source,
+  done: Number(r.done),
+  adjudicated_at: iso(r.adjudicated_at),
+  created_at: iso(r.created_at)!,
+});
+const leaseFromRow = (r: Row): ReviewLeaseRecord => ({
+  item_id: r.item_id,
+  queue_id: r.queue_id,
+  annotator_id: r.annotator_id,
+  state: r.state,
+  expires_at: iso(r.expires_at)!,
+  reason: r.reason,
+  created_at: iso(r.created_at)!,
+  updated_at: iso(r.updated_at)!,
+});
+const labelFromRow = (r: Row): ReviewLabelRecord => ({
+  id: r.id,
+  queue_id: r.queue_id,
+  item_id: r.item_id,
+  execution_log_id: r.execution_log_id,
+  evaluator_id: r.evaluator_id,
+  annotator_id: r.annotator_id,
+  score: Number(r.score),
+  note: r.note,
+  created_at: iso(r.created_at)!,
+});
+
+const LEASE_CHECK = `SELECT i.done, l.state, l.expires_at > $3::timestamptz AS live
+  FROM review_items i LEFT JOIN review_leases l ON l.item_id = i.id AND l.annotator_id = $2
+  WHERE i.id = $1 AND i.queue_id = $4 FOR UPDATE OF i`;
+
+export class PgReviewStore implements ReviewStore {
+  constructor(private readonly pool: pg.Pool) {}
+
+  private async q(sql: string, params: unknown[] = [], c: Pick<pg.Pool, 'query'> = this.pool) {
+    const result = await c.query<Row>(sql, params.map(encodeParam));
+    result.rows = result.rows.map(decodeRow);
+    return result;
+  }
+
+  /** `soft`: the transaction's commit does not wait for the WAL flush (a lease is soft state, see next). */
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>, soft = false): Promise<T> {
+    const c = await this.pool.connect();
+    try {
+      await c.query(soft ? 'BEGIN; SET LOCAL synchronous_commit TO OFF' : 'BEGIN');
+      const out = await fn(c);
+      await c.query('COMMIT');
+      return out;
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => {});
+      throw err;
+    } finally {
+      c.release();
+    }
+  }
+
+  async createQueue(q: ReviewQueueRecord) {
+    await this.q('INSERT INTO review_queues (id, org_id, created_at, record) VALUES ($1, $2, $3, $4)', [q.id, q.org_id, q.created_at, json(q)]);
+  }
+  async getQueue(id: string) {
+    const { rows } = await this.q('SELECT record FROM review_queues WHERE id = $1', [id]);
+    return rows.length ? (rows[0].record as ReviewQueueRecord) : null;
+  }
+  async listQueues(orgId: string, page: PageQuery): Promise<Page<ReviewQueueRecord>> {
+    const params: unknown[] = [orgId, page.limit + 1];
+    let where = 'org_id = $1';
+    if (page.after) {
+      params.push(page.after.created_at, page.after.id);
+      where += ' AND (created_at, id) < ($3::timestamptz, $4)';
+    }
+    const { rows } = await this.q(`SELECT record FROM review_queues WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $2`, params);
+    const items = rows.slice(0, page.limit).map((r) => r.record as ReviewQueueRecord);
+    return { items, ...(rows.length > page.limit ? { last: { created_at: items.at(-1)!.created_at, id: items.at(-1)!.id } } : {}) };
+  }
+  async updateQueue(q: ReviewQueueRecord) {
+    const { rowCount } = await this.q('UPDATE review_queues SET record = $2 WHERE id = $1', [q.id, json(q)]);
+    return (rowCount ?? 0) > 0;
+  }
+  async deleteQueue(id: string) {
+    return this.tx(async (c) => {
+      await this.q('DELETE FROM review_leases WHERE queue_id = $1', [id], c);
+      await this.q('DELETE FROM review_labels WHERE queue_id = $1', [id], c);
+      await this.q('DELETE FROM review_items WHERE queue_id = $1', [id], c);
+      const { rowCount } = await this.q('DELETE FROM review_queues WHERE id = $1', [id], c);
+      return (rowCount ?? 0) > 0;
+    });
+  }
+
+  async addItems(queueId: string, items: ReviewItemRecord[]) {
+    const added: ReviewItemRecord[] = [];
+    for (let i = 0; i < items.length; i += 1000) {
+      const chunk = items.slice(i, i + 1000);
+      const { rows } = await this.q(
+        `INSERT INTO review_items (id, queue_id, execution_log_id, source, done, open, created_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::boolean[], $7::timestamptz[])
+         ON CONFLICT (queue_id, execution_log_id) DO NOTHING RETURNING id`,
+        [chunk.map((x) => x.id), chunk.map(() => queueId), chunk.map((x) => x.execution_log_id), chunk.map((x) => x.source), chunk.map(() => 0), chunk.map(() => true), chunk.map((x) => x.created_at)],
+      );
+      const ids = new Set(rows.map((r) => r.id as string));
+      added.push(...chunk.filter((x) => ids.has(x.id)));
+    }
+    return added;
+  }
+  async getItem(queueId: string, itemId: string) {
+    const { rows } = await this.q('SELECT * FROM review_items WHERE id = $1 AND queue_id = $2', [itemId, queueId]);
+    return rows.length ? itemFromRow(rows[0]) : null;
+  }
+  async listItems(queueId: string, page: PageQuery): Promise<Page<ReviewItemRecord>> {
+    const params: unknown[] = [queueId, page.limit + 1];
+    if (page.after) params.push(page.after.id);
+    const { rows } = await this.q(`SELECT * FROM review_items WHERE queue_id = $1 ${page.after ? 'AND id > $3' : ''} ORDER BY id LIMIT $2`, params);
+    const items = rows.slice(0, page.limit).map(itemFromRow);
+    return { items, ...(rows.length > page.limit ? { last: { created_at: items.at(-1)!.created_at, id: items.at(-1)!.id } } : {}) };
+  }
+  async listLeases(queueId: string, itemIds: string[]) {
+    const { rows } = await this.q('SELECT * FROM review_leases WHERE queue_id = $1 AND item_id = ANY($2::text[])', [queueId, itemIds]);
+    return rows.map(leaseFromRow);
+  }
+  async counts(queueId: string, n: number, now: string): Promise<ReviewCounts> {
+    const { rows } = await this.q(
+      `SELECT
+         count(*) FILTER (WHERE i.done >= $2) AS done,
+         count(*) FILTER (WHERE i.done < $2 AND EXISTS (SELECT 1 FROM review_leases l WHERE l.item_id = i.id AND l.state = 'leased' AND l.expires_at > $3::timestamptz)) AS leased,
+         count(*) FILTER (WHERE i.done < $2 AND NOT EXISTS (SELECT 1 FROM review_leases l WHERE l.item_id = i.id AND l.state = 'leased' AND l.expires_at > $3::timestamptz)
+                                           AND EXISTS (SELECT 1 FROM review_leases l WHERE l.item_id = i.id AND l.state = 'skipped')) AS skipped,
+         count(*) AS total
+       FROM review_items i WHERE i.queue_id = $1`,
+      [queueId, n, now],
+    );
+    const r = rows[0];
+    const [done, leased, skipped, total] = [r.done, r.leased, r.skipped, r.total].map(Number);
+    return { queued: total - done - leased - skipped, leased, done, skipped };
+  }
+
+  async next(queue: ReviewQueueRecord, annotatorId: string, now: string, expiresAt: string) {
+    const wanted = `NOT EXISTS (SELECT 1 FROM review_leases l WHERE l.item_id = i.id AND l.annotator_id = $2 AND (l.state <> 'leased' OR l.expires_at > $3::timestamptz))
+      AND i.done + (SELECT count(*) FROM review_leases l WHERE l.item_id = i.id AND l.state = 'leased' AND l.expires_at > $3::timestamptz) < $4::int`;
+    return this.tx(async (c) => {
+      const passed: string[] = [];
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const { rows } = await this.q(
+          `SELECT i.* FROM review_items i WHERE i.queue_id = $1 AND i.open AND i.id <> ALL($5::text[]) AND ${wanted}
+           ORDER BY i.id LIMIT 1 FOR UPDATE OF i SKIP LOCKED`,
+          [queue.id, annotatorId, now, queue.annotators_per_item, passed],
+          c,
+        );
+        if (!rows.length) return null;
+        const item = itemFromRow(rows[0]);
+        // The lock is ours now: the insert checks again in a statement of its own, which sees every
+        // commit before it (READ COMMITTED), so a lease a previous holder of the lock committed counts.
+        const { rows: leased } = await this.q(
+          `INSERT INTO review_leases (item_id, annotator_id, queue_id, state, expires_at, reason, created_at, updated_at)
+           SELECT i.id, $2, i.queue_id, 'leased', $5, NULL, $3, $3 FROM review_items i WHERE i.id = $1 AND i.open AND ${wanted}
+           ON CONFLICT (item_id, annotator_id) DO UPDATE SET state = 'leased', expires_at = EXCLUDED.expires_at, reason = NULL, updated_at = EXCLUDED.updated_at
+           RETURNING *`,
+          [item.id, annotatorId, now, queue.annotators_per_item, expiresAt],
+          c,
+        );
+        if (!leased.length) {
+          passed.push(item.id);
+          continue;
+        }
+        return { item, lease: leaseFromRow(leased[0]) };
+      }
+      return null;
+    }, true);
+  }
+
+  private async check(c: pg.PoolClient, queueId: string, itemId: string, annotatorId: string, now: string): Promise<LeaseOutcome> {
+    const { rows } = await this.q(LEASE_CHECK, [itemId, annotatorId, now, queueId], c);
+    if (!rows.length) return 'no_item';
+    const r = rows[0];
+    if (r.state === null) return 'not_leased';
+    if (r.state === 'done') return 'already_done';
+    if (r.state === 'skipped') return 'already_skipped';
+    return r.live ? 'ok' : 'expired';
+  }
+
+  async submit(queue: ReviewQueueRecord, itemId: string, annotatorId: string, labels: ReviewLabelRecord[], now: string) {
+    return this.tx(async (c) => {
+      const outcome = await this.check(c, queue.id, itemId, annotatorId, now);
+      if (outcome !== 'ok') return outcome;
+      for (const l of labels) {
+        await this.q(
+          'INSERT INTO review_labels (id, queue_id, item_id, execution_log_id, evaluator_id, annotator_id, score, note, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+          [l.id, l.queue_id, l.item_id, l.execution_log_id, l.evaluator_id, l.annotator_id, l.score, l.note, l.created_at],
+          c,
+        );
+      }
+      await this.q(`UPDATE review_leases SET state = 'done', updated_at = $3 WHERE item_id = $1 AND annotator_id = $2`, [itemId, annotatorId, now], c);
+      await this.q('UPDATE review_items SET done = done + 1, open = done + 1 < $2 WHERE id = $1', [itemId, queue.annotators_per_item], c);
+      return 'ok' as const;
+    });
+  }
+  async skip(queueId: string, itemId: string, annotatorId: string, reason: string, now: string) {
+    return this.tx(async (c) => {
+      const outcome = await this.check(c, queueId, itemId, annotatorId, now);
+      if (outcome !== 'ok') return outcome;
+      await this.q(`UPDATE review_leases SET state = 'skipped', reason = $3, updated_at = $4 WHERE item_id = $1 AND annotator_id = $2`, [itemId, annotatorId, reason, now], c);
+      return 'ok' as const;
+    });
+  }
+  async listLabels(queueId: string) {
+    const { rows } = await this.q('SELECT * FROM review_labels WHERE queue_id = $1 ORDER BY id', [queueId]);
+    return rows.map(labelFromRow);
+  }
+  async setAdjudicated(queueId: string, itemId: string, at: string) {
+    const { rowCount } = await this.q('UPDATE review_items SET adjudicated_at = $3 WHERE id = $1 AND queue_id = $2', [itemId, queueId, at]);
+    return (rowCount ?? 0) > 0;
+  }
+}

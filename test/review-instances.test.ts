@@ -1,0 +1,57 @@
+// Two instances on one PostgreSQL database (two stores, two connection pools) hand out review
+// leases together: 20 reviewers racing over both, every item goes to exactly annotators_per_item
+// different people and nobody gets one item twice. PostgreSQL only (TRIBUNAL_TEST_STORE=postgres).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { reviewId } from '../src/review/queues.ts';
+import { reviewStore } from '../src/review/store.ts';
+import type { ReviewQueueRecord } from '../src/review/types.ts';
+
+const PG = process.env.TRIBUNAL_TEST_STORE === 'postgres';
+
+describe('review leases on two instances', () => {
+  it('each lease is handed out exactly once across two instances', { skip: !PG && 'PostgreSQL only (TRIBUNAL_TEST_STORE=postgres)' }, async () => {
+    const { openTestPostgresStore } = await import('./helpers/postgres.ts');
+    const { PostgresStore } = await import('../src/store/postgres-store.ts');
+    const one = await openTestPostgresStore({ poolMax: 6 });
+    const two = new PostgresStore({ connectionString: one.url, poolMax: 6 });
+    await two.init();
+    try {
+      const [a, b] = [reviewStore(one), reviewStore(two)];
+      const now = () => new Date().toISOString();
+      const q: ReviewQueueRecord = { id: reviewId('rvq'), org_id: 'org_x', name: 'race', judge_id: null, evaluator_ids: ['evl_x'], annotators_per_item: 2, lease_seconds: 600, sources: {}, show_justification: false, created_at: now(), updated_at: now() };
+      await a.createQueue(q);
+      const ITEMS = 40;
+      await b.addItems(q.id, Array.from({ length: ITEMS }, (_, i) => ({ id: reviewId('rvi'), queue_id: q.id, execution_log_id: `log_${i}`, source: 'manual', done: 0, adjudicated_at: null, created_at: now() })));
+      const got: Array<[string, string]> = [];
+      const reviewers = Array.from({ length: 20 }, (_, r) => `key_${r}`);
+      await Promise.all(
+        reviewers.map(async (who, r) => {
+          const s = r % 2 ? a : b;
+          for (;;) {
+            const lease = await s.next(q, who, now(), new Date(Date.now() + 600_000).toISOString());
+            if (!lease) return;
+            got.push([lease.item.id, who]);
+            // Half of them finish at once; the rest keep their lease (it still counts).
+            if (got.length % 2) {
+              const label = { id: reviewId('rvl'), queue_id: q.id, item_id: lease.item.id, execution_log_id: lease.item.execution_log_id, evaluator_id: 'evl_x', annotator_id: who, score: 0.5, note: null, created_at: now() };
+              assert.equal(await s.submit(q, lease.item.id, who, [label], now()), 'ok');
+            }
+          }
+        }),
+      );
+      const perItem = new Map<string, Set<string>>();
+      for (const [item, who] of got) {
+        const people = perItem.get(item) ?? new Set();
+        assert.ok(!people.has(who), `${item} leased twice to ${who}`);
+        perItem.set(item, people.add(who));
+      }
+      assert.equal(got.length, ITEMS * 2, 'every item went to exactly two people, no more');
+      assert.equal(perItem.size, ITEMS);
+      for (const people of perItem.values()) assert.equal(people.size, 2);
+    } finally {
+      await two.close();
+      await one.close();
+    }
+  });
+});
