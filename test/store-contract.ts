@@ -23,6 +23,7 @@ import { defineCalibrationContract } from './store-contract-calibration.ts';
 import { defineBatchContract } from './store-contract-batches.ts';
 import { defineDatasetContract } from './store-contract-datasets.ts';
 import { defineResultCacheContract } from './store-contract-result-cache.ts';
+import { defineBudgetContract } from './store-contract-budgets.ts';
 
 // Record builders: complete, valid records with every field set, overridable.
 
@@ -195,6 +196,7 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
     defineResultCacheContract(fresh);
     defineCalibrationContract(fresh);
     defineBatchContract(fresh);
+    defineBudgetContract(fresh); // room h-cost
 
     describe('organizations', () => {
       it('creates, reads and finds the oldest non-demo organization by name', async () => {

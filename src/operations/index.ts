@@ -33,6 +33,7 @@ import { compareBatchesOperation } from './experiments.ts';
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
+import { getBudgetsOperation, setEvaluatorBudgetOperation } from './budgets.ts';
 import { createProjectOperation, deleteEvaluatorOperation, deleteJudgeOperation, listEvaluatorVersions, listJudgeVersions } from './resources.ts';
 
 export const restOnlyOperations = {
@@ -82,4 +83,7 @@ export const restOnlyOperations = {
   listCalibrationItems: listCalibrationItemsOperation,
   calibrationDemonstrations: calibrationDemonstrationsOperation,
   compareBatches: compareBatchesOperation,
+  // Budgets (room h-cost)
+  getBudgets: getBudgetsOperation,
+  setEvaluatorBudget: setEvaluatorBudgetOperation,
 };

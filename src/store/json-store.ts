@@ -16,6 +16,8 @@ import { Low } from 'lowdb';
 import type { DatasetItemInput, EvaluatorResult, Organization } from '../schemas.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
 import { JsonCalibrationTables } from './json-calibration.ts';
+import { JsonBudgetTables, type BudgetTables } from './json-budgets.ts';
+import type { BudgetCap, BudgetKey, BudgetScope } from './types.ts';
 import { JsonBatches } from './json-batches.ts';
 import { JsonDatasets } from './json-datasets.ts';
 import { LogFile } from './log-file.ts';
@@ -68,6 +70,9 @@ interface JsonData {
   /** Absent in db.json files written before calibration; created on load. */
   annotations?: Record<string, AnnotationRecord>;
   calibration_runs?: Record<string, CalibrationRunRecord>;
+  /** Budgets (room h-cost, json-budgets.ts); absent in files written before them, created on load. */
+  budget_caps?: BudgetTables['budget_caps'];
+  budget_counters?: BudgetTables['budget_counters'];
 }
 
 const emptyData = (): JsonData => ({
@@ -92,6 +97,10 @@ function withoutPrototypes(data: JsonData): void {
   data.models = Object.assign(Object.create(null) as Record<string, ModelRecord>, data.models ?? {});
   data.annotations = Object.assign(Object.create(null) as Record<string, AnnotationRecord>, data.annotations ?? {});
   data.calibration_runs = Object.assign(Object.create(null) as Record<string, CalibrationRunRecord>, data.calibration_runs ?? {});
+  // Budgets (room h-cost)
+  data.budget_caps = Object.assign(Object.create(null) as BudgetTables['budget_caps'], data.budget_caps ?? {});
+  data.budget_counters = Object.assign(Object.create(null) as BudgetTables['budget_counters'], data.budget_counters ?? {});
+  JsonBudgetTables.forget(data as BudgetTables);
 }
 
 /**
@@ -251,6 +260,7 @@ export class JsonStore implements Store {
     }
     for (const model of Object.values(d.models!)) if (model.org_id === orgId) delete d.models![model.id];
     this.calibration.purgeOrganization(orgId);
+    this.budgets.purgeOrganization(orgId);
     delete d.organizations[orgId];
     this.resultCache.purgeOrganization(orgId);
     await this.datasets.deleteOrg(orgId);
@@ -286,6 +296,14 @@ export class JsonStore implements Store {
   getCalibrationRun = (id: string) => this.calibration.getCalibrationRun(id);
   listCalibrationRuns = (filter: CalibrationRunFilter, page: PageQuery) => this.calibration.listCalibrationRuns(filter, (sorted) => paginate(sorted, page));
   updateCalibrationRun = (r: CalibrationRunRecord) => this.calibration.updateCalibrationRun(r);
+
+  // Budgets (room h-cost, json-budgets.ts)
+  private readonly budgets = new JsonBudgetTables(() => this.data as BudgetTables, () => this.save());
+  reserveBudget = (key: BudgetKey, amount: number, cap: number) => this.budgets.reserve(key, amount, cap);
+  settleBudget = (key: BudgetKey, reserved: number, spent: number) => this.budgets.settle(key, reserved, spent);
+  listBudgetCounters = (filter: { org_id?: string; period?: string; scope?: BudgetScope }) => this.budgets.list(filter);
+  setBudgetCap = (cap: Omit<BudgetCap, 'cap_usd'> & { cap_usd: number | null }) => this.budgets.setCap(cap);
+  listBudgetCaps = (orgId: string) => this.budgets.caps(orgId);
 
   // API keys
 

@@ -4,6 +4,8 @@
 import type { ApiKey, Dataset, DatasetItem, DatasetItemInput, Evaluator, EvaluatorResult, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
 import type { BatchExecution, BatchRow, BatchStatus } from '../schemas/batches.ts';
 import type { Annotation, CalibrationRun } from '../schemas/calibration.ts';
+import type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from './budget-types.ts';
+export type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from './budget-types.ts';
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
@@ -242,6 +244,20 @@ export interface Store {
   listBatchRowScores(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowScores[]; last?: number }>;
   /** Items given in the request of an inline run: `count` from position `from`. */
   getBatchItems(batchId: string, from: number, count: number): Promise<DatasetItemInput[]>;
+
+  // Budgets (room h-cost, src/budgets/): cost caps and the spend counted against them.
+  /**
+   * Atomically adds `amount` to the counter's reserved USD when spent + reserved is below `cap`
+   * (the counter starts at 0); answers the counter after, or null (changing nothing) when not below.
+   */
+  reserveBudget(key: BudgetKey, amount: number, cap: number): Promise<BudgetCounter | null>;
+  /** Atomically takes `reserved` off the counter's reservations and adds `spent` to what it spent (the counter starts at 0). */
+  settleBudget(key: BudgetKey, reserved: number, spent: number): Promise<void>;
+  /** Counters of one organization (or every one when org_id is absent), in one period when given. */
+  listBudgetCounters(filter: { org_id?: string; period?: string; scope?: BudgetScope }): Promise<BudgetCounter[]>;
+  /** Sets (or, with cap_usd null, removes) the cap of one scope. */
+  setBudgetCap(cap: Omit<BudgetCap, 'cap_usd'> & { cap_usd: number | null }): Promise<void>;
+  listBudgetCaps(orgId: string): Promise<BudgetCap[]>;
 }
 
 /**
