@@ -6,7 +6,9 @@
 // TRIBUNAL_TEST_STORE=postgres runs it on PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { Registry } from 'prom-client';
 import { nextReset } from '../src/budgets/budgets.ts';
+import { watchBudgets } from '../src/observability/budget-metrics.ts';
 import { runKeyCommand } from '../src/key-commands.ts';
 import { toolAnswer } from './helpers/fake-anthropic.ts';
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
@@ -172,5 +174,18 @@ describe('budgets', () => {
     await assert.rejects(runKeyCommand(rig.server.store, rig.config, { op: 'budget', org: created.organization_name, daily_usd: -2 }), /USD/);
     const cleared = (await runKeyCommand(rig.server.store, rig.config, { op: 'budget', org: created.organization_name, daily_usd: null })) as any;
     assert.equal(cleared.org.cap_source, 'none');
+  });
+
+  it("/metrics carries each organization's spend today", async () => {
+    const ev = await rig.createEvaluator(evaluatorBody());
+    assert.equal((await run(ev.id)).status, 200);
+    const spent = await spentToday();
+    assert.ok(spent > 0);
+    const registry = new Registry();
+    watchBudgets(registry, rig.server.store);
+    const text = await registry.metrics();
+    const line = text.split('\n').find((l) => l.startsWith(`tribunal_org_spend_today_usd{org_id="${orgId}"}`));
+    assert.ok(line, text);
+    assert.equal(Number(line.split(' ').pop()), spent);
   });
 });
