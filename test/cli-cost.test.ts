@@ -52,3 +52,26 @@ test('a large run asks first: no terminal refuses, "n" does not start, --yes sta
   assert.match(latest.error, /^budget_exceeded/);
   assert.ok(latest.done < 5, `${latest.done} of 5 rows scored under a $0.01 cap`);
 });
+
+test('keys budget sets, shows and clears an organization daily cap on the store', async () => {
+  const { tempDir } = await import('./helpers/server.ts');
+  const fs = await import('node:fs');
+  const dir = tempDir();
+  // No server owns this directory (PORT points nowhere that answers): the command writes it directly.
+  const env = { TRIBUNAL_DATA_DIR: dir, PORT: '9', TRIBUNAL_ORG_DAILY_BUDGET_USD: '3' };
+  try {
+    assert.equal((await rig.cli(['keys', 'create', '--org', 'acme'], { env })).code, 0);
+    const shown = await rig.cli(['keys', 'budget', '--org', 'acme'], { env });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /acme: daily cap \$3 \(server default\), spent today \$0/);
+    const set = await rig.cli(['keys', 'budget', '--org', 'acme', '--daily-usd', '12.5', '--json'], { env });
+    assert.equal(set.code, 0, set.stderr);
+    assert.deepEqual([JSON.parse(set.stdout).org.daily_cap_usd, JSON.parse(set.stdout).org.cap_source], [12.5, 'organization']);
+    const cleared = await rig.cli(['keys', 'budget', '--org', 'acme', '--daily-usd', 'none', '--json'], { env });
+    assert.deepEqual([JSON.parse(cleared.stdout).org.daily_cap_usd, JSON.parse(cleared.stdout).org.cap_source], [3, 'server_default']);
+    assert.equal((await rig.cli(['keys', 'budget', '--org', 'acme', '--daily-usd', '-1'], { env })).code, 2);
+    assert.equal((await rig.cli(['keys', 'budget', '--org', 'nobody'], { env })).code, 5);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
