@@ -37,7 +37,22 @@ export class JsonBudgetTables {
     const c = this.counter(key);
     c.reserved_usd = Math.max(0, round(c.reserved_usd - reserved));
     c.spent_usd = round(c.spent_usd + spent);
-    if (spent !== 0) await this.save();
+    if (spent !== 0) this.saveSoon();
+  }
+
+  private saving?: NodeJS.Timeout;
+  /**
+   * Spend is written with the next save of db.json, at most a second later, not by every run: a run
+   * rewriting the whole file would cost more than the run's own work. A crash may lose up to a second
+   * of counted spend (close() writes db.json, counters included).
+   */
+  private saveSoon(): void {
+    if (this.saving) return;
+    this.saving = setTimeout(() => {
+      this.saving = undefined;
+      this.save().catch(() => {}); // the store closed meanwhile: close() wrote the counters
+    }, 1000);
+    this.saving.unref();
   }
 
   async list(f: { org_id?: string; period?: string; scope?: BudgetScope }): Promise<BudgetCounter[]> {
