@@ -1,5 +1,6 @@
 // Wires the services a server needs from a config and an open store.
 import { BatchRunner } from './batch/runner.ts';
+import { BudgetedEngine } from './budgets/engine.ts';
 import type { Config } from './config.ts';
 import type { SpanRunner } from './context.ts';
 import { syncPresets } from './domain/presets.ts';
@@ -16,7 +17,8 @@ export async function buildServices(config: Config, store: Store, modelObserver?
   await syncPresets(store);
   // One judge model per server: its limiter caps model calls in flight for scoring and generation alike.
   const model = createJudgeModel(config, modelObserver);
-  const engine = createScoringEngine(model, modelObserver);
+  // Budgets (room h-cost): every run passes the budget gate before the engine calls a model.
+  const engine = new BudgetedEngine(createScoringEngine(model, modelObserver));
   // Batch runs resume by themselves: the runner picks up every queued or running run as it starts.
   const batches = new BatchRunner({ config, store, engine, ...(spans ? { spans } : {}) });
   await batches.start();

@@ -121,6 +121,8 @@ const EnvSchema = z.object({
   TRIBUNAL_BATCH_CHUNK: int(1).max(1000).default(16),
   TRIBUNAL_BATCH_LEASE: duration.default(parseDuration('5m')),
   TRIBUNAL_BATCH_WORKER: bool.default(true),
+  // Budgets (room h-cost): every organization's default daily cost cap in USD (unset: none).
+  TRIBUNAL_ORG_DAILY_BUDGET_USD: z.coerce.number().finite().min(0).optional(),
   TRIBUNAL_MODEL_TIMEOUT: duration.default(parseDuration('60s')),
   TRIBUNAL_MODEL_RETRIES: int(0).default(4),
   TRIBUNAL_MODEL_BACKOFF: duration.default(parseDuration('500ms')),
@@ -235,6 +237,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       leaseMs: Math.max(1000, e.TRIBUNAL_BATCH_LEASE),
       worker: e.TRIBUNAL_BATCH_WORKER,
     },
+    // Budgets (room h-cost, docs/COST.md): the default daily cap of every organization (an admin may set another per org).
+    budget: { orgDailyUsd: e.TRIBUNAL_ORG_DAILY_BUDGET_USD ?? null },
     mcp: {
       enabled: e.MCP_ENABLED,
       allowedHosts: e.TRIBUNAL_ALLOWED_HOSTS,

@@ -15,7 +15,9 @@ export type ErrorCode =
   | 'model_unavailable'
   | 'not_available'
   | 'store_unavailable'
-  | 'internal_error';
+  | 'internal_error'
+  // Budgets (room h-cost): a cost cap is spent until its reset (429 with Retry-After).
+  | 'budget_exceeded';
 
 /** Finer reasons within a code where the caller's next step differs. */
 export type ErrorReason = 'model_not_configured' | 'edited_concurrently' | 'too_many_keys';
@@ -33,6 +35,7 @@ const TITLES: Record<ErrorCode, string> = {
   not_available: 'Not available yet',
   store_unavailable: 'Store unavailable',
   internal_error: 'Internal error',
+  budget_exceeded: 'Budget exceeded',
 };
 
 export interface FieldError {

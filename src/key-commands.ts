@@ -7,11 +7,14 @@ import { apiKeyToWire } from './domain/api-keys.ts';
 import { createOrganization } from './domain/orgs.ts';
 import type { ApiKey } from './schemas.ts';
 import type { Store } from './store/types.ts';
+import { budgetStatus } from './budgets/budgets.ts';
 
 export type KeyCommand =
   | { op: 'create'; org: string; name?: string; expires_in_days?: number }
   | { op: 'list'; org: string }
-  | { op: 'revoke'; org: string; key: string };
+  | { op: 'revoke'; org: string; key: string }
+  // Budgets (room h-cost): an organization's own daily cap in USD (null: back to the server default).
+  | { op: 'budget'; org: string; daily_usd?: number | null };
 
 /** A key command that failed for a reason the caller can fix; `not_found` names a missing org or key. */
 export class KeyCommandError extends Error {
@@ -75,6 +78,14 @@ export async function runKeyCommand(store: Store, _config: Config, cmd: KeyComma
       if (!key) throw new KeyCommandError('not_found', `Organization ${cmd.org} has no key ${JSON.stringify(cmd.key)} (give its id or prefix; see tribunal keys list).`);
       const updated = key.revoked_at ? key : await store.updateApiKey(key.id, { revoked_at: new Date().toISOString() });
       return apiKeyToWire(updated ?? key);
+    }
+    case 'budget': {
+      const org = await orgByName(store, cmd.org);
+      if (cmd.daily_usd !== undefined) {
+        if (cmd.daily_usd !== null && !(typeof cmd.daily_usd === 'number' && Number.isFinite(cmd.daily_usd) && cmd.daily_usd >= 0)) throw new KeyCommandError('invalid', 'The daily budget is a number of USD, 0 or more (or "none" to use the server default).');
+        await store.setBudgetCap({ org_id: org.id, scope: 'org', scope_id: org.id, period: 'daily', cap_usd: cmd.daily_usd });
+      }
+      return budgetStatus(store, _config, org.id);
     }
     default:
       throw new KeyCommandError('invalid', `Unknown key command ${JSON.stringify((cmd as { op: unknown }).op)}.`);

@@ -8,6 +8,7 @@ import type { Caller } from './auth.ts';
 import { validationError } from './errors.ts';
 import { sendProblem } from './http/problem.ts';
 import { restOnlyOperations as ops } from './operations/index.ts';
+import { CostEstimateSchema } from './budgets/dry-run.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
 import { tools } from '../tools/index.ts';
 import { traceRoutes } from './traces/routes.ts'; // h-traces
@@ -58,7 +59,13 @@ export const routes: RestRoute[] = [
   route('get', '/v1/judges/batch-executions/:batch_execution_id/', ops.getBatchExecution),
   route('get', '/v1/judges/batch-executions/:batch_execution_id/results/', ops.listBatchResults),
   route('post', '/v1/judges/batch-executions/:batch_execution_id/cancel/', ops.cancelBatchExecution),
-  route('post', '/v1/judges/:judge_id/batch-execute/', ops.batchExecute, 202),
+  {
+    ...route('post', '/v1/judges/:judge_id/batch-execute/', ops.batchExecute, 202),
+    // dry_run (room h-cost): 200 with the estimate instead of 202 with a queued run.
+    output: ops.batchExecute.output.or(CostEstimateSchema),
+    statusFor: (output) => (output && typeof output === 'object' && 'dry_run' in output ? 200 : 202),
+    otherStatuses: [{ status: 200, description: 'dry_run: the estimated calls, tokens and cost; nothing was run' }],
+  },
   route('get', '/v1/judges/:judge_id/versions/', ops.listJudgeVersions),
   route('get', '/v1/judges/:judge_id/', tools.getJudge),
   route('patch', '/v1/judges/:judge_id/', tools.updateJudge),
@@ -103,13 +110,22 @@ export const routes: RestRoute[] = [
   route('patch', '/v1/models/:model_id/', ops.updateModel),
   route('delete', '/v1/models/:model_id/', ops.deleteModel),
   route('post', '/v1/models/:model_id/verify/', ops.verifyModel),
+  // Budgets (room h-cost)
+  route('get', '/v1/budgets/', ops.getBudgets),
+  route('post', '/v1/budgets/evaluators/:evaluator_id/', ops.setEvaluatorBudget),
   route('get', '/v1/annotations/', ops.listAnnotations),
   route('post', '/v1/annotations/', ops.createAnnotation, 201),
   route('get', '/v1/annotations/:annotation_id/', ops.getAnnotation),
   route('patch', '/v1/annotations/:annotation_id/', ops.updateAnnotation),
   route('delete', '/v1/annotations/:annotation_id/', ops.deleteAnnotation),
   route('get', '/v1/calibration-runs/', ops.listCalibrationRuns),
-  route('post', '/v1/calibration-runs/', ops.startCalibrationRun, 202),
+  {
+    ...route('post', '/v1/calibration-runs/', ops.startCalibrationRun, 202),
+    // dry_run (room h-cost): 200 with the estimate instead of 202 with a run.
+    output: ops.startCalibrationRun.output.or(CostEstimateSchema),
+    statusFor: (output) => (output && typeof output === 'object' && 'dry_run' in output ? 200 : 202),
+    otherStatuses: [{ status: 200, description: 'dry_run: the estimated calls, tokens and cost; nothing was run' }],
+  },
   route('get', '/v1/calibration-runs/:calibration_run_id/', ops.getCalibrationRun),
   route('get', '/v1/calibration-runs/:calibration_run_id/items/', ops.listCalibrationItems),
   route('post', '/v1/calibration-runs/:calibration_run_id/demonstrations/', ops.calibrationDemonstrations),

@@ -23,6 +23,8 @@ LAYERS[4][1].push(/^src\/surface\/routes\.ts$/);
 // room review: queues, leases, agreement in core; its operations (ops.ts) with the definitions
 LAYERS[2][1].push(/^src\/review\/(?!ops\.ts$)/);
 LAYERS[3][1].push(/^src\/review\/ops\.ts$/);
+// room budgets (h-cost): caps and spend, in core
+LAYERS[2][1].push(/^src\/budgets\//);
 
 const layerOf = (file: string) => LAYERS.findIndex(([, members]) => members.some((re) => re.test(file)));
 

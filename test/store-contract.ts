@@ -25,6 +25,7 @@ import { defineDatasetContract } from './store-contract-datasets.ts';
 import { defineResultCacheContract } from './store-contract-result-cache.ts';
 import { defineSurfaceContract } from './store-contract-surface.ts';
 import { defineChecksContract } from './store-contract-checks.ts'; // h-checks
+import { defineBudgetContract } from './store-contract-budgets.ts';
 
 // Record builders: complete, valid records with every field set, overridable.
 
@@ -199,6 +200,7 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
     defineBatchContract(fresh);
     defineSurfaceContract(fresh); // room surface
     defineChecksContract(fresh); // h-checks
+    defineBudgetContract(fresh); // room h-cost
 
     describe('organizations', () => {
       it('creates, reads and finds the oldest non-demo organization by name', async () => {

@@ -96,6 +96,8 @@ describe('batch runs in the web app', { skip }, () => {
     await page.getByRole('heading', { level: 1, name: 'Batch runs' }).waitFor();
     const list = page.getByRole('table', { name: 'Batch runs' });
     assert.equal(await list.locator('tbody tr').count(), 2);
+    // Room h-cost: the org's spend today (the first run's cost at least) is shown above the list.
+    await page.getByText(/^Spent today: \$[\d.]+ \(no daily budget\)/).waitFor();
     // Wait for the second run to end, then reload the list to get the compare form with both.
     for (let i = 0; i < 200; i++) {
       const r = await server.request('GET', `/v1/judges/batch-executions/${second.body.batch_execution_id}/`, { key });

@@ -12,6 +12,7 @@ import type { BatchExecutionRecord, BatchRowRecord, BatchRowScores, EvaluatorRec
 import { batchSummary } from './summary.ts';
 import { log } from '../log.ts';
 import { checkBatchQuota } from '../quotas/quotas.ts';
+import { assertBudgetOpen } from '../budgets/budgets.ts';
 
 /** What a started run is handed to: the runner of this process, when one runs. */
 export interface BatchDispatcher {
@@ -32,7 +33,7 @@ export type BatchSource = { dataset_id: string } | { items: DatasetItemInput[] }
 
 export const MAX_INLINE_ITEMS = 1000;
 
-export async function startBatch(ctx: RequestContext, target: BatchTarget, source: BatchSource, options: { tags?: string[]; use_cache?: boolean }): Promise<BatchExecution> {
+export async function startBatch(ctx: RequestContext, target: BatchTarget, source: BatchSource, options: { tags?: string[]; use_cache?: boolean; budget_usd?: number }): Promise<BatchExecution> {
   let datasetId: string | null = null;
   let total: number;
   let items: DatasetItemInput[] | undefined;
@@ -47,6 +48,9 @@ export async function startBatch(ctx: RequestContext, target: BatchTarget, sourc
     items = source.items;
     total = items.length;
   }
+  // Budgets (room h-cost): a spent cap refuses the run at its start (429 budget_exceeded).
+  const evaluatorIds = 'judge' in target ? target.judge.evaluators.map((e) => e.id) : [target.evaluator.id];
+  await assertBudgetOpen(ctx.store, ctx.config, { orgId: ctx.caller.org.id, evaluatorIds });
   const now = new Date().toISOString();
   const record: BatchExecutionRecord = {
     id: newId('bat'),
@@ -75,6 +79,8 @@ export async function startBatch(ctx: RequestContext, target: BatchTarget, sourc
     ...('evaluator' in target ? { evaluator_version: target.evaluator.version } : {}),
   };
   await checkBatchQuota(ctx, total); // h-harden: runs in flight and rows per day, before anything is stored
+  // Budgets (room h-cost): the run's own total cap, before any row can run.
+  if (options.budget_usd !== undefined) await ctx.store.setBudgetCap({ org_id: record.org_id, scope: 'batch', scope_id: record.id, period: 'total', cap_usd: options.budget_usd });
   await ctx.store.createBatchExecution(record, items);
   // Without a runner in this process the run waits: every runner resumes queued runs when it starts.
   // The run is stored: a failure to hand it out now is not the caller's (the runners look for

@@ -152,6 +152,8 @@ export async function runRow(env: BatchEnv, caller: Caller, batch: BatchExecutio
       if (!log) throw err;
       return env.store.recordBatchRow(batch.id, fromLog(position, row, log, null));
     }
+    // Budgets (room h-cost): a cap that is spent stops the run; this row is not recorded (never scored).
+    if (err instanceof TribunalError && err.code === 'budget_exceeded') return stopAtBudget(env.store, batch.id, err);
     if (!(err instanceof TribunalError) || err.status >= 500 && err.code !== 'model_unavailable') throw err;
     const logged = err.extra?.execution_log_id;
     const results = (err.extra?.evaluator_results as EvaluatorResult[] | undefined) ?? [];
@@ -187,4 +189,16 @@ export async function failBatch(store: Store, batchId: string, error: string): P
 export async function resummarize(store: Store, batchId: string): Promise<void> {
   const batch = await store.getBatchExecution(batchId);
   if (batch && isTerminal(batch.status)) await store.updateBatchExecution(batchId, { summary: await batchSummary(store, batch) });
+}
+
+/**
+ * Budgets (room h-cost): ends a run whose budget (its own, an evaluator's or the org's) is spent, as
+ * failed with why. Rows recorded stay; rows in flight finish and are recorded (the summary follows);
+ * every other row is not scored: total = done + failed + not scored.
+ */
+export async function stopAtBudget(store: Store, batchId: string, err: TribunalError): Promise<false> {
+  const now = await store.getBatchExecution(batchId);
+  const left = now ? now.total - now.done - now.failed : 0;
+  await failBatch(store, batchId, `budget_exceeded: ${err.message.replace(/ Nothing was run\.$/, '')} The run stopped: rows recorded are kept; about ${left} row(s) not recorded were not scored.`);
+  return false;
 }

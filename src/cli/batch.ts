@@ -9,6 +9,7 @@ import { batchPath, reportBatch, waitForBatches, type BatchRecord } from './batc
 import { EXIT, usageError } from './errors.ts';
 import { day, printJson, printNextPage, printTable, usd } from './output.ts';
 import type { Group } from './shared.ts';
+import { ESTIMATE_HELP, ESTIMATE_OPTIONS, estimateFirst } from './estimate.ts';
 
 const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 
@@ -55,8 +56,9 @@ Starts a batch on the server (it keeps running if this command stops) and prints
   --dataset <id|name>      the dataset to run it over (tribunal datasets list)
   --tags <a,b>             labels added to every row's execution log (or --tag, repeated)
   --use-cache              rows may reuse a cached result for the same inputs
+${ESTIMATE_HELP}
 ${WAIT_HELP}`,
-  options: { judge: { type: 'string' }, dataset: { type: 'string' }, tags: { type: 'string' }, tag: { type: 'string', multiple: true }, 'use-cache': { type: 'boolean' }, ...WAIT_OPTIONS },
+  options: { judge: { type: 'string' }, dataset: { type: 'string' }, tags: { type: 'string' }, tag: { type: 'string', multiple: true }, 'use-cache': { type: 'boolean' }, ...ESTIMATE_OPTIONS, ...WAIT_OPTIONS },
   async run({ values, json, client }) {
     const judgeRef = str(values.judge);
     const dataset = str(values.dataset);
@@ -65,8 +67,12 @@ ${WAIT_HELP}`,
     const wait = waitOptions(values);
     const api = client();
     const judgeId = await resolveId(api, 'judge', judgeRef);
-    const body = { dataset_id: dataset, tags: tagsFrom(values), ...(values['use-cache'] ? { use_cache: true } : {}) };
-    const started = await api.post<Started>(`/v1/judges/${encodeURIComponent(judgeId)}/batch-execute/`, body);
+    const budget = num(values.budget, 'budget', { min: 0, max: 1e9 });
+    const body = { dataset_id: dataset, tags: tagsFrom(values), ...(values['use-cache'] ? { use_cache: true } : {}), ...(budget !== undefined ? { budget_usd: budget } : {}) };
+    const path = `/v1/judges/${encodeURIComponent(judgeId)}/batch-execute/`;
+    // The estimate first (room h-cost): --dry-run prints it only; a large run asks (or needs --yes).
+    if (!(await estimateFirst(api, path, body, { dryRun: Boolean(values['dry-run']), yes: Boolean(values.yes), json }))) return EXIT.ok;
+    const started = await api.post<Started>(path, body);
     if (!wait.wait) {
       if (json) printJson(started);
       else console.log(`Started batch ${started.batch_execution_id} (${started.status}).\nFollow it: tribunal batch status ${started.batch_execution_id} --wait`);

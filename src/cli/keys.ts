@@ -31,6 +31,9 @@ the running server when it owns the data directory. Needs no API key.
                   list an organization's keys (never their secrets)
   keys revoke --org <name> --key <id|prefix>
                   revoke a key
+  keys budget --org <name> [--daily-usd <usd>|none]
+                  show (or set) the organization's daily cost cap and today's spend;
+                  none: back to TRIBUNAL_ORG_DAILY_BUDGET_USD
 
   --json          machine-readable output`;
 
@@ -39,6 +42,7 @@ const KEYS_OPTIONS = {
   name: { type: 'string' },
   key: { type: 'string' },
   'expires-in-days': { type: 'string' },
+  'daily-usd': { type: 'string' },
   json: { type: 'boolean', default: false },
   help: { type: 'boolean', default: false },
 } as const;
@@ -71,8 +75,8 @@ export async function keys(argv: string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  if (!['create', 'list', 'revoke'].includes(sub)) {
-    console.error(`error: unknown keys command ${JSON.stringify(sub)} (create, list, revoke)`);
+  if (!['create', 'list', 'revoke', 'budget'].includes(sub)) {
+    console.error(`error: unknown keys command ${JSON.stringify(sub)} (create, list, revoke, budget)`);
     return 2;
   }
   try {
@@ -95,6 +99,19 @@ export async function keys(argv: string[]): Promise<number> {
       const list = (await keyCommand(config, { op: 'list', org: values.org })) as ApiKey[];
       if (values.json) console.log(JSON.stringify(list));
       else for (const k of list) console.log(`${k.id}  ${k.prefix}  ${k.name}  created ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active'}`);
+      return 0;
+    }
+    // Budgets (room h-cost): an organization's own daily cap.
+    if (sub === 'budget') {
+      const given = values['daily-usd'];
+      const daily = given === undefined ? undefined : given === 'none' ? null : Number(given);
+      if (typeof daily === 'number' && !(Number.isFinite(daily) && daily >= 0)) {
+        console.error('error: --daily-usd is a number of USD, 0 or more, or none');
+        return 2;
+      }
+      const st = (await keyCommand(config, { op: 'budget', org: values.org, ...(daily !== undefined ? { daily_usd: daily } : {}) })) as { org: { daily_cap_usd: number | null; spent_today_usd: number; cap_source: string }; resets_at: string };
+      if (values.json) console.log(JSON.stringify(st));
+      else console.log(`${values.org}: daily cap ${st.org.daily_cap_usd === null ? 'none' : `$${st.org.daily_cap_usd}`} (${st.org.cap_source.replace('_', ' ')}), spent today $${st.org.spent_today_usd}; resets at ${st.resets_at}.`);
       return 0;
     }
     if (sub === 'revoke') {

@@ -7,6 +7,7 @@ import type { Observability } from './index.ts';
 import { readyzHandler } from './readiness.ts';
 import { requestContext } from './request-context.ts';
 import { registerTraceMetrics } from '../traces/metrics.ts'; // h-traces
+import { watchBudgets } from './budget-metrics.ts';
 
 /** A caller's id is echoed back and logged, so only a short, plain one is taken; else we make one. */
 const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
@@ -25,6 +26,7 @@ function routeOf(req: Request, res: Response): string {
 
 export function observabilityRouter(obs: Observability, store: Store): express.Router {
   const router = express.Router();
+  watchBudgets(obs.metrics.registry, store); // room h-cost: spend per org in /metrics
   router.use((req, res, next) => {
     const started = performance.now();
     const requestId = requestIdOf(req);

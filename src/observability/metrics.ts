@@ -17,6 +17,8 @@ export class TribunalMetrics {
   private readonly modelTokens = new Counter({ name: 'tribunal_model_tokens_total', help: 'Judge-model tokens, by model and direction (input, output).', labelNames: ['model', 'direction'], registers: [this.registry] });
   private readonly modelCost = new Counter({ name: 'tribunal_model_cost_usd_total', help: 'Judge-model cost in USD from the price table; models without a price are not counted.', labelNames: ['model'], registers: [this.registry] });
   private readonly storeErrors = new Counter({ name: 'tribunal_store_errors_total', help: 'Requests answered 503 store_unavailable because the store could not be reached.', registers: [this.registry] });
+  // Budgets (room h-cost)
+  private readonly budgetRefusals = new Counter({ name: 'tribunal_budget_refusals_total', help: 'Runs refused with 429 budget_exceeded because a cost cap was spent.', registers: [this.registry] });
   private limiter?: Limiter;
   private readonly httpSeries = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
 
@@ -46,6 +48,7 @@ export class TribunalMetrics {
     series.count.inc();
     series.duration.observe(seconds);
     if (problemCode === 'store_unavailable') this.storeErrors.inc();
+    if (problemCode === 'budget_exceeded') this.budgetRefusals.inc(); // room h-cost
   }
 
   modelAttempt(e: ModelAttemptEvent): void {

@@ -15,6 +15,7 @@ import { PageParams, page } from '../schemas.ts';
 import { BATCH_STATUSES, BatchExecution, BatchRow } from '../schemas/batches.ts';
 import { defineTool } from '../tool.ts';
 import { READ, WRITE } from './annotations.ts';
+import { estimateRun } from '../budgets/dry-run.ts';
 
 const batchId = z.string().min(1).describe('id of the batch execution');
 
@@ -30,6 +31,9 @@ export const batchExecuteOperation = defineTool({
     items: runnableItems(MAX_INLINE_ITEMS).optional().describe(`the items to run over, 1..${MAX_INLINE_ITEMS} (give this or dataset_id)`),
     tags: z.array(z.string()).optional().describe('labels added to every row log'),
     use_cache: z.boolean().optional().describe('rows may reuse a cached result for the same inputs (default false)'),
+    // Cost (room h-cost, docs/COST.md)
+    dry_run: z.boolean().optional().describe('true: answer 200 with the estimated calls, tokens and cost (live, cached, provider batch) without running or calling a model'),
+    budget_usd: z.number().finite().min(0).optional().describe("the run's total cost cap in USD: the run stops (failed, budget_exceeded) once its rows have spent it"),
   }),
   output: z.object({
     batch_execution_id: z.string().describe('id of the run'),
@@ -37,7 +41,7 @@ export const batchExecuteOperation = defineTool({
     status: z.literal('queued').describe('a new run is queued'),
   }),
   annotations: WRITE,
-  async handler({ judge_id, dataset_id, items, tags, use_cache }, ctx) {
+  async handler({ judge_id, dataset_id, items, tags, use_cache, dry_run, budget_usd }, ctx) {
     if ((dataset_id === undefined) === (items === undefined)) {
       const both = dataset_id !== undefined;
       throw validationError(both ? 'Give dataset_id or items, not both.' : 'Give dataset_id (a dataset to run over) or items (1..1000 items to run over).', [
@@ -49,8 +53,11 @@ export const batchExecuteOperation = defineTool({
     // No model to score with is refused now (503, as a single run is), not found out row by row;
     // after the input's own errors (an unknown dataset is a 404 first).
     if (dataset_id !== undefined) await getOwnDataset(ctx, dataset_id);
-    await ctx.engine.assertCanScore(ctx, await loadJudgeEvaluators(ctx, judge));
-    const batch = await startBatch(ctx, { judge }, dataset_id !== undefined ? { dataset_id } : { items: items! }, { tags, use_cache });
+    const evaluators = await loadJudgeEvaluators(ctx, judge);
+    // dry_run (room h-cost): the estimate, answered 200 (rest.ts), nothing stored or called.
+    if (dry_run) return (await estimateRun(ctx, evaluators, dataset_id !== undefined ? { dataset_id } : { items: items! })) as never;
+    await ctx.engine.assertCanScore(ctx, evaluators);
+    const batch = await startBatch(ctx, { judge }, dataset_id !== undefined ? { dataset_id } : { items: items! }, { tags, use_cache, ...(budget_usd !== undefined ? { budget_usd } : {}) });
     return { batch_execution_id: batch.id, status_url: `/v1/judges/batch-executions/${batch.id}/`, status: 'queued' as const };
   },
 });

@@ -7,6 +7,7 @@ import { getCalibrationRun, listCalibrationRuns, listRunItems, startCalibrationR
 import { page, PageParams } from '../schemas.ts';
 import { CalibrationRun, CalibrationRunStatus } from '../schemas/calibration.ts';
 import { defineTool } from '../tool.ts';
+import { estimateCalibration } from '../budgets/operations.ts';
 import { READ, WRITE } from './annotations.ts';
 
 const runId = z.string().min(1).describe('id of the calibration run');
@@ -22,10 +23,12 @@ export const startCalibrationRunOperation = defineTool({
     evaluator_id: z.string().min(1).optional().describe('id or exact name of the single evaluator to measure (give this or judge_id)'),
     dataset_id: z.string().min(1).describe('id or exact name of a dataset whose items carry expected_scores'),
     threshold: z.number().min(0).max(1).optional().describe('score >= threshold is a pass, for kappa, accuracy and the confusion matrix (default 0.5)'),
+    // Cost (room h-cost, docs/COST.md)
+    dry_run: z.boolean().optional().describe('true: answer 200 with the estimated calls, tokens and cost (live, cached, provider batch) without running or calling a model'),
   }),
   output: CalibrationRun,
   annotations: WRITE,
-  handler: (input, ctx) => startCalibrationRun(ctx, input),
+  handler: async ({ dry_run, ...input }, ctx) => (dry_run ? ((await estimateCalibration(ctx, input)) as never) : startCalibrationRun(ctx, input)),
 });
 
 export const listCalibrationRunsOperation = defineTool({

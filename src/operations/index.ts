@@ -37,6 +37,7 @@ import { createModelOperation, deleteModelOperation, getModelOperation, listMode
 import { getSyntheticDataOperation, saveSyntheticDatasetOperation, startSyntheticDataOperation } from './synthetic.ts';
 import { claimJudgeOperation, duplicateEvaluatorOperation, duplicateJudgeOperation, executeJudgeByNameOperation } from './surface.ts';
 import { refineOperation } from './refine.ts'; // h-proxy
+import { getBudgetsOperation, setEvaluatorBudgetOperation } from './budgets.ts';
 import { createProjectOperation, deleteEvaluatorOperation, deleteJudgeOperation, listEvaluatorVersions, listJudgeVersions } from './resources.ts';
 
 export const restOnlyOperations = {
@@ -96,4 +97,7 @@ export const restOnlyOperations = {
   getSyntheticData: getSyntheticDataOperation,
   saveSyntheticDataset: saveSyntheticDatasetOperation,
   tryEvaluator: tryEvaluatorOperation, // h-checks
+  // Budgets (room h-cost)
+  getBudgets: getBudgetsOperation,
+  setEvaluatorBudget: setEvaluatorBudgetOperation,
 };

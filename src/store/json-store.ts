@@ -16,6 +16,8 @@ import { Low } from 'lowdb';
 import type { DatasetItemInput, EvaluatorResult, Organization } from '../schemas.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
 import { JsonCalibrationTables } from './json-calibration.ts';
+import { JsonBudgetTables, type BudgetTables } from './json-budgets.ts';
+import type { BudgetCap, BudgetKey, BudgetScope } from './types.ts';
 import { JsonBatches } from './json-batches.ts';
 import { JsonDatasets } from './json-datasets.ts';
 import { LogFile } from './log-file.ts';
@@ -73,6 +75,9 @@ interface JsonData {
   // Room surface (issue 30): absent in older files; created on load.
   claim_tokens?: SurfaceTables['claim_tokens'];
   synthetic_data?: SurfaceTables['synthetic_data'];
+  /** Budgets (room h-cost, json-budgets.ts); absent in files written before them, created on load. */
+  budget_caps?: BudgetTables['budget_caps'];
+  budget_counters?: BudgetTables['budget_counters'];
 }
 
 const emptyData = (): JsonData => ({
@@ -99,6 +104,10 @@ function withoutPrototypes(data: JsonData): void {
   data.calibration_runs = Object.assign(Object.create(null) as Record<string, CalibrationRunRecord>, data.calibration_runs ?? {});
   data.claim_tokens = Object.assign(Object.create(null) as SurfaceTables['claim_tokens'], data.claim_tokens ?? {});
   data.synthetic_data = Object.assign(Object.create(null) as SurfaceTables['synthetic_data'], data.synthetic_data ?? {});
+  // Budgets (room h-cost)
+  data.budget_caps = Object.assign(Object.create(null) as BudgetTables['budget_caps'], data.budget_caps ?? {});
+  data.budget_counters = Object.assign(Object.create(null) as BudgetTables['budget_counters'], data.budget_counters ?? {});
+  JsonBudgetTables.forget(data as BudgetTables);
 }
 
 /**
@@ -259,6 +268,7 @@ export class JsonStore implements Store {
     for (const model of Object.values(d.models!)) if (model.org_id === orgId) delete d.models![model.id];
     this.calibration.purgeOrganization(orgId);
     this.surface.purgeOrganization(orgId);
+    this.budgets.purgeOrganization(orgId);
     delete d.organizations[orgId];
     this.resultCache.purgeOrganization(orgId);
     await this.datasets.deleteOrg(orgId);
@@ -303,6 +313,13 @@ export class JsonStore implements Store {
   putSyntheticData = (r: SyntheticDataRecord) => this.surface.putSyntheticData(r);
   getSyntheticData = (judgeId: string) => this.surface.getSyntheticData(judgeId);
   listPendingSyntheticData = () => this.surface.listPendingSyntheticData();
+  // Budgets (room h-cost, json-budgets.ts)
+  private readonly budgets = new JsonBudgetTables(() => this.data as BudgetTables, () => this.save());
+  reserveBudget = (key: BudgetKey, amount: number, cap: number) => this.budgets.reserve(key, amount, cap);
+  settleBudget = (key: BudgetKey, reserved: number, spent: number) => this.budgets.settle(key, reserved, spent);
+  listBudgetCounters = (filter: { org_id?: string; period?: string; scope?: BudgetScope }) => this.budgets.list(filter);
+  setBudgetCap = (cap: Omit<BudgetCap, 'cap_usd'> & { cap_usd: number | null }) => this.budgets.setCap(cap);
+  listBudgetCaps = (orgId: string) => this.budgets.caps(orgId);
 
   // API keys
 

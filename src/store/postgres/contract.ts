@@ -28,6 +28,8 @@ import { json, extraOf, ORG_COLUMNS, orgFromRow, KEY_COLUMNS, keyFromRow, PROJEC
 import { PgCalibration } from './calibration.ts';
 import { PgSurface, SURFACE_TABLES } from './surface.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from '../surface-types.ts';
+import { pgListBudgetCaps, pgListBudgetCounters, pgReserveBudget, pgSetBudgetCap, pgSettleBudget } from './budgets.ts';
+import type { BudgetCap, BudgetKey, BudgetScope } from '../types.ts';
 
 export class PostgresContractStore extends PgCalibration implements Store {
   readonly kind = 'postgres' as const;
@@ -57,7 +59,7 @@ export class PostgresContractStore extends PgCalibration implements Store {
     await this.transaction(async (c) => {
       await c.query('DELETE FROM evaluator_versions WHERE id IN (SELECT id FROM evaluators WHERE org_id = $1)', [orgId]);
       await c.query('DELETE FROM judge_versions WHERE id IN (SELECT id FROM judges WHERE org_id = $1)', [orgId]);
-      for (const table of ['annotations', 'calibration_runs', 'batch_executions', 'datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys', 'models', 'result_cache']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
+      for (const table of ['annotations', 'calibration_runs', 'batch_executions', 'datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys', 'models', 'result_cache', 'budget_caps', 'budget_counters']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       for (const table of SURFACE_TABLES) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       await c.query('DELETE FROM organizations WHERE id = $1', [orgId]);
     });
@@ -95,6 +97,23 @@ export class PostgresContractStore extends PgCalibration implements Store {
     if (!sets.length) return this.getApiKey(id);
     const { rows } = await this.write(`UPDATE api_keys SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
     return rows[0] ? keyFromRow(rows[0]) : null;
+  }
+
+  // Budgets (room h-cost, postgres/budgets.ts): reservations and settlements are single statements, never retried.
+  reserveBudget(key: BudgetKey, amount: number, cap: number) {
+    return pgReserveBudget((sql, params) => this.write(sql, params), key, amount, cap);
+  }
+  settleBudget(key: BudgetKey, reserved: number, spent: number) {
+    return pgSettleBudget((sql, params) => this.write(sql, params), key, reserved, spent);
+  }
+  listBudgetCounters(filter: { org_id?: string; period?: string; scope?: BudgetScope }) {
+    return pgListBudgetCounters((sql, params) => this.query(sql, params), filter);
+  }
+  setBudgetCap(cap: Omit<BudgetCap, 'cap_usd'> & { cap_usd: number | null }) {
+    return pgSetBudgetCap((sql, params) => this.write(sql, params), cap);
+  }
+  listBudgetCaps(orgId: string) {
+    return pgListBudgetCaps((sql, params) => this.query(sql, params), orgId);
   }
 
   // The result cache (migrations/010_result_cache.sql): a hit takes a new use number; a put evicts

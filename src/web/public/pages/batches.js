@@ -2,6 +2,7 @@
 // form to compare two ended runs over the same dataset (an experiment).
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
+import { spendLine } from '../lib/spend.js';
 import { badge, errorBox, field, fmtCost, link, pageHeading, select, showFormError, showMore, tableWrap, time } from '../lib/ui.js';
 
 const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
@@ -89,6 +90,7 @@ export default async function batches(page, { app, query }) {
   page.append(
     pageHeading('Batch runs'),
     h('p', { class: 'lead' }, 'A batch run scores every item of a dataset with a judge on the server. Start one from a dataset’s page.'),
+    spendLine(), // room h-cost
     datasetId ? h('p', {}, `Runs over dataset ${datasetId}. `, link('/app/batches', 'All runs')) : null,
     filters,
     listArea,
