@@ -66,7 +66,7 @@ async function serveAnthropic(): Promise<Ready> {
 if (process.argv[2] === '--serve') {
   const kind = process.argv[3];
   await serveChild(() =>
-    kind === 'anthropic' ? serveAnthropic() : kind === 'openai' ? serveOpenAI() : serveTribunal(process.argv[4]!, { TRIBUNAL_SECRET_KEY: SECRET, TRIBUNAL_MODEL: 'claude-sonnet-4-5', TRIBUNAL_MODEL_CONCURRENCY: '64' }),
+    kind === 'anthropic' ? serveAnthropic() : kind === 'openai' ? serveOpenAI() : serveTribunal(process.argv[4]!, { TRIBUNAL_DEMO_MODELS: 'true', TRIBUNAL_SECRET_KEY: SECRET, TRIBUNAL_MODEL: 'claude-sonnet-4-5', TRIBUNAL_MODEL_CONCURRENCY: '64' }),
   );
 }
 

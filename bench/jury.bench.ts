@@ -42,7 +42,7 @@ if (process.argv[2] === '--serve') {
   await serveChild(() =>
     kind === 'fakes'
       ? serveFakes()
-      : serveTribunal('http://127.0.0.1:9/', { TRIBUNAL_SECRET_KEY: process.argv[4]!, TRIBUNAL_MODEL_CONCURRENCY: '64' }),
+      : serveTribunal('http://127.0.0.1:9/', { TRIBUNAL_DEMO_MODELS: 'true', TRIBUNAL_SECRET_KEY: process.argv[4]!, TRIBUNAL_MODEL_CONCURRENCY: '64' }),
   );
 }
 

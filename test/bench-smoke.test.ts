@@ -17,6 +17,7 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string> }> =
   'batch.bench.ts': { args: ['--items', '12', '--runs', '1', '--latency', '5', '--concurrency', '4'] },
   'caching.bench.ts': { env: { BENCH_CALLS: '10', BENCH_RUNS: '10', BENCH_ROUNDS: '1', BENCH_CONCURRENCY: '2' } },
   'calibration-metrics.bench.ts': { env: { CALIB_BENCH_N: '500', CALIB_BENCH_ROUNDS: '1' } },
+  'checks.bench.ts': { env: { CHECK_RUNS: '200', CODE_RUNS: '50', CODE_CONCURRENCY: '4' } },
   'calibration-run.bench.ts': { args: ['--items', '12', '--rounds', '1', '--latency', '5', '--concurrency', '4'] },
   'cli-eval.bench.ts': { env: { BENCH_ROWS: '12', BENCH_LATENCY: '5', BENCH_CONCURRENCY: '4' } },
   'compare.bench.ts': { env: { BENCH_RUNS: '2', BENCH_MODEL_MS: '5' } },
@@ -28,7 +29,10 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string> }> =
   'log-store.bench.ts': { env: { BENCH_LOGS: '0,300' } },
   'mcp.bench.ts': { env: FAST_HTTP },
   'observability.bench.ts': { env: FAST_HTTP },
+  'otlp-ingest.bench.ts': { env: { BENCH_SECONDS: '0.3', BENCH_SPANS: '10', BENCH_CONCURRENCY: '2' } },
   'postgres-logs.bench.ts': { env: { BENCH_LOGS: '300', BENCH_RUNS: '2' } },
+  'provider-batch.bench.ts': { args: ['--rows', '20'] },
+  'review-next.bench.ts': { env: { BENCH_ITEMS: '300', BENCH_NEXTS: '40', BENCH_REVIEWERS: '4' } },
 };
 
 function runBench(file: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {

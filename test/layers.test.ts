@@ -25,6 +25,10 @@ LAYERS[2][1].push(/^src\/review\/(?!ops\.ts$)/);
 LAYERS[3][1].push(/^src\/review\/ops\.ts$/);
 // room budgets (h-cost): caps and spend, in core
 LAYERS[2][1].push(/^src\/budgets\//);
+// quotas per org (issue 24) in core; the server secret's file (read by main.ts) in core; the
+// operational paths of the OpenAPI document with the doors
+LAYERS[2][1].push(/^src\/quotas\//, /^src\/secret-file\.ts$/);
+LAYERS[4][1].push(/^src\/openapi-ops\.ts$/);
 
 const layerOf = (file: string) => LAYERS.findIndex(([, members]) => members.some((re) => re.test(file)));
 
