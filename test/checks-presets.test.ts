@@ -33,6 +33,13 @@ describe('check and code presets', () => {
     }
   });
 
+  test('seeding again (a restart, another instance) changes nothing: every preset stays at version 1', async () => {
+    const { syncPresets } = await import('../src/domain/presets.ts');
+    await syncPresets(srv.store);
+    await syncPresets(srv.store);
+    for (const p of loadCheckPresets()) assert.equal((await srv.store.getEvaluator(p.id))?.version, 1, p.id);
+  });
+
   test('Valid JSON and Answer length', async () => {
     assert.equal((await run('preset_valid_json', { response: '{"ok": true}' })).score, 1);
     assert.equal((await run('preset_valid_json', { response: 'ok: true' })).score, 0);

@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
 import { loadPresets } from '../src/domain/presets.ts';
+import { loadCheckPresets } from '../src/checks/presets.ts'; // h-checks: the check and code presets are seeded too
 import { loadMigrations } from '../src/store/migrate-schema.ts';
 import { startFakeAnthropic, type FakeAnthropic } from './helpers/fake-anthropic.ts';
 import { startInstance, type Instance } from './helpers/instances.ts';
@@ -56,7 +57,7 @@ describe('two instances on one PostgreSQL', () => {
       loadMigrations().map((m) => m.version),
     );
     const presets = await db.query('SELECT count(*)::int AS n, max(version) AS v FROM evaluators WHERE is_preset');
-    assert.deepEqual(presets.rows[0], { n: loadPresets().length, v: 1 });
+    assert.deepEqual(presets.rows[0], { n: loadPresets().length + loadCheckPresets().length, v: 1 });
     for (const inst of [a, b]) {
       const health = await inst.request('GET', '/healthz');
       assert.equal(health.status, 200);

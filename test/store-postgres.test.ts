@@ -6,6 +6,7 @@ import pg from 'pg';
 import { PostgresStore } from '../src/store/postgres-store.ts';
 import { loadMigrations, migrateSchema } from '../src/store/migrate-schema.ts';
 import { syncPresets, loadPresets } from '../src/domain/presets.ts';
+import { loadCheckPresets } from '../src/checks/presets.ts'; // h-checks: the check and code presets are seeded too
 import { createTestSchema, openTestPostgresStore } from './helpers/postgres.ts';
 import { defineStoreContract, evaluator, log, org } from './store-contract.ts';
 
@@ -25,9 +26,9 @@ describe('PostgreSQL schema and start-up', () => {
       // Presets seeded by all of them at once: each exactly once.
       await Promise.all(stores.map((s) => syncPresets(s)));
       const { rows: presets } = await stores[0].sql('SELECT count(*)::int AS n FROM evaluators WHERE is_preset');
-      assert.equal(presets[0].n, loadPresets().length);
+      assert.equal(presets[0].n, loadPresets().length + loadCheckPresets().length);
       const { rows: versions } = await stores[0].sql("SELECT count(*)::int AS n FROM evaluator_versions WHERE id LIKE 'preset\\_%'");
-      assert.equal(versions[0].n, loadPresets().length);
+      assert.equal(versions[0].n, loadPresets().length + loadCheckPresets().length);
     } finally {
       await Promise.all(stores.map((s) => s.close()));
       await schema.drop();

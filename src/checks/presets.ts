@@ -69,7 +69,9 @@ export async function syncCheckPresets(store: Store): Promise<void> {
       continue;
     }
     const stored = existing as unknown as Record<string, unknown>;
-    const changed = Object.entries(content).some(([k, v]) => JSON.stringify(stored[k] ?? (typeof v === 'boolean' ? false : undefined)) !== JSON.stringify(v));
+    // A flag absent from an older record reads as false; null stays null.
+    const storedValue = (k: string, v: unknown) => (stored[k] === undefined && typeof v === 'boolean' ? false : stored[k]);
+    const changed = Object.entries(content).some(([k, v]) => JSON.stringify(storedValue(k, v)) !== JSON.stringify(v));
     if (changed) await store.updateEvaluator({ ...existing, ...content, version: existing.version + 1, updated_at: new Date().toISOString() }, existing.version);
   }
 }
