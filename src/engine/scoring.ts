@@ -31,6 +31,7 @@ import { scoreJury } from './jury.ts';
 import { callLogprobs } from './logprobs.ts';
 import type { ModelCapabilities } from '../schemas.ts';
 import type { RunOptions } from './types.ts';
+import { withConfidence } from './confidence.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
@@ -269,7 +270,7 @@ export class Engine {
         }),
       );
     }
-    const results = scored.map((s) => s.result);
+    const results = scored.map((s) => withConfidence(s.result)); // confidence: room surface (confidence.ts)
     const record: ExecutionLogRecord = {
       id,
       org_id: ctx.caller.org.id,
