@@ -253,6 +253,13 @@ export const EvaluatorResult = z.object({
     .record(z.string(), z.number())
     .optional()
     .describe('logprobs scoring: the probability of each grade 1-5 the score was computed from (normalised over the grades)'),
+  confidence: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .optional()
+    .describe('how sure the scoring was, 0..1: the probability of the most likely grade (logprobs scoring), or 1 - spread (a jury); null when nothing measures it (one model writing its score)'),
   cached: z.boolean().optional().describe('true when this result was reused from the result cache (use_cache): no model call, no cost, no tokens'),
   cache_read_tokens: z.number().int().optional().describe("prompt tokens read from the provider's prompt cache (part of input_tokens, billed at the cache-read rate)"),
   cache_write_tokens: z.number().int().optional().describe("prompt tokens written to the provider's prompt cache (part of input_tokens, billed at the cache-write rate)"),

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { parse } from 'yaml';
 import { EXIT } from '../src/cli/errors.ts';
 import { startCliRig, type CliResult, type CliRig } from './helpers/cli.ts';
+import { toolAnswer } from './helpers/fake-anthropic.ts';
 import { tempDir } from './helpers/server.ts';
 
 const ok = (r: CliResult) => {
@@ -77,5 +78,34 @@ describe('tribunal judges export|import|duplicate|claim', () => {
     const again = await rig.cli(['judges', 'claim', made.claim_token], { env: { TRIBUNAL_API_KEY: realKey } });
     assert.notEqual(again.code, 0);
     assert.match(again.stderr, /used already/);
+  });
+});
+
+describe('tribunal judges synth', () => {
+  let rig: CliRig;
+  before(async () => {
+    rig = await startCliRig();
+    rig.fake.respondWith((req) => {
+      if (req.toolName !== 'write_synthetic_data') return toolAnswer({ justification: 'fine', score: 0.9 });
+      const names = [...req.prompt.matchAll(/<evaluator name="([^"]+)">/g)].map((m) => m[1]);
+      const count = Number(/exactly (\d+) pairs/.exec(req.prompt)?.[1]);
+      const pairs = Array.from({ length: count }, (_, i) => ({ request: `Question ${i}?`, high_response: 'A good answer.', low_response: 'Bad.', fails_evaluator: names[i % names.length], failure: 'too short' }));
+      return toolAnswer({ name: 'CLI set', description: 'd', pairs });
+    });
+  });
+  after(() => rig.close());
+
+  test('waits for the data, prints it, and saves it as a dataset', async () => {
+    ok(await rig.cli(['evaluators', 'create', '--name', 'Complete', '--intent', 'Complete answers', '--rubric', 'HIGH: complete. LOW: partial.']));
+    ok(await rig.cli(['judges', 'create', '--name', 'Answers', '--intent', 'Answers', '--evaluator', 'Complete']));
+    const status = ok(await rig.cli(['judges', 'synth', 'Answers', '--status']));
+    assert.match(status.stdout, /not_generated/);
+    const r = ok(await rig.cli(['judges', 'synth', 'Answers', '--count', '2', '--dataset', 'answers-synthetic']));
+    assert.match(r.stdout, /ready \(CLI set\)/);
+    assert.match(r.stdout, /low .*fails Complete: too short/);
+    assert.match(r.stdout, /Saved as dataset answers-synthetic .* 4 items/);
+    const bad = await rig.cli(['judges', 'synth', 'Answers', '--count', '50']);
+    assert.equal(bad.code, EXIT.rejected);
+    assert.match(bad.stderr, /count/);
   });
 });

@@ -170,3 +170,31 @@ describe('claim', () => {
     assert.equal((await get(demo.api_key, `/v1/judges/${made.body.id}/`)).status, 200);
   });
 });
+
+describe('claim over MCP', () => {
+  it('create_judge with a demo key answers a claim_token (valid against its output schema) that REST claims', async () => {
+    const { connectMcp } = await import('./helpers/mcp-client.ts');
+    const demo = await srv.demoUser();
+    const mcp = await connectMcp(srv.url, demo.api_key);
+    try {
+      const made = await mcp.call('create_judge', { name: 'MCP demo judge', intent: 'Support replies', evaluator_ids: [(await evaluator(demo.api_key, 'MCP demo eval')).id] });
+      assert.equal(made.isError, undefined, made.text);
+      const token = (made.json as { claim_token?: string }).claim_token;
+      assert.match(token ?? '', /^clm_/);
+      const claimed = await post(keyA, '/v1/judges/claim/', { claim_token: token });
+      assert.equal(claimed.status, 200, JSON.stringify(claimed.body));
+      assert.equal(claimed.body.judge.name, 'MCP demo judge');
+    } finally {
+      await mcp.close();
+    }
+    // A real organization's MCP create_judge answers none.
+    const real = await connectMcp(srv.url, keyA);
+    try {
+      const made = await real.call('create_judge', { name: 'MCP real judge', intent: 'x', evaluator_ids: ['Real eval'] });
+      assert.equal(made.isError, undefined, made.text);
+      assert.equal((made.json as { claim_token?: string }).claim_token, undefined);
+    } finally {
+      await real.close();
+    }
+  });
+});

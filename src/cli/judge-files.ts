@@ -155,4 +155,37 @@ const claimCommand: Command = {
   },
 };
 
-export const judgeFileCommands = { export: exportCommand, import: importCommand, duplicate: duplicateCommand, claim: claimCommand };
+const synthCommand: Command = {
+  summary: 'generate test data for a judge (a high and a low response per request), optionally saved as a dataset',
+  help: `Usage: tribunal judges synth <id or exact name> [--count N] [--dataset <name>] [--no-wait]
+
+  Asks the judge model for realistic requests, each with a response that meets every rubric and one
+  that fails one evaluator in a named way; waits until it is ready (unless --no-wait) and prints it.
+
+  --count <n>        requests to write, 1..20 (default max(3, evaluators)); two samples each
+  --dataset <name>   save the samples as a dataset with expected_scores (a first calibration set)
+  --no-wait          start and return at once (read it later with --status)
+  --status           only show the current state, start nothing`,
+  options: { count: { type: 'string' }, dataset: { type: 'string' }, 'no-wait': { type: 'boolean' }, status: { type: 'boolean' } },
+  positionals: [1, 1],
+  async run({ values, positionals, json, client }) {
+    const id = await resolveId(client(), 'judge', positionals[0]);
+    const path = `/v1/judges/${encodeURIComponent(id)}/synthetic-data/`;
+    let state = values.status ? await client().get(path) : await client().post(path, values.count ? { count: Number(values.count) } : {});
+    while (!values.status && !values['no-wait'] && state.status === 'pending') {
+      await new Promise((r) => setTimeout(r, 1000));
+      state = await client().get(path);
+    }
+    if (state.status === 'not_generated' && state.error) throw new CliError(EXIT.rejected, `no test data: ${state.error}`);
+    const saved = values.dataset && state.status === 'ready' ? await client().post(`${path}dataset/`, { name: String(values.dataset) }) : null;
+    if (json) printJson(saved ? { ...state, dataset: saved } : state);
+    else {
+      console.log(`Test data for ${positionals[0]}: ${state.status}${state.name ? ` (${state.name})` : ''}`);
+      for (const s of state.samples ?? []) console.log(`- ${s.quality.padEnd(4)} ${JSON.stringify(s.request).slice(0, 70)}${s.fails_evaluator ? `  fails ${s.fails_evaluator}: ${s.failure}` : ''}`);
+      if (saved) console.log(`Saved as dataset ${saved.name} (${saved.dataset_id}), ${saved.item_count} items.`);
+    }
+    return EXIT.ok;
+  },
+};
+
+export const judgeFileCommands = { export: exportCommand, import: importCommand, duplicate: duplicateCommand, claim: claimCommand, synth: synthCommand };

@@ -34,6 +34,7 @@ import type { RunOptions } from './types.ts';
 import { scoresWithoutModel, scoreWithoutModel } from '../checks/score.ts'; // h-checks
 import { feedReviewQueues } from '../review/sources.ts'; // h-review
 import { log as processLog } from '../log.ts';
+import { withConfidence } from './confidence.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
@@ -275,7 +276,7 @@ export class Engine {
         }),
       );
     }
-    const results = scored.map((s) => s.result);
+    const results = scored.map((s) => withConfidence(s.result)); // confidence: room surface (confidence.ts)
     const built: ExecutionLogRecord = {
       id,
       org_id: ctx.caller.org.id,

@@ -5,6 +5,7 @@ import { scoreChart } from '../lib/chart.js';
 import { clear, h } from '../lib/dom.js';
 import { compareForm } from '../lib/compare-form.js';
 import { tryItForm } from '../lib/try-it.js';
+import { syntheticSection } from '../lib/synthetic.js';
 import { badge, button, confirmDialog, errorBox, field, fill, link, needs, notice, pageHeading, showFormError, time, withBusy } from '../lib/ui.js';
 
 export default async function judge(page, { app, params }) {
@@ -94,6 +95,7 @@ export default async function judge(page, { app, params }) {
           h('p', { class: 'muted' }, 'Runs the judge on your inputs with the judge model and records an execution log.'),
           tryModes(j, loadChart),
         ),
+    own && !draft ? syntheticSection(j) : null, // room surface: "Generate test data"
     h(
       'section',
       { 'aria-labelledby': 'chart-title' },
