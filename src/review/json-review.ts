@@ -21,6 +21,8 @@ export class JsonReviewStore implements ReviewStore {
   /** Per queue: leases by (item, annotator), and items by id; rebuilt on load. */
   private leaseIndex = new Map<string, ReviewLeaseRecord>();
   private itemIndex = new Map<string, ReviewItemRecord>();
+  /** Leases by item: `next` counts an item's live leases without scanning the queue's. */
+  private itemLeases = new Map<string, ReviewLeaseRecord[]>();
   private readonly file: string;
   private readonly commit: GroupCommit;
 
@@ -28,11 +30,18 @@ export class JsonReviewStore implements ReviewStore {
     this.file = path.join(dataDir, 'review.json');
     if (fs.existsSync(this.file)) this.data = JSON.parse(fs.readFileSync(this.file, 'utf8')) as ReviewData;
     for (const items of Object.values(this.data.items)) for (const i of items) this.itemIndex.set(i.id, i);
-    for (const leases of Object.values(this.data.leases)) for (const l of leases) this.leaseIndex.set(leaseKey(l.item_id, l.annotator_id), l);
+    for (const leases of Object.values(this.data.leases)) for (const l of leases) this.indexLease(l);
     this.commit = new GroupCommit(() => writeFileDurably(this.file, JSON.stringify(this.data)));
   }
 
   private save = () => this.commit.commit();
+
+  private indexLease(l: ReviewLeaseRecord): void {
+    this.leaseIndex.set(leaseKey(l.item_id, l.annotator_id), l);
+    const list = this.itemLeases.get(l.item_id) ?? [];
+    list.push(l);
+    this.itemLeases.set(l.item_id, list);
+  }
 
   async createQueue(q: ReviewQueueRecord) {
     this.data.queues[q.id] = structuredClone(q);
@@ -60,7 +69,10 @@ export class JsonReviewStore implements ReviewStore {
   async deleteQueue(id: string) {
     if (!this.data.queues[id]) return false;
     for (const i of this.data.items[id] ?? []) this.itemIndex.delete(i.id);
-    for (const l of this.data.leases[id] ?? []) this.leaseIndex.delete(leaseKey(l.item_id, l.annotator_id));
+    for (const l of this.data.leases[id] ?? []) {
+      this.leaseIndex.delete(leaseKey(l.item_id, l.annotator_id));
+      this.itemLeases.delete(l.item_id);
+    }
     delete this.data.queues[id];
     delete this.data.items[id];
     delete this.data.leases[id];
@@ -117,10 +129,9 @@ export class JsonReviewStore implements ReviewStore {
     return c;
   }
 
-  private activeLeases(itemId: string, now: string, queueId: string): number {
-    // Few leases per item; the per-queue list is scanned only for items near the head of the queue.
+  private activeLeases(itemId: string, now: string): number {
     let count = 0;
-    for (const l of this.data.leases[queueId] ?? []) if (l.item_id === itemId && l.state === 'leased' && l.expires_at > now) count++;
+    for (const l of this.itemLeases.get(itemId) ?? []) if (l.state === 'leased' && l.expires_at > now) count++;
     return count;
   }
 
@@ -130,7 +141,7 @@ export class JsonReviewStore implements ReviewStore {
       if (item.done >= queue.annotators_per_item) continue;
       const mine = this.leaseIndex.get(leaseKey(item.id, annotatorId));
       if (mine && (mine.state !== 'leased' || mine.expires_at > now)) continue;
-      if (item.done + this.activeLeases(item.id, now, queue.id) >= queue.annotators_per_item) continue;
+      if (item.done + this.activeLeases(item.id, now) >= queue.annotators_per_item) continue;
       let lease: ReviewLeaseRecord;
       if (mine) {
         Object.assign(mine, { state: 'leased', expires_at: expiresAt, reason: null, updated_at: now });
@@ -138,7 +149,7 @@ export class JsonReviewStore implements ReviewStore {
       } else {
         lease = { item_id: item.id, queue_id: queue.id, annotator_id: annotatorId, state: 'leased', expires_at: expiresAt, reason: null, created_at: now, updated_at: now };
         this.data.leases[queue.id].push(lease);
-        this.leaseIndex.set(leaseKey(item.id, annotatorId), lease);
+        this.indexLease(lease);
       }
       const answer = { item: structuredClone(item), lease: structuredClone(lease) };
       await this.save();
