@@ -3,6 +3,7 @@ import { num, oneOf, runGroup, str, list, type Command } from './command.ts';
 import { resolveId } from './client.ts';
 import { EXIT, usageError } from './errors.ts';
 import { generateCommand } from './generate.ts';
+import { proxyUrlCommand } from './proxy-url.ts'; // h-proxy
 import { clip, day, printJson, printNextPage, printTable } from './output.ts';
 import { printJudge, type JudgeFull } from './judge-view.ts';
 import { confirm, isInteractive } from './prompt.ts';
@@ -185,7 +186,7 @@ ${RUN_HELP}`,
   },
 };
 
-const judgeCommands: Group = { list: list_, get, create, update, delete: delete_, run, generate: generateCommand };
+const judgeCommands: Group = { list: list_, get, create, update, delete: delete_, run, generate: generateCommand, 'proxy-url': proxyUrlCommand }; // proxy-url: h-proxy
 
 export function judges(argv: string[]): Promise<number> {
   return runGroup('judges', 'Judges are named sets of evaluators for one stage of an application.', judgeCommands, argv);
