@@ -174,3 +174,16 @@ describe('async_judge', () => {
     assert.equal(log.proxy.streamed, true);
   });
 });
+
+describe('tribunal judges proxy-url', () => {
+  test('prints the proxy base URL a real OpenAI client works with, and the snippets', async () => {
+    const { runCli } = await import('./helpers/cli.ts');
+    const out = await runCli(['judges', 'proxy-url', rig.judge.name, '--model', 'app-model', '--json'], { env: { TRIBUNAL_URL: rig.server.url, TRIBUNAL_API_KEY: rig.key } });
+    assert.equal(out.code, 0, out.stderr);
+    const printed = JSON.parse(out.stdout);
+    assert.equal(printed.base_url, `${rig.server.url}/v1/judges/${rig.judge.id}/openai`);
+    assert.match(printed.snippets.vercel_ai, /createOpenAICompatible/);
+    const completion: any = await new OpenAI({ apiKey: rig.key, baseURL: printed.base_url, maxRetries: 0 }).chat.completions.create({ model: 'app-model', messages: MESSAGES });
+    assert.equal(completion.tribunal.evaluator_results.length, 1);
+  });
+});

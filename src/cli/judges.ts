@@ -4,6 +4,7 @@ import { resolveId } from './client.ts';
 import { EXIT, usageError } from './errors.ts';
 import { generateCommand } from './generate.ts';
 import { judgeFileCommands } from './judge-files.ts';
+import { proxyUrlCommand } from './proxy-url.ts'; // h-proxy
 import { clip, day, printJson, printNextPage, printTable } from './output.ts';
 import { printJudge, type JudgeFull } from './judge-view.ts';
 import { confirm, isInteractive } from './prompt.ts';
@@ -186,7 +187,7 @@ ${RUN_HELP}`,
   },
 };
 
-const judgeCommands: Group = { list: list_, get, create, update, delete: delete_, run, generate: generateCommand, ...judgeFileCommands /* room surface */ };
+const judgeCommands: Group = { list: list_, get, create, update, delete: delete_, run, generate: generateCommand, 'proxy-url': proxyUrlCommand, ...judgeFileCommands };
 
 export function judges(argv: string[]): Promise<number> {
   return runGroup('judges', 'Judges are named sets of evaluators for one stage of an application.', judgeCommands, argv);

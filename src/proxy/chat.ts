@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Request, Response } from 'express';
 import { assertRunnable, loadJudgeEvaluators, resolveJudge } from '../domain/judges.ts';
 import { looksLikeId } from '../ids.ts';
-import { validationError } from '../errors.ts';
+import { TribunalError, validationError } from '../errors.ts';
 import type { JudgeRecord } from '../store/types.ts';
 import { openAIErrorBody, sendOpenAIError } from './errors.ts';
 import { ChunkAccumulator, completionAnswer, messagesToConversation, type Answer, type Conversation } from './exchange.ts';
@@ -158,7 +158,7 @@ async function jsonChat(x: Exchange, res: Response, up: UpstreamAnswer, streamed
   } catch (err) {
     const why = err instanceof SyntaxError ? `The upstream model ${x.target.record.name} answered with something that is not JSON.` : (err as Error).message;
     void logFailure(x, infoOf(x, 'chat.completions', streamed, up.status, 'upstream_error', why), null, why);
-    return sendOpenAIError(res, Object.assign(validationError(why), { status: 502, code: 'model_unavailable' }));
+    return sendOpenAIError(res, new TribunalError('model_unavailable', 502, why));
   }
   const answer = completionAnswer(completion);
   const { tribunal, later } = await judgeOrDefer(x, infoOf(x, 'chat.completions', streamed, up.status, 'answered'), answer);

@@ -5,7 +5,7 @@
 // calls tools is judged as it is (there is no text to rewrite). Settings from the query string:
 // max_iterations, patience, min_improvement, threshold, refine_model.
 import type { Request, Response } from 'express';
-import { validationError } from '../errors.ts';
+import { TribunalError, validationError } from '../errors.ts';
 import { refineResponse, REFINE_DEFAULTS, type RefineSettings } from '../refine/refine.ts';
 import type { ExecutionLogRecord } from '../store/types.ts';
 import { abortOnClose, forward, infoOf, openExchange } from './chat.ts';
@@ -55,7 +55,7 @@ export async function proxyRefineChat(ctx: ProxyContext, req: Request, res: Resp
   try {
     completion = JSON.parse((await readBounded(up.body)).toString('utf8'));
   } catch (err) {
-    return sendOpenAIError(res, Object.assign(validationError(`The upstream answer could not be read: ${(err as Error).message}`), { status: 502, code: 'model_unavailable' }));
+    return sendOpenAIError(res, new TribunalError('model_unavailable', 502, `The upstream answer could not be read: ${(err as Error).message}`));
   }
   const answer = completionAnswer(completion);
   const info = infoOf(x, 'chat.completions', streamed, up.status, 'answered');

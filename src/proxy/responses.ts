@@ -5,7 +5,7 @@
 // A blocked answer becomes an incomplete response (incomplete_details.reason "content_filter") whose
 // one message is the guardrail's.
 import type { Request, Response } from 'express';
-import { validationError } from '../errors.ts';
+import { TribunalError, validationError } from '../errors.ts';
 import type { ToolCall, Turn } from '../schemas.ts';
 import { abortOnClose, forward, infoOf, judgeOrDefer, openExchange, type Exchange } from './chat.ts';
 import { sendOpenAIError } from './errors.ts';
@@ -87,7 +87,7 @@ export async function proxyResponses(ctx: Exchange['ctx'], req: Request, res: Re
   try {
     response = JSON.parse((await readBounded(up.body)).toString('utf8'));
   } catch (err) {
-    return sendOpenAIError(res, Object.assign(validationError(`The upstream answer could not be read: ${(err as Error).message}`), { status: 502, code: 'model_unavailable' }));
+    return sendOpenAIError(res, new TribunalError('model_unavailable', 502, `The upstream answer could not be read: ${(err as Error).message}`));
   }
   const { tribunal, later } = await judgeOrDefer(x, infoOf(x, 'responses', streamed, up.status, 'answered'), responseAnswer(response));
   res.status(up.status).json({ ...(tribunal.blocked ? blockedResponse(x, response) : response), tribunal });

@@ -12,6 +12,7 @@ import type { ModelRecord } from '../store/types.ts';
 export const MAX_UPSTREAM_BYTES = 16 * 1024 * 1024;
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 
+const openedKeys = new Map<string, string | null>();
 const dispatcher = new Agent({ keepAliveTimeout: 30_000, headersTimeout: 300_000, bodyTimeout: 300_000 });
 
 export interface UpstreamTarget {
@@ -41,7 +42,16 @@ export async function resolveUpstream(ctx: RequestContext, model: unknown, api: 
   }
   checkBaseUrl(ctx, record.base_url);
   const base = (record.base_url ?? OPENAI_BASE_URL).replace(/\/+$/, '');
-  return { record, url: `${base}/${api}`, apiKey: modelApiKey(ctx, record) };
+  // Opening a sealed key costs a cipher set-up per call; it is kept per model version (as the
+  // engine's model pool keeps its clients), so an edited key is opened afresh.
+  const version = `${record.id}@${record.updated_at}`;
+  let apiKey = openedKeys.get(version);
+  if (apiKey === undefined) {
+    apiKey = modelApiKey(ctx, record);
+    if (openedKeys.size >= 1000) openedKeys.delete(openedKeys.keys().next().value!);
+    openedKeys.set(version, apiKey);
+  }
+  return { record, url: `${base}/${api}`, apiKey };
 }
 
 export interface UpstreamAnswer {

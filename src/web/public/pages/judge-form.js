@@ -2,6 +2,7 @@
 import { api, listAll } from '../lib/api.js';
 import { h, uid } from '../lib/dom.js';
 import { badge, field, link, pageHeading, select, showFormError, withBusy } from '../lib/ui.js';
+import { guardrailFields } from './judge-proxy.js'; // h-proxy
 
 export default async function judgeForm(page, { app, params }) {
   const editing = params.id ? await api('GET', `/v1/judges/${encodeURIComponent(params.id)}/`) : null;
@@ -46,6 +47,7 @@ export default async function judgeForm(page, { app, params }) {
   });
   showChosen();
 
+  const guardrail = guardrailFields(editing, field, select); // h-proxy
   const submit = h('button', { type: 'submit' }, editing ? 'Save judge' : 'Create judge');
   const form = h(
     'form',
@@ -62,6 +64,7 @@ export default async function judgeForm(page, { app, params }) {
       list,
       chosenText,
     ),
+    guardrail.fieldset,
     h('div', { class: 'actions' }, submit, link(editing ? `/app/judges/${encodeURIComponent(editing.id)}` : '/app/judges', 'Cancel', { class: 'button secondary' })),
     h('div', { class: 'form-error' }),
   );
@@ -70,6 +73,8 @@ export default async function judgeForm(page, { app, params }) {
     const body = { name: name.value.trim(), intent: intent.value.trim(), visibility: visibility.value, evaluator_ids: [...chosen] };
     if (stage.value.trim()) body.stage = stage.value.trim();
     else if (editing?.stage) body.stage = null;
+    const g = guardrail.value(); // h-proxy
+    if (g !== undefined) body.guardrail = g;
     await withBusy(submit, 'Saving…', async () => {
       try {
         const saved = editing

@@ -1,6 +1,7 @@
 // One judge: its evaluators, a "try it" form, and its scores over time.
 import { api } from '../lib/api.js';
 import { calibrationSummary } from '../lib/calibration.js';
+import { proxySection } from './judge-proxy.js'; // h-proxy
 import { scoreChart } from '../lib/chart.js';
 import { clear, h } from '../lib/dom.js';
 import { compareForm } from '../lib/compare-form.js';
@@ -95,6 +96,7 @@ export default async function judge(page, { app, params }) {
           h('p', { class: 'muted' }, 'Runs the judge on your inputs with the judge model and records an execution log.'),
           tryModes(j, loadChart),
         ),
+    draft ? null : proxySection(j), // h-proxy
     own && !draft ? syntheticSection(j) : null, // room surface: "Generate test data"
     h(
       'section',
