@@ -108,7 +108,8 @@ describe('rule store queue', () => {
     assert.equal(await rs.enqueue(job('erl_b', 1, t(1)), 2, 'drop_newest'), 'queued');
     assert.equal(await rs.enqueue(job('erl_b', 2, t(2)), 2, 'drop_newest'), 'queued');
     assert.equal(await rs.enqueue(job('erl_b', 3, t(3)), 2, 'drop_newest'), 'shed_newest');
-    assert.deepEqual(await rs.counters('erl_a'), { 'skipped:shed_oldest': 1 });
+    assert.deepEqual(await rs.counters('erl_a'), { 'skipped:merged': 1, 'skipped:shed_oldest': 1 });
+    assert.deepEqual(await rs.counters('erl_b'), { 'skipped:shed_newest': 1 });
     assert.deepEqual(await rs.queueStats('erl_a'), { queued: 2, running: 0, oldest_queued_at: t(2) });
 
     const now = t(10);

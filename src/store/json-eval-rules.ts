@@ -5,7 +5,7 @@
 // that were running when the process died are taken again (their lease is void in a new process).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EvalJob, RuleRecord, RuleStore } from '../traces/rules/types.ts';
+import type { EnqueueCounts, EvalJob, RuleRecord, RuleStore } from '../traces/rules/types.ts';
 
 interface Data {
   rules: Record<string, RuleRecord>;
@@ -16,8 +16,8 @@ interface Data {
 export class JsonRuleStore implements RuleStore {
   private readonly file: string;
   private data: Data = { rules: {}, counters: {}, jobs: {} };
-  private writing: Promise<void> | null = null;
-  private pending: Promise<void> | null = null;
+  private dirty = false;
+  private loop: Promise<void> | null = null;
 
   constructor(dataDir: string) {
     const dir = path.join(dataDir, 'traces');
@@ -41,19 +41,18 @@ export class JsonRuleStore implements RuleStore {
   }
   /** Resolves once the state as of this call is on disk; calls made meanwhile share the next write. */
   private save(): Promise<void> {
-    if (this.pending) return this.pending;
-    const start = async () => {
-      if (this.writing) await this.writing.catch(() => undefined);
-      this.pending = null;
-      this.writing = this.writeNow();
+    this.dirty = true;
+    this.loop ??= (async () => {
       try {
-        await this.writing;
+        while (this.dirty) {
+          this.dirty = false;
+          await this.writeNow();
+        }
       } finally {
-        this.writing = null;
+        this.loop = null;
       }
-    };
-    this.pending = start();
-    return this.pending;
+    })();
+    return this.loop;
   }
 
   async createRule(r: RuleRecord) {
@@ -95,9 +94,11 @@ export class JsonRuleStore implements RuleStore {
     return { ...(this.data.counters[ruleId] ?? {}) };
   }
 
-  async enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest') {
+  async enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest', counts: EnqueueCounts = { always: {}, queued: {} }) {
+    this.add(job.rule_id, counts.always);
     const existing = this.data.jobs[job.id];
     if (existing) {
+      this.add(job.rule_id, { 'skipped:merged': 1 });
       if (existing.state === 'queued' && job.run_after > existing.run_after) existing.run_after = job.run_after;
       await this.save();
       return 'waiting' as const;
@@ -105,13 +106,18 @@ export class JsonRuleStore implements RuleStore {
     const waiting = Object.values(this.data.jobs).filter((j) => j.rule_id === job.rule_id && j.state === 'queued');
     let outcome: 'queued' | 'shed_oldest' = 'queued';
     if (waiting.length >= limit) {
-      if (policy === 'drop_newest') return 'shed_newest' as const;
+      if (policy === 'drop_newest') {
+        this.add(job.rule_id, { 'skipped:shed_newest': 1 });
+        await this.save();
+        return 'shed_newest' as const;
+      }
       const oldest = waiting.reduce((a, b) => (b.created_at < a.created_at ? b : a));
       delete this.data.jobs[oldest.id];
       this.add(job.rule_id, { 'skipped:shed_oldest': 1 });
       outcome = 'shed_oldest';
     }
     this.data.jobs[job.id] = structuredClone(job);
+    this.add(job.rule_id, counts.queued);
     await this.save();
     return outcome === 'shed_oldest' ? ('shed_oldest' as const) : ('queued' as const);
   }

@@ -1,6 +1,6 @@
 // Who hears of newly stored spans (the evaluation rules, src/traces/rules/): one listener per store,
-// registered when the server's services start. Called after the spans are stored; it must not wait for
-// a model (it queues work) and its failures are logged, never answered to the exporter.
+// registered when the server's services start. Called after the spans are stored and before the exporter
+// is answered (a 200 means the spans are queued); it never waits for a model, and its failures are logged.
 import type { Caller } from '../auth.ts';
 import type { Store } from '../store/types.ts';
 import type { Span } from './types.ts';
@@ -12,10 +12,11 @@ export function onSpansStored(store: Store, listener: SpansListener): void {
   listeners.set(store, listener);
 }
 
-export function notifySpansStored(store: Store, caller: Caller, spans: Span[]): void {
+/** Resolves once the rules have queued the spans (store writes only, never a model call). */
+export async function notifySpansStored(store: Store, caller: Caller, spans: Span[]): Promise<void> {
   const l = listeners.get(store);
   if (!l) return;
-  l(caller, spans).catch((err) => console.error(`[tribunal] traces: evaluation rules could not take new spans: ${(err as Error).message}`));
+  await l(caller, spans).catch((err) => console.error(`[tribunal] traces: evaluation rules could not take new spans: ${(err as Error).message}`));
 }
 
 // Rule changes (create, update, delete), so that a worker's cached rules of the organization are read again.

@@ -151,7 +151,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       const stored = await ts.insertSpans(caller.org.id, fresh, traces.maxSpansPerOrg);
       const rejected = normalized.rejected + (normalized.spans.length - fresh.length) + stored.refused;
       countReceived(store, stored.inserted, rejected);
-      if (stored.stored.length) notifySpansStored(store, caller, stored.stored);
+      if (stored.stored.length) await notifySpansStored(store, caller, stored.stored);
       send(res, encoding, 200, rejected ? { partial: { rejected_spans: rejected, error_message: describeRejections(normalized.reasons, stored.refused, traces.maxSpansPerOrg) } } : {});
     } catch (err) {
       if (err instanceof OtlpError) {

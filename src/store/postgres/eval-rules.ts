@@ -2,7 +2,7 @@
 // the store's pool. Queue changes of one rule hold its rule row (FOR UPDATE), so the queue limit holds
 // with several instances; units are claimed with FOR UPDATE SKIP LOCKED, so each is taken by one worker.
 import type pg from 'pg';
-import type { EvalJob, RuleRecord, RuleStore } from '../../traces/rules/types.ts';
+import type { EnqueueCounts, EvalJob, RuleRecord, RuleStore } from '../../traces/rules/types.ts';
 import { StoreUnavailableError } from '../types.ts';
 import { isConnectionError } from './connection.ts';
 
@@ -92,18 +92,23 @@ export class PgRuleStore implements RuleStore {
     return Object.fromEntries(rows.map((r) => [r.key as string, Number(r.n)]));
   }
 
-  async enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest') {
+  async enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest', counts: EnqueueCounts = { always: {}, queued: {} }) {
     return this.tx(async (c) => {
       await c.query('SELECT 1 FROM evaluation_rules WHERE id = $1 FOR UPDATE', [job.rule_id]);
+      await PgRuleStore.countSql(c, job.rule_id, counts.always);
       const existing = await c.query('SELECT state FROM evaluation_jobs WHERE id = $1', [job.id]);
       if (existing.rowCount) {
         await c.query(`UPDATE evaluation_jobs SET run_after = GREATEST(run_after, $2::timestamptz) WHERE id = $1 AND state = 'queued'`, [job.id, job.run_after]);
+        await PgRuleStore.countSql(c, job.rule_id, { 'skipped:merged': 1 });
         return 'waiting' as const;
       }
       const waiting = Number((await c.query(`SELECT count(*) AS n FROM evaluation_jobs WHERE rule_id = $1 AND state = 'queued'`, [job.rule_id])).rows[0].n);
       let outcome: 'queued' | 'shed_oldest' = 'queued';
       if (waiting >= limit) {
-        if (policy === 'drop_newest') return 'shed_newest' as const;
+        if (policy === 'drop_newest') {
+          await PgRuleStore.countSql(c, job.rule_id, { 'skipped:shed_newest': 1 });
+          return 'shed_newest' as const;
+        }
         await c.query(`DELETE FROM evaluation_jobs WHERE id = (SELECT id FROM evaluation_jobs WHERE rule_id = $1 AND state = 'queued' ORDER BY created_at, id LIMIT 1)`, [job.rule_id]);
         await PgRuleStore.countSql(c, job.rule_id, { 'skipped:shed_oldest': 1 });
         outcome = 'shed_oldest';
@@ -116,6 +121,7 @@ export class PgRuleStore implements RuleStore {
         job.run_after,
         JSON.stringify(job),
       ]);
+      await PgRuleStore.countSql(c, job.rule_id, counts.queued);
       return outcome;
     });
   }

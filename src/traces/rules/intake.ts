@@ -45,31 +45,35 @@ export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span
     const counts: Record<string, number> = {};
     const add = (k: string, n = 1) => (counts[k] = (counts[k] ?? 0) + n);
     let counters: Record<string, number> | null = null;
+    let queuedHere = 0;
     for (const span of spans) {
       if (!matches(span, rule.filter)) continue;
-      add('matched');
       if (!sampled(span.trace_id, rule.sampling_rate)) {
+        add('matched');
         add('skipped:not_sampled');
         continue;
       }
-      add('sampled');
       const job = unitOf(rule, span, now);
       if (!job) {
+        add('matched');
+        add('sampled');
         add('skipped:no_session_id');
         continue;
       }
       counters ??= await rules.counters(rule.id);
-      const runsToday = (counters[`day:${today(now)}:runs`] ?? 0) + (counts[`day:${today(now)}:runs`] ?? 0);
-      if (overBudget(rule, { ...counters, [`day:${today(now)}:runs`]: runsToday })) {
+      const day = `day:${today(now)}:runs`;
+      const runsToday = (counters[day] ?? 0) + queuedHere;
+      if (overBudget(rule, { ...counters, [day]: runsToday })) {
+        add('matched');
+        add('sampled');
         add('skipped:budget_exhausted');
         continue;
       }
-      const outcome = await rules.enqueue(job, rule.queue_limit, rule.shed_policy);
-      if (outcome === 'waiting') add('skipped:merged');
-      else if (outcome === 'shed_newest') add('skipped:shed_newest');
-      else {
+      // matched and sampled are counted with the queue change itself: a crash never leaves a queued span uncounted.
+      const outcome = await rules.enqueue(job, rule.queue_limit, rule.shed_policy, { always: { matched: 1, sampled: 1 }, queued: { [day]: 1 } });
+      if (outcome === 'queued' || outcome === 'shed_oldest') {
         queued++;
-        add(`day:${today(now)}:runs`);
+        queuedHere++;
       }
     }
     if (Object.keys(counts).length) await rules.count(rule.id, counts);

@@ -80,6 +80,16 @@ export interface EvalJob {
   attempts: number;
 }
 
+/**
+ * Counters added in the same write as the queue change (so a crash cannot queue a span uncounted):
+ * `always` in every case, `queued` when the unit joins the queue; a unit already waiting adds
+ * skipped:merged, one shed adds skipped:shed_newest.
+ */
+export interface EnqueueCounts {
+  always: Record<string, number>;
+  queued: Record<string, number>;
+}
+
 export interface RuleStore {
   createRule(r: RuleRecord): Promise<void>;
   getRule(id: string): Promise<RuleRecord | null>;
@@ -95,7 +105,7 @@ export interface RuleStore {
    * Queues a unit unless it waits already (then its run_after moves to the later of the two: a trace
    * not yet quiet). When the rule has `limit` units waiting, sheds by `policy`. Answers what happened.
    */
-  enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest'): Promise<'queued' | 'waiting' | 'shed_newest' | 'shed_oldest'>;
+  enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest', counts?: EnqueueCounts): Promise<'queued' | 'waiting' | 'shed_newest' | 'shed_oldest'>;
   /** Takes up to `n` due units (queued and due, or running with an expired lease), leased until `leaseUntil`. */
   claim(n: number, now: string, leaseUntil: string): Promise<EvalJob[]>;
   /** Removes the unit and counts its outcome, at once; false when it was not there (another worker finished it). */
