@@ -15,6 +15,7 @@ import type { ScoringEngine } from '../engine/types.ts';
 import type { BatchExecutionRecord, Store } from '../store/types.ts';
 import { isTerminal, registerDispatcher, type BatchDispatcher } from './batches.ts';
 import { PgBatchQueue } from './pg-queue.ts';
+import { KeyLiveness } from './key-liveness.ts';
 import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, planNext, recordedIn, resummarize, runRow, type BatchEnv, type Chunk, type PlanState } from './work.ts';
 
 export interface BatchRunnerServices {
@@ -49,9 +50,12 @@ export class BatchRunner implements BatchDispatcher {
   /** PostgreSQL: unfinished runs whose plan job this instance has sent. */
   private readonly seen = new Set<string>();
   private looking = false;
+  /** h-harden: runs stop when their key is revoked or expires. */
+  private readonly keys: KeyLiveness;
 
   constructor(private readonly services: BatchRunnerServices) {
     this.slots = new Limiter(services.config.batch.concurrency);
+    this.keys = new KeyLiveness(services.store);
     this.env = { store: services.store, engine: services.engine, ctx: { store: services.store, config: services.config, ...(services.spans ? { spans: services.spans } : {}) } };
   }
 
@@ -257,6 +261,8 @@ export class BatchRunner implements BatchDispatcher {
       await failBatch(this.store, batch.id, 'the organization or API key that started the run no longer exists');
       return [];
     }
+    // h-harden: a run whose key was revoked or expired is cancelled, with the reason.
+    if (await this.keys.endIfKeyEnded(batch)) return [];
     if (!target) {
       await failBatch(this.store, batch.id, `the ${batch.judge_id ? `judge ${batch.judge_id}` : `evaluator ${batch.evaluator_id}`} was deleted during the run; the rows scored before are kept`);
       return [];
@@ -270,7 +276,7 @@ export class BatchRunner implements BatchDispatcher {
       const release = await this.slots.acquire();
       // Checked when the row is about to start: after a cancel, no row starts.
       const now = this.stopping ? null : await this.store.getBatchExecution(batch.id).catch((err) => (release(), Promise.reject(err)));
-      if (!now || isTerminal(now.status)) {
+      if (!now || isTerminal(now.status) || (await this.keys.endIfKeyEnded(now).catch((err) => (release(), Promise.reject(err))))) {
         release();
         break;
       }
