@@ -103,6 +103,7 @@ export class BatchRunner implements BatchDispatcher {
     const { batch } = this.services.config;
     this.pgStart ??= PgBatchQueue.start(this.store, {
       leaseMs: batch.leaseMs,
+      jobRetentionMs: batch.jobRetentionMs, // h-harden
       workers: Math.ceil(batch.concurrency / batch.chunk) + 1,
       onPlan: (id) => this.planAll(id),
       // Every row of the chunk settles before the job ends: a job failed while rows still run would
