@@ -12,7 +12,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LAYERS: Array<[name: string, members: RegExp[]]> = [
   ['base', [/^src\/(schemas|errors|config|ids|version|unknown-fields|prices|limits|secret-box)\.ts$/, /^src\/schemas\//]],
   ['store', [/^src\/store\//]],
-  ['core', [/^src\/(domain|engine|generation|conversation|batch|calibration)\//, /^src\/datasets\/(?!stream-routes)/, /^src\/(context|auth)\.ts$/]],
+  ['core', [/^src\/(domain|engine|generation|conversation|batch|calibration)\//, /^src\/datasets\/(?!stream-routes)/, /^src\/(context|auth)\.ts$/, /^src\/quotas\// /* h-harden */]],
   ['definitions', [/^src\/tool\.ts$/, /^src\/operations\//, /^tools\//]],
   ['doors', [/^src\/(http|web|observability)\//, /^src\/datasets\/stream-routes\.ts$/, /^src\/(rest|mcp|openapi|server|rate-limit)\.ts$/]],
   ['entry points', [/^src\/(main|app|cli|admin-socket|key-commands)\.ts$/, /^src\/cli\//]],
