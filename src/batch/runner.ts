@@ -308,8 +308,10 @@ export class BatchRunner implements BatchDispatcher {
     this.stopping = true;
     clearInterval(this.watch);
     registerDispatcher(this.store, null);
+    const ends = Date.now() + graceMs;
     const settled = Promise.allSettled([...this.inFlight]);
     await Promise.race([settled, new Promise((r) => setTimeout(r, graceMs).unref())]);
-    await (this.pg ?? (await this.pgStart?.catch(() => undefined)))?.stop(graceMs);
+    // h-harden: the queue gets what is left of the grace, not a second one.
+    await (this.pg ?? (await this.pgStart?.catch(() => undefined)))?.stop(Math.max(0, ends - Date.now()));
   }
 }
