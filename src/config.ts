@@ -142,6 +142,7 @@ const EnvSchema = z.object({
   TRIBUNAL_MODEL_ALLOW_LOOPBACK: bool.default(true),
   TRIBUNAL_MODEL_ALLOW_PRIVATE: bool.default(false),
   TRIBUNAL_DEMO_MODELS: bool.default(false),
+  TRIBUNAL_BATCH_JOB_RETENTION: duration.default(parseDuration('1h')),
   // h-harden: per-organization quotas (docs/DEPLOYMENT.md, "Security"); demo organizations far lower.
   TRIBUNAL_QUOTA_ITEMS: int(1).default(5_000_000),
   TRIBUNAL_QUOTA_DATASETS: int(1).default(10_000),
@@ -236,6 +237,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       chunk: e.TRIBUNAL_BATCH_CHUNK,
       leaseMs: Math.max(1000, e.TRIBUNAL_BATCH_LEASE),
       worker: e.TRIBUNAL_BATCH_WORKER,
+      /** h-harden: PostgreSQL: finished pg-boss jobs (with item text) are deleted after this. */
+      jobRetentionMs: e.TRIBUNAL_BATCH_JOB_RETENTION,
     },
     // Budgets (room h-cost, docs/COST.md): the default daily cap of every organization (an admin may set another per org).
     budget: { orgDailyUsd: e.TRIBUNAL_ORG_DAILY_BUDGET_USD ?? null },

@@ -56,6 +56,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const graceMs = config.http.shutdownGraceMs;
+      const graceEnds = Date.now() + graceMs; // h-harden: one grace period for requests and batch rows together
       if (!(await inFlight.settle(graceMs))) {
         for (const line of inFlight.describeCutShort()) {
           log.error(`shutdown: request failed, cut short after the ${graceMs / 1000} s grace period (TRIBUNAL_SHUTDOWN_GRACE): ${line}`);
@@ -64,7 +65,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
       server.closeAllConnections();
       await stopped;
       // Batch rows in flight get the rest of the grace period; the others resume at the next start.
-      await services.batches?.stop(graceMs);
+      await services.batches?.stop(Math.max(0, graceEnds - Date.now()));
       demoPurge.stop();
       await admin?.close();
       await rateLimits.close();

@@ -27,6 +27,8 @@ function uuidFor(key: string): string {
 export interface PgQueueOptions {
   leaseMs: number;
   workers: number;
+  /** h-harden: how long finished jobs (which hold item text) are kept, archived then deleted; default 1 h. */
+  jobRetentionMs?: number;
   onPlan(batchId: string): Promise<void>;
   onChunk(chunk: Chunk): Promise<void>;
 }
@@ -41,12 +43,18 @@ export class PgBatchQueue {
     // deployments on one database) gets a queue schema of its own beside it.
     const schema = rows[0].s === 'public' ? 'tribunal_queue' : `${rows[0].s}_queue`;
     const lease = Math.max(1, Math.round(opts.leaseMs / 1000));
+    const retention = Math.max(1, Math.round((opts.jobRetentionMs ?? 3_600_000) / 1000));
     const boss = new PgBoss({
       db: { executeSql: (text: string, values: unknown[]) => pool.query(text, values) },
       schema,
       // Expired jobs (a dead worker) are found by the maintenance pass: run it often enough that
       // a lease is not stretched much beyond its length.
       maintenanceIntervalSeconds: Math.max(1, Math.min(60, Math.floor(lease / 2))),
+      // h-harden: finished jobs hold the rows' text: archived within minutes and deleted after the
+      // retention (pg-boss's own default keeps them about 7 days, past a demo organization's purge).
+      archiveCompletedAfterSeconds: Math.max(1, Math.min(300, retention)),
+      archiveFailedAfterSeconds: Math.max(1, Math.min(300, retention)),
+      deleteAfterSeconds: retention,
     } as PgBoss.ConstructorOptions);
     boss.on('error', (err) => log.error(`batch queue: ${(err as Error).message}`));
     await boss.start();

@@ -15,6 +15,7 @@ import type { ScoringEngine } from '../engine/types.ts';
 import type { BatchExecutionRecord, Store } from '../store/types.ts';
 import { isTerminal, registerDispatcher, type BatchDispatcher } from './batches.ts';
 import { PgBatchQueue } from './pg-queue.ts';
+import { KeyLiveness } from './key-liveness.ts';
 import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, planNext, recordedIn, resummarize, runRow, type BatchEnv, type Chunk, type PlanState } from './work.ts';
 import { log } from '../log.ts';
 
@@ -50,9 +51,12 @@ export class BatchRunner implements BatchDispatcher {
   /** PostgreSQL: unfinished runs whose plan job this instance has sent. */
   private readonly seen = new Set<string>();
   private looking = false;
+  /** h-harden: runs stop when their key is revoked or expires. */
+  private readonly keys: KeyLiveness;
 
   constructor(private readonly services: BatchRunnerServices) {
     this.slots = new Limiter(services.config.batch.concurrency);
+    this.keys = new KeyLiveness(services.store);
     this.env = { store: services.store, engine: services.engine, ctx: { store: services.store, config: services.config, ...(services.spans ? { spans: services.spans } : {}) } };
   }
 
@@ -100,6 +104,7 @@ export class BatchRunner implements BatchDispatcher {
     const { batch } = this.services.config;
     this.pgStart ??= PgBatchQueue.start(this.store, {
       leaseMs: batch.leaseMs,
+      jobRetentionMs: batch.jobRetentionMs, // h-harden
       workers: Math.ceil(batch.concurrency / batch.chunk) + 1,
       onPlan: (id) => this.planAll(id),
       // Every row of the chunk settles before the job ends: a job failed while rows still run would
@@ -258,6 +263,8 @@ export class BatchRunner implements BatchDispatcher {
       await failBatch(this.store, batch.id, 'the organization or API key that started the run no longer exists');
       return [];
     }
+    // h-harden: a run whose key was revoked or expired is cancelled, with the reason.
+    if (await this.keys.endIfKeyEnded(batch)) return [];
     if (!target) {
       await failBatch(this.store, batch.id, `the ${batch.judge_id ? `judge ${batch.judge_id}` : `evaluator ${batch.evaluator_id}`} was deleted during the run; the rows scored before are kept`);
       return [];
@@ -271,7 +278,7 @@ export class BatchRunner implements BatchDispatcher {
       const release = await this.slots.acquire();
       // Checked when the row is about to start: after a cancel, no row starts.
       const now = this.stopping ? null : await this.store.getBatchExecution(batch.id).catch((err) => (release(), Promise.reject(err)));
-      if (!now || isTerminal(now.status)) {
+      if (!now || isTerminal(now.status) || (await this.keys.endIfKeyEnded(now).catch((err) => (release(), Promise.reject(err))))) {
         release();
         break;
       }
@@ -302,8 +309,10 @@ export class BatchRunner implements BatchDispatcher {
     this.stopping = true;
     clearInterval(this.watch);
     registerDispatcher(this.store, null);
+    const ends = Date.now() + graceMs;
     const settled = Promise.allSettled([...this.inFlight]);
     await Promise.race([settled, new Promise((r) => setTimeout(r, graceMs).unref())]);
-    await (this.pg ?? (await this.pgStart?.catch(() => undefined)))?.stop(graceMs);
+    // h-harden: the queue gets what is left of the grace, not a second one.
+    await (this.pg ?? (await this.pgStart?.catch(() => undefined)))?.stop(Math.max(0, ends - Date.now()));
   }
 }

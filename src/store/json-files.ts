@@ -92,6 +92,19 @@ export async function syncDir(dir: string): Promise<void> {
 export function removeStaleTempFiles(dataDir: string): string[] {
   const stale = fs.readdirSync(dataDir).filter((name) => /^(db\.json|logs\.jsonl)\.\d+\.tmp$/.test(name));
   for (const name of stale) fs.rmSync(path.join(dataDir, name), { force: true });
+  // h-harden: the same for datasets/datasets.json and batches/batches.json (written the same way).
+  for (const sub of ['datasets', 'batches']) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(path.join(dataDir, sub));
+    } catch {
+      continue;
+    }
+    for (const name of names.filter((n) => new RegExp(`^${sub}\\.json\\.\\d+\\.tmp$`).test(n))) {
+      fs.rmSync(path.join(dataDir, sub, name), { force: true });
+      stale.push(path.join(sub, name));
+    }
+  }
   return stale;
 }
 
