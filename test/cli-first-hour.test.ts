@@ -127,3 +127,21 @@ test('judges get fits a 120-column terminal', async () => {
     assert.match(r.stdout, /intent:\s+Checks that every support answer/);
   }
 });
+
+test("judges list: the caller's own by default; --public adds others' public ones with OWNER", async () => {
+  // Another organization (a demo user) with a public judge named like one of ours.
+  const other = await rig.server.demoUser();
+  const theirs = await rig.server.request('POST', '/v1/judges/', { key: other.api_key, body: { name: 'Support answers', intent: 'Theirs.', evaluator_ids: ['Clarity'] } });
+  assert.equal(theirs.status, 201, JSON.stringify(theirs.body));
+  const ours = await rig.server.request('POST', '/v1/judges/', { key: rig.key, body: { name: 'Support answers', intent: 'Ours.', evaluator_ids: ['Clarity'] } });
+  assert.equal(ours.status, 201, JSON.stringify(ours.body));
+  const own = ok(await rig.cli(['judges', 'list', '--all']));
+  assert.match(own.stdout, new RegExp(ours.body.id));
+  assert.doesNotMatch(own.stdout, new RegExp(theirs.body.id));
+  const all = ok(await rig.cli(['judges', 'list', '--public', '--all']));
+  assert.match(all.stdout, /OWNER/);
+  assert.match(all.stdout, new RegExp(`${ours.body.id}.*Support answers.*\\byou\\b`));
+  assert.match(all.stdout, new RegExp(`${theirs.body.id}.*Support answers.*another org`));
+  const evaluators = ok(await rig.cli(['evaluators', 'list', '--search', 'Clarity']));
+  assert.match(evaluators.stdout, /preset_clarity/);
+});

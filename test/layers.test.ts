@@ -14,8 +14,8 @@ const LAYERS: Array<[name: string, members: RegExp[]]> = [
   ['store', [/^src\/store\//]],
   ['core', [/^src\/(domain|engine|generation|conversation|batch|calibration)\//, /^src\/datasets\/(?!stream-routes)/, /^src\/(context|auth)\.ts$/]],
   ['definitions', [/^src\/tool\.ts$/, /^src\/operations\//, /^tools\//]],
-  ['doors', [/^src\/(http|web|observability)\//, /^src\/datasets\/stream-routes\.ts$/, /^src\/(rest|mcp|openapi|server|rate-limit)\.ts$/]],
-  ['entry points', [/^src\/(main|app|cli|admin-socket|key-commands)\.ts$/, /^src\/cli\//]],
+  ['doors', [/^src\/(http|web|observability)\//, /^src\/datasets\/stream-routes\.ts$/, /^src\/(rest|mcp|openapi|server|rate-limit)\.ts$/, /^src\/openapi-ops\.ts$/]], // openapi-ops: issue 26
+  ['entry points', [/^src\/(main|app|cli|admin-socket|key-commands)\.ts$/, /^src\/cli\//, /^src\/secret-file\.ts$/]], // secret-file: issue 26 (start-up)
 ];
 
 const layerOf = (file: string) => LAYERS.findIndex(([, members]) => members.some((re) => re.test(file)));
