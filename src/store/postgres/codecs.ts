@@ -309,8 +309,8 @@ export function logPageQuery(filter: LogFilter, page: PageQuery): { sql: string;
 
 export function visibilitySql(q: PageSql, f: { org_id: string; include_public: boolean; include_presets?: boolean }): void {
   // include_presets (issue 26): the shipped presets, which belong to no organization.
-  const own = f.include_presets ? `(org_id = ${q.p(f.org_id)} OR org_id IS NULL)` : `org_id = ${q.p(f.org_id)}`;
-  q.where.push(f.include_public ? `(org_id = ${q.p(f.org_id)} OR visibility = 'public')` : own);
+  if (f.include_public) q.where.push(`(org_id = ${q.p(f.org_id)} OR visibility = 'public')`);
+  else q.where.push(f.include_presets ? `(org_id = ${q.p(f.org_id)} OR org_id IS NULL)` : `org_id = ${q.p(f.org_id)}`);
 }
 
 export function searchSql(q: PageSql, search: string | undefined, columns: string[]): void {
