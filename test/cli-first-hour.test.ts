@@ -67,6 +67,9 @@ test('batch results | head -1 ends with exit 0 and no "error: EPIPE"; --limit N 
   const written = ok(await rig.cli(['batch', 'results', id, '--limit', '250', '--out', out]));
   assert.match(written.stderr, /Wrote 250 row\(s\)/);
   assert.equal(fs.readFileSync(out, 'utf8').trim().split('\n').length, 250);
+  // issue 26 item 6: batch list names the judge (the ids are in --json).
+  const listed2 = ok(await rig.cli(['batch', 'list']));
+  assert.match(listed2.stdout, new RegExp(`${id}.*pipe judge 450.*\\(items\\)`));
   const bad = await rig.cli(['batch', 'results', id, '--limit', '0']);
   assert.equal(bad.code, 2, bad.stderr);
   assert.match(bad.stderr, /limit/);
