@@ -16,6 +16,7 @@ describe('web layout at 1280x800', { skip }, () => {
   let b: BrowserRig;
   let key: string;
   const pages: string[] = [];
+  let comparisonPath = '';
 
   before(async () => {
     ({ fake, server } = await startServerWithFakeModel({ TRIBUNAL_RATE_LIMIT: '100000' }));
@@ -30,6 +31,7 @@ describe('web layout at 1280x800', { skip }, () => {
     await req('POST', `/v1/datasets/${dataset.id}/items/`, { items: Array.from({ length: 4 }, (_, i) => ({ request: `question ${i}`, response: `answer ${i}` })) });
     const run = await req('POST', `/v1/judges/${judge.id}/execute/`, { request: 'q', response: 'a' });
     const compared = await req('POST', `/v1/judges/${judge.id}/compare/`, { request: 'q', response_a: 'first', response_b: 'second' });
+    comparisonPath = `/app/logs/${compared.execution_log_id}`;
     const batch = await req('POST', `/v1/judges/${judge.id}/batch-execute/`, { dataset_id: dataset.id, tags: ['layout', 'nightly', 'a-long-tag-for-width'] });
     for (;;) {
       const now = await req('GET', `/v1/judges/batch-executions/${batch.batch_execution_id}/`);
@@ -91,6 +93,12 @@ describe('web layout at 1280x800', { skip }, () => {
         return out;
       });
       for (const f of found) problems.push(`${path}: ${f}`);
+      // issue 26 item 10: a comparison log shows each evaluator's two orders and their reasoning.
+      if (path === comparisonPath) {
+        const pairs = page.locator('.order-pair');
+        assert.equal(await pairs.count(), 3);
+        for (const shown of ['Response A shown first', 'Response B shown first']) assert.equal(await page.getByText(shown, { exact: true }).count(), 3);
+      }
       await b.screenshot(`layout${path.replace(/\//g, '_')}`);
     }
     assert.deepEqual(problems, []);
