@@ -67,6 +67,9 @@ test('batch results | head -1 ends with exit 0 and no "error: EPIPE"; --limit N 
   const written = ok(await rig.cli(['batch', 'results', id, '--limit', '250', '--out', out]));
   assert.match(written.stderr, /Wrote 250 row\(s\)/);
   assert.equal(fs.readFileSync(out, 'utf8').trim().split('\n').length, 250);
+  // issue 26 item 6: batch list names the judge (the ids are in --json).
+  const listed2 = ok(await rig.cli(['batch', 'list']));
+  assert.match(listed2.stdout, new RegExp(`${id}.*pipe judge 450.*\\(items\\)`));
   const bad = await rig.cli(['batch', 'results', id, '--limit', '0']);
   assert.equal(bad.code, 2, bad.stderr);
   assert.match(bad.stderr, /limit/);
@@ -126,4 +129,22 @@ test('judges get fits a 120-column terminal', async () => {
     assert.match(r.stdout, /Answer Relevance/);
     assert.match(r.stdout, /intent:\s+Checks that every support answer/);
   }
+});
+
+test("judges list: the caller's own by default; --public adds others' public ones with OWNER", async () => {
+  // Another organization (a demo user) with a public judge named like one of ours.
+  const other = await rig.server.demoUser();
+  const theirs = await rig.server.request('POST', '/v1/judges/', { key: other.api_key, body: { name: 'Support answers', intent: 'Theirs.', evaluator_ids: ['Clarity'] } });
+  assert.equal(theirs.status, 201, JSON.stringify(theirs.body));
+  const ours = await rig.server.request('POST', '/v1/judges/', { key: rig.key, body: { name: 'Support answers', intent: 'Ours.', evaluator_ids: ['Clarity'] } });
+  assert.equal(ours.status, 201, JSON.stringify(ours.body));
+  const own = ok(await rig.cli(['judges', 'list', '--all']));
+  assert.match(own.stdout, new RegExp(ours.body.id));
+  assert.doesNotMatch(own.stdout, new RegExp(theirs.body.id));
+  const all = ok(await rig.cli(['judges', 'list', '--public', '--all']));
+  assert.match(all.stdout, /OWNER/);
+  assert.match(all.stdout, new RegExp(`${ours.body.id}.*Support answers.*\\byou\\b`));
+  assert.match(all.stdout, new RegExp(`${theirs.body.id}.*Support answers.*another org`));
+  const evaluators = ok(await rig.cli(['evaluators', 'list', '--search', 'Clarity']));
+  assert.match(evaluators.stdout, /preset_clarity/);
 });

@@ -188,6 +188,20 @@ describe('visibility between organizations', () => {
     assert.equal((await srv.request('GET', `/v1/judges/${demoJudge.body.id}/`, { key: keyB })).status, 200);
     const onlyMine = await srv.request('GET', '/v1/judges/?include_public=false', { key: keyB });
     assert.ok(!onlyMine.body.results.some((j: { id: string }) => j.id === demoJudge.body.id));
+    // issue 26: lists default to the caller's own organization (plus the presets, for evaluators);
+    // other organizations' public ones come only with include_public=true.
+    const byDefault = await srv.request('GET', '/v1/judges/?limit=200', { key: keyB });
+    assert.ok(!byDefault.body.results.some((j: { id: string }) => j.id === demoJudge.body.id), 'a demo user\'s public judge is not in a new org\'s list');
+    assert.ok(byDefault.body.results.some((j: { name: string }) => j.name === 'B judge'));
+    const withPublic = await srv.request('GET', '/v1/judges/?include_public=true&limit=200', { key: keyB });
+    assert.ok(withPublic.body.results.some((j: { id: string }) => j.id === demoJudge.body.id));
+    const evaluators = await srv.request('GET', '/v1/evaluators/?limit=200', { key: keyB });
+    assert.ok(!evaluators.body.results.some((e: { id: string }) => e.id === pub.id), "another org's public evaluator is not listed by default");
+    assert.ok(evaluators.body.results.some((e: { name: string; is_preset: boolean }) => e.name === 'Clarity' && e.is_preset), 'the presets are');
+    const allEvaluators = await srv.request('GET', '/v1/evaluators/?include_public=true&limit=200', { key: keyB });
+    assert.ok(allEvaluators.body.results.some((e: { id: string }) => e.id === pub.id));
+    // Names still reach others' public resources (a name is explicit): run and get by name work.
+    assert.equal((await srv.request('GET', `/v1/judges/${demoJudge.body.id}/`, { key: keyB })).status, 200);
   });
 
   it("rejects another organization's project_id", async () => {

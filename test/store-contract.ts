@@ -524,6 +524,12 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         assert.deepEqual(await list({ is_preset: true }), [preset.id]);
         assert.deepEqual(await list({ is_preset: false }), [own.id]);
         assert.deepEqual(await list({ include_public: false }), [own.id]);
+        // issue 26: own and the presets, without other organizations' public evaluators.
+        const theirs = evaluator('org_b', { name: 'Shared by b', visibility: 'public', created_at: at(2) });
+        await store.createEvaluator(theirs);
+        assert.deepEqual(await list({}), [theirs.id, own.id, preset.id]);
+        assert.deepEqual(await list({ include_public: false, include_presets: true }), [own.id, preset.id]);
+        assert.deepEqual(await list({ include_public: false, include_presets: true, is_preset: true }), [preset.id]);
       });
 
       it('keeps a jury (models, aggregation) and the scoring mode through every read and version', async () => {

@@ -9,13 +9,13 @@ export default defineTool({
   name: 'list_judges',
   title: 'List judges',
   description:
-    'Find a judge to run. Lists the judges available to your organization (yours, plus public ones unless include_public is false), newest first. ' +
+    'Find a judge to run. Lists your organization\'s judges, newest first; public judges of other organizations only with include_public: true. ' +
     'Each judge is a named set of evaluators for one stage of an application. Use `search` to match names and intents; pass the chosen id or name to get_judge or run_judge. ' +
     'Returns {results, next_cursor}; pass next_cursor back as `cursor` for more. If none fits, build one with generate_judge (from a description) or create_judge (from chosen evaluators).',
   input: z.object({
     search: z.string().optional().describe('case-insensitive text to find in judge names, intents and stages'),
     project_id: z.string().optional().describe('only judges of this project of yours'),
-    include_public: z.boolean().optional().describe('include public judges of other organizations (default true)'),
+    include_public: z.boolean().optional().describe('also list public judges of other organizations (default false: yours only)'),
     ...PageParams,
   }),
   output: page(Judge),
@@ -23,7 +23,7 @@ export default defineTool({
   async handler(input, ctx) {
     await checkProjectFilter(ctx, input.project_id);
     const result = await ctx.store.listJudges(
-      { org_id: ctx.caller.org.id, include_public: input.include_public ?? true, project_id: input.project_id, search: input.search },
+      { org_id: ctx.caller.org.id, include_public: input.include_public ?? false, project_id: input.project_id, search: input.search }, // issue 26: others' public ones on request
       pageQuery(input, ctx.config.limits.pageSize),
     );
     // Another organization's draft (a demo user's abandoned generation) can neither run nor be finished by this caller.

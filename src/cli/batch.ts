@@ -133,11 +133,25 @@ const list_: Command = {
       : await api.get<{ results: BatchRecord[]; next_cursor: string | null }>(path, { ...query, limit: num(values.limit, 'limit', { min: 1, integer: true }), cursor: str(values.cursor) });
     if (json) printJson(page);
     else {
-      printTable(
-        ['ID', 'STATUS', 'ROWS', 'FAILED', 'JUDGE', 'DATASET', 'CREATED', 'COST'],
-        page.results.map((b) => [b.id, b.status, `${b.done + b.failed}/${b.total}`, b.failed, b.judge_id ?? b.evaluator_id ?? '', b.dataset_id ?? '(items)', day(b.created_at), usd(b.cost_usd)]),
-        ['l', 'l', 'r', 'r'],
+      // Names, not ids (issue 26): the judge (or evaluator) and the dataset; the ids are in --json.
+      const names = new Map<string, Promise<string>>();
+      const nameOf = (kind: string, id: string) => {
+        if (!names.has(id)) names.set(id, api.get<{ name?: string }>(`/v1/${kind}/${encodeURIComponent(id)}/`).then((r) => r.name ?? id, () => id));
+        return names.get(id)!;
+      };
+      const rows = await Promise.all(
+        page.results.map(async (b) => [
+          b.id,
+          b.status,
+          `${b.done + b.failed}/${b.total}`,
+          b.failed,
+          b.judge_id ? await nameOf('judges', b.judge_id) : b.evaluator_id ? `${await nameOf('evaluators', b.evaluator_id)} (evaluator)` : '',
+          b.dataset_id ? await nameOf('datasets', b.dataset_id) : '(items)',
+          day(b.created_at),
+          usd(b.cost_usd),
+        ]),
       );
+      printTable(['ID', 'STATUS', 'ROWS', 'FAILED', 'JUDGE', 'DATASET', 'CREATED', 'COST'], rows, ['l', 'l', 'r', 'r']);
       printNextPage(page.next_cursor, 'tribunal batch list');
     }
     return EXIT.ok;

@@ -263,8 +263,10 @@ export async function resolveId(client: ApiClient, kind: 'judge' | 'evaluator', 
   if (ID_PATTERNS[kind].test(ref)) return ref;
   const path = kind === 'judge' ? '/v1/judges/' : '/v1/evaluators/';
   const exact = async (includePublic: boolean) =>
-    (await client.listAll<{ id: string; name: string }>(path, { search: ref, include_public: includePublic })).filter((r) => r.name === ref);
+    (await client.listAll<{ id: string; name: string; is_preset?: boolean }>(path, { search: ref, include_public: includePublic })).filter((r) => r.name === ref);
   let matches = await exact(false);
+  // The caller's own lists hold the presets too (issue 26): its own evaluator wins over a preset's name.
+  if (matches.length > 1 && matches.filter((m) => !m.is_preset).length === 1) matches = matches.filter((m) => !m.is_preset);
   if (!matches.length) matches = await exact(true);
   if (!matches.length) {
     throw new CliError(EXIT.notFound, `no ${kind} with the id or exact name ${JSON.stringify(ref)} is visible to this key (names are case-sensitive; see: tribunal ${kind}s list --search ...).`, { code: 'not_found', status: 404 });

@@ -6,6 +6,7 @@ import { clip, day, printFields, printJson, printNextPage, printTable } from './
 import { confirm, isInteractive } from './prompt.ts';
 import { defined, inFlagTerms, printRunResult, readJsonObject, readText, RUN_HELP, RUN_OPTIONS, runInputFromFlags, type Group, type RunResult } from './shared.ts';
 import { declaredInputs } from './judge-view.ts';
+import { ownProjects } from './judges.ts';
 
 interface Evaluator {
   id: string;
@@ -32,13 +33,14 @@ interface Evaluator {
 const needs = (e: Evaluator) => declaredInputs(e);
 
 const list_: Command = {
-  summary: 'list evaluators (yours, public ones and the shipped presets)',
-  help: `Usage: tribunal evaluators list [--search <text>] [--presets | --no-presets] [--own] [--project <id>] [--limit N] [--cursor C | --all]
+  summary: "list evaluators (yours and the shipped presets; --public: others' public ones too)",
+  help: `Usage: tribunal evaluators list [--search <text>] [--presets | --no-presets] [--own | --public] [--project <id>] [--limit N] [--cursor C | --all]
 
   --search <text>   match names and intents (case-insensitive)
   --presets         only the shipped presets
   --no-presets      leave the presets out
-  --own             only your organization's evaluators (no public ones or presets)
+  --own             only your organization's evaluators (no presets)
+  --public          also other organizations' public evaluators (KIND says whose)
   --project <id>    only evaluators of this project
   --limit <n>       page size (default 50, at most 200)
   --cursor <c>      the next page
@@ -48,6 +50,7 @@ const list_: Command = {
     presets: { type: 'boolean' },
     'no-presets': { type: 'boolean' },
     own: { type: 'boolean' },
+    public: { type: 'boolean' },
     project: { type: 'string' },
     limit: { type: 'string' },
     cursor: { type: 'string' },
@@ -55,20 +58,22 @@ const list_: Command = {
   },
   async run({ values, json, client }) {
     if (values.presets && values['no-presets']) throw usageError('give --presets or --no-presets, not both.');
+    if (values.own && values.public) throw usageError('give --own or --public, not both.');
     const query = {
       search: str(values.search),
       project_id: str(values.project),
-      include_public: values.own ? false : undefined,
-      is_preset: values.presets ? true : values['no-presets'] ? false : undefined,
+      include_public: values.public ? true : undefined,
+      is_preset: values.presets ? true : values['no-presets'] || values.own ? false : undefined,
     };
     const page = values.all
       ? { results: await client().listAll('/v1/evaluators/', query), next_cursor: null }
       : await client().get('/v1/evaluators/', { ...query, limit: num(values.limit, 'limit', { min: 1, integer: true }), cursor: str(values.cursor) });
     if (json) printJson(page);
     else {
+      const mine = values.public ? await ownProjects(client()) : null; // issue 26: whose, when others' are listed
       printTable(
         ['ID', 'NAME', 'KIND', 'NEEDS', 'INTENT'],
-        page.results.map((e: Evaluator) => [e.id, clip(e.name, 36), e.is_preset ? 'preset' : e.visibility, needs(e), clip(e.intent, 60)]),
+        page.results.map((e: Evaluator) => [e.id, clip(e.name, 36), e.is_preset ? 'preset' : mine && !mine.has(e.project_id ?? '') ? 'public, another org' : e.visibility, needs(e), clip(e.intent, 60)]),
       );
       printNextPage(page.next_cursor, 'tribunal evaluators list');
     }

@@ -1,6 +1,6 @@
 // tribunal judges list|get|create|update|delete|run|generate (and export|import|duplicate|claim: judge-files.ts)
 import { num, oneOf, runGroup, str, list, type Command } from './command.ts';
-import { resolveId } from './client.ts';
+import { resolveId, type ApiClient } from './client.ts';
 import { EXIT, usageError } from './errors.ts';
 import { generateCommand } from './generate.ts';
 import { judgeFileCommands } from './judge-files.ts';
@@ -13,26 +13,30 @@ import { defined, inFlagTerms, printRunResult, readJsonObject, RUN_HELP, RUN_OPT
 const VISIBILITY = ['private', 'public'] as const;
 
 const list_: Command = {
-  summary: 'list judges (yours and public ones), newest first',
-  help: `Usage: tribunal judges list [--search <text>] [--project <id>] [--own] [--limit N] [--cursor C | --all]
+  summary: "list your organization's judges (--public: others' public ones too), newest first",
+  help: `Usage: tribunal judges list [--search <text>] [--project <id>] [--public] [--limit N] [--cursor C | --all]
 
   --search <text>   match names, intents and stages (case-insensitive)
   --project <id>    only judges of this project
-  --own             only your organization's judges (no public ones)
+  --public          also other organizations' public judges (OWNER says whose)
+  --own             only your organization's judges (the default)
   --limit <n>       page size (default 50, at most 200)
   --cursor <c>      the next page (printed under a list that has more)
   --all             every page`,
-  options: { search: { type: 'string' }, project: { type: 'string' }, own: { type: 'boolean' }, limit: { type: 'string' }, cursor: { type: 'string' }, all: { type: 'boolean' } },
+  options: { search: { type: 'string' }, project: { type: 'string' }, own: { type: 'boolean' }, public: { type: 'boolean' }, limit: { type: 'string' }, cursor: { type: 'string' }, all: { type: 'boolean' } },
   async run({ values, json, client }) {
-    const query = { search: str(values.search), project_id: str(values.project), include_public: values.own ? false : undefined };
+    if (values.own && values.public) throw usageError('give --own or --public, not both.');
+    const query = { search: str(values.search), project_id: str(values.project), include_public: values.public ? true : undefined };
     const page = values.all
       ? { results: await client().listAll('/v1/judges/', query), next_cursor: null }
       : await client().get('/v1/judges/', { ...query, limit: num(values.limit, 'limit', { min: 1, integer: true }), cursor: str(values.cursor) });
     if (json) printJson(page);
     else {
+      // With others' public judges, two can share a name: OWNER says whose each is (issue 26).
+      const mine = values.public ? await ownProjects(client()) : null;
       printTable(
-        ['ID', 'NAME', 'STAGE', 'EVALUATORS', 'VISIBILITY', 'UPDATED'],
-        page.results.map((j: JudgeFull) => [j.id, clip(j.name, 40), clip(j.stage, 20), j.evaluators.length, j.visibility, day(j.updated_at)]),
+        ['ID', 'NAME', 'STAGE', 'EVALUATORS', 'VISIBILITY', ...(mine ? ['OWNER'] : []), 'UPDATED'],
+        page.results.map((j: JudgeFull) => [j.id, clip(j.name, 40), clip(j.stage, 20), j.evaluators.length, j.visibility, ...(mine ? [mine.has(j.project_id) ? 'you' : 'another org'] : []), day(j.updated_at)]),
       );
       printNextPage(page.next_cursor, 'tribunal judges list');
     }
@@ -193,3 +197,8 @@ export function judges(argv: string[]): Promise<number> {
   return runGroup('judges', 'Judges are named sets of evaluators for one stage of an application.', judgeCommands, argv);
 }
 
+
+/** The ids of the caller's own projects: what tells its resources from other organizations' public ones. */
+export async function ownProjects(api: ApiClient): Promise<Set<string>> {
+  return new Set((await api.listAll<{ id: string }>('/v1/projects/', {})).map((p) => p.id));
+}

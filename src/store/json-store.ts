@@ -144,8 +144,8 @@ function paginate<T extends { created_at: string; id: string }>(sorted: T[], pag
   return { items: items.map(clone), last: more && lastItem ? { created_at: lastItem.created_at, id: lastItem.id } : undefined };
 }
 
-function visibleTo(filter: { org_id: string; include_public: boolean }, rec: { org_id: string | null; visibility: string }) {
-  return rec.org_id === filter.org_id || (filter.include_public && rec.visibility === 'public');
+function visibleTo(filter: { org_id: string; include_public: boolean; include_presets?: boolean }, rec: { org_id: string | null; visibility: string }) {
+  return rec.org_id === filter.org_id || (filter.include_public && rec.visibility === 'public') || (filter.include_presets === true && rec.org_id === null);
 }
 
 function matchesSearch(search: string | undefined, ...fields: string[]): boolean {

@@ -87,6 +87,8 @@ export interface Page<T> {
 export interface Visible {
   org_id: string;
   include_public: boolean;
+  /** issue 26: the shipped presets (no organization) even when include_public is false. */
+  include_presets?: boolean;
 }
 
 export interface EvaluatorFilter extends Visible {

@@ -308,8 +308,10 @@ export function logPageQuery(filter: LogFilter, page: PageQuery): { sql: string;
   return { sql: `SELECT l.* FROM execution_logs l JOIN (${inner}) p USING (id) ORDER BY p.created_at DESC, p.id DESC`, params: q.params };
 }
 
-export function visibilitySql(q: PageSql, f: { org_id: string; include_public: boolean }): void {
-  q.where.push(f.include_public ? `(org_id = ${q.p(f.org_id)} OR visibility = 'public')` : `org_id = ${q.p(f.org_id)}`);
+export function visibilitySql(q: PageSql, f: { org_id: string; include_public: boolean; include_presets?: boolean }): void {
+  // include_presets (issue 26): the shipped presets, which belong to no organization.
+  if (f.include_public) q.where.push(`(org_id = ${q.p(f.org_id)} OR visibility = 'public')`);
+  else q.where.push(f.include_presets ? `(org_id = ${q.p(f.org_id)} OR org_id IS NULL)` : `org_id = ${q.p(f.org_id)}`);
 }
 
 export function searchSql(q: PageSql, search: string | undefined, columns: string[]): void {

@@ -7,7 +7,8 @@ import { badge, link, tableWrap, time } from './ui.js';
 const SIZE = 320;
 const M = { left: 44, right: 14, top: 14, bottom: 40 };
 
-export const fmtStat = (v, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits));
+// issue 26: a value that rounds to zero prints "0.000", never "-0.000".
+export const fmtStat = (v, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits).replace(/^-(0\.0*)$/, '$1'));
 
 /**
  * items: calibration items of one evaluator ({expected, score, execution_log_id, difference}). Items the

@@ -3,7 +3,7 @@
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { button, confirmDialog, errorBox, fmtCost, fmtScore, link, pageHeading, scoreBar, showMore, tableWrap, time } from '../lib/ui.js';
-import { statusBadge } from './batches.js';
+import { nameOf, statusBadge } from './batches.js';
 
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 const POLL_MS = 1000;
@@ -12,6 +12,9 @@ export default async function batch(page, { params, isCurrent }) {
   const path = `/v1/judges/batch-executions/${encodeURIComponent(params.id)}/`;
   let b = await api('GET', path);
   const judge = b.judge_id ? await api('GET', `/v1/judges/${encodeURIComponent(b.judge_id)}/`).catch(() => null) : null;
+  // The dataset by its name (issue 26); its id on hover.
+  const datasetName = b.dataset_id ? await nameOf('datasets', b.dataset_id) : null;
+  const evaluatorName = b.evaluator_id ? await nameOf('evaluators', b.evaluator_id) : null;
 
   const facts = h('dl', { class: 'facts' });
   const progressArea = h('div', { 'aria-live': 'polite' });
@@ -41,9 +44,9 @@ export default async function batch(page, { params, isCurrent }) {
       h('dt', {}, 'Status'),
       h('dd', { 'data-status': b.status }, statusBadge(b.status), b.error ? h('span', { class: 'muted' }, ` ${b.error}`) : null),
       h('dt', {}, b.judge_id ? 'Judge' : 'Evaluator'),
-      h('dd', {}, b.judge_id ? link(`/app/judges/${encodeURIComponent(b.judge_id)}`, judge?.name ?? b.judge_id) : link(`/app/evaluators/${encodeURIComponent(b.evaluator_id)}`, b.evaluator_id), b.judge_version ? h('span', { class: 'muted' }, ` version ${b.judge_version}`) : null),
+      h('dd', {}, b.judge_id ? link(`/app/judges/${encodeURIComponent(b.judge_id)}`, judge?.name ?? b.judge_id) : link(`/app/evaluators/${encodeURIComponent(b.evaluator_id)}`, evaluatorName ?? b.evaluator_id, { title: b.evaluator_id }), b.judge_version ? h('span', { class: 'muted' }, ` version ${b.judge_version}`) : null),
       h('dt', {}, 'Dataset'),
-      h('dd', {}, b.dataset_id ? link(`/app/datasets/${encodeURIComponent(b.dataset_id)}`, b.dataset_id) : h('span', { class: 'muted' }, 'items given in the request')),
+      h('dd', {}, b.dataset_id ? link(`/app/datasets/${encodeURIComponent(b.dataset_id)}`, datasetName ?? b.dataset_id, { title: b.dataset_id }) : h('span', { class: 'muted' }, 'items given in the request')),
       h('dt', {}, 'Created'),
       h('dd', {}, time(b.created_at)),
       h('dt', {}, 'Finished'),

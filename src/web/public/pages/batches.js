@@ -41,20 +41,22 @@ export default async function batches(page, { app, query }) {
       }
       tbody = h('tbody');
       clear(listArea).append(
-        tableWrap(h('table', { 'aria-label': 'Batch runs' }, h('thead', {}, h('tr', {}, ['Run', 'Status', 'Rows', 'Failed', 'Dataset', 'Cost', 'Created'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
+        tableWrap(h('table', { 'aria-label': 'Batch runs' }, h('thead', {}, h('tr', {}, ['Run of', 'Status', 'Rows', 'Failed', 'Dataset', 'Cost', 'Created'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
       );
     }
+    // Names, not ids (issue 26): the judge (or evaluator) and the dataset; the ids are on hover.
+    await Promise.all(data.results.flatMap((b) => [targetName(b), b.dataset_id ? nameOf('datasets', b.dataset_id) : null]));
     for (const b of data.results) {
       seen.push(b);
       tbody.append(
         h(
           'tr',
           { 'data-batch': b.id },
-          h('th', { scope: 'row' }, link(`/app/batches/${encodeURIComponent(b.id)}`, h('code', {}, b.id))),
+          h('th', { scope: 'row' }, link(`/app/batches/${encodeURIComponent(b.id)}`, await targetName(b), { title: b.id, 'aria-label': `Run ${b.id} of ${await targetName(b)}` })),
           h('td', {}, statusBadge(b.status)),
           h('td', { class: 'num' }, `${b.done + b.failed} / ${b.total}`),
           h('td', { class: 'num' }, String(b.failed)),
-          h('td', {}, b.dataset_id ? link(`/app/datasets/${encodeURIComponent(b.dataset_id)}`, b.dataset_id) : h('span', { class: 'muted' }, 'given items')),
+          h('td', {}, b.dataset_id ? link(`/app/datasets/${encodeURIComponent(b.dataset_id)}`, await nameOf('datasets', b.dataset_id), { title: b.dataset_id }) : h('span', { class: 'muted' }, 'given items')),
           h('td', { class: 'num' }, fmtCost(b.cost_usd)),
           h('td', {}, time(b.created_at)),
         ),
@@ -102,3 +104,13 @@ export default async function batches(page, { app, query }) {
     clear(listArea).append(errorBox(err));
   }
 }
+
+// A resource's name by id, asked once per page load; the id itself when it cannot be read (deleted).
+const names = new Map();
+export function nameOf(kind, id) {
+  const key = `${kind}/${id}`;
+  if (!names.has(key)) names.set(key, api('GET', `/v1/${kind}/${encodeURIComponent(id)}/`).then((r) => r.name ?? id, () => id));
+  return names.get(key);
+}
+/** What a run ran: its judge's (or evaluator's) name. */
+export const targetName = (b) => (b.judge_id ? nameOf('judges', b.judge_id) : nameOf('evaluators', b.evaluator_id));

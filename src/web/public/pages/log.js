@@ -43,6 +43,7 @@ export default async function log(page, { params }) {
       h('dd', {}, h('code', {}, l.id)),
     ),
     cmp ? preferencesTable(l, cmp) : scoresTable(l),
+    cmp ? ordersSection(l, cmp) : null,
     cmp ? null : jurySection(l.evaluator_results),
     // A person's verdict applies to a score: a comparison has none to correct.
     cmp ? null : annotateArea,
@@ -89,4 +90,28 @@ function preferencesTable(l, cmp) {
     return h('tr', {}, evaluatorCell(r), h('td', {}, preference), h('td', {}, consistencyBadge({ ...c, degenerate: c.degenerate ?? r.degenerate })), resultCells(r));
   });
   return resultsSection('Preferences', 'Evaluator preferences', ['Evaluator', 'Preference', 'Both orders', ...TAIL], rows);
+}
+
+/** issue 26: each evaluator's two orders, with what each preferred and why (the table's justification points here). */
+function ordersSection(l, cmp) {
+  const said = (o) => (o.preference === null ? 'failed' : o.preference === 'tie' ? 'tie' : `prefers ${o.preference.toUpperCase()}`);
+  const blocks = cmp.evaluators
+    .filter((e) => e.orders?.length)
+    .map((e) => {
+      const name = l.evaluator_results.find((r) => r.evaluator_id === e.evaluator_id)?.evaluator_name ?? e.evaluator_id;
+      return h(
+        'div',
+        { class: 'order-pair', 'data-evaluator': e.evaluator_id },
+        h('h3', {}, name),
+        h(
+          'dl',
+          { class: 'facts' },
+          e.orders.map((o) => [
+            h('dt', {}, `Response ${o.shown_first.toUpperCase()} shown first`),
+            h('dd', {}, h('strong', {}, said(o)), o.error ? errorBox({ message: o.error }) : null, o.justification ? h('p', {}, o.justification) : null),
+          ]),
+        ),
+      );
+    });
+  return blocks.length ? h('section', { 'aria-labelledby': 'orders-title' }, h('h2', { id: 'orders-title' }, "Each order's reasoning"), blocks) : null;
 }

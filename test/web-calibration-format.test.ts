@@ -1,0 +1,15 @@
+// issue 26 item 8 (part): the calibration pages print numbers as they are: a kappa that rounds to
+// zero is "0.000", never "-0.000". The web module itself, imported as the browser does.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+test('fmtStat never prints a negative zero, and keeps real negatives', async () => {
+  const path: string = '../src/web/public/lib/calibration.js';
+  const { fmtStat } = (await import(path)) as { fmtStat: (v: number | null, digits?: number) => string };
+  assert.equal(fmtStat(-0.0001), '0.000');
+  assert.equal(fmtStat(-0), '0.000');
+  assert.equal(fmtStat(-0.004, 2), '0.00');
+  assert.equal(fmtStat(-0.5), '-0.500');
+  assert.equal(fmtStat(0.1224), '0.122');
+  assert.equal(fmtStat(null), '—');
+});
