@@ -2,12 +2,13 @@
 // pass one contract test suite (test/store-contract.ts). Stores know nothing of callers or HTTP;
 // visibility is expressed as data in the filters so that SQL can apply it in the query.
 import type { ApiKey, Dataset, DatasetItem, DatasetItemInput, Evaluator, EvaluatorResult, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
-import type { BatchExecution, BatchRow, BatchStatus } from '../schemas/batches.ts';
 import type { Annotation, CalibrationRun } from '../schemas/calibration.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
 export type { ClaimTokenRecord, SyntheticDataRecord, SyntheticSample } from './surface-types.ts';
 import type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from './budget-types.ts';
 export type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from './budget-types.ts';
+import type { BatchExecutionRecord, BatchFilter, BatchPatch, BatchRowQuery, BatchRowRecord, BatchRowScores } from './batch-types.ts';
+export { rowScores, type BatchExecutionRecord, type BatchFilter, type BatchPatch, type BatchRowQuery, type BatchRowRecord, type BatchRowScores } from './batch-types.ts';
 
 export type ApiKeyRecord = ApiKey & { org_id: string; hash: string };
 export type ProjectRecord = Project & { org_id: string };
@@ -276,81 +277,6 @@ export interface Store {
   setBudgetCap(cap: Omit<BudgetCap, 'cap_usd'> & { cap_usd: number | null }): Promise<void>;
   listBudgetCaps(orgId: string): Promise<BudgetCap[]>;
 }
-
-/**
- * A batch run as stored: the wire record plus who started it (the runner acts as that key's caller,
- * also after a restart) and how far the planner got through the items.
- */
-export type BatchExecutionRecord = BatchExecution & {
-  org_id: string;
-  /** The key that started the run: rows run as its caller. */
-  key_id: string;
-  /** Rows handed out so far (positions 0..planned-1). */
-  planned: number;
-  /** True once every row is handed out (total is then final). */
-  planned_all: boolean;
-  /** The dataset cursor (ItemPage.last) after the last planned page; null at the start. */
-  plan_cursor: number | null;
-};
-/** A row as stored: the wire row plus its cost (summed into the run's cost_usd). */
-export type BatchRowRecord = BatchRow & { cost_usd: number | null };
-
-/**
- * A row cut to its scores: no justifications, tokens, models or costs. A few hundred bytes against
- * a row's kilobyte or more, so reading every row of a run (an experiment, a summary) stays cheap.
- */
-export type BatchRowScores = Pick<BatchRow, 'position' | 'item_id' | 'index' | 'execution_log_id' | 'score' | 'error'> & {
-  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; score: number | null; not_applicable?: true }>;
-};
-
-export function rowScores(row: BatchRow): BatchRowScores {
-  return {
-    position: row.position,
-    item_id: row.item_id,
-    index: row.index,
-    execution_log_id: row.execution_log_id,
-    score: row.score,
-    error: row.error,
-    evaluator_results: row.evaluator_results.map((r) => ({
-      evaluator_id: r.evaluator_id,
-      evaluator_name: r.evaluator_name,
-      score: r.score,
-      ...(r.not_applicable === true ? { not_applicable: true as const } : {}),
-    })),
-  };
-}
-
-export interface BatchFilter {
-  org_id: string;
-  judge_id?: string;
-  dataset_id?: string;
-  status?: BatchStatus;
-  date_from?: string;
-  date_to?: string;
-}
-
-/** Fields a batch update may set; `if_status` makes the update conditional on the current status. */
-export interface BatchPatch {
-  status?: BatchStatus;
-  started_at?: string | null;
-  finished_at?: string | null;
-  error?: string | null;
-  summary?: BatchExecution['summary'];
-  cost_usd?: number | null;
-  total?: number;
-  planned?: number;
-  planned_all?: boolean;
-  plan_cursor?: number | null;
-  /** Apply only while the run's status is one of these (else answer null, change nothing). */
-  if_status?: BatchStatus[];
-}
-
-/** Rows in position order; `after` is the position of the previous page's last row. */
-export interface BatchRowQuery {
-  limit: number;
-  after?: number;
-}
-
 
 /** Why a write was refused as a conflict: data, so that both stores report the same thing. */
 export type ConflictReason =

@@ -1,0 +1,102 @@
+// The shape of db.json in memory and the small helpers the JSON store's tables share: copying a
+// record out (so a caller can never change the stored one), pages, visibility and search.
+import type { Organization } from '../schemas.ts';
+import { JsonBudgetTables, type BudgetTables } from './json-budgets.ts';
+import type { SurfaceTables } from './json-surface.ts';
+import { isAfter, type AnnotationRecord, type ApiKeyRecord, type CalibrationRunRecord, type EvaluatorRecord, type JudgeRecord, type ModelRecord, type Page, type PageQuery, type ProjectRecord } from './types.ts';
+
+export interface JsonData {
+  format: 1;
+  organizations: Record<string, Organization>;
+  api_keys: Record<string, ApiKeyRecord>;
+  projects: Record<string, ProjectRecord>;
+  evaluators: Record<string, EvaluatorRecord>;
+  evaluator_versions: Record<string, EvaluatorRecord[]>;
+  judges: Record<string, JudgeRecord>;
+  judge_versions: Record<string, JudgeRecord[]>;
+  /** Absent in db.json files written before the model registry; created on load. */
+  models?: Record<string, ModelRecord>;
+  /** Absent in db.json files written before calibration; created on load. */
+  annotations?: Record<string, AnnotationRecord>;
+  calibration_runs?: Record<string, CalibrationRunRecord>;
+  // Room surface (issue 30): absent in older files; created on load.
+  claim_tokens?: SurfaceTables['claim_tokens'];
+  synthetic_data?: SurfaceTables['synthetic_data'];
+  /** Budgets (room h-cost, json-budgets.ts); absent in files written before them, created on load. */
+  budget_caps?: BudgetTables['budget_caps'];
+  budget_counters?: BudgetTables['budget_counters'];
+}
+
+export const emptyData = (): JsonData => ({
+  format: 1,
+  organizations: {},
+  api_keys: {},
+  projects: {},
+  evaluators: {},
+  evaluator_versions: {},
+  judges: {},
+  judge_versions: {},
+});
+
+/**
+ * Tables keyed by id have no prototype, so that an id like `constructor` or `__proto__` looks up
+ * nothing (a 404) instead of a member of Object.prototype (once a 500).
+ */
+export function withoutPrototypes(data: JsonData): void {
+  for (const table of ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions'] as const) {
+    data[table] = Object.assign(Object.create(null) as Record<string, never>, data[table]);
+  }
+  data.models = Object.assign(Object.create(null) as Record<string, ModelRecord>, data.models ?? {});
+  data.annotations = Object.assign(Object.create(null) as Record<string, AnnotationRecord>, data.annotations ?? {});
+  data.calibration_runs = Object.assign(Object.create(null) as Record<string, CalibrationRunRecord>, data.calibration_runs ?? {});
+  data.claim_tokens = Object.assign(Object.create(null) as SurfaceTables['claim_tokens'], data.claim_tokens ?? {});
+  data.synthetic_data = Object.assign(Object.create(null) as SurfaceTables['synthetic_data'], data.synthetic_data ?? {});
+  // Budgets (room h-cost)
+  data.budget_caps = Object.assign(Object.create(null) as BudgetTables['budget_caps'], data.budget_caps ?? {});
+  data.budget_counters = Object.assign(Object.create(null) as BudgetTables['budget_counters'], data.budget_counters ?? {});
+  JsonBudgetTables.forget(data as BudgetTables);
+}
+
+/**
+ * A deep copy, so that callers never share objects with the stored state. Records are JSON data:
+ * plain objects, arrays and primitives are copied directly, several times faster than
+ * structuredClone on records this small (a judge: 2.8 -> 0.3 us); anything else goes through
+ * structuredClone as before.
+ */
+export function clone<T>(value: T): T {
+  if (typeof value !== 'object' || value === null) return typeof value === 'function' ? structuredClone(value) : value;
+  if (Array.isArray(value)) {
+    const out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = clone(value[i]);
+    return out as T;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(value);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const copy = clone((value as Record<string, unknown>)[key]);
+    // A key named __proto__ (JSON can hold one) stays a plain property, as structuredClone keeps it.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
+  }
+  return out as T;
+}
+
+export function paginate<T extends { created_at: string; id: string }>(sorted: T[], page: PageQuery): Page<T> {
+  const start = page.after ? sorted.findIndex((item) => isAfter(item, page.after!)) : 0;
+  if (start < 0) return { items: [] };
+  const items = sorted.slice(start, start + page.limit);
+  const more = start + page.limit < sorted.length;
+  const lastItem = items[items.length - 1];
+  return { items: items.map(clone), last: more && lastItem ? { created_at: lastItem.created_at, id: lastItem.id } : undefined };
+}
+
+export function visibleTo(filter: { org_id: string; include_public: boolean; include_presets?: boolean }, rec: { org_id: string | null; visibility: string }) {
+  return rec.org_id === filter.org_id || (filter.include_public && rec.visibility === 'public') || (filter.include_presets === true && rec.org_id === null);
+}
+
+export function matchesSearch(search: string | undefined, ...fields: string[]): boolean {
+  if (!search) return true;
+  const needle = search.toLowerCase();
+  return fields.some((f) => f.toLowerCase().includes(needle));
+}
