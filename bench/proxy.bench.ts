@@ -31,7 +31,7 @@ if (process.argv[2] === '--serve') {
       setInterval(() => (fake.requests.length = 0), 1000).unref();
       return { url: fake.url };
     }
-    return serveTribunal(process.argv[4]!, { TRIBUNAL_SECRET_KEY: SECRET });
+    return serveTribunal(process.argv[4]!, { TRIBUNAL_DEMO_MODELS: 'true', TRIBUNAL_SECRET_KEY: SECRET });
   });
 }
 

@@ -23,6 +23,11 @@ function spentOf(results: Array<Pick<EvaluatorResult, 'evaluator_id' | 'cost_usd
 export class BudgetedEngine implements ScoringEngine {
   constructor(private readonly inner: ScoringEngine) {}
 
+  /** The server's judge model, as the inner engine has it (refine rewrites with it). */
+  get model() {
+    return this.inner.model;
+  }
+
   assertCanScore(ctx: RequestContext, evaluators: EvaluatorRecord[]) {
     return this.inner.assertCanScore(ctx, evaluators);
   }

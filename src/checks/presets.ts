@@ -55,12 +55,17 @@ async function contentOf(p: CheckPreset) {
   };
 }
 
-export async function syncCheckPresets(store: Store): Promise<void> {
-  for (const preset of loadCheckPresets()) {
+/**
+ * Seeds the check and code presets after the model-graded ones: `firstIndex` is their place in the
+ * preset list, so each is created a second before the one listed before it (lists are newest first).
+ */
+export async function syncCheckPresets(store: Store, firstIndex = 0): Promise<void> {
+  for (const [i, preset] of loadCheckPresets().entries()) {
+    const createdAt = new Date(Date.parse(EPOCH) - (firstIndex + i) * 1000).toISOString();
     const content = await contentOf(preset);
     const existing = await store.getEvaluator(preset.id);
     if (!existing) {
-      const record: EvaluatorRecord = { id: preset.id, org_id: null, ...content, model: null, visibility: 'public', is_preset: true, project_id: null, version: 1, created_at: EPOCH, updated_at: EPOCH };
+      const record: EvaluatorRecord = { id: preset.id, org_id: null, ...content, model: null, visibility: 'public', is_preset: true, project_id: null, version: 1, created_at: createdAt, updated_at: createdAt };
       try {
         await store.createEvaluator(record);
       } catch {

@@ -89,5 +89,5 @@ export async function syncPresets(store: Store): Promise<void> {
     }
   }
   // h-checks: the check and code presets (data/check-presets.json).
-  await syncCheckPresets(store);
+  await syncCheckPresets(store, loadPresets().length);
 }
