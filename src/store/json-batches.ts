@@ -19,113 +19,24 @@ import path from 'node:path';
 import readline from 'node:readline';
 import type { DatasetItemInput } from '../schemas.ts';
 import { GroupCommit, writeFileDurably } from './json-files.ts';
-import { isAfter, newestFirst, StoreConflictError, type BatchExecutionRecord, type BatchFilter, type BatchPatch, type BatchRowQuery, type BatchRowRecord, type BatchRowScores, type Page, type PageQuery, rowScores } from './types.ts';
+import {
+  isAfter,
+  newestFirst,
+  StoreConflictError,
+  type BatchExecutionRecord,
+  type BatchFilter,
+  type BatchPatch,
+  type BatchRowQuery,
+  type BatchRowRecord,
+  type BatchRowScores,
+  type Page,
+  type PageQuery,
+} from './types.ts';
 
-const byteLength = (text: string) => Buffer.byteLength(text, 'utf8');
-/** Row indexes kept in memory at most (those of running batches are never dropped). */
-const CACHED_INDEXES = 16;
-/** Reading a page: lines closer than this share one read, and one read covers at most MAX_READ bytes. */
-const MAX_GAP = 64 * 1024;
-const MAX_READ = 8 * 1024 * 1024;
-const TAB = 0x09;
+import { byteLength, CACHED_INDEXES, linesOf, MAX_GAP, MAX_READ, parseRow, parseScores, positionOf, RowIndex, rowLine } from './json-batch-rows.ts';
 
-/** The whole row of a line (after the tab; a line without one is the row alone). */
-function parseRow(line: Buffer): BatchRowRecord {
-  const tab = line.indexOf(TAB);
-  return JSON.parse(line.toString('utf8', tab + 1)) as BatchRowRecord;
-}
-
-type ScoresLine = [number, string | null, number | null, string | null, number | null, string | null, Array<[string, string, number | null] | [string, string, number | null, 1]>];
-
-/** A row's line in its run's rows file (without the newline): the scores, a tab, the whole row. */
-export const rowLine = (row: BatchRowRecord): string => `${encodeScores(row)}\t${JSON.stringify(row)}`;
-
-/** The scores prefix of a row's line. */
-function encodeScores(row: BatchRowRecord): string {
-  const s = rowScores(row);
-  const line: ScoresLine = [s.position, s.item_id, s.index, s.execution_log_id, s.score, s.error, s.evaluator_results.map((r) => (r.not_applicable ? [r.evaluator_id, r.evaluator_name, r.score, 1] : [r.evaluator_id, r.evaluator_name, r.score]))];
-  return JSON.stringify(line);
-}
-
-function decodeScores([position, item_id, index, execution_log_id, score, error, results]: ScoresLine): BatchRowScores {
-  return {
-    position,
-    item_id,
-    index,
-    execution_log_id,
-    score,
-    error,
-    evaluator_results: results.map((r) => (r.length === 4 ? { evaluator_id: r[0], evaluator_name: r[1], score: r[2], not_applicable: true as const } : { evaluator_id: r[0], evaluator_name: r[1], score: r[2] })),
-  };
-}
-
-/** The scores of a line: the part before the tab, or cut from the whole row on a line without one. */
-function parseScores(line: Buffer): BatchRowScores {
-  const tab = line.indexOf(TAB);
-  return tab < 0 ? rowScores(JSON.parse(line.toString('utf8')) as BatchRowRecord) : decodeScores(JSON.parse(line.toString('utf8', 0, tab)) as ScoresLine);
-}
-
-/**
- * The position of a line, or null when the line is not a whole row (a torn write, or a torn write
- * and the next line run together). A line with a tab must hold exactly one, parsable scores before
- * it, `{` after it, and end with `}` (the whole row after the tab is parsed only when read); a line
- * without a tab (the older format) must parse whole.
- */
-function positionOf(line: Buffer): number | null {
-  try {
-    const tab = line.indexOf(TAB);
-    let position: unknown;
-    if (tab < 0) position = (JSON.parse(line.toString('utf8')) as { position?: unknown }).position;
-    else {
-      if (line.indexOf(TAB, tab + 1) >= 0 || line[tab + 1] !== 0x7b || line[line.length - 1] !== 0x7d) return null;
-      const scores = JSON.parse(line.toString('utf8', 0, tab)) as unknown;
-      position = Array.isArray(scores) && scores.length === 7 ? scores[0] : null;
-    }
-    return typeof position === 'number' && Number.isInteger(position) ? position : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The lines of a file as bytes with their offsets, read a megabyte at a time; `ended`: a newline follows. */
-async function* linesOf(file: string): AsyncGenerator<{ line: Buffer; start: number; ended: boolean }> {
-  let carry: Buffer | undefined; // the unfinished line of the chunks before
-  let base = 0; // file offset of chunk[0]
-  for await (const chunk of fs.createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-    let from = 0;
-    let nl = chunk.indexOf(0x0a);
-    if (carry && nl >= 0) {
-      // Only the line that spans chunks is copied.
-      const line = Buffer.concat([carry, chunk.subarray(0, nl)]);
-      if (line.length) yield { line, start: base - carry.length, ended: true };
-      carry = undefined;
-      from = nl + 1;
-      nl = chunk.indexOf(0x0a, from);
-    }
-    for (; nl >= 0; nl = chunk.indexOf(0x0a, from)) {
-      if (nl > from) yield { line: chunk.subarray(from, nl), start: base + from, ended: true };
-      from = nl + 1;
-    }
-    if (from < chunk.length) carry = carry ? Buffer.concat([carry, chunk.subarray(from)]) : chunk.subarray(from);
-    base += chunk.length;
-  }
-  if (carry?.length) yield { line: carry, start: base - carry.length, ended: false };
-}
-
-class RowIndex {
-  /** position -> [offset, length] of its line; absent = not recorded. */
-  readonly at = new Map<number, [number, number]>();
-  size = 0;
-  /** Sorted positions, made when paging asks for them. */
-  private sorted?: number[];
-  place(position: number, offset: number, length: number) {
-    this.at.set(position, [offset, length]);
-    this.sorted = undefined;
-  }
-  positions(): number[] {
-    return (this.sorted ??= [...this.at.keys()].sort((a, b) => a - b));
-  }
-}
+// The row format is json-batch-rows.ts's; tests write lines through this module.
+export { rowLine };
 
 export class JsonBatches {
   private batches: Record<string, BatchExecutionRecord> = Object.create(null);

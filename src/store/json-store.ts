@@ -24,6 +24,7 @@ import { LogFile } from './log-file.ts';
 import type { ValueField } from './log-index.ts';
 import { JsonModelTable } from './json-models.ts';
 import { JsonProjectTable } from './json-projects.ts';
+import { JsonApiKeyTable } from './json-api-keys.ts';
 import { JsonSurfaceTables } from './json-surface.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
 import { ResultCacheLru } from './result-cache-lru.ts';
@@ -75,7 +76,6 @@ export class JsonStore implements Store {
   private dbCommit!: GroupCommit;
   private logCommit!: GroupCommit;
   private logs?: LogFile;
-  private keysByPrefix = new Map<string, string>();
   private closed = false;
   /** Datasets live beside db.json, not in it (json-datasets.ts). */
   private datasets!: JsonDatasets;
@@ -106,7 +106,7 @@ export class JsonStore implements Store {
         await this.db.write();
       }
       withoutPrototypes(this.db.data);
-      for (const key of Object.values(this.db.data.api_keys)) this.keysByPrefix.set(key.prefix, key.id);
+      this.apiKeys.index();
       this.dbCommit = new GroupCommit(() => this.db.write());
       this.logs = await LogFile.open(path.join(dir, 'logs.jsonl'));
       this.logCommit = new GroupCommit(() => this.logs!.flush());
@@ -137,6 +137,11 @@ export class JsonStore implements Store {
     return this.db.data;
   }
 
+  /** What a table of db.json is given: its part of the data (read late: init loads it) and the commit. */
+  private part<T>(pick: (data: JsonData) => T): [() => T, () => Promise<void>] {
+    return [() => pick(this.data), () => this.save()];
+  }
+
   private save(): Promise<void> {
     // After close the directory may belong to another process: never write to it again.
     if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
@@ -163,7 +168,7 @@ export class JsonStore implements Store {
   }
   async purgeOrganization(orgId: string): Promise<void> {
     const d = this.data;
-    for (const key of Object.values(d.api_keys)) if (key.org_id === orgId) (this.keysByPrefix.delete(key.prefix), delete d.api_keys[key.id]);
+    this.apiKeys.dropOrganization(orgId);
     for (const table of ['projects', 'evaluators', 'judges'] as const) {
       for (const rec of Object.values(d[table])) if (rec.org_id === orgId) delete d[table][rec.id];
     }
@@ -190,7 +195,7 @@ export class JsonStore implements Store {
   putCachedResult = async (orgId: string, key: string, result: EvaluatorResult, maxEntries: number) => this.resultCache.put(orgId, key, result, maxEntries);
 
   // Registered judge models (json-models.ts)
-  private readonly modelTable = new JsonModelTable(() => this.data.models!, () => this.save());
+  private readonly modelTable = new JsonModelTable(...this.part((d) => d.models!));
   createModel = (model: ModelRecord) => this.modelTable.create(model);
   getModel = (id: string) => this.modelTable.get(id);
   getModelByName = (orgId: string, name: string) => this.modelTable.byName(orgId, name);
@@ -199,7 +204,7 @@ export class JsonStore implements Store {
   deleteModel = (id: string) => this.modelTable.delete(id);
 
   // Annotations and calibration runs (json-calibration.ts)
-  private readonly calibration = new JsonCalibrationTables(() => ({ annotations: this.data.annotations!, calibration_runs: this.data.calibration_runs! }), () => this.save());
+  private readonly calibration = new JsonCalibrationTables(...this.part((d) => ({ annotations: d.annotations!, calibration_runs: d.calibration_runs! })));
   createAnnotation = (a: AnnotationRecord) => this.calibration.createAnnotation(a);
   getAnnotation = (id: string) => this.calibration.getAnnotation(id);
   listAnnotations = (filter: AnnotationFilter, page: PageQuery) => this.calibration.listAnnotations(filter, (sorted) => paginate(sorted, page));
@@ -211,7 +216,7 @@ export class JsonStore implements Store {
   updateCalibrationRun = (r: CalibrationRunRecord) => this.calibration.updateCalibrationRun(r);
 
   // Claim tokens and synthetic data (room surface; json-surface.ts)
-  private readonly surface = new JsonSurfaceTables(() => ({ claim_tokens: this.data.claim_tokens!, synthetic_data: this.data.synthetic_data! }), () => this.save());
+  private readonly surface = new JsonSurfaceTables(...this.part((d) => ({ claim_tokens: d.claim_tokens!, synthetic_data: d.synthetic_data! })));
   createClaimToken = (t: ClaimTokenRecord) => this.surface.createClaimToken(t);
   getClaimToken = (hash: string) => this.surface.getClaimToken(hash);
   useClaimToken = (hash: string, usedAt: string, orgId: string) => this.surface.useClaimToken(hash, usedAt, orgId);
@@ -219,40 +224,23 @@ export class JsonStore implements Store {
   getSyntheticData = (judgeId: string) => this.surface.getSyntheticData(judgeId);
   listPendingSyntheticData = () => this.surface.listPendingSyntheticData();
   // Budgets (room h-cost, json-budgets.ts)
-  private readonly budgets = new JsonBudgetTables(() => this.data as BudgetTables, () => this.save());
+  private readonly budgets = new JsonBudgetTables(...this.part((d) => d as BudgetTables));
   reserveBudget = (key: BudgetKey, amount: number, cap: number) => this.budgets.reserve(key, amount, cap);
   settleBudget = (key: BudgetKey, reserved: number, spent: number) => this.budgets.settle(key, reserved, spent);
   listBudgetCounters = (filter: { org_id?: string; period?: string; scope?: BudgetScope }) => this.budgets.list(filter);
   setBudgetCap = (cap: Omit<BudgetCap, 'cap_usd'> & { cap_usd: number | null }) => this.budgets.setCap(cap);
   listBudgetCaps = (orgId: string) => this.budgets.caps(orgId);
 
-  // API keys
-  async createApiKey(key: ApiKeyRecord): Promise<void> {
-    if (this.keysByPrefix.has(key.prefix)) throw new StoreConflictError({ kind: 'key_prefix_taken' });
-    this.data.api_keys[key.id] = clone(key);
-    this.keysByPrefix.set(key.prefix, key.id);
-    await this.save();
-  }
-  async getApiKeyByPrefix(prefix: string) {
-    const id = this.keysByPrefix.get(prefix);
-    return id ? clone(this.data.api_keys[id] ?? null) : null;
-  }
-  async getApiKey(id: string) {
-    return clone(this.data.api_keys[id] ?? null);
-  }
-  async listApiKeys(orgId: string, page: PageQuery) {
-    return paginate(Object.values(this.data.api_keys).filter((k) => k.org_id === orgId).sort(newestFirst), page);
-  }
-  async updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'revoked_at' | 'last_used_at'>>) {
-    const key = this.data.api_keys[id];
-    if (!key) return null;
-    Object.assign(key, patch);
-    await this.save();
-    return clone(key);
-  }
+  // API keys (json-api-keys.ts)
+  private readonly apiKeys = new JsonApiKeyTable(...this.part((d) => d.api_keys));
+  createApiKey = (key: ApiKeyRecord) => this.apiKeys.create(key);
+  getApiKeyByPrefix = (prefix: string) => this.apiKeys.byPrefixOf(prefix);
+  getApiKey = (id: string) => this.apiKeys.get(id);
+  listApiKeys = (orgId: string, page: PageQuery) => this.apiKeys.list(orgId, page);
+  updateApiKey = (id: string, patch: Partial<Pick<ApiKeyRecord, 'revoked_at' | 'last_used_at'>>) => this.apiKeys.update(id, patch);
 
   // Projects (json-projects.ts)
-  private readonly projectTable = new JsonProjectTable(() => this.data.projects, () => this.save());
+  private readonly projectTable = new JsonProjectTable(...this.part((d) => d.projects));
   createProject = (project: ProjectRecord) => this.projectTable.create(project);
   getProject = (id: string) => this.projectTable.get(id);
   getDefaultProject = (orgId: string) => this.projectTable.getDefault(orgId);
@@ -260,7 +248,11 @@ export class JsonStore implements Store {
 
   // Evaluators and judges share their versioning logic.
 
-  private assertUniqueName(table: Record<string, { id: string; org_id: string | null; name: string }>, rec: { id: string; org_id: string | null; name: string }, resource: 'evaluator' | 'judge') {
+  private assertUniqueName(
+    table: Record<string, { id: string; org_id: string | null; name: string }>,
+    rec: { id: string; org_id: string | null; name: string },
+    resource: 'evaluator' | 'judge',
+  ) {
     const clash = Object.values(table).find((r) => r.org_id === rec.org_id && r.name === rec.name && r.id !== rec.id);
     if (clash) throw new StoreConflictError({ kind: 'name_taken', resource, name: rec.name });
   }
