@@ -37,7 +37,17 @@ if (process.argv[2] === '--serve') {
   }
 }
 
-const { values } = parseArgs({ args: process.argv[2] === '--serve' ? [] : process.argv.slice(2), options: { items: { type: 'string' }, runs: { type: 'string' }, latency: { type: 'string' }, concurrency: { type: 'string' }, store: { type: 'string' }, instances: { type: 'string' } } });
+const { values } = parseArgs({
+  args: process.argv[2] === '--serve' ? [] : process.argv.slice(2),
+  options: {
+    items: { type: 'string' },
+    runs: { type: 'string' },
+    latency: { type: 'string' },
+    concurrency: { type: 'string' },
+    store: { type: 'string' },
+    instances: { type: 'string' },
+  },
+});
 const ITEMS = Number(values.items ?? 10_000);
 const RUNS = Number(values.runs ?? 2);
 const LATENCY = Number(values.latency ?? 300);
@@ -53,7 +63,11 @@ const rssMb = (pid: number) => {
 };
 
 async function api(base: string, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(base + path, { method, headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await res.json()) as any;
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 400)}`);
   return json;
@@ -86,7 +100,7 @@ async function oneRun(servers: Child[], key: string, judgeId: string, datasetId:
 
 function syntheticRows(n: number, seed: number): ExperimentRow[] {
   let s = seed;
-  const r = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const r = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
   return Array.from({ length: n }, (_, i) => {
     const evaluator_results = EVALUATORS.map((name, e) => ({ evaluator_id: `evl_${e}`, evaluator_name: name, score: Math.round(r() * 4) / 4 }));
     return { position: i, item_id: `itm_${i}`, execution_log_id: `log_${i}`, score: evaluator_results.reduce((x, y) => x + y.score, 0) / 3, evaluator_results };
@@ -123,7 +137,10 @@ runBench(async () => {
     const { key, judgeIds } = await demoWithJudges(base, { 'bench batch three': EVALUATORS });
     const dataset = await api(base, key, 'POST', '/v1/datasets/', { name: 'bench batch' });
     for (let i = 0; i < ITEMS; i += 1000) {
-      const items = Array.from({ length: Math.min(1000, ITEMS - i) }, (_, j) => ({ request: `Question ${i + j}: how do I reset my password?`, response: `Answer ${i + j}: use the reset link on the sign-in page.` }));
+      const items = Array.from({ length: Math.min(1000, ITEMS - i) }, (_, j) => ({
+        request: `Question ${i + j}: how do I reset my password?`,
+        response: `Answer ${i + j}: use the reset link on the sign-in page.`,
+      }));
       await api(base, key, 'POST', `/v1/datasets/${dataset.id}/items/`, { items });
     }
     const graded = ITEMS * EVALUATORS.length;
@@ -155,7 +172,9 @@ runBench(async () => {
         const c = await api(base, key, 'GET', `/v1/judges/batch-executions/compare/?a=${runs[0].id}&b=${runs[1].id}`);
         const wall = performance.now() - started;
         const cpuMs = ((await childCpuMicros(servers[0].child)) - cpuBefore) / 1000;
-        console.log(`experiments (REST, ${call}): compare of the two runs, ${c.pairs} pairs: server CPU ${cpuMs.toFixed(0)} ms, wall ${wall.toFixed(0)} ms (goal < 300 ms CPU at 10,000 pairs)`);
+        console.log(
+          `experiments (REST, ${call}): compare of the two runs, ${c.pairs} pairs: server CPU ${cpuMs.toFixed(0)} ms, wall ${wall.toFixed(0)} ms (goal < 300 ms CPU at 10,000 pairs)`,
+        );
       }
     }
   } finally {

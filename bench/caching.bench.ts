@@ -34,7 +34,12 @@ const DEMONSTRATIONS = Array.from({ length: 4 }, (_, i) => ({
   score: [0.2, 0.5, 0.8, 1][i]!,
   justification: `Scored ${[0.2, 0.5, 0.8, 1][i]} because ${'the answer covers the steps asked for, in part. '.repeat(5)}`,
 }));
-const EVALUATOR = { name: 'Billing answer quality', intent: 'Whether a support answer solves the billing question.', rubric: 'HIGH [0.7, 1]: complete and correct. MIDDLING [0.4, 0.7): partly. LOW [0, 0.4): wrong.', demonstrations: DEMONSTRATIONS };
+const EVALUATOR = {
+  name: 'Billing answer quality',
+  intent: 'Whether a support answer solves the billing question.',
+  rubric: 'HIGH [0.7, 1]: complete and correct. MIDDLING [0.4, 0.7): partly. LOW [0, 0.4): wrong.',
+  demonstrations: DEMONSTRATIONS,
+};
 
 // ---- children ------------------------------------------------------------------------------------
 
@@ -66,7 +71,11 @@ async function serveAnthropic(): Promise<Ready> {
 if (process.argv[2] === '--serve') {
   const kind = process.argv[3];
   await serveChild(() =>
-    kind === 'anthropic' ? serveAnthropic() : kind === 'openai' ? serveOpenAI() : serveTribunal(process.argv[4]!, { TRIBUNAL_DEMO_MODELS: 'true', TRIBUNAL_SECRET_KEY: SECRET, TRIBUNAL_MODEL: 'claude-sonnet-4-5', TRIBUNAL_MODEL_CONCURRENCY: '64' }),
+    kind === 'anthropic'
+      ? serveAnthropic()
+      : kind === 'openai'
+        ? serveOpenAI()
+        : serveTribunal(process.argv[4]!, { TRIBUNAL_DEMO_MODELS: 'true', TRIBUNAL_SECRET_KEY: SECRET, TRIBUNAL_MODEL: 'claude-sonnet-4-5', TRIBUNAL_MODEL_CONCURRENCY: '64' }),
   );
 }
 
@@ -95,7 +104,15 @@ async function promptCacheCost() {
             const i = next++;
             const input = { request: `Question ${i}: can I get a refund for order ${1000 + i}?`, response: `Yes: refunds for order ${1000 + i} take five working days.` };
             const built = mode === 'before' ? buildPrompt(evaluator, input) : buildPrompt(evaluator, input, versionNonce(secret, evaluator.id, evaluator.version));
-            const answer = await model.call({ model: 'claude-sonnet-4-5', system: built.system, prompt: built.prompt, tool: SCORE_TOOL, maxTokens: 1024, temperature: 0, cacheSystem: mode === 'after' });
+            const answer = await model.call({
+              model: 'claude-sonnet-4-5',
+              system: built.system,
+              prompt: built.prompt,
+              tool: SCORE_TOOL,
+              maxTokens: 1024,
+              temperature: 0,
+              cacheSystem: mode === 'after',
+            });
             const u = answer.usage;
             total.input += u.input_tokens;
             total.read += u.cache_read_tokens ?? 0;
@@ -110,9 +127,13 @@ async function promptCacheCost() {
   } finally {
     await fake.close();
   }
-  console.log(`\n1. Billed input cost of ${CALLS} calls of one evaluator with ${DEMONSTRATIONS.length} demonstrations (claude-sonnet-4-5, $3/M input; cache write 1.25x, read 0.1x):`);
+  console.log(
+    `\n1. Billed input cost of ${CALLS} calls of one evaluator with ${DEMONSTRATIONS.length} demonstrations (claude-sonnet-4-5, $3/M input; cache write 1.25x, read 0.1x):`,
+  );
   for (const [mode, t] of Object.entries(out)) {
-    console.log(`  ${mode.padEnd(7)} prompt tokens ${t.input.toLocaleString('en')}  (cache read ${t.read.toLocaleString('en')}, cache write ${t.write.toLocaleString('en')})  billed input $${t.usd.toFixed(4)}`);
+    console.log(
+      `  ${mode.padEnd(7)} prompt tokens ${t.input.toLocaleString('en')}  (cache read ${t.read.toLocaleString('en')}, cache write ${t.write.toLocaleString('en')})  billed input $${t.usd.toFixed(4)}`,
+    );
   }
   console.log(`  after / before: ${(out.after!.usd / out.before!.usd).toFixed(3)}x`);
 }
@@ -120,7 +141,11 @@ async function promptCacheCost() {
 // ---- 2 and 3. server CPU ----------------------------------------------------------------------------
 
 async function api(base: string, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await res.json()) as any;
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -150,7 +175,7 @@ const requestsAt = (c: Child) =>
   new Promise<number>((resolve) => {
     const id = Math.random();
     const on = (m: { counted?: number; requests?: number }) => {
-      if (m.counted === id) (c.child.off('message', on), resolve(m.requests!));
+      if (m.counted === id) c.child.off('message', on), resolve(m.requests!);
     };
     c.child.on('message', on);
     c.child.send({ count: id });
@@ -218,14 +243,34 @@ async function engineHitPath() {
   const input = { request: 'Can I get a refund for order 1042?', response: 'Yes: refunds take five working days.' };
   const settings = { temperature: 0, max_tokens: 1024, strategy: 'tool' as const };
   let calls = 0;
-  const score = async () => (calls++, { result: { evaluator_id: 'evl_bench', evaluator_name: 'x', evaluator_version: 1, score: 0.8, justification: 'j'.repeat(400), model: 'm', input_tokens: 1, output_tokens: 1, cost_usd: 0, latency_ms: 1 } });
+  const score = async () => (
+    calls++,
+    {
+      result: {
+        evaluator_id: 'evl_bench',
+        evaluator_name: 'x',
+        evaluator_version: 1,
+        score: 0.8,
+        justification: 'j'.repeat(400),
+        model: 'm',
+        input_tokens: 1,
+        output_tokens: 1,
+        cost_usd: 0,
+        latency_ms: 1,
+      },
+    }
+  );
   const opts = { store, orgId: 'org_bench', maxEntries: 100_000 };
-  for (let i = 0; i < 1000; i++) await withResultCache(opts, { evaluator, input: { ...input, response: `${input.response} ${i}` }, models: ['server:m'], settings }, evaluator, score);
+  for (let i = 0; i < 1000; i++)
+    await withResultCache(opts, { evaluator, input: { ...input, response: `${input.response} ${i}` }, models: ['server:m'], settings }, evaluator, score);
   const n = 50_000;
   const cpu0 = process.cpuUsage();
-  for (let i = 0; i < n; i++) await withResultCache(opts, { evaluator, input: { ...input, response: `${input.response} ${i % 1000}` }, models: ['server:m'], settings }, evaluator, score);
+  for (let i = 0; i < n; i++)
+    await withResultCache(opts, { evaluator, input: { ...input, response: `${input.response} ${i % 1000}` }, models: ['server:m'], settings }, evaluator, score);
   const cpu = process.cpuUsage(cpu0);
-  console.log(`\n3b. The engine's hit path alone (key, LRU lookup of 1,000 entries, the reused result): ${((cpu.user + cpu.system) / n).toFixed(1)} us CPU per hit; model calls during the hits: ${calls - 1000}`);
+  console.log(
+    `\n3b. The engine's hit path alone (key, LRU lookup of 1,000 entries, the reused result): ${((cpu.user + cpu.system) / n).toFixed(1)} us CPU per hit; model calls during the hits: ${calls - 1000}`,
+  );
 }
 
 runBench(async () => {

@@ -40,7 +40,11 @@ const CONCURRENCY = Number(values.concurrency ?? 64);
 const STORE = values.store ?? 'json';
 
 async function api(base: string, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(base + path, { method, headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method,
+    headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = (await res.json()) as any;
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 400)}`);
   return json;
@@ -118,7 +122,9 @@ runBench(async () => {
           `calibration run ${calibration.value.b.status} ${calibration.value.b.done}/${ITEMS}: server CPU ${(calibration.cpuMs / 1000).toFixed(2)} s, wall ${(calibration.wallMs / 1000).toFixed(1)} s | ` +
           `ratio calibration/batch: CPU ${cpu.toFixed(3)}x, wall ${wall.toFixed(3)}x | metrics step (first read): ${metricsStep.cpuMs.toFixed(0)} ms CPU, ${metricsStep.wallMs.toFixed(0)} ms wall; read again: ${again.cpuMs.toFixed(1)} ms CPU`,
       );
-      console.log(`  metrics: ${calibration.value.metrics.map((m) => `${m.evaluator_name} n=${m.n} mae=${m.mae?.toFixed(3)} kappa=${m.kappa === null ? 'null' : m.kappa.toFixed(3)}`).join('; ')}`);
+      console.log(
+        `  metrics: ${calibration.value.metrics.map((m) => `${m.evaluator_name} n=${m.n} mae=${m.mae?.toFixed(3)} kappa=${m.kappa === null ? 'null' : m.kappa.toFixed(3)}`).join('; ')}`,
+      );
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     console.log(`mean ratio calibration/batch over ${ROUNDS} round(s): CPU ${mean(ratios.map((r) => r.cpu)).toFixed(3)}x, wall ${mean(ratios.map((r) => r.wall)).toFixed(3)}x`);

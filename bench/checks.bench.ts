@@ -33,14 +33,34 @@ async function measure(runs: number, fn: (i: number) => unknown | Promise<unknow
   if (concurrency === 1) for (let i = 0; i < runs; i++) await fn(i);
   else {
     let next = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => { while (next < runs) await fn(next++); }));
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < runs) await fn(next++);
+      }),
+    );
   }
   return { cpuSPerRun: (cpuMicros() - c0) / 1e6 / runs, wallMs: performance.now() - t0 };
 }
 
 const evaluator = (id: string, checks: EvaluatorRecord['checks']): EvaluatorRecord => ({
-  id, org_id: 'org_bench', name: id, intent: 'bench', rubric: 'bench', requires_contexts: false, requires_expected_output: false, demonstrations: [], model: null,
-  visibility: 'private', is_preset: false, project_id: null, version: 1, created_at: '', updated_at: '', kind: 'check', checks, combine: 'all',
+  id,
+  org_id: 'org_bench',
+  name: id,
+  intent: 'bench',
+  rubric: 'bench',
+  requires_contexts: false,
+  requires_expected_output: false,
+  demonstrations: [],
+  model: null,
+  visibility: 'private',
+  is_preset: false,
+  project_id: null,
+  version: 1,
+  created_at: '',
+  updated_at: '',
+  kind: 'check',
+  checks,
+  combine: 'all',
 });
 const schema = { type: 'object', required: ['answer', 'confidence'], properties: { answer: { type: 'string' }, confidence: { type: 'number', minimum: 0, maximum: 1 } } };
 const JUDGE = [
@@ -56,7 +76,12 @@ const inputs: RunInput[] = Array.from({ length: 64 }, (_, i) => ({ request: 'Cap
 function plainJudge(input: RunInput): number {
   const scores: number[] = [];
   let doc: unknown = null;
-  try { doc = JSON.parse(input.response); scores.push(1); } catch { scores.push(0); }
+  try {
+    doc = JSON.parse(input.response);
+    scores.push(1);
+  } catch {
+    scores.push(0);
+  }
   const o = doc as Record<string, unknown> | null;
   scores.push(o && typeof o === 'object' && typeof o.answer === 'string' && typeof o.confidence === 'number' && o.confidence >= 0 && o.confidence <= 1 ? 1 : 0);
   scores.push(/"answer":\s*"[A-Z]/.test(input.response) ? 1 : 0);
@@ -65,9 +90,17 @@ function plainJudge(input: RunInput): number {
   return scores.reduce((a, b) => a + b, 0) / scores.length;
 }
 
-const CODE = 'const words = input.response.split(/\\s+/).filter(Boolean).length;\nconst cites = (input.contexts || []).some((c) => input.response.includes(c.slice(0, 12)));\nreturn { score: words <= 60 && cites ? 1 : 0.5, justification: words + " words" };';
+const CODE =
+  'const words = input.response.split(/\\s+/).filter(Boolean).length;\nconst cites = (input.contexts || []).some((c) => input.response.includes(c.slice(0, 12)));\nreturn { score: words <= 60 && cites ? 1 : 0.5, justification: words + " words" };';
 const plainCode = new Function('input', CODE) as (input: unknown) => { score: number };
-const codeInput = (i: number) => ({ request: 'Capital of France?', response: `Paris is the capital of France (${i}).`, contexts: ['Paris is the capital of France.'], expected_output: null, turns: null, metadata: {} });
+const codeInput = (i: number) => ({
+  request: 'Capital of France?',
+  response: `Paris is the capital of France (${i}).`,
+  contexts: ['Paris is the capital of France.'],
+  expected_output: null,
+  turns: null,
+  metadata: {},
+});
 
 async function main() {
   // 1. checks
@@ -83,16 +116,23 @@ async function main() {
 
   // 2. code
   const sandbox = sandboxFor(config.code);
-  const run = (i: number) => sandbox.run('org_bench:evl_code@1', CODE, codeInput(i)).then((o) => { if (!o.ok) throw new Error(o.error.message); });
+  const run = (i: number) =>
+    sandbox.run('org_bench:evl_code@1', CODE, codeInput(i)).then((o) => {
+      if (!o.ok) throw new Error(o.error.message);
+    });
   await measure(2000, run, CODE_CONCURRENCY);
   const sandboxed = await measure(CODE_RUNS, run, CODE_CONCURRENCY);
   const sequential = await measure(Math.min(CODE_RUNS, 3000), run, 1);
   for (let i = 0; i < 2000; i++) plainCode(codeInput(i));
   const plainRun = await measure(CODE_RUNS, (i) => plainCode(codeInput(i)));
   console.log(`code: score(input) in the QuickJS sandbox (worker thread), ${CODE_RUNS} runs after warm-up`);
-  console.log(`  Tribunal  ${(sandboxed.cpuSPerRun * 1e3).toFixed(3)} ms CPU per run with ${CODE_CONCURRENCY} in flight (${(sandboxed.wallMs / CODE_RUNS).toFixed(3)} ms wall per run); one at a time: ${(sequential.cpuSPerRun * 1e3).toFixed(3)} ms CPU per run`);
+  console.log(
+    `  Tribunal  ${(sandboxed.cpuSPerRun * 1e3).toFixed(3)} ms CPU per run with ${CODE_CONCURRENCY} in flight (${(sandboxed.wallMs / CODE_RUNS).toFixed(3)} ms wall per run); one at a time: ${(sequential.cpuSPerRun * 1e3).toFixed(3)} ms CPU per run`,
+  );
   console.log(`  plain JS  ${(plainRun.cpuSPerRun * 1e3).toFixed(4)} ms CPU per run`);
-  console.log(`  ratio     ${(sandboxed.cpuSPerRun / plainRun.cpuSPerRun).toFixed(0)}x the plain function's CPU; goal <= 0.3 ms CPU per run: ${sandboxed.cpuSPerRun <= 0.0003 ? 'met' : 'NOT met'}`);
+  console.log(
+    `  ratio     ${(sandboxed.cpuSPerRun / plainRun.cpuSPerRun).toFixed(0)}x the plain function's CPU; goal <= 0.3 ms CPU per run: ${sandboxed.cpuSPerRun <= 0.0003 ? 'met' : 'NOT met'}`,
+  );
   await sandbox.close();
 }
 

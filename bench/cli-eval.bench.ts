@@ -50,11 +50,31 @@ async function runCli(server: ChildProcess, env: Record<string, string>, judgeId
   const cpuFile = path.join(path.dirname(input), `cli-cpu-${concurrency}.json`);
   const serverBefore = await childCpuMicros(server);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', preload, path.join(ROOT, 'bin/tribunal.js'), 'eval', '--judge', judgeId, '--input', input, '--out', out, '--concurrency', String(concurrency), '--force', '--quiet', '--json'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, BENCH_CPU_FILE: cpuFile },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      preload,
+      path.join(ROOT, 'bin/tribunal.js'),
+      'eval',
+      '--judge',
+      judgeId,
+      '--input',
+      input,
+      '--out',
+      out,
+      '--concurrency',
+      String(concurrency),
+      '--force',
+      '--quiet',
+      '--json',
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, ...env, BENCH_CPU_FILE: cpuFile },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let stdout = '';
   child.stdout!.setEncoding('utf8').on('data', (d) => (stdout += d));
   const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
@@ -75,7 +95,11 @@ async function runBare(server: ChildProcess, url: string, key: string, judgeId: 
   let scored = 0;
   const worker = async () => {
     for (let i = next++; i < rows.length; i = next++) {
-      const res = await fetch(`${url}/v1/judges/${judgeId}/execute/`, { method: 'POST', headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' }, body: rows[i] });
+      const res = await fetch(`${url}/v1/judges/${judgeId}/execute/`, {
+        method: 'POST',
+        headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' },
+        body: rows[i],
+      });
       const body = (await res.json()) as { execution_log_id?: string };
       if (res.status === 200 && body.execution_log_id) scored++;
     }
@@ -103,7 +127,11 @@ async function main() {
     const judge = { id: judgeIds[0]! };
     const serverUrl = server.ready.url;
 
-    const items = Array.from({ length: ROWS }, (_, i) => ({ request: `How do I reset my password? (case ${i + 1})`, response: 'Open Settings, choose Security, then Reset password. A link arrives by email within a minute.', tags: ['bench'] }));
+    const items = Array.from({ length: ROWS }, (_, i) => ({
+      request: `How do I reset my password? (case ${i + 1})`,
+      response: 'Open Settings, choose Security, then Reset password. A link arrives by email within a minute.',
+      tags: ['bench'],
+    }));
     // The CLI's file carries row ids (it reports per row); the execute API refuses unknown fields, so
     // the bare reference sends the same rows without them.
     const rows = items.map((item, i) => JSON.stringify({ id: `q${i + 1}`, ...item }));

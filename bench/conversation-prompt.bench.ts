@@ -27,9 +27,21 @@ function conversation(n: number): Turn[] {
   const turns: Turn[] = [];
   for (let i = 0; turns.length < n - 1; i++) {
     turns.push({ role: 'user', content: `Question ${i}: what is the status of order ${48_000 + i}, and can I still change the delivery address to 12 <Rue> & Co?` });
-    turns.push({ role: 'assistant', content: '', tool_calls: [{ id: `c${i}`, name: 'get_order_status', arguments: { order_id: String(48_000 + i), include: ['eta', 'address'] } }] });
-    turns.push({ role: 'tool', tool_call_id: `c${i}`, name: 'get_order_status', content: `{"order_id": "${48_000 + i}", "status": "shipped", "eta": "2026-11-26", "address_change": false}` });
-    turns.push({ role: 'assistant', content: `Order ${48_000 + i} has shipped and is due on 26 November; the address can no longer be changed, but the carrier can hold it at a pickup point.` });
+    turns.push({
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: `c${i}`, name: 'get_order_status', arguments: { order_id: String(48_000 + i), include: ['eta', 'address'] } }],
+    });
+    turns.push({
+      role: 'tool',
+      tool_call_id: `c${i}`,
+      name: 'get_order_status',
+      content: `{"order_id": "${48_000 + i}", "status": "shipped", "eta": "2026-11-26", "address_change": false}`,
+    });
+    turns.push({
+      role: 'assistant',
+      content: `Order ${48_000 + i} has shipped and is due on 26 November; the address can no longer be changed, but the carrier can hold it at a pickup point.`,
+    });
   }
   turns.length = n - 1;
   turns.push({ role: 'assistant', content: 'Anything else I can check for you today?' });

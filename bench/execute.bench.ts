@@ -177,8 +177,12 @@ async function main() {
     const [bare, tribunal, getJudge] = ALL_TARGETS.map((t) => t.label) as [string, string, string];
     const wallRatio = median(wall[tribunal]!) / median(wall[bare]!);
     const cpuRatio = median(perCpu[tribunal]!) / median(perCpu[bare]!);
-    console.log(`  median: bare ${median(wall[bare]!).toFixed(0)} req/s, Tribunal execute ${median(wall[tribunal]!).toFixed(0)} req/s, Tribunal GET judge ${wall[getJudge] ? median(wall[getJudge]).toFixed(0) : 'n/a'} req/s`);
-    console.log(`  ratio Tribunal / bare: ${wallRatio.toFixed(2)}x wall-clock, ${cpuRatio.toFixed(2)}x per server CPU-second (goal >= 0.50x)${failed ? `  (${failed} failed requests)` : ''}`);
+    console.log(
+      `  median: bare ${median(wall[bare]!).toFixed(0)} req/s, Tribunal execute ${median(wall[tribunal]!).toFixed(0)} req/s, Tribunal GET judge ${wall[getJudge] ? median(wall[getJudge]).toFixed(0) : 'n/a'} req/s`,
+    );
+    console.log(
+      `  ratio Tribunal / bare: ${wallRatio.toFixed(2)}x wall-clock, ${cpuRatio.toFixed(2)}x per server CPU-second (goal >= 0.50x)${failed ? `  (${failed} failed requests)` : ''}`,
+    );
 
     // 2. Latency of a judge of eight evaluators with the model at 300 ms.
     await setFakeLatency(servers.fake.child, MODEL_LATENCY_MS);
@@ -199,7 +203,9 @@ async function main() {
     agent.destroy();
     const p50 = median(latencies);
     console.log(`\n2. Latency: judge of 8 evaluators, fake model at ${MODEL_LATENCY_MS} ms, ${RUNS} sequential runs`);
-    console.log(`  median ${p50.toFixed(1)} ms, p90 ${quantile(latencies, 0.9).toFixed(1)} ms, min ${Math.min(...latencies).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`);
+    console.log(
+      `  median ${p50.toFixed(1)} ms, p90 ${quantile(latencies, 0.9).toFixed(1)} ms, min ${Math.min(...latencies).toFixed(1)} ms, max ${Math.max(...latencies).toFixed(1)} ms`,
+    );
     console.log(`  ratio median / ${MODEL_LATENCY_MS} ms: ${(p50 / MODEL_LATENCY_MS).toFixed(3)}x (goal <= 1.15x; run serially the 8 calls would take ${8 * MODEL_LATENCY_MS} ms)`);
   } finally {
     stopChildren(Object.values(servers));

@@ -116,7 +116,12 @@ export async function listenOnLoopback(app: { listen(port: number, host: string)
  * Forks `benchFile --serve kind ...args` and waits for its ready message. BENCH_PROFILE=<dir> writes
  * a CPU profile of the children `profile` accepts (node --cpu-prof).
  */
-export function startChild<R extends Ready = Ready>(benchFile: string, kind: string, args: string[] = [], opts: { stdout?: 'inherit' | 'ignore'; profile?: boolean } = {}): Promise<Child<R>> {
+export function startChild<R extends Ready = Ready>(
+  benchFile: string,
+  kind: string,
+  args: string[] = [],
+  opts: { stdout?: 'inherit' | 'ignore'; profile?: boolean } = {},
+): Promise<Child<R>> {
   const profile = process.env.BENCH_PROFILE && opts.profile !== false ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const child = fork(benchFile, ['--serve', kind, ...args], { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', opts.stdout ?? 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {

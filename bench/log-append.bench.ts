@@ -32,7 +32,18 @@ function makeLog(i: number): ExecutionLogRecord {
     user_id: null,
     tags: ['bench', `t${i % 10}`],
     evaluator_results: [
-      { evaluator_id: 'preset_clarity', evaluator_name: 'Clarity', evaluator_version: 1, score: 0.8, justification: 'Clear and direct.', model: 'claude-sonnet-4-5', input_tokens: 900, output_tokens: 80, cost_usd: 0.0039, latency_ms: 812 },
+      {
+        evaluator_id: 'preset_clarity',
+        evaluator_name: 'Clarity',
+        evaluator_version: 1,
+        score: 0.8,
+        justification: 'Clear and direct.',
+        model: 'claude-sonnet-4-5',
+        input_tokens: 900,
+        output_tokens: 80,
+        cost_usd: 0.0039,
+        latency_ms: 812,
+      },
     ],
     score: 0.8,
     cost_usd: 0.0039,
@@ -96,4 +107,6 @@ console.log(`  with   1,000 logs stored: ${small.toFixed(3)} ms per append`);
 console.log(`  with ${LARGE.toLocaleString('en-US')} logs stored: ${large.toFixed(3)} ms per append`);
 console.log(`  ratio ${LARGE.toLocaleString('en-US')} / 1,000: ${(large / small).toFixed(2)}  (goal: about 1)`);
 console.log(`reference, rewriting the whole history per append (no fsync):`);
-console.log(`  with   1,000 logs: ${rewriteSmall.toFixed(2)} ms; with ${LARGE.toLocaleString('en-US')} logs: ${rewriteLarge.toFixed(2)} ms; ratio ${(rewriteLarge / rewriteSmall).toFixed(1)}`);
+console.log(
+  `  with   1,000 logs: ${rewriteSmall.toFixed(2)} ms; with ${LARGE.toLocaleString('en-US')} logs: ${rewriteLarge.toFixed(2)} ms; ratio ${(rewriteLarge / rewriteSmall).toFixed(1)}`,
+);

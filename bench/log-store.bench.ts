@@ -126,7 +126,7 @@ async function fill(logs: number): Promise<string> {
   const chunk: string[] = [];
   for (let i = 0; i < logs; i++) {
     chunk.push(`${JSON.stringify(benchLog(i))}\n`);
-    if (chunk.length === 5000) (fs.writeSync(fd, chunk.join('')), (chunk.length = 0));
+    if (chunk.length === 5000) fs.writeSync(fd, chunk.join('')), (chunk.length = 0);
   }
   if (chunk.length) fs.writeSync(fd, chunk.join(''));
   fs.closeSync(fd);

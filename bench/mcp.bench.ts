@@ -19,7 +19,24 @@
 import http from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { childCpuMicros, demoWithJudges, envNumber, forDuration, median, request, resetFake, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child, type Ready, listenOnLoopback, runBench } from './harness.ts';
+import {
+  childCpuMicros,
+  demoWithJudges,
+  envNumber,
+  forDuration,
+  median,
+  request,
+  resetFake,
+  serveChild,
+  serveFake,
+  serveTribunal,
+  startChild,
+  stopChildren,
+  type Child,
+  type Ready,
+  listenOnLoopback,
+  runBench,
+} from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = envNumber('BENCH_SECONDS', 4);
@@ -116,7 +133,13 @@ const ALL_TARGETS: Target[] = [
 // BENCH_ONLY=run_judge keeps the targets whose label contains that text (for profiling one of them).
 const TARGETS = process.env.BENCH_ONLY ? ALL_TARGETS.filter((t) => t.label.includes(process.env.BENCH_ONLY!)) : ALL_TARGETS;
 
-async function drive(ready: Servers, path: string | undefined, tool: string, args: Record<string, unknown>, ms: number): Promise<{ calls: number; errors: number; seconds: number }> {
+async function drive(
+  ready: Servers,
+  path: string | undefined,
+  tool: string,
+  args: Record<string, unknown>,
+  ms: number,
+): Promise<{ calls: number; errors: number; seconds: number }> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const url = new URL(path ?? '/mcp', ready.url);
   const headers: Record<string, string> = {
@@ -195,7 +218,9 @@ async function main() {
   const pct = (x: number, of: number) => (Number.isFinite(x / of) ? `${((x / of) * 100).toFixed(0)}%` : 'n/a');
   const [fresh, reused] = [ALL_TARGETS[0]!.label, ALL_TARGETS[1]!.label];
   console.log('\nmedians (goal: >= 80% of the bare SDK server in the same transport mode)');
-  console.log(`  ${'target'.padEnd(46)} ${'calls/s'.padStart(8)} ${'vs fresh'.padStart(9)} ${'vs reused'.padStart(9)}   ${'calls/CPU-s'.padStart(11)} ${'vs fresh'.padStart(9)} ${'vs reused'.padStart(9)}`);
+  console.log(
+    `  ${'target'.padEnd(46)} ${'calls/s'.padStart(8)} ${'vs fresh'.padStart(9)} ${'vs reused'.padStart(9)}   ${'calls/CPU-s'.padStart(11)} ${'vs fresh'.padStart(9)} ${'vs reused'.padStart(9)}`,
+  );
   for (const target of TARGETS) {
     const wall = med(target.label, 'wall');
     const perCpu = med(target.label, 'perCpu');

@@ -18,7 +18,23 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { childCpuMicros, demoWithJudges, envNumber, forDuration, median, request, resetFake, serveChild, serveFake, startChild, stopChildren, type Child, type Ready, listenOnLoopback, runBench } from './harness.ts';
+import {
+  childCpuMicros,
+  demoWithJudges,
+  envNumber,
+  forDuration,
+  median,
+  request,
+  resetFake,
+  serveChild,
+  serveFake,
+  startChild,
+  stopChildren,
+  type Child,
+  type Ready,
+  listenOnLoopback,
+  runBench,
+} from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const SECONDS = envNumber('BENCH_SECONDS', 4);
@@ -28,7 +44,12 @@ const WARMUP_MS = envNumber('BENCH_WARMUP_MS', 1500);
 const INITIAL_WARMUP_MS = envNumber('BENCH_INITIAL_WARMUP_MS', 8000);
 const BODY = JSON.stringify({ request: 'How do I reset my password?', response: 'Open Settings, choose Security, then Reset password.', tags: ['bench'] });
 // BENCH_PROCESS_METRICS=false measures "on" without prom-client's process metrics (TRIBUNAL_PROCESS_METRICS).
-const SETTINGS = { TRIBUNAL_MODEL_CONCURRENCY: '64', TRIBUNAL_LOG_PRETTY: 'false', TRIBUNAL_METRICS_TOKEN: 'bench-metrics-token-0123456789', TRIBUNAL_PROCESS_METRICS: process.env.BENCH_PROCESS_METRICS ?? 'true' };
+const SETTINGS = {
+  TRIBUNAL_MODEL_CONCURRENCY: '64',
+  TRIBUNAL_LOG_PRETTY: 'false',
+  TRIBUNAL_METRICS_TOKEN: 'bench-metrics-token-0123456789',
+  TRIBUNAL_PROCESS_METRICS: process.env.BENCH_PROCESS_METRICS ?? 'true',
+};
 
 type Served = 'on' | 'off' | 'control';
 interface Target extends Ready {
@@ -109,8 +130,12 @@ async function main() {
       console.log(`  round ${String(round).padStart(2)}  server CPU ms/run: ${kinds.map((k) => `${k} ${cpuPerRun[k].at(-1)!.toFixed(3)}`).join('   ')}`);
     }
     const ratio = (k: Served) => median(cpuPerRun[k].map((x, i) => x / cpuPerRun.off[i]!));
-    console.log(`  median server CPU per run: off ${median(cpuPerRun.off).toFixed(3)} ms, control ${median(cpuPerRun.control).toFixed(3)} ms, on ${median(cpuPerRun.on).toFixed(3)} ms`);
-    console.log(`  median of the rounds' ratios: on / off ${ratio('on').toFixed(3)}x (goal <= 1.05x); control / off ${ratio('control').toFixed(3)}x (the noise floor: the same server twice)${failed ? `  (${failed} failed runs)` : ''}`);
+    console.log(
+      `  median server CPU per run: off ${median(cpuPerRun.off).toFixed(3)} ms, control ${median(cpuPerRun.control).toFixed(3)} ms, on ${median(cpuPerRun.on).toFixed(3)} ms`,
+    );
+    console.log(
+      `  median of the rounds' ratios: on / off ${ratio('on').toFixed(3)}x (goal <= 1.05x); control / off ${ratio('control').toFixed(3)}x (the noise floor: the same server twice)${failed ? `  (${failed} failed runs)` : ''}`,
+    );
   } finally {
     stopChildren(children);
   }

@@ -48,7 +48,11 @@ function body(): Buffer {
       status: { code: 1 },
     });
   }
-  return Buffer.from(encodeExportRequest({ resource_spans: [{ resource: { attributes: [{ key: 'service.name', value: { string_value: 'bench' } }] }, scope_spans: [{ scope: { name: 'bench' }, spans }] }] }));
+  return Buffer.from(
+    encodeExportRequest({
+      resource_spans: [{ resource: { attributes: [{ key: 'service.name', value: { string_value: 'bench' } }] }, scope_spans: [{ scope: { name: 'bench' }, spans }] }],
+    }),
+  );
 }
 
 async function drive(url: string, headers: Record<string, string>): Promise<{ spans: number; seconds: number; cpuUs: number }> {

@@ -44,7 +44,11 @@ try {
   for (const ev of evaluators) {
     const nonce = versionNonce(null, ev.id, 1);
     const requests = Array.from({ length: ROWS }, (_, r) => {
-      const { system, prompt } = buildPrompt(ev, { request: `How do I return item ${r}?`, response: `Open Orders, pick item ${r}, choose Return, print the label and drop the parcel at any post office within 30 days.` }, nonce);
+      const { system, prompt } = buildPrompt(
+        ev,
+        { request: `How do I return item ${r}?`, response: `Open Orders, pick item ${r}, choose Return, print the label and drop the parcel at any post office within 30 days.` },
+        nonce,
+      );
       return { custom_id: `row-${r}`, call: { model: MODEL, system, prompt, tool: SCORE_TOOL, maxTokens: 1024, cacheSystem: true } };
     });
     const batch = await client.submit(requests);

@@ -11,7 +11,21 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { childCpuMicros, envNumber, median, quantile, request, runBench, serveChild, serveFake, serveTribunal, setFakeLatency, startChild, stopChildren, type Child } from './harness.ts';
+import {
+  childCpuMicros,
+  envNumber,
+  median,
+  quantile,
+  request,
+  runBench,
+  serveChild,
+  serveFake,
+  serveTribunal,
+  setFakeLatency,
+  startChild,
+  stopChildren,
+  type Child,
+} from './harness.ts';
 
 const FILE = fileURLToPath(import.meta.url);
 const ROUNDS = envNumber('BENCH_ROUNDS', 60);
@@ -144,7 +158,9 @@ runBench(async () => {
       `  server CPU per call: proxied with async judging ${ms(proxiedCpu / ROUNDS / 1000)}, the same judge via REST execute ${ms(executeCpu / ROUNDS / 1000)} -> the proxy's own ${ms((proxiedCpu - executeCpu) / ROUNDS / 1000)} (target <= 0.5 ms); ` +
         `${ms(proxyCpu / ROUNDS / 1000)} measured from request to answer (overlaps the start of the async judging); ${ms(allCpu / (ROUNDS * 2) / 1000)} over the paired rounds (JSON and streamed)`,
     );
-    console.log(`  time to first chunk, streamed: direct p95 ${ms(quantile(directFirst, 0.95))}, proxied p95 ${ms(quantile(proxyFirst, 0.95))} -> overhead ${ms(ttfc)} (target <= 5 ms)`);
+    console.log(
+      `  time to first chunk, streamed: direct p95 ${ms(quantile(directFirst, 0.95))}, proxied p95 ${ms(quantile(proxyFirst, 0.95))} -> overhead ${ms(ttfc)} (target <= 5 ms)`,
+    );
     console.log(`  sync judging: proxied median ${ms(median(sync))} vs upstream + judge run median ${ms(median(reference))} -> ratio ${syncRatio.toFixed(3)} (target <= 1.05)`);
   } finally {
     stopChildren(children);

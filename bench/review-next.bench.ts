@@ -44,12 +44,35 @@ async function main() {
     await store.init();
     const rs = reviewStore(store);
     const now = () => new Date().toISOString();
-    const q: ReviewQueueRecord = { id: reviewId('rvq'), org_id: 'org_bench', name: 'bench', judge_id: null, evaluator_ids: ['evl_a'], annotators_per_item: PER_ITEM, lease_seconds: 600, sources: {}, show_justification: false, created_at: now(), updated_at: now() };
+    const q: ReviewQueueRecord = {
+      id: reviewId('rvq'),
+      org_id: 'org_bench',
+      name: 'bench',
+      judge_id: null,
+      evaluator_ids: ['evl_a'],
+      annotators_per_item: PER_ITEM,
+      lease_seconds: 600,
+      sources: {},
+      show_justification: false,
+      created_at: now(),
+      updated_at: now(),
+    };
     await rs.createQueue(q);
     const t0 = Date.now();
     for (let i = 0; i < ITEMS; i += 5000) {
       const n = Math.min(5000, ITEMS - i);
-      await rs.addItems(q.id, Array.from({ length: n }, (_, k) => ({ id: reviewId('rvi'), queue_id: q.id, execution_log_id: `log_${i + k}`, source: 'manual', done: 0, adjudicated_at: null, created_at: now() })));
+      await rs.addItems(
+        q.id,
+        Array.from({ length: n }, (_, k) => ({
+          id: reviewId('rvi'),
+          queue_id: q.id,
+          execution_log_id: `log_${i + k}`,
+          source: 'manual',
+          done: 0,
+          adjudicated_at: null,
+          created_at: now(),
+        })),
+      );
     }
     await store.sql('ANALYZE');
     console.log(`${ITEMS.toLocaleString()} items queued in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${REVIEWERS} reviewers, annotators_per_item ${PER_ITEM}.`);
@@ -68,7 +91,17 @@ async function main() {
           const people = seen.get(got.item.id) ?? new Set();
           if (people.has(who)) throw new Error(`item ${got.item.id} leased twice to ${who}`);
           seen.set(got.item.id, people.add(who));
-          const label = { id: reviewId('rvl'), queue_id: q.id, item_id: got.item.id, execution_log_id: got.item.execution_log_id, evaluator_id: 'evl_a', annotator_id: who, score: 0.5, note: null, created_at: now() };
+          const label = {
+            id: reviewId('rvl'),
+            queue_id: q.id,
+            item_id: got.item.id,
+            execution_log_id: got.item.execution_log_id,
+            evaluator_id: 'evl_a',
+            annotator_id: who,
+            score: 0.5,
+            note: null,
+            created_at: now(),
+          };
           const outcome = await rs.submit(q, got.item.id, who, [label], now());
           if (outcome !== 'ok') throw new Error(`submit: ${outcome}`);
         }
@@ -77,7 +110,9 @@ async function main() {
     for (const [item, people] of seen) if (people.size > PER_ITEM) throw new Error(`item ${item} went to ${people.size} people`);
     times.sort((a, b) => a - b);
     const p95 = quantile(times, 0.95);
-    console.log(`next: ${times.length} calls, median ${median(times).toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, max ${times.at(-1)!.toFixed(2)} ms (goal p95 <= ${GOAL_MS} ms: ${p95 <= GOAL_MS ? 'met' : 'NOT met'})`);
+    console.log(
+      `next: ${times.length} calls, median ${median(times).toFixed(2)} ms, p95 ${p95.toFixed(2)} ms, max ${times.at(-1)!.toFixed(2)} ms (goal p95 <= ${GOAL_MS} ms: ${p95 <= GOAL_MS ? 'met' : 'NOT met'})`,
+    );
     console.log(`each item to at most ${PER_ITEM} people, never twice to one: checked over ${seen.size} items.`);
   } finally {
     await store.close();

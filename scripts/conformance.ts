@@ -30,13 +30,10 @@ function listen(server: http.Server): Promise<number> {
 /** A reverse proxy that forwards everything unchanged (Host and Origin included) plus an Authorization header. */
 export function authProxy(targetPort: number, authorization: string): http.Server {
   return http.createServer((req, res) => {
-    const upstream = http.request(
-      { host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: { ...req.headers, authorization } },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
+    const upstream = http.request({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: { ...req.headers, authorization } }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
     upstream.on('error', () => {
       if (!res.headersSent) res.writeHead(502);
       res.end();

@@ -65,7 +65,10 @@ const prices = z.string().transform((v, ctx) => {
   const parsed = PriceTableSchema.safeParse(json);
   if (!parsed.success) {
     const where = parsed.error.issues[0]?.path.join('.') || 'the value';
-    ctx.addIssue({ code: 'custom', message: `${where}: must be {"model-name": {"input": <USD>, "output": <USD>}} (optionally "cache_read" and "cache_write") with prices per million tokens, 0 or more` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `${where}: must be {"model-name": {"input": <USD>, "output": <USD>}} (optionally "cache_read" and "cache_write") with prices per million tokens, 0 or more`,
+    });
     return z.NEVER;
   }
   return { ...DEFAULT_PRICES, ...parsed.data };
@@ -280,7 +283,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // h-harden: per-organization quotas (src/quotas/quotas.ts).
     quotas: {
       org: { items: e.TRIBUNAL_QUOTA_ITEMS, datasets: e.TRIBUNAL_QUOTA_DATASETS, runningBatches: e.TRIBUNAL_QUOTA_RUNNING_BATCHES, rowsPerDay: e.TRIBUNAL_QUOTA_ROWS_PER_DAY },
-      demo: { items: e.TRIBUNAL_DEMO_QUOTA_ITEMS, datasets: e.TRIBUNAL_DEMO_QUOTA_DATASETS, runningBatches: e.TRIBUNAL_DEMO_QUOTA_RUNNING_BATCHES, rowsPerDay: e.TRIBUNAL_DEMO_QUOTA_ROWS_PER_DAY },
+      demo: {
+        items: e.TRIBUNAL_DEMO_QUOTA_ITEMS,
+        datasets: e.TRIBUNAL_DEMO_QUOTA_DATASETS,
+        runningBatches: e.TRIBUNAL_DEMO_QUOTA_RUNNING_BATCHES,
+        rowsPerDay: e.TRIBUNAL_DEMO_QUOTA_ROWS_PER_DAY,
+      },
     },
     // Web sessions: without a configured secret each process makes its own, so sessions do not
     // survive a restart or span instances (docs/WEB.md).

@@ -82,13 +82,11 @@ export class TribunalError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string) =>
-  new TribunalError('not_found', 404, `${what} ${JSON.stringify(id)} was not found (or is not visible to your organization)`);
+export const notFound = (what: string, id: string) => new TribunalError('not_found', 404, `${what} ${JSON.stringify(id)} was not found (or is not visible to your organization)`);
 
 export const permissionDenied = (detail: string) => new TribunalError('permission_denied', 403, detail);
 
-export const validationError = (detail: string, errors?: FieldError[]) =>
-  new TribunalError('validation_error', 400, detail, { errors });
+export const validationError = (detail: string, errors?: FieldError[]) => new TribunalError('validation_error', 400, detail, { errors });
 
 export const notAuthenticated = (detail: string) =>
   new TribunalError('not_authenticated', 401, detail, {
@@ -97,9 +95,7 @@ export const notAuthenticated = (detail: string) =>
 
 /** Turns a zod failure into a validation error that lists each offending field. */
 export function fromZodError(err: z.ZodError, where = 'request'): TribunalError {
-  const errors = err.issues.flatMap(
-    (issue) => unknownFieldErrors(issue) ?? [{ field: issue.path.length ? issue.path.map(String).join('.') : '(body)', message: issue.message }],
-  );
+  const errors = err.issues.flatMap((issue) => unknownFieldErrors(issue) ?? [{ field: issue.path.length ? issue.path.map(String).join('.') : '(body)', message: issue.message }]);
   const summary = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
   return validationError(`Invalid ${where}: ${summary}`, errors);
 }

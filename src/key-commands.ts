@@ -62,11 +62,25 @@ export async function runKeyCommand(store: Store, _config: Config, cmd: KeyComma
       if (!existing) {
         const made = await createOrganization(store, { name: cmd.org, isDemo: false, keyName: cmd.name ?? 'admin', keyTtlMs: ttlMs });
         const key = await store.getApiKey(made.key_id);
-        return { organization_id: made.organization.id, organization_name: cmd.org, created_organization: true, project_id: made.project_id, key: apiKeyToWire(key!), api_key: made.api_key } satisfies CreatedKey;
+        return {
+          organization_id: made.organization.id,
+          organization_name: cmd.org,
+          created_organization: true,
+          project_id: made.project_id,
+          key: apiKeyToWire(key!),
+          api_key: made.api_key,
+        } satisfies CreatedKey;
       }
       const { secret, record } = mintApiKey(existing.id, cmd.name ?? 'admin', ttlMs ? new Date(Date.now() + ttlMs).toISOString() : null);
       await store.createApiKey(record);
-      return { organization_id: existing.id, organization_name: existing.name, created_organization: false, project_id: null, key: apiKeyToWire(record), api_key: secret } satisfies CreatedKey;
+      return {
+        organization_id: existing.id,
+        organization_name: existing.name,
+        created_organization: false,
+        project_id: null,
+        key: apiKeyToWire(record),
+        api_key: secret,
+      } satisfies CreatedKey;
     }
     case 'list': {
       const org = await orgByName(store, cmd.org);
@@ -82,7 +96,8 @@ export async function runKeyCommand(store: Store, _config: Config, cmd: KeyComma
     case 'budget': {
       const org = await orgByName(store, cmd.org);
       if (cmd.daily_usd !== undefined) {
-        if (cmd.daily_usd !== null && !(typeof cmd.daily_usd === 'number' && Number.isFinite(cmd.daily_usd) && cmd.daily_usd >= 0)) throw new KeyCommandError('invalid', 'The daily budget is a number of USD, 0 or more (or "none" to use the server default).');
+        if (cmd.daily_usd !== null && !(typeof cmd.daily_usd === 'number' && Number.isFinite(cmd.daily_usd) && cmd.daily_usd >= 0))
+          throw new KeyCommandError('invalid', 'The daily budget is a number of USD, 0 or more (or "none" to use the server default).');
         await store.setBudgetCap({ org_id: org.id, scope: 'org', scope_id: org.id, period: 'daily', cap_usd: cmd.daily_usd });
       }
       return budgetStatus(store, _config, org.id);

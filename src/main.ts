@@ -34,10 +34,7 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
   const app = createServer(services, { rateLimitStore: rateLimits.store, inFlight, observability });
   // A client must send its headers, then its whole request, within these; a slow upload is ended
   // with 408 (checked every second, so the limits hold to about a second).
-  const server = http.createServer(
-    { headersTimeout: config.http.headersTimeoutMs, requestTimeout: config.http.requestTimeoutMs, connectionsCheckingInterval: 1000 },
-    app,
-  );
+  const server = http.createServer({ headersTimeout: config.http.headersTimeoutMs, requestTimeout: config.http.requestTimeoutMs, connectionsCheckingInterval: 1000 }, app);
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -96,7 +96,9 @@ const HINTS: Partial<Record<ErrorCode, (toolName: string, err: TribunalError) =>
   store_unavailable: () => ['This is a temporary server-side problem: wait a little and retry the same call.'],
   conflict: (_tool, err) => (err.reason === 'edited_concurrently' ? ['Retry the same call.'] : []),
   // Budgets (room h-cost)
-  budget_exceeded: (_tool, err) => [`A cost cap is spent: do not retry before ${err.headers?.['Retry-After'] ? `the reset (in ${err.headers['Retry-After']} s)` : 'an administrator raises the cap'}; tell the person you work for.`],
+  budget_exceeded: (_tool, err) => [
+    `A cost cap is spent: do not retry before ${err.headers?.['Retry-After'] ? `the reset (in ${err.headers['Retry-After']} s)` : 'an administrator raises the cap'}; tell the person you work for.`,
+  ],
 };
 
 /** A tool failure as the agent sees it: what went wrong and what to do next. */

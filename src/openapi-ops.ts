@@ -78,7 +78,11 @@ export function operationalPaths(problem: Problem): Record<string, unknown> {
         security: [],
         responses: {
           '200': json(
-            { type: 'object', properties: { openapi: { type: 'string', const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } }, required: ['openapi', 'info', 'paths'] },
+            {
+              type: 'object',
+              properties: { openapi: { type: 'string', const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' }, components: { type: 'object' } },
+              required: ['openapi', 'info', 'paths'],
+            },
             'the OpenAPI document',
           ),
         },

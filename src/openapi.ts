@@ -48,7 +48,7 @@ function errorResponses(route: RestRoute, problem: Problem): Record<string, unkn
     '400': problem('invalid input (validation_error: each bad or unknown field named; missing_field: an evaluator needs contexts or expected_output)'),
     '401': problem('missing, malformed, unknown, revoked or expired key (not_authenticated)'),
   };
-  if (edits && !keys) out['403'] = problem('permission_denied: the resource is a preset or another organization\'s (public to read and run, not to edit)');
+  if (edits && !keys) out['403'] = problem("permission_denied: the resource is a preset or another organization's (public to read and run, not to edit)");
   out['404'] = problem('not_found: not found, or not visible to your organization');
   if ((edits || creates || runsModel) && !keys) {
     out['409'] = problem(
@@ -104,7 +104,10 @@ export function openApiDocument(): unknown {
       responses: {
         [String(route.status)]: { description: 'OK', content: { 'application/json': { schema: route.output ? jsonSchema(route.output, 'output') : {} } } },
         ...Object.fromEntries(
-          (route.otherStatuses ?? []).map((o) => [String(o.status), { description: o.description, content: { 'application/json': { schema: route.output ? jsonSchema(route.output, 'output') : {} } } }]),
+          (route.otherStatuses ?? []).map((o) => [
+            String(o.status),
+            { description: o.description, content: { 'application/json': { schema: route.output ? jsonSchema(route.output, 'output') : {} } } },
+          ]),
         ),
         ...errorResponses(route, problem),
       },

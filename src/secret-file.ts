@@ -63,7 +63,9 @@ export async function ensureServerSecret(config: Config, store: Pick<Store, 'kin
     throw err;
   }
   config.registry.secretKey = secret;
-  log(`Created ${file} (mode 0600): the secret that seals registered models' API keys. Back it up with the data directory; TRIBUNAL_SECRET_KEY overrides it (docs/DEPLOYMENT.md, "The server secret").`);
+  log(
+    `Created ${file} (mode 0600): the secret that seals registered models' API keys. Back it up with the data directory; TRIBUNAL_SECRET_KEY overrides it (docs/DEPLOYMENT.md, "The server secret").`,
+  );
   return 'created';
 }
 

@@ -125,7 +125,13 @@ describe('annotations', () => {
   it('copies annotated runs into a dataset: person scores become expected_scores, notes go to metadata', async () => {
     const first = await judgeLog(orgB, { request: 'Refund?', response: 'No refunds, sorry.', contexts: null, tags: ['refunds'] });
     const second = await judgeLog(orgB, { request: null, response: 'Hello!', contexts: null, tags: [] });
-    const conversation = await judgeLog(orgB, { response: 'ok', turns: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'ok' }] });
+    const conversation = await judgeLog(orgB, {
+      response: 'ok',
+      turns: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'ok' },
+      ],
+    });
     const a1 = (await post({ execution_log_id: first.id, evaluator_id: GROUNDED, score: 0.2, note: 'Refunds exist within 30 days.' }, keyB)).body;
     const a2 = (await post({ execution_log_id: first.id, evaluator_id: POLITE, score: 0.8 }, keyB)).body;
     const a3 = (await post({ execution_log_id: second.id, evaluator_id: POLITE, score: 1 }, keyB)).body;
@@ -141,7 +147,10 @@ describe('annotations', () => {
     assert.equal(items.length, 3);
     const [i1, i2, i3] = items;
     // A conversation is copied as its turns.
-    assert.deepEqual(i3.turns, [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'ok' }]);
+    assert.deepEqual(i3.turns, [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'ok' },
+    ]);
     assert.equal(i3.response, null);
     assert.deepEqual(i3.expected_scores, { [POLITE]: 1 });
     assert.equal(i1.request, 'Refund?');
@@ -163,7 +172,11 @@ describe('annotations', () => {
     const refuse = async (body: unknown, status: number, field?: string, key = keyB) => {
       const res = await srv.request('POST', `/v1/datasets/${ds2}/items/from-annotations/`, { key, body });
       assert.equal(res.status, status, JSON.stringify(res.body));
-      if (field) assert.ok(res.body.errors?.some((e: any) => e.field === field), JSON.stringify(res.body));
+      if (field)
+        assert.ok(
+          res.body.errors?.some((e: any) => e.field === field),
+          JSON.stringify(res.body),
+        );
       return res;
     };
     await refuse({}, 400, 'annotation_ids');
@@ -188,7 +201,17 @@ describe('annotations', () => {
     assert.equal(res.body.errors[0].field, 'execution_log_id');
     // One stored before the refusal existed is kept, and copies into no item (only response A is in the log).
     const now = new Date().toISOString();
-    const old = { id: newId('ann'), org_id: orgA, execution_log_id: comparison.id, evaluator_id: POLITE, judge_id: judgeId, score: 0.5, note: null, created_at: now, updated_at: now };
+    const old = {
+      id: newId('ann'),
+      org_id: orgA,
+      execution_log_id: comparison.id,
+      evaluator_id: POLITE,
+      judge_id: judgeId,
+      score: 0.5,
+      note: null,
+      created_at: now,
+      updated_at: now,
+    };
     await srv.store.createAnnotation(old);
     const ds = (await srv.request('POST', '/v1/datasets/', { key: keyA, body: { name: 'from comparisons' } })).body.id;
     const copied = await srv.request('POST', `/v1/datasets/${ds}/items/from-annotations/`, { key: keyA, body: { annotation_ids: [old.id] } });

@@ -21,7 +21,12 @@ const evaluator = {
   name: 'Helpfulness',
   intent: 'Does the answer help the user?',
   rubric: 'High (1): solves the problem. Low (0): does not.',
-  demonstrations: Array.from({ length: 4 }, (_, i) => ({ request: `Example question ${i} `.repeat(20), response: `Example answer ${i} `.repeat(60), score: i % 2, justification: `Because ${i}.` })),
+  demonstrations: Array.from({ length: 4 }, (_, i) => ({
+    request: `Example question ${i} `.repeat(20),
+    response: `Example answer ${i} `.repeat(60),
+    score: i % 2,
+    justification: `Because ${i}.`,
+  })),
 };
 const nonce = newNonce();
 const call = (i: number): StructuredCall => {
@@ -47,7 +52,15 @@ async function untilEnded(id: string) {
 
 describe('Anthropic Message Batches', () => {
   it('submits the live requests, polls in_progress to ended, and reads every outcome with cache reads at half price', async (t) => {
-    fake.respondWith((_req, i) => (i === 2 ? { kind: 'errored', message: 'prompt too long' } : i === 4 ? { kind: 'expired' } : i === 5 ? { kind: 'no_tool' } : { kind: 'succeeded', input: { justification: `ok ${i}`, score: 0.5 }, output_tokens: 80 }));
+    fake.respondWith((_req, i) =>
+      i === 2
+        ? { kind: 'errored', message: 'prompt too long' }
+        : i === 4
+          ? { kind: 'expired' }
+          : i === 5
+            ? { kind: 'no_tool' }
+            : { kind: 'succeeded', input: { justification: `ok ${i}`, score: 0.5 }, output_tokens: 80 },
+    );
     const requests = Array.from({ length: 8 }, (_, i) => ({ custom_id: `row-${i}`, call: call(i) }));
     const submitted = await client.submit(requests);
     assert.equal(submitted.status, 'in_progress');
@@ -65,8 +78,14 @@ describe('Anthropic Message Batches', () => {
 
     const outcomes: BatchOutcome[] = [];
     for await (const o of client.results(submitted.id, SCORE_TOOL.name)) outcomes.push(o);
-    assert.deepEqual(outcomes.map((o) => o.custom_id), requests.map((r) => r.custom_id));
-    assert.deepEqual(outcomes.map((o) => (o.ok ? 'ok' : o.kind)), ['ok', 'ok', 'errored', 'ok', 'expired', 'malformed', 'ok', 'ok']);
+    assert.deepEqual(
+      outcomes.map((o) => o.custom_id),
+      requests.map((r) => r.custom_id),
+    );
+    assert.deepEqual(
+      outcomes.map((o) => (o.ok ? 'ok' : o.kind)),
+      ['ok', 'ok', 'errored', 'ok', 'expired', 'malformed', 'ok', 'ok'],
+    );
     const ok = outcomes.filter((o): o is Extract<BatchOutcome, { ok: true }> => o.ok);
     assert.deepEqual(ok[0].answer.input, { justification: 'ok 0', score: 0.5 });
     // The first request wrote the static prefix to the cache; the later ones read it.
@@ -86,7 +105,9 @@ describe('Anthropic Message Batches', () => {
       outBatch += batchCostUsd(MODEL, { input_tokens: 0, output_tokens: u.output_tokens }, DEFAULT_PRICES)!;
       outLive += costUsd(MODEL, { input_tokens: 0, output_tokens: u.output_tokens }, DEFAULT_PRICES)!;
     }
-    t.diagnostic(`billed input, provider batch + caching / live without caching: ${(billedBatch / liveNoCache).toFixed(3)}; output: ${(outBatch / outLive).toFixed(3)} (${ok.length} answers, recorded tokens)`);
+    t.diagnostic(
+      `billed input, provider batch + caching / live without caching: ${(billedBatch / liveNoCache).toFixed(3)}; output: ${(outBatch / outLive).toFixed(3)} (${ok.length} answers, recorded tokens)`,
+    );
     assert.ok(billedBatch / liveNoCache < 0.5);
     assert.equal(Math.round((outBatch / outLive) * 1000) / 1000, 0.5);
   });
@@ -99,7 +120,10 @@ describe('Anthropic Message Batches', () => {
     assert.equal(batch.counts.canceled, 3);
     const outcomes: BatchOutcome[] = [];
     for await (const o of client.results(submitted.id, SCORE_TOOL.name)) outcomes.push(o);
-    assert.deepEqual(outcomes.map((o) => (o.ok ? 'ok' : o.kind)), ['canceled', 'canceled', 'canceled']);
+    assert.deepEqual(
+      outcomes.map((o) => (o.ok ? 'ok' : o.kind)),
+      ['canceled', 'canceled', 'canceled'],
+    );
     await assert.rejects(client.submit([]), /1 to 100,000/);
   });
 });

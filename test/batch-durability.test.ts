@@ -11,10 +11,27 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { rowLogId } from '../src/batch/work.ts';
-import { allRows, assertWhole, ended, EVALUATORS, fake, ITEMS, kill, newPlace, perItem, PG, serverEnv, setUp, start, startRun, stop, until, useBatchProcesses } from './helpers/batch-process.ts';
+import {
+  allRows,
+  assertWhole,
+  ended,
+  EVALUATORS,
+  fake,
+  ITEMS,
+  kill,
+  newPlace,
+  perItem,
+  PG,
+  serverEnv,
+  setUp,
+  start,
+  startRun,
+  stop,
+  until,
+  useBatchProcesses,
+} from './helpers/batch-process.ts';
 
 useBatchProcesses();
-
 
 describe(`batch runs survive the process (${PG ? 'PostgreSQL' : 'JSON'} store)`, () => {
   it('kill -9 mid-run: the next start resumes by itself; no row is scored or logged twice', async () => {
@@ -52,7 +69,10 @@ describe(`batch runs survive the process (${PG ? 'PostgreSQL' : 'JSON'} store)`,
       }
     }
     if (!PG) {
-      const lines = fs.readFileSync(path.join(place.env.TRIBUNAL_DATA_DIR, 'batches', `${id}.jsonl`), 'utf8').split('\n').filter(Boolean);
+      const lines = fs
+        .readFileSync(path.join(place.env.TRIBUNAL_DATA_DIR, 'batches', `${id}.jsonl`), 'utf8')
+        .split('\n')
+        .filter(Boolean);
       assert.equal(lines.length, ITEMS, 'one row line per position in the rows file');
     }
     await stop(second);

@@ -10,7 +10,9 @@ import { assertWhole, ended, EVALUATORS, fake, ITEMS, newPlace, perItem, PG, ser
 useBatchProcesses();
 
 describe('batch runs shared by two instances on PostgreSQL', () => {
-  it('two instances on PostgreSQL share one run: each row recorded once, the model asked once per row and evaluator', { skip: !PG && 'PostgreSQL only (TRIBUNAL_TEST_STORE=postgres)' }, async (t) => {
+  it('two instances on PostgreSQL share one run: each row recorded once, the model asked once per row and evaluator', {
+    skip: !PG && 'PostgreSQL only (TRIBUNAL_TEST_STORE=postgres)',
+  }, async (t) => {
     const place = await newPlace();
     // Each instance calls the model with its own (dummy) key, so the fake tells their requests apart.
     const [a, b] = await Promise.all([

@@ -116,9 +116,15 @@ describe('batch runs', () => {
     }
     assert.equal(rig.fake.requests.length, 20, 'each row scored once per evaluator');
     const rows = await allRows(run.id);
-    assert.deepEqual(rows.map((r) => r.position), [...Array(10).keys()]);
+    assert.deepEqual(
+      rows.map((r) => r.position),
+      [...Array(10).keys()],
+    );
     const listed = await rig.get(`/v1/datasets/${ds}/items/?limit=50`);
-    assert.deepEqual(rows.map((r) => r.item_id), listed.body.results.map((i: any) => i.id));
+    assert.deepEqual(
+      rows.map((r) => r.item_id),
+      listed.body.results.map((i: any) => i.id),
+    );
     const log = await rig.get(`/v1/execution-logs/${rows[3].execution_log_id}/`);
     assert.equal(log.status, 200);
     assert.equal(log.body.batch_execution_id, run.id);
@@ -129,7 +135,10 @@ describe('batch runs', () => {
     assert.equal(filtered.body.results.length, 10);
     assert.equal(new Set(filtered.body.results.map((l: any) => l.id)).size, 10);
     const listedRuns = await rig.get(`/v1/judges/batch-executions/?dataset_id=${ds}&status=completed`);
-    assert.deepEqual(listedRuns.body.results.map((b: any) => b.id), [run.id]);
+    assert.deepEqual(
+      listedRuns.body.results.map((b: any) => b.id),
+      [run.id],
+    );
     assert.equal((await rig.get(`/v1/judges/batch-executions/?status=running&dataset_id=${ds}`)).body.results.length, 0);
   });
 
@@ -142,7 +151,10 @@ describe('batch runs', () => {
     assert.equal(run.dataset_id, null);
     assert.deepEqual([run.total, run.done, run.failed], [3, 2, 1]);
     const rows = await allRows(run.id);
-    assert.deepEqual(rows.map((r) => r.index), [0, 1, 2]);
+    assert.deepEqual(
+      rows.map((r) => r.index),
+      [0, 1, 2],
+    );
     assert.equal(rows[1].score, null);
     assert.equal(rows[1].execution_log_id, null);
     assert.match(rows[1].error, /contexts/);
@@ -225,7 +237,10 @@ describe('batch runs', () => {
       assert.equal(run.status, 'completed', JSON.stringify(run));
       assert.deepEqual([run.done, run.failed], [12, 0]);
       const rows = await allRows(run.id);
-      assert.deepEqual(rows.map((r) => r.position), [...Array(12).keys()]);
+      assert.deepEqual(
+        rows.map((r) => r.position),
+        [...Array(12).keys()],
+      );
       // The rows whose record failed had their log written: they are recorded from it, not asked again.
       assert.equal(rig.fake.requests.length, 24, 'each row asked once per evaluator');
       const logs = await rig.get(`/v1/execution-logs/?batch_execution_id=${run.id}&limit=100`);

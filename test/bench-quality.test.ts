@@ -56,10 +56,14 @@ test('metrics: accuracy, positional agreement and kappa on hand-checked cases', 
 test('against a judge that always prefers the first position: agreement 0, every pair a tie, kappa 0', async () => {
   const out = path.join(tempDir(), 'report.json');
   fake.resetStats();
-  const r = await runBench(['--suite', 'llmbar-natural', '--limit', '6', '--model', 'claude-sonnet-4-5', '--base-url', fake.url, '--out', out], { ANTHROPIC_API_KEY: 'sk-ant-test-dummy' });
+  const r = await runBench(['--suite', 'llmbar-natural', '--limit', '6', '--model', 'claude-sonnet-4-5', '--base-url', fake.url, '--out', out], {
+    ANTHROPIC_API_KEY: 'sk-ant-test-dummy',
+  });
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(fs.readFileSync(out, 'utf8'));
-  const labels = loadSuite('llmbar-natural').slice(0, 6).map((p) => p.label);
+  const labels = loadSuite('llmbar-natural')
+    .slice(0, 6)
+    .map((p) => p.label);
   assert.equal(report.pairs, 6);
   assert.equal(report.evaluator, 'Instruction Following');
   assert.equal(report.tribunal.positional_agreement, 0);

@@ -34,7 +34,9 @@ describe('budgets shared by two instances on PostgreSQL', () => {
       const cap = 5 * CALL_USD;
       await stores[0].setBudgetCap({ org_id: demo.organization_id, scope: 'org', scope_id: demo.organization_id, period: 'daily', cap_usd: cap });
       fake.resetStats();
-      const runs = Array.from({ length: 40 }, (_, i) => (i % 2 ? b : a).request('POST', `/v1/evaluators/${ev.id}/execute/`, { key: demo.api_key, body: { request: `q${i}`, response: `a${i}` } }));
+      const runs = Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? b : a).request('POST', `/v1/evaluators/${ev.id}/execute/`, { key: demo.api_key, body: { request: `q${i}`, response: `a${i}` } }),
+      );
       const answers = await Promise.all(runs);
       const ok = answers.filter((r) => r.status === 200).length;
       const refused = answers.filter((r) => r.status === 429 && r.body.code === 'budget_exceeded').length;
@@ -49,7 +51,8 @@ describe('budgets shared by two instances on PostgreSQL', () => {
       assert.equal(counter.reserved_usd, 0, 'every reservation settled');
       assert.ok(counter.spent_usd <= cap + 2 * CALL_USD + 1e-9, `spent ${counter.spent_usd} against a cap of ${cap}`);
       // Now at or over the cap: both instances refuse.
-      for (const s of servers) assert.equal((await s.request('POST', `/v1/evaluators/${ev.id}/execute/`, { key: demo.api_key, body: { request: 'q', response: 'a' } })).status, 429);
+      for (const s of servers)
+        assert.equal((await s.request('POST', `/v1/evaluators/${ev.id}/execute/`, { key: demo.api_key, body: { request: 'q', response: 'a' } })).status, 429);
     } finally {
       for (const s of servers) await s.close();
       await Promise.all(stores.map((s) => s.close()));

@@ -93,7 +93,7 @@ describe('budgets', () => {
     assert.equal((await rig.post(`/v1/budgets/evaluators/${capped.id}/`, { daily_usd: -1 })).status, 400);
   });
 
-  it("a batch run stops at its own cap with its rows accounted for", async () => {
+  it('a batch run stops at its own cap with its rows accounted for', async () => {
     const ev = await rig.createEvaluator(evaluatorBody());
     const judge = await rig.createJudge({ name: `Budget judge ${Math.random()}`, intent: 'grade', evaluator_ids: [ev.id] });
     rig.fake.resetStats();
@@ -149,7 +149,7 @@ describe('budgets', () => {
     // A bigger item costs more: the estimate reads the items.
     const one = await rig.post(`/v1/judges/${judge.id}/batch-execute/`, { items: items.slice(0, 1), dry_run: true });
     const last = await rig.post(`/v1/judges/${judge.id}/batch-execute/`, { items: items.slice(9), dry_run: true });
-    assert.ok(last.body.input_tokens > one.body.input_tokens + 2 * 3000 / 4 - 10);
+    assert.ok(last.body.input_tokens > one.body.input_tokens + (2 * 3000) / 4 - 10);
   });
 
   it('dry_run on a calibration run estimates the dataset', async () => {
@@ -164,7 +164,11 @@ describe('budgets', () => {
   });
 
   it("the admin command sets a named organization's daily cap", async () => {
-    const created = (await runKeyCommand(rig.server.store, rig.config, { op: 'create', org: `Budget org ${Math.random()}` })) as { organization_name: string; organization_id: string; api_key: string };
+    const created = (await runKeyCommand(rig.server.store, rig.config, { op: 'create', org: `Budget org ${Math.random()}` })) as {
+      organization_name: string;
+      organization_id: string;
+      api_key: string;
+    };
     const status = (await runKeyCommand(rig.server.store, rig.config, { op: 'budget', org: created.organization_name, daily_usd: 0 })) as any;
     assert.equal(status.org.daily_cap_usd, 0);
     assert.equal(status.org.cap_source, 'organization');

@@ -14,8 +14,9 @@ const track = async (s: Promise<Store>) => (open.push(await s), open[open.length
 
 defineBudgetContract(() => (process.env.TRIBUNAL_TEST_STORE === 'postgres' ? track(openTestPostgresStore()) : track(openJson(tempDir()))));
 
-
-it('JSON store: spend survives a close and reopen; reservations of the closed process are let go', { skip: process.env.TRIBUNAL_TEST_STORE === 'postgres' && 'JSON store only' }, async () => {
+it('JSON store: spend survives a close and reopen; reservations of the closed process are let go', {
+  skip: process.env.TRIBUNAL_TEST_STORE === 'postgres' && 'JSON store only',
+}, async () => {
   const dir = tempDir();
   const key = { org_id: 'org_x', scope: 'org' as const, scope_id: 'org_x', period: '2026-11-26' };
   const first = await openJson(dir);

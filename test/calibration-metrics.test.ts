@@ -71,7 +71,17 @@ describe('calibration metrics', () => {
 
   test('null where a statistic is undefined', () => {
     const empty = agreementMetrics([], [], 0.5);
-    assert.deepEqual(empty, { n: 0, mae: null, rmse: null, pearson: null, spearman: null, kappa: null, accuracy: null, majority_baseline: null, confusion: { tp: 0, fp: 0, tn: 0, fn: 0 } });
+    assert.deepEqual(empty, {
+      n: 0,
+      mae: null,
+      rmse: null,
+      pearson: null,
+      spearman: null,
+      kappa: null,
+      accuracy: null,
+      majority_baseline: null,
+      confusion: { tp: 0, fp: 0, tn: 0, fn: 0 },
+    });
     // One pair: errors exist, correlations do not.
     const one = agreementMetrics([0.4], [0.6], 0.5);
     close(one.mae, 0.2, 'mae of one', 1e-15);
@@ -96,7 +106,14 @@ describe('calibration metrics', () => {
   test('perfect and inverse agreement', () => {
     const x = [0.1, 0.4, 0.35, 0.8, 0.9];
     close(pearson(x, x), 1, 'pearson self');
-    close(spearman(x, x.map((v) => 1 - v)), -1, 'spearman inverse');
+    close(
+      spearman(
+        x,
+        x.map((v) => 1 - v),
+      ),
+      -1,
+      'spearman inverse',
+    );
     const m = agreementMetrics(x, x, 0.5);
     assert.equal(m.mae, 0);
     close(m.kappa, 1, 'kappa self');

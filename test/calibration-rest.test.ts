@@ -151,9 +151,15 @@ describe('calibration runs over REST', () => {
     const all = [...res.body.results, ...rest.body.results, ...(await rig.get(`/v1/calibration-runs/${first.id}/items/?limit=50&cursor=${rest.body.next_cursor}`)).body.results];
     assert.equal(all.length, 5);
     const diffs = all.map((r: any) => Math.abs(r.difference));
-    assert.deepEqual(diffs, [...diffs].sort((a, b) => b - a));
+    assert.deepEqual(
+      diffs,
+      [...diffs].sort((a, b) => b - a),
+    );
     const polites = await rig.get(`/v1/calibration-runs/${first.id}/items/?evaluator_id=Calib%20polite`);
-    assert.deepEqual(polites.body.results.map((r: any) => r.item_id), [itemIds[4]]);
+    assert.deepEqual(
+      polites.body.results.map((r: any) => r.item_id),
+      [itemIds[4]],
+    );
     assert.equal((await rig.get(`/v1/calibration-runs/${first.id}/items/?cursor=bogus`)).status, 400);
     // The sorted items of a run are kept between pages, but an edit of the dataset shows at once.
     const edited = await rig.server.request('PATCH', `/v1/datasets/${datasetId}/items/${itemIds[4]}/`, { key: rig.key, body: { metadata: { note: 'Checked again.' } } });
@@ -172,12 +178,26 @@ describe('calibration runs over REST', () => {
     assert.equal(j.finished_at, first.finished_at);
     const e = (await rig.get(`/v1/evaluators/${grounded.id}/`)).body.calibration;
     // h-review: kappa's 95% interval and fitness (n 4 is far below monitoring's 30: exploration).
-    assert.deepEqual(e, { calibration_run_id: first.id, n: 4, mae: first.metrics[0].mae, kappa: first.metrics[0].kappa, kappa_interval: first.metrics[0].intervals.kappa, fitness: 'exploration', finished_at: first.finished_at });
+    assert.deepEqual(e, {
+      calibration_run_id: first.id,
+      n: 4,
+      mae: first.metrics[0].mae,
+      kappa: first.metrics[0].kappa,
+      kappa_interval: first.metrics[0].intervals.kappa,
+      fitness: 'exploration',
+      finished_at: first.finished_at,
+    });
     assert.equal(j.fitness, 'exploration');
     assert.equal((await rig.get(`/v1/judges/${judge.id}/`)).body.fitness, 'exploration');
     const listed = await rig.get(`/v1/calibration-runs/?judge_id=${judge.id}`);
-    assert.deepEqual(listed.body.results.map((r: any) => r.id), [first.id]);
-    assert.deepEqual((await rig.get(`/v1/calibration-runs/?evaluator_id=${polite.id}&status=completed`)).body.results.map((r: any) => r.id), [first.id]);
+    assert.deepEqual(
+      listed.body.results.map((r: any) => r.id),
+      [first.id],
+    );
+    assert.deepEqual(
+      (await rig.get(`/v1/calibration-runs/?evaluator_id=${polite.id}&status=completed`)).body.results.map((r: any) => r.id),
+      [first.id],
+    );
   });
 
   it('turns a chosen disagreement into a demonstration (new version, calibration dropped), and the next run compares', async () => {

@@ -10,7 +10,12 @@ import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execu
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 let rig: ScoringRig;
-const JSON_CHECK = { name: 'Answers in JSON', intent: 'The answer must be a JSON object with an answer field.', kind: 'check', checks: [{ type: 'json_valid' }, { type: 'json_path', path: '$.answer' }] };
+const JSON_CHECK = {
+  name: 'Answers in JSON',
+  intent: 'The answer must be a JSON object with an answer field.',
+  kind: 'check',
+  checks: [{ type: 'json_valid' }, { type: 'json_path', path: '$.answer' }],
+};
 const modelCalls = () => rig.fake.requests.length;
 
 before(async () => {
@@ -44,7 +49,12 @@ describe('check and code evaluators over REST', () => {
   test('a judge mixes llm, check and code evaluators; only the llm one calls the model', async () => {
     const llm = await rig.createEvaluator(evaluatorBody());
     const check = await rig.createEvaluator({ name: 'Short answer', intent: 'At most 5 words.', kind: 'check', checks: [{ type: 'length', max: 5, unit: 'words' }] });
-    const code = await rig.createEvaluator({ name: 'Mentions Paris (code)', intent: 'The answer names Paris.', kind: 'code', code: 'return input.response.includes("Paris") ? { score: 1, justification: "names Paris" } : 0' });
+    const code = await rig.createEvaluator({
+      name: 'Mentions Paris (code)',
+      intent: 'The answer names Paris.',
+      kind: 'code',
+      code: 'return input.response.includes("Paris") ? { score: 1, justification: "names Paris" } : 0',
+    });
     const judge = await rig.createJudge({ name: 'Mixed judge', intent: 'mixed kinds', evaluator_ids: [llm.id, check.id, code.id] });
     const before = modelCalls();
     const res = await rig.post(`/v1/judges/${judge.id}/execute/`, { request: 'Capital of France?', response: 'It is Paris, of course, my friend.' });
@@ -61,7 +71,10 @@ describe('check and code evaluators over REST', () => {
     const refused = async (body: Record<string, unknown>, field: string, detail: RegExp) => {
       const res = await rig.post('/v1/evaluators/', { name: `bad ${Math.random()}`, intent: 'x', ...body });
       assert.equal(res.status, 400, JSON.stringify(res.body));
-      assert.ok(res.body.errors.some((e: { field: string }) => e.field === field), JSON.stringify(res.body));
+      assert.ok(
+        res.body.errors.some((e: { field: string }) => e.field === field),
+        JSON.stringify(res.body),
+      );
       assert.match(res.body.detail, detail);
     };
     await refused({ kind: 'check', checks: [{ type: 'regex', pattern: '(a+)+$' }] }, 'checks.0.pattern', /catastrophic backtracking/);
@@ -94,7 +107,11 @@ describe('check and code evaluators over REST', () => {
       kind: 'code',
       code: 'if (input.response === "loop") while (true) {}\nif (input.response === "throw") throw new Error("no way");\nif (input.response === "big") { const a = []; while (true) a.push("x".repeat(4096)); }\nreturn 1',
     });
-    for (const [response, error] of [['loop', /time limit/], ['throw', /threw \(line 2\): Error: no way/], ['big', /memory|time limit/]] as const) {
+    for (const [response, error] of [
+      ['loop', /time limit/],
+      ['throw', /threw \(line 2\): Error: no way/],
+      ['big', /memory|time limit/],
+    ] as const) {
       const res = await rig.post(`/v1/evaluators/${code.id}/execute/`, { response });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       assert.equal(res.body.evaluator_results[0].score, null);
@@ -107,7 +124,12 @@ describe('check and code evaluators over REST', () => {
   });
 
   test('tool_call checks read the turns (and make the evaluator require them)', async () => {
-    const called = await rig.createEvaluator({ name: 'Looked up the weather', intent: 'The agent called get_weather with a city.', kind: 'check', checks: [{ type: 'tool_call', name: 'get_weather', arguments_schema: { type: 'object', required: ['city'] } }] });
+    const called = await rig.createEvaluator({
+      name: 'Looked up the weather',
+      intent: 'The agent called get_weather with a city.',
+      kind: 'check',
+      checks: [{ type: 'tool_call', name: 'get_weather', arguments_schema: { type: 'object', required: ['city'] } }],
+    });
     assert.equal(called.requires_turns, true);
     const missing = await rig.post(`/v1/evaluators/${called.id}/execute/`, { response: 'It is sunny.' });
     assert.equal(missing.status, 400);
@@ -125,7 +147,7 @@ describe('check and code evaluators over REST', () => {
     assert.match(wrong.body.evaluator_results[0].justification, /no tool was called/);
   });
 
-  test('pairwise: a check compares each side\'s score, without a model', async () => {
+  test("pairwise: a check compares each side's score, without a model", async () => {
     const check = await rig.createEvaluator({ ...JSON_CHECK, name: 'JSON for compare' });
     const before = modelCalls();
     const res = await rig.post(`/v1/evaluators/${check.id}/compare/`, { request: 'Q?', response_a: 'Paris', response_b: '{"answer":"Paris"}' });

@@ -21,7 +21,11 @@ const failsWith = async (code: string, pattern: RegExp) => {
 describe('code evaluators in the sandbox', () => {
   test('a body or a score function; a number, a boolean or {score, justification}', async () => {
     await healthy();
-    assert.deepEqual(await score('function score(input) { return { score: 0.25, justification: "short: " + input.response.length } }'), { ok: true, score: 0.25, justification: 'short: 31' });
+    assert.deepEqual(await score('function score(input) { return { score: 0.25, justification: "short: " + input.response.length } }'), {
+      ok: true,
+      score: 0.25,
+      justification: 'short: 31',
+    });
     assert.equal(((await score('return input.contexts.length === 1')) as { score: number }).score, 1);
     assert.equal(((await score('return input.expected_output === "Paris" ? 1 : 0')) as { score: number }).score, 1);
   });
@@ -79,9 +83,9 @@ describe('code evaluators in the sandbox', () => {
 
   test('deep recursion, huge allocations and huge outputs are errors', async () => {
     await failsWith('function f(n) { return f(n + 1) + 1 } return f(0)', /recursion|stack/);
-    await failsWith("const a = []; while (true) a.push(\"x\".repeat(1000) + a.length)", /memory|time limit/);
-    await failsWith("const a = []; while (true) a.push(new Array(1e4).fill(a.length))", /memory|time limit/);
-    await failsWith("return new ArrayBuffer(1e9).byteLength ? 1 : 0", /memory/);
+    await failsWith('const a = []; while (true) a.push("x".repeat(1000) + a.length)', /memory|time limit/);
+    await failsWith('const a = []; while (true) a.push(new Array(1e4).fill(a.length))', /memory|time limit/);
+    await failsWith('return new ArrayBuffer(1e9).byteLength ? 1 : 0', /memory/);
     await failsWith('return { score: 1, justification: "x".repeat(5e5) }', /characters, more than/);
     await failsWith('const s = "x".repeat(2 ** 28); return s.length ? 1 : 0', /memory/);
   });

@@ -70,7 +70,12 @@ describe('declarative checks', () => {
   });
 
   test('combine: all, any, fraction; the justification names each failed check', () => {
-    const checks: Check[] = [{ type: 'contains', value: 'a' }, { type: 'contains', value: 'b' }, { type: 'contains', value: 'z' }, { type: 'length', max: 2 }];
+    const checks: Check[] = [
+      { type: 'contains', value: 'a' },
+      { type: 'contains', value: 'b' },
+      { type: 'contains', value: 'z' },
+      { type: 'length', max: 2 },
+    ];
     const all = run(checks, 'abc');
     assert.equal(all.score, 0);
     assert.match(all.justification, /2 of 4 checks passed.*contains "z" on response: not found in "abc"; length 0\.\.2 characters on response: 3 characters, more than 2/);
@@ -82,7 +87,10 @@ describe('declarative checks', () => {
 
   test('what cannot compile is refused with the check named', () => {
     const refused = (c: Check, field: RegExp) =>
-      assert.throws(() => compileChecks([{ type: 'json_valid' }, c]), (e: unknown) => e instanceof CheckCompileError && field.test(e.field) && e.message.length > 0);
+      assert.throws(
+        () => compileChecks([{ type: 'json_valid' }, c]),
+        (e: unknown) => e instanceof CheckCompileError && field.test(e.field) && e.message.length > 0,
+      );
     refused({ type: 'regex', pattern: '(a+)+$' }, /^checks\.1\.pattern$/);
     refused({ type: 'regex', pattern: '([a-z' }, /^checks\.1\.pattern$/);
     refused({ type: 'json_schema', schema: { type: 'nonsense' } }, /^checks\.1\.schema$/);
@@ -95,7 +103,16 @@ describe('catastrophic backtracking guard', () => {
   for (const p of ['(a+)+$', '(\\w*\\s?)*x', '(a|aa)+$', '(a|a)*b', '((ab)*c)+', '(x+x+)+y', '(\\d+){2,}', '(.*a){3,}', '(a+)\\1*']) {
     test(`refuses ${p}`, () => assert.ok(backtrackingRisk(p), p));
   }
-  for (const p of ['^\\d{3}-\\d{4}$', '(foo|bar)+', '[(a+)+]', '\\(a+\\)+', '^(?:[a-z0-9._%+-]+)@[a-z0-9.-]+\\.[a-z]{2,}$', '(ab){2}', '\\b\\d{3}-\\d{2}-\\d{4}\\b', '(?<year>\\d{4})-(\\d{2})']) {
+  for (const p of [
+    '^\\d{3}-\\d{4}$',
+    '(foo|bar)+',
+    '[(a+)+]',
+    '\\(a+\\)+',
+    '^(?:[a-z0-9._%+-]+)@[a-z0-9.-]+\\.[a-z]{2,}$',
+    '(ab){2}',
+    '\\b\\d{3}-\\d{2}-\\d{4}\\b',
+    '(?<year>\\d{4})-(\\d{2})',
+  ]) {
     test(`allows ${p}`, () => assert.equal(backtrackingRisk(p), null, p));
   }
 });

@@ -21,7 +21,10 @@ const scoreAll = (score: number) => rig.fake.respondWith(() => toolAnswer({ just
 
 before(async () => {
   rig = await startCliRig({ TRIBUNAL_RATE_LIMIT: '100000' });
-  const judge = await rig.server.request('POST', '/v1/judges/', { key: rig.key, body: { name: 'batch judge', intent: 'Support answers.', evaluator_ids: ['Answer Relevance', 'Clarity'] } });
+  const judge = await rig.server.request('POST', '/v1/judges/', {
+    key: rig.key,
+    body: { name: 'batch judge', intent: 'Support answers.', evaluator_ids: ['Answer Relevance', 'Clarity'] },
+  });
   assert.equal(judge.status, 201, JSON.stringify(judge.body));
   judgeId = judge.body.id;
   const ds = await rig.server.request('POST', '/v1/datasets/', { key: rig.key, body: { name: 'batch set' } });
@@ -36,7 +39,9 @@ let runB: string;
 
 test('batch run --wait: plain progress lines without a terminal, the per-evaluator summary, the gate', async () => {
   scoreAll(0.8);
-  const r = ok(await rig.cli(['batch', 'run', '--judge', 'batch judge', '--dataset', 'batch set', '--wait', '--fail-under', '0.5', '--poll-interval', '0.1', '--tags', 'nightly,v1']));
+  const r = ok(
+    await rig.cli(['batch', 'run', '--judge', 'batch judge', '--dataset', 'batch set', '--wait', '--fail-under', '0.5', '--poll-interval', '0.1', '--tags', 'nightly,v1']),
+  );
   assert.match(r.stderr, /^progress: \d+\/12 rows/m, r.stderr);
   assert.doesNotMatch(r.stderr, /\x1b\[/, 'no terminal codes in a log');
   assert.match(r.stdout, /Batch (\S+): completed\. 12 of 12 row\(s\) scored/);
@@ -79,9 +84,16 @@ test('batch status, list and results', async () => {
   const dir = tempDir('tribunal-cli-batch-');
   const out = path.join(dir, 'rows.jsonl');
   ok(await rig.cli(['batch', 'results', runA, '--out', out]));
-  const rows = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const rows = fs
+    .readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(rows.length, ITEMS);
-  assert.deepEqual(rows.map((r) => r.position), Array.from({ length: ITEMS }, (_, i) => i));
+  assert.deepEqual(
+    rows.map((r) => r.position),
+    Array.from({ length: ITEMS }, (_, i) => i),
+  );
   assert.ok(rows.every((r) => r.item_id && r.execution_log_id && r.score === 0.8 && r.evaluator_results.length === 2));
   const toStdout = ok(await rig.cli(['batch', 'results', runB]));
   assert.equal(toStdout.stdout.trim().split('\n').length, ITEMS);
@@ -97,7 +109,10 @@ test('batch compare: a clear drop is a regression and fails the gate; the other 
   assert.equal(gated.code, 1, gated.stdout + gated.stderr);
   assert.match(gated.stdout, /Regression: Answer Relevance -0\.500/);
   const json = JSON.parse(ok(await rig.cli(['batch', 'compare', runB, runA, '--fail-on-regression', '--json', '--top', '3'])).stdout);
-  assert.deepEqual(json.evaluators.map((e: { verdict: string }) => e.verdict), ['improved', 'improved']);
+  assert.deepEqual(
+    json.evaluators.map((e: { verdict: string }) => e.verdict),
+    ['improved', 'improved'],
+  );
   assert.equal(json.moved.length, 3);
   assert.equal(json.exit_code, 0);
   const same = await rig.cli(['batch', 'compare', runA, runA]);
@@ -142,7 +157,16 @@ test('eval --server: a local file as server batches (chunks of 1,000), reported 
   lines.splice(2, 0, '{not json');
   lines.splice(5, 0, JSON.stringify({ request: 'no response' }));
   // A conversation row goes to the server as an item with turns.
-  lines.push(JSON.stringify({ id: 'conv', system_prompt: 'You are the shop assistant.', turns: [{ role: 'user', content: 'Where is my order?' }, { role: 'assistant', content: 'It shipped today.' }] }));
+  lines.push(
+    JSON.stringify({
+      id: 'conv',
+      system_prompt: 'You are the shop assistant.',
+      turns: [
+        { role: 'user', content: 'Where is my order?' },
+        { role: 'assistant', content: 'It shipped today.' },
+      ],
+    }),
+  );
   fs.writeFileSync(input, `${lines.join('\n')}\n`);
   const out = path.join(dir, 'out.jsonl');
   const small = await rig.server.request('POST', '/v1/judges/', { key: rig.key, body: { name: 'one evaluator', intent: 'Support answers.', evaluator_ids: ['Clarity'] } });
@@ -154,9 +178,16 @@ test('eval --server: a local file as server batches (chunks of 1,000), reported 
   assert.match(r.stderr, /Server batches \(1000 rows each\): \S+, \S+/);
   assert.match(r.stdout, /1004 row\(s\) scored, 2 bad row\(s\) skipped/);
   assert.match(r.stdout, /Clarity\s+1004\s+0\.70/);
-  const results = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const results = fs
+    .readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(results.length, 1006);
-  assert.deepEqual(results.map((l) => l.row), Array.from({ length: 1006 }, (_, i) => i + 1));
+  assert.deepEqual(
+    results.map((l) => l.row),
+    Array.from({ length: 1006 }, (_, i) => i + 1),
+  );
   assert.equal(results[0].id, 'r0');
   assert.equal(results.at(-2).id, 'r1002');
   assert.equal(results.at(-1).id, 'conv');
@@ -174,14 +205,24 @@ test('eval --use-cache: the second run over the same rows reuses every result, w
   const dir = tempDir('tribunal-cli-eval-cache-');
   const input = path.join(dir, 'rows.jsonl');
   fs.writeFileSync(input, `${Array.from({ length: 4 }, (_, i) => JSON.stringify({ request: `cache q${i}`, response: `cache a${i}` })).join('\n')}\n`);
-  for (const [mode, extra] of [['local', []], ['server', ['--server', '--poll-interval', '0.1']]] as const) {
+  for (const [mode, extra] of [
+    ['local', []],
+    ['server', ['--server', '--poll-interval', '0.1']],
+  ] as const) {
     const first = ok(await rig.cli(['eval', '--judge', judgeId, '--input', input, '--out', path.join(dir, `${mode}-1.jsonl`), '--use-cache', ...extra]));
     assert.match(first.stdout, /4 row\(s\) scored/);
     const before = rig.fake.requests.length;
     ok(await rig.cli(['eval', '--judge', judgeId, '--input', input, '--out', path.join(dir, `${mode}-2.jsonl`), '--use-cache', ...extra]));
     assert.equal(rig.fake.requests.length, before, `${mode}: no model call on the second run`);
-    const rows = fs.readFileSync(path.join(dir, `${mode}-2.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const rows = fs
+      .readFileSync(path.join(dir, `${mode}-2.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const log = await rig.server.request('GET', `/v1/execution-logs/${rows[0].execution_log_id}/`, { key: rig.key });
-    assert.ok(log.body.evaluator_results.every((r: { cached?: boolean }) => r.cached === true), JSON.stringify(log.body.evaluator_results));
+    assert.ok(
+      log.body.evaluator_results.every((r: { cached?: boolean }) => r.cached === true),
+      JSON.stringify(log.body.evaluator_results),
+    );
   }
 });

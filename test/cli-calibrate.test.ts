@@ -71,7 +71,7 @@ test('calibrate refuses bad usage and unlabelled datasets clearly', async () => 
   assert.match(r.stderr, /no expected_scores/);
 });
 
-test('annotate records a person\'s score, and a second call edits it', async () => {
+test("annotate records a person's score, and a second call edits it", async () => {
   const run = await req('POST', `/v1/judges/${judgeId}/execute/`, { response: 'x says-0.7' });
   const logId = run.body.execution_log_id;
   const first = await rig.cli(['annotate', logId, '--evaluator', 'CLI calib grounded', '--score', '0.2', '--note', 'Not in the sources.']);

@@ -17,7 +17,21 @@ after(() => rig.close());
 test('create a check evaluator from --checks-file and run it', async () => {
   const checks = path.join(dir, 'checks.json');
   fs.writeFileSync(checks, JSON.stringify([{ type: 'json_valid' }, { type: 'contains', value: 'paris' }]));
-  const made = await rig.cli(['evaluators', 'create', '--name', 'CLI check', '--intent', 'JSON naming Paris.', '--kind', 'check', '--checks-file', checks, '--combine', 'fraction', '--json']);
+  const made = await rig.cli([
+    'evaluators',
+    'create',
+    '--name',
+    'CLI check',
+    '--intent',
+    'JSON naming Paris.',
+    '--kind',
+    'check',
+    '--checks-file',
+    checks,
+    '--combine',
+    'fraction',
+    '--json',
+  ]);
   assert.equal(made.code, 0, made.stderr);
   const e = JSON.parse(made.stdout);
   assert.deepEqual([e.kind, e.combine, e.checks.length], ['check', 'fraction', 2]);

@@ -31,7 +31,12 @@ const TURNS = [
   { role: 'user', content: 'Book a table for two, tonight, 8 pm, "near the window".' },
   { role: 'assistant', content: 'Booked: two people at 20:00, window table.' },
 ];
-const readLines = (file: string) => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const readLines = (file: string) =>
+  fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 const getLog = async (id: string) => (await rig.server.request('GET', `/v1/execution-logs/${id}/`, { key: rig.key })).body;
 
 test('JSONL rows with turns, a system prompt and a session are scored and logged as conversations', async () => {
@@ -50,9 +55,15 @@ test('JSONL rows with turns, a system prompt and a session are scored and logged
   assert.match(r.stderr, /^line 2: give either "turns" or "request"\/"response", not both; skipped$/m, r.stderr);
   assert.match(r.stderr, /^line 3: "turns" item 1 must be an object with a "role" and a "content" string; skipped$/m);
   const lines = readLines(out);
-  assert.deepEqual(lines.map((l) => l.id), ['t1', 't2', 't3', 't4']);
+  assert.deepEqual(
+    lines.map((l) => l.id),
+    ['t1', 't2', 't3', 't4'],
+  );
   assert.equal(lines[0].status, 'ok', JSON.stringify(lines[0]));
-  assert.deepEqual(lines.slice(1, 3).map((l) => l.status), ['skipped', 'skipped']);
+  assert.deepEqual(
+    lines.slice(1, 3).map((l) => l.status),
+    ['skipped', 'skipped'],
+  );
   // The server's own check (no assistant turn to judge) comes back as the row's error.
   assert.notEqual(lines[3].status, 'ok');
   assert.match(JSON.stringify(lines[3]), /no assistant turn/);
@@ -70,7 +81,13 @@ test('CSV with turns as a JSON column', async () => {
   const r = await rig.cli(['eval', '--judge', judgeId, '--input', input, '--out', out]);
   assert.match(r.stderr, /^line 3: "turns" is not valid JSON; skipped$/m, r.stderr);
   const lines = readLines(out);
-  assert.deepEqual(lines.map((l) => [l.id, l.status]), [['c1', 'ok'], ['c2', 'skipped']]);
+  assert.deepEqual(
+    lines.map((l) => [l.id, l.status]),
+    [
+      ['c1', 'ok'],
+      ['c2', 'skipped'],
+    ],
+  );
   const log = await getLog(lines[0].execution_log_id);
   assert.deepEqual(log.turns, TURNS);
   assert.equal(log.system_prompt, 'You take bookings.');

@@ -12,7 +12,10 @@ const runs = async () => (await rig.server.request('GET', '/v1/judges/batch-exec
 before(async () => {
   rig = await startCliRig({ TRIBUNAL_RATE_LIMIT: '100000' });
   rig.fake.respondWith(() => toolAnswer({ justification: 'ok', score: 0.9 }, { usage: { input_tokens: 1000, output_tokens: 100 } }));
-  const judge = await rig.server.request('POST', '/v1/judges/', { key: rig.key, body: { name: 'cost judge', intent: 'Support answers.', evaluator_ids: ['Answer Relevance', 'Clarity'] } });
+  const judge = await rig.server.request('POST', '/v1/judges/', {
+    key: rig.key,
+    body: { name: 'cost judge', intent: 'Support answers.', evaluator_ids: ['Answer Relevance', 'Clarity'] },
+  });
   assert.equal(judge.status, 201, JSON.stringify(judge.body));
   await rig.server.request('POST', '/v1/datasets/', { key: rig.key, body: { name: 'cost set' } }).then(async (ds) => {
     const items = Array.from({ length: 5 }, (_, i) => ({ request: `question ${i}`, response: `answer ${i}` }));
@@ -45,7 +48,9 @@ test('a large run asks first: no terminal refuses, "n" does not start, --yes sta
   const yes = await rig.cli(['batch', 'run', '--judge', 'cost judge', '--dataset', 'cost set'], { env: { ...large, TRIBUNAL_INTERACTIVE: '1' }, input: 'y\n' });
   assert.equal(yes.code, 0, yes.stderr);
   assert.match(yes.stdout, /Started batch/);
-  const skip = await rig.cli(['batch', 'run', '--judge', 'cost judge', '--dataset', 'cost set', '--yes', '--budget', '0.01', '--wait', '--poll-interval', '0.1', '--quiet'], { env: large });
+  const skip = await rig.cli(['batch', 'run', '--judge', 'cost judge', '--dataset', 'cost set', '--yes', '--budget', '0.01', '--wait', '--poll-interval', '0.1', '--quiet'], {
+    env: large,
+  });
   assert.equal(await runs(), 2);
   const latest = (await rig.server.request('GET', '/v1/judges/batch-executions/', { key: rig.key })).body.results[0];
   assert.equal(latest.status, 'failed', skip.stdout + skip.stderr);

@@ -31,7 +31,10 @@ test('datasets create, import (JSONL in parts, CSV), list, export and delete', a
   assert.equal(imported.code, 8, imported.stderr);
   const answer = JSON.parse(imported.stdout);
   assert.equal(answer.created, 7);
-  assert.deepEqual(answer.skipped.map((s: { line: number }) => s.line), [5]);
+  assert.deepEqual(
+    answer.skipped.map((s: { line: number }) => s.line),
+    [5],
+  );
 
   const csv = path.join(dir, 'more.csv');
   fs.writeFileSync(csv, 'request,response,tags\nq,"a, b",x|y\n');
@@ -43,8 +46,15 @@ test('datasets create, import (JSONL in parts, CSV), list, export and delete', a
 
   const out = path.join(dir, 'export.jsonl');
   ok(await rig.cli(['datasets', 'export', 'regressions', '--out', out]));
-  const exported = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(exported.map((i) => i.response), [...Array.from({ length: 7 }, (_, i) => `answer ${i}`), 'a, b']);
+  const exported = fs
+    .readFileSync(out, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    exported.map((i) => i.response),
+    [...Array.from({ length: 7 }, (_, i) => `answer ${i}`), 'a, b'],
+  );
   assert.deepEqual(exported[7].tags, ['x', 'y']);
   const toStdout = ok(await rig.cli(['datasets', 'export', created.id]));
   assert.equal(toStdout.stdout.trim().split('\n').length, 8);

@@ -44,7 +44,12 @@ async function makeJudge(rig: CliRig, name: string): Promise<string> {
 
 function dataset(n: number, opts: { rudeEvery?: number } = {}): string[] {
   return Array.from({ length: n }, (_, i) =>
-    JSON.stringify({ id: `r${i + 1}`, request: `Question ${i + 1}?`, response: `Answer ${i + 1}${opts.rudeEvery && (i + 1) % opts.rudeEvery === 0 ? ', you rude person' : '.'}`, tags: ['batch'] }),
+    JSON.stringify({
+      id: `r${i + 1}`,
+      request: `Question ${i + 1}?`,
+      response: `Answer ${i + 1}${opts.rudeEvery && (i + 1) % opts.rudeEvery === 0 ? ', you rude person' : '.'}`,
+      tags: ['batch'],
+    }),
   );
 }
 
@@ -102,12 +107,22 @@ describe('tribunal eval', () => {
 
     const lines = readLines(out);
     assert.equal(lines.length, 39, 'one line per row (the blank line is not a row)');
-    assert.deepEqual(lines.map((l) => l.row), Array.from({ length: 39 }, (_, i) => i + 1), 'input order');
+    assert.deepEqual(
+      lines.map((l) => l.row),
+      Array.from({ length: 39 }, (_, i) => i + 1),
+      'input order',
+    );
     const skipped = lines.filter((l) => l.status === 'skipped');
-    assert.deepEqual(skipped.map((l) => l.line), [5, 11, 26]);
+    assert.deepEqual(
+      skipped.map((l) => l.line),
+      [5, 11, 26],
+    );
     const ok = lines.filter((l) => l.status === 'ok');
     assert.equal(ok.length, 36);
-    assert.deepEqual(ok.map((l) => l.id), Array.from({ length: 36 }, (_, i) => `r${i + 1}`));
+    assert.deepEqual(
+      ok.map((l) => l.id),
+      Array.from({ length: 36 }, (_, i) => `r${i + 1}`),
+    );
     assert.ok(ok.every((l) => /^log_[0-9a-f]{32}$/.test(l.execution_log_id) && l.judge_id === judgeId && l.evaluator_results.length === 2));
     assert.equal(new Set(ok.map((l) => l.execution_log_id)).size, 36);
     assert.equal(rig.fake.requests.length, 72, 'each good row scored once per evaluator, bad rows never');
@@ -164,7 +179,16 @@ describe('tribunal eval', () => {
     assert.match(r.stderr, /^line 5: missing "response"; skipped$/m, 'line numbers count the line break inside c2');
     assert.match(r.stderr, /^line 6: has 7 fields; the header has 6; skipped$/m);
     const lines = readLines(out);
-    assert.deepEqual(lines.map((l) => [l.id, l.status]), [['c1', 'ok'], ['c2', 'ok'], ['c3', 'skipped'], ['c4', 'skipped'], ['c5', 'ok']]);
+    assert.deepEqual(
+      lines.map((l) => [l.id, l.status]),
+      [
+        ['c1', 'ok'],
+        ['c2', 'ok'],
+        ['c3', 'skipped'],
+        ['c4', 'skipped'],
+        ['c5', 'ok'],
+      ],
+    );
     const get = async (id: string) => (await rig.server.request('GET', `/v1/execution-logs/${id}/`, { key: rig.key })).body;
     const c1 = await get(lines[0].execution_log_id);
     assert.equal(c1.request, 'Hello, who are you?');
@@ -196,7 +220,11 @@ describe('tribunal eval', () => {
       const kept = readLines(out);
       assert.ok(kept.length >= 6 && kept.length < 30, `kept ${kept.length}`);
       assert.ok(kept.every((l) => l.status === 'ok'));
-      assert.deepEqual(kept.map((l) => l.row), [...kept.map((l) => l.row)].sort((a, b) => a - b), 'rewritten in input order on exit');
+      assert.deepEqual(
+        kept.map((l) => l.row),
+        [...kept.map((l) => l.row)].sort((a, b) => a - b),
+        'rewritten in input order on exit',
+      );
       assert.equal(rig.fake.requests.length, kept.length * 2, 'every row the server scored is in the file');
 
       // No --resume and no --force: refused, the file is untouched.
@@ -211,7 +239,10 @@ describe('tribunal eval', () => {
       assert.equal(summary.scored_now, 30 - kept.length);
       assert.equal(summary.scored, 30);
       const all = readLines(out);
-      assert.deepEqual(all.map((l) => l.row), Array.from({ length: 30 }, (_, i) => i + 1));
+      assert.deepEqual(
+        all.map((l) => l.row),
+        Array.from({ length: 30 }, (_, i) => i + 1),
+      );
       for (const k of kept) assert.equal(all[k.row - 1].execution_log_id, k.execution_log_id, 'finished rows kept as they were');
       assert.equal(rig.fake.requests.length, 60, 'no row scored twice: 30 rows x 2 evaluators');
       const logs = await rig.server.request('GET', `/v1/execution-logs/?judge_id=${judgeId}&tags=batch&limit=200`, { key: rig.key });
@@ -238,12 +269,16 @@ describe('tribunal eval', () => {
     }
   });
 
-  test('on a terminal (a pseudo-terminal through script(1)): a redrawn progress bar with rate and time', { skip: !fs.existsSync('/usr/bin/script') && 'script(1) is not installed' }, async () => {
+  test('on a terminal (a pseudo-terminal through script(1)): a redrawn progress bar with rate and time', {
+    skip: !fs.existsSync('/usr/bin/script') && 'script(1) is not installed',
+  }, async () => {
     const input = path.join(dir, 'tty.jsonl');
     fs.writeFileSync(input, `${dataset(6).join('\n')}\n`);
     const { spawn } = await import('node:child_process');
     const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const command = [process.execPath, path.join(ROOT, 'bin/tribunal.js'), 'eval', '--judge', judgeId, '--input', input, '--out', path.join(dir, 'tty-out.jsonl')].map(quote).join(' ');
+    const command = [process.execPath, path.join(ROOT, 'bin/tribunal.js'), 'eval', '--judge', judgeId, '--input', input, '--out', path.join(dir, 'tty-out.jsonl')]
+      .map(quote)
+      .join(' ');
     const child = spawn('script', ['-qfec', command, '/dev/null'], { env: { ...process.env, ...rig.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let screen = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (screen += d));

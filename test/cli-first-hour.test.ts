@@ -61,8 +61,14 @@ test('batch results | head -1 ends with exit 0 and no "error: EPIPE"; --limit N 
   assert.doesNotMatch(listed.stderr, /EPIPE|error/);
 
   const three = ok(await rig.cli(['batch', 'results', id, '--limit', '3']));
-  const lines = three.stdout.trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(lines.map((l) => l.position), [0, 1, 2]);
+  const lines = three.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    lines.map((l) => l.position),
+    [0, 1, 2],
+  );
   const out = path.join(tempDir('cli-first-hour-'), 'rows.jsonl');
   const written = ok(await rig.cli(['batch', 'results', id, '--limit', '250', '--out', out]));
   assert.match(written.stderr, /Wrote 250 row\(s\)/);
@@ -76,7 +82,10 @@ test('batch results | head -1 ends with exit 0 and no "error: EPIPE"; --limit N 
 });
 
 test('judges run without contexts names the --context flag, not the REST field', async () => {
-  const judge = await rig.server.request('POST', '/v1/judges/', { key: rig.key, body: { name: 'grounded cli judge', intent: 'Grounded answers.', evaluator_ids: ['Faithfulness'] } });
+  const judge = await rig.server.request('POST', '/v1/judges/', {
+    key: rig.key,
+    body: { name: 'grounded cli judge', intent: 'Grounded answers.', evaluator_ids: ['Faithfulness'] },
+  });
   assert.equal(judge.status, 201, JSON.stringify(judge.body));
   for (const group of ['judges', 'evaluators']) {
     const r = await rig.cli([group, 'run', group === 'judges' ? 'grounded cli judge' : 'Faithfulness', '--request', 'q', '--response', 'a']);
@@ -120,7 +129,10 @@ test('annotate again with a new score clears the earlier note and names the eval
 
 test('judges get fits a 120-column terminal', async () => {
   const long = 'Checks that every support answer is grounded in the retrieved policy documents and cites them, '.repeat(3);
-  const judge = await rig.server.request('POST', '/v1/judges/', { key: rig.key, body: { name: 'wide judge', intent: long, evaluator_ids: ['Faithfulness', 'Answer Relevance', 'Clarity', 'Conciseness'] } });
+  const judge = await rig.server.request('POST', '/v1/judges/', {
+    key: rig.key,
+    body: { name: 'wide judge', intent: long, evaluator_ids: ['Faithfulness', 'Answer Relevance', 'Clarity', 'Conciseness'] },
+  });
   assert.equal(judge.status, 201, JSON.stringify(judge.body));
   for (const columns of ['120', '80']) {
     const r = ok(await rig.cli(['judges', 'get', 'wide judge'], { env: { COLUMNS: columns } }));

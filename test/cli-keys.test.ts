@@ -48,7 +48,13 @@ describe('tribunal keys: which store', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /New API key/);
     assert.match(r.stderr, new RegExp(`^Store: JSON files in ${path.resolve(dir).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `, 'm'));
-    assert.match(r.stderr, new RegExp(`^warning: no Tribunal server owns .*, but a Tribunal server answers at ${server.url.replace(/[.]/g, '\\.')} \\(store: (json|postgres)\\).*TRIBUNAL_DATA_DIR`, 'm'));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^warning: no Tribunal server owns .*, but a Tribunal server answers at ${server.url.replace(/[.]/g, '\\.')} \\(store: (json|postgres)\\).*TRIBUNAL_DATA_DIR`,
+        'm',
+      ),
+    );
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

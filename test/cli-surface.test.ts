@@ -89,7 +89,13 @@ describe('tribunal judges synth', () => {
       if (req.toolName !== 'write_synthetic_data') return toolAnswer({ justification: 'fine', score: 0.9 });
       const names = [...req.prompt.matchAll(/<evaluator name="([^"]+)">/g)].map((m) => m[1]);
       const count = Number(/exactly (\d+) pairs/.exec(req.prompt)?.[1]);
-      const pairs = Array.from({ length: count }, (_, i) => ({ request: `Question ${i}?`, high_response: 'A good answer.', low_response: 'Bad.', fails_evaluator: names[i % names.length], failure: 'too short' }));
+      const pairs = Array.from({ length: count }, (_, i) => ({
+        request: `Question ${i}?`,
+        high_response: 'A good answer.',
+        low_response: 'Bad.',
+        fails_evaluator: names[i % names.length],
+        failure: 'too short',
+      }));
       return toolAnswer({ name: 'CLI set', description: 'd', pairs });
     });
   });

@@ -15,7 +15,15 @@ before(async () => {
   const ev = await rig.server.request('POST', '/v1/evaluators/', { key: rig.key, body: evaluatorBody() });
   judgeId = (await rig.server.request('POST', '/v1/judges/', { key: rig.key, body: { name: 'CLI judge', intent: 'grade', evaluator_ids: [ev.body.id] } })).body.id;
   const spans = await recordSpans('cli-app', (tracer) =>
-    tracer.startSpan('chat', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: 'Hi?' }]), 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', content: 'Hello.' }]) } }).end(),
+    tracer
+      .startSpan('chat', {
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: 'Hi?' }]),
+          'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', content: 'Hello.' }]),
+        },
+      })
+      .end(),
   );
   traceId = spans[0].spanContext().traceId;
   assert.equal((await exportSpans({ url: rig.server.url, key: rig.key, encoding: 'json' }, spans)).code, ExportResultCode.SUCCESS);

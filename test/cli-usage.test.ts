@@ -39,7 +39,10 @@ describe('the command name in hints', () => {
     assert.equal(commandName({ env: {}, script: '/repo/bin/tribunal.js', installed: no }), 'tribunal');
     assert.equal(commandName({ env: { npm_command: 'start' }, script: '/repo/src/main.ts', installed: no }), 'npx tribunal');
     assert.equal(commandName({ env: { npm_command: 'start' }, script: '/repo/src/main.ts', installed: yes }), 'tribunal');
-    assert.equal(withCommandName('error: x. See tribunal --help; or "tribunal demo-key" (tribunal keys list)', 'npx tribunal'), 'error: x. See npx tribunal --help; or "npx tribunal demo-key" (npx tribunal keys list)');
+    assert.equal(
+      withCommandName('error: x. See tribunal --help; or "tribunal demo-key" (tribunal keys list)', 'npx tribunal'),
+      'error: x. See npx tribunal --help; or "npx tribunal demo-key" (npx tribunal keys list)',
+    );
     assert.equal(withCommandName('Tribunal listening; the tribunal.lock file', 'npx tribunal'), 'Tribunal listening; the tribunal.lock file');
   });
 
@@ -98,7 +101,10 @@ describe('command-line details', () => {
   });
 
   test('justifications are printed whole when stdout is not a terminal', async () => {
-    const judge = await rig.server.request('POST', '/v1/judges/', { key: rig.key, body: { name: 'details judge', intent: 'Help-desk answers.', evaluator_ids: ['Answer Relevance'] } });
+    const judge = await rig.server.request('POST', '/v1/judges/', {
+      key: rig.key,
+      body: { name: 'details judge', intent: 'Help-desk answers.', evaluator_ids: ['Answer Relevance'] },
+    });
     assert.equal(judge.status, 201, JSON.stringify(judge.body));
     const r = await rig.cli(['judges', 'run', 'details judge', '--request', 'How do I change my password?', '--response', 'Open Settings.']);
     assert.equal(r.code, 0, r.stderr);
@@ -109,7 +115,10 @@ describe('command-line details', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-json-'));
     t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
     const input = path.join(dir, 'data.jsonl');
-    fs.writeFileSync(input, `${JSON.stringify({ request: 'first question', response: 'ALPHA-ROW answer' })}\n${JSON.stringify({ request: 'second question', response: 'second answer' })}\n`);
+    fs.writeFileSync(
+      input,
+      `${JSON.stringify({ request: 'first question', response: 'ALPHA-ROW answer' })}\n${JSON.stringify({ request: 'second question', response: 'second answer' })}\n`,
+    );
     const r = await rig.cli(['eval', '--judge', 'details judge', '--input', input, '--out', path.join(dir, 'out.jsonl'), '--json', '--quiet']);
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stdout, /\d\.\d*0000000000\d/);
@@ -118,7 +127,7 @@ describe('command-line details', () => {
     assert.equal(summary.overall.mean, 0.15);
   });
 
-  test('judges generate without --judge-id continues the caller\'s draft of the same description instead of storing another', async () => {
+  test("judges generate without --judge-id continues the caller's draft of the same description instead of storing another", async () => {
     const intent = 'Our recipe assistant answers cooking questions for home cooks; evaluate its answers for safety and clarity.';
     rig.fake.resetStats();
     rig.fake.enqueueFor('identify_stages', stagesAnswer('answering'));
@@ -134,7 +143,10 @@ describe('command-line details', () => {
     assert.equal(theirs.status, 200);
     assert.ok(!theirs.body.results.some((j: { id: string }) => j.id === draftId), 'a stranger does not see the draft');
     const mine = await rig.server.request('GET', '/v1/judges/?limit=200', { key: rig.key });
-    assert.ok(mine.body.results.some((j: { id: string }) => j.id === draftId), 'the owner sees the draft');
+    assert.ok(
+      mine.body.results.some((j: { id: string }) => j.id === draftId),
+      'the owner sees the draft',
+    );
 
     // The same description again (a CI job re-run): the same draft, and its questions without asking the model again.
     rig.fake.resetStats();

@@ -89,7 +89,18 @@ describe('tribunal CLI', () => {
     const rubric = path.join(dir, 'rubric.txt');
     fs.writeFileSync(rubric, 'HIGH (1): names the product.\nLOW (0): does not.');
     const created = json(
-      await rig.cli(['evaluators', 'create', '--name', 'Names the product', '--intent', 'Checks that the reply names the product.', '--rubric-file', rubric, '--requires-contexts', '--json']),
+      await rig.cli([
+        'evaluators',
+        'create',
+        '--name',
+        'Names the product',
+        '--intent',
+        'Checks that the reply names the product.',
+        '--rubric-file',
+        rubric,
+        '--requires-contexts',
+        '--json',
+      ]),
     );
     assert.match(created.id, /^evl_[0-9a-f]{32}$/);
     assert.equal(created.rubric, 'HIGH (1): names the product.\nLOW (0): does not.');
@@ -101,7 +112,10 @@ describe('tribunal CLI', () => {
       rig.cli(['evaluators', 'get', 'Names the product', '--json']),
       rig.cli(['evaluators', 'get', created.id]),
     ]);
-    assert.deepEqual(json(listed).results.map((e: any) => e.id), [created.id]);
+    assert.deepEqual(
+      json(listed).results.map((e: any) => e.id),
+      [created.id],
+    );
     const allPresets = json(presets).results;
     assert.ok(allPresets.length >= 30 && allPresets.every((e: any) => e.is_preset), 'every preset, across pages');
     assert.equal(json(shown).id, created.id, 'resolved by exact name');
@@ -132,10 +146,27 @@ describe('tribunal CLI', () => {
 
   test('judges and logs: create with evaluators by name, list, get, update, run, filter logs, delete', async () => {
     const judge = json(
-      await rig.cli(['judges', 'create', '--name', 'Support replies', '--intent', 'Replies of the support bot.', '--evaluator', 'Clarity', '--evaluator', 'preset_helpfulness', '--stage', 'reply', '--json']),
+      await rig.cli([
+        'judges',
+        'create',
+        '--name',
+        'Support replies',
+        '--intent',
+        'Replies of the support bot.',
+        '--evaluator',
+        'Clarity',
+        '--evaluator',
+        'preset_helpfulness',
+        '--stage',
+        'reply',
+        '--json',
+      ]),
     );
     assert.match(judge.id, /^jdg_[0-9a-f]{32}$/);
-    assert.deepEqual(judge.evaluators.map((e: any) => e.id), ['preset_clarity', 'preset_helpfulness']);
+    assert.deepEqual(
+      judge.evaluators.map((e: any) => e.id),
+      ['preset_clarity', 'preset_helpfulness'],
+    );
 
     const [listed, byName, human] = await Promise.all([
       rig.cli(['judges', 'list', '--json']),
@@ -145,7 +176,10 @@ describe('tribunal CLI', () => {
     assert.ok(json(listed).results.some((j: any) => j.id === judge.id));
     const full = json(byName);
     assert.equal(full.id, judge.id);
-    assert.ok(full.evaluators.every((e: any) => typeof e.rubric === 'string'), 'get shows every evaluator in full');
+    assert.ok(
+      full.evaluators.every((e: any) => typeof e.rubric === 'string'),
+      'get shows every evaluator in full',
+    );
     assert.match(human.stdout, /Evaluators \(2\):/);
     assert.match(human.stdout, /Clarity\s+preset_clarity\s+preset/);
 
@@ -159,7 +193,26 @@ describe('tribunal CLI', () => {
     assert.match(text.stdout, /^Judge Support replies v2: score 0\.\d\d .* log log_[0-9a-f]{32}$/m);
     assert.match(text.stdout, /^\s+0\.\d\d\s+Clarity\s+fake justification/m);
     assert.equal(rig.fake.requests.length, 2, 'one model call per evaluator');
-    const run = json(await rig.cli(['judges', 'run', judge.id, '--request', 'And the second one?', '--response', 'Second reply.', '--context', 'doc one', '--context', 'doc two', '--expected-output', 'x', '--user-id', 'u1', '--json']));
+    const run = json(
+      await rig.cli([
+        'judges',
+        'run',
+        judge.id,
+        '--request',
+        'And the second one?',
+        '--response',
+        'Second reply.',
+        '--context',
+        'doc one',
+        '--context',
+        'doc two',
+        '--expected-output',
+        'x',
+        '--user-id',
+        'u1',
+        '--json',
+      ]),
+    );
     assert.equal(run.evaluator_results.length, 2);
 
     // logs list: every filter reaches the server.
@@ -225,7 +278,10 @@ describe('tribunal CLI', () => {
     assertOneLineError(invalid, 2, /--visibility must be one of private, public/);
 
     // A request the server refuses (an evaluator that needs contexts, run without them): exit 7.
-    await rig.server.request('POST', '/v1/evaluators/', { key: rig.key, body: { name: 'Grounded', intent: 'Grounded in contexts.', rubric: 'HIGH: grounded. LOW: not.', requires_contexts: true } });
+    await rig.server.request('POST', '/v1/evaluators/', {
+      key: rig.key,
+      body: { name: 'Grounded', intent: 'Grounded in contexts.', rubric: 'HIGH: grounded. LOW: not.', requires_contexts: true },
+    });
     assertOneLineError(await rig.cli(['evaluators', 'run', 'Grounded', '--response', 'x']), 7, /--context <text>/); // issue 26: the flag, not the REST field
   });
 
@@ -243,7 +299,13 @@ describe('tribunal CLI', () => {
 
     test('--stage, then missing context without a terminal: exit 9 with the --context flags; --context and --judge-id finish the same judge', async () => {
       rig.fake.resetStats();
-      rig.fake.enqueueFor('assess_context', contextAnswer([['tone', 'How formal should answers be?'], ['jurisdiction', 'Which jurisdiction applies?']]));
+      rig.fake.enqueueFor(
+        'assess_context',
+        contextAnswer([
+          ['tone', 'How formal should answers be?'],
+          ['jurisdiction', 'Which jurisdiction applies?'],
+        ]),
+      );
       const first = await rig.cli(['judges', 'generate', PIPELINE_INTENT, '--stage', 'answer generation']);
       assert.equal(first.code, 9, first.stderr);
       assert.match(first.stderr, /--context tone="\.\.\."\s+How formal should answers be\?/);
@@ -254,28 +316,58 @@ describe('tribunal CLI', () => {
       const shown = await rig.cli(['judges', 'get', draftId]);
       assert.equal(shown.code, 0, shown.stderr);
       assert.match(shown.stdout, /generated: +draft: cannot run until these are answered:\n +- tone: How formal should answers be\?/);
-      assert.match(shown.stdout, new RegExp(`Finish it: tribunal judges generate "<the same intent>" --judge-id ${draftId} --context tone="\\.\\.\\." --context jurisdiction="\\.\\.\\."`));
-      assertOneLineError(await rig.cli(['judges', 'run', draftId, '--response', 'x']), 7, /is a draft made by generate_judge, waiting for answers to 2 questions \(tone, jurisdiction\)/);
+      assert.match(
+        shown.stdout,
+        new RegExp(`Finish it: tribunal judges generate "<the same intent>" --judge-id ${draftId} --context tone="\\.\\.\\." --context jurisdiction="\\.\\.\\."`),
+      );
+      assertOneLineError(
+        await rig.cli(['judges', 'run', draftId, '--response', 'x']),
+        7,
+        /is a draft made by generate_judge, waiting for answers to 2 questions \(tone, jurisdiction\)/,
+      );
 
       rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Legal answers judge', evaluators: [newEvaluator('Citation Format')] }));
       const done = await rig.cli([
-        'judges', 'generate', PIPELINE_INTENT, '--stage', 'answer generation', '--judge-id', draftId,
-        '--context', 'tone=Formal', '--context', 'jurisdiction=US federal law', '--json',
+        'judges',
+        'generate',
+        PIPELINE_INTENT,
+        '--stage',
+        'answer generation',
+        '--judge-id',
+        draftId,
+        '--context',
+        'tone=Formal',
+        '--context',
+        'jurisdiction=US federal law',
+        '--json',
       ]);
       const body = json(done);
       assert.equal(body.judge_id, draftId, 'the same judge, completed');
-      assert.deepEqual(body.evaluator_details.map((d: any) => d.name), ['Helpfulness', 'Politeness', 'Citation Format']);
+      assert.deepEqual(
+        body.evaluator_details.map((d: any) => d.name),
+        ['Helpfulness', 'Politeness', 'Citation Format'],
+      );
       assert.equal(body.judge.stage, 'answer generation');
       assert.equal(body.judge.intent, PIPELINE_INTENT);
       assert.deepEqual(body.judge.generation, { status: 'complete', context_aware: false, answers: { tone: 'Formal', jurisdiction: 'US federal law' }, open_questions: [] });
-      assert.deepEqual(rig.fake.requests.map((r) => r.toolName), ['assess_context', 'design_judge'], 'no stage question when --stage is given');
+      assert.deepEqual(
+        rig.fake.requests.map((r) => r.toolName),
+        ['assess_context', 'design_judge'],
+        'no stage question when --stage is given',
+      );
       assert.equal(rig.fake.pending, 0);
     });
 
     test('answered on stdin (TRIBUNAL_INTERACTIVE=1): pick a stage by number, answer each question, the judge is printed', async () => {
       rig.fake.resetStats();
       rig.fake.enqueueFor('identify_stages', stagesAnswer('classification', 'retrieval', 'answer generation'));
-      rig.fake.enqueueFor('assess_context', contextAnswer([['tone', 'How formal should answers be?'], ['jurisdiction', 'Which jurisdiction applies?']]));
+      rig.fake.enqueueFor(
+        'assess_context',
+        contextAnswer([
+          ['tone', 'How formal should answers be?'],
+          ['jurisdiction', 'Which jurisdiction applies?'],
+        ]),
+      );
       rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Piped judge', evaluators: [newEvaluator('Citation Style')] }));
       const r = await rig.cli(['judges', 'generate', PIPELINE_INTENT], { env: { TRIBUNAL_INTERACTIVE: '1' }, input: '3\nVery formal\nUK law\n' });
       assert.equal(r.code, 0, r.stderr);
@@ -284,7 +376,10 @@ describe('tribunal CLI', () => {
       assert.match(r.stdout, /^Generated judge Piped judge \(jdg_[0-9a-f]{32}\)/);
       assert.match(r.stdout, /Citation Style\s+evl_[0-9a-f]{32}\s+custom/);
       assert.match(r.stdout, /stage:\s+answer generation/);
-      assert.deepEqual(rig.fake.requests.map((q) => q.toolName), ['identify_stages', 'assess_context', 'design_judge']);
+      assert.deepEqual(
+        rig.fake.requests.map((q) => q.toolName),
+        ['identify_stages', 'assess_context', 'design_judge'],
+      );
       // The second call re-ran generation on the draft with both answers.
       assert.match(rig.fake.requests[2].prompt, /Very formal/);
       assert.match(rig.fake.requests[2].prompt, /UK law/);
@@ -295,7 +390,9 @@ describe('tribunal CLI', () => {
       assertOneLineError(cut, 9, /no stage chosen/);
     });
 
-    test('on a real terminal (a pseudo-terminal through script(1)): asks, reads the answers, succeeds', { skip: !fs.existsSync('/usr/bin/script') && 'script(1) is not installed' }, async () => {
+    test('on a real terminal (a pseudo-terminal through script(1)): asks, reads the answers, succeeds', {
+      skip: !fs.existsSync('/usr/bin/script') && 'script(1) is not installed',
+    }, async () => {
       rig.fake.resetStats();
       rig.fake.enqueueFor('identify_stages', stagesAnswer('classification', 'answer generation'));
       rig.fake.enqueueFor('assess_context', contextAnswer([['tone', 'How formal should answers be?']]));

@@ -29,7 +29,8 @@ describe('compare over REST', () => {
 
   // "Fair" prefers whichever position holds the good answer; "Always first" always says "A".
   const responder = (req: FakeRequest) => {
-    if (req.system.includes('Name: Always first\n')) return toolAnswer({ justification: 'The first one reads better.', preference: 'A' }, { usage: { input_tokens: 1000, output_tokens: 200 } });
+    if (req.system.includes('Name: Always first\n'))
+      return toolAnswer({ justification: 'The first one reads better.', preference: 'A' }, { usage: { input_tokens: 1000, output_tokens: 200 } });
     const position = shownFirst(req) === GOOD ? 'A' : 'B';
     return toolAnswer({ justification: `The response in ${position} explains the steps.`, preference: position }, { usage: { input_tokens: 1000, output_tokens: 200 } });
   };
@@ -74,7 +75,10 @@ describe('compare over REST', () => {
       }
       // Each evaluator saw each response first once.
       for (const name of ['Fair reset helper', 'Always first']) {
-        const firsts = rig.fake.requests.filter((r) => r.system.includes(`Name: ${name}\n`)).map(shownFirst).sort();
+        const firsts = rig.fake.requests
+          .filter((r) => r.system.includes(`Name: ${name}\n`))
+          .map(shownFirst)
+          .sort();
         assert.deepEqual(firsts, [BAD, GOOD].sort());
       }
 
@@ -166,24 +170,51 @@ describe('compare over REST', () => {
     assert.equal(missing.body.code, 'validation_error');
     const mixed = await rig.post(`/v1/judges/${judge.id}/compare/`, {
       response_a: GOOD,
-      turns_a: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }],
-      turns_b: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'b' }],
+      turns_a: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'a' },
+      ],
+      turns_b: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'b' },
+      ],
     });
     assert.equal(mixed.status, 400);
     assert.equal(mixed.body.code, 'validation_error');
     assert.match(mixed.body.detail, /not a mix: response_a given together with turns_a\/turns_b/);
-    const lone = await rig.post(`/v1/judges/${judge.id}/compare/`, { turns_a: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }] });
+    const lone = await rig.post(`/v1/judges/${judge.id}/compare/`, {
+      turns_a: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'a' },
+      ],
+    });
     assert.equal(lone.status, 400);
-    assert.deepEqual(lone.body.errors.map((e: any) => e.field), ['turns_b']);
+    assert.deepEqual(
+      lone.body.errors.map((e: any) => e.field),
+      ['turns_b'],
+    );
     const differ = await rig.post(`/v1/judges/${judge.id}/compare/`, {
-      turns_a: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }],
-      turns_b: [{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'b' }],
+      turns_a: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'a' },
+      ],
+      turns_b: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'b' },
+      ],
     });
     assert.equal(differ.status, 400);
     assert.match(differ.body.detail, /they differ at turn 1/);
     const trailing = await rig.post(`/v1/judges/${judge.id}/compare/`, {
-      turns_a: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }, { role: 'user', content: 'thanks' }],
-      turns_b: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'b' }],
+      turns_a: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'a' },
+        { role: 'user', content: 'thanks' },
+      ],
+      turns_b: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'b' },
+      ],
     });
     assert.equal(trailing.status, 400);
     assert.match(trailing.body.detail, /^turns_a: /);

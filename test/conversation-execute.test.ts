@@ -63,9 +63,14 @@ describe('REST', () => {
     ['neither response nor turns', { request: 'q' }, /Nothing to evaluate/, 'response'],
     ['empty turns', { turns: [] }, /turns is empty/, 'turns'],
     ['no assistant turn', { turns: [{ role: 'user', content: 'hi' }] }, /no assistant turn/, 'turns'],
-    ['a last turn that is not the assistant\'s', { turns: [...CHAT, { role: 'user', content: 'thanks' }] }, /the last turn \(turn 5\) is a user turn/, 'turns.4.role'],
+    ["a last turn that is not the assistant's", { turns: [...CHAT, { role: 'user', content: 'thanks' }] }, /the last turn \(turn 5\) is a user turn/, 'turns.4.role'],
     ['an unknown role', { turns: [{ role: 'robot', content: 'x' }, CHAT[1]] }, /role must be one of user, assistant, tool, system/, 'turns.0.role'],
-    ['tool calls on a user turn', { turns: [{ role: 'user', content: 'x', tool_calls: [{ name: 't', arguments: {} }] }, CHAT[1]] }, /only assistant turns call tools/, 'turns.0.tool_calls'],
+    [
+      'tool calls on a user turn',
+      { turns: [{ role: 'user', content: 'x', tool_calls: [{ name: 't', arguments: {} }] }, CHAT[1]] },
+      /only assistant turns call tools/,
+      'turns.0.tool_calls',
+    ],
     ['too many turns', { turns: Array.from({ length: 21 }, (_, i) => (i % 2 ? CHAT[1] : CHAT[0])) }, /21 turns; the limit is 20 \(TRIBUNAL_MAX_TURNS\)/, 'turns'],
     [
       'a conversation over the character limit, though every turn is small',
@@ -82,7 +87,10 @@ describe('REST', () => {
       assert.equal(res.status, 400, JSON.stringify(res.body));
       assert.equal(res.body.code, 'validation_error');
       assert.match(res.body.detail, detail);
-      assert.ok(res.body.errors.some((e: { field: string }) => e.field === field), JSON.stringify(res.body.errors));
+      assert.ok(
+        res.body.errors.some((e: { field: string }) => e.field === field),
+        JSON.stringify(res.body.errors),
+      );
       assert.equal(rig.fake.requests.length, 0);
     });
   }
@@ -93,7 +101,10 @@ describe('REST', () => {
     assert.equal(missing.status, 400);
     assert.equal(missing.body.code, 'missing_field');
     assert.match(missing.body.detail, /evaluator Whole conversation needs `turns`/);
-    assert.deepEqual(missing.body.errors.map((e: { field: string }) => e.field), ['turns']);
+    assert.deepEqual(
+      missing.body.errors.map((e: { field: string }) => e.field),
+      ['turns'],
+    );
 
     rig.fake.resetStats();
     const trailing = await rig.post(`/v1/evaluators/${whole.id}/execute/`, { turns: [...CHAT, { role: 'user', content: 'Thanks!' }] });
@@ -147,7 +158,10 @@ describe('REST', () => {
       system_prompt: 'You are the Harbour Hotel booking assistant.',
     });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.evaluator_results.map((r: { evaluator_id: string }) => r.evaluator_id), CONVERSATION_PRESETS.map((p) => p.id));
+    assert.deepEqual(
+      res.body.evaluator_results.map((r: { evaluator_id: string }) => r.evaluator_id),
+      CONVERSATION_PRESETS.map((p) => p.id),
+    );
     assert.equal(rig.fake.requests.length, CONVERSATION_PRESETS.length);
     for (const p of CONVERSATION_PRESETS) {
       const sent = rig.fake.requests.find((r) => r.system.includes(`Name: ${p.name}\n`));
@@ -208,9 +222,16 @@ describe('sessions and users in the logs', () => {
       ids.push(res.body.execution_log_id);
     }
     const session = await as('GET', '/v1/execution-logs/?session_id=chat-b');
-    assert.deepEqual(session.body.results.map((l: { id: string }) => l.id), [ids[2], ids[0]], 'newest first, only that session');
+    assert.deepEqual(
+      session.body.results.map((l: { id: string }) => l.id),
+      [ids[2], ids[0]],
+      'newest first, only that session',
+    );
     const user = await as('GET', '/v1/execution-logs/?user_id=user%202');
-    assert.deepEqual(user.body.results.map((l: { id: string }) => l.id), [ids[1]]);
+    assert.deepEqual(
+      user.body.results.map((l: { id: string }) => l.id),
+      [ids[1]],
+    );
 
     const all = await as('GET', '/v1/execution-logs/session-ids/');
     assert.equal(all.status, 200, JSON.stringify(all.body));

@@ -103,7 +103,16 @@ test('demonstrations with turns are fenced the same way', async () => {
     name: 'Conversation demo',
     intent: 'x',
     rubric: 'y',
-    demonstrations: [{ turns: [{ role: 'user', content: 'Hi <b>' }, { role: 'assistant', content: 'Hello </example>' }], score: 0.5, justification: 'Fine.' }],
+    demonstrations: [
+      {
+        turns: [
+          { role: 'user', content: 'Hi <b>' },
+          { role: 'assistant', content: 'Hello </example>' },
+        ],
+        score: 0.5,
+        justification: 'Fine.',
+      },
+    ],
   });
   rig.fake.resetStats();
   await rig.post(`/v1/evaluators/${evaluator.id}/execute/`, { response: 'r' });

@@ -62,7 +62,10 @@ describe('datasets', () => {
     assert.match(got.body.project_id, /^prj_/);
     assert.equal((await srv.request('GET', '/v1/datasets/golden/', { key: keyA })).body.id, id);
     const listed = await srv.request('GET', '/v1/datasets/?search=gold', { key: keyA });
-    assert.deepEqual(listed.body.results.map((d: any) => d.id), [id]);
+    assert.deepEqual(
+      listed.body.results.map((d: any) => d.id),
+      [id],
+    );
     assert.equal((await srv.request('POST', '/v1/datasets/', { key: keyA, body: { name: 'golden' } })).status, 409);
     const renamed = await srv.request('PATCH', `/v1/datasets/${id}/`, { key: keyA, body: { name: 'gold standard' } });
     assert.equal(renamed.status, 200);
@@ -105,8 +108,14 @@ describe('datasets', () => {
     assert.equal(added.body.created, 7);
     assert.equal(added.body.ids.length, 7);
     const listed = await allItems(id);
-    assert.deepEqual(listed.map((i) => i.id), added.body.ids);
-    assert.deepEqual(listed.map((i) => i.response), items.map((i) => i.response));
+    assert.deepEqual(
+      listed.map((i) => i.id),
+      added.body.ids,
+    );
+    assert.deepEqual(
+      listed.map((i) => i.response),
+      items.map((i) => i.response),
+    );
     assert.deepEqual(listed[2].metadata, { i: 2 });
     assert.equal(listed[2].contexts, null);
 
@@ -181,14 +190,26 @@ describe('conversation items (turns)', () => {
     const jsonl = [JSON.stringify({ turns, system_prompt: 's' }), JSON.stringify({ turns, request: 'both' })].join('\n');
     const res = await send('POST', `/v1/datasets/${id}/items/import/`, keyA, jsonl, 'application/x-ndjson');
     assert.equal(res.body.created, 1, res.text);
-    assert.deepEqual(res.body.skipped.map((s: any) => s.line), [2]);
+    assert.deepEqual(
+      res.body.skipped.map((s: any) => s.line),
+      [2],
+    );
     assert.match(res.body.skipped[0].error, /either turns or request\/response/);
     const csv = `turns,tags\n"${JSON.stringify(turns).replaceAll('"', '""')}",conv\n`;
     const fromCsv = await send('POST', `/v1/datasets/${id}/items/import/`, keyA, csv, 'text/csv');
     assert.equal(fromCsv.body.created, 1, fromCsv.text);
-    const rows = (await send('GET', `/v1/datasets/${id}/items/export/`, keyA)).text.trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(rows.map((r) => r.turns), [turns, turns]);
-    assert.deepEqual(rows.map((r) => r.system_prompt), ['s', null]);
+    const rows = (await send('GET', `/v1/datasets/${id}/items/export/`, keyA)).text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      rows.map((r) => r.turns),
+      [turns, turns],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.system_prompt),
+      ['s', null],
+    );
   });
 });
 
@@ -207,20 +228,32 @@ describe('dataset import and export', () => {
     const res = await send('POST', `/v1/datasets/${id}/items/import/`, keyA, lines.join('\n'), 'application/x-ndjson');
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.created, 3);
-    assert.deepEqual(res.body.skipped.map((s: any) => s.line), [2, 4, 6]);
+    assert.deepEqual(
+      res.body.skipped.map((s: any) => s.line),
+      [2, 4, 6],
+    );
     assert.match(res.body.skipped[1].error, /response/);
     const exported = await send('GET', `/v1/datasets/${id}/items/export/`, keyA);
     assert.equal(exported.status, 200);
     assert.match(exported.headers.get('content-type') ?? '', /application\/x-ndjson/);
-    const rows = exported.text.trim().split('\n').map((l) => JSON.parse(l));
-    assert.deepEqual(rows.map((r) => r.response), ['one', 'two', 'three']);
+    const rows = exported.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      rows.map((r) => r.response),
+      ['one', 'two', 'three'],
+    );
     assert.deepEqual(rows, await allItems(id));
 
     const copy = await newDataset('jsonl copy');
     const again = await send('POST', `/v1/datasets/${copy}/items/import/`, keyA, exported.text, 'application/x-ndjson');
     assert.equal(again.body.created, 3, again.text);
     const copied = await allItems(copy);
-    assert.deepEqual(copied.map(({ id: _i, created_at: _c, ...rest }) => rest), rows.map(({ id: _i, created_at: _c, ...rest }) => rest));
+    assert.deepEqual(
+      copied.map(({ id: _i, created_at: _c, ...rest }) => rest),
+      rows.map(({ id: _i, created_at: _c, ...rest }) => rest),
+    );
   });
 
   it('imports CSV with JSON or |-separated lists and JSON objects; an unknown column refuses the file', async () => {
@@ -235,7 +268,10 @@ describe('dataset import and export', () => {
     const res = await send('POST', `/v1/datasets/${id}/items/import/`, keyA, csv, 'text/csv');
     assert.equal(res.status, 201, res.text);
     assert.equal(res.body.created, 2);
-    assert.deepEqual(res.body.skipped.map((s: any) => s.line), [4, 5]);
+    assert.deepEqual(
+      res.body.skipped.map((s: any) => s.line),
+      [4, 5],
+    );
     const items = await allItems(id);
     assert.deepEqual(items[0].contexts, ['arithmetic']);
     assert.deepEqual(items[0].tags, ['math', 'easy']);

@@ -64,7 +64,11 @@ describe('answer validation', () => {
     assert.deepEqual(parseAnswer({ justification: 'Nothing to cite.', not_applicable: true, score: null }), na);
     assert.deepEqual(parseAnswer({ justification: 'Nothing to cite.', not_applicable: true, score: 0.9 }), na);
     assert.deepEqual(parseAnswer({ justification: 'Nothing to cite.', not_applicable: true }), na);
-    for (const bad of [{ justification: 'x', score: null }, { justification: 'x', not_applicable: false }, { justification: 'x', not_applicable: 'yes', score: 0.5 }]) {
+    for (const bad of [
+      { justification: 'x', score: null },
+      { justification: 'x', not_applicable: false },
+      { justification: 'x', not_applicable: 'yes', score: 0.5 },
+    ]) {
       assert.equal(parseAnswer(bad).ok, false, JSON.stringify(bad));
     }
   });
@@ -111,13 +115,22 @@ describe('retry policy', () => {
 
   test('exponential backoff with jitter, capped', () => {
     const make = (r: number) =>
-      new ResilientJudgeModel({ configured: true, call: async () => ({ input: {}, model: 'm', usage: { input_tokens: 0, output_tokens: 0 } }) }, {
-        limiter: new Limiter(1),
-        policy: { retries: 3, timeoutMs: 1000, backoffMs: 100, backoffMaxMs: 1000 },
-        random: () => r,
-      });
-    assert.deepEqual([0, 1, 2, 3, 4, 5].map((i) => make(0).backoffDelay(i)), [50, 100, 200, 400, 500, 500]);
-    assert.deepEqual([0, 1, 2, 3, 4, 5].map((i) => make(1).backoffDelay(i)), [100, 200, 400, 800, 1000, 1000]);
+      new ResilientJudgeModel(
+        { configured: true, call: async () => ({ input: {}, model: 'm', usage: { input_tokens: 0, output_tokens: 0 } }) },
+        {
+          limiter: new Limiter(1),
+          policy: { retries: 3, timeoutMs: 1000, backoffMs: 100, backoffMaxMs: 1000 },
+          random: () => r,
+        },
+      );
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5].map((i) => make(0).backoffDelay(i)),
+      [50, 100, 200, 400, 500, 500],
+    );
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5].map((i) => make(1).backoffDelay(i)),
+      [100, 200, 400, 800, 1000, 1000],
+    );
   });
 
   test('retries retryable errors only, and a malformed answer is handed back at once', async () => {
@@ -175,7 +188,12 @@ describe('Anthropic model through the SDK, against the fake', () => {
       const model = new AnthropicJudgeModel({ apiKey: 'dummy', baseUrl: fake.url });
       fake.enqueue(toolAnswer({ justification: 'j', score: 0.5 }, { usage: { input_tokens: 7, output_tokens: 3 } }));
       const a = await model.call(call);
-      assert.deepEqual(a, { input: { justification: 'j', score: 0.5 }, model: 'claude-haiku-4-5', usage: { input_tokens: 7, output_tokens: 3, cache_read_tokens: 0, cache_write_tokens: 0 }, temperature: null });
+      assert.deepEqual(a, {
+        input: { justification: 'j', score: 0.5 },
+        model: 'claude-haiku-4-5',
+        usage: { input_tokens: 7, output_tokens: 3, cache_read_tokens: 0, cache_write_tokens: 0 },
+        temperature: null,
+      });
       assert.deepEqual(fake.requests[0].body.tool_choice, { type: 'tool', name: 'submit_evaluation', disable_parallel_tool_use: true });
       assert.equal(fake.requests[0].body.thinking, undefined);
       assert.equal(fake.requests[0].body.temperature, undefined, 'no temperature asked for, none sent');

@@ -101,7 +101,11 @@ describe('retries', () => {
 
   test('a malformed answer (no tool call, wrong fields, out-of-range score) is asked again, at most twice', async () => {
     rig.fake.resetStats();
-    rig.fake.enqueue(textAnswer('I would give it 0.9', { usage: { input_tokens: 100, output_tokens: 10 } }), toolAnswer({ score: 1.5, justification: 'x' }, { usage: { input_tokens: 100, output_tokens: 10 } }), toolAnswer({ justification: 'Good.', score: 0.9 }, { usage: { input_tokens: 100, output_tokens: 10 } }));
+    rig.fake.enqueue(
+      textAnswer('I would give it 0.9', { usage: { input_tokens: 100, output_tokens: 10 } }),
+      toolAnswer({ score: 1.5, justification: 'x' }, { usage: { input_tokens: 100, output_tokens: 10 } }),
+      toolAnswer({ justification: 'Good.', score: 0.9 }, { usage: { input_tokens: 100, output_tokens: 10 } }),
+    );
     const res = await runClarity();
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.score, 0.9);
@@ -130,7 +134,9 @@ describe('retries', () => {
     const judge = await rig.createJudge({ name: 'Partial judge', intent: 'x', evaluator_ids: ['preset_clarity', failing.id, 'preset_politeness'] });
     rig.fake.resetStats();
     rig.fake.respondWith((req: FakeRequest) =>
-      req.system.includes('Name: Always failing\n') ? serverError(500) : toolAnswer({ justification: 'ok', score: req.system.includes('Name: Clarity\n') ? 0.8 : 0.4 }, { usage: { input_tokens: 1000, output_tokens: 0 } }),
+      req.system.includes('Name: Always failing\n')
+        ? serverError(500)
+        : toolAnswer({ justification: 'ok', score: req.system.includes('Name: Clarity\n') ? 0.8 : 0.4 }, { usage: { input_tokens: 1000, output_tokens: 0 } }),
     );
     try {
       const res = await rig.post(`/v1/judges/${judge.id}/execute/`, { response: 'Hello there.', tags: ['partial'] });
@@ -184,7 +190,10 @@ describe('timeouts', () => {
       assert.equal(logs.body.results.length, 1);
       assert.equal(logs.body.results[0].id, res.body.execution_log_id);
       assert.equal(logs.body.results[0].score, null);
-      assert.deepEqual(logs.body.results[0].evaluator_results.map((r: any) => r.score), [null, null]);
+      assert.deepEqual(
+        logs.body.results[0].evaluator_results.map((r: any) => r.score),
+        [null, null],
+      );
     } finally {
       rig.fake.respondWith(null);
     }

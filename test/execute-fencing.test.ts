@@ -163,16 +163,5 @@ test('demonstrations are fenced the same way, their justification before their s
     ),
     system,
   );
-  assert.ok(
-    prompt.startsWith(
-      [
-        '# Material to evaluate',
-        '(No request was given: judge the response on its own.)',
-        `<response_${N}>`,
-        'r',
-        `</response_${N}>`,
-      ].join('\n'),
-    ),
-    prompt,
-  );
+  assert.ok(prompt.startsWith(['# Material to evaluate', '(No request was given: judge the response on its own.)', `<response_${N}>`, 'r', `</response_${N}>`].join('\n')), prompt);
 });

@@ -134,7 +134,10 @@ test('list_execution_logs (the tool MCP calls) filters the same; another organiz
   const { Authenticator } = await import('../src/auth.ts');
   const caller = await new Authenticator(rig.server.store).authenticate(`Api-Key ${rig.key}`);
   const page = await invokeTool(tools.listExecutionLogs, { tags: ['a'], min_score: 0.1, evaluator_id: 'preset_clarity' }, { ...rig.server.services, caller });
-  assert.deepEqual(page.results.map((l: any) => l.id), of(3, 1));
+  assert.deepEqual(
+    page.results.map((l: any) => l.id),
+    of(3, 1),
+  );
 
   const other = await rig.server.demoUser();
   const list = await rig.server.request('GET', '/v1/execution-logs/', { key: other.api_key });

@@ -96,7 +96,12 @@ describe('experiments: statistics', () => {
     for (let i = 0; i < n; i++) for (let c = 0; c < k; c++) diffs[i * k + c] = (i * (c + 3)) % 7 === 0 && c % 2 ? NaN : (((i * 13 + c * 5) % 17) - 8) / 10;
     const together = pairedBootstrap(diffs, n, k, { resamples: 500, seed: 9 });
     for (let c = 0; c < k; c++) {
-      const alone = pairedBootstrap(Float64Array.from({ length: n }, (_, i) => diffs[i * k + c]), n, 1, { resamples: 500, seed: 9 });
+      const alone = pairedBootstrap(
+        Float64Array.from({ length: n }, (_, i) => diffs[i * k + c]),
+        n,
+        1,
+        { resamples: 500, seed: 9 },
+      );
       assert.deepEqual(together[c], alone[0], `column ${c}`);
     }
     // A column whose values are all equal (gaps aside) has a zero-width interval; one with no value at all, none.
@@ -144,7 +149,10 @@ describe('experiments: statistics', () => {
     const b = collectRows([row(0, null, { e: 0.5, new: 0 }), row(1, null, { e: 0.2, new: 0 })]);
     const c = compareRuns(a, b, { by: 'position' });
     assert.equal(c.pairs, 2);
-    assert.deepEqual(c.evaluators.map((e) => e.evaluator_id), ['e']);
+    assert.deepEqual(
+      c.evaluators.map((e) => e.evaluator_id),
+      ['e'],
+    );
     assert.deepEqual(c.only_in_a, [{ evaluator_id: 'old', evaluator_name: 'OLD' }]);
     assert.deepEqual(c.only_in_b, [{ evaluator_id: 'new', evaluator_name: 'NEW' }]);
     // By hand: differences +0.4 and -0.7; the one that moved most is position 1.
@@ -190,7 +198,10 @@ describe('experiments: GET /v1/judges/batch-executions/compare/', () => {
   before(async () => {
     ({ fake, server } = await startServerWithFakeModel({ TRIBUNAL_RATE_LIMIT: '100000' }));
     key = (await server.demoUser()).api_key;
-    const judge = await server.request('POST', '/v1/judges/', { key, body: { name: 'experiment judge', intent: 'Support answers.', evaluator_ids: ['Answer Relevance', 'Clarity'] } });
+    const judge = await server.request('POST', '/v1/judges/', {
+      key,
+      body: { name: 'experiment judge', intent: 'Support answers.', evaluator_ids: ['Answer Relevance', 'Clarity'] },
+    });
     judgeId = judge.body.id;
     datasetId = (await server.request('POST', '/v1/datasets/', { key, body: { name: 'experiment set' } })).body.id;
     const items = Array.from({ length: 8 }, (_, i) => ({ request: `question ${i}`, response: `answer ${i}` }));

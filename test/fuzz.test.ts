@@ -43,7 +43,6 @@ function idLike(r: Rng, ids: Ids): string {
   return r.pick(choices)();
 }
 
-
 interface FuzzRequest {
   label: string;
   door: 'rest' | 'mcp';
@@ -77,7 +76,11 @@ function restRequest(r: Rng, ids: Ids, keys: { own: string; other: string }): Fu
     ['GET', `/app/${r.pick([...BAD_PERCENT, ...PROTO_NAMES])}`, () => undefined],
     ['GET', `/v1/judges/${r.pick(BAD_PERCENT)}/`, () => undefined],
     ['GET', `/v1/${r.pick(['execution-logs', 'judges', 'evaluators', 'projects'])}/?cursor=${forgedCursor(r)}`, () => undefined],
-    ['POST', `/v1/judges/${ids.judgeId}/execute/`, () => ({ response: 'An answer.', tags: r.chance(0.5) ? [randomText(r, 4000)] : Array.from({ length: 200 }, () => randomText(r, 40)) })],
+    [
+      'POST',
+      `/v1/judges/${ids.judgeId}/execute/`,
+      () => ({ response: 'An answer.', tags: r.chance(0.5) ? [randomText(r, 4000)] : Array.from({ length: 200 }, () => randomText(r, 40)) }),
+    ],
   ];
   const writes: Route[] = [
     ['PATCH', `/v1/judges/${id}/`, () => mutate(r, { name: 'renamed', intent: 'x' })],
@@ -103,15 +106,45 @@ function restRequest(r: Rng, ids: Ids, keys: { own: string; other: string }): Fu
           ? r.pick(['{', '{"response": }', '[1,2', '\ufeff{"response":"x"}', "{'a':1}", 'null', '"text"', '1e999', `{"response":"${'\\u'}"}`, '{"a":'.repeat(500)])
           : roll < 0.85
             ? JSON.stringify(junkValue(r))
-            : JSON.stringify(Object.fromEntries([['__proto__', { admin: true }], ['constructor', { prototype: {} }], ['response', 'x']]));
+            : JSON.stringify(
+                Object.fromEntries([
+                  ['__proto__', { admin: true }],
+                  ['constructor', { prototype: {} }],
+                  ['response', 'x'],
+                ]),
+              );
     headers['content-type'] = r.chance(0.85)
       ? 'application/json'
-      : r.pick(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=utf-16', 'application/json, text/html', '', 'application/merge-patch+json', 'application/json; charset=nope']);
+      : r.pick([
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+          'application/json; charset=utf-16',
+          'application/json, text/html',
+          '',
+          'application/merge-patch+json',
+          'application/json; charset=nope',
+        ]);
   }
   return { label: `${method} ${path}`, door: 'rest', method, path, headers, body };
 }
 
-const TOOLS = ['list_judges', 'get_judge', 'list_evaluators', 'get_evaluator', 'list_projects', 'run_judge', 'run_evaluator', 'generate_judge', 'create_judge', 'update_judge', 'create_evaluator', 'update_evaluator', 'list_execution_logs', 'get_execution_log'];
+const TOOLS = [
+  'list_judges',
+  'get_judge',
+  'list_evaluators',
+  'get_evaluator',
+  'list_projects',
+  'run_judge',
+  'run_evaluator',
+  'generate_judge',
+  'create_judge',
+  'update_judge',
+  'create_evaluator',
+  'update_evaluator',
+  'list_execution_logs',
+  'get_execution_log',
+];
 
 const READ_TOOLS = TOOLS.filter((t) => /^(list|get|run)_/.test(t));
 
@@ -142,8 +175,20 @@ function mcpMessage(r: Rng, ids: Ids, id: unknown): unknown {
     return { jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: toolArguments(r, tool, ids) } };
   }
   if (roll < 0.65) return { jsonrpc: '2.0', id, method: 'tools/list', params: r.chance(0.5) ? { cursor: forgedCursor(r) } : junkValue(r) };
-  if (roll < 0.72) return { jsonrpc: '2.0', id, method: 'initialize', params: r.chance(0.5) ? { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } : junkValue(r) };
-  if (roll < 0.8) return { jsonrpc: '2.0', id, method: r.pick(['resources/list', 'prompts/list', 'ping', 'nope', '__proto__', 'tools/call/', 'notifications/initialized', 'logging/setLevel', '']), params: junkValue(r) };
+  if (roll < 0.72)
+    return {
+      jsonrpc: '2.0',
+      id,
+      method: 'initialize',
+      params: r.chance(0.5) ? { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } : junkValue(r),
+    };
+  if (roll < 0.8)
+    return {
+      jsonrpc: '2.0',
+      id,
+      method: r.pick(['resources/list', 'prompts/list', 'ping', 'nope', '__proto__', 'tools/call/', 'notifications/initialized', 'logging/setLevel', '']),
+      params: junkValue(r),
+    };
   if (roll < 0.9) return mutate(r, { jsonrpc: '2.0', id, method: 'tools/list' });
   return junkValue(r);
 }
@@ -154,7 +199,7 @@ function mcpRequest(r: Rng, ids: Ids, keys: { own: string; other: string }): Fuz
   const roll = r.next();
   if (roll < 0.7) body = JSON.stringify(mcpMessage(r, ids, id));
   else if (roll < 0.85) body = JSON.stringify(Array.from({ length: r.int(5) }, (_, i) => mcpMessage(r, ids, i + 1)));
-  else body = r.pick(['{', '', '[]', '[{}]', 'null', '{"jsonrpc":"2.0","method":', '\u0000', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}', `[${'[' .repeat(300)}`]);
+  else body = r.pick(['{', '', '[]', '[{}]', 'null', '{"jsonrpc":"2.0","method":', '\u0000', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}', `[${'['.repeat(300)}`]);
   const headers: Record<string, string> = { ...MCP_POST_HEADERS, ...authHeader(r, keys) };
   if (r.chance(0.1)) headers['content-type'] = r.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1']);
   if (r.chance(0.1)) headers.accept = r.pick(['text/html', 'application/json', 'text/event-stream', '*/*']);
@@ -267,7 +312,10 @@ test(`${COUNT} malformed REST and MCP requests: no 5xx, every error a problem+js
       }
       byStatus.set(res.status, (byStatus.get(res.status) ?? 0) + 1);
       const why = violation(req, res);
-      if (why) failures.push(`#${i} ${req.label.replace(/a{20,}/g, "a…").slice(0, 400)} [${JSON.stringify(req.headers.authorization ?? '').slice(0, 20)}] body ${JSON.stringify(req.body ?? '').slice(0, 160)} -> ${why}`);
+      if (why)
+        failures.push(
+          `#${i} ${req.label.replace(/a{20,}/g, 'a…').slice(0, 400)} [${JSON.stringify(req.headers.authorization ?? '').slice(0, 20)}] body ${JSON.stringify(req.body ?? '').slice(0, 160)} -> ${why}`,
+        );
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -281,8 +329,14 @@ test(`${COUNT} malformed REST and MCP requests: no 5xx, every error a problem+js
     for (const [k, [n, total]] of [...sums].sort((a, b) => b[1][1] - a[1][1]).slice(0, 25)) t.diagnostic(`${total.toFixed(0)} ms in ${n} x ${k}`);
   }
   t.diagnostic(`statuses: ${JSON.stringify(Object.fromEntries([...byStatus].sort((a, b) => a[0] - b[0])))}`);
-  assert.ok([...byStatus.keys()].some((s) => s >= 400), 'the fuzz reached the error paths');
-  assert.ok([...byStatus.keys()].some((s) => s < 300), 'and the success paths');
+  assert.ok(
+    [...byStatus.keys()].some((s) => s >= 400),
+    'the fuzz reached the error paths',
+  );
+  assert.ok(
+    [...byStatus.keys()].some((s) => s < 300),
+    'and the success paths',
+  );
   const classes = new Map<string, number>();
   for (const f of failures) classes.set(failureClass(f), (classes.get(failureClass(f)) ?? 0) + 1);
   const summary = [...classes].map(([c, n]) => `${n} x ${c}`).join('; ');

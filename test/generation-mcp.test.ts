@@ -58,7 +58,9 @@ describe('generate_judge over MCP', () => {
     const asked: any = await generate({ intent: BOT_INTENT, stage: 'tool use' });
     assert.equal(asked.structuredContent.error_code, 'missing_context_from_system_goal');
     const judgeId = asked.structuredContent.judge_id;
-    assert.deepEqual(asked.structuredContent.missing_context_from_system_goal, [{ form_field_name: 'budget_policy', form_field_description: 'Which budgets do your travellers have?' }]);
+    assert.deepEqual(asked.structuredContent.missing_context_from_system_goal, [
+      { form_field_name: 'budget_policy', form_field_description: 'Which budgets do your travellers have?' },
+    ]);
     // get_judge shows the draft state; run_judge refuses the draft and says how to complete it.
     const draft: any = await client.callTool({ name: 'get_judge', arguments: { judge_id: judgeId } });
     assert.equal(draft.isError, undefined, errorText(draft));
@@ -104,7 +106,10 @@ describe('generate_judge over MCP', () => {
     });
 
     rig.fake.resetStats();
-    const run: any = await client.callTool({ name: 'run_judge', arguments: { judge_id: judgeId, request: 'Plan 3 days in Lisbon', response: 'Called search_hotels(city="Lisbon", max_price=180).' } });
+    const run: any = await client.callTool({
+      name: 'run_judge',
+      arguments: { judge_id: judgeId, request: 'Plan 3 days in Lisbon', response: 'Called search_hotels(city="Lisbon", max_price=180).' },
+    });
     assert.equal(run.isError, undefined, errorText(run));
     assert.equal(run.structuredContent.evaluator_results.length, 3);
     assert.deepEqual(calledTools(rig.fake), ['submit_evaluation', 'submit_evaluation', 'submit_evaluation']);

@@ -12,8 +12,7 @@ const SUPPORT_INTENT =
   'Acme sells kitchen appliances online. Our support chatbot answers customer questions about orders, returns and warranties. ' +
   'We want to evaluate the replies it writes to customers.';
 const PIPELINE_INTENT =
-  'Our legal research assistant first classifies the user question, then retrieves passages from a corpus of contracts, ' +
-  'then writes an answer that cites the passages.';
+  'Our legal research assistant first classifies the user question, then retrieves passages from a corpus of contracts, ' + 'then writes an answer that cites the passages.';
 
 describe('generate_judge over REST', () => {
   let rig: GenerationRig;
@@ -28,8 +27,7 @@ describe('generate_judge over REST', () => {
   });
 
   const ownJudges = async (key = rig.org.key) => (await rig.get('/v1/judges/', key)).body.results as any[];
-  const ownEvaluators = async (key = rig.org.key) =>
-    ((await rig.get('/v1/evaluators/?limit=200', key)).body.results as any[]).filter((e) => !e.is_preset);
+  const ownEvaluators = async (key = rig.org.key) => ((await rig.get('/v1/evaluators/?limit=200', key)).body.results as any[]).filter((e) => !e.is_preset);
 
   test('several stages and no stage: multiple_stages, nothing stored; again with a stage, generation goes on for it', async () => {
     rig.fake.enqueueFor('identify_stages', stagesAnswer('question classification', 'retrieval', 'answer generation'));
@@ -42,7 +40,10 @@ describe('generate_judge over REST', () => {
 
     rig.fake.resetStats();
     rig.fake.enqueueFor('assess_context', contextAnswer([], ['preset_answer_relevance'], 'Legal answers judge'));
-    rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Legal answers judge', presets: ['preset_answer_relevance', 'preset_clarity'], evaluators: [newEvaluator('Citation Format')] }));
+    rig.fake.enqueueFor(
+      'design_judge',
+      designAnswer({ name: 'Legal answers judge', presets: ['preset_answer_relevance', 'preset_clarity'], evaluators: [newEvaluator('Citation Format')] }),
+    );
     const second = await rig.post('/v1/judges/generate/', { intent: PIPELINE_INTENT, stage: 'answer generation' });
     assert.equal(second.status, 201, JSON.stringify(second.body));
     // The stage was given: it is not asked for again, and the later steps are told about it.
@@ -100,7 +101,10 @@ describe('generate_judge over REST', () => {
     // The intent is the caller's, untouched; generation state is its own field.
     assert.equal(judge.intent, SUPPORT_INTENT);
     assert.deepEqual(judge.generation, { status: 'complete', context_aware: false, answers: {}, open_questions: [] });
-    assert.deepEqual(judge.evaluators.map((e: any) => e.id), details.map((d: any) => d.id));
+    assert.deepEqual(
+      judge.evaluators.map((e: any) => e.id),
+      details.map((d: any) => d.id),
+    );
     const written = judge.evaluators[2];
     assert.equal(written.is_preset, false);
     assert.equal(written.visibility, 'private');
@@ -162,7 +166,10 @@ describe('generate_judge over REST', () => {
     const draft = (await rig.get(`/v1/judges/${judgeId}/`)).body;
     assert.equal(draft.version, 1);
     assert.match(draft.name, /\(draft\)$/);
-    assert.deepEqual(draft.evaluators.map((e: any) => e.id), ['preset_helpfulness']);
+    assert.deepEqual(
+      draft.evaluators.map((e: any) => e.id),
+      ['preset_helpfulness'],
+    );
     assert.equal(draft.intent, SUPPORT_INTENT);
     assert.deepEqual(draft.generation, { status: 'draft', context_aware: false, answers: {}, open_questions: first.body.missing_context_from_system_goal });
 
@@ -211,7 +218,11 @@ describe('generate_judge over REST', () => {
 
     // The rest answered: the same judge completed, with both answers handed to the design step.
     rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Acme support judge', presets: ['preset_helpfulness'], evaluators: [newEvaluator('Refund Policy Compliance')] }));
-    const done = await rig.post('/v1/judges/generate/', { intent: SUPPORT_INTENT, judge_id: judgeId, extra_contexts: { refund_policy: '30 days, unused items, receipt required.' } });
+    const done = await rig.post('/v1/judges/generate/', {
+      intent: SUPPORT_INTENT,
+      judge_id: judgeId,
+      extra_contexts: { refund_policy: '30 days, unused items, receipt required.' },
+    });
     assert.equal(done.status, 201, JSON.stringify(done.body));
     assert.equal(done.body.judge_id, judgeId);
     assert.deepEqual(calledTools(rig.fake), ['design_judge']);
@@ -222,7 +233,10 @@ describe('generate_judge over REST', () => {
     const judge = (await rig.get(`/v1/judges/${judgeId}/`)).body;
     assert.ok(judge.version > 1);
     assert.equal(judge.name, 'Acme support judge');
-    assert.deepEqual(judge.evaluators.map((e: any) => e.name), ['Helpfulness', 'Refund Policy Compliance']);
+    assert.deepEqual(
+      judge.evaluators.map((e: any) => e.name),
+      ['Helpfulness', 'Refund Policy Compliance'],
+    );
     assert.equal(judge.intent, SUPPORT_INTENT);
     assert.deepEqual(judge.generation, {
       status: 'complete',
@@ -233,7 +247,10 @@ describe('generate_judge over REST', () => {
     assert.equal((await ownJudges()).length, 1, 'one judge, not a second one');
     const versions = (await rig.get(`/v1/judges/${judgeId}/versions/`)).body.results;
     assert.equal(versions.length, judge.version);
-    assert.deepEqual(versions.map((v: any) => v.generation.status), ['complete', 'draft', 'draft', 'draft']);
+    assert.deepEqual(
+      versions.map((v: any) => v.generation.status),
+      ['complete', 'draft', 'draft', 'draft'],
+    );
     // Completed: it runs.
     rig.fake.resetStats();
     const run = await rig.post(`/v1/judges/${judgeId}/execute/`, { request: 'Can I return this?', response: 'Yes, within 30 days with the receipt.' });
@@ -278,7 +295,10 @@ describe('generate_judge over REST', () => {
     assert.equal(res.status, 201, JSON.stringify(res.body));
     const ids = res.body.evaluator_details.map((d: any) => d.id);
     // Exactly what the design step chose: no grounding preset is appended behind its back.
-    assert.deepEqual(ids.filter((id: string) => id.startsWith('preset_')), ['preset_faithfulness', 'preset_answer_relevance']);
+    assert.deepEqual(
+      ids.filter((id: string) => id.startsWith('preset_')),
+      ['preset_faithfulness', 'preset_answer_relevance'],
+    );
     const judge = (await rig.get(`/v1/judges/${res.body.judge_id}/`)).body;
     const clause = judge.evaluators.find((e: any) => e.name === 'Clause Citation');
     assert.equal(clause.requires_contexts, true);
@@ -310,14 +330,20 @@ describe('generate_judge over REST', () => {
     const draft = (await rig.get(`/v1/judges/${first.body.judge_id}/`)).body;
     assert.equal(draft.generation.status, 'draft');
     assert.equal(draft.generation.context_aware, true);
-    assert.deepEqual(draft.evaluators.map((e: any) => e.id), ['preset_faithfulness']);
+    assert.deepEqual(
+      draft.evaluators.map((e: any) => e.id),
+      ['preset_faithfulness'],
+    );
 
     rig.fake.resetStats();
     rig.fake.enqueueFor('design_judge', designAnswer({ name: 'Lease answers judge', presets: ['preset_faithfulness'], evaluators: [] }));
     const done = await rig.post('/v1/judges/generate/', { intent, judge_id: first.body.judge_id, extra_contexts: { jurisdiction: 'Ontario' } });
     assert.equal(done.status, 201, JSON.stringify(done.body));
     assert.match(rig.fake.requests[0].prompt, /preset_context_drift \| Context Drift \| needs response \+ request \+ contexts/);
-    assert.deepEqual(done.body.evaluator_details.map((d: any) => d.id), ['preset_faithfulness']);
+    assert.deepEqual(
+      done.body.evaluator_details.map((d: any) => d.id),
+      ['preset_faithfulness'],
+    );
     const judge = (await rig.get(`/v1/judges/${first.body.judge_id}/`)).body;
     assert.deepEqual(judge.generation, { status: 'complete', context_aware: true, answers: { jurisdiction: 'Ontario' }, open_questions: [] });
     await cleanUp(first.body.judge_id);

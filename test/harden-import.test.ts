@@ -98,6 +98,8 @@ describe('dataset import hardening', () => {
     assert.ok(turns > lines / 256 / 2, `the event loop turned ${turns} times for ${lines} lines`);
     health.sort((a, b) => a - b);
     // A figure for the report, not an assertion (the machine is shared): /healthz latency during the import.
-    console.log(`# /healthz during a ${lines}-line invalid import: n=${health.length} p50=${health[Math.floor(health.length / 2)]?.toFixed(1)}ms p95=${health[Math.floor(health.length * 0.95)]?.toFixed(1)}ms; event-loop turns ${turns}`);
+    console.log(
+      `# /healthz during a ${lines}-line invalid import: n=${health.length} p50=${health[Math.floor(health.length / 2)]?.toFixed(1)}ms p95=${health[Math.floor(health.length * 0.95)]?.toFixed(1)}ms; event-loop turns ${turns}`,
+    );
   });
 });

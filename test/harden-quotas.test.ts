@@ -21,7 +21,9 @@ describe('per-organization quotas (demo limits set low)', () => {
     const res = await fetch(`${rig.server.url}/v1/datasets/${id}/items/import/`, {
       method: 'POST',
       headers: { authorization: `Api-Key ${rig.key}`, 'content-type': 'application/x-ndjson' },
-      body: items(n).map((i) => JSON.stringify(i)).join('\n'),
+      body: items(n)
+        .map((i) => JSON.stringify(i))
+        .join('\n'),
     });
     return { status: res.status, body: (await res.json()) as any };
   };

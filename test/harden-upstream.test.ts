@@ -52,7 +52,14 @@ async function startHostile(): Promise<{ url: string; hits: number; close(): Pro
         pump();
       } else if (mode === 'echo-key') {
         res.writeHead(401, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${req.headers.authorization?.replace(/^Bearer /, '')}. Internal note: ${'x'.repeat(5000)}`, type: 'invalid_request_error' } }));
+        res.end(
+          JSON.stringify({
+            error: {
+              message: `Incorrect API key provided: ${req.headers.authorization?.replace(/^Bearer /, '')}. Internal note: ${'x'.repeat(5000)}`,
+              type: 'invalid_request_error',
+            },
+          }),
+        );
       } else {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { message: `internal page ${'secret-internal-data '.repeat(200)}` } }));
@@ -147,7 +154,15 @@ describe('bounded upstream reads and the SSRF policy', () => {
   });
 
   test('link-local, metadata, query strings and fragments are refused at registration', async () => {
-    for (const base of ['http://169.254.169.254/latest', 'http://[fd00:ec2::254]/v1', 'http://metadata.google.internal/computeMetadata/v1', 'http://[::ffff:169.254.169.254]/', 'http://0.0.0.0:80/v1', `${hostile.url}?x=/admin`, `${hostile.url}#frag`]) {
+    for (const base of [
+      'http://169.254.169.254/latest',
+      'http://[fd00:ec2::254]/v1',
+      'http://metadata.google.internal/computeMetadata/v1',
+      'http://[::ffff:169.254.169.254]/',
+      'http://0.0.0.0:80/v1',
+      `${hostile.url}?x=/admin`,
+      `${hostile.url}#frag`,
+    ]) {
       const res = await register(`bad-${randomBytes(3).toString('hex')}`, 'ok', base);
       assert.equal(res.status, 400, `${base}: ${JSON.stringify(res.body)}`);
       assert.equal(res.body.errors?.[0]?.field, 'base_url');

@@ -152,8 +152,7 @@ describe('the REST door', () => {
   });
 
   it('refuses an unauthenticated body before reading it', async () => {
-    const head = (auth: string) =>
-      `POST /v1/projects/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024}\r\n${auth}\r\n`;
+    const head = (auth: string) => `POST /v1/projects/ HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${1024 * 1024}\r\n${auth}\r\n`;
     // Only 1 KiB of the announced 1 MiB is ever sent: an answer can only come if the body was not awaited.
     const anonymous = await partialRequest(server.url, head(''), '{"name":"' + 'x'.repeat(1024));
     assert.equal(statusOf(anonymous.text), 401, anonymous.text);

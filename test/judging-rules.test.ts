@@ -33,7 +33,21 @@ const promptOf = (name: string) => rig.fake.requests.find((r) => r.system.includ
 
 describe('degenerate responses', () => {
   test('the rule: no letter or digit, or only openers; a short real answer is not degenerate', () => {
-    for (const r of [':', '...', '  \n ', '🙂', '—', 'Thought process:', "Let's solve this step by step.", 'Let’s think step by step', 'Solution', 'Answer:', '**Final Answer:**', 'Thought process:\nAnswer:', 'The answer is']) {
+    for (const r of [
+      ':',
+      '...',
+      '  \n ',
+      '🙂',
+      '—',
+      'Thought process:',
+      "Let's solve this step by step.",
+      'Let’s think step by step',
+      'Solution',
+      'Answer:',
+      '**Final Answer:**',
+      'Thought process:\nAnswer:',
+      'The answer is',
+    ]) {
       assert.ok(degenerateReason(r), `${JSON.stringify(r)} is degenerate`);
     }
     for (const r of ['Yes.', '42', 'No', 'Answer: 42', 'Solution: restart the router.', 'Thought process: the user wants a refund.', 'x']) {
@@ -61,7 +75,10 @@ describe('degenerate responses', () => {
         assert.equal(r.input_tokens, 0);
         assert.match(r.justification, /degenerate/);
       }
-      assert.deepEqual(res.body.evaluator_results.map((r: any) => r.critical), [false, true]);
+      assert.deepEqual(
+        res.body.evaluator_results.map((r: any) => r.critical),
+        [false, true],
+      );
       const log = await rig.get(`/v1/execution-logs/${res.body.execution_log_id}/`);
       assert.equal(log.body.score, 0);
       assert.deepEqual(log.body.evaluator_results, res.body.evaluator_results);
@@ -92,13 +109,19 @@ describe('declared inputs', () => {
       assert.equal(res.status, 400, JSON.stringify(res.body));
       assert.equal(res.body.code, 'missing_field');
       assert.match(res.body.detail, new RegExp(`evaluator ${needsRequest.name} needs \`request\``));
-      assert.deepEqual(res.body.errors.map((e: any) => e.field), ['request']);
+      assert.deepEqual(
+        res.body.errors.map((e: any) => e.field),
+        ['request'],
+      );
     }
     assert.equal(rig.fake.requests.length, 0);
     // Its demonstrations must carry a request too, as they must carry contexts for requires_contexts.
     const demoless = await rig.post('/v1/evaluators/', evaluatorBody({ requires_request: true, demonstrations: [{ response: 'R', score: 1 }] }));
     assert.equal(demoless.status, 400, JSON.stringify(demoless.body));
-    assert.deepEqual(demoless.body.errors.map((e: any) => e.field), ['demonstrations.0.request']);
+    assert.deepEqual(
+      demoless.body.errors.map((e: any) => e.field),
+      ['demonstrations.0.request'],
+    );
     // PATCH turns it off again: a new version, and the run goes through.
     const patched = await rig.server.request('PATCH', `/v1/evaluators/${needsRequest.id}/`, { key: rig.key, body: { requires_request: false } });
     assert.equal(patched.status, 200, JSON.stringify(patched.body));
@@ -162,7 +185,10 @@ describe('declared inputs', () => {
     );
     const g = promptOf('Grounded quality');
     const G = /<response_([0-9a-f]{24})>/.exec(g)![1];
-    assert.ok(g.includes(`<request_${G}>\nQ\n</request_${G}>\n<contexts_${G}>\n<context_${G} number="1">\nC1\n</context_${G}>\n</contexts_${G}>\n<response_${G}>\nR\n</response_${G}>`), g);
+    assert.ok(
+      g.includes(`<request_${G}>\nQ\n</request_${G}>\n<contexts_${G}>\n<context_${G} number="1">\nC1\n</context_${G}>\n</contexts_${G}>\n<response_${G}>\nR\n</response_${G}>`),
+      g,
+    );
     assert.equal(g.includes('expected_output_'), false);
     const r = promptOf('Reference quality');
     const E = /<response_([0-9a-f]{24})>/.exec(r)![1];
@@ -241,7 +267,10 @@ describe('critical evaluators', () => {
     };
     const unsafe = await run(0);
     assert.equal(unsafe.score, 0, 'a critical 0 is not averaged away');
-    assert.deepEqual(unsafe.evaluator_results.map((r: any) => r.critical), [true, false, false]);
+    assert.deepEqual(
+      unsafe.evaluator_results.map((r: any) => r.critical),
+      [true, false, false],
+    );
     const log = await rig.get(`/v1/execution-logs/${unsafe.execution_log_id}/`);
     assert.equal(log.body.score, 0);
     assert.equal((await run(0.5)).score, 0.5);
@@ -251,9 +280,28 @@ describe('critical evaluators', () => {
   });
 
   test('runScore: failed and N/A results are left out; a critical N/A or failure does not cap', () => {
-    assert.equal(runScore([{ score: 1, critical: false }, { score: 0.5, critical: false }]), 0.75);
-    assert.equal(runScore([{ score: 1, critical: false }, { score: null, critical: true }]), 1);
-    assert.equal(runScore([{ score: 0.9, critical: false }, { score: 0.3, critical: true }, { score: 0.1, critical: true }]), 0.1);
+    assert.equal(
+      runScore([
+        { score: 1, critical: false },
+        { score: 0.5, critical: false },
+      ]),
+      0.75,
+    );
+    assert.equal(
+      runScore([
+        { score: 1, critical: false },
+        { score: null, critical: true },
+      ]),
+      1,
+    );
+    assert.equal(
+      runScore([
+        { score: 0.9, critical: false },
+        { score: 0.3, critical: true },
+        { score: 0.1, critical: true },
+      ]),
+      0.1,
+    );
     assert.equal(runScore([{ score: null, critical: false }]), null);
     assert.equal(runScore([]), null);
   });

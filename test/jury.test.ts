@@ -50,7 +50,12 @@ describe('a jury of three registered models', () => {
     await register({ name: 'juror-c', provider: 'anthropic', base_url: c.url, model: 'model-c', price: { input: 3, output: 15 } });
     a.answer = { justification: 'A: fully correct.', score: 0.9 };
     b.answer = { justification: 'B: correct but bare.', score: 0.6 };
-    c.respondWith((req) => ({ kind: 'tool', input: { justification: 'C: too terse to be useful.', score: 0.3 }, usage: { input_tokens: 500, output_tokens: 50 }, model: req.body.model }));
+    c.respondWith((req) => ({
+      kind: 'tool',
+      input: { justification: 'C: too terse to be useful.', score: 0.3 },
+      usage: { input_tokens: 500, output_tokens: 50 },
+      model: req.body.model,
+    }));
   });
   after(async () => {
     await server.close();
@@ -69,7 +74,11 @@ describe('a jury of three registered models', () => {
     assert.equal(c.requests.at(-1)!.body.model, 'model-c');
     assert.deepEqual(
       r.jurors.map((j: { model: string; score: number }) => [j.model, j.score]),
-      [['juror-a', 0.9], ['juror-b', 0.6], ['juror-c', 0.3]],
+      [
+        ['juror-a', 0.9],
+        ['juror-b', 0.6],
+        ['juror-c', 0.3],
+      ],
     );
     // mean (0.9 + 0.6 + 0.3) / 3 = 0.6; spread 0.9 - 0.3 = 0.6
     assert.equal(r.score, 0.6);
@@ -79,11 +88,17 @@ describe('a jury of three registered models', () => {
     assert.equal(r.input_tokens, 2500);
     assert.equal(r.output_tokens, 250);
     // cost: A 1000*1/1e6 + 100*2/1e6 = 0.0012; B 1000*2/1e6 + 100*10/1e6 = 0.003; C 500*3/1e6 + 50*15/1e6 = 0.00225
-    assert.deepEqual(r.jurors.map((j: { cost_usd: number }) => j.cost_usd), [0.0012, 0.003, 0.00225]);
+    assert.deepEqual(
+      r.jurors.map((j: { cost_usd: number }) => j.cost_usd),
+      [0.0012, 0.003, 0.00225],
+    );
     assert.equal(r.cost_usd, 0.00645);
     assert.equal(res.body.cost_usd, 0.00645);
     // The justification speaks through the juror closest to the verdict (B, 0.6) and names the others' scores.
-    assert.match(r.justification, /^Jury of 3, mean 0\.6 from juror-a 0\.9, juror-b 0\.6, juror-c 0\.3 \(spread 0\.6\)\. Closest to the verdict, juror-b \(0\.6\): B: correct but bare\.$/);
+    assert.match(
+      r.justification,
+      /^Jury of 3, mean 0\.6 from juror-a 0\.9, juror-b 0\.6, juror-c 0\.3 \(spread 0\.6\)\. Closest to the verdict, juror-b \(0\.6\): B: correct but bare\.$/,
+    );
     assert.equal(r.model, 'jury: juror-a, juror-b, juror-c');
     assert.equal(r.error, undefined);
     // The log keeps the jurors and the spread.
@@ -101,7 +116,11 @@ describe('a jury of three registered models', () => {
     // votes at 0.5: pass 0.9, 0.6; fail 0.3 -> pass wins; the score is the mean of the pass side (0.9 + 0.6) / 2 = 0.75
     const r = (await run(majority.id)).body.evaluator_results[0];
     assert.equal(r.score, 0.75);
-    assert.deepEqual(r.jurors.map((j: { model: string }) => j.model), ['juror-c', 'juror-a', 'juror-b'], "the evaluator's order");
+    assert.deepEqual(
+      r.jurors.map((j: { model: string }) => j.model),
+      ['juror-c', 'juror-a', 'juror-b'],
+      "the evaluator's order",
+    );
   });
 
   test('a failed juror is left out and noted; the jury still scores', async () => {
@@ -141,7 +160,10 @@ describe('a jury of three registered models', () => {
     const log = await call('GET', `/v1/execution-logs/${res.body.execution_log_id}/`);
     const r = log.body.evaluator_results[0];
     assert.equal(r.score, null);
-    assert.deepEqual(r.jurors.map((j: { error?: string }) => typeof j.error), ['string', 'string', 'string']);
+    assert.deepEqual(
+      r.jurors.map((j: { error?: string }) => typeof j.error),
+      ['string', 'string', 'string'],
+    );
     assert.equal(r.spread, null);
   });
 

@@ -10,11 +10,37 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const LAYERS: Array<[name: string, members: RegExp[]]> = [
-  ['base', [/^src\/(schemas|errors|config|ids|version|unknown-fields|prices|limits|secret-box|log)\.ts$/, /^src\/schemas\//, /^src\/traces\/(types|rules\/types|extract\/(rules|messages))\.ts$/]],
+  [
+    'base',
+    [
+      /^src\/(schemas|errors|config|ids|version|unknown-fields|prices|limits|secret-box|log)\.ts$/,
+      /^src\/schemas\//,
+      /^src\/traces\/(types|rules\/types|extract\/(rules|messages))\.ts$/,
+    ],
+  ],
   ['store', [/^src\/store\//]],
-  ['core', [/^src\/refine\//, /^src\/checks\//, /^src\/(domain|engine|generation|conversation|batch|calibration)\//, /^src\/datasets\/(?!stream-routes)/, /^src\/(context|auth)\.ts$/, /^src\/traces\/(normalize|proto|hooks|store|extract\/(formats|index)|rules\/(match|intake|assemble|store|domain|writeback))\.ts$/]],
+  [
+    'core',
+    [
+      /^src\/refine\//,
+      /^src\/checks\//,
+      /^src\/(domain|engine|generation|conversation|batch|calibration)\//,
+      /^src\/datasets\/(?!stream-routes)/,
+      /^src\/(context|auth)\.ts$/,
+      /^src\/traces\/(normalize|proto|hooks|store|extract\/(formats|index)|rules\/(match|intake|assemble|store|domain|writeback))\.ts$/,
+    ],
+  ],
   ['definitions', [/^src\/tool\.ts$/, /^src\/operations\//, /^tools\//, /^src\/traces\/(operations|routes|rules\/(operations|run|worker))\.ts$/]],
-  ['doors', [/^src\/proxy\//, /^src\/(http|web|observability)\//, /^src\/datasets\/stream-routes\.ts$/, /^src\/(rest|mcp|openapi|server|rate-limit)\.ts$/, /^src\/traces\/(receiver|metrics)\.ts$/]],
+  [
+    'doors',
+    [
+      /^src\/proxy\//,
+      /^src\/(http|web|observability)\//,
+      /^src\/datasets\/stream-routes\.ts$/,
+      /^src\/(rest|mcp|openapi|server|rate-limit)\.ts$/,
+      /^src\/traces\/(receiver|metrics)\.ts$/,
+    ],
+  ],
   ['entry points', [/^src\/(main|app|cli|admin-socket|key-commands)\.ts$/, /^src\/cli\//]],
 ];
 // room surface: duplicate, claim, judges as files, synthetic data in core; its HTTP door (routes.ts) with the doors
@@ -51,7 +77,10 @@ describe('layers (docs/ARCHITECTURE.md)', () => {
 
   test('every module of src/ and tools/ belongs to a layer', () => {
     assert.ok(files.length > 50, `found only ${files.length} files`);
-    assert.deepEqual(files.filter((f) => layerOf(f) < 0), []);
+    assert.deepEqual(
+      files.filter((f) => layerOf(f) < 0),
+      [],
+    );
   });
 
   test('no module imports from a layer above its own', () => {

@@ -56,12 +56,15 @@ describe('log size limits, checked before the model is called', () => {
 
   it('runs and stores a log at the limits: 50 tags of 200 three-byte characters', async () => {
     // Random CJK characters (three bytes each in UTF-8) so that PostgreSQL cannot compress the index row.
-        const tags = Array.from({ length: 50 }, () => String.fromCharCode(...Array.from({ length: 200 }, () => 0x4e00 + Math.floor(Math.random() * 0x5000))));
+    const tags = Array.from({ length: 50 }, () => String.fromCharCode(...Array.from({ length: 200 }, () => 0x4e00 + Math.floor(Math.random() * 0x5000))));
     const res = await rig.post(`/v1/judges/${judgeId}/execute/`, { request: 'Q', response: 'A', tags });
     assert.equal(res.status, 200, JSON.stringify(res.body).slice(0, 300));
     const stored = await rig.get(`/v1/execution-logs/${res.body.execution_log_id}/`);
     assert.deepEqual(stored.body.tags, tags);
     const found = await rig.get(`/v1/execution-logs/?tags=${encodeURIComponent(tags[7])}`);
-    assert.deepEqual(found.body.results.map((l: { id: string }) => l.id), [res.body.execution_log_id]);
+    assert.deepEqual(
+      found.body.results.map((l: { id: string }) => l.id),
+      [res.body.execution_log_id],
+    );
   });
 });

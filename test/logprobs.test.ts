@@ -22,7 +22,12 @@ const tok = (token: string, top: Array<[string, number]> = []): TokenLogprob => 
 
 describe('the grade distribution, by hand', () => {
   test('the grade token on its own: p normalised over grades, E[g] mapped to 0..1', () => {
-    const grade = tok('4', [['4', ln(0.6)], ['3', ln(0.3)], ['5', ln(0.05)], ['x', ln(0.05)]]);
+    const grade = tok('4', [
+      ['4', ln(0.6)],
+      ['3', ln(0.3)],
+      ['5', ln(0.05)],
+      ['x', ln(0.05)],
+    ]);
     const tokens = ['{"', 'justification', '":"', 'ok', '","', 'not_applicable', '":', 'false', ',"', 'grade', '":'].map((t) => tok(t));
     const d = gradeDistribution([...tokens, grade, tok('}')]);
     assert.ok(!('problem' in d));
@@ -34,19 +39,39 @@ describe('the grade distribution, by hand', () => {
 
   test('a token that carries more than the digit (":4") matches alternatives with the same surroundings', () => {
     const head = tok('{"justification":"ok","not_applicable":false,"grade"');
-    const grade = tok(':4', [[':4', ln(0.5)], [':2', ln(0.25)], [' 4', ln(0.1)], [':5', ln(0.15)]]);
+    const grade = tok(':4', [
+      [':4', ln(0.5)],
+      [':2', ln(0.25)],
+      [' 4', ln(0.1)],
+      [':5', ln(0.15)],
+    ]);
     const d = gradeDistribution([head, grade, tok('}')]);
     assert.ok(!('problem' in d));
     // ' 4' lacks the colon: not the same token shape, left out. mass 0.5 + 0.25 + 0.15 = 0.9
     // E[g] = (4*0.5 + 2*0.25 + 5*0.15) / 0.9 = 3.25 / 0.9 = 3.6111...; score 2.6111 / 4 = 0.65277... -> 0.6528
     assert.equal(d.score, 0.6528);
     // whitespace aside: ' 3' stands for the grade token '3' after '": '
-    const spaced = gradeDistribution([tok('{"justification":"ok","not_applicable":false,"grade": '), tok('3', [['3', ln(0.8)], [' 1', ln(0.2)]]), tok('}')]);
+    const spaced = gradeDistribution([
+      tok('{"justification":"ok","not_applicable":false,"grade": '),
+      tok('3', [
+        ['3', ln(0.8)],
+        [' 1', ln(0.2)],
+      ]),
+      tok('}'),
+    ]);
     // E[g] = 3*0.8 + 1*0.2 = 2.6; score 1.6 / 4 = 0.4
     assert.ok(!('problem' in spaced));
     assert.equal(spaced.score, 0.4);
     // the digit and the closing brace in one token ("4}"): '2}' and '5}' count, a bare '3' does not
-    const braced = gradeDistribution([tok('{"justification":"ok","not_applicable":false,"grade":'), tok('4}', [['4}', ln(0.6)], ['2}', ln(0.2)], ['3', ln(0.1)], ['5}', ln(0.1)]])]);
+    const braced = gradeDistribution([
+      tok('{"justification":"ok","not_applicable":false,"grade":'),
+      tok('4}', [
+        ['4}', ln(0.6)],
+        ['2}', ln(0.2)],
+        ['3', ln(0.1)],
+        ['5}', ln(0.1)],
+      ]),
+    ]);
     assert.ok(!('problem' in braced));
     // mass 0.6 + 0.2 + 0.1 = 0.9; E[g] = (4*0.6 + 2*0.2 + 5*0.1) / 0.9 = 3.3 / 0.9 = 3.6667; score 2.6667 / 4 = 0.66667 -> 0.6667
     assert.equal(braced.score, 0.6667);
@@ -99,7 +124,12 @@ describe('scoring "logprobs" through the server', () => {
     assert.equal(ev.body.scoring, 'logprobs');
     withLp.answers.submit_grade = { justification: 'Correct, and says so plainly.', not_applicable: false, grade: 4 };
     // The fake model was unsure between 4 (0.5), 5 (0.3) and 3 (0.15); '"' (0.05) is no grade.
-    withLp.alternatives['4'] = [{ token: '4', logprob: ln(0.5) }, { token: '5', logprob: ln(0.3) }, { token: '3', logprob: ln(0.15) }, { token: '"', logprob: ln(0.05) }];
+    withLp.alternatives['4'] = [
+      { token: '4', logprob: ln(0.5) },
+      { token: '5', logprob: ln(0.3) },
+      { token: '3', logprob: ln(0.15) },
+      { token: '"', logprob: ln(0.05) },
+    ];
     try {
       const before = withLp.requests.length;
       const res = await run(ev.body.id);
@@ -175,7 +205,10 @@ describe('scoring "logprobs" through the server', () => {
     const ev = await call('POST', '/v1/evaluators/', evaluatorBody({ models: ['lp', 'no-lp-unverified'], scoring: 'logprobs' }));
     assert.equal(ev.status, 201, JSON.stringify(ev.body));
     withLp.answers.submit_grade = { justification: 'Good.', not_applicable: false, grade: 3 };
-    withLp.alternatives['3'] = [{ token: '3', logprob: ln(0.5) }, { token: '2', logprob: ln(0.5) }];
+    withLp.alternatives['3'] = [
+      { token: '3', logprob: ln(0.5) },
+      { token: '2', logprob: ln(0.5) },
+    ];
     try {
       const r = (await run(ev.body.id)).body.evaluator_results[0];
       // lp: E[g] = 3*0.5 + 2*0.5 = 2.5 -> (2.5 - 1) / 4 = 0.375; the other juror sends no log-probabilities and is left out

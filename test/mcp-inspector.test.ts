@@ -70,7 +70,22 @@ test('the README pins the Inspector to the installed version, and `npm run inspe
   const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
     execFile(
       'npm',
-      ['--prefix', root, 'run', '--silent', 'inspector', '--', '--cli', `${server.url}/mcp`, '--transport', 'http', '--method', 'tools/list', '--header', `Authorization: Bearer ${key}`],
+      [
+        '--prefix',
+        root,
+        'run',
+        '--silent',
+        'inspector',
+        '--',
+        '--cli',
+        `${server.url}/mcp`,
+        '--transport',
+        'http',
+        '--method',
+        'tools/list',
+        '--header',
+        `Authorization: Bearer ${key}`,
+      ],
       { cwd: elsewhere, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

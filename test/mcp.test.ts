@@ -59,7 +59,10 @@ describe('MCP endpoint with the SDK client', () => {
       assert.ok(instructions.includes(concept), `instructions mention ${concept}`);
     }
     const loop = ['list_judges', 'get_judge', 'run_judge', 'generate_judge', 'create_judge', 'create_evaluator'].map((t) => instructions.indexOf(t));
-    assert.ok(loop.every((i) => i >= 0), 'instructions name the tools of the loop');
+    assert.ok(
+      loop.every((i) => i >= 0),
+      'instructions name the tools of the loop',
+    );
     assert.ok(loop[0] < loop[1] && loop[1] < loop[2], 'find, inspect, run: in that order');
     assert.match(instructions, /no delete tools/i);
     assert.match(instructions, /person outside MCP/);
@@ -208,7 +211,9 @@ describe('MCP endpoint with the SDK client', () => {
     const problem = JSON.parse((neither.content[1] as { text: string }).text);
     assert.equal(problem.code, 'validation_error');
 
-    const unknownTool = await mcp.client.callTool({ name: 'delete_judge', arguments: { judge_id: 'x' } }).catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: e.message }] }));
+    const unknownTool = await mcp.client
+      .callTool({ name: 'delete_judge', arguments: { judge_id: 'x' } })
+      .catch((e: Error) => ({ isError: true, content: [{ type: 'text', text: e.message }] }));
     assert.equal(unknownTool.isError, true);
     assert.match(JSON.stringify(unknownTool.content), /delete_judge/);
   });

@@ -85,22 +85,24 @@ describe('tribunal migrate --from json --to postgres', () => {
       const appends: Array<Promise<void>> = [];
       for (let i = 0; i < 834; i++) {
         const isJudge = i % 2 === 0;
-        appends.push(json.appendExecutionLog(
-          log(organization.id, {
-            type: isJudge ? 'judge' : 'evaluator',
-            judge_id: isJudge ? j.id : null,
-            judge_name: isJudge ? j.name : null,
-            judge_version: isJudge ? 2 : null,
-            evaluator_id: isJudge ? null : e.id,
-            project_id: def.id,
-            score: i % 7 === 0 ? null : (i % 100) / 100,
-            cost_usd: i / 10_000,
-            tags: i % 3 ? ['a', `n${i % 5}`] : [],
-            contexts: i % 4 ? null : ['ctx one', 'ctx two'],
-            user_id: i % 6 ? null : `user-${i}`,
-            created_at: new Date(Date.UTC(2026, 1, 1) + i * 1000).toISOString(),
-          }),
-        ));
+        appends.push(
+          json.appendExecutionLog(
+            log(organization.id, {
+              type: isJudge ? 'judge' : 'evaluator',
+              judge_id: isJudge ? j.id : null,
+              judge_name: isJudge ? j.name : null,
+              judge_version: isJudge ? 2 : null,
+              evaluator_id: isJudge ? null : e.id,
+              project_id: def.id,
+              score: i % 7 === 0 ? null : (i % 100) / 100,
+              cost_usd: i / 10_000,
+              tags: i % 3 ? ['a', `n${i % 5}`] : [],
+              contexts: i % 4 ? null : ['ctx one', 'ctx two'],
+              user_id: i % 6 ? null : `user-${i}`,
+              created_at: new Date(Date.UTC(2026, 1, 1) + i * 1000).toISOString(),
+            }),
+          ),
+        );
         logCount++;
       }
       await Promise.all(appends); // one group commit instead of 834 fsyncs
@@ -126,7 +128,14 @@ describe('tribunal migrate --from json --to postgres', () => {
     const res = await tribunal(['migrate', '--from', 'json', '--to', 'postgres', '--data-dir', dataDir, '--database-url', schema.url]);
     assert.equal(res.code, 0, res.stdout + res.stderr);
     assert.match(res.stdout, /Every record is in PostgreSQL and reads back equal to the JSON data\./);
-    const line = (kind: string) => res.stdout.split('\n').find((l) => l.trim().startsWith(`${kind} `))!.trim().split(/\s+/).slice(1).map(Number);
+    const line = (kind: string) =>
+      res.stdout
+        .split('\n')
+        .find((l) => l.trim().startsWith(`${kind} `))!
+        .trim()
+        .split(/\s+/)
+        .slice(1)
+        .map(Number);
     assert.deepEqual(line('execution_logs'), [logCount, logCount, logCount]);
     assert.deepEqual(line('organizations'), [3, 3, 3]);
     assert.deepEqual(line('api_keys'), [6, 6, 6]);
@@ -337,8 +346,17 @@ describe('tribunal migrate: datasets, batch runs, calibration runs, registered m
     // A run the server was stopped in the middle of: running, its planner part-way, one row recorded.
     const done = (await json.getBatchExecution(datasetRunId))!;
     const running = batch(orgId, {
-      key_id: done.key_id, judge_id: judgeId, judge_version: done.judge_version, dataset_id: datasetId, status: 'running', total: 4,
-      planned: 2, plan_cursor: 1, started_at: new Date().toISOString(), created_at: new Date().toISOString(), tags: ['resumed'],
+      key_id: done.key_id,
+      judge_id: judgeId,
+      judge_version: done.judge_version,
+      dataset_id: datasetId,
+      status: 'running',
+      total: 4,
+      planned: 2,
+      plan_cursor: 1,
+      started_at: new Date().toISOString(),
+      created_at: new Date().toISOString(),
+      tags: ['resumed'],
     });
     runningId = running.id;
     await json.createBatchExecution(running);
@@ -380,7 +398,10 @@ describe('tribunal migrate: datasets, batch runs, calibration runs, registered m
       const same = async (what: string, read: (s: Store) => Promise<unknown>) => assert.deepEqual(await read(pg), await read(json), what);
       await same('datasets', (s) => all((p) => s.listDatasets({ org_id: orgId }, p)));
       await same('items', (s) => allItems(s, datasetId, 3));
-      assert.deepEqual((await allItems(pg, datasetId, 10)).map((i) => i.id), itemIds);
+      assert.deepEqual(
+        (await allItems(pg, datasetId, 10)).map((i) => i.id),
+        itemIds,
+      );
       assert.equal((await pg.getDatasetItem(datasetId, itemIds[2]))!.turns![1].tool_calls![0].name, 'lookup');
       await same('calibration runs', (s) => all((p) => s.listCalibrationRuns({ org_id: orgId }, p)));
       await same('models', (s) => all((p) => s.listModels(orgId, p)));
@@ -396,7 +417,10 @@ describe('tribunal migrate: datasets, batch runs, calibration runs, registered m
       const running = (await json.getBatchExecution(runningId))!;
       assert.deepEqual(await pg.getBatchExecution(runningId), { ...running, planned: 0, planned_all: false, plan_cursor: null });
       assert.deepEqual([running.done, running.failed, running.cost_usd], [1, 0, 0.25]);
-      assert.deepEqual((await pg.listUnfinishedBatchExecutions()).map((b) => b.id), [runningId]);
+      assert.deepEqual(
+        (await pg.listUnfinishedBatchExecutions()).map((b) => b.id),
+        [runningId],
+      );
     } finally {
       await json.close();
       await pg.close();
@@ -417,7 +441,15 @@ describe('tribunal migrate: datasets, batch runs, calibration runs, registered m
     try {
       const count = async (table: string) => Number((await pg.sql(`SELECT count(*) AS n FROM ${table}`)).rows[0].n);
       assert.deepEqual(
-        { datasets: await count('datasets'), items: await count('dataset_items'), runs: await count('batch_executions'), rows: await count('batch_rows'), inline: await count('batch_items'), calibrations: await count('calibration_runs'), models: await count('models') },
+        {
+          datasets: await count('datasets'),
+          items: await count('dataset_items'),
+          runs: await count('batch_executions'),
+          rows: await count('batch_rows'),
+          inline: await count('batch_items'),
+          calibrations: await count('calibration_runs'),
+          models: await count('models'),
+        },
         { datasets: 1, items: 4, runs: 3, rows: 7, inline: 2, calibrations: 1, models: 1 },
       );
       assert.equal((await pg.getDataset(datasetId))!.item_count, 4);
@@ -446,7 +478,11 @@ describe('tribunal migrate: datasets, batch runs, calibration runs, registered m
       await pg.sql('UPDATE dataset_items SET record = $2 WHERE id = $1', [itemIds[1], JSON.stringify(saved)]);
       await pg.sql('UPDATE batch_rows SET record = $3 WHERE batch_id = $1 AND position = $2', [inlineRunId, 1, JSON.stringify(savedRow)]);
       const b = (await pg.getBatchExecution(inlineRunId))!;
-      await pg.sql('UPDATE batch_executions SET done = $2, failed = $3 WHERE id = $1', [inlineRunId, b.done - (savedRow.score !== null ? 1 : 0), b.failed - (savedRow.score !== null ? 0 : 1)]);
+      await pg.sql('UPDATE batch_executions SET done = $2, failed = $3 WHERE id = $1', [
+        inlineRunId,
+        b.done - (savedRow.score !== null ? 1 : 0),
+        b.failed - (savedRow.score !== null ? 0 : 1),
+      ]);
       await pg.close();
     }
   });
@@ -467,8 +503,14 @@ describe('tribunal migrate: datasets, batch runs, calibration runs, registered m
       assert.equal(resumed.status, 'completed', JSON.stringify(resumed));
       assert.equal(resumed.done + resumed.failed, 4);
       const rows = (await call(server, 'GET', `/v1/judges/batch-executions/${runningId}/results/?limit=50`)).body.results;
-      assert.deepEqual(rows.map((r: any) => r.position), [0, 1, 2, 3]);
-      assert.deepEqual(rows.map((r: any) => r.item_id), itemIds);
+      assert.deepEqual(
+        rows.map((r: any) => r.position),
+        [0, 1, 2, 3],
+      );
+      assert.deepEqual(
+        rows.map((r: any) => r.item_id),
+        itemIds,
+      );
       // The row recorded in the JSON directory stands; the others were scored on PostgreSQL.
       assert.deepEqual([rows[0].score, rows[0].execution_log_id], [0.7, null]);
       assert.ok(rows.slice(1).every((r: any) => r.execution_log_id));

@@ -111,7 +111,7 @@ describe('the model registry', () => {
     assert.equal(sent.model, 'judge-8b');
   });
 
-  test("an evaluator whose registered model was deleted fails with a clear error and calls nothing", async () => {
+  test('an evaluator whose registered model was deleted fails with a clear error and calls nothing', async () => {
     await register({ name: 'short-lived' });
     const ev = await call('POST', '/v1/evaluators/', evaluatorBody({ model: 'short-lived' }));
     await call('DELETE', '/v1/models/short-lived/');
@@ -269,7 +269,10 @@ describe('the anthropic provider at any base_url', () => {
 
   test('a Messages server that honours the tool is verified as such and scored through it', async () => {
     fake.respondWith(null);
-    const made = await server.request('POST', '/v1/models/', { key, body: { name: 'claude-here', provider: 'anthropic', base_url: fake.url, model: 'claude-sonnet-4-5', api_key: MODEL_KEY } });
+    const made = await server.request('POST', '/v1/models/', {
+      key,
+      body: { name: 'claude-here', provider: 'anthropic', base_url: fake.url, model: 'claude-sonnet-4-5', api_key: MODEL_KEY },
+    });
     const verified = await server.request('POST', `/v1/models/${made.body.id}/verify/`, { key });
     assert.equal(verified.status, 200, JSON.stringify(verified.body));
     assert.equal(verified.body.capabilities.forced_tool, true);

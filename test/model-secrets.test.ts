@@ -119,7 +119,10 @@ test('PostgreSQL: the key is in no answer, no server output and no pg_dump of th
   const modelKey = `sk-proj-${randomBytes(16).toString('hex')}`;
   const schema = await createTestSchema('trb_secrets');
   try {
-    const said = await exercise({ TRIBUNAL_STORE: 'postgres', DATABASE_URL: schema.url, TRIBUNAL_DATA_DIR: tempDir(), TRIBUNAL_SECRET_KEY: randomBytes(32).toString('base64') }, modelKey);
+    const said = await exercise(
+      { TRIBUNAL_STORE: 'postgres', DATABASE_URL: schema.url, TRIBUNAL_DATA_DIR: tempDir(), TRIBUNAL_SECRET_KEY: randomBytes(32).toString('base64') },
+      modelKey,
+    );
     assert.ok(!said.includes(modelKey), 'the key leaked into an answer or the server output');
     const dump = execFileSync('pg_dump', ['--dbname', TEST_PG_BASE, '--schema', schema.schema], { encoding: 'utf8', maxBuffer: 64 << 20 });
     assert.match(dump, /api_key_encrypted/, 'the dump holds the sealed model');

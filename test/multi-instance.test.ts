@@ -158,9 +158,7 @@ describe('two instances on one PostgreSQL', () => {
     const id = evaluator.body.id;
     const n = 1000;
     const results = await Promise.all(
-      Array.from({ length: n }, (_, i) =>
-        (i % 2 ? a : b).request('POST', `/v1/evaluators/${id}/execute/`, { key, body: { response: `answer ${i}`, tags: [`run-${i % 10}`] } }),
-      ),
+      Array.from({ length: n }, (_, i) => (i % 2 ? a : b).request('POST', `/v1/evaluators/${id}/execute/`, { key, body: { response: `answer ${i}`, tags: [`run-${i % 10}`] } })),
     );
     const statuses = new Map<number, number>();
     for (const r of results) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);

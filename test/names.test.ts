@@ -29,7 +29,10 @@ describe('names in REST paths', () => {
     assert.equal(patched.body.id, judge.id);
     assert.equal(patched.body.version, 2);
     const versions = await rig.get(`/v1/judges/${path('Support replies')}/versions/`);
-    assert.deepEqual(versions.body.results.map((v: { version: number }) => v.version), [2, 1]);
+    assert.deepEqual(
+      versions.body.results.map((v: { version: number }) => v.version),
+      [2, 1],
+    );
   });
 
   it('reads a preset and an own evaluator by name, and their versions', async () => {
@@ -70,9 +73,15 @@ describe('names in the log filters', () => {
     assert.equal(run.status, 200, JSON.stringify(run.body));
     const byJudge = await rig.get(`/v1/execution-logs/?judge_id=${path('Support replies')}`);
     assert.equal(byJudge.status, 200, JSON.stringify(byJudge.body));
-    assert.deepEqual(byJudge.body.results.map((l: { id: string }) => l.id), [run.body.execution_log_id]);
+    assert.deepEqual(
+      byJudge.body.results.map((l: { id: string }) => l.id),
+      [run.body.execution_log_id],
+    );
     const byEvaluator = await rig.get(`/v1/execution-logs/?evaluator_id=${path(evaluator.name)}`);
-    assert.deepEqual(byEvaluator.body.results.map((l: { id: string }) => l.id), [run.body.execution_log_id]);
+    assert.deepEqual(
+      byEvaluator.body.results.map((l: { id: string }) => l.id),
+      [run.body.execution_log_id],
+    );
     const unknown = await rig.get(`/v1/execution-logs/?judge_id=${path('No such judge')}`);
     assert.equal(unknown.status, 404, JSON.stringify(unknown.body));
     assert.match(unknown.body.detail, /No such judge/);

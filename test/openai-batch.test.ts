@@ -41,11 +41,20 @@ const collect = async (id: string, ids: string[]) => {
 
 describe('OpenAI Batch API', () => {
   it('uploads the live requests as JSONL, polls to completed, reads answers and errors', async () => {
-    fake.respondWith((_l, i) => (i === 1 ? { kind: 'error', status: 400, message: 'context too long' } : i === 3 ? { kind: 'no_tool' } : { kind: 'ok', args: { justification: `ok ${i}`, score: 0.25 * (i % 4) } }));
+    fake.respondWith((_l, i) =>
+      i === 1
+        ? { kind: 'error', status: 400, message: 'context too long' }
+        : i === 3
+          ? { kind: 'no_tool' }
+          : { kind: 'ok', args: { justification: `ok ${i}`, score: 0.25 * (i % 4) } },
+    );
     const ids = ['r0', 'r1', 'r2', 'r3', 'r4'];
     const submitted = await client.submit(ids.map((custom_id, i) => ({ custom_id, call: call(i) })));
     assert.equal(submitted.status, 'in_progress');
-    const input = [...fake.files.values()][0].trim().split('\n').map((l) => JSON.parse(l));
+    const input = [...fake.files.values()][0]
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.equal(input.length, 5);
     assert.deepEqual(input[0].body.tool_choice, { type: 'function', function: { name: SCORE_TOOL.name } });
     assert.equal(input[0].url, '/v1/chat/completions');
@@ -54,7 +63,10 @@ describe('OpenAI Batch API', () => {
     assert.equal(batch.counts.succeeded, 4);
     assert.equal(batch.counts.errored, 1);
     const outcomes = await collect(submitted.id, ids);
-    assert.deepEqual(outcomes.map((o) => (o.ok ? 'ok' : o.kind)), ['ok', 'errored', 'ok', 'malformed', 'ok']);
+    assert.deepEqual(
+      outcomes.map((o) => (o.ok ? 'ok' : o.kind)),
+      ['ok', 'errored', 'ok', 'malformed', 'ok'],
+    );
     const first = outcomes[0] as Extract<BatchOutcome, { ok: true }>;
     assert.deepEqual(first.answer.input, { justification: 'ok 0', score: 0 });
     // The repeated system prompt is read from the prefix cache after the first request.
@@ -67,11 +79,17 @@ describe('OpenAI Batch API', () => {
     fake.respondWith((_l, i) => (i === 0 ? { kind: 'ok', args: { justification: 'ok', score: 1 } } : { kind: 'not_run' }));
     const expired = await client.submit([0, 1].map((i) => ({ custom_id: `e${i}`, call: call(i) })));
     assert.equal((await untilEnded(expired.id)).batch.provider_status, 'expired');
-    assert.deepEqual((await collect(expired.id, ['e0', 'e1'])).map((o) => (o.ok ? 'ok' : o.kind)), ['ok', 'expired']);
+    assert.deepEqual(
+      (await collect(expired.id, ['e0', 'e1'])).map((o) => (o.ok ? 'ok' : o.kind)),
+      ['ok', 'expired'],
+    );
 
     const cancelled = await client.submit([0, 1, 2].map((i) => ({ custom_id: `c${i}`, call: call(i) })));
     assert.equal((await client.cancel(cancelled.id)).status, 'canceling');
     assert.equal((await untilEnded(cancelled.id)).batch.provider_status, 'cancelled');
-    assert.deepEqual((await collect(cancelled.id, ['c0', 'c1', 'c2'])).map((o) => (o.ok ? 'ok' : o.kind)), ['canceled', 'canceled', 'canceled']);
+    assert.deepEqual(
+      (await collect(cancelled.id, ['c0', 'c1', 'c2'])).map((o) => (o.ok ? 'ok' : o.kind)),
+      ['canceled', 'canceled', 'canceled'],
+    );
   });
 });

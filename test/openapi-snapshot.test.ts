@@ -23,5 +23,7 @@ test('the OpenAPI document matches its snapshot', () => {
   const a = JSON.parse(saved).paths as Record<string, unknown>;
   const b = JSON.parse(now).paths as Record<string, unknown>;
   const changed = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((p) => JSON.stringify(a[p]) !== JSON.stringify(b[p]));
-  assert.fail(`the OpenAPI document changed (${changed.length ? `paths: ${changed.slice(0, 10).join(', ')}` : 'outside paths'}); if intended, regenerate with UPDATE_OPENAPI_SNAPSHOT=1 (see the top of this file)`);
+  assert.fail(
+    `the OpenAPI document changed (${changed.length ? `paths: ${changed.slice(0, 10).join(', ')}` : 'outside paths'}); if intended, regenerate with UPDATE_OPENAPI_SNAPSHOT=1 (see the top of this file)`,
+  );
 });

@@ -19,8 +19,7 @@ before(async () => {
 });
 after(() => srv?.close());
 
-const operations = () =>
-  Object.entries<any>(doc.paths).flatMap(([path, ops]) => Object.entries<any>(ops).map(([method, op]) => ({ path, method, op })));
+const operations = () => Object.entries<any>(doc.paths).flatMap(([path, ops]) => Object.entries<any>(ops).map(([method, op]) => ({ path, method, op })));
 const bodySchema = (op: any) => op.requestBody?.content?.['application/json']?.schema;
 
 describe('OpenAPI document', () => {
@@ -62,10 +61,12 @@ describe('OpenAPI document', () => {
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses);
     for (const { path, method, op } of operations()) {
       if (['/healthz', '/readyz', '/metrics', '/v1/openapi.json'].includes(path)) continue; // no key, no input, no rate limit (issue 26: documented below)
-      for (const status of ['400', '429', '500', '503']) assert.ok(op.responses[status] || (path === '/create-demo-user/' && status === '400'), `${method} ${path} documents ${status}`);
+      for (const status of ['400', '429', '500', '503'])
+        assert.ok(op.responses[status] || (path === '/create-demo-user/' && status === '400'), `${method} ${path} documents ${status}`);
       // The streamed import has no body-size limit (a line over TRIBUNAL_MAX_BODY is skipped, not a 413).
       const unlimited = path.endsWith('/items/import/');
-      if (method === 'post' || method === 'patch') for (const status of unlimited ? ['415'] : ['413', '415']) assert.ok(op.responses[status] || path === '/create-demo-user/', `${method} ${path} documents ${status}`);
+      if (method === 'post' || method === 'patch')
+        for (const status of unlimited ? ['415'] : ['413', '415']) assert.ok(op.responses[status] || path === '/create-demo-user/', `${method} ${path} documents ${status}`);
     }
     for (const s of ['403', '409']) assert.ok(statuses('/v1/judges/{judge_id}/', 'patch').includes(s));
     for (const s of ['403', '409']) assert.ok(statuses('/v1/evaluators/{evaluator_id}/', 'delete').includes(s));
@@ -108,7 +109,14 @@ describe('OpenAPI: /healthz, /readyz, /metrics, /v1/openapi.json', () => {
       assert.equal(res.status, 200);
       assert.deepEqual(check(schema, res.body), [], path);
     }
-    assert.deepEqual(check(doc.paths['/healthz'].get.responses['503'].content['application/json'].schema, { status: 'degraded', store: { kind: 'json', status: 'down' }, model: { configured: false } }), []);
+    assert.deepEqual(
+      check(doc.paths['/healthz'].get.responses['503'].content['application/json'].schema, {
+        status: 'degraded',
+        store: { kind: 'json', status: 'down' },
+        model: { configured: false },
+      }),
+      [],
+    );
     const metrics = doc.paths['/metrics']?.get;
     assert.ok(metrics, '/metrics is in the document');
     assert.ok(metrics.responses['200'].content['text/plain'].schema);

@@ -9,15 +9,7 @@ import { demonstrationShapeProblem } from '../src/conversation/validate.ts';
 import { loadCheckPresets } from '../src/checks/presets.ts';
 import { loadPresets } from '../src/domain/presets.ts';
 import { Evaluator } from '../src/schemas.ts';
-import {
-  bandOf,
-  demonstrationBandProblems,
-  parseBands,
-  RubricBandError,
-  SCALE_RULE,
-  STANDARD_BANDS,
-  statedBand,
-} from '../src/domain/rubric-bands.ts';
+import { bandOf, demonstrationBandProblems, parseBands, RubricBandError, SCALE_RULE, STANDARD_BANDS, statedBand } from '../src/domain/rubric-bands.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 const GOOD = ['Judge X.', 'HIGH [0.7, 1.0]: great.', 'MIDDLING [0.4, 0.7): fine.', 'LOW [0.0, 0.4): bad.', SCALE_RULE].join('\n');
@@ -43,7 +35,11 @@ describe('rubric band parser', () => {
   });
 
   for (const [what, rubric, message] of broken) {
-    test(`refuses ${what}`, () => assert.throws(() => parseBands(rubric), (err: Error) => err instanceof RubricBandError && message.test(err.message)));
+    test(`refuses ${what}`, () =>
+      assert.throws(
+        () => parseBands(rubric),
+        (err: Error) => err instanceof RubricBandError && message.test(err.message),
+      ));
   }
 
   test('places band edges on the upper band', () => {
@@ -135,8 +131,13 @@ describe('shipped presets', () => {
       'preset_tool_use',
       'preset_turn_relevance',
     ]);
-    assert.ok(byId.get('preset_role_adherence')?.demonstrations.every((d) => d.system_prompt), 'role adherence examples carry a system prompt');
-    assert.ok(byId.get('preset_tool_use')?.demonstrations.every((d) => d.turns?.some((t) => t.tool_calls?.length && t.role === 'assistant') && d.turns.some((t) => t.role === 'tool')));
+    assert.ok(
+      byId.get('preset_role_adherence')?.demonstrations.every((d) => d.system_prompt),
+      'role adherence examples carry a system prompt',
+    );
+    assert.ok(
+      byId.get('preset_tool_use')?.demonstrations.every((d) => d.turns?.some((t) => t.tool_calls?.length && t.role === 'assistant') && d.turns.some((t) => t.role === 'tool')),
+    );
   });
 
   test('directional names: the recast style presets keep their ids', () => {
@@ -184,7 +185,10 @@ describe('presets through the server', () => {
   test('presets list in the order of data/presets.json, page after page', async () => {
     const first = await server.request('GET', '/v1/evaluators/?is_preset=true&limit=5', { key });
     assert.equal(first.status, 200, JSON.stringify(first.body));
-    assert.deepEqual(first.body.results.map((e: { name: string }) => e.name), presets.slice(0, 5).map((p) => p.name));
+    assert.deepEqual(
+      first.body.results.map((e: { name: string }) => e.name),
+      presets.slice(0, 5).map((p) => p.name),
+    );
     const names: string[] = [];
     let cursor: string | null = null;
     do {
@@ -193,6 +197,9 @@ describe('presets through the server', () => {
       cursor = page.body.next_cursor;
     } while (cursor);
     // The check and code presets (data/check-presets.json) come after the model-graded ones.
-    assert.deepEqual(names, [...presets, ...loadCheckPresets()].map((p) => p.name));
+    assert.deepEqual(
+      names,
+      [...presets, ...loadCheckPresets()].map((p) => p.name),
+    );
   });
 });

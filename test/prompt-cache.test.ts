@@ -37,7 +37,10 @@ describe('a stable prompt prefix, cached by Anthropic', () => {
     const [a, b] = rig.fake.requests;
     // The exact bytes: one system text block, marked for the cache, the same on both calls.
     assert.equal(JSON.stringify(a.body.system), JSON.stringify(b.body.system));
-    assert.deepEqual(a.body.system.map((block: { cache_control?: unknown }) => block.cache_control), [{ type: 'ephemeral' }]);
+    assert.deepEqual(
+      a.body.system.map((block: { cache_control?: unknown }) => block.cache_control),
+      [{ type: 'ephemeral' }],
+    );
     assert.ok(a.system.includes('# Scored examples'), 'the demonstrations are in the static part');
     assert.notEqual(a.prompt, b.prompt, 'the material differs');
     // The caching fake wrote the prefix once and read it once.
@@ -53,7 +56,8 @@ describe('a stable prompt prefix, cached by Anthropic', () => {
     // input_tokens counts every prompt token, the cached ones included.
     assert.ok(r2.input_tokens > r2.cache_read_tokens);
     // Priced at Anthropic's rates for claude-sonnet-4-5 ($3 in, $15 out): writes 1.25x, reads 0.1x.
-    const price = (r: any) => ((r.input_tokens - r.cache_read_tokens - r.cache_write_tokens) * 3 + r.cache_write_tokens * 3.75 + r.cache_read_tokens * 0.3 + r.output_tokens * 15) / 1e6;
+    const price = (r: any) =>
+      ((r.input_tokens - r.cache_read_tokens - r.cache_write_tokens) * 3 + r.cache_write_tokens * 3.75 + r.cache_read_tokens * 0.3 + r.output_tokens * 15) / 1e6;
     assert.ok(Math.abs(r1.cost_usd - price(r1)) < 1e-8, `${r1.cost_usd} vs ${price(r1)}`);
     assert.ok(Math.abs(r2.cost_usd - price(r2)) < 1e-8, `${r2.cost_usd} vs ${price(r2)}`);
     assert.ok(r2.cost_usd < r1.cost_usd / 2, 'the cached call costs far less');
@@ -123,7 +127,12 @@ describe('the openai provider: the same stable prefix, cached tokens priced at h
   let key: string;
   before(async () => {
     fake = await startFakeOpenAI();
-    server = await startTestServer({ TRIBUNAL_SECRET_KEY: randomBytes(32).toString('base64'), TRIBUNAL_MODEL_BACKOFF: '1ms', TRIBUNAL_MODEL_BACKOFF_MAX: '4ms', TRIBUNAL_RATE_LIMIT: '100000' });
+    server = await startTestServer({
+      TRIBUNAL_SECRET_KEY: randomBytes(32).toString('base64'),
+      TRIBUNAL_MODEL_BACKOFF: '1ms',
+      TRIBUNAL_MODEL_BACKOFF_MAX: '4ms',
+      TRIBUNAL_RATE_LIMIT: '100000',
+    });
     key = (await server.demoUser()).api_key;
   });
   after(async () => {
@@ -133,7 +142,10 @@ describe('the openai provider: the same stable prefix, cached tokens priced at h
 
   test('the system message repeats byte for byte; cached_tokens become cache_read_tokens', async () => {
     fake.cachedTokens = 512;
-    const model = await server.request('POST', '/v1/models/', { key, body: { name: 'local', provider: 'openai', base_url: fake.url, model: 'judge-8b', price: { input: 1, output: 2 } } });
+    const model = await server.request('POST', '/v1/models/', {
+      key,
+      body: { name: 'local', provider: 'openai', base_url: fake.url, model: 'judge-8b', price: { input: 1, output: 2 } },
+    });
     assert.equal(model.status, 201, JSON.stringify(model.body));
     const ev = await server.request('POST', '/v1/evaluators/', { key, body: evaluatorBody({ model: 'local', demonstrations: DEMONSTRATIONS.slice(0, 1) }) });
     assert.equal(ev.status, 201, JSON.stringify(ev.body));

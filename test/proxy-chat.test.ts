@@ -136,7 +136,10 @@ describe('chat completions, streamed', () => {
       const stream = await rig.client().chat.completions.create({ model: 'app-model', messages: MESSAGES, stream: true, stream_options: { include_usage: true } });
       const chunks: any[] = [];
       for await (const chunk of stream) chunks.push(chunk);
-      const args = chunks.flatMap((c) => c.choices[0]?.delta?.tool_calls ?? []).map((t: any) => t.function?.arguments ?? '').join('');
+      const args = chunks
+        .flatMap((c) => c.choices[0]?.delta?.tool_calls ?? [])
+        .map((t: any) => t.function?.arguments ?? '')
+        .join('');
       assert.equal(args, '{"q":"capital of France"}');
       assert.equal(chunks.filter((c) => c.usage).length, 1);
       const log = (await rig.get(`/v1/execution-logs/${chunks.at(-1).tribunal.execution_log_id}/`)).body;

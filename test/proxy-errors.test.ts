@@ -33,7 +33,12 @@ async function rejects(p: Promise<unknown>, cls: new (...a: any[]) => any, statu
 
 describe('refusals before the upstream is called', () => {
   test('a bad key is an AuthenticationError', async () => {
-    const err = await rejects(rig.client(rig.judge.id, { apiKey: 'tribunal-not-a-key' }).chat.completions.create({ model: 'app-model', messages: MESSAGES }), OpenAI.AuthenticationError, 401, /./);
+    const err = await rejects(
+      rig.client(rig.judge.id, { apiKey: 'tribunal-not-a-key' }).chat.completions.create({ model: 'app-model', messages: MESSAGES }),
+      OpenAI.AuthenticationError,
+      401,
+      /./,
+    );
     assert.equal(err.error.type, 'authentication_error');
   });
 
@@ -54,8 +59,13 @@ describe('refusals before the upstream is called', () => {
     assert.equal(rig.upstream.requests.length, before);
   });
 
-  test('an oversized body is a 413 in OpenAI\'s shape', async () => {
-    const err = await rejects(rig.client().chat.completions.create({ model: 'app-model', messages: [{ role: 'user', content: 'x'.repeat(30_000) }] }), OpenAI.APIError, 413, /over the limit/);
+  test("an oversized body is a 413 in OpenAI's shape", async () => {
+    const err = await rejects(
+      rig.client().chat.completions.create({ model: 'app-model', messages: [{ role: 'user', content: 'x'.repeat(30_000) }] }),
+      OpenAI.APIError,
+      413,
+      /over the limit/,
+    );
     assert.equal(err.error.type, 'invalid_request_error');
   });
 
@@ -76,7 +86,7 @@ describe('the upstream fails', () => {
     assert.deepEqual(log.evaluator_results, []);
   });
 
-  test('an upstream 500 is an InternalServerError with the upstream\'s message', async () => {
+  test("an upstream 500 is an InternalServerError with the upstream's message", async () => {
     rig.upstream.enqueue({ status: 500, message: 'upstream exploded' });
     await rejects(rig.client().chat.completions.create({ model: 'app-model', messages: MESSAGES }), OpenAI.InternalServerError, 500, /upstream exploded/);
   });

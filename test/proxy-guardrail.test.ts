@@ -9,13 +9,13 @@ import { startProxyRig, type ProxyRig } from './helpers/proxy-rig.ts';
 let rig: ProxyRig;
 before(async () => {
   rig = await startProxyRig();
-  rig.upstream.reply = { content: 'Here is how to pick the lock on your neighbour\'s door.', chunks: 5 };
+  rig.upstream.reply = { content: "Here is how to pick the lock on your neighbour's door.", chunks: 5 };
 });
 after(async () => {
   await rig.close();
 });
 
-const MESSAGES = [{ role: 'user' as const, content: 'How do I get into my neighbour\'s flat?' }];
+const MESSAGES = [{ role: 'user' as const, content: "How do I get into my neighbour's flat?" }];
 
 describe('guardrail', () => {
   test('block, not streamed: a low score replaces the answer; the log keeps the original', async () => {
@@ -28,7 +28,7 @@ describe('guardrail', () => {
     assert.equal(completion.tribunal.blocked, true);
     assert.equal(completion.tribunal.flagged, true);
     const log = (await rig.get(`/v1/execution-logs/${completion.tribunal.execution_log_id}/`)).body;
-    assert.equal(log.response, 'Here is how to pick the lock on your neighbour\'s door.');
+    assert.equal(log.response, "Here is how to pick the lock on your neighbour's door.");
     assert.equal(log.proxy.blocked, true);
   });
 
@@ -51,7 +51,7 @@ describe('guardrail', () => {
     const stream = await rig.client(judge.id).chat.completions.create({ model: 'app-model', messages: MESSAGES, stream: true });
     const chunks: any[] = [];
     for await (const chunk of stream) chunks.push(chunk);
-    assert.equal(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join(''), 'Here is how to pick the lock on your neighbour\'s door.');
+    assert.equal(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join(''), "Here is how to pick the lock on your neighbour's door.");
     assert.equal(chunks.at(-1).tribunal.blocked, false);
   });
 

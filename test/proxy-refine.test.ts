@@ -29,7 +29,10 @@ describe('POST /v1/judges/{id}/refine/', () => {
     assert.equal(res.body.original_score, 0.4);
     assert.equal(res.body.score, 0.9);
     assert.equal(res.body.stopped, 'threshold');
-    assert.deepEqual(res.body.iterations.map((i: any) => i.score), [0.4, 0.9]);
+    assert.deepEqual(
+      res.body.iterations.map((i: any) => i.score),
+      [0.4, 0.9],
+    );
     assert.equal(res.body.original_evaluator_results[0].justification, 'Does not name the river.');
     const rewriteCall = rig.fake.requests.find((r) => r.toolName === 'submit_rewrite');
     assert.ok(rewriteCall);
@@ -55,7 +58,10 @@ describe('POST /v1/judges/{id}/refine/', () => {
     rig.fake.enqueueFor('submit_rewrite', rewrite('Version one.'), rewrite('Version two.'), rewrite('Version three.'));
     const res = await rig.post(`/v1/judges/${rig.judge.id}/refine/`, { request: 'q?', response: 'Original.', patience: 2, max_iterations: 3 });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.iterations.map((i: any) => i.score), [0.3, 0.32, 0.5, 0.52]);
+    assert.deepEqual(
+      res.body.iterations.map((i: any) => i.score),
+      [0.3, 0.32, 0.5, 0.52],
+    );
     assert.equal(res.body.stopped, 'max_iterations');
     assert.equal(res.body.improved_response, 'Version three.');
   });
@@ -70,8 +76,14 @@ describe('POST /v1/judges/{id}/refine/', () => {
     });
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
-    const events = (await res.text()).trim().split('\n\n').map((e) => ({ name: /^event: (\w+)/.exec(e)?.[1], data: JSON.parse(e.split('\ndata: ')[1]!) }));
-    assert.deepEqual(events.map((e) => e.name), ['iteration', 'iteration', 'result']);
+    const events = (await res.text())
+      .trim()
+      .split('\n\n')
+      .map((e) => ({ name: /^event: (\w+)/.exec(e)?.[1], data: JSON.parse(e.split('\ndata: ')[1]!) }));
+    assert.deepEqual(
+      events.map((e) => e.name),
+      ['iteration', 'iteration', 'result'],
+    );
     assert.equal(events[1].data.response, 'A better answer.');
     assert.equal(events[2].data.improved_response, 'A better answer.');
   });
@@ -99,7 +111,9 @@ describe('the refining proxy', () => {
 
   test('streamed, the refined answer arrives as chunks with the tribunal chunk last', async () => {
     rig.fake.enqueueFor('submit_evaluation', score(0.9));
-    const stream = await rig.client(`${rig.judge.id}/refine`).chat.completions.create({ model: 'app-model', messages: [{ role: 'user', content: 'Capital of France?' }], stream: true });
+    const stream = await rig
+      .client(`${rig.judge.id}/refine`)
+      .chat.completions.create({ model: 'app-model', messages: [{ role: 'user', content: 'Capital of France?' }], stream: true });
     const chunks: any[] = [];
     for await (const c of stream) chunks.push(c);
     assert.equal(chunks.map((c) => c.choices[0]?.delta?.content ?? '').join(''), 'Paris is the capital of France.');

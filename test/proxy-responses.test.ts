@@ -34,7 +34,10 @@ describe('responses', () => {
     const stream = await rig.client().responses.create({ model: 'app-model', input: [{ role: 'user', content: 'Capital of France?' }], stream: true });
     const events: any[] = [];
     for await (const e of stream) events.push(e);
-    const text = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
+    const text = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
     assert.equal(text, 'Paris is the capital of France.');
     assert.ok(events.some((e) => e.type === 'response.completed'));
     const last = events.at(-1);
@@ -65,7 +68,10 @@ describe('responses', () => {
     const stream = await rig.client(judge.id).responses.create({ model: 'app-model', input: 'Capital?', stream: true });
     const events: any[] = [];
     for await (const e of stream) events.push(e);
-    const text = events.filter((e) => e.type === 'response.output_text.delta').map((e) => e.delta).join('');
+    const text = events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
     assert.equal(text, 'Blocked.');
     assert.equal(events.at(-1).tribunal.blocked, true);
   });

@@ -49,9 +49,17 @@ describe('Vercel AI SDK through the proxy', () => {
         model: provider()('app-model'),
         prompt: 'Weather in Paris?',
         maxRetries: 0,
-        tools: { weather: tool({ description: 'weather of a city', inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }) }) },
+        tools: {
+          weather: tool({
+            description: 'weather of a city',
+            inputSchema: jsonSchema<{ city: string }>({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }),
+          }),
+        },
       });
-      assert.deepEqual(result.toolCalls.map((c) => [c.toolName, c.input]), [['weather', { city: 'Paris' }]]);
+      assert.deepEqual(
+        result.toolCalls.map((c) => [c.toolName, c.input]),
+        [['weather', { city: 'Paris' }]],
+      );
     } finally {
       rig.upstream.reply = { content: 'Paris is the capital of France.' };
     }

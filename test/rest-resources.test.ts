@@ -46,7 +46,16 @@ describe('demo users and keys', () => {
       const res = await srv.request('GET', '/v1/judges/', { headers: { authorization: header } });
       assert.equal(res.status, 200, header);
     }
-    const bad = [undefined, '', 'Basic abc', 'Api-Key', 'Bearer not-a-key', `Api-Key ${good}x`, `Api-Key ${good.slice(0, -1)}${good.endsWith('A') ? 'B' : 'A'}`, 'Api-Key trb_0000000000000000_' + 'A'.repeat(43)];
+    const bad = [
+      undefined,
+      '',
+      'Basic abc',
+      'Api-Key',
+      'Bearer not-a-key',
+      `Api-Key ${good}x`,
+      `Api-Key ${good.slice(0, -1)}${good.endsWith('A') ? 'B' : 'A'}`,
+      'Api-Key trb_0000000000000000_' + 'A'.repeat(43),
+    ];
     for (const header of bad) {
       const res = await srv.request('GET', '/v1/judges/', { headers: header === undefined ? {} : { authorization: header } });
       assert.equal(res.status, 401, String(header));
@@ -135,7 +144,10 @@ describe('evaluators', () => {
     assert.equal(old.status, 200);
     assert.equal(old.body.rubric, evaluatorBody('x').rubric);
     const versions = await srv.request('GET', `/v1/evaluators/${ev.id}/versions/`, { key: keyA });
-    assert.deepEqual(versions.body.results.map((v: { version: number }) => v.version), [2, 1]);
+    assert.deepEqual(
+      versions.body.results.map((v: { version: number }) => v.version),
+      [2, 1],
+    );
     assert.equal((await srv.request('GET', `/v1/evaluators/${ev.id}/?version=9`, { key: keyA })).status, 404);
 
     const byName = await srv.request('POST', '/v1/evaluators/', { key: keyA, body: evaluatorBody('Polite') });
@@ -194,13 +206,16 @@ describe('visibility between organizations', () => {
     // issue 26: lists default to the caller's own organization (plus the presets, for evaluators);
     // other organizations' public ones come only with include_public=true.
     const byDefault = await srv.request('GET', '/v1/judges/?limit=200', { key: keyB });
-    assert.ok(!byDefault.body.results.some((j: { id: string }) => j.id === demoJudge.body.id), 'a demo user\'s public judge is not in a new org\'s list');
+    assert.ok(!byDefault.body.results.some((j: { id: string }) => j.id === demoJudge.body.id), "a demo user's public judge is not in a new org's list");
     assert.ok(byDefault.body.results.some((j: { name: string }) => j.name === 'B judge'));
     const withPublic = await srv.request('GET', '/v1/judges/?include_public=true&limit=200', { key: keyB });
     assert.ok(withPublic.body.results.some((j: { id: string }) => j.id === demoJudge.body.id));
     const evaluators = await srv.request('GET', '/v1/evaluators/?limit=200', { key: keyB });
     assert.ok(!evaluators.body.results.some((e: { id: string }) => e.id === pub.id), "another org's public evaluator is not listed by default");
-    assert.ok(evaluators.body.results.some((e: { name: string; is_preset: boolean }) => e.name === 'Clarity' && e.is_preset), 'the presets are');
+    assert.ok(
+      evaluators.body.results.some((e: { name: string; is_preset: boolean }) => e.name === 'Clarity' && e.is_preset),
+      'the presets are',
+    );
     const allEvaluators = await srv.request('GET', '/v1/evaluators/?include_public=true&limit=200', { key: keyB });
     assert.ok(allEvaluators.body.results.some((e: { id: string }) => e.id === pub.id));
     // Names still reach others' public resources (a name is explicit): run and get by name work.
@@ -229,7 +244,10 @@ describe('judges', () => {
     assert.equal(created.status, 201);
     const judge = created.body;
     assert.equal(judge.project_id, proj.id);
-    assert.deepEqual(judge.evaluators.map((e: { name: string }) => e.name), ['Faithfulness', 'Brand voice']);
+    assert.deepEqual(
+      judge.evaluators.map((e: { name: string }) => e.name),
+      ['Faithfulness', 'Brand voice'],
+    );
 
     const full = await srv.request('GET', `/v1/judges/${judge.id}/`, { key: keyA });
     assert.equal(full.status, 200);
@@ -251,14 +269,20 @@ describe('judges', () => {
     const v1 = await srv.request('GET', `/v1/judges/${judge.id}/?version=1`, { key: keyA });
     assert.equal(v1.body.evaluators.length, 2, 'the old version stays readable');
     const versions = await srv.request('GET', `/v1/judges/${judge.id}/versions/`, { key: keyA });
-    assert.deepEqual(versions.body.results.map((v: { version: number }) => v.version), [2, 1]);
+    assert.deepEqual(
+      versions.body.results.map((v: { version: number }) => v.version),
+      [2, 1],
+    );
 
     const inUse = await srv.request('DELETE', `/v1/evaluators/${ev.id}/`, { key: keyA });
     assert.equal(inUse.status, 409);
     assert.match(inUse.body.detail, /Support answers/);
 
     const filtered = await srv.request('GET', `/v1/judges/?project_id=${proj.id}`, { key: keyA });
-    assert.deepEqual(filtered.body.results.map((j: { id: string }) => j.id), [judge.id]);
+    assert.deepEqual(
+      filtered.body.results.map((j: { id: string }) => j.id),
+      [judge.id],
+    );
     const searched = await srv.request('GET', '/v1/judges/?search=SUPPORT', { key: keyA });
     assert.ok(searched.body.results.some((j: { id: string }) => j.id === judge.id));
 
@@ -308,12 +332,26 @@ describe('service endpoints', () => {
     const doc = await srv.request('GET', '/v1/openapi.json');
     assert.equal(doc.status, 200);
     assert.equal(doc.body.openapi, '3.1.0');
-    for (const path of ['/v1/judges/', '/v1/judges/{judge_id}/', '/v1/judges/{judge_id}/execute/', '/v1/judges/generate/', '/v1/evaluators/', '/v1/evaluators/{evaluator_id}/execute/', '/v1/projects/', '/v1/execution-logs/', '/v1/execution-logs/{log_id}/', '/v1/api-keys/', '/v1/api-keys/{key_id}/', '/create-demo-user/']) {
+    for (const path of [
+      '/v1/judges/',
+      '/v1/judges/{judge_id}/',
+      '/v1/judges/{judge_id}/execute/',
+      '/v1/judges/generate/',
+      '/v1/evaluators/',
+      '/v1/evaluators/{evaluator_id}/execute/',
+      '/v1/projects/',
+      '/v1/execution-logs/',
+      '/v1/execution-logs/{log_id}/',
+      '/v1/api-keys/',
+      '/v1/api-keys/{key_id}/',
+      '/create-demo-user/',
+    ]) {
       assert.ok(doc.body.paths[path], `OpenAPI documents ${path}`);
     }
     const create = doc.body.paths['/v1/judges/'].post.requestBody.content['application/json'].schema;
     assert.deepEqual(create.required.sort(), ['evaluator_ids', 'intent', 'name']);
     const listParams = doc.body.paths['/v1/execution-logs/'].get.parameters.map((p: { name: string }) => p.name);
-    for (const f of ['judge_id', 'evaluator_id', 'project_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to', 'limit', 'cursor']) assert.ok(listParams.includes(f), f);
+    for (const f of ['judge_id', 'evaluator_id', 'project_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to', 'limit', 'cursor'])
+      assert.ok(listParams.includes(f), f);
   });
 });

@@ -29,7 +29,11 @@ describe('malformed requests', () => {
     const fields = res.body.errors.map((e: { field: string }) => e.field).sort();
     assert.deepEqual(fields, ['evaluator_ids', 'intent', 'name']);
     assertProblem(await srv.request('POST', '/v1/evaluators/', { key, body: {} }), 400, 'validation_error');
-    assertProblem(await srv.request('POST', '/v1/evaluators/', { key, body: { name: 'x', intent: 'y', rubric: 'z', demonstrations: [{ response: 'r', score: 7 }] } }), 400, 'validation_error');
+    assertProblem(
+      await srv.request('POST', '/v1/evaluators/', { key, body: { name: 'x', intent: 'y', rubric: 'z', demonstrations: [{ response: 'r', score: 7 }] } }),
+      400,
+      'validation_error',
+    );
     assertProblem(await srv.request('POST', '/v1/judges/', { key, body: { name: 'x', intent: 'y', evaluator_ids: [] } }), 400, 'validation_error');
     assertProblem(await srv.request('POST', '/v1/judges/', { key, body: { name: 'x', intent: 'y', evaluator_ids: ['No such evaluator'] } }), 400, 'validation_error');
     assertProblem(await srv.request('POST', '/v1/judges/', { key, body: { name: 'x', intent: 'y', evaluator_ids: ['Clarity'], visibility: 'secret' } }), 400, 'validation_error');
@@ -82,7 +86,11 @@ describe('malformed requests', () => {
     assertProblem(await srv.request('GET', '/v1/evaluators/preset_clarity/?version=99999999999999', { key }), 400, 'validation_error');
     assertProblem(await srv.request('GET', '/v1/judges/jdg_x/?version=99999999999999', { key }), 400, 'validation_error');
     // A cursor of the right shape whose position is not an instant the server wrote.
-    for (const forged of [['notadate', 'x'], ['2026-13-45T99:99:99Z', 'x'], ['', '']]) {
+    for (const forged of [
+      ['notadate', 'x'],
+      ['2026-13-45T99:99:99Z', 'x'],
+      ['', ''],
+    ]) {
       const cursor = Buffer.from(JSON.stringify(forged)).toString('base64url');
       assertProblem(await srv.request('GET', `/v1/evaluators/?cursor=${cursor}`, { key }), 400, 'validation_error');
       assertProblem(await srv.request('GET', `/v1/execution-logs/?cursor=${cursor}`, { key }), 400, 'validation_error');
@@ -136,9 +144,7 @@ describe('malformed requests', () => {
 describe('concurrency', () => {
   it('200 concurrent creates leave exactly 200 resources', async () => {
     const org = (await srv.demoUser()).api_key;
-    const results = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => srv.request('POST', '/v1/projects/', { key: org, body: { name: `p${i}` } })),
-    );
+    const results = await Promise.all(Array.from({ length: 200 }, (_, i) => srv.request('POST', '/v1/projects/', { key: org, body: { name: `p${i}` } })));
     assert.deepEqual([...new Set(results.map((r) => r.status))], [201]);
     const ids = new Set<string>();
     let cursor: string | null = null;
@@ -154,8 +160,14 @@ describe('concurrency', () => {
     const org = (await srv.demoUser()).api_key;
     const ev = (await srv.request('POST', '/v1/evaluators/', { key: org, body: { name: 'e', intent: 'i', rubric: 'r' } })).body;
     const edits = await Promise.all(Array.from({ length: 4 }, (_, i) => srv.request('PATCH', `/v1/evaluators/${ev.id}/`, { key: org, body: { rubric: `r${i}` } })));
-    assert.deepEqual(edits.map((e) => e.status), [200, 200, 200, 200]);
+    assert.deepEqual(
+      edits.map((e) => e.status),
+      [200, 200, 200, 200],
+    );
     const versions = await srv.request('GET', `/v1/evaluators/${ev.id}/versions/`, { key: org });
-    assert.deepEqual(versions.body.results.map((v: { version: number }) => v.version), [5, 4, 3, 2, 1]);
+    assert.deepEqual(
+      versions.body.results.map((v: { version: number }) => v.version),
+      [5, 4, 3, 2, 1],
+    );
   });
 });

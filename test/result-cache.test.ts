@@ -68,7 +68,13 @@ describe('the result cache', () => {
     await run(ev.id, { ...base, request: 'Q2' });
     assert.equal(rig.fake.requests.length, 3);
     // A conversation instead of request/response: a miss.
-    await run(ev.id, { turns: [{ role: 'user', content: 'Q' }, { role: 'assistant', content: 'R' }], use_cache: true });
+    await run(ev.id, {
+      turns: [
+        { role: 'user', content: 'Q' },
+        { role: 'assistant', content: 'R' },
+      ],
+      use_cache: true,
+    });
     assert.equal(rig.fake.requests.length, 4);
     // A new evaluator version: a miss.
     const patched = await rig.server.request('PATCH', `/v1/evaluators/${ev.id}/`, { key: rig.key, body: { rubric: 'A stricter rubric: 1 only when perfect.' } });
@@ -154,8 +160,14 @@ describe('the result cache', () => {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.equal(res.body.evaluator_results[0].score, 0.6);
     const lines = logged.mock.calls.map((c) => String(c.arguments[0]));
-    assert.ok(lines.some((l) => /result cache: lookup failed \(result_cache table is gone\)/.test(l)), lines.join('\n'));
-    assert.ok(lines.some((l) => /result cache: write failed \(disk full\)/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /result cache: lookup failed \(result_cache table is gone\)/.test(l)),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.some((l) => /result cache: write failed \(disk full\)/.test(l)),
+      lines.join('\n'),
+    );
   });
 
   test('use_cache must be a boolean: a 400 with a code, never a 500', async () => {

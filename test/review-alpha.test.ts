@@ -25,23 +25,47 @@ describe("Krippendorff's alpha, interval", () => {
   it('matches a hand computation: two coders, three units', () => {
     // Values (0,1), (1,1), (0,0): n = 6, D_o = (1/6) * (2*1/1) = 1/3; D_e: 3 ones and 3 zeros,
     // sum over ordered pairs of (a-b)^2 = 2*3*3 = 18, / (6*5) = 0.6; alpha = 1 - (1/3)/0.6 = 4/9.
-    const r = krippendorffAlphaInterval([[0, 1], [1, 1], [0, 0]]);
+    const r = krippendorffAlphaInterval([
+      [0, 1],
+      [1, 1],
+      [0, 0],
+    ]);
     assert.ok(Math.abs(r.alpha! - 4 / 9) < 1e-12, String(r.alpha));
   });
 
   it('is 1 for perfect agreement, null below two pairable units or without variation, and scale-free', () => {
-    assert.equal(krippendorffAlphaInterval([[0.2, 0.2], [0.9, 0.9, 0.9]]).alpha, 1);
+    assert.equal(
+      krippendorffAlphaInterval([
+        [0.2, 0.2],
+        [0.9, 0.9, 0.9],
+      ]).alpha,
+      1,
+    );
     assert.deepEqual(krippendorffAlphaInterval([[0.2, 0.4], [0.5]]), { alpha: null, n_items: 1, n_annotations: 2 });
-    assert.equal(krippendorffAlphaInterval([[0.5, 0.5], [0.5, 0.5]]).alpha, null);
-    const a = krippendorffAlphaInterval([[1, 2], [3, 3], [4, 2]]).alpha!;
-    const b = krippendorffAlphaInterval([[0.1, 0.2], [0.3, 0.3], [0.4, 0.2]]).alpha!;
+    assert.equal(
+      krippendorffAlphaInterval([
+        [0.5, 0.5],
+        [0.5, 0.5],
+      ]).alpha,
+      null,
+    );
+    const a = krippendorffAlphaInterval([
+      [1, 2],
+      [3, 3],
+      [4, 2],
+    ]).alpha!;
+    const b = krippendorffAlphaInterval([
+      [0.1, 0.2],
+      [0.3, 0.3],
+      [0.4, 0.2],
+    ]).alpha!;
     assert.ok(Math.abs(a - b) < 1e-12);
   });
 
   it('runs over 100,000 labels quickly (measured, not asserted: machine load varies)', () => {
     const us: number[][] = [];
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let i = 0; i < 50_000; i++) us.push([rand(), rand()]);
     const t = performance.now();
     const r = krippendorffAlphaInterval(us);

@@ -19,10 +19,33 @@ describe('review leases on two instances', () => {
     try {
       const [a, b] = [reviewStore(one), reviewStore(two)];
       const now = () => new Date().toISOString();
-      const q: ReviewQueueRecord = { id: reviewId('rvq'), org_id: 'org_x', name: 'race', judge_id: null, evaluator_ids: ['evl_x'], annotators_per_item: 2, lease_seconds: 600, sources: {}, show_justification: false, created_at: now(), updated_at: now() };
+      const q: ReviewQueueRecord = {
+        id: reviewId('rvq'),
+        org_id: 'org_x',
+        name: 'race',
+        judge_id: null,
+        evaluator_ids: ['evl_x'],
+        annotators_per_item: 2,
+        lease_seconds: 600,
+        sources: {},
+        show_justification: false,
+        created_at: now(),
+        updated_at: now(),
+      };
       await a.createQueue(q);
       const ITEMS = 40;
-      await b.addItems(q.id, Array.from({ length: ITEMS }, (_, i) => ({ id: reviewId('rvi'), queue_id: q.id, execution_log_id: `log_${i}`, source: 'manual', done: 0, adjudicated_at: null, created_at: now() })));
+      await b.addItems(
+        q.id,
+        Array.from({ length: ITEMS }, (_, i) => ({
+          id: reviewId('rvi'),
+          queue_id: q.id,
+          execution_log_id: `log_${i}`,
+          source: 'manual',
+          done: 0,
+          adjudicated_at: null,
+          created_at: now(),
+        })),
+      );
       const got: Array<[string, string]> = [];
       const reviewers = Array.from({ length: 20 }, (_, r) => `key_${r}`);
       await Promise.all(
@@ -34,7 +57,17 @@ describe('review leases on two instances', () => {
             got.push([lease.item.id, who]);
             // Half of them finish at once; the rest keep their lease (it still counts).
             if (got.length % 2) {
-              const label = { id: reviewId('rvl'), queue_id: q.id, item_id: lease.item.id, execution_log_id: lease.item.execution_log_id, evaluator_id: 'evl_x', annotator_id: who, score: 0.5, note: null, created_at: now() };
+              const label = {
+                id: reviewId('rvl'),
+                queue_id: q.id,
+                item_id: lease.item.id,
+                execution_log_id: lease.item.execution_log_id,
+                evaluator_id: 'evl_x',
+                annotator_id: who,
+                score: 0.5,
+                note: null,
+                created_at: now(),
+              };
               assert.equal(await s.submit(q, lease.item.id, who, [label], now()), 'ok');
             }
           }

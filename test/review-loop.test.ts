@@ -52,7 +52,10 @@ describe('closing the loop', () => {
         assert.equal(got.status, 200, JSON.stringify(got.body));
         const said = MARK.exec(got.body.log.response)![1];
         const index = ['0.9', '0.2', '0.3'].indexOf(said);
-        assert.equal((await as(k, 'POST', `/v1/review-queues/${q}/items/${got.body.item_id}/annotations/`, { annotations: [{ evaluator_id: grounded.id, score: people[k][index] }] })).status, 201);
+        assert.equal(
+          (await as(k, 'POST', `/v1/review-queues/${q}/items/${got.body.item_id}/annotations/`, { annotations: [{ evaluator_id: grounded.id, score: people[k][index] }] })).status,
+          201,
+        );
       }
     }
     const dis = await rig.get(`/v1/review-queues/${q}/disagreements/`);
@@ -62,7 +65,7 @@ describe('closing the loop', () => {
     const first = await rig.post(`/v1/review-queues/${q}/calibrate/`, { dataset_name: 'loop golden' });
     assert.equal(first.status, 202, JSON.stringify(first.body));
     assert.equal(first.body.items_added, 3);
-    assert.equal(first.body.auto_adjudicated, 2, 'the two agreed items, with the people\'s mean');
+    assert.equal(first.body.auto_adjudicated, 2, "the two agreed items, with the people's mean");
     const run1 = await waitRun(first.body.calibration_runs[0].id);
     assert.equal(run1.status, 'completed', JSON.stringify(run1));
     const m1 = run1.metrics[0];

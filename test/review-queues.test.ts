@@ -94,7 +94,10 @@ describe('review queues', () => {
     assert.deepEqual(q.evaluator_ids, [GROUNDED, POLITE]);
     assert.equal(q.lease_seconds, 600);
     assert.deepEqual(q.counts, { queued: 0, leased: 0, done: 0, skipped: 0 });
-    assert.deepEqual(q.agreement.map((a: { alpha: unknown }) => a.alpha), [null, null]);
+    assert.deepEqual(
+      q.agreement.map((a: { alpha: unknown }) => a.alpha),
+      [null, null],
+    );
 
     const list = await req('GET', '/v1/review-queues/', keyA);
     assert.ok(list.body.results.some((x: { id: string }) => x.id === q.id));
@@ -110,7 +113,11 @@ describe('review queues', () => {
       assert.equal(res.body.code, 'validation_error');
     }
     // Another organization sees nothing.
-    for (const [m, p] of [['GET', `/v1/review-queues/${q.id}/`], ['POST', `/v1/review-queues/${q.id}/next/`], ['DELETE', `/v1/review-queues/${q.id}/`]] as const) {
+    for (const [m, p] of [
+      ['GET', `/v1/review-queues/${q.id}/`],
+      ['POST', `/v1/review-queues/${q.id}/next/`],
+      ['DELETE', `/v1/review-queues/${q.id}/`],
+    ] as const) {
       const res = await req(m, p, keyB, m === 'POST' ? {} : undefined);
       assert.equal(res.status, 404, `${m} ${p}`);
     }
@@ -210,7 +217,18 @@ describe('review queues', () => {
     const q = await newQueue({ annotators_per_item: 2 });
     const items = await addLogs(q.id, 3);
     const [k1, k2] = extraKeys;
-    const scores: Record<string, Array<[number, number]>> = { [k1]: [[1, 0.5], [0.2, 0.5], [0.9, 1]], [k2]: [[0.9, 0.5], [0.8, 0.5], [1, 0.5]] };
+    const scores: Record<string, Array<[number, number]>> = {
+      [k1]: [
+        [1, 0.5],
+        [0.2, 0.5],
+        [0.9, 1],
+      ],
+      [k2]: [
+        [0.9, 0.5],
+        [0.8, 0.5],
+        [1, 0.5],
+      ],
+    };
     for (const k of [k1, k2]) {
       for (let i = 0; i < 3; i++) {
         const got = await next(q.id, k);
@@ -241,7 +259,10 @@ describe('review queues', () => {
     // Adjudicating again edits the annotations, never adds a second.
     assert.equal((await req('POST', `/v1/review-queues/${q.id}/items/${items[1].item_id}/adjudicate/`, keyA, { scores: [{ evaluator_id: GROUNDED, score: 0.6 }] })).status, 200);
     const again = await req('GET', `/v1/annotations/?execution_log_id=${items[1].execution_log_id}&evaluator_id=${GROUNDED}`, keyA);
-    assert.deepEqual(again.body.results.map((a: { score: number }) => a.score), [0.6]);
+    assert.deepEqual(
+      again.body.results.map((a: { score: number }) => a.score),
+      [0.6],
+    );
     const after = await req('GET', `/v1/review-queues/${q.id}/disagreements/?min_spread=0.3`, keyA);
     assert.equal(after.body.total, 1, 'an adjudicated item leaves the list');
   });
@@ -252,7 +273,10 @@ describe('review queues', () => {
     const keys: string[] = [];
     for (let i = 0; i < 8; i++) keys.push((await req('POST', '/v1/api-keys/', keyA, { name: `crowd ${i}` })).body.api_key);
     const answers = await Promise.all(keys.map((k) => next(q.id, k)));
-    const got = answers.filter((a) => a.status === 200).map((a) => a.body.item_id).sort();
+    const got = answers
+      .filter((a) => a.status === 200)
+      .map((a) => a.body.item_id)
+      .sort();
     assert.deepEqual(got, items.map((i) => i.item_id).sort(), 'each item exactly once');
     assert.equal(answers.filter((a) => a.status === 204).length, 4);
   });

@@ -50,8 +50,14 @@ describe('review queue sources', () => {
     const other = await rig.createJudge({ name: 'Src other', intent: 'Other.', evaluator_ids: [polite.id] });
     assert.equal((await rig.post(`/v1/judges/${other.id}/execute/`, { response: 'x says-0.0' })).status, 200);
 
-    assert.deepEqual((await items(critical)).map((i) => [i.execution_log_id, i.source]), [[logs[0], 'critical_failures']]);
-    assert.deepEqual((await items(everything)).map((i) => i.execution_log_id), logs);
+    assert.deepEqual(
+      (await items(critical)).map((i) => [i.execution_log_id, i.source]),
+      [[logs[0], 'critical_failures']],
+    );
+    assert.deepEqual(
+      (await items(everything)).map((i) => i.execution_log_id),
+      logs,
+    );
     assert.ok((await items(everything)).every((i) => i.source === 'sample_rate'));
     assert.deepEqual(await items(none), []);
     assert.deepEqual(await items(manual), []);
@@ -59,17 +65,45 @@ describe('review queue sources', () => {
 
   it('matches each rule on its own', () => {
     const q = (sources: ReviewQueueRecord['sources'], judgeId: string | null = null): ReviewQueueRecord => ({
-      id: 'rvq_x', org_id: 'org', name: 'q', judge_id: judgeId, evaluator_ids: ['evl_a'], annotators_per_item: 1, lease_seconds: 600, sources, show_justification: false, created_at: '', updated_at: '',
+      id: 'rvq_x',
+      org_id: 'org',
+      name: 'q',
+      judge_id: judgeId,
+      evaluator_ids: ['evl_a'],
+      annotators_per_item: 1,
+      lease_seconds: 600,
+      sources,
+      show_justification: false,
+      created_at: '',
+      updated_at: '',
     });
-    const r = (over: Record<string, unknown>) => ({ evaluator_id: 'evl_a', evaluator_name: 'A', evaluator_version: 1, score: 0.8, justification: 'j', model: 'm', input_tokens: 1, output_tokens: 1, cost_usd: 0, latency_ms: 1, ...over });
+    const r = (over: Record<string, unknown>) => ({
+      evaluator_id: 'evl_a',
+      evaluator_name: 'A',
+      evaluator_version: 1,
+      score: 0.8,
+      justification: 'j',
+      model: 'm',
+      input_tokens: 1,
+      output_tokens: 1,
+      cost_usd: 0,
+      latency_ms: 1,
+      ...over,
+    });
     const l = (over: Record<string, unknown>, extra: Record<string, unknown> = {}) => log('org', { type: 'evaluator', evaluator_results: [r(over)], ...extra } as never);
     assert.equal(matchingSource(q({ jury_spread_above: 0.3 }), l({ spread: 0.5 })), 'jury_spread_above');
     assert.equal(matchingSource(q({ jury_spread_above: 0.3 }), l({ spread: 0.2 })), null);
     assert.equal(matchingSource(q({ confidence_below: 0.6 }), l({ confidence: 0.4 })), 'confidence_below');
     assert.equal(matchingSource(q({ confidence_below: 0.6 }), l({ confidence: 0.9 })), null);
     assert.equal(matchingSource(q({ critical_failures: true }), l({ score: null, error: 'model down' })), 'critical_failures');
-    assert.equal(matchingSource(q({ sample_rate: 0.25 }), l({}), () => 0.2), 'sample_rate');
-    assert.equal(matchingSource(q({ sample_rate: 0.25 }), l({}), () => 0.3), null);
+    assert.equal(
+      matchingSource(q({ sample_rate: 0.25 }), l({}), () => 0.2),
+      'sample_rate',
+    );
+    assert.equal(
+      matchingSource(q({ sample_rate: 0.25 }), l({}), () => 0.3),
+      null,
+    );
     assert.equal(matchingSource(q({ evaluation_rule_ids: ['rule_1'] }), l({}, { evaluation_rule_id: 'rule_1' })), 'evaluation_rule_ids');
     assert.equal(matchingSource(q({ sample_rate: 1 }), l({ evaluator_id: 'evl_other' })), null, 'not one of the queue evaluators');
     assert.equal(matchingSource(q({ sample_rate: 1 }, 'jdg_1'), l({}, { judge_id: 'jdg_2' })), null, "another judge's run");

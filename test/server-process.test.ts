@@ -100,7 +100,9 @@ describe('the server process', () => {
     assert.match(s.output(), /create-demo-user/);
     const demo = (await (await fetch(`${s.url}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
     const headers = { authorization: `Api-Key ${demo.api_key}`, 'content-type': 'application/json' };
-    const judge = (await (await fetch(`${s.url}/v1/judges/`, { method: 'POST', headers, body: JSON.stringify({ name: 'kept', intent: 'x', evaluator_ids: ['Clarity'] }) })).json()) as { id: string };
+    const judge = (await (
+      await fetch(`${s.url}/v1/judges/`, { method: 'POST', headers, body: JSON.stringify({ name: 'kept', intent: 'x', evaluator_ids: ['Clarity'] }) })
+    ).json()) as { id: string };
     await stop(s);
 
     s = await startServer(dir);
@@ -121,7 +123,10 @@ describe('the server process', () => {
 
   it('takes over a lock left by a dead process', async () => {
     const dir = tempDir();
-    fs.writeFileSync(path.join(dir, 'tribunal.lock'), JSON.stringify({ pid: 999_999_999, host: (await import('node:os')).hostname(), role: 'server', since: '2026-01-01T00:00:00Z' }));
+    fs.writeFileSync(
+      path.join(dir, 'tribunal.lock'),
+      JSON.stringify({ pid: 999_999_999, host: (await import('node:os')).hostname(), role: 'server', since: '2026-01-01T00:00:00Z' }),
+    );
     const s = await startServer(dir);
     assert.match(s.output(), /Tribunal listening/);
     await stop(s);
@@ -153,7 +158,10 @@ describe('tribunal keys', () => {
 
     const listed = await cli(['keys', 'list', '--org', 'acme', '--json'], dir);
     assert.equal(listed.status, 0, listed.stderr);
-    assert.deepEqual((JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name), ['ci', 'admin']);
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as Array<{ name: string }>).map((k) => k.name),
+      ['ci', 'admin'],
+    );
     assert.ok(!listed.stdout.includes(second.api_key), 'secrets are never listed');
 
     const revoked = await cli(['keys', 'revoke', '--org', 'acme', '--key', second.key.id], dir);
@@ -183,7 +191,9 @@ describe('graceful shutdown', () => {
     });
     const demo = (await (await fetch(`${s.url}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
     const headers = { authorization: `Api-Key ${demo.api_key}`, 'content-type': 'application/json' };
-    const judge = (await (await fetch(`${s.url}/v1/judges/`, { method: 'POST', headers, body: JSON.stringify({ name: 'j', intent: 'x', evaluator_ids: ['Clarity'] }) })).json()) as { id: string };
+    const judge = (await (
+      await fetch(`${s.url}/v1/judges/`, { method: 'POST', headers, body: JSON.stringify({ name: 'j', intent: 'x', evaluator_ids: ['Clarity'] }) })
+    ).json()) as { id: string };
     const execute = () => fetch(`${s.url}/v1/judges/${judge.id}/execute/`, { method: 'POST', headers, body: JSON.stringify({ request: 'q', response: 'a' }) });
     const exited = new Promise<number | null>((resolve) => s.child.once('exit', (code) => resolve(code)));
     const cleanup = async () => {

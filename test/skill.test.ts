@@ -25,7 +25,11 @@ const markdownOf = (dir: string): string[] =>
   fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? markdownOf(path.join(dir, e.name)) : e.name.endsWith('.md') ? [path.join(dir, e.name)] : []));
 
 /** `/v1/judges/{judge_id}/` and `/v1/judges/:judge_id/` -> `/v1/judges/{}` (no trailing slash, no query). */
-const normalize = (p: string) => p.split('?')[0].replace(/\{[^}/]*\}|:[a-z_]+|<[^>/]*>/g, '{}').replace(/\/+$/, '');
+const normalize = (p: string) =>
+  p
+    .split('?')[0]
+    .replace(/\{[^}/]*\}|:[a-z_]+|<[^>/]*>/g, '{}')
+    .replace(/\/+$/, '');
 
 function knownPaths(): Set<string> {
   const known = new Set(routes.map((r) => normalize(r.path)));
@@ -94,7 +98,10 @@ describe('the agent skill (skills/)', () => {
   test('the checks can fail: an unknown path and an unknown tool are caught', () => {
     assert.ok(!knownPaths().has(normalize('/v1/judges/{judge_id}/nonsense/')));
     assert.deepEqual(pathsIn('see `/v1/judges/{judge_id}/export/?format=json`.').map(normalize), ['/v1/judges/{}/export']);
-    assert.deepEqual([...'call `run_judges` now'.matchAll(TOOL_LIKE)].map((m) => m[1]), ['run_judges']);
+    assert.deepEqual(
+      [...'call `run_judges` now'.matchAll(TOOL_LIKE)].map((m) => m[1]),
+      ['run_judges'],
+    );
   });
 
   test('the CLI commands it mentions exist', () => {

@@ -8,9 +8,29 @@ const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 
 export function batch(orgId: string, over: Partial<BatchExecutionRecord> = {}): BatchExecutionRecord {
   return {
-    id: newId('bat'), org_id: orgId, key_id: 'key_1', judge_id: 'jdg_1', judge_version: 1, evaluator_id: null, dataset_id: 'dst_1',
-    status: 'queued', total: 5, done: 0, failed: 0, started_at: null, finished_at: null, cost_usd: 0, summary: [], tags: ['t'],
-    use_cache: false, error: null, created_at: at(0), planned: 0, planned_all: false, plan_cursor: null, ...over,
+    id: newId('bat'),
+    org_id: orgId,
+    key_id: 'key_1',
+    judge_id: 'jdg_1',
+    judge_version: 1,
+    evaluator_id: null,
+    dataset_id: 'dst_1',
+    status: 'queued',
+    total: 5,
+    done: 0,
+    failed: 0,
+    started_at: null,
+    finished_at: null,
+    cost_usd: 0,
+    summary: [],
+    tags: ['t'],
+    use_cache: false,
+    error: null,
+    created_at: at(0),
+    planned: 0,
+    planned_all: false,
+    plan_cursor: null,
+    ...over,
   };
 }
 
@@ -30,13 +50,28 @@ export function defineBatchContract(fresh: () => Promise<Store>): void {
       assert.deepEqual(await store.getBatchExecution(a.id), a);
       assert.equal(await store.getBatchExecution('bat_missing'), null);
       const first = await store.listBatchExecutions({ org_id: 'org_a' }, { limit: 2 });
-      assert.deepEqual(first.items.map((x) => x.id), [done.id, b.id]);
+      assert.deepEqual(
+        first.items.map((x) => x.id),
+        [done.id, b.id],
+      );
       const second = await store.listBatchExecutions({ org_id: 'org_a' }, { limit: 2, after: first.last });
-      assert.deepEqual(second.items.map((x) => x.id), [a.id]);
+      assert.deepEqual(
+        second.items.map((x) => x.id),
+        [a.id],
+      );
       assert.equal(second.last, undefined);
-      assert.deepEqual((await store.listBatchExecutions({ org_id: 'org_a', dataset_id: 'dst_2' }, { limit: 9 })).items.map((x) => x.id), [b.id]);
-      assert.deepEqual((await store.listBatchExecutions({ org_id: 'org_a', status: 'completed' }, { limit: 9 })).items.map((x) => x.id), [done.id]);
-      assert.deepEqual((await store.listBatchExecutions({ org_id: 'org_a', date_from: at(2), date_to: at(2) }, { limit: 9 })).items.map((x) => x.id), [b.id]);
+      assert.deepEqual(
+        (await store.listBatchExecutions({ org_id: 'org_a', dataset_id: 'dst_2' }, { limit: 9 })).items.map((x) => x.id),
+        [b.id],
+      );
+      assert.deepEqual(
+        (await store.listBatchExecutions({ org_id: 'org_a', status: 'completed' }, { limit: 9 })).items.map((x) => x.id),
+        [done.id],
+      );
+      assert.deepEqual(
+        (await store.listBatchExecutions({ org_id: 'org_a', date_from: at(2), date_to: at(2) }, { limit: 9 })).items.map((x) => x.id),
+        [b.id],
+      );
       const unfinished = (await store.listUnfinishedBatchExecutions()).map((x) => x.id);
       assert.ok(unfinished.includes(a.id) && unfinished.includes(b.id) && unfinished.includes(other.id));
       assert.ok(!unfinished.includes(done.id));
@@ -70,12 +105,21 @@ export function defineBatchContract(fresh: () => Promise<Store>): void {
       assert.equal(after?.failed, 1);
       assert.ok(Math.abs((after?.cost_usd ?? 0) - 0.006) < 1e-9);
       const page1 = await store.listBatchRows(b.id, { limit: 3 });
-      assert.deepEqual(page1.items.map((r) => r.position), [0, 1, 2]);
+      assert.deepEqual(
+        page1.items.map((r) => r.position),
+        [0, 1, 2],
+      );
       assert.equal(page1.items[2].error, 'bad input');
       const page2 = await store.listBatchRows(b.id, { limit: 3, after: page1.last });
-      assert.deepEqual(page2.items.map((r) => r.position), [3, 4, 5]);
+      assert.deepEqual(
+        page2.items.map((r) => r.position),
+        [3, 4, 5],
+      );
       const page3 = await store.listBatchRows(b.id, { limit: 3, after: page2.last });
-      assert.deepEqual(page3.items.map((r) => r.position), [6]);
+      assert.deepEqual(
+        page3.items.map((r) => r.position),
+        [6],
+      );
       assert.equal(page3.last, undefined);
       assert.deepEqual(page1.items[0], row(0));
       // The counters survive a status update.
@@ -88,8 +132,17 @@ export function defineBatchContract(fresh: () => Promise<Store>): void {
       const b = batch('org_a', { total: 5 });
       await store.createBatchExecution(b);
       const result = (id: string, score: number | null, over: Record<string, unknown> = {}) => ({
-        evaluator_id: id, evaluator_name: `Name of ${id} "quoted"\ttabbed`, evaluator_version: 2, score, justification: 'Long text\twith a tab and "quotes" and ünïcode.',
-        model: 'm', input_tokens: 10, output_tokens: 5, cost_usd: 0.001, latency_ms: 300, ...over,
+        evaluator_id: id,
+        evaluator_name: `Name of ${id} "quoted"\ttabbed`,
+        evaluator_version: 2,
+        score,
+        justification: 'Long text\twith a tab and "quotes" and ünïcode.',
+        model: 'm',
+        input_tokens: 10,
+        output_tokens: 5,
+        cost_usd: 0.001,
+        latency_ms: 300,
+        ...over,
       });
       const rows = [
         row(3, { evaluator_results: [result('evl_1', 0.25), result('evl_2', null, { not_applicable: true })] }),
@@ -99,7 +152,10 @@ export function defineBatchContract(fresh: () => Promise<Store>): void {
       ];
       for (const r of rows) assert.equal(await store.recordBatchRow(b.id, r), true);
       const page1 = await store.listBatchRowScores(b.id, { limit: 2 });
-      assert.deepEqual(page1.items.map((r) => r.position), [0, 1]);
+      assert.deepEqual(
+        page1.items.map((r) => r.position),
+        [0, 1],
+      );
       const page2 = await store.listBatchRowScores(b.id, { limit: 2, after: page1.last });
       assert.equal(page2.last, undefined);
       const byPosition = [...rows].sort((x, y) => x.position - y.position);
@@ -128,7 +184,10 @@ export function defineBatchContract(fresh: () => Promise<Store>): void {
       await store.appendExecutionLog(inBatch);
       await store.appendExecutionLog(alone);
       assert.equal((await store.getExecutionLog(inBatch.id))?.batch_execution_id, 'bat_1');
-      assert.deepEqual((await store.listExecutionLogs({ org_id: 'org_a', batch_execution_id: 'bat_1' }, { limit: 9 })).items.map((l) => l.id), [inBatch.id]);
+      assert.deepEqual(
+        (await store.listExecutionLogs({ org_id: 'org_a', batch_execution_id: 'bat_1' }, { limit: 9 })).items.map((l) => l.id),
+        [inBatch.id],
+      );
       assert.deepEqual((await store.listExecutionLogs({ org_id: 'org_a', batch_execution_id: 'bat_2' }, { limit: 9 })).items, []);
     });
   });

@@ -47,7 +47,10 @@ export function defineBudgetContract(fresh: () => Promise<Store>): void {
       ]);
       const orgs = await store.listBudgetCounters({ period: '2026-11-26', scope: 'org' });
       assert.deepEqual(
-        orgs.filter((c) => c.org_id === a || c.org_id === b).map((c) => [c.org_id, c.spent_usd]).sort(),
+        orgs
+          .filter((c) => c.org_id === a || c.org_id === b)
+          .map((c) => [c.org_id, c.spent_usd])
+          .sort(),
         [
           [a, 0.25],
           [b, 2],
@@ -67,7 +70,10 @@ export function defineBudgetContract(fresh: () => Promise<Store>): void {
         ['org', org, 'daily', 7.25],
       ]);
       await store.setBudgetCap({ org_id: org, scope: 'evaluator', scope_id: 'evl_1', period: 'daily', cap_usd: null });
-      assert.deepEqual((await store.listBudgetCaps(org)).map((c) => c.scope), ['org']);
+      assert.deepEqual(
+        (await store.listBudgetCaps(org)).map((c) => c.scope),
+        ['org'],
+      );
       assert.deepEqual(await store.listBudgetCaps(newId('org')), []);
     });
 

@@ -7,7 +7,18 @@ import { StoreConflictError, type AnnotationRecord, type CalibrationRunRecord, t
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 
 export function annotation(orgId: string, over: Partial<AnnotationRecord> = {}): AnnotationRecord {
-  return { id: newId('ann'), org_id: orgId, execution_log_id: newId('log'), evaluator_id: 'evl_1', judge_id: 'jdg_1', score: 0.25, note: 'misses the date', created_at: at(0), updated_at: at(0), ...over };
+  return {
+    id: newId('ann'),
+    org_id: orgId,
+    execution_log_id: newId('log'),
+    evaluator_id: 'evl_1',
+    judge_id: 'jdg_1',
+    score: 0.25,
+    note: 'misses the date',
+    created_at: at(0),
+    updated_at: at(0),
+    ...over,
+  };
 }
 
 export function calibrationRun(orgId: string, over: Partial<CalibrationRunRecord> = {}): CalibrationRunRecord {
@@ -49,9 +60,15 @@ export function defineCalibrationContract(fresh: () => Promise<Store>): void {
       assert.deepEqual(await ids({ org_id: 'org_a', date_from: at(2), date_to: at(2) }), [b.id]);
       assert.deepEqual(await ids({ org_id: 'org_b' }), [foreign.id]);
       const first = await store.listAnnotations({ org_id: 'org_a' }, { limit: 2 });
-      assert.deepEqual(first.items.map((x) => x.id), [c.id, b.id]);
+      assert.deepEqual(
+        first.items.map((x) => x.id),
+        [c.id, b.id],
+      );
       const second = await store.listAnnotations({ org_id: 'org_a' }, { limit: 2, after: first.last });
-      assert.deepEqual(second.items.map((x) => x.id), [a.id]);
+      assert.deepEqual(
+        second.items.map((x) => x.id),
+        [a.id],
+      );
       assert.equal(second.last, undefined);
 
       const edited = { ...a, score: 0.9, note: 'fine after all', updated_at: at(9) };
@@ -83,8 +100,21 @@ export function defineCalibrationContract(fresh: () => Promise<Store>): void {
     it('creates, reads, filters (judge, evaluator, measured evaluator, dataset, status) and updates', async () => {
       const store = await fresh();
       const r1 = calibrationRun('org_a', { created_at: at(1) });
-      const r2 = calibrationRun('org_a', { created_at: at(2), judge_id: null, judge_version: null, evaluator_id: 'evl_2', evaluator_versions: [{ evaluator_id: 'evl_2', evaluator_name: 'Clear', version: 1 }], dataset_id: 'dst_2' });
-      const r3 = calibrationRun('org_a', { created_at: at(3), evaluator_versions: [{ evaluator_id: 'evl_1', evaluator_name: 'Grounded', version: 3 }, { evaluator_id: 'evl_2', evaluator_name: 'Clear', version: 1 }] });
+      const r2 = calibrationRun('org_a', {
+        created_at: at(2),
+        judge_id: null,
+        judge_version: null,
+        evaluator_id: 'evl_2',
+        evaluator_versions: [{ evaluator_id: 'evl_2', evaluator_name: 'Clear', version: 1 }],
+        dataset_id: 'dst_2',
+      });
+      const r3 = calibrationRun('org_a', {
+        created_at: at(3),
+        evaluator_versions: [
+          { evaluator_id: 'evl_1', evaluator_name: 'Grounded', version: 3 },
+          { evaluator_id: 'evl_2', evaluator_name: 'Clear', version: 1 },
+        ],
+      });
       const foreign = calibrationRun('org_b', { created_at: at(4) });
       for (const r of [r1, r2, r3, foreign]) await store.createCalibrationRun(r);
       assert.deepEqual(await store.getCalibrationRun(r1.id), r1);
@@ -98,7 +128,10 @@ export function defineCalibrationContract(fresh: () => Promise<Store>): void {
       assert.deepEqual(await ids({ org_id: 'org_a', dataset_id: 'dst_2' }), [r2.id]);
       assert.deepEqual(await ids({ org_id: 'org_a', status: 'completed' }), []);
       const page = await store.listCalibrationRuns({ org_id: 'org_a' }, { limit: 2 });
-      assert.deepEqual((await store.listCalibrationRuns({ org_id: 'org_a' }, { limit: 2, after: page.last })).items.map((x) => x.id), [r1.id]);
+      assert.deepEqual(
+        (await store.listCalibrationRuns({ org_id: 'org_a' }, { limit: 2, after: page.last })).items.map((x) => x.id),
+        [r1.id],
+      );
 
       const done: CalibrationRunRecord = {
         ...r1,
@@ -106,7 +139,20 @@ export function defineCalibrationContract(fresh: () => Promise<Store>): void {
         finished_at: at(8),
         previous_run_id: 'cal_before',
         metrics: [
-          { evaluator_id: 'evl_1', evaluator_name: 'Grounded', evaluator_version: 2, n: 3, mae: 0.1, rmse: 0.2, pearson: null, spearman: 0.5, kappa: null, accuracy: 1, majority_baseline: 1, confusion: { tp: 3, fp: 0, tn: 0, fn: 0 } },
+          {
+            evaluator_id: 'evl_1',
+            evaluator_name: 'Grounded',
+            evaluator_version: 2,
+            n: 3,
+            mae: 0.1,
+            rmse: 0.2,
+            pearson: null,
+            spearman: 0.5,
+            kappa: null,
+            accuracy: 1,
+            majority_baseline: 1,
+            confusion: { tp: 3, fp: 0, tn: 0, fn: 0 },
+          },
         ],
       };
       assert.equal(await store.updateCalibrationRun(done), true);

@@ -7,11 +7,32 @@ import { StoreConflictError, type DatasetItemRecord, type DatasetRecord, type St
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 
 export function dataset(orgId: string, over: Partial<DatasetRecord> = {}): DatasetRecord {
-  return { id: newId('dst'), org_id: orgId, project_id: 'prj_1', name: `Dataset ${newId('dst').slice(-8)}`, description: 'for tests', item_count: 0, created_at: at(0), updated_at: at(0), ...over };
+  return {
+    id: newId('dst'),
+    org_id: orgId,
+    project_id: 'prj_1',
+    name: `Dataset ${newId('dst').slice(-8)}`,
+    description: 'for tests',
+    item_count: 0,
+    created_at: at(0),
+    updated_at: at(0),
+    ...over,
+  };
 }
 
 export function item(over: Partial<DatasetItemRecord> = {}): DatasetItemRecord {
-  return { id: newId('itm'), response: 'Paris.', request: 'Capital of France?', contexts: null, expected_output: null, tags: [], metadata: {}, expected_scores: null, created_at: at(0), ...over };
+  return {
+    id: newId('itm'),
+    response: 'Paris.',
+    request: 'Capital of France?',
+    contexts: null,
+    expected_output: null,
+    tags: [],
+    metadata: {},
+    expected_scores: null,
+    created_at: at(0),
+    ...over,
+  };
 }
 
 /** Every item of a dataset, page by page, as a batch reads it. */
@@ -38,12 +59,24 @@ export function defineDatasetContract(fresh: () => Promise<Store>): void {
       assert.deepEqual(await store.getDataset(a.id), a);
       assert.equal(await store.getDataset('dst_missing'), null);
       const listed = await store.listDatasets({ org_id: 'org_a' }, { limit: 1 });
-      assert.deepEqual(listed.items.map((d) => d.id), [b.id]);
+      assert.deepEqual(
+        listed.items.map((d) => d.id),
+        [b.id],
+      );
       const second = await store.listDatasets({ org_id: 'org_a' }, { limit: 1, after: listed.last });
-      assert.deepEqual(second.items.map((d) => d.id), [a.id]);
+      assert.deepEqual(
+        second.items.map((d) => d.id),
+        [a.id],
+      );
       assert.equal(second.last, undefined);
-      assert.deepEqual((await store.listDatasets({ org_id: 'org_a', name: 'golden' }, { limit: 10 })).items.map((d) => d.id), [a.id]);
-      assert.deepEqual((await store.listDatasets({ org_id: 'org_a', search: 'ODD' }, { limit: 10 })).items.map((d) => d.id), [b.id]);
+      assert.deepEqual(
+        (await store.listDatasets({ org_id: 'org_a', name: 'golden' }, { limit: 10 })).items.map((d) => d.id),
+        [a.id],
+      );
+      assert.deepEqual(
+        (await store.listDatasets({ org_id: 'org_a', search: 'ODD' }, { limit: 10 })).items.map((d) => d.id),
+        [b.id],
+      );
       await assert.rejects(store.createDataset(dataset('org_a', { name: 'golden' })), StoreConflictError);
       await assert.rejects(store.updateDataset(b.id, { name: 'golden', updated_at: at(5) }), StoreConflictError);
       const renamed = await store.updateDataset(a.id, { name: 'gold', updated_at: at(5) });

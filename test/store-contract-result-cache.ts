@@ -54,7 +54,12 @@ export function defineResultCacheContract(fresh: () => Promise<Store>): void {
       assert.ok(await store.getCachedResult(a, 'k1'));
       await store.putCachedResult(a, 'k4', result(0.4), 3);
       assert.equal(await store.getCachedResult(b, 'k2'), null, 'evicted');
-      for (const [org, key] of [[a, 'k1'], [a, 'k3'], [a, 'k4']] as const) assert.ok(await store.getCachedResult(org, key), key);
+      for (const [org, key] of [
+        [a, 'k1'],
+        [a, 'k3'],
+        [a, 'k4'],
+      ] as const)
+        assert.ok(await store.getCachedResult(org, key), key);
       // Many more puts: still only the last three.
       for (let i = 5; i <= 12; i++) await store.putCachedResult(a, `k${i}`, result(i / 100), 3);
       const present = [];

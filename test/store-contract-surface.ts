@@ -8,7 +8,16 @@ import { org } from './store-contract.ts';
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
 
 export function claimToken(orgId: string, over: Partial<ClaimTokenRecord> = {}): ClaimTokenRecord {
-  return { token_hash: newId('key').replace('key_', 'hash_'), judge_id: newId('jdg'), org_id: orgId, created_at: at(0), expires_at: at(86_400_000), used_at: null, used_by_org_id: null, ...over };
+  return {
+    token_hash: newId('key').replace('key_', 'hash_'),
+    judge_id: newId('jdg'),
+    org_id: orgId,
+    created_at: at(0),
+    expires_at: at(86_400_000),
+    used_at: null,
+    used_by_org_id: null,
+    ...over,
+  };
 }
 
 export function syntheticData(orgId: string, over: Partial<SyntheticDataRecord> = {}): SyntheticDataRecord {
@@ -54,7 +63,10 @@ export function defineSurfaceContract(fresh: () => Promise<Store>): void {
       await store.putSyntheticData(a);
       await store.putSyntheticData(b);
       assert.deepEqual(await store.getSyntheticData(b.judge_id), b);
-      assert.deepEqual((await store.listPendingSyntheticData()).map((r) => r.judge_id), [a.judge_id]);
+      assert.deepEqual(
+        (await store.listPendingSyntheticData()).map((r) => r.judge_id),
+        [a.judge_id],
+      );
       const done = { ...a, status: 'ready' as const, name: 'Set', samples: b.samples, updated_at: at(9) };
       await store.putSyntheticData(done);
       assert.deepEqual(await store.getSyntheticData(a.judge_id), done);

@@ -308,7 +308,10 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         assert.deepEqual(await store.getModelByName('org_a', 'local'), m);
         assert.equal(await store.getModelByName('org_b', 'local'), null);
         await store.createModel(registeredModel('org_b', { name: 'local' }));
-        await assert.rejects(store.createModel(registeredModel('org_a', { name: 'local' })), (err: unknown) => err instanceof StoreConflictError && err.reason.kind === 'name_taken');
+        await assert.rejects(
+          store.createModel(registeredModel('org_a', { name: 'local' })),
+          (err: unknown) => err instanceof StoreConflictError && err.reason.kind === 'name_taken',
+        );
         const verified = { ...m, capabilities: { forced_tool: false, json_schema: true, logprobs: true }, verified_at: at(9) };
         assert.equal(await store.updateModel(verified), true);
         assert.deepEqual(await store.getModel(m.id), verified);
@@ -335,7 +338,10 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
       it('gives the same reason on every store', async () => {
         const store = await fresh();
         const reason = async (write: () => Promise<unknown>) => {
-          const err = await write().then(() => null, (e: unknown) => e);
+          const err = await write().then(
+            () => null,
+            (e: unknown) => e,
+          );
           assert.ok(err instanceof StoreConflictError, String(err));
           return err.reason;
         };
@@ -543,10 +549,13 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         assert.equal(await store.updateEvaluator(next, 1), true);
         assert.deepEqual(await store.getEvaluator(jury.id), next);
         assert.deepEqual(await store.getEvaluatorVersion(jury.id, 1), jury, 'the old version keeps its jury');
-        assert.deepEqual((await store.listEvaluatorVersions(jury.id)).map((v) => [v.models, v.aggregation, v.scoring]), [
-          [['judge-b', 'judge-a'], 'median', 'direct'],
-          [['judge-a', 'judge-b', 'judge-c'], 'majority', 'logprobs'],
-        ]);
+        assert.deepEqual(
+          (await store.listEvaluatorVersions(jury.id)).map((v) => [v.models, v.aggregation, v.scoring]),
+          [
+            [['judge-b', 'judge-a'], 'median', 'direct'],
+            [['judge-a', 'judge-b', 'judge-c'], 'majority', 'logprobs'],
+          ],
+        );
         const cleared = { ...next, models: null, aggregation: null, version: 3 };
         assert.equal(await store.updateEvaluator(cleared, 2), true);
         assert.deepEqual((await store.listEvaluators({ org_id: 'org_a', include_public: false }, { limit: 10 })).items, [cleared]);
@@ -580,7 +589,10 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         };
         assert.equal(await store.updateJudge(done, 1), true);
         assert.deepEqual(await store.getJudge(draft.id), done);
-        assert.deepEqual((await store.listJudgeVersions(draft.id)).map((v) => v.generation), [done.generation, draft.generation]);
+        assert.deepEqual(
+          (await store.listJudgeVersions(draft.id)).map((v) => v.generation),
+          [done.generation, draft.generation],
+        );
         assert.deepEqual((await store.listJudges({ org_id: 'org_a', include_public: false }, { limit: 10 })).items, [done]);
         // Hand-made (null) and stored before the field existed (absent) both read back as given.
         const handMade = judge('org_a', ['evl_1'], { generation: null });
@@ -598,7 +610,10 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         const j3 = judge('org_a', ['evl_3']);
         for (const j of [j1, j2, j3]) await store.createJudge(j);
         const using = async (id: string) => (await store.findJudgesUsingEvaluator(id)).sort((a, b) => a.id.localeCompare(b.id));
-        assert.deepEqual(await using('evl_2'), [j1, j2].map((j) => ({ id: j.id, name: j.name, org_id: j.org_id })).sort((a, b) => a.id.localeCompare(b.id)));
+        assert.deepEqual(
+          await using('evl_2'),
+          [j1, j2].map((j) => ({ id: j.id, name: j.name, org_id: j.org_id })).sort((a, b) => a.id.localeCompare(b.id)),
+        );
         assert.deepEqual(await using('evl_1'), [{ id: j1.id, name: j1.name, org_id: 'org_a' }]);
         assert.deepEqual(await using('evl_none'), []);
         // Only the latest version counts.
@@ -650,7 +665,10 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         await store.appendExecutionLog(big);
         assert.deepEqual(await store.getExecutionLog(big.id), big);
         const found = await store.listExecutionLogs({ org_id: 'org_a', tags: [tags[3], tags[49]], evaluator_id: results[99].evaluator_id }, { limit: 5 });
-        assert.deepEqual(found.items.map((l) => l.id), [big.id]);
+        assert.deepEqual(
+          found.items.map((l) => l.id),
+          [big.id],
+        );
       });
 
       it('appends and reads back every field; ids are unique', async () => {
@@ -692,8 +710,26 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
           return l;
         };
         const results = (evaluatorIds: string[]) => evaluatorIds.map((id) => ({ ...log('x').evaluator_results[0], evaluator_id: id }));
-        add({ type: 'judge', judge_id: 'jdg_1', evaluator_id: null, evaluator_results: results(['evl_1', 'evl_2']), project_id: 'prj_a', score: 0.9, cost_usd: 0.01, tags: ['prod', 'eu'] });
-        add({ type: 'judge', judge_id: 'jdg_1', evaluator_id: null, evaluator_results: results(['evl_1', 'evl_2']), project_id: 'prj_a', score: 0.2, cost_usd: 0.02, tags: ['prod'] });
+        add({
+          type: 'judge',
+          judge_id: 'jdg_1',
+          evaluator_id: null,
+          evaluator_results: results(['evl_1', 'evl_2']),
+          project_id: 'prj_a',
+          score: 0.9,
+          cost_usd: 0.01,
+          tags: ['prod', 'eu'],
+        });
+        add({
+          type: 'judge',
+          judge_id: 'jdg_1',
+          evaluator_id: null,
+          evaluator_results: results(['evl_1', 'evl_2']),
+          project_id: 'prj_a',
+          score: 0.2,
+          cost_usd: 0.02,
+          tags: ['prod'],
+        });
         add({ type: 'judge', judge_id: 'jdg_2', evaluator_id: null, evaluator_results: results(['evl_3']), project_id: 'prj_b', score: null, cost_usd: 0.03, tags: ['eu'] });
         add({ evaluator_id: 'evl_1', evaluator_results: results(['evl_1']), project_id: 'prj_b', score: 0.5, cost_usd: 0.04, tags: [] });
         add({ evaluator_id: 'evl_2', evaluator_results: results(['evl_2']), project_id: 'prj_a', score: 1, cost_usd: 0, tags: ['prod', 'eu', 'beta'] });
@@ -712,8 +748,12 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         };
         await expect({}, () => true, 'no filter: all of the org');
         await expect({ judge_id: 'jdg_1' }, (l) => l.judge_id === 'jdg_1', 'judge');
-        await expect({ evaluator_id: 'evl_1' }, (l) => l.evaluator_id === 'evl_1' || l.evaluator_results.some((r) => r.evaluator_id === 'evl_1'), 'evaluator: single runs and judge runs that applied it');
-        await expect({ evaluator_id: 'evl_3' }, (l) => (l.evaluator_id === 'evl_3' || l.evaluator_results.some((r) => r.evaluator_id === 'evl_3')), 'evaluator 3');
+        await expect(
+          { evaluator_id: 'evl_1' },
+          (l) => l.evaluator_id === 'evl_1' || l.evaluator_results.some((r) => r.evaluator_id === 'evl_1'),
+          'evaluator: single runs and judge runs that applied it',
+        );
+        await expect({ evaluator_id: 'evl_3' }, (l) => l.evaluator_id === 'evl_3' || l.evaluator_results.some((r) => r.evaluator_id === 'evl_3'), 'evaluator 3');
         await expect({ project_id: 'prj_b' }, (l) => l.project_id === 'prj_b', 'project');
         await expect({ min_score: 0.5 }, (l) => l.score !== null && l.score >= 0.5, 'min score, inclusive, null excluded');
         await expect({ max_score: 0.5 }, (l) => l.score !== null && l.score <= 0.5, 'max score, inclusive, null excluded');
@@ -786,11 +826,7 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         const evaluators = Array.from({ length: n }, () => evaluator('org_a'));
         const logs = Array.from({ length: n }, () => log('org_a', { created_at: new Date().toISOString() }));
         const keys = Array.from({ length: n }, () => apiKey('org_a'));
-        await Promise.all([
-          ...evaluators.map((e) => store.createEvaluator(e)),
-          ...logs.map((l) => store.appendExecutionLog(l)),
-          ...keys.map((k) => store.createApiKey(k)),
-        ]);
+        await Promise.all([...evaluators.map((e) => store.createEvaluator(e)), ...logs.map((l) => store.appendExecutionLog(l)), ...keys.map((k) => store.createApiKey(k))]);
         const listedEvaluators = await collect((p) => store.listEvaluators({ org_id: 'org_a', include_public: false }, p), 200);
         const listedLogs = await collect((p) => store.listExecutionLogs({ org_id: 'org_a' }, p), 200);
         const listedKeys = await collect((p) => store.listApiKeys('org_a', p), 200);

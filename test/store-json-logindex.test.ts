@@ -37,9 +37,7 @@ describe('execution logs read from logs.jsonl by offset', () => {
   it('reads every log back after a restart: multi-byte text, a bad line in the middle, lines across the 4 MB scan chunks', async () => {
     const dir = await initialized();
     // About 2 KB a line (multi-byte characters in the response), 2,600 lines: over 5 MB.
-    const logs = Array.from({ length: 2600 }, (_, i) =>
-      log('org_a', { created_at: at(i), response: `é漢😀 ${i} `.repeat(130 + (i % 7)), tags: [`t${i % 3}`] }),
-    );
+    const logs = Array.from({ length: 2600 }, (_, i) => log('org_a', { created_at: at(i), response: `é漢😀 ${i} `.repeat(130 + (i % 7)), tags: [`t${i % 3}`] }));
     const lines = logs.map((l) => JSON.stringify(l));
     lines.splice(1300, 0, '{"half a line');
     fs.writeFileSync(path.join(dir, 'logs.jsonl'), `${lines.join('\n')}\n`);
@@ -140,7 +138,7 @@ function matches(f: IndexFilter, l: Log): boolean {
 describe('filters answered from the index', () => {
   it('agree with the filter applied to whole records, for 300 random filters over 600 varied logs, before and after a restart; so do the session and user id lists', async () => {
     let seed = 7;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
     const dir = tempDir();
     const store = await openJson(dir);
@@ -189,7 +187,14 @@ describe('filters answered from the index', () => {
       const bytewise = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
       for (const orgId of ['org_a', 'org_b']) {
         for (const field of ['session_id', 'user_id'] as const) {
-          const all = [...new Set(logs.filter((l) => l.org_id === orgId).map((l) => l[field]).filter((v): v is string => typeof v === 'string'))].sort(bytewise);
+          const all = [
+            ...new Set(
+              logs
+                .filter((l) => l.org_id === orgId)
+                .map((l) => l[field])
+                .filter((v): v is string => typeof v === 'string'),
+            ),
+          ].sort(bytewise);
           assert.deepEqual(await s.listLogValues(orgId, field, { limit: 50 }), { values: all, more: false });
           assert.deepEqual(await s.listLogValues(orgId, field, { limit: 1, after: all[0] }), { values: all.slice(1, 2), more: all.length > 2 });
           assert.deepEqual(await s.listLogValues(orgId, field, { limit: 50, starts_with: 'sess-' }), { values: all.filter((v) => v.startsWith('sess-')), more: false });

@@ -49,8 +49,19 @@ describe('logs.jsonl with bad lines', () => {
       assert.equal(fs.readFileSync(file, 'utf8'), original, 'nothing was cut off or rewritten');
       assert.equal(warnings.length, 3, warnings.join('\n'));
       for (const [i, lineNo] of [4, 5, 6].entries()) assert.ok(warnings[i].startsWith(`${file}:${lineNo}: `), warnings[i]);
-      const aside = fs.readFileSync(`${file}.rejected`, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-      assert.deepEqual(aside.map((a) => [a.line, a.text]), [[4, 'null'], [5, '{"garbage'], [6, '{"id":"no-other-fields"}']]);
+      const aside = fs
+        .readFileSync(`${file}.rejected`, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.deepEqual(
+        aside.map((a) => [a.line, a.text]),
+        [
+          [4, 'null'],
+          [5, '{"garbage'],
+          [6, '{"id":"no-other-fields"}'],
+        ],
+      );
       const next = log('org_a');
       await store.appendExecutionLog(next);
     } finally {
@@ -144,7 +155,10 @@ describe('db.json that is not a Tribunal database', () => {
       timeout: 60_000,
     });
     assert.equal(run.status, 1, run.stderr);
-    const printed = run.stderr.trim().split('\n').filter((l) => !/ExperimentalWarning|--trace-warnings/.test(l));
+    const printed = run.stderr
+      .trim()
+      .split('\n')
+      .filter((l) => !/ExperimentalWarning|--trace-warnings/.test(l));
     assert.equal(printed.length, 1, run.stderr);
     assert.match(printed[0], /db\.json is not a Tribunal database: its "organizations" is missing, not an object/);
   });

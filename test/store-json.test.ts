@@ -83,7 +83,12 @@ describe('JSON store on disk', () => {
     // Another process opens the directory and holds it (the lock treats our own pid as stale).
     const holder = spawn(
       process.execPath,
-      ['--import', 'tsx', '-e', `import { JsonStore } from './src/store/json-store.ts'; const s = new JsonStore({ dataDir: ${JSON.stringify(dir)} }); await s.init(); console.log('ready'); setInterval(() => {}, 1000);`],
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `import { JsonStore } from './src/store/json-store.ts'; const s = new JsonStore({ dataDir: ${JSON.stringify(dir)} }); await s.init(); console.log('ready'); setInterval(() => {}, 1000);`,
+      ],
       { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
     );
     try {
@@ -144,10 +149,16 @@ describe('JSON store datasets on disk', () => {
     const reopened = await openJson(dir);
     try {
       assert.equal((await reopened.getDataset(d.id))?.item_count, 2);
-      assert.deepEqual((await allItems(reopened, d.id, 10)).map((i) => i.response), ['one, edited', 'three']);
+      assert.deepEqual(
+        (await allItems(reopened, d.id, 10)).map((i) => i.response),
+        ['one, edited', 'three'],
+      );
       const more = item({ response: 'four' });
       await reopened.addDatasetItems(d.id, [more]);
-      assert.deepEqual((await allItems(reopened, d.id, 1)).map((i) => i.response), ['one, edited', 'three', 'four']);
+      assert.deepEqual(
+        (await allItems(reopened, d.id, 1)).map((i) => i.response),
+        ['one, edited', 'three', 'four'],
+      );
     } finally {
       await reopened.close();
     }
@@ -162,7 +173,18 @@ describe('JSON store batch rows on disk', () => {
     const store = await openJson(dir);
     const b = batch('org_a', { status: 'running', total: 2000 });
     await store.createBatchExecution(b);
-    const result = (score: number) => ({ evaluator_id: 'evl_1', evaluator_name: 'Clarity', evaluator_version: 1, score, justification: 'x'.repeat(300), model: 'm', input_tokens: 1, output_tokens: 1, cost_usd: 0.001, latency_ms: 1 });
+    const result = (score: number) => ({
+      evaluator_id: 'evl_1',
+      evaluator_name: 'Clarity',
+      evaluator_version: 1,
+      score,
+      justification: 'x'.repeat(300),
+      model: 'm',
+      input_tokens: 1,
+      output_tokens: 1,
+      cost_usd: 0.001,
+      latency_ms: 1,
+    });
     // Positions 0 and 1 recorded by this server; 2 written in the older format (the whole row alone).
     await store.recordBatchRow(b.id, row(0, { evaluator_results: [result(0.5)] }));
     await store.recordBatchRow(b.id, row(1, { evaluator_results: [result(1)] }));
@@ -184,7 +206,10 @@ describe('JSON store batch rows on disk', () => {
       const counted = await reopened.getBatchExecution(b.id);
       assert.equal(counted?.done, 3, 'rows 0, 1 and the older-format row 2 are counted; nothing else');
       const rows = (await reopened.listBatchRows(b.id, { limit: 10 })).items;
-      assert.deepEqual(rows.map((r) => r.position), [0, 1, 2]);
+      assert.deepEqual(
+        rows.map((r) => r.position),
+        [0, 1, 2],
+      );
       assert.deepEqual(rows[2], old);
       assert.deepEqual((await reopened.listBatchRowScores(b.id, { limit: 10 })).items, rows.map(rowScores));
       assert.ok(fs.readFileSync(file, 'utf8').endsWith('\n'), 'the torn last line is cut');
@@ -192,7 +217,10 @@ describe('JSON store batch rows on disk', () => {
       const more = Array.from({ length: 1500 }, (_, i) => row(1999 - i, { evaluator_results: [result(i % 2)] }));
       for (const r of [row(3), ...more]) assert.equal(await reopened.recordBatchRow(b.id, r), true);
       const page = await reopened.listBatchRowScores(b.id, { limit: 1000, after: 499 });
-      assert.deepEqual(page.items.map((r) => r.position), Array.from({ length: 1000 }, (_, i) => 500 + i));
+      assert.deepEqual(
+        page.items.map((r) => r.position),
+        Array.from({ length: 1000 }, (_, i) => 500 + i),
+      );
       assert.deepEqual(page.items[0], rowScores(more[1499]));
       assert.deepEqual((await reopened.listBatchRows(b.id, { limit: 2, after: 1997 })).items, [more[1], more[0]]);
     } finally {

@@ -68,7 +68,10 @@ describe('PostgreSQL schema and start-up', () => {
     await client.connect();
     try {
       const migrations = loadMigrations();
-      assert.deepEqual(await migrateSchema(client, migrations), migrations.map((m) => m.version));
+      assert.deepEqual(
+        await migrateSchema(client, migrations),
+        migrations.map((m) => m.version),
+      );
       assert.deepEqual(await migrateSchema(client, migrations), [], 'nothing left to apply');
       const edited = migrations.map((m, i) => (i === 0 ? { ...m, checksum: 'changed' } : m));
       await assert.rejects(migrateSchema(client, edited), /was changed after it was applied/);
@@ -86,9 +89,7 @@ describe('PostgreSQL schema and start-up', () => {
   it('stores filtered fields as real columns with indexes', async () => {
     const store = await openTestPostgresStore();
     try {
-      const { rows } = await store.sql(
-        `SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'execution_logs'`,
-      );
+      const { rows } = await store.sql(`SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'execution_logs'`);
       const types = Object.fromEntries(rows.map((r) => [r.column_name, r.data_type]));
       assert.equal(types.score, 'double precision');
       assert.equal(types.cost_usd, 'double precision');

@@ -10,7 +10,18 @@ import type { FakeAnthropic } from './helpers/fake-anthropic.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import type { TestServer } from './helpers/server.ts';
 
-const base: EvaluatorResult = { evaluator_id: 'evl_1', evaluator_name: 'E', evaluator_version: 1, score: 0.8, justification: 'ok', model: 'm', input_tokens: 1, output_tokens: 1, cost_usd: 0, latency_ms: 1 } as EvaluatorResult;
+const base: EvaluatorResult = {
+  evaluator_id: 'evl_1',
+  evaluator_name: 'E',
+  evaluator_version: 1,
+  score: 0.8,
+  justification: 'ok',
+  model: 'm',
+  input_tokens: 1,
+  output_tokens: 1,
+  cost_usd: 0,
+  latency_ms: 1,
+} as EvaluatorResult;
 const juror = (score: number | null) => ({ model: 'm', score, justification: null, input_tokens: 1, output_tokens: 1, cost_usd: 0, latency_ms: 1 });
 
 describe('confidenceOf', () => {
@@ -40,7 +51,10 @@ describe('confidence on runs', () => {
 
   test("a jury's result carries its agreement, a single model's carries null, and the log keeps them", async () => {
     const key = (await server.demoUser()).api_key;
-    for (const [name, f] of [['juror-a', a], ['juror-b', b]] as const) {
+    for (const [name, f] of [
+      ['juror-a', a],
+      ['juror-b', b],
+    ] as const) {
       const res = await server.request('POST', '/v1/models/', { key, body: { name, provider: 'openai', base_url: f.url, model: name } });
       assert.equal(res.status, 201, JSON.stringify(res.body));
     }
@@ -56,6 +70,9 @@ describe('confidence on runs', () => {
     assert.equal(j.confidence, 0.4);
     assert.equal(s.confidence, null);
     const log = await server.request('GET', `/v1/execution-logs/${run.body.execution_log_id}/`, { key });
-    assert.deepEqual(log.body.evaluator_results.map((r: { confidence: number | null }) => r.confidence), [0.4, null]);
+    assert.deepEqual(
+      log.body.evaluator_results.map((r: { confidence: number | null }) => r.confidence),
+      [0.4, null],
+    );
   });
 });

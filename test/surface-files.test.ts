@@ -43,10 +43,19 @@ describe('judges as files', () => {
   it('exports a judge with its evaluators as YAML (presets by name) and as JSON', async () => {
     const e = await srv.request('POST', '/v1/evaluators/', {
       key: keyA,
-      body: { name: 'Cites policy', intent: 'Checks the reply cites the refund policy.', rubric: 'HIGH: cites it. LOW: does not.', requires_request: true, demonstrations: [{ request: 'Refund?', response: 'Per policy 4.2, yes.', score: 1 }] },
+      body: {
+        name: 'Cites policy',
+        intent: 'Checks the reply cites the refund policy.',
+        rubric: 'HIGH: cites it. LOW: does not.',
+        requires_request: true,
+        demonstrations: [{ request: 'Refund?', response: 'Per policy 4.2, yes.', score: 1 }],
+      },
     });
     assert.equal(e.status, 201);
-    const j = await srv.request('POST', '/v1/judges/', { key: keyA, body: { name: 'Refund replies', intent: 'Replies to refund requests', stage: 'reply', evaluator_ids: [e.body.id, presetName] } });
+    const j = await srv.request('POST', '/v1/judges/', {
+      key: keyA,
+      body: { name: 'Refund replies', intent: 'Replies to refund requests', stage: 'reply', evaluator_ids: [e.body.id, presetName] },
+    });
     assert.equal(j.status, 201);
     const yaml = await rawRequest('GET', `/v1/judges/${j.body.id}/export/`, keyA);
     assert.equal(yaml.status, 200);
@@ -74,7 +83,10 @@ describe('judges as files', () => {
   it('imports into another organization, and a second import changes nothing', async () => {
     const first = await importDoc(keyB, yamlText);
     assert.equal(first.status, 200, first.text);
-    assert.deepEqual(first.json.created.map((c: { kind: string; name: string }) => `${c.kind}:${c.name}`), ['evaluator:Cites policy', 'judge:Refund replies']);
+    assert.deepEqual(
+      first.json.created.map((c: { kind: string; name: string }) => `${c.kind}:${c.name}`),
+      ['evaluator:Cites policy', 'judge:Refund replies'],
+    );
     assert.deepEqual(first.json.updated, []);
     const judge = await srv.request('GET', `/v1/judges/${first.json.judge_id}/`, { key: keyB });
     assert.equal(judge.body.evaluators.length, 2);
@@ -92,7 +104,9 @@ describe('judges as files', () => {
   });
 
   it('a dry run shows the diff and writes nothing; the real import then applies it', async () => {
-    const changed = yamlText.replace('HIGH: cites it. LOW: does not.', 'HIGH: cites the policy number. LOW: does not.').replace('Replies to refund requests', 'Replies to refund and return requests');
+    const changed = yamlText
+      .replace('HIGH: cites it. LOW: does not.', 'HIGH: cites the policy number. LOW: does not.')
+      .replace('Replies to refund requests', 'Replies to refund and return requests');
     assert.notEqual(changed, yamlText);
     const dry = await importDoc(keyB, changed, '?dry_run=true');
     assert.equal(dry.status, 200, dry.text);
@@ -143,7 +157,10 @@ describe('judges as files', () => {
     const cycle = await importDoc(keyB, 'kind: judge\nformat: 1\njudge: &j\n  name: Loop\n  intent: x\n  evaluators: [*j]\n');
     assert.equal(cycle.status, 400);
     assert.match(cycle.json.detail, /alias/i);
-    const dupes = await importDoc(keyB, `kind: judge\nformat: 1\njudge:\n  name: D\n  intent: x\n  evaluators:\n    - preset: ${JSON.stringify(presetName)}\n    - preset: ${JSON.stringify(presetName)}\n`);
+    const dupes = await importDoc(
+      keyB,
+      `kind: judge\nformat: 1\njudge:\n  name: D\n  intent: x\n  evaluators:\n    - preset: ${JSON.stringify(presetName)}\n    - preset: ${JSON.stringify(presetName)}\n`,
+    );
     assert.equal(dupes.status, 400);
     assert.equal(dupes.json.errors[0].field, 'judge.evaluators.1');
     assert.equal((await importDoc(keyB, 'kind: judge\n  bad: [')).status, 400);

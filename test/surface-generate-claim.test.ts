@@ -37,9 +37,18 @@ test('generate_judge with a demo key answers a claim_token; a draft answers none
 
   const claimed = await rig.post('/v1/judges/claim/', { claim_token: made.body.claim_token }, rig.other.key);
   assert.equal(claimed.status, 200, JSON.stringify(claimed.body));
-  assert.deepEqual(claimed.body.evaluators_moved.map((e: { name: string }) => e.name), ['Brand Voice']);
+  assert.deepEqual(
+    claimed.body.evaluators_moved.map((e: { name: string }) => e.name),
+    ['Brand Voice'],
+  );
   const judge = (await rig.get(`/v1/judges/${claimed.body.judge.id}/`, rig.other.key)).body;
-  assert.deepEqual(judge.evaluators.map((e: { name: string; is_preset: boolean }) => [e.name, e.is_preset]), [['Helpfulness', true], ['Brand Voice', false]]);
+  assert.deepEqual(
+    judge.evaluators.map((e: { name: string; is_preset: boolean }) => [e.name, e.is_preset]),
+    [
+      ['Helpfulness', true],
+      ['Brand Voice', false],
+    ],
+  );
   assert.equal(judge.visibility, 'private');
   assert.equal(judge.generation?.status, 'complete');
 });

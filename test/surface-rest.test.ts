@@ -72,7 +72,9 @@ describe('duplicate', () => {
     assert.deepEqual(copy.body.demonstrations, e.demonstrations);
     assert.equal(copy.body.is_preset, false);
     const presets = await get(keyB, '/v1/evaluators/?limit=1');
-    const preset = presets.body.results.find((p: { is_preset: boolean }) => p.is_preset) ?? (await get(keyB, '/v1/evaluators/?limit=200')).body.results.find((p: { is_preset: boolean }) => p.is_preset);
+    const preset =
+      presets.body.results.find((p: { is_preset: boolean }) => p.is_preset) ??
+      (await get(keyB, '/v1/evaluators/?limit=200')).body.results.find((p: { is_preset: boolean }) => p.is_preset);
     const fromPreset = await post(keyB, `/v1/evaluators/${preset.id}/duplicate/`, { name: 'My own preset copy' });
     assert.equal(fromPreset.status, 201);
     assert.equal(fromPreset.body.rubric, preset.rubric);
@@ -111,7 +113,7 @@ describe('execute by name', () => {
 });
 
 describe('claim', () => {
-  it('moves a demo judge with its own evaluators into the caller\'s organization as private, once', async () => {
+  it("moves a demo judge with its own evaluators into the caller's organization as private, once", async () => {
     const demo = await srv.demoUser();
     const own = await evaluator(demo.api_key, 'Demo polite');
     const created = await post(demo.api_key, '/v1/judges/', { name: 'Demo replies', intent: 'Support replies', evaluator_ids: [own.id, 'Polite (dup)'].slice(0, 1) });

@@ -80,7 +80,10 @@ describe('synthetic data', () => {
     const started = await post(`/v1/judges/${judge.id}/synthetic-data/`, { count: 4 });
     assert.equal(started.status, 202, JSON.stringify(started.body));
     assert.ok(['pending', 'ready'].includes(started.body.status));
-    const ready = await until(() => get(`/v1/judges/${judge.id}/synthetic-data/`), (r) => r.body.status !== 'pending');
+    const ready = await until(
+      () => get(`/v1/judges/${judge.id}/synthetic-data/`),
+      (r) => r.body.status !== 'pending',
+    );
     assert.equal(ready.body.status, 'ready', JSON.stringify(ready.body));
     assert.equal(ready.body.name, 'Refund replies test set');
     assert.equal(ready.body.samples.length, 8);
@@ -105,7 +108,7 @@ describe('synthetic data', () => {
     assert.deepEqual(low.tags, ['synthetic', 'low']);
   });
 
-  it('refuses bad input clearly: another org\'s judge, a bad count, a dataset before data is ready', async () => {
+  it("refuses bad input clearly: another org's judge, a bad count, a dataset before data is ready", async () => {
     const judge = await makeJudge('Refunds 2');
     assert.equal((await post(`/v1/judges/${judge.id}/synthetic-data/`, {}, otherKey)).status, 404);
     assert.equal((await get(`/v1/judges/${judge.id}/synthetic-data/`, otherKey)).status, 404);
@@ -122,7 +125,10 @@ describe('synthetic data', () => {
     const wrong = (req: FakeRequest) => toolAnswer({ ...answerFor(req), pairs: [] });
     fake.enqueueFor('write_synthetic_data', wrong, wrong, wrong);
     await post(`/v1/judges/${judge.id}/synthetic-data/`, { count: 2 });
-    const done = await until(() => get(`/v1/judges/${judge.id}/synthetic-data/`), (r) => r.body.status !== 'pending');
+    const done = await until(
+      () => get(`/v1/judges/${judge.id}/synthetic-data/`),
+      (r) => r.body.status !== 'pending',
+    );
     assert.equal(done.body.status, 'not_generated');
     assert.match(done.body.error, /unusable answer/);
   });
@@ -133,10 +139,25 @@ describe('synthetic data', () => {
     const keyRecord = (await srv.store.listApiKeys(orgId, { limit: 1 })).items[0];
     const now = new Date().toISOString();
     // What a crash leaves: the record stored as pending, no process working on it.
-    await srv.store.putSyntheticData({ judge_id: judge.id, org_id: keyRecord.org_id, key_id: keyRecord.id, status: 'pending', count: 2, name: '', description: '', samples: [], error: null, created_at: now, updated_at: now });
+    await srv.store.putSyntheticData({
+      judge_id: judge.id,
+      org_id: keyRecord.org_id,
+      key_id: keyRecord.id,
+      status: 'pending',
+      count: 2,
+      name: '',
+      description: '',
+      samples: [],
+      error: null,
+      created_at: now,
+      updated_at: now,
+    });
     const restarted = await startTestServer({ ANTHROPIC_API_KEY: 'sk-ant-test-dummy', ANTHROPIC_BASE_URL: fake.url, TRIBUNAL_MODEL: 'claude-sonnet-4-5' }, { store: srv.store });
     try {
-      const done = await until(() => restarted.request('GET', `/v1/judges/${judge.id}/synthetic-data/`, { key }), (r) => r.body.status !== 'pending');
+      const done = await until(
+        () => restarted.request('GET', `/v1/judges/${judge.id}/synthetic-data/`, { key }),
+        (r) => r.body.status !== 'pending',
+      );
       assert.equal(done.body.status, 'ready');
       assert.equal(done.body.samples.length, 4);
     } finally {

@@ -16,11 +16,21 @@ describe('evaluation rules across kill -9', () => {
     const env = serverEnv(place, { TRIBUNAL_BATCH_CONCURRENCY: '2', TRIBUNAL_BATCH_LEASE: '2s' });
     const first = await start(env);
     const s = await setUp(first);
-    const rule = await first.request('POST', '/v1/evaluation-rules/', { key: s.key, body: { name: 'durable', judge_id: s.judgeId, filter: [{ field: 'service.name', op: 'eq', value: 'dur' }] } });
+    const rule = await first.request('POST', '/v1/evaluation-rules/', {
+      key: s.key,
+      body: { name: 'durable', judge_id: s.judgeId, filter: [{ field: 'service.name', op: 'eq', value: 'dur' }] },
+    });
     assert.equal(rule.status, 201, JSON.stringify(rule.body));
     const spans = await recordSpans('dur', (tracer) => {
       for (let i = 0; i < SPANS; i++) {
-        tracer.startSpan(`chat ${i}`, { attributes: { 'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: `q${i}` }]), 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', content: `answer SPAN_${i}_END` }]) } }).end();
+        tracer
+          .startSpan(`chat ${i}`, {
+            attributes: {
+              'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: `q${i}` }]),
+              'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', content: `answer SPAN_${i}_END` }]),
+            },
+          })
+          .end();
       }
     });
     assert.equal((await exportSpans({ url: first.url, key: s.key, encoding: 'protobuf' }, spans)).code, ExportResultCode.SUCCESS);

@@ -27,7 +27,16 @@ const span = (attributes: Record<string, unknown>, events: SpanRecord['events'] 
 
 describe('extraction', () => {
   it('reads the older gen_ai.prompt.N / gen_ai.completion.N attributes', () => {
-    const ex = extractSpan(span({ 'gen_ai.prompt.0.role': 'system', 'gen_ai.prompt.0.content': 'Be kind.', 'gen_ai.prompt.1.role': 'user', 'gen_ai.prompt.1.content': 'Hi', 'gen_ai.completion.0.role': 'assistant', 'gen_ai.completion.0.content': 'Hello!' }));
+    const ex = extractSpan(
+      span({
+        'gen_ai.prompt.0.role': 'system',
+        'gen_ai.prompt.0.content': 'Be kind.',
+        'gen_ai.prompt.1.role': 'user',
+        'gen_ai.prompt.1.content': 'Hi',
+        'gen_ai.completion.0.role': 'assistant',
+        'gen_ai.completion.0.content': 'Hello!',
+      }),
+    );
     assert.ok(ex.ok);
     assert.deepEqual([ex.value.source, ex.value.request, ex.value.response, ex.value.system_prompt], ['gen_ai_legacy', 'Hi', 'Hello!', 'Be kind.']);
   });
@@ -44,12 +53,23 @@ describe('extraction', () => {
     );
     assert.ok(ex.ok);
     assert.equal(ex.value.response, 'It is 18°C.');
-    assert.deepEqual(ex.value.turns?.map((x) => x.role), ['user', 'assistant', 'tool', 'assistant']);
+    assert.deepEqual(
+      ex.value.turns?.map((x) => x.role),
+      ['user', 'assistant', 'tool', 'assistant'],
+    );
     assert.equal(ex.value.turns?.[1].tool_calls?.[0].name, 'weather');
   });
 
   it('turns OpenInference retrieval documents into contexts', () => {
-    const ex = extractSpan(span({ 'openinference.span.kind': 'CHAIN', 'input.value': 'What is our refund window?', 'output.value': '30 days.', 'retrieval.documents.0.document.content': 'Refunds within 30 days.', 'retrieval.documents.1.document.content': 'Shipping is free.' }));
+    const ex = extractSpan(
+      span({
+        'openinference.span.kind': 'CHAIN',
+        'input.value': 'What is our refund window?',
+        'output.value': '30 days.',
+        'retrieval.documents.0.document.content': 'Refunds within 30 days.',
+        'retrieval.documents.1.document.content': 'Shipping is free.',
+      }),
+    );
     assert.ok(ex.ok);
     assert.deepEqual(ex.value.contexts, ['Refunds within 30 days.', 'Shipping is free.']);
     assert.deepEqual([ex.value.request, ex.value.response], ['What is our refund window?', '30 days.']);

@@ -59,7 +59,13 @@ describe('extraction from real instrumentation', () => {
     const rule = (await rig.post('/v1/evaluation-rules/', { name: 'oi', judge_id: judgeId, filter: [{ field: 'openinference.span.kind', op: 'eq', value: 'LLM' }] })).body;
     try {
       const client = new OpenAI.OpenAI({ apiKey: FAKE_KEY, baseURL: upstream.url });
-      const answer = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'What is 2+2?' }] });
+      const answer = await client.chat.completions.create({
+        model: 'gpt-4o-mini',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'What is 2+2?' },
+        ],
+      });
       await provider.forceFlush();
       const [span] = await ship(memory, 'protobuf');
       const stored = (await traceOf(span.spanContext().traceId)).find((s) => s.span_id === span.spanContext().spanId);
@@ -89,7 +95,16 @@ describe('extraction from real instrumentation', () => {
     const unregister = registerInstrumentations({ instrumentations: [inst], tracerProvider: provider });
     const ev = await rig.createEvaluator(evaluatorBody());
     const judgeId = (await rig.createJudge({ name: 'GenAI judge', intent: 'grade answers', evaluator_ids: [ev.id] })).id;
-    const rule = (await rig.post('/v1/evaluation-rules/', { name: 'genai', judge_id: judgeId, filter: [{ field: 'gen_ai.operation.name', op: 'eq', value: 'chat' }, { field: 'service.name', op: 'eq', value: 'genai-app' }] })).body;
+    const rule = (
+      await rig.post('/v1/evaluation-rules/', {
+        name: 'genai',
+        judge_id: judgeId,
+        filter: [
+          { field: 'gen_ai.operation.name', op: 'eq', value: 'chat' },
+          { field: 'service.name', op: 'eq', value: 'genai-app' },
+        ],
+      })
+    ).body;
     try {
       const OpenAI = require('openai');
       const client = new OpenAI.OpenAI({ apiKey: FAKE_KEY, baseURL: upstream.url });

@@ -12,7 +12,11 @@ import { decodeExportRequest, encodeExportRequest } from '../src/traces/proto.ts
 import protobuf from 'protobufjs';
 
 async function postRaw(server: TestServer, key: string | undefined, body: Buffer | string, headers: Record<string, string>) {
-  const res = await fetch(`${server.url}/otel/v1/traces`, { method: 'POST', headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }, body: typeof body === "string" ? body : new Uint8Array(body) });
+  const res = await fetch(`${server.url}/otel/v1/traces`, {
+    method: 'POST',
+    headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+  });
   const buf = Buffer.from(await res.arrayBuffer());
   return { status: res.status, type: res.headers.get('content-type') ?? '', buf };
 }
@@ -84,13 +88,20 @@ describe('OTLP receiver', () => {
     assert.equal(child.parent_span_id, got.body.spans[0].span_id);
     assert.deepEqual(child.attributes, { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'gpt-4o', tokens: 12 });
     assert.deepEqual(child.status, { code: 'error', message: 'rate limited' });
-    assert.deepEqual(child.events.map((e: any) => [e.name, e.attributes]), [['retry', { attempt: 2 }]]);
+    assert.deepEqual(
+      child.events.map((e: any) => [e.name, e.attributes]),
+      [['retry', { attempt: 2 }]],
+    );
     assert.deepEqual(child.scope, { name: 'tribunal-test', version: '1.0.0' });
   });
 
   it('takes JSON and gzip bodies, with Bearer or Api-Key, and a retried batch is stored once', async () => {
     const before = await count();
-    for (const [encoding, gzip, scheme] of [['json', false, 'Api-Key'], ['json', true, 'Bearer'], ['protobuf', true, 'Api-Key']] as const) {
+    for (const [encoding, gzip, scheme] of [
+      ['json', false, 'Api-Key'],
+      ['json', true, 'Bearer'],
+      ['protobuf', true, 'Api-Key'],
+    ] as const) {
       const spans = await recordSpans(`svc-${encoding}-${gzip}`, (tracer) => tracer.startSpan('work', { attributes: { encoding } }).end());
       const opts = { url: server.url, key, encoding, gzip, scheme };
       assert.equal((await exportSpans(opts, spans)).code, ExportResultCode.SUCCESS);
@@ -110,7 +121,11 @@ describe('OTLP receiver', () => {
     assert.equal(garbage.type, 'application/x-protobuf');
     assert.match(statusOf(garbage.buf).message, /not a valid OTLP ExportTraceServiceRequest in protobuf/);
 
-    const good = Buffer.from(encodeExportRequest({ resource_spans: [{ scope_spans: [{ spans: [{ trace_id: Buffer.alloc(16, 7), span_id: Buffer.alloc(8, 7), name: 'x', start_time_unix_nano: '1' }] }] }] }));
+    const good = Buffer.from(
+      encodeExportRequest({
+        resource_spans: [{ scope_spans: [{ spans: [{ trace_id: Buffer.alloc(16, 7), span_id: Buffer.alloc(8, 7), name: 'x', start_time_unix_nano: '1' }] }] }],
+      }),
+    );
     assert.ok(decodeExportRequest(good));
     const truncated = await postRaw(server, key, good.subarray(0, good.length - 4), { 'content-type': 'application/x-protobuf' });
     assert.equal(truncated.status, 400);
@@ -152,9 +167,14 @@ describe('OTLP receiver', () => {
   });
 
   it('answers partial_success for spans it cannot keep, and keeps the rest', async () => {
-    const res = await postRaw(server, key, JSON.stringify(jsonBody([jsonSpan('ab'.repeat(16), 'cd'.repeat(8)), jsonSpan('00'.repeat(16), '11'.repeat(8)), { ...jsonSpan('ef'.repeat(16), '12'.repeat(8)), name: '' }])), {
-      'content-type': 'application/json',
-    });
+    const res = await postRaw(
+      server,
+      key,
+      JSON.stringify(jsonBody([jsonSpan('ab'.repeat(16), 'cd'.repeat(8)), jsonSpan('00'.repeat(16), '11'.repeat(8)), { ...jsonSpan('ef'.repeat(16), '12'.repeat(8)), name: '' }])),
+      {
+        'content-type': 'application/json',
+      },
+    );
     assert.equal(res.status, 200);
     const body = JSON.parse(res.buf.toString());
     assert.equal(body.partialSuccess.rejectedSpans, 2);

@@ -104,10 +104,16 @@ describe('evaluation rules', () => {
     // The trace page shows the evaluation on the judged span, and what was extracted.
     const t = await rig.get(`/v1/traces/${traceId}/`);
     const span = t.body.spans.find((x: any) => x.span_id === spanId);
-    assert.deepEqual(span.evaluations.map((e: any) => e.execution_log_id), [log.id]);
+    assert.deepEqual(
+      span.evaluations.map((e: any) => e.execution_log_id),
+      [log.id],
+    );
     assert.equal(span.extracted.response, 'Four.');
     assert.equal(span.extracted.system_prompt, 'Be brief.');
-    assert.equal((await rig.get(`/v1/traces/?has_evaluation=true`)).body.results.some((x: any) => x.trace_id === traceId), true);
+    assert.equal(
+      (await rig.get(`/v1/traces/?has_evaluation=true`)).body.results.some((x: any) => x.trace_id === traceId),
+      true,
+    );
 
     // Written back: a child of the judged span, in the same trace, with the gen_ai.evaluation.* attributes.
     const back = await until('the write-back span', async () => sink.spans.find((x) => x.parent_span_id === spanId));
@@ -126,8 +132,18 @@ describe('evaluation rules', () => {
   });
 
   it('samples deterministically on the trace id and counts what it does not sample', async () => {
-    const rule = (await rig.post('/v1/evaluation-rules/', { name: 'sampled', judge_id: judgeId, sampling_rate: 0.5, active: true, filter: [{ field: 'service.name', op: 'eq', value: 'sampled-svc' }] })).body;
-    const none = (await rig.post('/v1/evaluation-rules/', { name: 'never', judge_id: judgeId, sampling_rate: 0, filter: [{ field: 'service.name', op: 'eq', value: 'sampled-svc' }] })).body;
+    const rule = (
+      await rig.post('/v1/evaluation-rules/', {
+        name: 'sampled',
+        judge_id: judgeId,
+        sampling_rate: 0.5,
+        active: true,
+        filter: [{ field: 'service.name', op: 'eq', value: 'sampled-svc' }],
+      })
+    ).body;
+    const none = (
+      await rig.post('/v1/evaluation-rules/', { name: 'never', judge_id: judgeId, sampling_rate: 0, filter: [{ field: 'service.name', op: 'eq', value: 'sampled-svc' }] })
+    ).body;
     await send('sampled-svc', (tracer) => {
       for (let i = 0; i < 20; i++) tracer.startSpan(`chat ${i}`, { attributes: chat(`q${i}`, `a${i}`) }).end();
     });
@@ -143,7 +159,15 @@ describe('evaluation rules', () => {
   });
 
   it('judges the spans of a trace as one conversation once it is quiet (scope trace)', async () => {
-    const rule = (await rig.post('/v1/evaluation-rules/', { name: 'whole trace', judge_id: judgeId, scope: 'trace', delay_seconds: 1, filter: [{ field: 'service.name', op: 'eq', value: 'agent' }] })).body;
+    const rule = (
+      await rig.post('/v1/evaluation-rules/', {
+        name: 'whole trace',
+        judge_id: judgeId,
+        scope: 'trace',
+        delay_seconds: 1,
+        filter: [{ field: 'service.name', op: 'eq', value: 'agent' }],
+      })
+    ).body;
     const spans = await send('agent', (tracer) => {
       const root = tracer.startSpan('agent run');
       const ctx = trace.setSpan(ROOT_CONTEXT, root);

@@ -57,24 +57,45 @@ describe('trace store', () => {
     assert.equal(await ts.countSpans('org_a'), 4);
     assert.equal((await ts.getTrace('org_b', hex(1, 32))).length, 0, 'another org sees nothing');
     const t = await ts.getTrace('org_a', hex(1, 32));
-    assert.deepEqual(t.map((s) => s.span_id), [hex(1, 16), hex(2, 16)]);
+    assert.deepEqual(
+      t.map((s) => s.span_id),
+      [hex(1, 16), hex(2, 16)],
+    );
     assert.equal((await ts.getSpan('org_a', hex(1, 32), hex(2, 16)))?.status.code, 'error');
   });
 
   it('lists traces newest first with filters and pages', async () => {
     const ts = await traceStoreOf(store);
     const p1 = await ts.listTraces({ org_id: 'org_a' }, { limit: 2 });
-    assert.deepEqual(p1.items.map((x) => x.trace_id), [hex(3, 32), hex(2, 32)]);
+    assert.deepEqual(
+      p1.items.map((x) => x.trace_id),
+      [hex(3, 32), hex(2, 32)],
+    );
     assert.ok(p1.last);
     const p2 = await ts.listTraces({ org_id: 'org_a' }, { limit: 2, after: p1.last });
-    assert.deepEqual(p2.items.map((x) => x.trace_id), [hex(1, 32)]);
+    assert.deepEqual(
+      p2.items.map((x) => x.trace_id),
+      [hex(1, 32)],
+    );
     assert.equal(p2.last, undefined);
     const summary = p2.items[0];
     assert.deepEqual([summary.span_count, summary.error_count, summary.root_span_name], [2, 1, 'op']);
     assert.equal((await ts.listTraces({ org_id: 'org_a', attribute: { key: 'n', value: '1' } }, { limit: 10 })).items.length, 1);
     assert.equal((await ts.listTraces({ org_id: 'org_a', service_name: 'other' }, { limit: 10 })).items.length, 0);
-    await ts.addEvaluation({ org_id: 'org_a', trace_id: hex(2, 32), span_id: hex(1, 16), rule_id: null, execution_log_id: 'log_1', name: 'j', score: 0.5, created_at: new Date().toISOString() });
-    assert.deepEqual((await ts.listTraces({ org_id: 'org_a', has_evaluation: true }, { limit: 10 })).items.map((x) => [x.trace_id, x.evaluation_count]), [[hex(2, 32), 1]]);
+    await ts.addEvaluation({
+      org_id: 'org_a',
+      trace_id: hex(2, 32),
+      span_id: hex(1, 16),
+      rule_id: null,
+      execution_log_id: 'log_1',
+      name: 'j',
+      score: 0.5,
+      created_at: new Date().toISOString(),
+    });
+    assert.deepEqual(
+      (await ts.listTraces({ org_id: 'org_a', has_evaluation: true }, { limit: 10 })).items.map((x) => [x.trace_id, x.evaluation_count]),
+      [[hex(2, 32), 1]],
+    );
     assert.equal((await ts.listTraces({ org_id: 'org_a', has_evaluation: false }, { limit: 10 })).items.length, 2);
   });
 
@@ -89,11 +110,37 @@ describe('trace store', () => {
 
 describe('rule store queue', () => {
   const rule = (id: string): RuleRecord => ({
-    id, org_id: 'org_a', key_id: 'key_a', name: id, judge_id: 'jdg_x', evaluator_id: null, scope: 'span', filter: [], sampling_rate: 1, delay_seconds: 0,
-    budget: null, active: true, extractor: null, queue_limit: 2, shed_policy: 'drop_oldest', created_at: new Date().toISOString(), updated_at: new Date().toISOString(),
+    id,
+    org_id: 'org_a',
+    key_id: 'key_a',
+    name: id,
+    judge_id: 'jdg_x',
+    evaluator_id: null,
+    scope: 'span',
+    filter: [],
+    sampling_rate: 1,
+    delay_seconds: 0,
+    budget: null,
+    active: true,
+    extractor: null,
+    queue_limit: 2,
+    shed_policy: 'drop_oldest',
+    created_at: new Date().toISOString(),
+    updated_at: new Date().toISOString(),
   });
   const job = (ruleId: string, n: number, at: string): EvalJob => ({
-    id: `${ruleId}:${n}`, org_id: 'org_a', rule_id: ruleId, scope: 'span', trace_id: hex(n, 32), span_id: hex(n, 16), session_id: null, state: 'queued', created_at: at, run_after: at, lease_until: null, attempts: 0,
+    id: `${ruleId}:${n}`,
+    org_id: 'org_a',
+    rule_id: ruleId,
+    scope: 'span',
+    trace_id: hex(n, 32),
+    span_id: hex(n, 16),
+    session_id: null,
+    state: 'queued',
+    created_at: at,
+    run_after: at,
+    lease_until: null,
+    attempts: 0,
   });
 
   it('dedupes units, sheds by policy, claims each once, and counts the finish once', async () => {

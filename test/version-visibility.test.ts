@@ -32,7 +32,10 @@ before(async () => {
   const e = await srv.request('POST', '/v1/evaluators/', { key: keyA, body: { name: 'Invoice secret', intent: SECRET_INTENT, rubric: SECRET_RUBRIC } });
   assert.equal(e.status, 201, JSON.stringify(e.body));
   E = e.body;
-  const p = await srv.request('POST', '/v1/evaluators/', { key: keyA, body: { name: 'Polite', intent: 'Checks politeness.', rubric: 'HIGH polite, LOW rude.', visibility: 'public' } });
+  const p = await srv.request('POST', '/v1/evaluators/', {
+    key: keyA,
+    body: { name: 'Polite', intent: 'Checks politeness.', rubric: 'HIGH polite, LOW rude.', visibility: 'public' },
+  });
   assert.equal(p.status, 201, JSON.stringify(p.body));
   P = p.body;
   const j = await srv.request('POST', '/v1/judges/', { key: keyA, body: { name: 'Support judge', intent: 'Scores support answers.', evaluator_ids: [E.id] } });
@@ -57,7 +60,10 @@ describe('a judge made public after a private version', () => {
   it('shows another organization its public latest version', async () => {
     const res = await srv.request('GET', `/v1/judges/${J.id}/`, { key: keyB });
     assert.equal(res.status, 200, JSON.stringify(res.body));
-    assert.deepEqual(res.body.evaluators.map((e: { id: string }) => e.id), [P.id]);
+    assert.deepEqual(
+      res.body.evaluators.map((e: { id: string }) => e.id),
+      [P.id],
+    );
     assert.equal(leaks(res.body), false);
   });
 
@@ -80,10 +86,16 @@ describe('a judge made public after a private version', () => {
   it('lists only the public versions to another organization, and every version to the owner', async () => {
     const other = await srv.request('GET', `/v1/judges/${J.id}/versions/`, { key: keyB });
     assert.equal(other.status, 200, JSON.stringify(other.body));
-    assert.deepEqual(other.body.results.map((v: { version: number }) => v.version), [2]);
+    assert.deepEqual(
+      other.body.results.map((v: { version: number }) => v.version),
+      [2],
+    );
     assert.equal(leaks(other.body), false, JSON.stringify(other.body));
     const owner = await srv.request('GET', `/v1/judges/${J.id}/versions/`, { key: keyA });
-    assert.deepEqual(owner.body.results.map((v: { version: number }) => v.version), [2, 1]);
+    assert.deepEqual(
+      owner.body.results.map((v: { version: number }) => v.version),
+      [2, 1],
+    );
   });
 
   it('still shows the owner its private version 1 in full', async () => {
@@ -121,10 +133,16 @@ describe('an evaluator made public after a private version', () => {
   it('lists only its public versions to another organization', async () => {
     const other = await srv.request('GET', `/v1/evaluators/${X.id}/versions/`, { key: keyB });
     assert.equal(other.status, 200, JSON.stringify(other.body));
-    assert.deepEqual(other.body.results.map((v: { version: number }) => v.version), [2]);
+    assert.deepEqual(
+      other.body.results.map((v: { version: number }) => v.version),
+      [2],
+    );
     assert.ok(!JSON.stringify(other.body).includes(SECRET_RUBRIC));
     const owner = await srv.request('GET', `/v1/evaluators/${X.id}/versions/`, { key: keyA });
-    assert.deepEqual(owner.body.results.map((v: { version: number }) => v.version), [2, 1]);
+    assert.deepEqual(
+      owner.body.results.map((v: { version: number }) => v.version),
+      [2, 1],
+    );
   });
 
   it('refuses a public judge pinned at the private version', async () => {

@@ -21,7 +21,10 @@ describe('batch runs in the web app', { skip }, () => {
   before(async () => {
     ({ fake, server } = await startServerWithFakeModel({ TRIBUNAL_RATE_LIMIT: '100000', TRIBUNAL_MODEL_CONCURRENCY: '2' }));
     key = (await server.demoUser()).api_key;
-    const judge = await server.request('POST', '/v1/judges/', { key, body: { name: 'Web batch judge', intent: 'Support answers.', evaluator_ids: ['Answer Relevance', 'Clarity'] } });
+    const judge = await server.request('POST', '/v1/judges/', {
+      key,
+      body: { name: 'Web batch judge', intent: 'Support answers.', evaluator_ids: ['Answer Relevance', 'Clarity'] },
+    });
     assert.equal(judge.status, 201);
     datasetId = (await server.request('POST', '/v1/datasets/', { key, body: { name: 'Web batch set' } })).body.id;
     const items = Array.from({ length: 6 }, (_, i) => ({ request: `question ${i}`, response: `answer ${i}` }));
@@ -62,7 +65,12 @@ describe('batch runs in the web app', { skip }, () => {
     await page.waitForFunction(() => {
       const status = document.querySelector('[data-status]')?.getAttribute('data-status');
       const finished = Number(document.querySelector('progress')?.getAttribute('value'));
-      return status === 'running' && finished >= 1 && !!document.querySelector('table[aria-label="Per-evaluator summary"] tbody tr') && !!document.querySelector('table[aria-label="Rows"] tbody tr');
+      return (
+        status === 'running' &&
+        finished >= 1 &&
+        !!document.querySelector('table[aria-label="Per-evaluator summary"] tbody tr') &&
+        !!document.querySelector('table[aria-label="Rows"] tbody tr')
+      );
     });
     assert.equal(await page.getByText('No row scored yet.').count(), 0);
     assert.equal(await page.getByText('No rows yet.').count(), 0);
@@ -75,7 +83,11 @@ describe('batch runs in the web app', { skip }, () => {
     assert.equal(await page.locator('button.danger', { hasText: 'Cancel run' }).isVisible(), false);
     fake.setLatency(0);
     const summary = page.getByRole('table', { name: 'Per-evaluator summary' });
-    await summary.getByRole('row', { name: /Answer Relevance/ }).getByRole('cell', { name: '6', exact: true }).first().waitFor();
+    await summary
+      .getByRole('row', { name: /Answer Relevance/ })
+      .getByRole('cell', { name: '6', exact: true })
+      .first()
+      .waitFor();
     await summary.getByRole('img', { name: 'Clarity mean: score 0.80 of 1' }).waitFor();
     const rows = page.getByRole('table', { name: 'Rows' });
     assert.equal(await rows.locator('tbody tr').count(), 6);

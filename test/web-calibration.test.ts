@@ -89,8 +89,14 @@ describe('Calibration pages in Chromium', { skip }, () => {
     // A fresh load shows the saved annotation; an out-of-range score is refused by the form.
     await page.reload();
     await heading('Run of Web judge').waitFor();
-    await page.getByRole('group', { name: /Web grounded/ }).getByText(/Person: 0\.70 \(judge 0\.30\) — The hours page says 10\./).waitFor();
-    await page.getByRole('group', { name: /Web polite/ }).getByText('Not annotated yet.').waitFor();
+    await page
+      .getByRole('group', { name: /Web grounded/ })
+      .getByText(/Person: 0\.70 \(judge 0\.30\) — The hours page says 10\./)
+      .waitFor();
+    await page
+      .getByRole('group', { name: /Web polite/ })
+      .getByText('Not annotated yet.')
+      .waitFor();
     await b.screenshot('calibration-annotate');
     assert.deepEqual(b.errors.splice(0), []);
   });
@@ -144,10 +150,16 @@ describe('Calibration pages in Chromium', { skip }, () => {
 
     // The judge and evaluator pages now show the summary.
     await page.goto(`${rig.server.url}/app/judges/${judge.id}`);
-    await page.locator('.calibration-summary').getByText(/κ 0\.500 · MAE 0\.200 on 5 labelled items/).waitFor();
+    await page
+      .locator('.calibration-summary')
+      .getByText(/κ 0\.500 · MAE 0\.200 on 5 labelled items/)
+      .waitFor();
     await page.locator('.calibration-summary').getByText('exploration', { exact: true }).waitFor(); // h-review: fitness, not a bare "calibrated"
     await page.goto(`${rig.server.url}/app/evaluators/${grounded.id}`);
-    await page.locator('.calibration-summary').getByText(/κ 0\.500 · MAE 0\.225 on 4 labelled items/).waitFor();
+    await page
+      .locator('.calibration-summary')
+      .getByText(/κ 0\.500 · MAE 0\.225 on 4 labelled items/)
+      .waitFor();
     assert.deepEqual(b.errors.splice(0), []);
   });
 

@@ -57,7 +57,10 @@ describe('check and code evaluators in the web form', { skip }, () => {
     await page.getByRole('textbox', { name: 'Code', exact: true }).fill('const n = input.response.length;\nreturn n < 10 ? 1 : (;');
     await page.getByRole('textbox', { name: 'Response to score' }).fill('short');
     await page.getByRole('button', { name: 'Try on this input' }).click();
-    await page.getByText(/does not compile \(line 2\)/).first().waitFor();
+    await page
+      .getByText(/does not compile \(line 2\)/)
+      .first()
+      .waitFor();
     await page.getByRole('textbox', { name: 'Code', exact: true }).fill('const n = input.response.length;\nreturn n < 10 ? { score: 1, justification: n + " characters" } : 0;');
     await page.getByRole('button', { name: 'Try on this input' }).click();
     await page.getByText('Score 1.00 — 5 characters').waitFor();

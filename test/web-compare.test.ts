@@ -32,7 +32,7 @@ describe('compare two responses in Chromium', { skip }, () => {
     await fake?.close();
   });
 
-  it('shows each evaluator\'s preference and consistency, then the comparison log', async () => {
+  it("shows each evaluator's preference and consistency, then the comparison log", async () => {
     const { page } = b;
     await page.goto(`${server.url}/app/sign-in`);
     await page.getByRole('button', { name: 'Get a demo key' }).click();

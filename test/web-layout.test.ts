@@ -26,7 +26,11 @@ describe('web layout at 1280x800', { skip }, () => {
       assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body;
     };
-    const judge = await req('POST', '/v1/judges/', { name: 'Support answers with a long name for the layout', intent: 'Support answers.', evaluator_ids: ['Answer Relevance', 'Clarity', 'Conciseness'] });
+    const judge = await req('POST', '/v1/judges/', {
+      name: 'Support answers with a long name for the layout',
+      intent: 'Support answers.',
+      evaluator_ids: ['Answer Relevance', 'Clarity', 'Conciseness'],
+    });
     const dataset = await req('POST', '/v1/datasets/', { name: 'Layout set', description: 'Items for the layout test' });
     await req('POST', `/v1/datasets/${dataset.id}/items/`, { items: Array.from({ length: 4 }, (_, i) => ({ request: `question ${i}`, response: `answer ${i}` })) });
     const run = await req('POST', `/v1/judges/${judge.id}/execute/`, { request: 'q', response: 'a' });
@@ -81,14 +85,18 @@ describe('web layout at 1280x800', { skip }, () => {
         const doc = document.documentElement;
         if (doc.scrollWidth > window.innerWidth) out.push(`the page is ${doc.scrollWidth} px wide`);
         for (const wrap of document.querySelectorAll<HTMLElement>('.table-wrap')) {
-          if (wrap.scrollWidth > wrap.clientWidth + 1) out.push(`a table (${wrap.querySelector('table')?.getAttribute('aria-label') ?? '?'}) is ${wrap.scrollWidth} px in a ${wrap.clientWidth} px frame`);
+          if (wrap.scrollWidth > wrap.clientWidth + 1)
+            out.push(`a table (${wrap.querySelector('table')?.getAttribute('aria-label') ?? '?'}) is ${wrap.scrollWidth} px in a ${wrap.clientWidth} px frame`);
         }
-        const tops = [...document.querySelectorAll<HTMLElement>('.top .brand, #nav a, .account')].map((e) => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2));
+        const tops = [...document.querySelectorAll<HTMLElement>('.top .brand, #nav a, .account')].map((e) =>
+          Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2),
+        );
         if (Math.max(...tops) - Math.min(...tops) > 6) out.push(`the header wraps (centres at ${[...new Set(tops)].join(', ')} px)`);
         for (const input of document.querySelectorAll<HTMLInputElement>('main input')) {
           if (['checkbox', 'radio', 'hidden', 'file', 'submit', 'button'].includes(input.type)) continue;
           const style = getComputedStyle(input);
-          if (input.offsetParent && (style.borderTopLeftRadius === '0px' || input.getBoundingClientRect().height < 30)) out.push(`input ${input.name || input.id || input.type} is unstyled (${Math.round(input.getBoundingClientRect().height)} px high)`);
+          if (input.offsetParent && (style.borderTopLeftRadius === '0px' || input.getBoundingClientRect().height < 30))
+            out.push(`input ${input.name || input.id || input.type} is unstyled (${Math.round(input.getBoundingClientRect().height)} px high)`);
         }
         return out;
       });

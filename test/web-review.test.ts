@@ -24,7 +24,8 @@ describe('review page in Chromium', { skip }, () => {
     const q = await rig.post('/v1/review-queues/', { name: 'Support review', judge_id: judge.id, annotators_per_item: 2, sources: { sample_rate: 1 } });
     assert.equal(q.status, 201, JSON.stringify(q.body));
     queueId = q.body.id;
-    for (const said of ['0.9', '0.2']) assert.equal((await rig.post(`/v1/judges/${judge.id}/execute/`, { request: 'When do you open?', response: `First reply says-${said}` })).status, 200);
+    for (const said of ['0.9', '0.2'])
+      assert.equal((await rig.post(`/v1/judges/${judge.id}/execute/`, { request: 'When do you open?', response: `First reply says-${said}` })).status, 200);
     keyTwo = (await rig.post('/v1/api-keys/', { name: 'second reviewer' })).body.api_key;
     [one, two] = [await launchBrowser(), await launchBrowser()];
   });
@@ -66,7 +67,10 @@ describe('review page in Chromium', { skip }, () => {
     await two.page.getByText(/1 done/).waitFor();
     await two.page.keyboard.press('Enter');
     await two.page.locator('.review-response').getByText('says-0.2').waitFor();
-    for (const [b, k] of [[one, '1'], [two, '2']] as const) {
+    for (const [b, k] of [
+      [one, '1'],
+      [two, '2'],
+    ] as const) {
       await b.page.keyboard.press(k);
       await b.page.keyboard.press('Enter');
       await b.page.getByText('SECRET-JUSTIFICATION 0.2').waitFor();

@@ -19,7 +19,13 @@ describe('test data on the judge page in Chromium', { skip }, () => {
       if (req.toolName !== 'write_synthetic_data') return toolAnswer({ justification: 'fine', score: 0.9 });
       const names = [...req.prompt.matchAll(/<evaluator name="([^"]+)">/g)].map((m) => m[1]);
       const count = Number(/exactly (\d+) pairs/.exec(req.prompt)?.[1]);
-      const pairs = Array.from({ length: count }, (_, i) => ({ request: `Where is parcel ${i}?`, high_response: `Parcel ${i} arrives Tuesday.`, low_response: 'Soon.', fails_evaluator: names[i % names.length], failure: 'no date given' }));
+      const pairs = Array.from({ length: count }, (_, i) => ({
+        request: `Where is parcel ${i}?`,
+        high_response: `Parcel ${i} arrives Tuesday.`,
+        low_response: 'Soon.',
+        fails_evaluator: names[i % names.length],
+        failure: 'no date given',
+      }));
       return toolAnswer({ name: 'Parcel questions', description: 'Delivery questions.', pairs });
     });
     b = await launchBrowser();
@@ -33,7 +39,10 @@ describe('test data on the judge page in Chromium', { skip }, () => {
 
   it('generates, shows and saves test data', async () => {
     const key = (await server.demoUser()).api_key;
-    const ev = await server.request('POST', '/v1/evaluators/', { key, body: { name: 'Gives a date', intent: 'The reply gives a delivery date.', rubric: 'HIGH: a date. LOW: none.' } });
+    const ev = await server.request('POST', '/v1/evaluators/', {
+      key,
+      body: { name: 'Gives a date', intent: 'The reply gives a delivery date.', rubric: 'HIGH: a date. LOW: none.' },
+    });
     const judge = await server.request('POST', '/v1/judges/', { key, body: { name: 'Delivery replies', intent: 'Replies about deliveries', evaluator_ids: [ev.body.id] } });
     assert.equal(judge.status, 201);
 

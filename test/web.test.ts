@@ -163,7 +163,9 @@ describe('web app in Chromium', { skip }, () => {
 
     await page.getByRole('link', { name: 'Edit' }).click();
     await heading('Edit Cites Sources').waitFor();
-    await page.getByRole('textbox', { name: 'Rubric', exact: true }).fill('HIGH (0.8-1.0): every factual claim cites a retrieved source.\nMIDDLING (0.4-0.7): some do.\nLOW (0.0-0.3): none do.');
+    await page
+      .getByRole('textbox', { name: 'Rubric', exact: true })
+      .fill('HIGH (0.8-1.0): every factual claim cites a retrieved source.\nMIDDLING (0.4-0.7): some do.\nLOW (0.0-0.3): none do.');
     await page.getByRole('button', { name: 'Save a new version' }).click();
     await page.getByText('is now at version 2').waitFor();
     await page.locator('.versions > li').nth(1).waitFor();
@@ -322,14 +324,23 @@ describe('web app in Chromium', { skip }, () => {
     // Three runs within a second in which both evaluators give the same score...
     scores = { 'Cites Sources': 0.6, Helpfulness: 0.6 };
     for (let i = 0; i < 3; i++) {
-      const res = await server.request('POST', `/v1/judges/${judgeId}/execute/`, { key: demoKey, body: { request: 'Where is the help article?', response: `Burst reply ${i} [1].`, contexts: ['[1] A help article.'] } });
+      const res = await server.request('POST', `/v1/judges/${judgeId}/execute/`, {
+        key: demoKey,
+        body: { request: 'Where is the help article?', response: `Burst reply ${i} [1].`, contexts: ['[1] A help article.'] },
+      });
       assert.equal(res.status, 200, JSON.stringify(res.body));
     }
     // ...after a run three days earlier (written to the store with that date).
     const logs = await server.request('GET', `/v1/execution-logs/?judge_id=${judgeId}&limit=1`, { key: demoKey });
     const template = await server.store.getExecutionLog(logs.body.results[0].id);
     const old = new Date(Date.now() - 3 * 86_400_000).toISOString();
-    await server.store.appendExecutionLog({ ...template!, id: `log_${'0'.repeat(12)}7000${'8'.repeat(16)}`, created_at: old, score: 0.2, evaluator_results: template!.evaluator_results.map((r) => ({ ...r, score: 0.2 })) });
+    await server.store.appendExecutionLog({
+      ...template!,
+      id: `log_${'0'.repeat(12)}7000${'8'.repeat(16)}`,
+      created_at: old,
+      score: 0.2,
+      evaluator_results: template!.evaluator_results.map((r) => ({ ...r, score: 0.2 })),
+    });
 
     await page.goto(app(judgePath));
     const chart = page.locator('svg.chart');
@@ -386,7 +397,9 @@ describe('web app in Chromium', { skip }, () => {
     await page.goto(app('/app/judges'));
     await page.getByRole('link', { name: 'Generate a judge' }).click();
     await heading('Generate a judge').waitFor();
-    await page.getByRole('textbox', { name: 'Describe what to evaluate' }).fill('A support assistant for Acme: it retrieves help articles and writes replies to customers. Replies must be accurate, polite and in our brand voice.');
+    await page
+      .getByRole('textbox', { name: 'Describe what to evaluate' })
+      .fill('A support assistant for Acme: it retrieves help articles and writes replies to customers. Replies must be accurate, polite and in our brand voice.');
     await b.screenshot('13-generate');
     await page.getByRole('button', { name: 'Generate judge' }).click();
 
@@ -472,7 +485,13 @@ describe('web app in Chromium', { skip }, () => {
     assert.equal(await items.locator('tbody tr').count(), 2);
     const href = await page.getByRole('link', { name: 'Export JSONL' }).getAttribute('href');
     const exported = await page.evaluate(async (url) => (await fetch(url!, { credentials: 'same-origin' })).text(), href);
-    assert.deepEqual(exported.trim().split('\n').map((l) => JSON.parse(l).response), ['Use the reset link.', 'Refunds take 5 days.']);
+    assert.deepEqual(
+      exported
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).response),
+      ['Use the reset link.', 'Refunds take 5 days.'],
+    );
     await b.screenshot('20-dataset');
     await nav('Datasets').click();
     await page.getByRole('table', { name: 'Datasets' }).getByRole('link', { name: 'Support regressions' }).waitFor();
@@ -537,7 +556,10 @@ describe('web app in Chromium', { skip }, () => {
     await heading('Sign in to Tribunal').waitFor();
     await page.getByText('You are signed out.').waitFor();
     const cookies = await b.context.cookies(server.url);
-    assert.equal(cookies.find((c) => c.name === 'tribunal_session'), undefined);
+    assert.equal(
+      cookies.find((c) => c.name === 'tribunal_session'),
+      undefined,
+    );
     await page.goto(app('/app/keys'));
     await heading('Sign in to Tribunal').waitFor();
     assert.equal(new URL(page.url()).searchParams.get('next'), '/app/keys');

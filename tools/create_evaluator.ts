@@ -6,18 +6,16 @@ import { EvaluatorKindFields } from '../src/schemas/checks.ts';
 
 export const EvaluatorContentShape = {
   intent: z.string().min(1).describe('what the evaluator measures, one or two sentences'),
-  rubric: z.string().min(1).optional().describe('scoring criteria for the judge model: what earns a high, a middling and a low score (required for kind llm; checks and code describe themselves)'),
+  rubric: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('scoring criteria for the judge model: what earns a high, a middling and a low score (required for kind llm; checks and code describe themselves)'),
   requires_contexts: z.boolean().optional().describe('runs must pass `contexts` (retrieved snippets); default false'),
   requires_expected_output: z.boolean().optional().describe('runs must pass `expected_output` (a reference answer); default false'),
   requires_request: z.boolean().optional().describe('runs must pass `request` (the input that prompted the response): the evaluator cannot judge without it; default false'),
-  requires_turns: z
-    .boolean()
-    .optional()
-    .describe('runs must pass `turns` (a conversation or agent trace), for evaluators that judge a turn in its conversation; default false'),
-  critical: z
-    .boolean()
-    .optional()
-    .describe('a gate (safety, policy): a judge run scores at most this evaluator\'s score; default false'),
+  requires_turns: z.boolean().optional().describe('runs must pass `turns` (a conversation or agent trace), for evaluators that judge a turn in its conversation; default false'),
+  critical: z.boolean().optional().describe("a gate (safety, policy): a judge run scores at most this evaluator's score; default false"),
   demonstrations: z.array(Demonstration).max(20).optional().describe('few-shot examples with the score each deserves (at most 20)'),
   model: z.string().min(1).nullable().optional().describe('judge model to use instead of the server default'),
   models: z

@@ -9,7 +9,7 @@ export default defineTool({
   name: 'list_judges',
   title: 'List judges',
   description:
-    'Find a judge to run. Lists your organization\'s judges, newest first; public judges of other organizations only with include_public: true. ' +
+    "Find a judge to run. Lists your organization's judges, newest first; public judges of other organizations only with include_public: true. " +
     'Each judge is a named set of evaluators for one stage of an application. Use `search` to match names and intents; pass the chosen id or name to get_judge or run_judge. ' +
     'Returns {results, next_cursor}; pass next_cursor back as `cursor` for more. If none fits, build one with generate_judge (from a description) or create_judge (from chosen evaluators).',
   input: z.object({

@@ -11,7 +11,7 @@ export default defineTool({
     'Score a request/response pair against a single evaluator (a preset or your own), chosen by evaluator_id or exact evaluator_name. ' +
     'Returns the score (0..1, higher is better) with its justification and the execution_log_id of the stored run. ' +
     'For a conversation or agent trace, pass turns (with system_prompt) instead of request/response: the last assistant turn is judged in the context of the earlier turns. ' +
-      'Pass request, turns, contexts or expected_output when the evaluator requires them (get_evaluator shows this).',
+    'Pass request, turns, contexts or expected_output when the evaluator requires them (get_evaluator shows this).',
   input: z.object({
     evaluator_id: z.string().optional().describe('id of the evaluator to run (give this or evaluator_name)'),
     evaluator_name: z.string().optional().describe('exact name of the evaluator to run (give this or evaluator_id)'),

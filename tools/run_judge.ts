@@ -13,7 +13,7 @@ export default defineTool({
     'the run score (mean of the applicable scores, at most the lowest score of a critical evaluator), the cost, and the execution_log_id of the stored run. ' +
     'For a conversation or agent trace, pass turns (with system_prompt) instead of request/response: the last assistant turn is judged in the context of the earlier turns, tool calls and results included. ' +
     'If an evaluator requires a request, turns, contexts or an expected output, pass them (get_judge shows what is required); otherwise the call is refused before any model call. ' +
-      'A draft from generate_judge (generation.status "draft") cannot run until generate_judge completes it.',
+    'A draft from generate_judge (generation.status "draft") cannot run until generate_judge completes it.',
   input: z.object({
     judge_id: z.string().optional().describe('id of the judge to run (give this or judge_name)'),
     judge_name: z.string().optional().describe('exact name of the judge to run (give this or judge_id)'),

@@ -19,7 +19,7 @@ export default defineTool({
     visibility: z.enum(['private', 'public']).optional().describe('private or public'),
     project_id: z.string().optional().describe('move the judge to this project of yours'),
     pin_versions: z.boolean().optional().describe('true: pin every evaluator at its current version; false: follow latest versions'),
-    guardrail: Guardrail.nullable().optional().describe('the judge proxy\'s guardrail {threshold, action: flag | block, message?}, or null to clear it'), // h-proxy
+    guardrail: Guardrail.nullable().optional().describe("the judge proxy's guardrail {threshold, action: flag | block, message?}, or null to clear it"), // h-proxy
   }),
   output: Judge,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

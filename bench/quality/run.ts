@@ -49,13 +49,23 @@ export function loadSuite(name: string): SuitePair[] {
   return files.flatMap((file) => {
     const p = path.join(SUITES_DIR, `${file}.jsonl`);
     if (!/^[a-z0-9-]+$/.test(file) || !fs.existsSync(p)) throw new UsageError(`unknown suite ${JSON.stringify(name)}; known: ${suiteNames().join(', ')}`);
-    return fs.readFileSync(p, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as SuitePair);
+    return fs
+      .readFileSync(p, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as SuitePair);
   });
 }
 
 /** The shipped suites: the groups and every suite file in data/suites/. */
 export function suiteNames(): string[] {
-  return [...Object.keys(GROUPS), ...fs.readdirSync(SUITES_DIR).filter((f) => f.endsWith('.jsonl')).map((f) => f.slice(0, -6))].sort();
+  return [
+    ...Object.keys(GROUPS),
+    ...fs
+      .readdirSync(SUITES_DIR)
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => f.slice(0, -6)),
+  ].sort();
 }
 
 /** Reports go to bench/reports/, which git ignores, unless --out says otherwise. */
@@ -93,10 +103,27 @@ function presetEvaluator(name: string): EvaluatorRecord {
   const preset = loadPresets().find((p) => p.name.toLowerCase() === name.toLowerCase());
   if (!preset) throw new UsageError(`no preset named ${JSON.stringify(name)} (see data/presets.json)`);
   const { tags: _tags, ...fields } = preset;
-  return { ...fields, model: null, visibility: 'public', is_preset: true, project_id: null, version: 1, org_id: null, created_at: '', updated_at: '' } as unknown as EvaluatorRecord;
+  return {
+    ...fields,
+    model: null,
+    visibility: 'public',
+    is_preset: true,
+    project_id: null,
+    version: 1,
+    org_id: null,
+    created_at: '',
+    updated_at: '',
+  } as unknown as EvaluatorRecord;
 }
 
-async function judgePair(engine: ComparingEngine, model: JudgeModel, config: ReturnType<typeof loadConfig>, evaluator: EvaluatorRecord, pair: SuitePair, naive: boolean): Promise<PairOutcome> {
+async function judgePair(
+  engine: ComparingEngine,
+  model: JudgeModel,
+  config: ReturnType<typeof loadConfig>,
+  evaluator: EvaluatorRecord,
+  pair: SuitePair,
+  naive: boolean,
+): Promise<PairOutcome> {
   const input = { request: pair.request, response_a: pair.output_1, response_b: pair.output_2 };
   const rule = ruleVerdict(pair.output_1, pair.output_2);
   let tribunal: PairOutcome['tribunal'];
@@ -146,7 +173,11 @@ async function pool<T, R>(items: T[], concurrency: number, work: (item: T, i: nu
 }
 
 const sum = (xs: Spent[]) =>
-  xs.reduce<Spent>((a, b) => ({ input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens, cost_usd: addCost(a.cost_usd, b.cost_usd) }), { input_tokens: 0, output_tokens: 0, cost_usd: 0 });
+  xs.reduce<Spent>((a, b) => ({ input_tokens: a.input_tokens + b.input_tokens, output_tokens: a.output_tokens + b.output_tokens, cost_usd: addCost(a.cost_usd, b.cost_usd) }), {
+    input_tokens: 0,
+    output_tokens: 0,
+    cost_usd: 0,
+  });
 
 /** The report's figures from the per-pair outcomes. */
 export function summarize(outcomes: PairOutcome[]) {
@@ -159,7 +190,12 @@ export function summarize(outcomes: PairOutcome[]) {
     accuracy: r4((accFirst + accSecond) / 2),
     accuracy_output_1_first: r4(accFirst),
     accuracy_output_2_first: r4(accSecond),
-    verdict_accuracy: r4(accuracy(outcomes.map((o) => o.tribunal.verdict), labels)),
+    verdict_accuracy: r4(
+      accuracy(
+        outcomes.map((o) => o.tribunal.verdict),
+        labels,
+      ),
+    ),
     tie_rate: r4(outcomes.filter((o) => o.tribunal.verdict === 'tie').length / outcomes.length),
     positional_agreement: r4(positionalAgreement(first, second)),
     kappa: r4(cohenKappa([...first, ...second], [...labels, ...labels])),
@@ -169,8 +205,18 @@ export function summarize(outcomes: PairOutcome[]) {
   const naiveRuns = outcomes.flatMap((o) => (o.naive ? [o.naive] : []));
   const naive = naiveRuns.length
     ? {
-        accuracy: r4(accuracy(naiveRuns.map((n) => n.verdict), labels)),
-        kappa: r4(cohenKappa(naiveRuns.map((n) => n.verdict), labels)),
+        accuracy: r4(
+          accuracy(
+            naiveRuns.map((n) => n.verdict),
+            labels,
+          ),
+        ),
+        kappa: r4(
+          cohenKappa(
+            naiveRuns.map((n) => n.verdict),
+            labels,
+          ),
+        ),
         failed: naiveRuns.filter((n) => n.error).length,
         ...sum(naiveRuns),
       }
@@ -220,13 +266,29 @@ async function main(argv: string[]): Promise<number> {
   const engine = new ComparingEngine(model);
   const started = new Date().toISOString();
   const t0 = performance.now();
-  const outcomes = await pool(pairs, concurrency, (p) => judgePair(engine, model, config, evaluator, p, !values['no-naive']), (done) => {
-    if (process.stderr.isTTY) process.stderr.write(`\r${done}/${pairs.length} pairs`);
-  });
+  const outcomes = await pool(
+    pairs,
+    concurrency,
+    (p) => judgePair(engine, model, config, evaluator, p, !values['no-naive']),
+    (done) => {
+      if (process.stderr.isTTY) process.stderr.write(`\r${done}/${pairs.length} pairs`);
+    },
+  );
   if (process.stderr.isTTY) process.stderr.write('\n');
   const { tribunal, naive } = summarize(outcomes);
   const anchors = ANCHORS.filter((a) => values.suite!.startsWith(a.suite) || a.suite.startsWith(values.suite!));
-  const report = { suite: values.suite, pairs: pairs.length, model: config.model.name, evaluator: evaluator.name, started_at: started, seconds: Math.round(performance.now() - t0) / 1000, tribunal, naive, anchors, outcomes };
+  const report = {
+    suite: values.suite,
+    pairs: pairs.length,
+    model: config.model.name,
+    evaluator: evaluator.name,
+    started_at: started,
+    seconds: Math.round(performance.now() - t0) / 1000,
+    tribunal,
+    naive,
+    anchors,
+    outcomes,
+  };
   let out = values.out;
   if (!out) {
     fs.mkdirSync(REPORTS_DIR, { recursive: true });
@@ -239,7 +301,10 @@ async function main(argv: string[]): Promise<number> {
   console.log(
     `  Tribunal (both orders)      ${pct(tribunal.accuracy)}    ${pct(tribunal.positional_agreement)}   ${String(tribunal.kappa ?? '-').padStart(6)}   ${pct(tribunal.verdict_accuracy)}     ${pct(tribunal.tie_rate)}  ${String(tribunal.failed).padStart(5)}   ${tribunal.input_tokens}/${tribunal.output_tokens}   ${money(tribunal.cost_usd)}`,
   );
-  if (naive) console.log(`  Naive (one prompt, one order) ${pct(naive.accuracy)}        -     ${String(naive.kappa ?? '-').padStart(6)}        -          -    ${String(naive.failed).padStart(5)}   ${naive.input_tokens}/${naive.output_tokens}   ${money(naive.cost_usd)}`);
+  if (naive)
+    console.log(
+      `  Naive (one prompt, one order) ${pct(naive.accuracy)}        -     ${String(naive.kappa ?? '-').padStart(6)}        -          -    ${String(naive.failed).padStart(5)}   ${naive.input_tokens}/${naive.output_tokens}   ${money(naive.cost_usd)}`,
+    );
   for (const a of anchors) console.log(`  published: ${a.judge} on ${a.suite}: ${a.accuracy.toFixed(1)}%`);
   console.log(`report: ${out}`);
   return 0;

@@ -33,7 +33,12 @@ export type BatchSource = { dataset_id: string } | { items: DatasetItemInput[] }
 
 export const MAX_INLINE_ITEMS = 1000;
 
-export async function startBatch(ctx: RequestContext, target: BatchTarget, source: BatchSource, options: { tags?: string[]; use_cache?: boolean; budget_usd?: number }): Promise<BatchExecution> {
+export async function startBatch(
+  ctx: RequestContext,
+  target: BatchTarget,
+  source: BatchSource,
+  options: { tags?: string[]; use_cache?: boolean; budget_usd?: number },
+): Promise<BatchExecution> {
   let datasetId: string | null = null;
   let total: number;
   let items: DatasetItemInput[] | undefined;
@@ -142,7 +147,8 @@ export async function listBatches(ctx: Pick<RequestContext, 'store' | 'caller'>,
 const rowCursor = (cursor: string | undefined): number | undefined => {
   if (cursor === undefined || cursor === '') return undefined;
   const match = /^p(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw validationError('cursor is not a cursor this server issued: pass `next_cursor` from the previous page unchanged.', [{ field: 'cursor', message: 'invalid cursor' }]);
+  if (!match)
+    throw validationError('cursor is not a cursor this server issued: pass `next_cursor` from the previous page unchanged.', [{ field: 'cursor', message: 'invalid cursor' }]);
   return Number(match[1]);
 };
 
@@ -159,9 +165,14 @@ export const isTerminal = (status: BatchStatus) => TERMINAL.includes(status);
 
 /** A run that has ended cannot be cancelled: 409, saying how it ended (issue 26). */
 const alreadyEnded = (batch: BatchExecutionRecord) =>
-  new TribunalError('conflict', 409, `Batch run ${batch.id} has already ended (${batch.status}); only a queued or running run can be cancelled. Its rows and summary are kept as they are.`, {
-    extra: { batch_status: batch.status },
-  });
+  new TribunalError(
+    'conflict',
+    409,
+    `Batch run ${batch.id} has already ended (${batch.status}); only a queued or running run can be cancelled. Its rows and summary are kept as they are.`,
+    {
+      extra: { batch_status: batch.status },
+    },
+  );
 
 /** Stops a run: rows not started are never scored; rows in flight finish and are kept. A run that has ended answers 409. */
 export async function cancelBatch(ctx: Pick<RequestContext, 'store' | 'caller'>, id: string): Promise<BatchExecution> {

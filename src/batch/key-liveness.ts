@@ -29,7 +29,12 @@ export class KeyLiveness {
       if (this.checked.size > 10_000) this.checked.clear();
     }
     if (!seen.reason) return null;
-    await this.store.updateBatchExecution(batch.id, { status: 'cancelled', error: `Cancelled: ${seen.reason}.`, finished_at: new Date().toISOString(), if_status: ['queued', 'running'] });
+    await this.store.updateBatchExecution(batch.id, {
+      status: 'cancelled',
+      error: `Cancelled: ${seen.reason}.`,
+      finished_at: new Date().toISOString(),
+      if_status: ['queued', 'running'],
+    });
     return seen.reason;
   }
 }

@@ -161,7 +161,11 @@ export class BatchRunner implements BatchDispatcher {
     if (!batch || isTerminal(batch.status)) {
       this.local.delete(id);
       // Rows in flight when it was cancelled are recorded; the summary takes them in.
-      if (batch) this.track(Promise.all([...run.rows]).then(() => resummarize(this.store, id)), new Set());
+      if (batch)
+        this.track(
+          Promise.all([...run.rows]).then(() => resummarize(this.store, id)),
+          new Set(),
+        );
       return;
     }
     let next;
@@ -266,7 +270,11 @@ export class BatchRunner implements BatchDispatcher {
     // h-harden: a run whose key was revoked or expired is cancelled, with the reason.
     if (await this.keys.endIfKeyEnded(batch)) return [];
     if (!target) {
-      await failBatch(this.store, batch.id, `the ${batch.judge_id ? `judge ${batch.judge_id}` : `evaluator ${batch.evaluator_id}`} was deleted during the run; the rows scored before are kept`);
+      await failBatch(
+        this.store,
+        batch.id,
+        `the ${batch.judge_id ? `judge ${batch.judge_id}` : `evaluator ${batch.evaluator_id}`} was deleted during the run; the rows scored before are kept`,
+      );
       return [];
     }
     if (batch.status === 'queued') await this.store.updateBatchExecution(batch.id, { status: 'running', started_at: new Date().toISOString(), if_status: ['queued'] });

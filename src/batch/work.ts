@@ -12,7 +12,16 @@ import { TribunalError } from '../errors.ts';
 import type { ScoringEngine } from '../engine/types.ts';
 import { runAsBatchWork } from '../engine/limiter.ts';
 import type { DatasetItemInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
-import { StoreConflictError, type BatchExecutionRecord, type BatchRowRecord, type DatasetItemRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type Store } from '../store/types.ts';
+import {
+  StoreConflictError,
+  type BatchExecutionRecord,
+  type BatchRowRecord,
+  type DatasetItemRecord,
+  type EvaluatorRecord,
+  type ExecutionLogRecord,
+  type JudgeRecord,
+  type Store,
+} from '../store/types.ts';
 import { isTerminal } from './batches.ts';
 import { batchSummary } from './summary.ts';
 
@@ -154,7 +163,7 @@ export async function runRow(env: BatchEnv, caller: Caller, batch: BatchExecutio
     }
     // Budgets (room h-cost): a cap that is spent stops the run; this row is not recorded (never scored).
     if (err instanceof TribunalError && err.code === 'budget_exceeded') return stopAtBudget(env.store, batch.id, err);
-    if (!(err instanceof TribunalError) || err.status >= 500 && err.code !== 'model_unavailable') throw err;
+    if (!(err instanceof TribunalError) || (err.status >= 500 && err.code !== 'model_unavailable')) throw err;
     const logged = err.extra?.execution_log_id;
     const results = (err.extra?.evaluator_results as EvaluatorResult[] | undefined) ?? [];
     record = {
@@ -199,6 +208,10 @@ export async function resummarize(store: Store, batchId: string): Promise<void> 
 export async function stopAtBudget(store: Store, batchId: string, err: TribunalError): Promise<false> {
   const now = await store.getBatchExecution(batchId);
   const left = now ? now.total - now.done - now.failed : 0;
-  await failBatch(store, batchId, `budget_exceeded: ${err.message.replace(/ Nothing was run\.$/, '')} The run stopped: rows recorded are kept; about ${left} row(s) not recorded were not scored.`);
+  await failBatch(
+    store,
+    batchId,
+    `budget_exceeded: ${err.message.replace(/ Nothing was run\.$/, '')} The run stopped: rows recorded are kept; about ${left} row(s) not recorded were not scored.`,
+  );
   return false;
 }

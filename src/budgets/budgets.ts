@@ -35,7 +35,8 @@ export async function appliedCaps(store: Store, config: Pick<Config, 'budget'>, 
   if (orgCap !== null) out.push({ key: { org_id: scopes.orgId, scope: 'org', scope_id: scopes.orgId, period: day }, cap: orgCap, daily: true });
   for (const c of caps) {
     const applies = (c.scope === 'evaluator' && scopes.evaluatorIds.includes(c.scope_id)) || (c.scope === 'batch' && c.scope_id === scopes.batchId);
-    if (applies) out.push({ key: { org_id: scopes.orgId, scope: c.scope, scope_id: c.scope_id, period: c.period === 'daily' ? day : 'total' }, cap: c.cap_usd, daily: c.period === 'daily' });
+    if (applies)
+      out.push({ key: { org_id: scopes.orgId, scope: c.scope, scope_id: c.scope_id, period: c.period === 'daily' ? day : 'total' }, cap: c.cap_usd, daily: c.period === 'daily' });
   }
   return out;
 }
@@ -119,7 +120,11 @@ export async function budgetStatus(store: Store, config: Pick<Config, 'budget'>,
   return {
     period: day,
     resets_at: nextReset().toISOString(),
-    org: { daily_cap_usd: orgCap, spent_today_usd: spent('org', orgId), cap_source: caps.some((c) => c.scope === 'org') ? ('organization' as const) : orgCap === null ? ('none' as const) : ('server_default' as const) },
+    org: {
+      daily_cap_usd: orgCap,
+      spent_today_usd: spent('org', orgId),
+      cap_source: caps.some((c) => c.scope === 'org') ? ('organization' as const) : orgCap === null ? ('none' as const) : ('server_default' as const),
+    },
     evaluators: caps.filter((c) => c.scope === 'evaluator').map((c) => ({ evaluator_id: c.scope_id, daily_cap_usd: c.cap_usd, spent_today_usd: spent('evaluator', c.scope_id) })),
   };
 }

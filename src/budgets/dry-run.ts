@@ -22,7 +22,11 @@ export const CostEstimateSchema = z.object({
 });
 
 /** Counts the calls, tokens and cost of running these evaluators over a dataset (streamed a page at a time) or given items. */
-export async function estimateRun(ctx: Pick<RequestContext, 'store' | 'caller' | 'config'>, evaluators: EvaluatorRecord[], source: { dataset_id: string } | { items: DatasetItemInput[] }): Promise<CostEstimate & { dry_run: true }> {
+export async function estimateRun(
+  ctx: Pick<RequestContext, 'store' | 'caller' | 'config'>,
+  evaluators: EvaluatorRecord[],
+  source: { dataset_id: string } | { items: DatasetItemInput[] },
+): Promise<CostEstimate & { dry_run: true }> {
   const tally = new RunTally(ctx, evaluators, await callPricings(ctx, evaluators));
   if ('items' in source) {
     for (const item of source.items) tally.add(item);

@@ -34,21 +34,51 @@ export class BudgetedEngine implements ScoringEngine {
 
   runJudge(ctx: RequestContext, judge: JudgeRecord, input: ExecutionInput, options?: RunOptions) {
     const ids = judge.evaluators.map((e) => e.id);
-    return this.gate(ctx, ids, options?.batch_execution_id, input, () => loadJudgeEvaluators(ctx, judge), () => this.inner.runJudge(ctx, judge, input, options));
+    return this.gate(
+      ctx,
+      ids,
+      options?.batch_execution_id,
+      input,
+      () => loadJudgeEvaluators(ctx, judge),
+      () => this.inner.runJudge(ctx, judge, input, options),
+    );
   }
 
   runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }, options?: RunOptions) {
-    return this.gate(ctx, [evaluator.id], options?.batch_execution_id, input, async () => [evaluator], () => this.inner.runEvaluator(ctx, evaluator, input, options));
+    return this.gate(
+      ctx,
+      [evaluator.id],
+      options?.batch_execution_id,
+      input,
+      async () => [evaluator],
+      () => this.inner.runEvaluator(ctx, evaluator, input, options),
+    );
   }
 
   // A comparison asks each evaluator twice, once per order: estimated from response A, doubled.
   compareJudge(ctx: RequestContext, judge: JudgeRecord, input: ComparisonInput) {
     const ids = judge.evaluators.map((e) => e.id);
-    return this.gate(ctx, ids, undefined, { ...input, response: input.response_a } as ExecutionInput, () => loadJudgeEvaluators(ctx, judge), () => this.inner.compareJudge(ctx, judge, input), 2);
+    return this.gate(
+      ctx,
+      ids,
+      undefined,
+      { ...input, response: input.response_a } as ExecutionInput,
+      () => loadJudgeEvaluators(ctx, judge),
+      () => this.inner.compareJudge(ctx, judge, input),
+      2,
+    );
   }
 
   compareEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ComparisonInput & { project_id?: string }) {
-    return this.gate(ctx, [evaluator.id], undefined, { ...input, response: input.response_a } as ExecutionInput, async () => [evaluator], () => this.inner.compareEvaluator(ctx, evaluator, input), 2);
+    return this.gate(
+      ctx,
+      [evaluator.id],
+      undefined,
+      { ...input, response: input.response_a } as ExecutionInput,
+      async () => [evaluator],
+      () => this.inner.compareEvaluator(ctx, evaluator, input),
+      2,
+    );
   }
 
   private async gate<T extends { cost_usd: number | null; evaluator_results: Array<{ evaluator_id: string; cost_usd?: number | null }> }>(
@@ -84,7 +114,9 @@ export class BudgetedEngine implements ScoringEngine {
       throw err;
     }
     const perEvaluator = result.evaluator_results.every((r) => 'cost_usd' in r);
-    const spent = perEvaluator ? spentOf(result.evaluator_results as Array<Pick<EvaluatorResult, 'evaluator_id' | 'cost_usd'>>) : { total: usd(result.cost_usd), by: new Map(evaluatorIds.map((id) => [id, usd(result.cost_usd) / evaluatorIds.length])) };
+    const spent = perEvaluator
+      ? spentOf(result.evaluator_results as Array<Pick<EvaluatorResult, 'evaluator_id' | 'cost_usd'>>)
+      : { total: usd(result.cost_usd), by: new Map(evaluatorIds.map((id) => [id, usd(result.cost_usd) / evaluatorIds.length])) };
     // The run is done and logged: a failure to count it is logged, not answered.
     await reservation.settle(spent.total, spent.by).catch((e) => console.error(`[tribunal] budget: counting a run's cost: ${(e as Error).message}`));
     return result;

@@ -57,7 +57,14 @@ export async function callPricings(ctx: Pick<RequestContext, 'store' | 'caller' 
       const record = name ? await registeredModelNamed(ctx, name) : null;
       if (record) {
         const host = record.base_url ? new URL(record.base_url).hostname : 'api.openai.com';
-        out.push({ evaluator_id: e.id, model: record.model, price: record.price ? priceFor(record.model, { [record.model]: record.price }) : null, provider: record.provider, batch_api: record.provider === 'anthropic' || host === 'api.openai.com', output_tokens });
+        out.push({
+          evaluator_id: e.id,
+          model: record.model,
+          price: record.price ? priceFor(record.model, { [record.model]: record.price }) : null,
+          provider: record.provider,
+          batch_api: record.provider === 'anthropic' || host === 'api.openai.com',
+          output_tokens,
+        });
       } else {
         const model = name || ctx.config.model.name;
         out.push({ evaluator_id: e.id, model, price: priceFor(model, ctx.config.model.prices), provider: 'anthropic', batch_api: true, output_tokens });

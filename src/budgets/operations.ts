@@ -8,7 +8,9 @@ import { estimateRun } from './dry-run.ts';
 /** dry_run on a calibration run: the same estimate as a batch run of that judge or evaluator over the dataset. */
 export async function estimateCalibration(ctx: Pick<RequestContext, 'store' | 'caller' | 'config'>, input: { judge_id?: string; evaluator_id?: string; dataset_id: string }) {
   if ((input.judge_id === undefined) === (input.evaluator_id === undefined)) {
-    throw validationError('Give judge_id or evaluator_id (the judge or the one evaluator to calibrate), not both.', [{ field: 'judge_id', message: 'give judge_id or evaluator_id' }]);
+    throw validationError('Give judge_id or evaluator_id (the judge or the one evaluator to calibrate), not both.', [
+      { field: 'judge_id', message: 'give judge_id or evaluator_id' },
+    ]);
   }
   let evaluators;
   if (input.judge_id !== undefined) {

@@ -141,7 +141,9 @@ export async function itemsFromAnnotations(
   const dataset = await getOwnDataset(ctx, datasetIdOrName);
   const byIds = input.annotation_ids !== undefined;
   if (byIds === (input.judge_id !== undefined)) {
-    throw validationError('Give annotation_ids, or judge_id (with date_from/date_to if you like), not both and not neither.', [{ field: 'annotation_ids', message: 'give this or judge_id' }]);
+    throw validationError('Give annotation_ids, or judge_id (with date_from/date_to if you like), not both and not neither.', [
+      { field: 'annotation_ids', message: 'give this or judge_id' },
+    ]);
   }
   if (byIds && (input.date_from || input.date_to)) {
     throw validationError('date_from and date_to go with judge_id, not with annotation_ids.', [{ field: 'date_from', message: 'only with judge_id' }]);
@@ -157,10 +159,16 @@ export async function itemsFromAnnotations(
       annotations.push(...page.items);
       after = page.last;
       if (annotations.length > FROM_ANNOTATIONS_MAX) {
-        throw validationError(`More than ${FROM_ANNOTATIONS_MAX} annotations match; narrow them with date_from and date_to.`, [{ field: 'judge_id', message: 'too many annotations' }]);
+        throw validationError(`More than ${FROM_ANNOTATIONS_MAX} annotations match; narrow them with date_from and date_to.`, [
+          { field: 'judge_id', message: 'too many annotations' },
+        ]);
       }
     } while (after);
-    if (annotations.length === 0) throw validationError(`No annotation of judge ${input.judge_id} matches${input.date_from || input.date_to ? ' these dates' : ''}: annotate its runs first (POST /v1/annotations/).`, [{ field: 'judge_id', message: 'no annotations' }]);
+    if (annotations.length === 0)
+      throw validationError(
+        `No annotation of judge ${input.judge_id} matches${input.date_from || input.date_to ? ' these dates' : ''}: annotate its runs first (POST /v1/annotations/).`,
+        [{ field: 'judge_id', message: 'no annotations' }],
+      );
   }
   // Oldest first, grouped by log in the order each log was first annotated.
   annotations.sort((a, b) => (a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1));
@@ -183,7 +191,9 @@ export async function itemsFromAnnotations(
     const notes = Object.fromEntries(group.filter((a) => a.note).map((a) => [a.evaluator_id, a.note]));
     // A conversation is copied as its turns (the judged turn is the last one); otherwise request/response.
     inputs.push({
-      ...(log.turns?.length ? { turns: log.turns, ...(log.system_prompt ? { system_prompt: log.system_prompt } : {}) } : { response: log.response, ...(log.request !== null ? { request: log.request } : {}) }),
+      ...(log.turns?.length
+        ? { turns: log.turns, ...(log.system_prompt ? { system_prompt: log.system_prompt } : {}) }
+        : { response: log.response, ...(log.request !== null ? { request: log.request } : {}) }),
       ...(log.contexts ? { contexts: log.contexts } : {}),
       ...(log.expected_output !== null ? { expected_output: log.expected_output } : {}),
       tags: log.tags,

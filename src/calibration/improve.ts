@@ -39,12 +39,17 @@ export async function demonstrationsFromRun(
   const byEvaluator = new Map<string, Array<{ demo: Demonstration; index: number }>>();
   for (const [index, pick] of chosen.entries()) {
     const ref = run.evaluator_versions.find((r) => r.evaluator_id === pick.evaluator_id || r.evaluator_name === pick.evaluator_id);
-    if (!ref) throw validationError(`items.${index}: evaluator ${JSON.stringify(pick.evaluator_id)} was not measured by this run.`, [{ field: `items.${index}.evaluator_id`, message: 'not in this run' }]);
+    if (!ref)
+      throw validationError(`items.${index}: evaluator ${JSON.stringify(pick.evaluator_id)} was not measured by this run.`, [
+        { field: `items.${index}.evaluator_id`, message: 'not in this run' },
+      ]);
     const item = await ctx.store.getDatasetItem(run.dataset_id, pick.item_id);
     if (!item) throw notFound(`Item of dataset ${run.dataset_id}`, pick.item_id);
     const expected = expectedFor(item, ref);
     if (expected === null) {
-      throw validationError(`items.${index}: item ${item.id} has no expected score for ${ref.evaluator_name}, so there is no person's verdict to teach.`, [{ field: `items.${index}.item_id`, message: 'no expected score for this evaluator' }]);
+      throw validationError(`items.${index}: item ${item.id} has no expected score for ${ref.evaluator_name}, so there is no person's verdict to teach.`, [
+        { field: `items.${index}.item_id`, message: 'no expected score for this evaluator' },
+      ]);
     }
     const note = noteFor(item, ref.evaluator_id);
     const demo: Demonstration = {
@@ -65,8 +70,11 @@ export async function demonstrationsFromRun(
   const plans = [];
   for (const [evaluatorId, picks] of byEvaluator) {
     const current = await getEditableEvaluator(ctx, evaluatorId);
-    const same = (a: Demonstration, b: Demonstration) => a.response === b.response && a.request === b.request && JSON.stringify(a.turns) === JSON.stringify(b.turns) && a.score === b.score;
-    const fresh = picks.map((p) => ({ ...p.demo, justification: withBand(current.rubric, p.demo.score, p.demo.justification!) })).filter((d, i, all) => !current.demonstrations.some((c) => same(c, d)) && all.findIndex((x) => same(x, d)) === i);
+    const same = (a: Demonstration, b: Demonstration) =>
+      a.response === b.response && a.request === b.request && JSON.stringify(a.turns) === JSON.stringify(b.turns) && a.score === b.score;
+    const fresh = picks
+      .map((p) => ({ ...p.demo, justification: withBand(current.rubric, p.demo.score, p.demo.justification!) }))
+      .filter((d, i, all) => !current.demonstrations.some((c) => same(c, d)) && all.findIndex((x) => same(x, d)) === i);
     if (current.demonstrations.length + fresh.length > MAX_DEMONSTRATIONS) {
       throw validationError(
         `Evaluator ${current.name} has ${current.demonstrations.length} demonstrations and may hold ${MAX_DEMONSTRATIONS}; choose at most ${Math.max(0, MAX_DEMONSTRATIONS - current.demonstrations.length)} items for it, or remove some of its demonstrations first.`,

@@ -64,7 +64,9 @@ async function previousRun(ctx: ReadCtx, target: Pick<CalibrationRunRecord, 'jud
 /** `engine` checks that the evaluators have a model to score with before the run starts. */
 export async function startCalibrationRun(ctx: RequestContext & { engine: Pick<ScoringEngine, 'assertCanScore'> }, input: StartInput): Promise<CalibrationRun> {
   if ((input.judge_id === undefined) === (input.evaluator_id === undefined)) {
-    throw validationError('Give judge_id or evaluator_id (the judge or the one evaluator to calibrate), not both.', [{ field: 'judge_id', message: 'give judge_id or evaluator_id' }]);
+    throw validationError('Give judge_id or evaluator_id (the judge or the one evaluator to calibrate), not both.', [
+      { field: 'judge_id', message: 'give judge_id or evaluator_id' },
+    ]);
   }
   const dataset = await getOwnDataset(ctx, input.dataset_id);
   let refs: VersionRef[];
@@ -120,13 +122,18 @@ export interface CalibrationPair {
  * Every labelled pair of a run, in item order: items with an expected score for one of its
  * evaluators. `justifications: false` (the metrics) reads the rows' scores only, not whole rows.
  */
-export async function runPairs(store: Store, run: CalibrationRunRecord, opts: { justifications?: boolean } = {}): Promise<{ pairs: CalibrationPair[]; items: Map<string, DatasetItem> }> {
+export async function runPairs(
+  store: Store,
+  run: CalibrationRunRecord,
+  opts: { justifications?: boolean } = {},
+): Promise<{ pairs: CalibrationPair[]; items: Map<string, DatasetItem> }> {
   const items = new Map<string, DatasetItem>();
   for await (const item of getDatasetItems(store, run.dataset_id)) {
     if (run.evaluator_versions.some((r) => expectedFor(item, r) !== null)) items.set(item.id, item);
   }
   const pairs: CalibrationPair[] = [];
-  const rows: AsyncIterable<BatchRowScores | BatchRow> = opts.justifications === false ? batchRowScores(store, run.batch_execution_id) : batchRows(store, run.batch_execution_id, 1000);
+  const rows: AsyncIterable<BatchRowScores | BatchRow> =
+    opts.justifications === false ? batchRowScores(store, run.batch_execution_id) : batchRows(store, run.batch_execution_id, 1000);
   for await (const row of rows) {
     const item = row.item_id === null ? undefined : items.get(row.item_id);
     if (!item) continue;
@@ -160,7 +167,12 @@ export function metricsOf(run: Pick<CalibrationRunRecord, 'evaluator_versions' |
       run.threshold,
     );
     // h-review: 95% bootstrap intervals and ECE (SPEC section 17).
-    const extra = intervalsAndEce(scored.map((p) => p.expected), scored.map((p) => p.score!), run.threshold, scored.map((p) => (p as { confidence?: number | null }).confidence ?? null));
+    const extra = intervalsAndEce(
+      scored.map((p) => p.expected),
+      scored.map((p) => p.score!),
+      run.threshold,
+      scored.map((p) => (p as { confidence?: number | null }).confidence ?? null),
+    );
     out.push({ evaluator_id: ref.evaluator_id, evaluator_name: ref.evaluator_name, evaluator_version: ref.version, ...m, ...extra });
   }
   return out;
@@ -219,7 +231,8 @@ export async function listCalibrationRuns(ctx: ReadCtx, q: RunListQuery, maxPage
 const offsetCursor = (cursor: string | undefined): number => {
   if (cursor === undefined || cursor === '') return 0;
   const match = /^o(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match) throw validationError('cursor is not a cursor this server issued: pass `next_cursor` from the previous page unchanged.', [{ field: 'cursor', message: 'invalid cursor' }]);
+  if (!match)
+    throw validationError('cursor is not a cursor this server issued: pass `next_cursor` from the previous page unchanged.', [{ field: 'cursor', message: 'invalid cursor' }]);
   return Number(match[1]);
 };
 

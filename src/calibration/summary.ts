@@ -56,11 +56,7 @@ export async function judgeCalibration(ctx: Ctx, judgeId: string, evaluators: Ar
 }
 
 export async function evaluatorCalibration(ctx: Ctx, evaluatorId: string, version: number): Promise<CalibrationSummary> {
-  const run = await latestMatching(
-    ctx,
-    { measures_evaluator_id: evaluatorId },
-    (r) => r.evaluator_versions.some((v) => v.evaluator_id === evaluatorId && v.version === version),
-  );
+  const run = await latestMatching(ctx, { measures_evaluator_id: evaluatorId }, (r) => r.evaluator_versions.some((v) => v.evaluator_id === evaluatorId && v.version === version));
   const m = run?.metrics?.find((x) => x.evaluator_id === evaluatorId && x.evaluator_version === version);
   if (!run || !m) return null;
   return { calibration_run_id: run.id, n: m.n, mae: m.mae, kappa: m.kappa, kappa_interval: m.intervals?.kappa ?? null, fitness: fitnessOf(m), finished_at: run.finished_at! };

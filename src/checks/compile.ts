@@ -128,7 +128,13 @@ export function compileCheck(check: Check, index: number): CompiledCheck {
   const on = `on ${field}`;
   switch (check.type) {
     case 'json_valid':
-      return { label: `json_valid ${on}`, test: (input) => { const r = parseJson(textOf(input, field)); return r.ok ? null : r.error; } };
+      return {
+        label: `json_valid ${on}`,
+        test: (input) => {
+          const r = parseJson(textOf(input, field));
+          return r.ok ? null : r.error;
+        },
+      };
     case 'json_schema': {
       const validate = schemaValidator(check.schema, `${where}.schema`);
       return {
@@ -149,7 +155,10 @@ export function compileCheck(check: Check, index: number): CompiledCheck {
       } catch (e) {
         throw new CheckCompileError(`${where}.pattern`, `is not a valid regular expression: ${(e as Error).message}`);
       }
-      return { label: `regex /${check.pattern}/${check.flags ?? ''} ${on}`, test: (input) => (re.test(textOf(input, field)) ? null : `no match in ${quote(textOf(input, field))}`) };
+      return {
+        label: `regex /${check.pattern}/${check.flags ?? ''} ${on}`,
+        test: (input) => (re.test(textOf(input, field)) ? null : `no match in ${quote(textOf(input, field))}`),
+      };
     }
     case 'contains':
     case 'not_contains': {

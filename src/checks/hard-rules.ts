@@ -11,7 +11,23 @@ export interface HardRule {
   code?: string;
 }
 
-const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twelve: 12, fifteen: 15, twenty: 20, fifty: 50, hundred: 100 };
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  twelve: 12,
+  fifteen: 15,
+  twenty: 20,
+  fifty: 50,
+  hundred: 100,
+};
 const NUM = '(\\d{1,6}|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|fifty|hundred)';
 const toNumber = (s: string) => NUMBER_WORDS[s.toLowerCase()] ?? Number(s);
 
@@ -21,7 +37,8 @@ const AT_MOST = `(?:no more than|not more than|never more than|at most|maximum o
 const BELOW = `(?:under|fewer than|less than|below)`;
 const bound = (unit: string) => new RegExp(`\\b(?:(${AT_MOST})|(${BELOW}))\\s+${NUM}\\s+${unit}\\b`, 'i');
 
-const JSON_RULE = /\b(?:(?:answers?|respond|responds|replies|reply|output|outputs|returns?|format(?:ted)?)\s+(?:only\s+|strictly\s+|always\s+)?(?:in|as|with)\s+(?:a\s+|valid\s+|strict\s+)*JSON|must\s+(?:be|answer\s+in|return)\s+(?:a\s+|valid\s+)*JSON|(?:valid|well-formed)\s+JSON\s+(?:only|object|output|response))\b/i;
+const JSON_RULE =
+  /\b(?:(?:answers?|respond|responds|replies|reply|output|outputs|returns?|format(?:ted)?)\s+(?:only\s+|strictly\s+|always\s+)?(?:in|as|with)\s+(?:a\s+|valid\s+|strict\s+)*JSON|must\s+(?:be|answer\s+in|return)\s+(?:a\s+|valid\s+)*JSON|(?:valid|well-formed)\s+JSON\s+(?:only|object|output|response))\b/i;
 
 function limit(intent: string, unit: string): number | null {
   const m = bound(unit).exec(intent);
@@ -38,11 +55,21 @@ export function hardRulesOf(intent: string): HardRule[] {
   }
   const words = limit(intent, 'words?');
   if (words !== null) {
-    rules.push({ name: `At most ${words} words`, intent: `The response is at most ${words} words long, as the application requires.`, kind: 'check', checks: [{ type: 'length', max: words, unit: 'words' }] });
+    rules.push({
+      name: `At most ${words} words`,
+      intent: `The response is at most ${words} words long, as the application requires.`,
+      kind: 'check',
+      checks: [{ type: 'length', max: words, unit: 'words' }],
+    });
   }
   const chars = limit(intent, '(?:characters?|chars)');
   if (chars !== null) {
-    rules.push({ name: `At most ${chars} characters`, intent: `The response is at most ${chars} characters long, as the application requires.`, kind: 'check', checks: [{ type: 'length', max: chars, unit: 'chars' }] });
+    rules.push({
+      name: `At most ${chars} characters`,
+      intent: `The response is at most ${chars} characters long, as the application requires.`,
+      kind: 'check',
+      checks: [{ type: 'length', max: chars, unit: 'chars' }],
+    });
   }
   const sentences = limit(intent, 'sentences?');
   if (sentences !== null) {

@@ -9,10 +9,25 @@ import { scoreWithoutModel } from './score.ts';
 
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 
-export async function compareWithoutModel(config: Pick<Config, 'code'>, orgId: string, evaluator: EvaluatorRecord, a: RunInput, b: RunInput): Promise<{ result: ComparisonEvaluatorResult }> {
+export async function compareWithoutModel(
+  config: Pick<Config, 'code'>,
+  orgId: string,
+  evaluator: EvaluatorRecord,
+  a: RunInput,
+  b: RunInput,
+): Promise<{ result: ComparisonEvaluatorResult }> {
   const started = performance.now();
   const [ra, rb] = await Promise.all([scoreWithoutModel(config, orgId, evaluator, a), scoreWithoutModel(config, orgId, evaluator, b)]);
-  const base = { evaluator_id: evaluator.id, evaluator_name: evaluator.name, evaluator_version: evaluator.version, orders: [], model: null, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
+  const base = {
+    evaluator_id: evaluator.id,
+    evaluator_name: evaluator.name,
+    evaluator_version: evaluator.version,
+    orders: [],
+    model: null,
+    input_tokens: 0,
+    output_tokens: 0,
+    cost_usd: 0,
+  };
   if (ra.score === null || rb.score === null) {
     const error = [ra, rb].flatMap((r, i) => (r.error ? [`response ${i ? 'b' : 'a'}: ${r.error}`] : [])).join('; ');
     return { result: { ...base, preference: null, consistent: false, justification: null, error, latency_ms: roundMs(performance.now() - started) } };

@@ -37,7 +37,8 @@ export function loadCheckPresets(): CheckPreset[] {
 /** The stored content of a preset (a check preset's rubric describes its checks, as for any check evaluator). */
 async function contentOf(p: CheckPreset) {
   // Checks are compiled here (a broken preset fails start-up); code presets are run by test/checks-presets.test.ts.
-  const settled: KindContent | null = p.kind === 'check' ? await settleKind(NO_SANDBOX, { kind: p.kind, checks: p.checks, combine: p.combine ?? 'all' } as KindContent, false) : null;
+  const settled: KindContent | null =
+    p.kind === 'check' ? await settleKind(NO_SANDBOX, { kind: p.kind, checks: p.checks, combine: p.combine ?? 'all' } as KindContent, false) : null;
   return {
     name: p.name,
     intent: p.intent,
@@ -65,7 +66,18 @@ export async function syncCheckPresets(store: Store, firstIndex = 0): Promise<vo
     const content = await contentOf(preset);
     const existing = await store.getEvaluator(preset.id);
     if (!existing) {
-      const record: EvaluatorRecord = { id: preset.id, org_id: null, ...content, model: null, visibility: 'public', is_preset: true, project_id: null, version: 1, created_at: createdAt, updated_at: createdAt };
+      const record: EvaluatorRecord = {
+        id: preset.id,
+        org_id: null,
+        ...content,
+        model: null,
+        visibility: 'public',
+        is_preset: true,
+        project_id: null,
+        version: 1,
+        created_at: createdAt,
+        updated_at: createdAt,
+      };
       try {
         await store.createEvaluator(record);
       } catch {

@@ -50,8 +50,7 @@ export function runCompiled(compiled: CompiledEvaluator, input: CheckInput): Che
     if (found !== null) failed.push(`${check.label}: ${found}`);
   }
   const passed = total - failed.length;
-  const score =
-    total === 0 ? 1 : compiled.combine === 'fraction' ? round4(passed / total) : compiled.combine === 'any' ? (passed > 0 ? 1 : 0) : failed.length ? 0 : 1;
+  const score = total === 0 ? 1 : compiled.combine === 'fraction' ? round4(passed / total) : compiled.combine === 'any' ? (passed > 0 ? 1 : 0) : failed.length ? 0 : 1;
   const head = `${passed} of ${total} check${total === 1 ? '' : 's'} passed (combine: ${compiled.combine}).`;
   return { score, justification: failed.length ? `${head} Failed: ${failed.join('; ')}.` : head };
 }

@@ -8,7 +8,8 @@ import { parentPort } from 'node:worker_threads';
 import { getQuickJS } from 'quickjs-emscripten';
 
 const PREFIX = '"use strict";\nglobalThis.__tribunal_run = (function () {\n  const parse = JSON.parse, stringify = JSON.stringify;\n  const user = function (input) {\n';
-const SUFFIX = "\n;return typeof score === 'function' ? score(input) : undefined;\n  };\n  return function (text) { const value = user(parse(text)); return value === undefined ? '' : stringify(value); };\n})();";
+const SUFFIX =
+  "\n;return typeof score === 'function' ? score(input) : undefined;\n  };\n  return function (text) { const value = user(parse(text)); return value === undefined ? '' : stringify(value); };\n})();";
 /** The user's first line is the wrapper's fifth. */
 const LINE_OFFSET = 4;
 const MAX_RUNTIMES = 64;

@@ -32,5 +32,7 @@ export async function tryEvaluator(config: Pick<Config, 'code' | 'limits'>, orgI
   // Runtimes are kept per organization and code (the same draft tried again reuses its runtime).
   const key = `${orgId}:try:${createHash('sha256').update(code).digest('base64url').slice(0, 22)}`;
   const outcome = await runCode(sandboxFor(config.code), key, code, codeInputOf(input));
-  return outcome.ok ? { score: outcome.score, justification: outcome.justification, latency_ms: ms() } : { score: null, justification: null, error: outcome.error, latency_ms: ms() };
+  return outcome.ok
+    ? { score: outcome.score, justification: outcome.justification, latency_ms: ms() }
+    : { score: null, justification: null, error: outcome.error, latency_ms: ms() };
 }

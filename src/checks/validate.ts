@@ -24,13 +24,18 @@ export async function settleKind<T extends KindContent>(config: Pick<Config, 'co
   const kind = content.kind ?? 'llm';
   if (kind === 'llm') {
     for (const f of ['checks', 'code'] as const) {
-      if (content[f] !== undefined && content[f] !== null) throw validationError(`\`${f}\` belongs to evaluators of kind ${f === 'code' ? 'code' : 'check'}; set kind too.`, [{ field: f, message: `only with kind ${f === 'code' ? 'code' : 'check'}` }]);
+      if (content[f] !== undefined && content[f] !== null)
+        throw validationError(`\`${f}\` belongs to evaluators of kind ${f === 'code' ? 'code' : 'check'}; set kind too.`, [
+          { field: f, message: `only with kind ${f === 'code' ? 'code' : 'check'}` },
+        ]);
     }
-    if (!content.rubric?.trim()) throw validationError('An llm evaluator needs a rubric: what earns a high, a middling and a low score.', [{ field: 'rubric', message: 'required for kind llm' }]);
+    if (!content.rubric?.trim())
+      throw validationError('An llm evaluator needs a rubric: what earns a high, a middling and a low score.', [{ field: 'rubric', message: 'required for kind llm' }]);
     return content;
   }
   if (kind === 'check') {
-    if (!content.checks?.length) throw validationError('A check evaluator needs `checks`: at least one, e.g. [{"type": "json_valid"}].', [{ field: 'checks', message: 'required for kind check' }]);
+    if (!content.checks?.length)
+      throw validationError('A check evaluator needs `checks`: at least one, e.g. [{"type": "json_valid"}].', [{ field: 'checks', message: 'required for kind check' }]);
     if (content.code) throw validationError('`code` belongs to evaluators of kind code.', [{ field: 'code', message: 'only with kind code' }]);
     let labels: string[];
     try {
@@ -50,7 +55,10 @@ export async function settleKind<T extends KindContent>(config: Pick<Config, 'co
       requires_turns: content.requires_turns || needsTurns,
     };
   }
-  if (!content.code?.trim()) throw validationError('A code evaluator needs `code`: the body of a JavaScript function score(input), e.g. "return input.response.length < 500 ? 1 : 0".', [{ field: 'code', message: 'required for kind code' }]);
+  if (!content.code?.trim())
+    throw validationError('A code evaluator needs `code`: the body of a JavaScript function score(input), e.g. "return input.response.length < 500 ? 1 : 0".', [
+      { field: 'code', message: 'required for kind code' },
+    ]);
   if (content.checks?.length) throw validationError('`checks` belong to evaluators of kind check.', [{ field: 'checks', message: 'only with kind check' }]);
   if (codeChanged) {
     const tried = await sandboxFor(config.code).tryOnce(content.code, SAMPLE_INPUT);

@@ -33,7 +33,16 @@ export interface ComparisonAnswer {
   overall: Omit<EvaluatorLine, 'evaluator_id' | 'evaluator_name'>;
   only_in_a: Array<{ evaluator_id: string; evaluator_name: string }>;
   only_in_b: Array<{ evaluator_id: string; evaluator_name: string }>;
-  moved: Array<{ item_id: string | null; position_a: number; position_b: number; score_a: number | null; score_b: number | null; delta: number; execution_log_id_a: string | null; execution_log_id_b: string | null }>;
+  moved: Array<{
+    item_id: string | null;
+    position_a: number;
+    position_b: number;
+    score_a: number | null;
+    score_b: number | null;
+    delta: number;
+    execution_log_id_a: string | null;
+    execution_log_id_b: string | null;
+  }>;
 }
 
 const f = (n: number | null) => (n === null ? '-' : n.toFixed(3));
@@ -47,7 +56,16 @@ export function printComparison(c: ComparisonAnswer): void {
     `${c.pairs} pair(s) by ${c.paired_by === 'item_id' ? 'dataset item' : 'position'}${c.unpaired_a || c.unpaired_b ? ` (unpaired: ${c.unpaired_a} in A, ${c.unpaired_b} in B)` : ''}; ` +
       `delta = B - A with a ${Math.round(c.confidence * 100)}% paired-bootstrap interval (${c.resamples} resamples).\n`,
   );
-  const line = (name: string, e: ComparisonAnswer['overall']) => [name, e.n, f(e.mean_a), f(e.mean_b), signed(e.delta), e.ci_low === null ? '-' : `[${signed(e.ci_low)}, ${signed(e.ci_high)}]`, `${e.wins_a}/${e.wins_b}/${e.ties}`, VERDICT[e.verdict]];
+  const line = (name: string, e: ComparisonAnswer['overall']) => [
+    name,
+    e.n,
+    f(e.mean_a),
+    f(e.mean_b),
+    signed(e.delta),
+    e.ci_low === null ? '-' : `[${signed(e.ci_low)}, ${signed(e.ci_high)}]`,
+    `${e.wins_a}/${e.wins_b}/${e.ties}`,
+    VERDICT[e.verdict],
+  ];
   console.log(
     table(
       ['EVALUATOR', 'N', 'MEAN A', 'MEAN B', 'DELTA', '95% CI', 'A/B/TIE', 'VERDICT'],
@@ -91,7 +109,11 @@ how often A or B scored higher, and the items that moved most.
     else {
       printComparison(c);
       if (values['fail-on-regression']) {
-        console.log(worse.length ? `\nRegression: ${worse.map((e) => `${e.evaluator_name} ${signed(e.delta)} [${signed(e.ci_low)}, ${signed(e.ci_high)}]`).join(', ')}.` : '\nNo regression: no evaluator is clearly worse in B.');
+        console.log(
+          worse.length
+            ? `\nRegression: ${worse.map((e) => `${e.evaluator_name} ${signed(e.delta)} [${signed(e.ci_low)}, ${signed(e.ci_high)}]`).join(', ')}.`
+            : '\nNo regression: no evaluator is clearly worse in B.',
+        );
       }
     }
     return exitCode;

@@ -75,8 +75,8 @@ export async function waitForBatches(api: ApiClient, ids: string[], opts: WaitOp
       const done = records.reduce((n, b) => n + b.done, 0);
       const failed = records.reduce((n, b) => n + b.failed, 0);
       // The bar counts rows: each newly finished row is one tick (failed ones flagged).
-      while (shownFailed < failed) (shownFailed++, progress.tick(false));
-      while (shownDone < done) (shownDone++, progress.tick(true));
+      while (shownFailed < failed) shownFailed++, progress.tick(false);
+      while (shownDone < done) shownDone++, progress.tick(true);
       for (const b of records) opts.onStatus?.(b);
       if (records.every((b) => FINISHED.has(b.status))) break;
       await sleep(opts.pollMs, interrupt.signal);
@@ -124,7 +124,8 @@ export function mergeSummaries(records: BatchRecord[]): BatchRecord['summary'] {
 /** Prints a finished batch (table or --json) and answers its exit code under the gate. */
 export function reportBatch(record: BatchRecord, ctx: { json: boolean; failUnder?: number; elapsedMs?: number }): number {
   const below = ctx.failUnder === undefined ? [] : record.summary.filter((e) => e.mean === null || e.mean < ctx.failUnder!);
-  const gate = ctx.failUnder === undefined ? null : { threshold: ctx.failUnder, passed: below.length === 0 && record.summary.length > 0, below: below.map((e) => e.evaluator_name) };
+  const gate =
+    ctx.failUnder === undefined ? null : { threshold: ctx.failUnder, passed: below.length === 0 && record.summary.length > 0, below: below.map((e) => e.evaluator_name) };
   const evaluatorErrors = record.summary.reduce((n, e) => n + e.errors, 0);
   let exitCode: number = EXIT.ok;
   if (record.status === 'failed') exitCode = EXIT.rejected;
@@ -135,7 +136,9 @@ export function reportBatch(record: BatchRecord, ctx: { json: boolean; failUnder
   else {
     const f = (n: number | null) => (n === null ? '-' : n.toFixed(2));
     const took = record.started_at && record.finished_at ? `, ${formatSeconds((Date.parse(record.finished_at) - Date.parse(record.started_at)) / 1000)}` : '';
-    console.log(`\nBatch ${record.id}: ${record.status}. ${record.done} of ${record.total} row(s) scored${record.failed ? `, ${record.failed} failed` : ''} (${usd(record.cost_usd)}${took}).`);
+    console.log(
+      `\nBatch ${record.id}: ${record.status}. ${record.done} of ${record.total} row(s) scored${record.failed ? `, ${record.failed} failed` : ''} (${usd(record.cost_usd)}${took}).`,
+    );
     if (record.error) console.log(`Reason: ${record.error}`);
     console.log(
       table(
@@ -155,7 +158,10 @@ export function reportBatch(record: BatchRecord, ctx: { json: boolean; failUnder
   }
   if (record.status === 'failed') throw new CliError(EXIT.rejected, `batch ${record.id} failed: ${record.error ?? 'no reason given'}`);
   if (exitCode === EXIT.partial) {
-    const what = record.status === 'cancelled' ? 'the batch was cancelled' : `${record.failed} row(s) were not scored${evaluatorErrors ? `, ${evaluatorErrors} evaluator result(s) failed` : ''}`;
+    const what =
+      record.status === 'cancelled'
+        ? 'the batch was cancelled'
+        : `${record.failed} row(s) were not scored${evaluatorErrors ? `, ${evaluatorErrors} evaluator result(s) failed` : ''}`;
     console.error(`note: ${what}; exit code ${EXIT.partial}.`);
   }
   return exitCode;

@@ -58,7 +58,15 @@ Starts a batch on the server (it keeps running if this command stops) and prints
   --use-cache              rows may reuse a cached result for the same inputs
 ${ESTIMATE_HELP}
 ${WAIT_HELP}`,
-  options: { judge: { type: 'string' }, dataset: { type: 'string' }, tags: { type: 'string' }, tag: { type: 'string', multiple: true }, 'use-cache': { type: 'boolean' }, ...ESTIMATE_OPTIONS, ...WAIT_OPTIONS },
+  options: {
+    judge: { type: 'string' },
+    dataset: { type: 'string' },
+    tags: { type: 'string' },
+    tag: { type: 'string', multiple: true },
+    'use-cache': { type: 'boolean' },
+    ...ESTIMATE_OPTIONS,
+    ...WAIT_OPTIONS,
+  },
   async run({ values, json, client }) {
     const judgeRef = str(values.judge);
     const dataset = str(values.dataset);
@@ -109,7 +117,12 @@ function printRunning(r: BatchRecord): void {
   const pct = r.total ? Math.floor((finished / r.total) * 100) : 0;
   console.log(`Batch ${r.id}: ${r.status}, ${finished}/${r.total} rows (${pct}%)${r.failed ? `, ${r.failed} failed` : ''}, ${usd(r.cost_usd)} so far.`);
   const f = (n: number | null) => (n === null ? '-' : n.toFixed(2));
-  if (r.summary.length) printTable(['EVALUATOR', 'SCORED', 'MEAN', 'MIN', 'MAX'], r.summary.map((e) => [e.evaluator_name, e.n, f(e.mean), f(e.min), f(e.max)]), ['l', 'r', 'r', 'r', 'r']);
+  if (r.summary.length)
+    printTable(
+      ['EVALUATOR', 'SCORED', 'MEAN', 'MIN', 'MAX'],
+      r.summary.map((e) => [e.evaluator_name, e.n, f(e.mean), f(e.min), f(e.max)]),
+      ['l', 'r', 'r', 'r', 'r'],
+    );
   console.log(`Follow it: tribunal batch status ${r.id} --wait`);
 }
 
@@ -130,13 +143,24 @@ const list_: Command = {
     const path = '/v1/judges/batch-executions/';
     const page = values.all
       ? { results: await api.listAll<BatchRecord>(path, query), next_cursor: null }
-      : await api.get<{ results: BatchRecord[]; next_cursor: string | null }>(path, { ...query, limit: num(values.limit, 'limit', { min: 1, integer: true }), cursor: str(values.cursor) });
+      : await api.get<{ results: BatchRecord[]; next_cursor: string | null }>(path, {
+          ...query,
+          limit: num(values.limit, 'limit', { min: 1, integer: true }),
+          cursor: str(values.cursor),
+        });
     if (json) printJson(page);
     else {
       // Names, not ids (issue 26): the judge (or evaluator) and the dataset; the ids are in --json.
       const names = new Map<string, Promise<string>>();
       const nameOf = (kind: string, id: string) => {
-        if (!names.has(id)) names.set(id, api.get<{ name?: string }>(`/v1/${kind}/${encodeURIComponent(id)}/`).then((r) => r.name ?? id, () => id));
+        if (!names.has(id))
+          names.set(
+            id,
+            api.get<{ name?: string }>(`/v1/${kind}/${encodeURIComponent(id)}/`).then(
+              (r) => r.name ?? id,
+              () => id,
+            ),
+          );
         return names.get(id)!;
       };
       const rows = await Promise.all(

@@ -62,7 +62,15 @@ and the majority baseline, next to the previous run on the same dataset.
   --min-fitness <level>   exit 1 when any evaluator's fitness is below this level: gating (kappa's 95%
                           lower bound >= 0.6, n >= 100), monitoring (kappa >= 0.4, n >= 30), exploration
   --poll <seconds>        how often to check the run (default 1)`,
-  options: { judge: { type: 'string' }, evaluator: { type: 'string' }, dataset: { type: 'string' }, threshold: { type: 'string' }, 'min-kappa': { type: 'string' }, 'min-fitness': { type: 'string' }, poll: { type: 'string' } },
+  options: {
+    judge: { type: 'string' },
+    evaluator: { type: 'string' },
+    dataset: { type: 'string' },
+    threshold: { type: 'string' },
+    'min-kappa': { type: 'string' },
+    'min-fitness': { type: 'string' },
+    poll: { type: 'string' },
+  },
   async run({ values, json, client }) {
     const judge = str(values.judge);
     const evaluator = str(values.evaluator);
@@ -91,10 +99,12 @@ and the majority baseline, next to the previous run on the same dataset.
       printJson({
         ...run,
         gate: minKappa === undefined ? null : { min_kappa: minKappa, passed: failing.length === 0, failing: failing.map((m) => m.evaluator_name) },
-        fitness_gate: minFitness === undefined ? null : { min_fitness: minFitness, passed: unfit.length === 0, failing: unfit.map((m) => ({ evaluator_name: m.evaluator_name, fitness: fitnessOf(m) })) },
+        fitness_gate:
+          minFitness === undefined
+            ? null
+            : { min_fitness: minFitness, passed: unfit.length === 0, failing: unfit.map((m) => ({ evaluator_name: m.evaluator_name, fitness: fitnessOf(m) })) },
       });
-    }
-    else {
+    } else {
       const before = new Map((run.previous_metrics ?? []).map((m) => [m.evaluator_id, m]));
       printFields([
         ['run', run.id],
@@ -107,7 +117,21 @@ and the majority baseline, next to the previous run on the same dataset.
         ['EVALUATOR', 'VER', 'N', 'MAE', 'RMSE', 'PEARSON', 'SPEARMAN', 'KAPPA', 'ACCURACY', 'MAJORITY', 'TP/FP/TN/FN', 'KAPPA 95%', 'FITNESS'],
         run.metrics.map((m) => {
           const p = before.get(m.evaluator_id);
-          return [m.evaluator_name, m.evaluator_version, m.n, vs(m.mae, p, 'mae'), f(m.rmse), f(m.pearson), f(m.spearman), vs(m.kappa, p, 'kappa'), vs(m.accuracy, p, 'accuracy'), f(m.majority_baseline), `${m.confusion.tp}/${m.confusion.fp}/${m.confusion.tn}/${m.confusion.fn}`, m.intervals?.kappa ? `[${f(m.intervals.kappa[0])}, ${f(m.intervals.kappa[1])}]` : '-', fitnessOf(m)];
+          return [
+            m.evaluator_name,
+            m.evaluator_version,
+            m.n,
+            vs(m.mae, p, 'mae'),
+            f(m.rmse),
+            f(m.pearson),
+            f(m.spearman),
+            vs(m.kappa, p, 'kappa'),
+            vs(m.accuracy, p, 'accuracy'),
+            f(m.majority_baseline),
+            `${m.confusion.tp}/${m.confusion.fp}/${m.confusion.tn}/${m.confusion.fn}`,
+            m.intervals?.kappa ? `[${f(m.intervals.kappa[0])}, ${f(m.intervals.kappa[1])}]` : '-',
+            fitnessOf(m),
+          ];
         }),
       );
       for (const m of run.metrics) {
@@ -116,11 +140,19 @@ and the majority baseline, next to the previous run on the same dataset.
         }
       }
       if (minKappa !== undefined) {
-        console.log(failing.length ? `\nGate failed: kappa below ${minKappa} for ${failing.map((m) => `${m.evaluator_name} (${f(m.kappa)})`).join(', ')}.` : `\nGate passed: every kappa is at least ${minKappa}.`);
+        console.log(
+          failing.length
+            ? `\nGate failed: kappa below ${minKappa} for ${failing.map((m) => `${m.evaluator_name} (${f(m.kappa)})`).join(', ')}.`
+            : `\nGate passed: every kappa is at least ${minKappa}.`,
+        );
       }
     }
     if (!json && minFitness !== undefined) {
-      console.log(unfit.length ? `\nFitness gate failed: below ${minFitness} for ${unfit.map((m) => `${m.evaluator_name} (${fitnessOf(m)})`).join(', ')}.` : `\nFitness gate passed: every evaluator is at least ${minFitness}.`);
+      console.log(
+        unfit.length
+          ? `\nFitness gate failed: below ${minFitness} for ${unfit.map((m) => `${m.evaluator_name} (${fitnessOf(m)})`).join(', ')}.`
+          : `\nFitness gate passed: every evaluator is at least ${minFitness}.`,
+      );
     }
     return failing.length || unfit.length ? EXIT.gate : EXIT.ok;
   },
@@ -150,9 +182,14 @@ POST /v1/datasets/{id}/items/from-annotations/ and measure the judge with tribun
     } catch (err) {
       if (!(err instanceof CliError) || err.code !== 'conflict') throw err;
       // One per result: find it and edit it.
-      const log = await api.request<{ evaluator_results: Array<{ evaluator_id: string; evaluator_name: string }> }>('GET', `/v1/execution-logs/${encodeURIComponent(positionals[0])}/`);
+      const log = await api.request<{ evaluator_results: Array<{ evaluator_id: string; evaluator_name: string }> }>(
+        'GET',
+        `/v1/execution-logs/${encodeURIComponent(positionals[0])}/`,
+      );
       const result = log.evaluator_results.find((r) => r.evaluator_id === evaluator) ?? log.evaluator_results.find((r) => r.evaluator_name === evaluator);
-      const existing = (await api.request<{ results: Array<{ id: string; evaluator_id: string }> }>('GET', '/v1/annotations/', { query: { execution_log_id: positionals[0] } })).results.find((a) => a.evaluator_id === result?.evaluator_id);
+      const existing = (
+        await api.request<{ results: Array<{ id: string; evaluator_id: string }> }>('GET', '/v1/annotations/', { query: { execution_log_id: positionals[0] } })
+      ).results.find((a) => a.evaluator_id === result?.evaluator_id);
       if (!existing) throw err;
       // The earlier note explained the earlier score: a new score without --note clears it (issue 26).
       annotation = await api.request('PATCH', `/v1/annotations/${existing.id}/`, { body: { score, note: note ?? null } });

@@ -269,7 +269,11 @@ export async function resolveId(client: ApiClient, kind: 'judge' | 'evaluator', 
   if (matches.length > 1 && matches.filter((m) => !m.is_preset).length === 1) matches = matches.filter((m) => !m.is_preset);
   if (!matches.length) matches = await exact(true);
   if (!matches.length) {
-    throw new CliError(EXIT.notFound, `no ${kind} with the id or exact name ${JSON.stringify(ref)} is visible to this key (names are case-sensitive; see: tribunal ${kind}s list --search ...).`, { code: 'not_found', status: 404 });
+    throw new CliError(
+      EXIT.notFound,
+      `no ${kind} with the id or exact name ${JSON.stringify(ref)} is visible to this key (names are case-sensitive; see: tribunal ${kind}s list --search ...).`,
+      { code: 'not_found', status: 404 },
+    );
   }
   if (matches.length > 1) {
     throw usageError(`several ${kind}s are named ${JSON.stringify(ref)} (${matches.map((m) => m.id).join(', ')}): give the id instead.`);

@@ -93,7 +93,13 @@ export const list = (v: Values[string]): string[] | undefined => (Array.isArray(
 export function num(v: Values[string], flag: string, range: { min?: number; max?: number; integer?: boolean } = {}): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  const ok = typeof v === 'string' && v.trim() !== '' && Number.isFinite(n) && (!range.integer || Number.isInteger(n)) && (range.min === undefined || n >= range.min) && (range.max === undefined || n <= range.max);
+  const ok =
+    typeof v === 'string' &&
+    v.trim() !== '' &&
+    Number.isFinite(n) &&
+    (!range.integer || Number.isInteger(n)) &&
+    (range.min === undefined || n >= range.min) &&
+    (range.max === undefined || n <= range.max);
   if (!ok) {
     const what = range.integer ? 'a whole number' : 'a number';
     const bounds = range.min !== undefined && range.max !== undefined ? ` from ${range.min} to ${range.max}` : range.min !== undefined ? ` of at least ${range.min}` : '';

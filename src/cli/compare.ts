@@ -15,7 +15,14 @@ interface ComparisonAnswer {
   ties: number;
   cost_usd: number | null;
   latency_ms: number;
-  evaluator_results: Array<{ evaluator_name: string; preference: 'a' | 'b' | 'tie' | null; consistent: boolean; degenerate?: boolean; justification: string | null; error?: string }>;
+  evaluator_results: Array<{
+    evaluator_name: string;
+    preference: 'a' | 'b' | 'tie' | null;
+    consistent: boolean;
+    degenerate?: boolean;
+    justification: string | null;
+    error?: string;
+  }>;
 }
 
 /** A response flag's value: "-" is stdin, the path of an existing file is read, anything else is the text itself. */

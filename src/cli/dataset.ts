@@ -150,7 +150,11 @@ function parseCsv(text: string): CsvRecord[] {
     },
     on_skip: (err) => {
       const at = startLine();
-      records.push({ fields: [], line: at, error: err?.code === 'CSV_QUOTE_NOT_CLOSED' ? `the record starting on line ${at} has a quoted field that never closes` : (err?.message ?? 'unreadable record') });
+      records.push({
+        fields: [],
+        line: at,
+        error: err?.code === 'CSV_QUOTE_NOT_CLOSED' ? `the record starting on line ${at} has a quoted field that never closes` : (err?.message ?? 'unreadable record'),
+      });
       end = Math.max(end, Number(err?.bytes ?? source.length));
     },
   });
@@ -171,7 +175,10 @@ function cellToArray(cell: string): unknown {
       return { invalid: true };
     }
   }
-  return cell.split('|').map((s) => s.trim()).filter(Boolean);
+  return cell
+    .split('|')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function parseCsvDataset(text: string): DatasetRow[] {

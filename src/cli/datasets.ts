@@ -39,7 +39,9 @@ function streamRequest(client: ApiClient, method: string, path: string, headers:
   return new Promise((resolve, reject) => {
     const req = lib.request(url, { method, headers: { ...headers, authorization: `Api-Key ${client.apiKey}` } }, resolve);
     req.setTimeout(client.timeoutMs, () => req.destroy(new Error('timed out')));
-    req.on('error', (err) => reject(new CliError(EXIT.connection, `cannot talk to Tribunal at ${client.url} (${err.message}): is the server running? Set TRIBUNAL_URL or pass --url.`)));
+    req.on('error', (err) =>
+      reject(new CliError(EXIT.connection, `cannot talk to Tribunal at ${client.url} (${err.message}): is the server running? Set TRIBUNAL_URL or pass --url.`)),
+    );
     if (body) body.on('error', (err) => req.destroy(err)).pipe(req);
     else req.end();
   });
@@ -107,7 +109,11 @@ const list_: Command = {
       : await client().get('/v1/datasets/', { ...query, limit: num(values.limit, 'limit', { min: 1, integer: true }), cursor: str(values.cursor) });
     if (json) printJson(page);
     else {
-      printTable(['ID', 'NAME', 'ITEMS', 'UPDATED', 'DESCRIPTION'], page.results.map((d: Dataset) => [d.id, clip(d.name, 40), d.item_count, day(d.updated_at), clip(d.description, 40)]), ['l', 'l', 'r']);
+      printTable(
+        ['ID', 'NAME', 'ITEMS', 'UPDATED', 'DESCRIPTION'],
+        page.results.map((d: Dataset) => [d.id, clip(d.name, 40), d.item_count, day(d.updated_at), clip(d.description, 40)]),
+        ['l', 'l', 'r'],
+      );
       printNextPage(page.next_cursor, 'tribunal datasets list');
     }
     return EXIT.ok;

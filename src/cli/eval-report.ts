@@ -106,9 +106,13 @@ export function report(
   }
   if (summary.stop) throw new CliError(summary.stop.exitCode, summary.stop.message);
   if (exitCode === EXIT.partial) {
-    const parts = [skipped ? `${skipped} bad` : '', failed ? `${failed} refused by the server` : '', evaluatorErrors ? `${evaluatorErrors} evaluator result(s) failed` : ''].filter(Boolean);
+    const parts = [skipped ? `${skipped} bad` : '', failed ? `${failed} refused by the server` : '', evaluatorErrors ? `${evaluatorErrors} evaluator result(s) failed` : ''].filter(
+      Boolean,
+    );
     const rowsNotScored = skipped + failed;
-    console.error(`note: ${rowsNotScored ? `${rowsNotScored} row(s) were not scored` : 'some evaluators failed'} (${parts.join(', ')}; see "error" in ${ctx.outPath}); exit code ${EXIT.partial}.`);
+    console.error(
+      `note: ${rowsNotScored ? `${rowsNotScored} row(s) were not scored` : 'some evaluators failed'} (${parts.join(', ')}; see "error" in ${ctx.outPath}); exit code ${EXIT.partial}.`,
+    );
   }
   return exitCode;
 }

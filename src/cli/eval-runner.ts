@@ -120,7 +120,10 @@ export class BatchRunner {
         this.hardAbort.abort();
         return;
       }
-      this.halt({ exitCode: EXIT.interrupted, message: `interrupted (${signal}); the results so far are in ${this.opts.outPath}: run the same command with --resume to continue.` });
+      this.halt({
+        exitCode: EXIT.interrupted,
+        message: `interrupted (${signal}); the results so far are in ${this.opts.outPath}: run the same command with --resume to continue.`,
+      });
       this.progress.note(`${signal}: finishing the rows in flight (press Ctrl-C again to stop at once)…`);
     };
     process.on('SIGINT', onSignal);
@@ -157,7 +160,7 @@ export class BatchRunner {
   }
 
   private noteLimited(line: string): void {
-    if (this.notes++ < MAX_NOTES) (this.progress ? this.progress.note(line) : process.stderr.write(`${line}\n`));
+    if (this.notes++ < MAX_NOTES) this.progress ? this.progress.note(line) : process.stderr.write(`${line}\n`);
     else this.hiddenNotes++;
   }
 
@@ -292,4 +295,3 @@ export class BatchRunner {
     return this.lines.filter(Boolean).length;
   }
 }
-

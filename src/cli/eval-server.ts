@@ -115,7 +115,16 @@ export async function runOnServer(
     }
   }
   // Rows of a cancelled or failed batch that never ran.
-  for (const row of todo) lines[row.row - 1] ??= { row: row.row, line: row.line, ...(row.id ? { id: row.id } : {}), input_hash: row.hash, status: 'error', code: 'not_run', error: 'not run (the batch ended first)' };
+  for (const row of todo)
+    lines[row.row - 1] ??= {
+      row: row.row,
+      line: row.line,
+      ...(row.id ? { id: row.id } : {}),
+      input_hash: row.hash,
+      status: 'error',
+      code: 'not_run',
+      error: 'not run (the batch ended first)',
+    };
   try {
     fs.writeFileSync(opts.outPath, lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : ''));
   } catch (err) {
@@ -123,7 +132,10 @@ export async function runOnServer(
   }
   const ended = records.find((r) => r.status === 'failed' || r.status === 'cancelled');
   const stop = ended
-    ? { exitCode: ended.status === 'failed' ? EXIT.rejected : EXIT.partial, message: `batch ${ended.id} ${ended.status}${ended.error ? `: ${ended.error}` : ''}; the rows it scored are in ${opts.outPath}.` }
+    ? {
+        exitCode: ended.status === 'failed' ? EXIT.rejected : EXIT.partial,
+        message: `batch ${ended.id} ${ended.status}${ended.error ? `: ${ended.error}` : ''}; the rows it scored are in ${opts.outPath}.`,
+      }
     : undefined;
   return { lines, resumed: 0, scoredNow, retries: 0, elapsedMs: Date.now() - started, stop, batchIds };
 }

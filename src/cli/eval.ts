@@ -95,15 +95,30 @@ missing response) are reported with their line number and skipped.
 
     if (values.server) {
       const pollMs = (num(values['poll-interval'], 'poll-interval', { min: 0.05, max: 600 }) ?? 1) * 1000;
-      const tags = str(values.tags)?.split(',').map((t) => t.trim()).filter(Boolean);
-      const summary = await runOnServer(api, judge, rows, { outPath, quiet: Boolean(values.quiet), pollMs, tags: tags?.length ? tags : undefined, useCache: Boolean(values['use-cache']) });
+      const tags = str(values.tags)
+        ?.split(',')
+        .map((t) => t.trim())
+        .filter(Boolean);
+      const summary = await runOnServer(api, judge, rows, {
+        outPath,
+        quiet: Boolean(values.quiet),
+        pollMs,
+        tags: tags?.length ? tags : undefined,
+        useCache: Boolean(values['use-cache']),
+      });
       return report(summary, { json, failUnder, inputPath, outPath, judge });
     }
-    const runner = new BatchRunner(api, judge, rows, { outPath, concurrency, maxRetries, resume: Boolean(values.resume) && outExists, quiet: Boolean(values.quiet), useCache: Boolean(values['use-cache']) });
+    const runner = new BatchRunner(api, judge, rows, {
+      outPath,
+      concurrency,
+      maxRetries,
+      resume: Boolean(values.resume) && outExists,
+      quiet: Boolean(values.quiet),
+      useCache: Boolean(values['use-cache']),
+    });
     const summary = await runner.run();
     return report(summary, { json, failUnder, inputPath, outPath, judge });
   },
 };
 
 export const evalBatch = (argv: string[]) => runCommand('eval', evalCommand, argv);
-

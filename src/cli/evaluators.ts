@@ -73,7 +73,13 @@ const list_: Command = {
       const mine = values.public ? await ownProjects(client()) : null; // issue 26: whose, when others' are listed
       printTable(
         ['ID', 'NAME', 'KIND', 'NEEDS', 'INTENT'],
-        page.results.map((e: Evaluator) => [e.id, clip(e.name, 36), e.is_preset ? 'preset' : mine && !mine.has(e.project_id ?? '') ? 'public, another org' : e.visibility, needs(e), clip(e.intent, 60)]),
+        page.results.map((e: Evaluator) => [
+          e.id,
+          clip(e.name, 36),
+          e.is_preset ? 'preset' : mine && !mine.has(e.project_id ?? '') ? 'public, another org' : e.visibility,
+          needs(e),
+          clip(e.intent, 60),
+        ]),
       );
       printNextPage(page.next_cursor, 'tribunal evaluators list');
     }
@@ -276,7 +282,9 @@ ${RUN_HELP}
   async run({ values, positionals, json, client }) {
     const body = { ...runInputFromFlags(values), project_id: str(values.project) };
     const id = await resolveId(client(), 'evaluator', positionals[0]);
-    const result = await client().post<RunResult>(`/v1/evaluators/${encodeURIComponent(id)}/execute/`, body).catch((err) => Promise.reject(inFlagTerms(err)));
+    const result = await client()
+      .post<RunResult>(`/v1/evaluators/${encodeURIComponent(id)}/execute/`, body)
+      .catch((err) => Promise.reject(inFlagTerms(err)));
     printRunResult(`Evaluator ${positionals[0]}`, result, json);
     return EXIT.ok;
   },

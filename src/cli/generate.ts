@@ -146,7 +146,9 @@ drafts up; --new-draft turns that off. Delete drafts you abandoned with tribunal
               { body: outcome },
             );
           }
-          say(`\nTo finish the judge${outcome.judge_id ? ` (draft ${outcome.judge_id})` : ''}, answer ${questions.length === 1 ? 'this question' : `these ${questions.length} questions`}:`);
+          say(
+            `\nTo finish the judge${outcome.judge_id ? ` (draft ${outcome.judge_id})` : ''}, answer ${questions.length === 1 ? 'this question' : `these ${questions.length} questions`}:`,
+          );
           for (const q of questions) {
             let answer: string | null = '';
             while (!answer) {
@@ -166,7 +168,9 @@ drafts up; --new-draft turns that off. Delete drafts you abandoned with tribunal
         } else {
           console.log(`Generated judge ${judge.name} (${judge.id}).\n`);
           printJudge(judge);
-          console.log(withCommandName(`\nRun it: tribunal judges run ${judge.id} --response "..."   or   tribunal eval --judge ${judge.id} --input data.jsonl --out results.jsonl`));
+          console.log(
+            withCommandName(`\nRun it: tribunal judges run ${judge.id} --response "..."   or   tribunal eval --judge ${judge.id} --input data.jsonl --out results.jsonl`),
+          );
         }
         return EXIT.ok;
       }

@@ -104,7 +104,9 @@ const importCommand: Command = {
     let failed = 0;
     for (const file of filesOf(positionals)) {
       try {
-        const answer = await client().post<ImportAnswer>('/v1/judges/import/', readDocument(file), { query: { dry_run: values['dry-run'] ? true : undefined, project_id: str(values.project) } });
+        const answer = await client().post<ImportAnswer>('/v1/judges/import/', readDocument(file), {
+          query: { dry_run: values['dry-run'] ? true : undefined, project_id: str(values.project) },
+        });
         results.push({ file, ...answer });
         if (!json) console.log(`${file}: ${describe(answer)}`);
       } catch (err) {
@@ -181,7 +183,8 @@ const synthCommand: Command = {
     if (json) printJson(saved ? { ...state, dataset: saved } : state);
     else {
       console.log(`Test data for ${positionals[0]}: ${state.status}${state.name ? ` (${state.name})` : ''}`);
-      for (const s of state.samples ?? []) console.log(`- ${s.quality.padEnd(4)} ${JSON.stringify(s.request).slice(0, 70)}${s.fails_evaluator ? `  fails ${s.fails_evaluator}: ${s.failure}` : ''}`);
+      for (const s of state.samples ?? [])
+        console.log(`- ${s.quality.padEnd(4)} ${JSON.stringify(s.request).slice(0, 70)}${s.fails_evaluator ? `  fails ${s.fails_evaluator}: ${s.failure}` : ''}`);
       if (saved) console.log(`Saved as dataset ${saved.name} (${saved.dataset_id}), ${saved.item_count} items.`);
     }
     return EXIT.ok;

@@ -13,30 +13,66 @@ export interface JudgeFull {
   created_at: string;
   updated_at: string;
   /** Set by generation only; null (or absent, from an older server) for a hand-made judge. */
-  generation?: { status: 'draft' | 'complete'; context_aware: boolean; answers: Record<string, string>; open_questions: Array<{ form_field_name: string; form_field_description: string }> } | null;
-  evaluators: Array<{ id: string; name: string; version: number; pinned_version?: number | null; requires_contexts?: boolean; requires_expected_output?: boolean; requires_request?: boolean; requires_turns?: boolean; critical?: boolean; is_preset?: boolean; intent?: string }>;
+  generation?: {
+    status: 'draft' | 'complete';
+    context_aware: boolean;
+    answers: Record<string, string>;
+    open_questions: Array<{ form_field_name: string; form_field_description: string }>;
+  } | null;
+  evaluators: Array<{
+    id: string;
+    name: string;
+    version: number;
+    pinned_version?: number | null;
+    requires_contexts?: boolean;
+    requires_expected_output?: boolean;
+    requires_request?: boolean;
+    requires_turns?: boolean;
+    critical?: boolean;
+    is_preset?: boolean;
+    intent?: string;
+  }>;
 }
 
 export function printJudge(judge: JudgeFull): void {
-  printFields([
-    ['id', judge.id],
-    ['name', judge.name],
-    ['intent', judge.intent],
-    ['stage', judge.stage],
-    ['generated', generationLine(judge)],
-    ['context', judge.generation && Object.keys(judge.generation.answers).length ? Object.entries(judge.generation.answers).map(([k, v]) => `${k}: ${v}`).join('\n') : null],
-    ['visibility', judge.visibility],
-    ['project', judge.project_id],
-    ['version', judge.version],
-    ['updated', day(judge.updated_at)],
-  ], { wrap: ['intent'] });
+  printFields(
+    [
+      ['id', judge.id],
+      ['name', judge.name],
+      ['intent', judge.intent],
+      ['stage', judge.stage],
+      ['generated', generationLine(judge)],
+      [
+        'context',
+        judge.generation && Object.keys(judge.generation.answers).length
+          ? Object.entries(judge.generation.answers)
+              .map(([k, v]) => `${k}: ${v}`)
+              .join('\n')
+          : null,
+      ],
+      ['visibility', judge.visibility],
+      ['project', judge.project_id],
+      ['version', judge.version],
+      ['updated', day(judge.updated_at)],
+    ],
+    { wrap: ['intent'] },
+  );
   console.log(`\nEvaluators (${judge.evaluators.length}):`);
-  const rows = judge.evaluators.map((e) => [e.name, e.id, e.is_preset ? 'preset' : 'custom', e.pinned_version ? `${e.version} (pinned)` : String(e.version), declaredInputs(e) ?? '']);
+  const rows = judge.evaluators.map((e) => [
+    e.name,
+    e.id,
+    e.is_preset ? 'preset' : 'custom',
+    e.pinned_version ? `${e.version} (pinned)` : String(e.version),
+    declaredInputs(e) ?? '',
+  ]);
   const headers = ['NAME', 'ID', 'KIND', 'VERSION', 'NEEDS'];
   // The intent takes the room the other columns leave on the terminal (issue 26: never wider).
   const used = headers.reduce((sum, h, i) => sum + Math.max(h.length, ...rows.map((r) => String(r[i]).length)) + 2, 0);
   const room = Math.max(8, terminalColumns() - used);
-  printTable([...headers, 'INTENT'], rows.map((r, i) => [...r, clip(judge.evaluators[i].intent, room)]));
+  printTable(
+    [...headers, 'INTENT'],
+    rows.map((r, i) => [...r, clip(judge.evaluators[i].intent, room)]),
+  );
 }
 
 /** How generation left the judge: nothing for a hand-made one; a draft says how to finish it. */
@@ -54,7 +90,15 @@ function generationLine(judge: JudgeFull): string | null {
 }
 
 /** What an evaluator needs besides the response (or a conversation), and whether it caps the score. */
-export function declaredInputs(e: { requires_request?: boolean; requires_turns?: boolean; requires_contexts?: boolean; requires_expected_output?: boolean; critical?: boolean }): string {
-  const needs = [e.requires_turns && 'turns', e.requires_request && 'request', e.requires_contexts && 'contexts', e.requires_expected_output && 'expected_output'].filter(Boolean).join(', ') || '-';
+export function declaredInputs(e: {
+  requires_request?: boolean;
+  requires_turns?: boolean;
+  requires_contexts?: boolean;
+  requires_expected_output?: boolean;
+  critical?: boolean;
+}): string {
+  const needs =
+    [e.requires_turns && 'turns', e.requires_request && 'request', e.requires_contexts && 'contexts', e.requires_expected_output && 'expected_output'].filter(Boolean).join(', ') ||
+    '-';
   return e.critical ? `${needs} (critical)` : needs;
 }

@@ -23,7 +23,15 @@ const list_: Command = {
   --limit <n>       page size (default 50, at most 200)
   --cursor <c>      the next page (printed under a list that has more)
   --all             every page`,
-  options: { search: { type: 'string' }, project: { type: 'string' }, own: { type: 'boolean' }, public: { type: 'boolean' }, limit: { type: 'string' }, cursor: { type: 'string' }, all: { type: 'boolean' } },
+  options: {
+    search: { type: 'string' },
+    project: { type: 'string' },
+    own: { type: 'boolean' },
+    public: { type: 'boolean' },
+    limit: { type: 'string' },
+    cursor: { type: 'string' },
+    all: { type: 'boolean' },
+  },
   async run({ values, json, client }) {
     if (values.own && values.public) throw usageError('give --own or --public, not both.');
     const query = { search: str(values.search), project_id: str(values.project), include_public: values.public ? true : undefined };
@@ -36,7 +44,15 @@ const list_: Command = {
       const mine = values.public ? await ownProjects(client()) : null;
       printTable(
         ['ID', 'NAME', 'STAGE', 'EVALUATORS', 'VISIBILITY', ...(mine ? ['OWNER'] : []), 'UPDATED'],
-        page.results.map((j: JudgeFull) => [j.id, clip(j.name, 40), clip(j.stage, 20), j.evaluators.length, j.visibility, ...(mine ? [mine.has(j.project_id) ? 'you' : 'another org'] : []), day(j.updated_at)]),
+        page.results.map((j: JudgeFull) => [
+          j.id,
+          clip(j.name, 40),
+          clip(j.stage, 20),
+          j.evaluators.length,
+          j.visibility,
+          ...(mine ? [mine.has(j.project_id) ? 'you' : 'another org'] : []),
+          day(j.updated_at),
+        ]),
       );
       printNextPage(page.next_cursor, 'tribunal judges list');
     }
@@ -97,7 +113,11 @@ ${JUDGE_FIELDS_HELP}
         pin_versions: values['pin-versions'] ? true : undefined,
       }),
     };
-    for (const [field, flag] of [['name', '--name'], ['intent', '--intent'], ['evaluator_ids', '--evaluator']] as const) {
+    for (const [field, flag] of [
+      ['name', '--name'],
+      ['intent', '--intent'],
+      ['evaluator_ids', '--evaluator'],
+    ] as const) {
       if (body[field] === undefined) throw usageError(`${flag} is required (see tribunal judges create --help).`);
     }
     const judge = await client().post<JudgeFull>('/v1/judges/', body);
@@ -185,7 +205,9 @@ ${RUN_HELP}`,
   async run({ values, positionals, json, client }) {
     const body = runInputFromFlags(values);
     const id = await resolveId(client(), 'judge', positionals[0]);
-    const result = await client().post<RunResult>(`/v1/judges/${encodeURIComponent(id)}/execute/`, body).catch((err) => Promise.reject(inFlagTerms(err)));
+    const result = await client()
+      .post<RunResult>(`/v1/judges/${encodeURIComponent(id)}/execute/`, body)
+      .catch((err) => Promise.reject(inFlagTerms(err)));
     printRunResult(`Judge ${positionals[0]}`, result, json);
     return EXIT.ok;
   },
@@ -196,7 +218,6 @@ const judgeCommands: Group = { list: list_, get, create, update, delete: delete_
 export function judges(argv: string[]): Promise<number> {
   return runGroup('judges', 'Judges are named sets of evaluators for one stage of an application.', judgeCommands, argv);
 }
-
 
 /** The ids of the caller's own projects: what tells its resources from other organizations' public ones. */
 export async function ownProjects(api: ApiClient): Promise<Set<string>> {

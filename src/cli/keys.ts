@@ -98,7 +98,11 @@ export async function keys(argv: string[]): Promise<number> {
     if (sub === 'list') {
       const list = (await keyCommand(config, { op: 'list', org: values.org })) as ApiKey[];
       if (values.json) console.log(JSON.stringify(list));
-      else for (const k of list) console.log(`${k.id}  ${k.prefix}  ${k.name}  created ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active'}`);
+      else
+        for (const k of list)
+          console.log(
+            `${k.id}  ${k.prefix}  ${k.name}  created ${k.created_at}  ${k.revoked_at ? `revoked ${k.revoked_at}` : k.expires_at ? `expires ${k.expires_at}` : 'active'}`,
+          );
       return 0;
     }
     // Budgets (room h-cost): an organization's own daily cap.
@@ -109,9 +113,15 @@ export async function keys(argv: string[]): Promise<number> {
         console.error('error: --daily-usd is a number of USD, 0 or more, or none');
         return 2;
       }
-      const st = (await keyCommand(config, { op: 'budget', org: values.org, ...(daily !== undefined ? { daily_usd: daily } : {}) })) as { org: { daily_cap_usd: number | null; spent_today_usd: number; cap_source: string }; resets_at: string };
+      const st = (await keyCommand(config, { op: 'budget', org: values.org, ...(daily !== undefined ? { daily_usd: daily } : {}) })) as {
+        org: { daily_cap_usd: number | null; spent_today_usd: number; cap_source: string };
+        resets_at: string;
+      };
       if (values.json) console.log(JSON.stringify(st));
-      else console.log(`${values.org}: daily cap ${st.org.daily_cap_usd === null ? 'none' : `$${st.org.daily_cap_usd}`} (${st.org.cap_source.replace('_', ' ')}), spent today $${st.org.spent_today_usd}; resets at ${st.resets_at}.`);
+      else
+        console.log(
+          `${values.org}: daily cap ${st.org.daily_cap_usd === null ? 'none' : `$${st.org.daily_cap_usd}`} (${st.org.cap_source.replace('_', ' ')}), spent today $${st.org.spent_today_usd}; resets at ${st.resets_at}.`,
+        );
       return 0;
     }
     if (sub === 'revoke') {

@@ -10,7 +10,14 @@ interface Log {
   id: string;
   type: 'judge' | 'evaluator' | 'comparison';
   /** On a comparison log (SPEC section 9): the second response and each evaluator's preference. */
-  comparison?: { response_b: string; preference: string; wins_a: number; wins_b: number; ties: number; evaluators: Array<{ evaluator_id: string; preference: string | null; consistent: boolean }> } | null;
+  comparison?: {
+    response_b: string;
+    preference: string;
+    wins_a: number;
+    wins_b: number;
+    ties: number;
+    evaluators: Array<{ evaluator_id: string; preference: string | null; consistent: boolean }>;
+  } | null;
   judge_id: string | null;
   judge_name: string | null;
   judge_version: number | null;
@@ -27,7 +34,19 @@ interface Log {
   system_prompt?: string | null;
   turns?: Array<{ role: string; content: string; name?: string; tool_call_id?: string; tool_calls?: Array<{ id?: string; name: string; arguments: unknown }> }> | null;
   tags: string[];
-  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; evaluator_version: number; score: number | null; justification: string | null; model: string | null; cost_usd: number | null; latency_ms: number; error?: string; spread?: number | null; jurors?: Juror[] }>;
+  evaluator_results: Array<{
+    evaluator_id: string;
+    evaluator_name: string;
+    evaluator_version: number;
+    score: number | null;
+    justification: string | null;
+    model: string | null;
+    cost_usd: number | null;
+    latency_ms: number;
+    error?: string;
+    spread?: number | null;
+    jurors?: Juror[];
+  }>;
   score: number | null;
   cost_usd: number | null;
   latency_ms: number;
@@ -83,7 +102,10 @@ const list_: Command = {
       max_score: num(values['max-score'], 'max-score', { min: 0, max: 1 }),
       min_cost: num(values['min-cost'], 'min-cost', { min: 0 }),
       max_cost: num(values['max-cost'], 'max-cost', { min: 0 }),
-      tags: list(values.tag)?.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean),
+      tags: list(values.tag)
+        ?.flatMap((t) => t.split(','))
+        .map((t) => t.trim())
+        .filter(Boolean),
       session_id: str(values.session),
       batch_execution_id: str(values.batch),
       user_id: str(values.user),
@@ -97,7 +119,15 @@ const list_: Command = {
     else {
       printTable(
         ['ID', 'CREATED', 'RUN OF', 'SCORE', 'COST', 'TAGS', 'RESPONSE'],
-        page.results.map((l: Log) => [l.id, day(l.created_at), clip(l.judge_id ? l.judge_name : l.evaluator_name, 28), l.comparison ? l.comparison.preference : score(l.score), usd(l.cost_usd), clip(l.tags.join(','), 20), clip(l.response, 40)]),
+        page.results.map((l: Log) => [
+          l.id,
+          day(l.created_at),
+          clip(l.judge_id ? l.judge_name : l.evaluator_name, 28),
+          l.comparison ? l.comparison.preference : score(l.score),
+          usd(l.cost_usd),
+          clip(l.tags.join(','), 20),
+          clip(l.response, 40),
+        ]),
       );
       printNextPage(page.next_cursor, 'tribunal logs list');
     }
@@ -118,7 +148,10 @@ const get: Command = {
     printFields([
       ['id', l.id],
       ['created', day(l.created_at)],
-      [l.comparison ? 'comparison with' : 'run of', l.judge_id ? `judge ${l.judge_name} (${l.judge_id}) v${l.judge_version}` : `evaluator ${l.evaluator_name} (${l.evaluator_id}) v${l.evaluator_version}`],
+      [
+        l.comparison ? 'comparison with' : 'run of',
+        l.judge_id ? `judge ${l.judge_name} (${l.judge_id}) v${l.judge_version}` : `evaluator ${l.evaluator_name} (${l.evaluator_id}) v${l.evaluator_version}`,
+      ],
       ['project', l.project_id],
       l.comparison ? ['preference', `${l.comparison.preference} (a ${l.comparison.wins_a}, b ${l.comparison.wins_b}, ties ${l.comparison.ties})`] : ['score', score(l.score)],
       ['cost', usd(l.cost_usd)],
@@ -183,7 +216,11 @@ function valuesCommand(path: string, what: string): Command {
       const query = { starts_with: str(values['starts-with']) };
       const page = values.all
         ? { results: await client().listAll<string>(path, query), next_cursor: null }
-        : await client().get<{ results: string[]; next_cursor: string | null }>(path, { ...query, limit: num(values.limit, 'limit', { min: 1, integer: true }), cursor: str(values.cursor) });
+        : await client().get<{ results: string[]; next_cursor: string | null }>(path, {
+            ...query,
+            limit: num(values.limit, 'limit', { min: 1, integer: true }),
+            cursor: str(values.cursor),
+          });
       if (json) printJson(page);
       else {
         for (const v of page.results) console.log(v);

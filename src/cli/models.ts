@@ -24,7 +24,11 @@ interface Model {
 const path = (idOrName: string) => `/v1/models/${encodeURIComponent(idOrName)}/`;
 
 const capabilities = (m: Model) =>
-  m.capabilities ? Object.entries(m.capabilities).flatMap(([k, v]) => (v ? [k] : [])).join(',') || 'json only' : 'not verified';
+  m.capabilities
+    ? Object.entries(m.capabilities)
+        .flatMap(([k, v]) => (v ? [k] : []))
+        .join(',') || 'json only'
+    : 'not verified';
 
 const list_: Command = {
   summary: "list your organization's registered judge models",
@@ -36,7 +40,15 @@ const list_: Command = {
     else {
       printTable(
         ['NAME', 'PROVIDER', 'MODEL', 'BASE URL', 'KEY', 'CAPABILITIES', 'CREATED'],
-        page.results.map((m: Model) => [clip(m.name, 30), m.provider, clip(m.model, 30), clip(m.base_url ?? '(default)', 40), m.api_key_hint ? `…${m.api_key_hint}` : '', capabilities(m), day(m.created_at)]),
+        page.results.map((m: Model) => [
+          clip(m.name, 30),
+          m.provider,
+          clip(m.model, 30),
+          clip(m.base_url ?? '(default)', 40),
+          m.api_key_hint ? `…${m.api_key_hint}` : '',
+          capabilities(m),
+          day(m.created_at),
+        ]),
       );
       printNextPage(page.next_cursor, 'tribunal models list');
     }
@@ -103,7 +115,12 @@ const verify: Command = {
   async run({ positionals, json, client }) {
     const m = await client().post<Model>(`${path(positionals[0])}verify/`);
     if (json) printJson(m);
-    else printFields([['model', `${m.name} (${m.provider}, ${m.model})`], ['capabilities', capabilities(m)], ['verified', day(m.verified_at)]]);
+    else
+      printFields([
+        ['model', `${m.name} (${m.provider}, ${m.model})`],
+        ['capabilities', capabilities(m)],
+        ['verified', day(m.verified_at)],
+      ]);
     return EXIT.ok;
   },
 };

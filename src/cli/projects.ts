@@ -22,7 +22,10 @@ const list_: Command = {
       : await client().get('/v1/projects/', { limit: num(values.limit, 'limit', { min: 1, integer: true }), cursor: str(values.cursor) });
     if (json) printJson(page);
     else {
-      printTable(['ID', 'NAME', 'DEFAULT', 'CREATED', 'DESCRIPTION'], page.results.map((p: Project) => [p.id, clip(p.name, 40), p.is_default ? 'yes' : '', day(p.created_at), clip(p.description, 50)]));
+      printTable(
+        ['ID', 'NAME', 'DEFAULT', 'CREATED', 'DESCRIPTION'],
+        page.results.map((p: Project) => [p.id, clip(p.name, 40), p.is_default ? 'yes' : '', day(p.created_at), clip(p.description, 50)]),
+      );
       printNextPage(page.next_cursor, 'tribunal projects list');
     }
     return EXIT.ok;

@@ -70,7 +70,7 @@ function candidateUrls(config: Config, env: NodeJS.ProcessEnv): string[] {
  * elsewhere; null when all is well (or nothing can be told).
  */
 export async function otherServerWarning(config: Config, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<string | null> {
-  const fix = 'run this command with the server\'s settings (TRIBUNAL_DATA_DIR, or TRIBUNAL_STORE=postgres and DATABASE_URL).';
+  const fix = "run this command with the server's settings (TRIBUNAL_DATA_DIR, or TRIBUNAL_STORE=postgres and DATABASE_URL).";
   if (config.store === 'json') {
     if (liveLockOwner(config.dataDir)?.role === 'server') return null;
     const defaultDir = path.resolve(cwd, '.tribunal-data');

@@ -8,7 +8,16 @@ import { defined, readJsonObject, type Group } from './shared.ts';
 const tracesList: Command = {
   summary: 'list received traces, newest first',
   help: `Usage: tribunal traces list [--service S] [--span-name N] [--attribute key[=value]] [--since ISO] [--until ISO] [--evaluated true|false] [--limit N] [--cursor C]`,
-  options: { service: { type: 'string' }, 'span-name': { type: 'string' }, attribute: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, evaluated: { type: 'string' }, limit: { type: 'string' }, cursor: { type: 'string' } },
+  options: {
+    service: { type: 'string' },
+    'span-name': { type: 'string' },
+    attribute: { type: 'string' },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    evaluated: { type: 'string' },
+    limit: { type: 'string' },
+    cursor: { type: 'string' },
+  },
   async run({ values, json, client }) {
     const evaluated = oneOf(values.evaluated, 'evaluated', ['true', 'false'] as const);
     const page = await client().get('/v1/traces/', {
@@ -25,7 +34,15 @@ const tracesList: Command = {
     else {
       printTable(
         ['TRACE', 'ROOT SPAN', 'SERVICE', 'SPANS', 'ERRORS', 'EVALS', 'STARTED'],
-        page.results.map((t: any) => [t.trace_id, clip(t.root_span_name ?? '(not received)', 30), clip(t.service_name ?? '', 20), String(t.span_count), String(t.error_count), String(t.evaluation_count), t.start_time]),
+        page.results.map((t: any) => [
+          t.trace_id,
+          clip(t.root_span_name ?? '(not received)', 30),
+          clip(t.service_name ?? '', 20),
+          String(t.span_count),
+          String(t.error_count),
+          String(t.evaluation_count),
+          t.start_time,
+        ]),
       );
       printNextPage(page.next_cursor, 'tribunal traces list');
     }
@@ -53,7 +70,11 @@ const tracesGet: Command = {
 
 const rulePath = (id: string) => `/v1/evaluation-rules/${encodeURIComponent(id)}/`;
 const statusLine = (s: any) =>
-  `matched ${s.matched}, sampled ${s.sampled}, queued ${s.queued}, running ${s.running}, done ${s.done}, failed ${s.failed}, skipped ${Object.entries(s.skipped).map(([k, n]) => `${k}=${n}`).join(' ') || '0'}${s.oldest_queued_age_s !== null ? `, oldest waiting ${s.oldest_queued_age_s}s` : ''}${s.backlog ? ' (BACKLOG: the queue is not keeping up)' : ''}`;
+  `matched ${s.matched}, sampled ${s.sampled}, queued ${s.queued}, running ${s.running}, done ${s.done}, failed ${s.failed}, skipped ${
+    Object.entries(s.skipped)
+      .map(([k, n]) => `${k}=${n}`)
+      .join(' ') || '0'
+  }${s.oldest_queued_age_s !== null ? `, oldest waiting ${s.oldest_queued_age_s}s` : ''}${s.backlog ? ' (BACKLOG: the queue is not keeping up)' : ''}`;
 
 const RULE_OPTIONS = {
   judge: { type: 'string' },
@@ -103,17 +124,36 @@ const rulesList: Command = {
   async run({ json, client }) {
     const page = await client().get('/v1/evaluation-rules/');
     if (json) printJson(page);
-    else printTable(['ID', 'NAME', 'SCOPE', 'RATE', 'ACTIVE', 'STATUS'], page.results.map((r: any) => [r.id, clip(r.name, 30), r.scope, String(r.sampling_rate), r.active ? 'yes' : 'no', statusLine(r.status)]));
+    else
+      printTable(
+        ['ID', 'NAME', 'SCOPE', 'RATE', 'ACTIVE', 'STATUS'],
+        page.results.map((r: any) => [r.id, clip(r.name, 30), r.scope, String(r.sampling_rate), r.active ? 'yes' : 'no', statusLine(r.status)]),
+      );
     return EXIT.ok;
   },
 };
 
 const showRule = (r: any, json: boolean) => {
   if (json) return printJson(r);
-  printFields([['rule', `${r.name} (${r.id})`], ['judges with', r.judge_id ? `judge ${r.judge_id}` : `evaluator ${r.evaluator_id}`], ['scope', r.scope], ['sampling rate', String(r.sampling_rate)], ['active', r.active ? 'yes' : 'no'], ['status', statusLine(r.status)]]);
+  printFields([
+    ['rule', `${r.name} (${r.id})`],
+    ['judges with', r.judge_id ? `judge ${r.judge_id}` : `evaluator ${r.evaluator_id}`],
+    ['scope', r.scope],
+    ['sampling rate', String(r.sampling_rate)],
+    ['active', r.active ? 'yes' : 'no'],
+    ['status', statusLine(r.status)],
+  ]);
 };
 
-const rulesGet: Command = { summary: 'one rule and its status', help: 'Usage: tribunal rules get <id>', positionals: [1, 1], async run({ positionals, json, client }) { showRule(await client().get(rulePath(positionals[0])), json); return EXIT.ok; } };
+const rulesGet: Command = {
+  summary: 'one rule and its status',
+  help: 'Usage: tribunal rules get <id>',
+  positionals: [1, 1],
+  async run({ positionals, json, client }) {
+    showRule(await client().get(rulePath(positionals[0])), json);
+    return EXIT.ok;
+  },
+};
 const rulesStatus: Command = {
   summary: "a rule's status counters (exit 1 when its queue is not keeping up)",
   help: 'Usage: tribunal rules status <id>',
@@ -147,7 +187,17 @@ const rulesUpdate: Command = {
     return EXIT.ok;
   },
 };
-const rulesDelete: Command = { summary: 'delete a rule (its results stay)', help: 'Usage: tribunal rules delete <id>', positionals: [1, 1], async run({ positionals, json, client }) { const r = await client().delete(rulePath(positionals[0])); if (json) printJson(r); else console.log(`Deleted rule ${positionals[0]}.`); return EXIT.ok; } };
+const rulesDelete: Command = {
+  summary: 'delete a rule (its results stay)',
+  help: 'Usage: tribunal rules delete <id>',
+  positionals: [1, 1],
+  async run({ positionals, json, client }) {
+    const r = await client().delete(rulePath(positionals[0]));
+    if (json) printJson(r);
+    else console.log(`Deleted rule ${positionals[0]}.`);
+    return EXIT.ok;
+  },
+};
 const rulesTest: Command = {
   summary: 'show what the rule would judge on the latest matching stored spans (no model call)',
   help: 'Usage: tribunal rules test <id> [--limit N]',
@@ -158,7 +208,10 @@ const rulesTest: Command = {
     if (json) printJson(r);
     else {
       console.log(`${r.matched_spans} matching span(s) stored.`);
-      for (const x of r.results) console.log(`${x.trace_id}/${x.span_id} ${x.span_name}${x.sampled ? '' : ' (not sampled)'}: ${x.would_judge ? clip(JSON.stringify(x.would_judge), 160) : `nothing to judge (${x.reason})`}`);
+      for (const x of r.results)
+        console.log(
+          `${x.trace_id}/${x.span_id} ${x.span_name}${x.sampled ? '' : ' (not sampled)'}: ${x.would_judge ? clip(JSON.stringify(x.would_judge), 160) : `nothing to judge (${x.reason})`}`,
+        );
     }
     return EXIT.ok;
   },
@@ -178,7 +231,16 @@ const rulesBackfill: Command = {
 };
 
 const traceCommands: Group = { list: tracesList, get: tracesGet };
-const ruleCommands: Group = { list: rulesList, get: rulesGet, status: rulesStatus, create: rulesCreate, update: rulesUpdate, delete: rulesDelete, test: rulesTest, backfill: rulesBackfill };
+const ruleCommands: Group = {
+  list: rulesList,
+  get: rulesGet,
+  status: rulesStatus,
+  create: rulesCreate,
+  update: rulesUpdate,
+  delete: rulesDelete,
+  test: rulesTest,
+  backfill: rulesBackfill,
+};
 
 export function traces(argv: string[]): Promise<number> {
   return runGroup('traces', 'Traces received on /otel/v1/traces (docs/TRACES.md).', traceCommands, argv);

@@ -47,7 +47,10 @@ const trailingProblem = (turns: readonly Turn[], field: string): FieldError | nu
   const last = turns[turns.length - 1];
   return last.role === 'assistant'
     ? null
-    : { field: `${field}.${turns.length - 1}.role`, message: `the last turn (turn ${turns.length}) is a ${last.role} turn; the conversation must end with the assistant turn to judge` };
+    : {
+        field: `${field}.${turns.length - 1}.role`,
+        message: `the last turn (turn ${turns.length}) is a ${last.role} turn; the conversation must end with the assistant turn to judge`,
+      };
 };
 
 /** What is wrong with a demonstration's shape, or null: response or turns (one of them), sound turns. */
@@ -78,19 +81,20 @@ export function prepareRunInput(input: ExecutionInput, evaluators: readonly RunE
   }
   const both = (['request', 'response'] as const).filter((f) => input[f] !== undefined);
   if (both.length) {
-    throw validationError(`Give either \`turns\` or \`request\`/\`response\`, not both: this call has turns and ${both.map((f) => `\`${f}\``).join(' and ')}. With turns, the last assistant turn is the response and the earlier turns are its request.`, [
-      { field: 'turns', message: `given together with ${both.join(' and ')}` },
-      ...both.map((f) => ({ field: f, message: 'given together with turns' })),
-    ]);
+    throw validationError(
+      `Give either \`turns\` or \`request\`/\`response\`, not both: this call has turns and ${both.map((f) => `\`${f}\``).join(' and ')}. With turns, the last assistant turn is the response and the earlier turns are its request.`,
+      [{ field: 'turns', message: `given together with ${both.join(' and ')}` }, ...both.map((f) => ({ field: f, message: 'given together with turns' }))],
+    );
   }
   if (turns.length > limits.turns) {
     throw validationError(`turns has ${turns.length} turns; the limit is ${limits.turns} (TRIBUNAL_MAX_TURNS).`, [{ field: 'turns', message: `at most ${limits.turns} turns` }]);
   }
   const chars = conversationChars(turns, input.system_prompt);
   if (chars > limits.conversationChars) {
-    throw validationError(`The conversation is ${chars} characters (system prompt, turns and tool calls together); the limit is ${limits.conversationChars} (TRIBUNAL_MAX_CONVERSATION).`, [
-      { field: 'turns', message: `at most ${limits.conversationChars} characters in all` },
-    ]);
+    throw validationError(
+      `The conversation is ${chars} characters (system prompt, turns and tool calls together); the limit is ${limits.conversationChars} (TRIBUNAL_MAX_CONVERSATION).`,
+      [{ field: 'turns', message: `at most ${limits.conversationChars} characters in all` }],
+    );
   }
   const problems = structureProblems(turns, 'turns');
   if (problems.length) throw validationError(`Invalid turns: ${problems.map((p) => p.message).join('; ')}.`, problems);

@@ -82,7 +82,10 @@ export function checkItemShapes(inputs: DatasetItemInput[]): void {
     return problem ? [problem] : [];
   });
   if (errors.length) {
-    throw validationError(`${errors.length === 1 ? 'One item' : `${errors.length} items`} cannot be run, nothing was added: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}.`, errors);
+    throw validationError(
+      `${errors.length === 1 ? 'One item' : `${errors.length} items`} cannot be run, nothing was added: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}.`,
+      errors,
+    );
   }
 }
 

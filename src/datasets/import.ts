@@ -162,7 +162,14 @@ function asItemInput(value: unknown, limits: Config['limits']): DatasetItemInput
 const describe = (err: unknown) => (err instanceof TribunalError || err instanceof z.ZodError ? err.message : String((err as Error)?.message ?? err));
 
 /** Reads `body` through `parsers`, storing valid items in batches; answers what was created and skipped. */
-export async function importItems(store: Store, datasetId: string, body: Readable, parsers: Transform[], limits: Config['limits'], quota?: { max: number; error: (created: number) => Error }): Promise<ImportResult> {
+export async function importItems(
+  store: Store,
+  datasetId: string,
+  body: Readable,
+  parsers: Transform[],
+  limits: Config['limits'],
+  quota?: { max: number; error: (created: number) => Error },
+): Promise<ImportResult> {
   const result: ImportResult = { created: 0, skipped: [], skipped_count: 0 };
   let batch: ReturnType<typeof newItem>[] = [];
   let written = 0;
@@ -170,7 +177,8 @@ export async function importItems(store: Store, datasetId: string, body: Readabl
     if (!batch.length) return;
     const items = batch;
     batch = [];
-    if (!(await store.addDatasetItems(datasetId, items))) throw new TribunalError('not_found', 404, `Dataset ${JSON.stringify(datasetId)} was deleted during the import; ${result.created} items had been added.`);
+    if (!(await store.addDatasetItems(datasetId, items)))
+      throw new TribunalError('not_found', 404, `Dataset ${JSON.stringify(datasetId)} was deleted during the import; ${result.created} items had been added.`);
     result.created += items.length;
   };
   const sink = new Writable({

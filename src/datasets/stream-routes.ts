@@ -22,7 +22,11 @@ export function datasetStreamRoutes(services: Services): express.Router {
     try {
       const kind = req.is([...JSONL_TYPES, 'text/csv']);
       if (!kind) {
-        throw new TribunalError('validation_error', 415, 'Send the file as Content-Type: application/x-ndjson (JSON Lines, one item per line) or text/csv (a header row, then one item per row).');
+        throw new TribunalError(
+          'validation_error',
+          415,
+          'Send the file as Content-Type: application/x-ndjson (JSON Lines, one item per line) or text/csv (a header row, then one item per row).',
+        );
       }
       const dataset = await getOwnDataset(ctxOf(res), String(req.params.dataset_id));
       const { limits } = services.config;

@@ -46,13 +46,13 @@ export async function checkModelFields(ctx: WriteCtx, fields: EvaluatorModelFiel
     ]);
   }
   if (!models && fields.aggregation) {
-    throw validationError('aggregation applies to a jury: give models (2 to 5 model names) too, or leave aggregation out.', [
-      { field: 'aggregation', message: 'needs models' },
-    ]);
+    throw validationError('aggregation applies to a jury: give models (2 to 5 model names) too, or leave aggregation out.', [{ field: 'aggregation', message: 'needs models' }]);
   }
   if (models) {
     if (models.length < 2 || models.length > MAX_JURORS) {
-      throw validationError(`A jury has 2 to ${MAX_JURORS} models; ${models.length} given (use model for a single one).`, [{ field: 'models', message: `2 to ${MAX_JURORS} names` }]);
+      throw validationError(`A jury has 2 to ${MAX_JURORS} models; ${models.length} given (use model for a single one).`, [
+        { field: 'models', message: `2 to ${MAX_JURORS} names` },
+      ]);
     }
     const duplicate = models.find((m, i) => models.indexOf(m) !== i);
     if (duplicate !== undefined) {
@@ -82,10 +82,13 @@ export async function checkModelFields(ctx: WriteCtx, fields: EvaluatorModelFiel
           ? `${what} was verified (${registered.verified_at ?? 'earlier'}) and its server returns no token log-probabilities`
           : null;
     if (lacks) {
-      throw validationError(`scoring "logprobs" needs a model that returns token log-probabilities: ${lacks}. Name a registered openai-provider model that does (verify shows capabilities.logprobs), or use scoring "direct".`, [
-        { field: 'scoring', message: 'the model returns no log-probabilities' },
-        { field: name === null ? 'model' : field, message: 'returns no log-probabilities' },
-      ]);
+      throw validationError(
+        `scoring "logprobs" needs a model that returns token log-probabilities: ${lacks}. Name a registered openai-provider model that does (verify shows capabilities.logprobs), or use scoring "direct".`,
+        [
+          { field: 'scoring', message: 'the model returns no log-probabilities' },
+          { field: name === null ? 'model' : field, message: 'returns no log-probabilities' },
+        ],
+      );
     }
   }
 }

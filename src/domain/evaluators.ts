@@ -67,10 +67,9 @@ export async function resolveEvaluator(ctx: Ctx, ref: { id?: string; name?: stri
     throw new TribunalError('not_found', 404, `No evaluator named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive).`);
   }
   if (candidates.length > 1) {
-    throw validationError(
-      `Several public evaluators are named ${JSON.stringify(ref.name)} (${candidates.map((c) => c.id).join(', ')}); pass evaluator_id instead.`,
-      [{ field: 'evaluator_name', message: 'ambiguous' }],
-    );
+    throw validationError(`Several public evaluators are named ${JSON.stringify(ref.name)} (${candidates.map((c) => c.id).join(', ')}); pass evaluator_id instead.`, [
+      { field: 'evaluator_name', message: 'ambiguous' },
+    ]);
   }
   return version === undefined ? candidates[0] : getVisibleEvaluator(ctx, candidates[0].id, version);
 }
@@ -101,15 +100,14 @@ async function checkModel(ctx: WriteCtx, model: string | null | undefined) {
   if (model === null || model === undefined) return;
   const allowed = ctx.config.model.allowed;
   if (!allowed.includes(model) && !(await ctx.store.getModelByName(ctx.caller.org.id, model))) {
-    throw validationError(`model ${JSON.stringify(model)} is neither a model your organization registered (GET /v1/models/) nor one this server allows (${allowed.join(', ')}); register it, or leave model unset for the default.`, [
-      { field: 'model', message: 'not a registered or allowed model (TRIBUNAL_ALLOWED_MODELS)' },
-    ]);
+    throw validationError(
+      `model ${JSON.stringify(model)} is neither a model your organization registered (GET /v1/models/) nor one this server allows (${allowed.join(', ')}); register it, or leave model unset for the default.`,
+      [{ field: 'model', message: 'not a registered or allowed model (TRIBUNAL_ALLOWED_MODELS)' }],
+    );
   }
 }
 
-function checkDemonstrations(
-  content: Pick<EvaluatorContent, 'demonstrations' | 'requires_contexts' | 'requires_expected_output' | 'requires_request' | 'requires_turns'>,
-) {
+function checkDemonstrations(content: Pick<EvaluatorContent, 'demonstrations' | 'requires_contexts' | 'requires_expected_output' | 'requires_request' | 'requires_turns'>) {
   (content.demonstrations ?? []).forEach((d, i) => {
     const problem = demonstrationShapeProblem(d, content.requires_turns === true);
     if (problem) throw validationError(`demonstrations.${i}: ${problem.message}`, [{ field: `demonstrations.${i}.${problem.field}`, message: problem.message }]);
@@ -134,10 +132,7 @@ function checkDemonstrations(
 
 const conflict = (err: unknown) => conflictToError(err, 'choose another name or edit the existing one.');
 
-export async function createEvaluator(
-  ctx: WriteCtx,
-  input: EvaluatorContent & { visibility?: 'private' | 'public'; project_id?: string },
-): Promise<EvaluatorRecord> {
+export async function createEvaluator(ctx: WriteCtx, input: EvaluatorContent & { visibility?: 'private' | 'public'; project_id?: string }): Promise<EvaluatorRecord> {
   input = await settleKind(ctx.config, input); // h-checks: kind llm, check or code
   checkDemonstrations(input);
   await checkModel(ctx, input.model);

@@ -216,10 +216,7 @@ export async function updateJudge(ctx: WriteCtx, id: string, patch: Partial<Judg
       const pin = patch.pin_versions ?? next.evaluators.some((e) => e.version !== null);
       const refs = await buildRefs(ctx, ids, pin, next.visibility);
       // Keep existing pins for evaluators that stay, unless pinning was switched explicitly.
-      next.evaluators =
-        patch.pin_versions === undefined
-          ? refs.map((r) => ({ ...r, version: next.evaluators.find((e) => e.id === r.id)?.version ?? r.version }))
-          : refs;
+      next.evaluators = patch.pin_versions === undefined ? refs.map((r) => ({ ...r, version: next.evaluators.find((e) => e.id === r.id)?.version ?? r.version })) : refs;
       if (next.visibility === 'public') await assertPinsPublic(ctx, next.evaluators);
     }
     return next;

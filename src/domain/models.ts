@@ -62,7 +62,9 @@ export function checkBaseUrl(ctx: Pick<RequestContext, 'config'>, given: string 
   }
   // h-harden: a query or fragment would let the caller choose the path the server POSTs to.
   if (baseUrl.includes('?') || baseUrl.includes('#')) {
-    throw validationError('base_url must be an origin plus a path, without a query (?) or fragment (#); e.g. https://api.example.com/v1.', [{ field: 'base_url', message: 'has a query or fragment' }]);
+    throw validationError('base_url must be an origin plus a path, without a query (?) or fragment (#); e.g. https://api.example.com/v1.', [
+      { field: 'base_url', message: 'has a query or fragment' },
+    ]);
   }
   const hosts = ctx.config.registry.modelHosts;
   if (hosts && !hosts.includes(url.hostname) && !hosts.includes(url.host)) {
@@ -95,7 +97,11 @@ export async function getModel(ctx: Ctx, idOrName: string): Promise<Model> {
 export async function createModel(ctx: Ctx, input: ModelInput): Promise<Model> {
   // h-harden: a demo key is anonymous; it may not point this server at a host of its choosing.
   if (ctx.caller.org.is_demo && !ctx.config.registry.demoModels) {
-    throw new TribunalError('permission_denied', 403, 'Demo organizations cannot register models: they score with the server\'s own judge model. Ask the operator for an API key of a real organization.');
+    throw new TribunalError(
+      'permission_denied',
+      403,
+      "Demo organizations cannot register models: they score with the server's own judge model. Ask the operator for an API key of a real organization.",
+    );
   }
   const secret = secretKey(ctx);
   checkBaseUrl(ctx, input.base_url, input.provider);
@@ -127,7 +133,8 @@ export async function createModel(ctx: Ctx, input: ModelInput): Promise<Model> {
 
 export async function updateModel(ctx: Ctx, idOrName: string, patch: Partial<ModelInput>): Promise<Model> {
   const current = await findModel(ctx, idOrName);
-  if (patch.base_url !== undefined || patch.provider !== undefined) checkBaseUrl(ctx, patch.base_url !== undefined ? patch.base_url : current.base_url, patch.provider ?? current.provider);
+  if (patch.base_url !== undefined || patch.provider !== undefined)
+    checkBaseUrl(ctx, patch.base_url !== undefined ? patch.base_url : current.base_url, patch.provider ?? current.provider);
   const next: ModelRecord = { ...current, updated_at: new Date().toISOString() };
   if (patch.name !== undefined) next.name = patch.name;
   if (patch.provider !== undefined) next.provider = patch.provider;

@@ -12,10 +12,7 @@ export interface NewOrganization {
   expires_at: string | null;
 }
 
-export async function createOrganization(
-  store: Store,
-  opts: { name: string; isDemo: boolean; keyName?: string; keyTtlMs?: number | null },
-): Promise<NewOrganization> {
+export async function createOrganization(store: Store, opts: { name: string; isDemo: boolean; keyName?: string; keyTtlMs?: number | null }): Promise<NewOrganization> {
   const now = new Date();
   const organization: Organization = { id: newId('org'), name: opts.name, is_demo: opts.isDemo, created_at: now.toISOString() };
   await store.createOrganization(organization);

@@ -24,9 +24,7 @@ export function pageQuery(input: { limit?: number; cursor?: string }, maxPageSiz
   } catch {
     /* fall through */
   }
-  throw validationError('cursor is not a cursor this server issued: pass `next_cursor` from the previous page unchanged.', [
-    { field: 'cursor', message: 'invalid cursor' },
-  ]);
+  throw validationError('cursor is not a cursor this server issued: pass `next_cursor` from the previous page unchanged.', [{ field: 'cursor', message: 'invalid cursor' }]);
 }
 
 /**

@@ -85,7 +85,10 @@ export async function syncPresets(store: Store): Promise<void> {
     const storedValue = (k: string) => stored[k] ?? ((OPTIONAL_FLAGS as readonly string[]).includes(k) ? false : undefined);
     const changed = Object.keys(content).some((k) => JSON.stringify(storedValue(k)) !== JSON.stringify((content as Record<string, unknown>)[k]));
     if (changed) {
-      await store.updateEvaluator({ ...existing, ...content, version: existing.version + 1, created_at: presetCreatedAt(index), updated_at: new Date().toISOString() }, existing.version);
+      await store.updateEvaluator(
+        { ...existing, ...content, version: existing.version + 1, created_at: presetCreatedAt(index), updated_at: new Date().toISOString() },
+        existing.version,
+      );
     }
   }
   // h-checks: the check and code presets (data/check-presets.json).

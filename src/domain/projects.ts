@@ -14,9 +14,7 @@ export async function resolveProjectId(ctx: Ctx, projectId: string | undefined |
   if (projectId) {
     const project = await ctx.store.getProject(projectId);
     if (!project || project.org_id !== ctx.caller.org.id) {
-      throw validationError(`project_id ${JSON.stringify(projectId)} is not a project of your organization.`, [
-        { field: 'project_id', message: 'unknown project' },
-      ]);
+      throw validationError(`project_id ${JSON.stringify(projectId)} is not a project of your organization.`, [{ field: 'project_id', message: 'unknown project' }]);
     }
     return project.id;
   }

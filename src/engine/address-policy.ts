@@ -14,7 +14,10 @@ export interface AddressPolicy {
 
 export class AddressRefusedError extends Error {
   readonly code = 'UPSTREAM_ADDRESS_REFUSED';
-  constructor(readonly host: string, readonly why: string) {
+  constructor(
+    readonly host: string,
+    readonly why: string,
+  ) {
     super(`this server does not call ${host}: ${why}`);
     this.name = 'AddressRefusedError';
   }
@@ -75,7 +78,10 @@ export function refusedAddress(address: string, policy: AddressPolicy): string |
 
 /** The refusal for a URL's hostname when it is an IP literal or a metadata name (no DNS), else null. */
 export function refuseLiteral(hostname: string, policy: AddressPolicy): AddressRefusedError | null {
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (METADATA_NAMES.has(host)) return new AddressRefusedError(host, 'cloud metadata services are never called');
   if (host === 'localhost' || host.endsWith('.localhost')) {
     return policy.allowLoopback ? null : new AddressRefusedError(host, 'loopback addresses are turned off on this server (TRIBUNAL_MODEL_ALLOW_LOOPBACK)');

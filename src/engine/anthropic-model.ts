@@ -99,7 +99,10 @@ export class AnthropicJudgeModel implements JudgeModel {
       const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
       const input = parseJsonReply(text);
       if (!input) {
-        throw new ModelCallError('malformed', `The judge model gave no structured answer: its reply was not one JSON object (stop_reason ${message.stop_reason ?? 'unknown'}).`, { usage, model: answeredBy });
+        throw new ModelCallError('malformed', `The judge model gave no structured answer: its reply was not one JSON object (stop_reason ${message.stop_reason ?? 'unknown'}).`, {
+          usage,
+          model: answeredBy,
+        });
       }
       return { input, model: answeredBy, usage, temperature };
     }

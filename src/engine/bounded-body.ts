@@ -99,7 +99,8 @@ export async function readBoundedBody(source: Source | null | undefined, opts: B
       if (failure) break;
       wire += chunk.length;
       if (wire > maxWire) throw new UpstreamTooLargeError(maxWire, 'wire');
-      if (!decoder.write(chunk)) await new Promise<void>((resolve) => (failure || decoder.destroyed ? resolve() : decoder.once('drain', resolve) && decoder.once('close', resolve)));
+      if (!decoder.write(chunk))
+        await new Promise<void>((resolve) => (failure || decoder.destroyed ? resolve() : decoder.once('drain', resolve) && decoder.once('close', resolve)));
     }
     if (failure) throw failure;
     decoder.end();

@@ -164,11 +164,7 @@ class LogprobsModel implements JudgeModel {
  * instruction appended, answered as JSON text (JSON schema where the model honours it) with
  * log-probabilities, and scored as the weighted mean grade.
  */
-export function callLogprobs(
-  model: JudgeModel,
-  spec: StructuredCallSpec<Verdict>,
-  capabilities?: ModelCapabilities | null,
-): Promise<CallOutcome<GradedVerdict>> {
+export function callLogprobs(model: JudgeModel, spec: StructuredCallSpec<Verdict>, capabilities?: ModelCapabilities | null): Promise<CallOutcome<GradedVerdict>> {
   const strategy = capabilities && !capabilities.json_schema ? 'json' : 'json_schema';
   return callStructured(new LogprobsModel(model), {
     attempts: spec.attempts,

@@ -48,10 +48,14 @@ export function modelWarnings(model: { name: string; allowed: string[]; allowedF
     const notice = sdkDeprecationNotice(name);
     if (notice) {
       const when = notice.replace(/^The model '[^']*' is deprecated/, '').trim();
-      warnings.push(`warning: ${setting} names ${name}, which @anthropic-ai/sdk lists as deprecated${when ? ` (it ${when.replace(/^and /, '')})` : ''}; choose a current model (docs/SCORING.md lists them).`);
+      warnings.push(
+        `warning: ${setting} names ${name}, which @anthropic-ai/sdk lists as deprecated${when ? ` (it ${when.replace(/^and /, '')})` : ''}; choose a current model (docs/SCORING.md lists them).`,
+      );
     }
     if (!priceFor(name, model.prices)) {
-      warnings.push(`warning: ${setting} names ${name}, which has no price: its runs record cost_usd null ("unknown"); add it to TRIBUNAL_PRICES, e.g. {"${name}":{"input":1,"output":5}} (USD per million tokens).`);
+      warnings.push(
+        `warning: ${setting} names ${name}, which has no price: its runs record cost_usd null ("unknown"); add it to TRIBUNAL_PRICES, e.g. {"${name}":{"input":1,"output":5}} (USD per million tokens).`,
+      );
     }
   }
   return warnings;

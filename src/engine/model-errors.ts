@@ -38,11 +38,7 @@ export class ModelCallError extends Error {
   /** How many attempts were made before giving up (set by the retry layer). */
   attempts = 1;
 
-  constructor(
-    kind: ModelErrorKind,
-    message: string,
-    opts: { status?: number; retryAfterMs?: number; usage?: ModelUsage; model?: string; cause?: unknown } = {},
-  ) {
+  constructor(kind: ModelErrorKind, message: string, opts: { status?: number; retryAfterMs?: number; usage?: ModelUsage; model?: string; cause?: unknown } = {}) {
     super(message, { cause: opts.cause });
     this.name = 'ModelCallError';
     this.kind = kind;

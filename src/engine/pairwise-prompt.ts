@@ -13,8 +13,7 @@ import type { Checked } from './structured-call.ts';
 /** The forced tool of a comparison. Property order puts the justification first. */
 export const PAIRWISE_TOOL = {
   name: 'submit_comparison',
-  description:
-    'Record which of the two responses better meets the rubric. Call it exactly once. Write the justification first, then decide the preference from it.',
+  description: 'Record which of the two responses better meets the rubric. Call it exactly once. Write the justification first, then decide the preference from it.',
   input_schema: {
     type: 'object',
     properties: {
@@ -26,7 +25,8 @@ export const PAIRWISE_TOOL = {
       preference: {
         type: 'string',
         enum: ['A', 'B', 'tie'],
-        description: 'Decided after the justification: "A" (the response shown first) or "B" (shown second) when it better meets the rubric; "tie" only when they meet it equally well or fail it equally.',
+        description:
+          'Decided after the justification: "A" (the response shown first) or "B" (shown second) when it better meets the rubric; "tie" only when they meet it equally well or fail it equally.',
       },
     },
     required: ['justification', 'preference'],
@@ -54,7 +54,7 @@ const Answer = z.object({
   justification: z.string().trim().min(1, 'justification is empty'),
   // A lower-case "a", "b" or "Tie" is read as meant; anything else is malformed and asked again.
   preference: z.preprocess(
-    (v) => (typeof v === 'string' ? ({ a: 'A', b: 'B', tie: 'tie' } as Record<string, string>)[v.trim().toLowerCase()] ?? v : v),
+    (v) => (typeof v === 'string' ? (({ a: 'A', b: 'B', tie: 'tie' } as Record<string, string>)[v.trim().toLowerCase()] ?? v) : v),
     z.enum(['A', 'B', 'tie'], { error: 'preference must be "A", "B" or "tie"' }),
   ),
 });
@@ -107,7 +107,14 @@ function material(evaluator: PromptEvaluator, nonce: string, item: PairwiseItem)
   const render = (x: string | Turn) => renderConversation({ turns: [...before, typeof x === 'string' ? { role: 'assistant', content: x } : x], system_prompt }, nonce);
   const first = render(item.first);
   const second = render(item.second);
-  const context = first.context.map((line) => line.replace(/the response to evaluate is turn (\d+), below:$/, 'the two responses to compare are alternative versions of turn $1, below:').replace(/^The response to evaluate \(turn 1\) opens the conversation; there are no earlier turns\.$/, 'The two responses to compare (turn 1) open the conversation; there are no earlier turns.'));
+  const context = first.context.map((line) =>
+    line
+      .replace(/the response to evaluate is turn (\d+), below:$/, 'the two responses to compare are alternative versions of turn $1, below:')
+      .replace(
+        /^The response to evaluate \(turn 1\) opens the conversation; there are no earlier turns\.$/,
+        'The two responses to compare (turn 1) open the conversation; there are no earlier turns.',
+      ),
+  );
   return [...context, ...shared(evaluator, nonce, { ...item, request: null }).slice(1), relabel(first.judged![0], 'A', nonce), relabel(second.judged![0], 'B', nonce)];
 }
 

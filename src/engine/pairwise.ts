@@ -74,7 +74,8 @@ const degenerateOf = (x: string | Turn) => (typeof x === 'string' ? degenerateRe
  * loses to a non-degenerate one; two degenerate responses tie. Null when the model must be asked.
  */
 export function ruleVerdict(a: string | Turn, b: string | Turn): { preference: Preference; degenerate: boolean; justification: string } | null {
-  if (JSON.stringify(a) === JSON.stringify(b)) return { preference: 'tie', degenerate: false, justification: 'The two responses are identical, so they tie. Decided without calling the judge model.' };
+  if (JSON.stringify(a) === JSON.stringify(b))
+    return { preference: 'tie', degenerate: false, justification: 'The two responses are identical, so they tie. Decided without calling the judge model.' };
   const degA = degenerateOf(a);
   const degB = degenerateOf(b);
   if (degA && degB) return { preference: 'tie', degenerate: true, justification: `Both responses are degenerate, so they tie. Response a: ${degA} Response b: ${degB}` };
@@ -98,7 +99,9 @@ const textOf = (x: string | Turn) => (typeof x === 'string' ? x : x.content);
 /** A problem of one conversation, named by its own field (turns_a or turns_b). */
 function renamed(err: unknown, field: 'turns_a' | 'turns_b'): unknown {
   if (!(err instanceof TribunalError)) return err;
-  return new TribunalError(err.code, err.status, `${field}: ${err.message.replace(/`?turns`?/g, field)}`, { errors: err.errors?.map((e) => ({ ...e, field: e.field.replace(/^turns/, field) })) });
+  return new TribunalError(err.code, err.status, `${field}: ${err.message.replace(/`?turns`?/g, field)}`, {
+    errors: err.errors?.map((e) => ({ ...e, field: e.field.replace(/^turns/, field) })),
+  });
 }
 
 /** Checks a comparison's inputs and answers them prepared; every problem is a 400 before any model call. */
@@ -107,15 +110,25 @@ export function preparePair(input: ComparisonInput, evaluators: EvaluatorRecord[
   if (turns_a === undefined && turns_b === undefined) {
     const missing = (['response_a', 'response_b'] as const).filter((f) => input[f] === undefined);
     if (missing.length) {
-      throw validationError(`Nothing to compare: pass both responses as response_a and response_b (with the request they answer), or two conversations as turns_a and turns_b. Missing: ${missing.join(', ')}.`, missing.map((field) => ({ field, message: 'required unless turns_a and turns_b are given' })));
+      throw validationError(
+        `Nothing to compare: pass both responses as response_a and response_b (with the request they answer), or two conversations as turns_a and turns_b. Missing: ${missing.join(', ')}.`,
+        missing.map((field) => ({ field, message: 'required unless turns_a and turns_b are given' })),
+      );
     }
-    if (system_prompt !== undefined) throw validationError('system_prompt goes with turns_a and turns_b; with response_a and response_b, put what the application was asked in request.', [{ field: 'system_prompt', message: 'only with turns_a and turns_b' }]);
+    if (system_prompt !== undefined)
+      throw validationError('system_prompt goes with turns_a and turns_b; with response_a and response_b, put what the application was asked in request.', [
+        { field: 'system_prompt', message: 'only with turns_a and turns_b' },
+      ]);
     return { shared: { request, contexts, expected_output }, a: response_a!, b: response_b!, run: { request, response: response_a!, contexts, expected_output } };
   }
   const errors: FieldError[] = [];
   if (turns_a === undefined || turns_b === undefined) errors.push({ field: turns_a === undefined ? 'turns_a' : 'turns_b', message: 'give turns_a and turns_b together' });
   for (const f of ['request', 'response_a', 'response_b'] as const) if (input[f] !== undefined) errors.push({ field: f, message: 'given together with turns_a/turns_b' });
-  if (errors.length) throw validationError(`Compare either two conversations (turns_a and turns_b, both) or two responses (response_a and response_b, with request), not a mix: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`, errors);
+  if (errors.length)
+    throw validationError(
+      `Compare either two conversations (turns_a and turns_b, both) or two responses (response_a and response_b, with request), not a mix: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}.`,
+      errors,
+    );
   const prepared = (['turns_a', 'turns_b'] as const).map((field) => {
     const turns = input[field]!;
     let run: RunInput;
@@ -124,7 +137,10 @@ export function preparePair(input: ComparisonInput, evaluators: EvaluatorRecord[
     } catch (err) {
       throw renamed(err, field);
     }
-    if (run.judged_turn !== turns.length - 1) throw validationError(`${field}: the compared assistant turn must be the last turn (turn ${run.judged_turn! + 1} of ${turns.length} is the last assistant turn).`, [{ field, message: 'must end with the assistant turn to compare' }]);
+    if (run.judged_turn !== turns.length - 1)
+      throw validationError(`${field}: the compared assistant turn must be the last turn (turn ${run.judged_turn! + 1} of ${turns.length} is the last assistant turn).`, [
+        { field, message: 'must end with the assistant turn to compare' },
+      ]);
     return { run, turn: turns[turns.length - 1] };
   });
   const [a, b] = prepared;
@@ -132,7 +148,9 @@ export function preparePair(input: ComparisonInput, evaluators: EvaluatorRecord[
   const beforeB = turns_b!.slice(0, -1);
   for (let i = 0; i < Math.max(before.length, beforeB.length); i++) {
     if (JSON.stringify(before[i]) !== JSON.stringify(beforeB[i])) {
-      throw validationError(`turns_a and turns_b must share every turn before the compared assistant turn; they differ at turn ${i + 1}.`, [{ field: 'turns_b', message: `differs from turns_a at turn ${i + 1}` }]);
+      throw validationError(`turns_a and turns_b must share every turn before the compared assistant turn; they differ at turn ${i + 1}.`, [
+        { field: 'turns_b', message: `differs from turns_a at turn ${i + 1}` },
+      ]);
     }
   }
   return { shared: { contexts, expected_output, conversation: { before, system_prompt } }, a: a.turn, b: b.turn, run: a.run, turns_b };
@@ -143,7 +161,14 @@ const resultBase = (evaluator: EvaluatorRecord) => ({ evaluator_id: evaluator.id
 /** The ScoringEngine the server uses: scoring (Engine) plus comparison. */
 export class ComparingEngine extends Engine implements ScoringEngine {
   /** Asks one evaluator in one order; never throws. */
-  private async ask(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, pair: PreparedPair, shownFirst: Side, target: ScoringTarget | undefined, requested: string): Promise<AskedOrder> {
+  private async ask(
+    ctx: Pick<RequestContext, 'config'>,
+    evaluator: EvaluatorRecord,
+    pair: PreparedPair,
+    shownFirst: Side,
+    target: ScoringTarget | undefined,
+    requested: string,
+  ): Promise<AskedOrder> {
     const item: PairwiseItem = { ...pair.shared, first: shownFirst === 'a' ? pair.a : pair.b, second: shownFirst === 'a' ? pair.b : pair.a };
     const outcome = await callStructured(target?.model ?? this.model, {
       attempts: MALFORMED_RETRIES + 1,
@@ -160,7 +185,9 @@ export class ComparingEngine extends Engine implements ScoringEngine {
     }
     const { failure } = outcome;
     const error =
-      failure.kind === 'malformed' ? `No valid answer from the judge model in ${MALFORMED_RETRIES + 1} attempts; the last: ${failure.message}` : `${failure.message}${gaveUp(failure)}`;
+      failure.kind === 'malformed'
+        ? `No valid answer from the judge model in ${MALFORMED_RETRIES + 1} attempts; the last: ${failure.message}`
+        : `${failure.message}${gaveUp(failure)}`;
     return { ...spent, failure: failure.kind, order: { shown_first: shownFirst, preference: null, justification: null, error } };
   }
 
@@ -190,7 +217,14 @@ export class ComparingEngine extends Engine implements ScoringEngine {
     return { result: { ...base, preference, consistent, justification } };
   }
 
-  private async compare(ctx: RequestContext, evaluators: EvaluatorRecord[], input: ComparisonInput, pair: PreparedPair, header: LogHeader, what: string): Promise<ComparisonResult> {
+  private async compare(
+    ctx: RequestContext,
+    evaluators: EvaluatorRecord[],
+    input: ComparisonInput,
+    pair: PreparedPair,
+    header: LogHeader,
+    what: string,
+  ): Promise<ComparisonResult> {
     const id = newId('log');
     const created_at = new Date().toISOString();
     const started = performance.now();
@@ -198,7 +232,19 @@ export class ComparingEngine extends Engine implements ScoringEngine {
     let compared: Compared[];
     if (rule) {
       compared = evaluators.map((e) => ({
-        result: { ...resultBase(e), preference: rule.preference, consistent: true, justification: rule.justification, ...(rule.degenerate ? { degenerate: true } : {}), orders: [], model: null, input_tokens: 0, output_tokens: 0, cost_usd: 0, latency_ms: 0 },
+        result: {
+          ...resultBase(e),
+          preference: rule.preference,
+          consistent: true,
+          justification: rule.justification,
+          ...(rule.degenerate ? { degenerate: true } : {}),
+          orders: [],
+          model: null,
+          input_tokens: 0,
+          output_tokens: 0,
+          cost_usd: 0,
+          latency_ms: 0,
+        },
       }));
     } else {
       const targets = await this.targets(ctx, evaluators);
@@ -208,7 +254,9 @@ export class ComparingEngine extends Engine implements ScoringEngine {
       const runB: RunInput = { ...pair.run, response: textOf(pair.b), ...(pair.turns_b ? { turns: pair.turns_b } : {}) };
       compared = await Promise.all(
         evaluators.map((e) =>
-          scoresWithoutModel(e) ? compareWithoutModel(ctx.config, ctx.caller.org.id, e, pair.run, runB) : this.compareEvaluatorPair(ctx, e, pair, targets.get(e.models?.length ? e.models[0] : (e.model ?? ''))),
+          scoresWithoutModel(e)
+            ? compareWithoutModel(ctx.config, ctx.caller.org.id, e, pair.run, runB)
+            : this.compareEvaluatorPair(ctx, e, pair, targets.get(e.models?.length ? e.models[0] : (e.model ?? ''))),
         ),
       );
     }
@@ -251,7 +299,13 @@ export class ComparingEngine extends Engine implements ScoringEngine {
         response_b: textOf(pair.b),
         ...(pair.turns_b ? { turns_b: pair.turns_b } : {}),
         ...totals,
-        evaluators: results.map((r) => ({ evaluator_id: r.evaluator_id, preference: r.preference, consistent: r.consistent, ...(r.degenerate ? { degenerate: true } : {}), orders: r.orders })),
+        evaluators: results.map((r) => ({
+          evaluator_id: r.evaluator_id,
+          preference: r.preference,
+          consistent: r.consistent,
+          ...(r.degenerate ? { degenerate: true } : {}),
+          orders: r.orders,
+        })),
       },
     };
     const write = () => ctx.store.appendExecutionLog(record);
@@ -276,7 +330,15 @@ export class ComparingEngine extends Engine implements ScoringEngine {
     // What the evaluators declare must be there; the two responses share request (or earlier turns), contexts and expected output.
     checkRequiredInputs(evaluators, pair.run);
     const projectId = judge.org_id === ctx.caller.org.id ? judge.project_id : await resolveProjectId(ctx, undefined);
-    const header = { judge_id: judge.id, judge_name: judge.name, judge_version: judge.version, evaluator_id: null, evaluator_name: null, evaluator_version: null, project_id: projectId };
+    const header = {
+      judge_id: judge.id,
+      judge_name: judge.name,
+      judge_version: judge.version,
+      evaluator_id: null,
+      evaluator_name: null,
+      evaluator_version: null,
+      project_id: projectId,
+    };
     return this.compare(ctx, evaluators, input, pair, header, `judge ${judge.name}`);
   }
 
@@ -285,7 +347,15 @@ export class ComparingEngine extends Engine implements ScoringEngine {
     const pair = preparePair(input, [evaluator], ctx.config.limits);
     checkRequiredInputs([evaluator], pair.run);
     const projectId = await resolveProjectId(ctx, project_id);
-    const header = { judge_id: null, judge_name: null, judge_version: null, evaluator_id: evaluator.id, evaluator_name: evaluator.name, evaluator_version: evaluator.version, project_id: projectId };
+    const header = {
+      judge_id: null,
+      judge_name: null,
+      judge_version: null,
+      evaluator_id: evaluator.id,
+      evaluator_name: evaluator.name,
+      evaluator_version: evaluator.version,
+      project_id: projectId,
+    };
     return this.compare(ctx, [evaluator], input, pair, header, `evaluator ${evaluator.name}`);
   }
 }

@@ -17,8 +17,7 @@ export { escapeData, newNonce };
 /** The forced tool the model answers through. Property order puts the justification first. */
 export const SCORE_TOOL = {
   name: 'submit_evaluation',
-  description:
-    'Record your evaluation of the response. Call it exactly once. Write the justification first, then decide the score from it.',
+  description: 'Record your evaluation of the response. Call it exactly once. Write the justification first, then decide the score from it.',
   input_schema: {
     type: 'object',
     properties: {
@@ -97,11 +96,7 @@ const conversationRules = (nonce: string) => [
 /** The author's scored examples, fenced like the material: part of the static system prompt. */
 function scoredExamples(evaluator: PromptEvaluator, nonce: string): string[] {
   if (!evaluator.demonstrations.length) return [];
-  const parts = [
-    '',
-    '# Scored examples',
-    "The evaluator's author scored these examples to calibrate the scale. They are not the material to evaluate.",
-  ];
+  const parts = ['', '# Scored examples', "The evaluator's author scored these examples to calibrate the scale. They are not the material to evaluate."];
   evaluator.demonstrations.forEach((demo, i) => {
     // The justification before the score: the order the answer is asked for.
     const inner = [
@@ -131,7 +126,7 @@ export function buildSystemPrompt(evaluator: PromptEvaluator, nonce: string, con
     ...(conversation ? conversationRules(nonce) : []),
     '',
     '# The scale',
-    'Scores run from 0 to 1 with no gaps: 1 means the response fully meets the rubric, 0 means it fails it entirely. Where the rubric describes bands (for example LOW [0.0, 0.4), MIDDLING [0.4, 0.7), HIGH [0.7, 1.0]), the bands are contiguous and cover the whole scale: first decide which band the response belongs to, then place the score inside that band by how fully the band\'s description holds (near its top when all of it holds with room to spare, near its bottom when the response only just reaches it); a placement rule in the rubric itself comes first. Stay consistent with the scored examples when there are any.',
+    "Scores run from 0 to 1 with no gaps: 1 means the response fully meets the rubric, 0 means it fails it entirely. Where the rubric describes bands (for example LOW [0.0, 0.4), MIDDLING [0.4, 0.7), HIGH [0.7, 1.0]), the bands are contiguous and cover the whole scale: first decide which band the response belongs to, then place the score inside that band by how fully the band's description holds (near its top when all of it holds with room to spare, near its bottom when the response only just reaches it); a placement rule in the rubric itself comes first. Stay consistent with the scored examples when there are any.",
     '',
     '# Judging rules',
     '- Length, formatting (headings, lists, bold text) and a confident or polished tone earn nothing by themselves: credit only what the rubric asks for.',
@@ -150,7 +145,9 @@ const hasConversation = (item: PromptItem) => Boolean(item.turns?.length) || (it
 export function buildUserPrompt(evaluator: PromptEvaluator, input: PromptItem, nonce: string): string {
   const parts = ['# Material to evaluate', ...material(evaluator, nonce, input), ''];
   const what = input.turns?.length ? 'the response above (the last assistant turn, in the context of the earlier turns)' : 'the response above';
-  parts.push(`Evaluate ${what} with the evaluator "${evaluator.name}". Call ${SCORE_TOOL.name}: the justification first (the evidence quoted), then the score from 0 to 1, or not_applicable with score null when the evaluator does not apply.`);
+  parts.push(
+    `Evaluate ${what} with the evaluator "${evaluator.name}". Call ${SCORE_TOOL.name}: the justification first (the evidence quoted), then the score from 0 to 1, or not_applicable with score null when the evaluator does not apply.`,
+  );
   return parts.join('\n');
 }
 

@@ -153,7 +153,14 @@ export class ResilientJudgeModel implements JudgeModel {
   }
 }
 
-function attemptEvent(model: string, attempt: number, outcome: ModelAttemptEvent['outcome'], retrying: boolean, slotAt: number, usage?: StructuredAnswer['usage']): ModelAttemptEvent {
+function attemptEvent(
+  model: string,
+  attempt: number,
+  outcome: ModelAttemptEvent['outcome'],
+  retrying: boolean,
+  slotAt: number,
+  usage?: StructuredAnswer['usage'],
+): ModelAttemptEvent {
   const now = performance.now();
   const at = slotAt || now; // never got a slot (cancelled while queued): no model time
   return { model, attempt, outcome, retrying, startedAt: performance.timeOrigin + at, durationMs: now - at, usage };

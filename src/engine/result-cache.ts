@@ -84,7 +84,12 @@ const cacheFailed = (what: string) => (err: unknown) => {
  * Runs `score` unless the cache holds this result. A store failure on the lookup or the write is not
  * the run's failure: the lookup then misses and the write is skipped (both logged).
  */
-export async function withResultCache(opts: ResultCacheOptions, parts: ResultKeyParts, evaluator: EvaluatorRecord, score: () => Promise<{ result: EvaluatorResult; failure?: unknown }>) {
+export async function withResultCache(
+  opts: ResultCacheOptions,
+  parts: ResultKeyParts,
+  evaluator: EvaluatorRecord,
+  score: () => Promise<{ result: EvaluatorResult; failure?: unknown }>,
+) {
   const started = performance.now();
   const key = resultCacheKey(parts);
   const stored = await opts.store.getCachedResult(opts.orgId, key).catch(cacheFailed('lookup'));

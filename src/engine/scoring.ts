@@ -130,7 +130,10 @@ function degenerateInput(input: RunInput): string | null {
 const unknownModel = (name: string): JudgeModel => ({
   configured: true,
   call: async () => {
-    throw new ModelCallError('rejected', `The evaluator's model ${JSON.stringify(name)} is neither registered in your organization (GET /v1/models/) nor allowed on this server; register it or set the evaluator's model to another.`);
+    throw new ModelCallError(
+      'rejected',
+      `The evaluator's model ${JSON.stringify(name)} is neither registered in your organization (GET /v1/models/) nor allowed on this server; register it or set the evaluator's model to another.`,
+    );
   },
 });
 const roundMs = (ms: number) => Math.round(ms * 10) / 10;
@@ -161,7 +164,14 @@ export class Engine {
         // A registered model deleted since (or another organization's): a clear error, not a call to the server's provider.
         const known = !name || ctx.config.model.allowed.includes(name);
         const modelName = name || ctx.config.model.name;
-        targets.set(name, { model: known ? this.model : unknownModel(name), modelName, prices: ctx.config.model.prices, temperature: 0, provider: 'anthropic', identity: `server:${modelName}` });
+        targets.set(name, {
+          model: known ? this.model : unknownModel(name),
+          modelName,
+          prices: ctx.config.model.prices,
+          temperature: 0,
+          provider: 'anthropic',
+          identity: `server:${modelName}`,
+        });
         continue;
       }
       // TRIBUNAL_MODEL_HOSTS may have narrowed since the model was registered.
@@ -196,7 +206,16 @@ export class Engine {
     const { system, prompt } = buildPrompt(evaluator, input, versionNonce(ctx.config.registry.secretKey, evaluator.id, evaluator.version));
     const spec = {
       attempts: MALFORMED_RETRIES + 1,
-      request: () => ({ model: requested, system, prompt, tool: SCORE_TOOL, maxTokens: settings.max_tokens, strategy: target?.strategy, temperature: settings.temperature ?? undefined, cacheSystem: true }),
+      request: () => ({
+        model: requested,
+        system,
+        prompt,
+        tool: SCORE_TOOL,
+        maxTokens: settings.max_tokens,
+        strategy: target?.strategy,
+        temperature: settings.temperature ?? undefined,
+        cacheSystem: true,
+      }),
       check: parseAnswer,
     };
     const model = target?.model ?? this.model;
@@ -307,12 +326,9 @@ export class Engine {
     if (results.length && failures.length === results.length) {
       const status = failureStatus(failures.map((f) => f.failure!));
       const reasons = results.map((r) => `${r.evaluator_name}: ${r.error}`).join(' | ');
-      throw new TribunalError(
-        'model_unavailable',
-        status,
-        `The judge model failed for every evaluator of ${what}, so there is no score (the run is logged as ${id}). ${reasons}`,
-        { extra: { execution_log_id: id, evaluator_results: results } },
-      );
+      throw new TribunalError('model_unavailable', status, `The judge model failed for every evaluator of ${what}, so there is no score (the run is logged as ${id}). ${reasons}`, {
+        extra: { execution_log_id: id, evaluator_results: results },
+      });
     }
     return { execution_log_id: id, evaluator_results: results, score: record.score, cost_usd: record.cost_usd, latency_ms: record.latency_ms };
   }

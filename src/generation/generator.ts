@@ -31,7 +31,10 @@ export function createJudgeGenerator(model: JudgeModel): JudgeGenerator {
 async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJudgeInput): Promise<GenerateJudgeOutcome> {
   // Everything the caller can get wrong is checked before the model is asked anything.
   const intent = input.intent.trim();
-  if (!intent) throw validationError('intent is empty: describe the application, its users and the stage to evaluate in a few sentences.', [{ field: 'intent', message: 'must not be blank' }]);
+  if (!intent)
+    throw validationError('intent is empty: describe the application, its users and the stage to evaluate in a few sentences.', [
+      { field: 'intent', message: 'must not be blank' },
+    ]);
   const givenStage = input.stage?.trim();
   if (input.stage !== undefined && !givenStage) throw validationError('stage is blank: give a stage name, or leave stage out.', [{ field: 'stage', message: 'must not be blank' }]);
   const extra = normalizeAnswers(input.extra_contexts ?? {});
@@ -110,11 +113,7 @@ async function generate(ctx: RequestContext, model: JudgeModel, input: GenerateJ
       judgeId = revised.id;
     } else {
       const name = await uniqueJudgeName(ctx, `${clip(draftName ?? 'Generated judge', MAX_NAME - 8)} (draft)`);
-      const draft = await createJudge(
-        ctx,
-        { name, intent, evaluator_ids: unique(draftPresets ?? []), stage, visibility, project_id: projectId },
-        generation,
-      );
+      const draft = await createJudge(ctx, { name, intent, evaluator_ids: unique(draftPresets ?? []), stage, visibility, project_id: projectId }, generation);
       judgeId = draft.id;
     }
     return { error_code: 'missing_context_from_system_goal', judge_id: judgeId, missing_context_from_system_goal: open };

@@ -192,18 +192,20 @@ export function rubricText(parts: RubricParts): string {
   return lines.join('\n');
 }
 
-const Demonstration = z.object({
-  request: z.string().optional(),
-  response: z.string().min(1),
-  contexts: z.array(z.string()).optional(),
-  justification: z.string().min(1).describe('quote the evidence from the example response in double quotes and say which criterion of its band it meets or misses'),
-  band: z.enum(['HIGH', 'MIDDLING', 'LOW']).describe('the band whose criteria this example meets'),
-  score: z.number().min(0).max(1).describe('the score it deserves, inside that band'),
-}).transform(({ band, justification, ...demo }) => ({
-  ...demo,
-  // Stored as the presets write it: the band named at the end of the justification, where the band check reads it.
-  justification: `${justification.trim().replace(/\s*Band: (HIGH|MIDDLING|LOW)\.?$/, '')} Band: ${band}.`,
-}));
+const Demonstration = z
+  .object({
+    request: z.string().optional(),
+    response: z.string().min(1),
+    contexts: z.array(z.string()).optional(),
+    justification: z.string().min(1).describe('quote the evidence from the example response in double quotes and say which criterion of its band it meets or misses'),
+    band: z.enum(['HIGH', 'MIDDLING', 'LOW']).describe('the band whose criteria this example meets'),
+    score: z.number().min(0).max(1).describe('the score it deserves, inside that band'),
+  })
+  .transform(({ band, justification, ...demo }) => ({
+    ...demo,
+    // Stored as the presets write it: the band named at the end of the justification, where the band check reads it.
+    justification: `${justification.trim().replace(/\s*Band: (HIGH|MIDDLING|LOW)\.?$/, '')} Band: ${band}.`,
+  }));
 
 export interface NewEvaluator {
   name: string;
@@ -222,18 +224,16 @@ export function designAnswerSchema(catalog: Preset[], contextAware: boolean) {
       .trim()
       .min(3)
       .max(80)
-      .describe('a short name for the quality, worded so that a higher score is better, e.g. "Brand Voice Adherence", "Refund Policy Compliance" (not "Tone" or "Policy Violations")'),
+      .describe(
+        'a short name for the quality, worded so that a higher score is better, e.g. "Brand Voice Adherence", "Refund Policy Compliance" (not "Tone" or "Policy Violations")',
+      ),
     intent: z.string().trim().min(20).max(600).describe('what it measures, one or two sentences'),
     rubric: RubricParts.describe('the scoring criteria in the style of the example rubric'),
     // Offered only to context-aware judges: a judge without it runs on request and response alone.
     ...(contextAware ? { requires_contexts: z.boolean().optional().describe('true when scoring needs the retrieved contexts') } : {}),
     requires_request: z.boolean().optional().describe('true when the quality cannot be judged without the request (the question or instruction the response answers)'),
     critical: z.boolean().optional().describe('true only for a safety or compliance quality whose failure must cap the whole judge score'),
-    demonstrations: z
-      .array(Demonstration)
-      .max(3)
-      .optional()
-      .describe('three short examples, one per band (HIGH, MIDDLING, LOW), each with the score it deserves inside its band'),
+    demonstrations: z.array(Demonstration).max(3).optional().describe('three short examples, one per band (HIGH, MIDDLING, LOW), each with the score it deserves inside its band'),
   });
   return z.object({
     judge_name: z.string().trim().min(1).max(80).describe('a short name for the judge'),
@@ -301,7 +301,9 @@ export function designStep(input: {
       if (answer.preset_ids.length + answer.new_evaluators.length === 0) problems.push('the judge has no evaluators: give at least one preset id or new evaluator');
       answer.new_evaluators.forEach((spec, i) => problems.push(...rubricProblems(spec, `new_evaluators.${i}`)));
       if (contextAware && !readsContexts(answer, catalog)) {
-        problems.push('this judge is context-aware, yet none of its evaluators reads the contexts: choose at least one grounding preset from the catalog (or set requires_contexts on a new evaluator that needs them)');
+        problems.push(
+          'this judge is context-aware, yet none of its evaluators reads the contexts: choose at least one grounding preset from the catalog (or set requires_contexts on a new evaluator that needs them)',
+        );
       }
       return problems;
     },

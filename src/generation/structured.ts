@@ -28,8 +28,7 @@ export function toolSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
-const describeIssues = (error: z.ZodError) =>
-  error.issues.map((i) => `${i.path.length ? i.path.map(String).join('.') : '(answer)'}: ${i.message}`);
+const describeIssues = (error: z.ZodError) => error.issues.map((i) => `${i.path.length ? i.path.map(String).join('.') : '(answer)'}: ${i.message}`);
 
 export async function runStep<T>(model: JudgeModel, modelName: string, step: Step<T>): Promise<T> {
   const tool = { name: step.tool, description: step.description, input_schema: toolSchema(step.schema) };

@@ -10,7 +10,10 @@ export const GenerateJudgeInput = z.object({
   judge_id: z.string().optional().describe('the draft judge returned by a missing_context_from_system_goal answer, to complete it'),
   extra_contexts: z.record(z.string(), z.string()).optional().describe('answers to missing-context questions, keyed by form_field_name'),
   stage: z.string().optional().describe('the stage to evaluate, when the intent describes several (a listed one or a custom name)'),
-  enable_context_aware_evaluators: z.boolean().optional().describe('for retrieval-augmented applications: add evaluators that catch hallucination and drift from the retrieved contexts'),
+  enable_context_aware_evaluators: z
+    .boolean()
+    .optional()
+    .describe('for retrieval-augmented applications: add evaluators that catch hallucination and drift from the retrieved contexts'),
   project_id: z.string().optional().describe('project for the judge; default your default project'),
 });
 export type GenerateJudgeInput = z.infer<typeof GenerateJudgeInput>;

@@ -4,8 +4,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { TribunalError } from '../errors.ts';
 import { sendProblem } from './problem.ts';
 
-export const bodyTooLarge = (limitBytes: number) =>
-  new TribunalError('payload_too_large', 413, `The request body is over the limit of ${limitBytes} bytes (TRIBUNAL_MAX_BODY).`);
+export const bodyTooLarge = (limitBytes: number) => new TribunalError('payload_too_large', 413, `The request body is over the limit of ${limitBytes} bytes (TRIBUNAL_MAX_BODY).`);
 
 /** Body-parser failures become problems that say what to fix. */
 function bodyErrors(limitBytes: number) {
@@ -13,7 +12,10 @@ function bodyErrors(limitBytes: number) {
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') return sendProblem(res, bodyTooLarge(limitBytes));
     if (type === 'entity.parse.failed') {
-      return sendProblem(res, new TribunalError('validation_error', 400, `The request body is not valid JSON: ${(err as Error).message}`, { errors: [{ field: '(body)', message: 'invalid JSON' }] }));
+      return sendProblem(
+        res,
+        new TribunalError('validation_error', 400, `The request body is not valid JSON: ${(err as Error).message}`, { errors: [{ field: '(body)', message: 'invalid JSON' }] }),
+      );
     }
     if (type === 'encoding.unsupported' || type === 'charset.unsupported') {
       return sendProblem(res, new TribunalError('validation_error', 415, 'Send the body as UTF-8 JSON (Content-Type: application/json).'));
@@ -22,7 +24,10 @@ function bodyErrors(limitBytes: number) {
     // Any other client-side body fault (a broken gzip stream, a size mismatch...) is the client's to fix.
     const status = (err as { status?: number }).status;
     if (status !== undefined && status >= 400 && status < 500) {
-      return sendProblem(res, new TribunalError('validation_error', 400, `The request body could not be read: ${(err as Error).message}`, { errors: [{ field: '(body)', message: 'unreadable body' }] }));
+      return sendProblem(
+        res,
+        new TribunalError('validation_error', 400, `The request body could not be read: ${(err as Error).message}`, { errors: [{ field: '(body)', message: 'unreadable body' }] }),
+      );
     }
     next(err);
   };

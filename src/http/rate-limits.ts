@@ -7,8 +7,7 @@ import type { Config } from '../config.ts';
 import { TribunalError } from '../errors.ts';
 import { sendProblem } from './problem.ts';
 
-const retryAfterSeconds = (resetTime: Date | undefined, windowMs: number) =>
-  Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
+const retryAfterSeconds = (resetTime: Date | undefined, windowMs: number) => Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
 
 const limited = (detail: string, retryAfter: number) => new TribunalError('rate_limited', 429, detail, { headers: { 'Retry-After': String(retryAfter) } });
 

@@ -21,7 +21,7 @@ function requestIdOf(req: Request): string {
 function routeOf(req: Request, res: Response): string {
   const route = (req as Request & { route?: { path?: unknown } }).route;
   if (route?.path !== undefined) return `${req.baseUrl}${String(route.path)}`;
-  return res.statusCode === 404 ? '(unmatched)' : (req.baseUrl || '(other)');
+  return res.statusCode === 404 ? '(unmatched)' : req.baseUrl || '(other)';
 }
 
 export function observabilityRouter(obs: Observability, store: Store): express.Router {
@@ -42,7 +42,16 @@ export function observabilityRouter(obs: Observability, store: Store): express.R
       if (span) obs.tracing.endRequestSpan(span, req.method, route, status, orgId);
       // issue 26: not_available (a setting the operator has not made) is a warning, not a fault.
       obs.logger[status >= 500 ? (res.locals.problemCode === 'not_available' ? 'warn' : 'error') : 'info'](
-        { req_id: requestId, method: req.method, route, status, latency_ms: Math.round(latencyMs * 10) / 10, org_id: orgId, code: res.locals.problemCode, trace_id: span?.spanContext().traceId },
+        {
+          req_id: requestId,
+          method: req.method,
+          route,
+          status,
+          latency_ms: Math.round(latencyMs * 10) / 10,
+          org_id: orgId,
+          code: res.locals.problemCode,
+          trace_id: span?.spanContext().traceId,
+        },
         'request',
       );
     });
@@ -62,10 +71,21 @@ function metricsHandler(obs: Observability, token: string | undefined): express.
   return async (req, res, next) => {
     // Without a token the path does not exist: metrics are never open to the internet by accident.
     if (!expected) return next();
-    const given = createHash('sha256').update(req.headers.authorization ?? '').digest();
+    const given = createHash('sha256')
+      .update(req.headers.authorization ?? '')
+      .digest();
     if (!timingSafeEqual(given, expected)) {
       res.status(401).setHeader('WWW-Authenticate', 'Bearer realm="tribunal-metrics"');
-      res.type('application/problem+json').send(JSON.stringify({ type: 'https://tribunal.dev/problems/not-authenticated', title: 'Not authenticated', status: 401, detail: 'Send Authorization: Bearer <TRIBUNAL_METRICS_TOKEN> to read /metrics.', code: 'not_authenticated', request_id: res.locals.requestId }));
+      res.type('application/problem+json').send(
+        JSON.stringify({
+          type: 'https://tribunal.dev/problems/not-authenticated',
+          title: 'Not authenticated',
+          status: 401,
+          detail: 'Send Authorization: Bearer <TRIBUNAL_METRICS_TOKEN> to read /metrics.',
+          code: 'not_authenticated',
+          request_id: res.locals.requestId,
+        }),
+      );
       return;
     }
     res.setHeader('Cache-Control', 'no-store');

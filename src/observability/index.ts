@@ -45,7 +45,17 @@ function assemble(config: Config, logger: Logger, tracing: Tracing, processMetri
       metrics.modelAttempt(e);
       tracing.modelAttempt(e, ctx?.span);
       logger[e.outcome === 'ok' ? 'info' : 'warn'](
-        { req_id: ctx?.requestId, model: e.model, attempt: e.attempt, outcome: e.outcome, retrying: e.retrying, input_tokens: e.usage?.input_tokens, output_tokens: e.usage?.output_tokens, latency_ms: Math.round(e.durationMs * 10) / 10, trace_id: ctx?.span?.spanContext().traceId },
+        {
+          req_id: ctx?.requestId,
+          model: e.model,
+          attempt: e.attempt,
+          outcome: e.outcome,
+          retrying: e.retrying,
+          input_tokens: e.usage?.input_tokens,
+          output_tokens: e.usage?.output_tokens,
+          latency_ms: Math.round(e.durationMs * 10) / 10,
+          trace_id: ctx?.span?.spanContext().traceId,
+        },
         'model call',
       );
     },

@@ -9,16 +9,61 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
 
 export class TribunalMetrics {
   readonly registry = new Registry();
-  private readonly httpRequests = new Counter({ name: 'tribunal_http_requests_total', help: 'HTTP requests answered, by method, route and status.', labelNames: ['method', 'route', 'status'], registers: [this.registry] });
-  private readonly httpDuration = new Histogram({ name: 'tribunal_http_request_duration_seconds', help: 'Time from a request arriving to its answer being sent.', labelNames: ['method', 'route', 'status'], buckets: SECONDS, registers: [this.registry] });
-  private readonly modelCalls = new Counter({ name: 'tribunal_model_calls_total', help: 'Judge-model call attempts, by model and outcome (ok or the failure kind); a retried call counts once per attempt.', labelNames: ['model', 'outcome'], registers: [this.registry] });
-  private readonly modelDuration = new Histogram({ name: 'tribunal_model_call_duration_seconds', help: 'Judge-model attempt latency from getting a limiter slot to the answer.', labelNames: ['model', 'outcome'], buckets: SECONDS, registers: [this.registry] });
-  private readonly modelRetries = new Counter({ name: 'tribunal_model_retries_total', help: 'Failed judge-model attempts that were retried, by the failure kind.', labelNames: ['model', 'reason'], registers: [this.registry] });
-  private readonly modelTokens = new Counter({ name: 'tribunal_model_tokens_total', help: 'Judge-model tokens, by model and direction (input, output).', labelNames: ['model', 'direction'], registers: [this.registry] });
-  private readonly modelCost = new Counter({ name: 'tribunal_model_cost_usd_total', help: 'Judge-model cost in USD from the price table; models without a price are not counted.', labelNames: ['model'], registers: [this.registry] });
-  private readonly storeErrors = new Counter({ name: 'tribunal_store_errors_total', help: 'Requests answered 503 store_unavailable because the store could not be reached.', registers: [this.registry] });
+  private readonly httpRequests = new Counter({
+    name: 'tribunal_http_requests_total',
+    help: 'HTTP requests answered, by method, route and status.',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
+  private readonly httpDuration = new Histogram({
+    name: 'tribunal_http_request_duration_seconds',
+    help: 'Time from a request arriving to its answer being sent.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+  private readonly modelCalls = new Counter({
+    name: 'tribunal_model_calls_total',
+    help: 'Judge-model call attempts, by model and outcome (ok or the failure kind); a retried call counts once per attempt.',
+    labelNames: ['model', 'outcome'],
+    registers: [this.registry],
+  });
+  private readonly modelDuration = new Histogram({
+    name: 'tribunal_model_call_duration_seconds',
+    help: 'Judge-model attempt latency from getting a limiter slot to the answer.',
+    labelNames: ['model', 'outcome'],
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+  private readonly modelRetries = new Counter({
+    name: 'tribunal_model_retries_total',
+    help: 'Failed judge-model attempts that were retried, by the failure kind.',
+    labelNames: ['model', 'reason'],
+    registers: [this.registry],
+  });
+  private readonly modelTokens = new Counter({
+    name: 'tribunal_model_tokens_total',
+    help: 'Judge-model tokens, by model and direction (input, output).',
+    labelNames: ['model', 'direction'],
+    registers: [this.registry],
+  });
+  private readonly modelCost = new Counter({
+    name: 'tribunal_model_cost_usd_total',
+    help: 'Judge-model cost in USD from the price table; models without a price are not counted.',
+    labelNames: ['model'],
+    registers: [this.registry],
+  });
+  private readonly storeErrors = new Counter({
+    name: 'tribunal_store_errors_total',
+    help: 'Requests answered 503 store_unavailable because the store could not be reached.',
+    registers: [this.registry],
+  });
   // Budgets (room h-cost)
-  private readonly budgetRefusals = new Counter({ name: 'tribunal_budget_refusals_total', help: 'Runs refused with 429 budget_exceeded because a cost cap was spent.', registers: [this.registry] });
+  private readonly budgetRefusals = new Counter({
+    name: 'tribunal_budget_refusals_total',
+    help: 'Runs refused with 429 budget_exceeded because a cost cap was spent.',
+    registers: [this.registry],
+  });
   private limiter?: Limiter;
   private readonly httpSeries = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
 
@@ -29,8 +74,22 @@ export class TribunalMetrics {
     // Process metrics (CPU, memory, event-loop lag, GC) start monitors: only for a real server.
     if (opts.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
     const metrics = this;
-    new Gauge({ name: 'tribunal_model_limiter_queued', help: 'Judge-model calls waiting for a slot (TRIBUNAL_MODEL_CONCURRENCY).', registers: [this.registry], collect() { this.set(metrics.limiter?.queued ?? 0); } });
-    new Gauge({ name: 'tribunal_model_limiter_in_flight', help: 'Judge-model calls in flight.', registers: [this.registry], collect() { this.set(metrics.limiter?.inFlight ?? 0); } });
+    new Gauge({
+      name: 'tribunal_model_limiter_queued',
+      help: 'Judge-model calls waiting for a slot (TRIBUNAL_MODEL_CONCURRENCY).',
+      registers: [this.registry],
+      collect() {
+        this.set(metrics.limiter?.queued ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'tribunal_model_limiter_in_flight',
+      help: 'Judge-model calls in flight.',
+      registers: [this.registry],
+      collect() {
+        this.set(metrics.limiter?.inFlight ?? 0);
+      },
+    });
   }
 
   watchLimiter(limiter: Limiter): void {

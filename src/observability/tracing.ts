@@ -80,7 +80,17 @@ export class Tracing implements SpanRunner {
     if (!this.tracer) return;
     const span = this.tracer.startSpan(
       'judge model call',
-      { kind: SpanKind.CLIENT, startTime: e.startedAt, attributes: { 'gen_ai.request.model': e.model, 'tribunal.model.attempt': e.attempt, 'tribunal.model.outcome': e.outcome, 'tribunal.model.retrying': e.retrying, ...(e.usage ? { 'gen_ai.usage.input_tokens': e.usage.input_tokens, 'gen_ai.usage.output_tokens': e.usage.output_tokens } : {}) } },
+      {
+        kind: SpanKind.CLIENT,
+        startTime: e.startedAt,
+        attributes: {
+          'gen_ai.request.model': e.model,
+          'tribunal.model.attempt': e.attempt,
+          'tribunal.model.outcome': e.outcome,
+          'tribunal.model.retrying': e.retrying,
+          ...(e.usage ? { 'gen_ai.usage.input_tokens': e.usage.input_tokens, 'gen_ai.usage.output_tokens': e.usage.output_tokens } : {}),
+        },
+      },
       parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT,
     );
     if (e.outcome !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: e.outcome });

@@ -37,7 +37,7 @@ export const createAnnotationOperation = defineTool({
   name: 'create_annotation',
   title: 'Annotate one evaluator result of an execution log',
   description:
-    'Say what score an evaluator should have given in one run: the log must be your organization\'s and the evaluator one of its results. One annotation per result; edit it to change it.',
+    "Say what score an evaluator should have given in one run: the log must be your organization's and the evaluator one of its results. One annotation per result; edit it to change it.",
   input: z.object({
     execution_log_id: z.string().min(1).describe('the execution log'),
     evaluator_id: z.string().min(1).describe('the evaluator whose result you correct (id or exact name, as in the log)'),

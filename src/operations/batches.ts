@@ -57,7 +57,11 @@ export const batchExecuteOperation = defineTool({
     // dry_run (room h-cost): the estimate, answered 200 (rest.ts), nothing stored or called.
     if (dry_run) return (await estimateRun(ctx, evaluators, dataset_id !== undefined ? { dataset_id } : { items: items! })) as never;
     await ctx.engine.assertCanScore(ctx, evaluators);
-    const batch = await startBatch(ctx, { judge }, dataset_id !== undefined ? { dataset_id } : { items: items! }, { tags, use_cache, ...(budget_usd !== undefined ? { budget_usd } : {}) });
+    const batch = await startBatch(ctx, { judge }, dataset_id !== undefined ? { dataset_id } : { items: items! }, {
+      tags,
+      use_cache,
+      ...(budget_usd !== undefined ? { budget_usd } : {}),
+    });
     return { batch_execution_id: batch.id, status_url: `/v1/judges/batch-executions/${batch.id}/`, status: 'queued' as const };
   },
 });
@@ -102,7 +106,10 @@ export const listBatchResultsOperation = defineTool({
   title: 'A page of the rows of a batch run, in item order',
   description: 'Finished rows of a batch run in item order (not newest first): item_id or index, execution_log_id, score, evaluator_results, error.',
   input: z.object({ batch_execution_id: batchId, ...PageParams }),
-  output: z.object({ results: z.array(BatchRow).describe('rows, in item order'), next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page') }),
+  output: z.object({
+    results: z.array(BatchRow).describe('rows, in item order'),
+    next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page'),
+  }),
   annotations: READ,
   handler: ({ batch_execution_id, ...q }, ctx) => listBatchResults(ctx, batch_execution_id, q, ctx.config.limits.pageSize),
 });
@@ -110,7 +117,8 @@ export const listBatchResultsOperation = defineTool({
 export const cancelBatchExecutionOperation = defineTool({
   name: 'cancel_batch_execution',
   title: 'Cancel a batch run',
-  description: 'Stops a batch run: rows not started are never scored; rows in flight finish and are kept. A run that has ended (completed, failed, cancelled) answers 409 conflict.',
+  description:
+    'Stops a batch run: rows not started are never scored; rows in flight finish and are kept. A run that has ended (completed, failed, cancelled) answers 409 conflict.',
   input: z.object({ batch_execution_id: batchId }),
   output: BatchExecution,
   annotations: WRITE,

@@ -13,7 +13,9 @@ const Status = z.object({
   org: z.object({
     daily_cap_usd: z.number().nullable().describe("the organization's daily cap in USD; null: none"),
     spent_today_usd: z.number().describe('USD spent today by every run of the organization (models without a price count 0)'),
-    cap_source: z.enum(['organization', 'server_default', 'none']).describe('where the cap comes from: set for this organization by an admin, TRIBUNAL_ORG_DAILY_BUDGET_USD, or none'),
+    cap_source: z
+      .enum(['organization', 'server_default', 'none'])
+      .describe('where the cap comes from: set for this organization by an admin, TRIBUNAL_ORG_DAILY_BUDGET_USD, or none'),
   }),
   evaluators: z.array(z.object({ evaluator_id: z.string(), daily_cap_usd: z.number(), spent_today_usd: z.number() })).describe('evaluators with a daily cap'),
 });
@@ -21,7 +23,8 @@ const Status = z.object({
 export const getBudgetsOperation = defineTool({
   name: 'get_budgets',
   title: "Read your organization's cost caps and today's spend",
-  description: "The organization's daily cap and what it spent today, and every evaluator's daily cap with its spend. A run that would go over a cap is refused with 429 budget_exceeded.",
+  description:
+    "The organization's daily cap and what it spent today, and every evaluator's daily cap with its spend. A run that would go over a cap is refused with 429 budget_exceeded.",
   input: z.object({}),
   output: Status,
   annotations: READ,
@@ -31,7 +34,8 @@ export const getBudgetsOperation = defineTool({
 export const setEvaluatorBudgetOperation = defineTool({
   name: 'set_evaluator_budget',
   title: "Set or remove an evaluator's daily cost cap",
-  description: "Caps what this organization's runs of the evaluator may spend per UTC day (null removes the cap); runs that would go over are refused with 429 budget_exceeded until the reset.",
+  description:
+    "Caps what this organization's runs of the evaluator may spend per UTC day (null removes the cap); runs that would go over are refused with 429 budget_exceeded until the reset.",
   input: z.object({
     evaluator_id: z.string().min(1).describe('id or exact name of the evaluator'),
     daily_usd: z.number().finite().min(0).nullable().describe('the daily cap in USD; null removes it'),

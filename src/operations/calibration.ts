@@ -17,7 +17,7 @@ export const startCalibrationRunOperation = defineTool({
   title: 'Measure a judge (or one evaluator) against human labels',
   description:
     "Runs the judge over a dataset whose items carry expected_scores (a person's score per evaluator id or exact name) as a batch, then compares: " +
-    'MAE, RMSE, Pearson, Spearman, Cohen\'s kappa, accuracy and the majority baseline per evaluator. Answers 202 with the run; poll it until completed.',
+    "MAE, RMSE, Pearson, Spearman, Cohen's kappa, accuracy and the majority baseline per evaluator. Answers 202 with the run; poll it until completed.",
   input: z.object({
     judge_id: z.string().min(1).optional().describe('id or exact name of the judge to measure (give this or evaluator_id)'),
     evaluator_id: z.string().min(1).optional().describe('id or exact name of the single evaluator to measure (give this or judge_id)'),
@@ -71,7 +71,8 @@ export const CalibrationItem = z.object({
 export const listCalibrationItemsOperation = defineTool({
   name: 'list_calibration_items',
   title: 'The items of a calibration run, largest disagreement first',
-  description: 'Per item and evaluator: the person\'s score, the judge\'s, the difference and the justification, largest absolute difference first (items the judge did not score last). Empty until the run completed.',
+  description:
+    "Per item and evaluator: the person's score, the judge's, the difference and the justification, largest absolute difference first (items the judge did not score last). Empty until the run completed.",
   input: z.object({ calibration_run_id: runId, evaluator_id: z.string().optional().describe('only this evaluator (id or name)'), ...PageParams }),
   output: z.object({
     status: CalibrationRunStatus,

@@ -2,14 +2,25 @@
 // 14 tools stay as they are. Streamed import and export are plain routes (src/datasets/stream-routes.ts),
 // since their bodies are not JSON.
 import { z } from 'zod';
-import { addItems, createDataset, deleteDataset, deleteItem, getItem, getOwnDataset, datasetToWire, listDatasets, listItems, updateDataset, updateItem } from '../datasets/datasets.ts';
+import {
+  addItems,
+  createDataset,
+  deleteDataset,
+  deleteItem,
+  getItem,
+  getOwnDataset,
+  datasetToWire,
+  listDatasets,
+  listItems,
+  updateDataset,
+  updateItem,
+} from '../datasets/datasets.ts';
 import { runnableItems } from '../datasets/item-shape.ts';
 import { Dataset, DatasetItem, DatasetItemInputShape, page, PageParams } from '../schemas.ts';
 import { defineTool } from '../tool.ts';
 import { Deleted } from './resources.ts';
 import { checkDatasetQuota, itemAllowance } from '../quotas/quotas.ts'; // h-harden
 import { READ, WRITE } from './annotations.ts';
-
 
 const datasetId = z.string().min(1).describe('id or exact name of the dataset');
 const itemId = z.string().min(1).describe('id of the item');
@@ -72,7 +83,10 @@ export const listDatasetItemsOperation = defineTool({
   title: 'A page of dataset items, in the order they were added',
   description: 'Items of a dataset in insertion order (not newest first): the order a batch runs them in.',
   input: z.object({ dataset_id: datasetId, ...PageParams }),
-  output: z.object({ results: z.array(DatasetItem).describe('items, in insertion order'), next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page') }),
+  output: z.object({
+    results: z.array(DatasetItem).describe('items, in insertion order'),
+    next_cursor: z.string().nullable().describe('pass as `cursor` for the next page; null on the last page'),
+  }),
   annotations: READ,
   handler: ({ dataset_id, ...input }, ctx) => listItems(ctx, dataset_id, input, ctx.config.limits.pageSize),
 });
@@ -81,8 +95,7 @@ export const addDatasetItemsOperation = defineTool({
   name: 'add_dataset_items',
   title: 'Add 1 to 1000 items to a dataset',
   description: 'Adds items in the order given. One invalid item refuses the whole call, and the errors name each bad index (items.N.field).',
-  input: z.object({ dataset_id: datasetId, items: runnableItems(1000)
-      .describe('the items, 1..1000; each has a response (with an optional request) or turns') }),
+  input: z.object({ dataset_id: datasetId, items: runnableItems(1000).describe('the items, 1..1000; each has a response (with an optional request) or turns') }),
   output: z.object({ created: z.number().int().describe('items added'), ids: z.array(z.string()).describe('their ids, in the order given') }),
   annotations: WRITE,
   // h-harden: the organization's item quota first.
@@ -104,11 +117,14 @@ const nullable = <T extends z.ZodType>(t: T) => t.nullable().optional();
 export const updateDatasetItemOperation = defineTool({
   name: 'update_dataset_item',
   title: 'Edit one dataset item',
-  description: 'Sets the fields given; null clears a field (request, response or turns, system_prompt, contexts, expected_output, tags, metadata, expected_scores). The item must stay runnable: a response or turns, never both.',
+  description:
+    'Sets the fields given; null clears a field (request, response or turns, system_prompt, contexts, expected_output, tags, metadata, expected_scores). The item must stay runnable: a response or turns, never both.',
   input: z.object({
     dataset_id: datasetId,
     item_id: itemId,
-    response: nullable(z.string().min(1, 'response is empty: pass the LLM output to evaluate')).describe('the LLM output to evaluate; null clears it (when switching the item to turns)'),
+    response: nullable(z.string().min(1, 'response is empty: pass the LLM output to evaluate')).describe(
+      'the LLM output to evaluate; null clears it (when switching the item to turns)',
+    ),
     request: nullable(z.string()).describe('the input that prompted the response'),
     turns: nullable(DatasetItemInputShape.turns.unwrap()).describe('the conversation to judge instead of request/response; null clears it'),
     system_prompt: nullable(z.string()).describe('the system prompt of the evaluated application, with turns'),

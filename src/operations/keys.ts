@@ -7,7 +7,6 @@ import { ApiKey, page, PageParams } from '../schemas.ts';
 import { defineTool, type Services } from '../tool.ts';
 import { READ, WRITE } from './annotations.ts';
 
-
 const CreateApiKey = z.object({
   name: z.string().min(1).max(200).describe('a label to recognise the key by'),
   expires_in_days: z.number().int().min(1).max(3650).optional().describe('days until the key expires; default never (demo organizations: the demo key lifetime)'),

@@ -34,7 +34,13 @@ export const createModelOperation = defineTool({
   name: 'create_model',
   title: 'Register a judge model (needs TRIBUNAL_SECRET_KEY on the server)',
   description: 'Register a judge model for your organization; evaluators name it in `model`. Run verify next to find what it supports.',
-  input: z.object({ ...fields, base_url: fields.base_url.optional(), api_key: fields.api_key.optional(), max_concurrency: fields.max_concurrency.optional(), price: fields.price.optional() }),
+  input: z.object({
+    ...fields,
+    base_url: fields.base_url.optional(),
+    api_key: fields.api_key.optional(),
+    max_concurrency: fields.max_concurrency.optional(),
+    price: fields.price.optional(),
+  }),
   output: Model,
   annotations: WRITE_MODEL,
   handler: (input, ctx) => createModel(ctx, input),
@@ -73,7 +79,8 @@ export const deleteModelOperation = defineTool({
 export const verifyModelOperation = defineTool({
   name: 'verify_model',
   title: 'Check a registered judge model with one tiny real call',
-  description: "Calls the model once per answer strategy (a few tokens each) and stores what it supports: forced tool call, JSON-schema response format, log-probabilities. A provider error is answered as a problem in the provider's words.",
+  description:
+    "Calls the model once per answer strategy (a few tokens each) and stores what it supports: forced tool call, JSON-schema response format, log-probabilities. A provider error is answered as a problem in the provider's words.",
   input: z.object({ model_id: modelId }),
   output: Model,
   annotations: WRITE_MODEL,

@@ -15,7 +15,7 @@ export const RefineInput = z.object({
   patience: z.number().int().min(1).max(10).optional().describe('stop after this many rewrites in a row without an improvement of min_improvement (default 1)'),
   min_improvement: z.number().min(0).max(1).optional().describe('the score gain that counts as an improvement (default 0.05)'),
   threshold: z.number().min(0).max(1).optional().describe('stop once the score reaches this (default 0.8)'),
-  model: z.string().optional().describe('a registered model (or one the server allows) to rewrite with; default the server\'s judge model'),
+  model: z.string().optional().describe("a registered model (or one the server allows) to rewrite with; default the server's judge model"),
   stream: z.boolean().optional().describe('true: answer as server-sent events, one `iteration` event per version and a last `result` event (default false)'),
 });
 
@@ -30,12 +30,12 @@ export const RefineIteration = z.object({
 export const RefineResult = z.object({
   improved_response: z.string().describe('the best version (the original when no rewrite beat it)'),
   original_response: z.string().describe('the response as given'),
-  score: z.number().nullable().describe('the best version\'s run score'),
-  original_score: z.number().nullable().describe('the original\'s run score'),
-  evaluator_results: z.array(EvaluatorResult).describe('the best version\'s evaluator results'),
-  original_evaluator_results: z.array(EvaluatorResult).describe('the original\'s evaluator results'),
+  score: z.number().nullable().describe("the best version's run score"),
+  original_score: z.number().nullable().describe("the original's run score"),
+  evaluator_results: z.array(EvaluatorResult).describe("the best version's evaluator results"),
+  original_evaluator_results: z.array(EvaluatorResult).describe("the original's evaluator results"),
   iterations: z.array(RefineIteration).describe('every version with its score, the original first'),
-  execution_log_id: z.string().describe('the log of the best version\'s judging'),
+  execution_log_id: z.string().describe("the log of the best version's judging"),
   stopped: z.enum(['threshold', 'patience', 'max_iterations', 'rewrite_failed']).describe('why the loop ended'),
   rewrite_error: z.string().optional().describe('what the rewriting model answered when a rewrite failed'),
 });
@@ -44,8 +44,8 @@ export const refineOperation = defineTool({
   name: 'refine_response',
   title: 'Refine a response with a judge',
   description:
-    'Judge a response, then have a model rewrite it with the evaluators\' justifications as feedback and judge it again, until the score reaches threshold, ' +
-    'stops improving (patience, min_improvement) or max_iterations runs out. Returns the best version, the original, and every iteration\'s score.',
+    "Judge a response, then have a model rewrite it with the evaluators' justifications as feedback and judge it again, until the score reaches threshold, " +
+    "stops improving (patience, min_improvement) or max_iterations runs out. Returns the best version, the original, and every iteration's score.",
   input: RefineInput,
   output: RefineResult,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },

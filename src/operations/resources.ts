@@ -9,7 +9,6 @@ import { Evaluator, Judge, Project } from '../schemas.ts';
 import { defineTool, type ToolContext } from '../tool.ts';
 import { READ, WRITE } from './annotations.ts';
 
-
 export const Deleted = z.object({ deleted: z.literal(true), id: z.string() });
 
 /** GET every version of a resource, newest first: readable wherever the resource itself is. */

@@ -27,7 +27,8 @@ export const duplicateJudgeOperation = defineTool({
 export const duplicateEvaluatorOperation = defineTool({
   name: 'duplicate_evaluator',
   title: 'Duplicate an evaluator into your organization',
-  description: 'Copy an evaluator you can read (yours, a preset or a public one) into your organization as a new private evaluator (version 1) with the same rubric, demonstrations and model settings.',
+  description:
+    'Copy an evaluator you can read (yours, a preset or a public one) into your organization as a new private evaluator (version 1) with the same rubric, demonstrations and model settings.',
   input: z.object({ evaluator_id: z.string().min(1).describe('id or exact name of the evaluator to copy'), ...copyFields }),
   output: Evaluator,
   annotations: WRITE,
@@ -61,7 +62,7 @@ export const claimJudgeOperation = defineTool({
   output: z.object({
     judge: Judge,
     previous_judge_id: z.string().describe('the id the judge had in the demo organization'),
-    evaluators_moved: z.array(z.object({ previous_id: z.string(), id: z.string(), name: z.string() })).describe('the demo organization\'s evaluators that moved with it'),
+    evaluators_moved: z.array(z.object({ previous_id: z.string(), id: z.string(), name: z.string() })).describe("the demo organization's evaluators that moved with it"),
   }),
   annotations: WRITE,
   async handler(input, ctx) {

@@ -27,9 +27,13 @@ const judgeId = z.string().min(1).describe('id or exact name of a judge of your 
 
 export const startSyntheticDataOperation = defineTool({
   name: 'generate_synthetic_data',
-  title: "Generate test data for a judge (background)",
-  description: 'Start generating realistic requests for the judge, each with a response that meets every rubric and one that fails one evaluator in a named way. Answers at once (status pending); GET the same path until ready.',
-  input: z.object({ judge_id: judgeId, count: z.number().int().min(1).max(20).optional().describe('how many requests (each gives a high and a low sample); default max(3, evaluators), at most 20') }),
+  title: 'Generate test data for a judge (background)',
+  description:
+    'Start generating realistic requests for the judge, each with a response that meets every rubric and one that fails one evaluator in a named way. Answers at once (status pending); GET the same path until ready.',
+  input: z.object({
+    judge_id: judgeId,
+    count: z.number().int().min(1).max(20).optional().describe('how many requests (each gives a high and a low sample); default max(3, evaluators), at most 20'),
+  }),
   output: SyntheticData,
   annotations: { ...WRITE, openWorldHint: true },
   handler: ({ judge_id, ...input }, ctx) => startSyntheticData(ctx, judge_id, input),
@@ -48,7 +52,8 @@ export const getSyntheticDataOperation = defineTool({
 export const saveSyntheticDatasetOperation = defineTool({
   name: 'save_synthetic_dataset',
   title: "Save a judge's test data as a dataset",
-  description: 'Save the ready synthetic data as a dataset: expected_scores 1 from every evaluator for a high sample, 0 from the failed evaluator for a low one. A first calibration set.',
+  description:
+    'Save the ready synthetic data as a dataset: expected_scores 1 from every evaluator for a high sample, 0 from the failed evaluator for a low one. A first calibration set.',
   input: z.object({
     judge_id: judgeId,
     name: z.string().min(1).max(200).optional().describe('dataset name (default: the judge name, "synthetic" and the time)'),

@@ -33,7 +33,10 @@ export interface Exchange {
 /** The judge of a proxy path: the path's, else X-Judge-Id, else ?judge_id. */
 export async function proxyJudge(ctx: ProxyContext, req: Request): Promise<JudgeRecord> {
   const given = (req.params.judge_id as string | undefined) ?? req.header('x-judge-id') ?? (typeof req.query.judge_id === 'string' ? req.query.judge_id : undefined);
-  if (!given) throw validationError('Name the judge: POST /v1/judges/{judge_id}/openai/chat/completions, or send the X-Judge-Id header (or ?judge_id=).', [{ field: 'judge_id', message: 'required' }]);
+  if (!given)
+    throw validationError('Name the judge: POST /v1/judges/{judge_id}/openai/chat/completions, or send the X-Judge-Id header (or ?judge_id=).', [
+      { field: 'judge_id', message: 'required' },
+    ]);
   const judge = await resolveJudge(ctx, looksLikeId(given) ? { id: given } : { name: given });
   assertRunnable(judge);
   return judge;
@@ -42,12 +45,15 @@ export async function proxyJudge(ctx: ProxyContext, req: Request): Promise<Judge
 /** The checks every proxy door makes before the upstream is called. */
 export async function openExchange(ctx: ProxyContext, req: Request, api: 'chat/completions' | 'responses'): Promise<{ exchange: Exchange; body: Json }> {
   const body = req.body as unknown;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw validationError('The request body must be a JSON object (an OpenAI request).', [{ field: '(body)', message: 'expected a JSON object' }]);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw validationError('The request body must be a JSON object (an OpenAI request).', [{ field: '(body)', message: 'expected a JSON object' }]);
   const judge = await proxyJudge(ctx, req);
   checkProxyable(judge, await loadJudgeEvaluators(ctx, judge));
   const asyncJudge = req.query.async_judge === 'true' || req.query.async_judge === '1';
   if (asyncJudge && judge.guardrail?.action === 'block') {
-    throw validationError(`Judge ${judge.name} has a blocking guardrail, which needs synchronous judging: leave out async_judge.`, [{ field: 'async_judge', message: 'not with a blocking guardrail' }]);
+    throw validationError(`Judge ${judge.name} has a blocking guardrail, which needs synchronous judging: leave out async_judge.`, [
+      { field: 'async_judge', message: 'not with a blocking guardrail' },
+    ]);
   }
   const target = await resolveUpstream(ctx, (body as Json).model, api);
   const user = (body as Json).user;
@@ -66,7 +72,14 @@ export async function openExchange(ctx: ProxyContext, req: Request, api: 'chat/c
   };
 }
 
-export const infoOf = (x: Exchange, api: ExchangeInfo['api'], streamed: boolean, status: number | null, outcome: ExchangeInfo['outcome'], error: string | null = null): ExchangeInfo => ({
+export const infoOf = (
+  x: Exchange,
+  api: ExchangeInfo['api'],
+  streamed: boolean,
+  status: number | null,
+  outcome: ExchangeInfo['outcome'],
+  error: string | null = null,
+): ExchangeInfo => ({
   api,
   model: x.target.record.name,
   streamed,
@@ -91,7 +104,14 @@ export async function judgeOrDefer(x: Exchange, info: ExchangeInfo, answer: Answ
 }
 
 /** Calls the upstream; answers null (having answered the client and logged) when it failed. */
-export async function forward(x: Exchange, res: Response, upstreamBody: unknown, api: ExchangeInfo['api'], streamed: boolean, abort: AbortController): Promise<UpstreamAnswer | null> {
+export async function forward(
+  x: Exchange,
+  res: Response,
+  upstreamBody: unknown,
+  api: ExchangeInfo['api'],
+  streamed: boolean,
+  abort: AbortController,
+): Promise<UpstreamAnswer | null> {
   let up: UpstreamAnswer;
   try {
     up = await callUpstream(x.target, upstreamBody, abort.signal);
@@ -132,7 +152,8 @@ export async function proxyChatCompletions(ctx: ProxyContext, req: Request, res:
   let opened;
   try {
     opened = await openExchange(ctx, req, 'chat/completions');
-    if (!Array.isArray(opened.body.messages)) throw validationError('`messages` is required: the conversation so far, as OpenAI Chat Completions messages.', [{ field: 'messages', message: 'required' }]);
+    if (!Array.isArray(opened.body.messages))
+      throw validationError('`messages` is required: the conversation so far, as OpenAI Chat Completions messages.', [{ field: 'messages', message: 'required' }]);
   } catch (err) {
     return sendOpenAIError(res, err);
   }
@@ -206,7 +227,12 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, abort:
   } catch (err) {
     const answer = acc.answer();
     if (abort.signal.aborted) {
-      void logFailure(x, infoOf(x, 'chat.completions', true, up.status, 'client_disconnected', 'the client went away mid-stream; the upstream call was cancelled'), answer, 'client disconnected');
+      void logFailure(
+        x,
+        infoOf(x, 'chat.completions', true, up.status, 'client_disconnected', 'the client went away mid-stream; the upstream call was cancelled'),
+        answer,
+        'client disconnected',
+      );
       return;
     }
     const why = `The upstream stream broke off: ${(err as Error).message}`;
@@ -216,7 +242,12 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, abort:
   }
   const answer = acc.answer();
   const { tribunal, later } = await judgeOrDefer(x, infoOf(x, 'chat.completions', true, up.status, 'answered'), answer);
-  const head = { id: acc.head?.id ?? `chatcmpl-${x.logId}`, object: 'chat.completion.chunk', created: acc.head?.created ?? Math.floor(Date.now() / 1000), model: acc.head?.model ?? x.target.record.model };
+  const head = {
+    id: acc.head?.id ?? `chatcmpl-${x.logId}`,
+    object: 'chat.completion.chunk',
+    created: acc.head?.created ?? Math.floor(Date.now() / 1000),
+    model: acc.head?.model ?? x.target.record.model,
+  };
   if (tribunal.blocked) {
     const message = x.judge.guardrail?.message ?? DEFAULT_BLOCK_MESSAGE;
     res.write(sseEvent({ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: message }, finish_reason: null }] }));

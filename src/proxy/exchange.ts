@@ -45,7 +45,12 @@ export function messagesToConversation(messages: unknown): Conversation {
       const tool_calls = toolCallsOf(m.tool_calls);
       turns.push({ role: 'assistant', content: text, ...(tool_calls ? { tool_calls } : {}) });
     } else if (role === 'tool' || role === 'function') {
-      turns.push({ role: 'tool', content: text, ...(typeof m.tool_call_id === 'string' ? { tool_call_id: m.tool_call_id } : {}), ...(typeof m.name === 'string' ? { name: m.name } : {}) });
+      turns.push({
+        role: 'tool',
+        content: text,
+        ...(typeof m.tool_call_id === 'string' ? { tool_call_id: m.tool_call_id } : {}),
+        ...(typeof m.name === 'string' ? { name: m.name } : {}),
+      });
     } else turns.push({ role: 'user', content: text, ...(typeof m?.name === 'string' ? { name: m.name } : {}) });
   }
   return { turns, ...(system.length ? { system_prompt: system.join('\n\n') } : {}) };

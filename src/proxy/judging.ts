@@ -61,13 +61,17 @@ export function upstreamInfo(target: UpstreamTarget, info: ExchangeInfo, answer:
     input_tokens: answer?.input_tokens ?? null,
     output_tokens: answer?.output_tokens ?? null,
     cost_usd: usage
-      ? costUsd(record.model, { input_tokens: usage.input_tokens!, output_tokens: usage.output_tokens!, cache_read_tokens: usage.cached_tokens }, record.price ? { [record.model]: record.price } : {}, 'openai')
+      ? costUsd(
+          record.model,
+          { input_tokens: usage.input_tokens!, output_tokens: usage.output_tokens!, cache_read_tokens: usage.cached_tokens },
+          record.price ? { [record.model]: record.price } : {},
+          'openai',
+        )
       : null,
   };
 }
 
-export const belowGuardrail = (guardrail: Guardrail | null | undefined, score: number | null) =>
-  Boolean(guardrail && score !== null && score < guardrail.threshold);
+export const belowGuardrail = (guardrail: Guardrail | null | undefined, score: number | null) => Boolean(guardrail && score !== null && score < guardrail.threshold);
 
 export interface JudgeExchange {
   judge: JudgeRecord;

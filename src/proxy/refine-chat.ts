@@ -66,7 +66,10 @@ export async function proxyRefineChat(ctx: ProxyContext, req: Request, res: Resp
     const proxy = { ...upstreamInfo(x.target, info, answer), flagged: false, blocked: false };
     const decorate = (record: ExecutionLogRecord): ExecutionLogRecord => ({ ...record, type: 'proxy', proxy });
     try {
-      const input = { turns: [...x.conversation.turns, answerTurn(answer)], ...(x.conversation.system_prompt !== undefined ? { system_prompt: x.conversation.system_prompt } : {}) };
+      const input = {
+        turns: [...x.conversation.turns, answerTurn(answer)],
+        ...(x.conversation.system_prompt !== undefined ? { system_prompt: x.conversation.system_prompt } : {}),
+      };
       const refined = await refineResponse(ctx, x.judge, input, settings, undefined, () => ({ decorate }));
       const choice = completion.choices?.[0];
       if (choice?.message) choice.message.content = refined.improved_response;
@@ -74,7 +77,13 @@ export async function proxyRefineChat(ctx: ProxyContext, req: Request, res: Resp
         execution_log_id: refined.execution_log_id,
         score: refined.score,
         evaluator_results: refined.evaluator_results,
-        refine: { original_response: refined.original_response, original_score: refined.original_score, iterations: refined.iterations, stopped: refined.stopped, ...(refined.rewrite_error ? { rewrite_error: refined.rewrite_error } : {}) },
+        refine: {
+          original_response: refined.original_response,
+          original_score: refined.original_score,
+          iterations: refined.iterations,
+          stopped: refined.stopped,
+          ...(refined.rewrite_error ? { rewrite_error: refined.rewrite_error } : {}),
+        },
       };
     } catch (err) {
       // The application's answer is never lost: unrefined, with the reason.
@@ -90,7 +99,12 @@ export async function proxyRefineChat(ctx: ProxyContext, req: Request, res: Resp
   res.status(200).setHeader('content-type', 'text/event-stream; charset=utf-8');
   const message = choice.message ?? {};
   const toolCalls = Array.isArray(message.tool_calls) ? message.tool_calls.map((c: Json, index: number) => ({ index, ...c })) : undefined;
-  res.write(sseEvent({ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: message.content ?? '', ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: null }] }));
+  res.write(
+    sseEvent({
+      ...head,
+      choices: [{ index: 0, delta: { role: 'assistant', content: message.content ?? '', ...(toolCalls ? { tool_calls: toolCalls } : {}) }, finish_reason: null }],
+    }),
+  );
   res.write(sseEvent({ ...head, choices: [{ index: 0, delta: {}, finish_reason: choice.finish_reason ?? 'stop' }] }));
   res.write(sseEvent({ ...head, choices: [], tribunal }));
   res.end('data: [DONE]\n\n');

@@ -23,12 +23,20 @@ export function inputToConversation(body: Json): Conversation {
   const items = typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : Array.isArray(body.input) ? body.input : [];
   for (const item of items as Json[]) {
     if (item?.type === 'function_call') {
-      const call: ToolCall = { ...(typeof item.call_id === 'string' ? { id: item.call_id } : {}), name: String(item.name || 'tool'), arguments: typeof item.arguments === 'string' ? item.arguments : '' };
+      const call: ToolCall = {
+        ...(typeof item.call_id === 'string' ? { id: item.call_id } : {}),
+        name: String(item.name || 'tool'),
+        arguments: typeof item.arguments === 'string' ? item.arguments : '',
+      };
       const last = turns[turns.length - 1];
       if (last?.role === 'assistant') last.tool_calls = [...(last.tool_calls ?? []), call];
       else turns.push({ role: 'assistant', content: '', tool_calls: [call] });
     } else if (item?.type === 'function_call_output') {
-      turns.push({ role: 'tool', content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? ''), ...(typeof item.call_id === 'string' ? { tool_call_id: item.call_id } : {}) });
+      turns.push({
+        role: 'tool',
+        content: typeof item.output === 'string' ? item.output : JSON.stringify(item.output ?? ''),
+        ...(typeof item.call_id === 'string' ? { tool_call_id: item.call_id } : {}),
+      });
     } else if (item?.role === 'system' || item?.role === 'developer') system.push(contentText(item.content));
     else if (item?.role === 'assistant') turns.push({ role: 'assistant', content: contentText(item.content) });
     else if (item?.role === 'user' || item?.type === 'message') turns.push({ role: 'user', content: contentText(item.content) });
@@ -42,7 +50,12 @@ export function responseAnswer(response: Json): Answer {
   const calls: ToolCall[] = [];
   for (const item of Array.isArray(response.output) ? (response.output as Json[]) : []) {
     if (item?.type === 'message') content += contentText(item.content);
-    else if (item?.type === 'function_call') calls.push({ ...(typeof item.call_id === 'string' ? { id: item.call_id } : {}), name: String(item.name || 'tool'), arguments: typeof item.arguments === 'string' ? item.arguments : '' });
+    else if (item?.type === 'function_call')
+      calls.push({
+        ...(typeof item.call_id === 'string' ? { id: item.call_id } : {}),
+        name: String(item.name || 'tool'),
+        arguments: typeof item.arguments === 'string' ? item.arguments : '',
+      });
   }
   const usage = response.usage ?? {};
   return {

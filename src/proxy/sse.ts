@@ -25,7 +25,8 @@ export class SseSplitter {
       start = end + (end === crlf ? 4 : 2);
     }
     this.buffer = start ? this.buffer.slice(start) : this.buffer;
-    if (this.buffer.length > this.maxEvent) throw new TribunalError('model_unavailable', 502, `An upstream stream event is over ${this.maxEvent} bytes; the proxy stopped reading.`);
+    if (this.buffer.length > this.maxEvent)
+      throw new TribunalError('model_unavailable', 502, `An upstream stream event is over ${this.maxEvent} bytes; the proxy stopped reading.`);
     return events;
   }
 

@@ -24,7 +24,9 @@ export interface UpstreamTarget {
 /** The registered model `model` names; refused with a clear error when it is none of the caller's. */
 export async function resolveUpstream(ctx: RequestContext, model: unknown, api: 'chat/completions' | 'responses'): Promise<UpstreamTarget> {
   if (typeof model !== 'string' || model === '') {
-    throw validationError('`model` is required: the name of a model registered in your organization (GET /v1/models/), which the proxy forwards to.', [{ field: 'model', message: 'required' }]);
+    throw validationError('`model` is required: the name of a model registered in your organization (GET /v1/models/), which the proxy forwards to.', [
+      { field: 'model', message: 'required' },
+    ]);
   }
   const record = await registeredModelNamed(ctx, model);
   if (!record) {
@@ -36,9 +38,10 @@ export async function resolveUpstream(ctx: RequestContext, model: unknown, api: 
     );
   }
   if (record.provider !== 'openai') {
-    throw validationError(`The model ${record.name} is registered with provider ${record.provider}; the OpenAI-compatible proxy forwards only to models with provider "openai" (any Chat Completions server).`, [
-      { field: 'model', message: 'not an OpenAI-compatible model' },
-    ]);
+    throw validationError(
+      `The model ${record.name} is registered with provider ${record.provider}; the OpenAI-compatible proxy forwards only to models with provider "openai" (any Chat Completions server).`,
+      [{ field: 'model', message: 'not an OpenAI-compatible model' }],
+    );
   }
   checkBaseUrl(ctx, record.base_url);
   const base = (record.base_url ?? OPENAI_BASE_URL).replace(/\/+$/, '');
@@ -71,7 +74,13 @@ export async function callUpstream(target: UpstreamTarget, body: unknown, signal
     const v = res.headers[name];
     return Array.isArray(v) ? v[0] : v;
   };
-  return { status: res.statusCode, contentType: header('content-type') ?? 'application/json', requestId: header('x-request-id'), retryAfter: header('retry-after'), body: res.body as unknown as Readable };
+  return {
+    status: res.statusCode,
+    contentType: header('content-type') ?? 'application/json',
+    requestId: header('x-request-id'),
+    retryAfter: header('retry-after'),
+    body: res.body as unknown as Readable,
+  };
 }
 
 /** Reads a whole body, at most `max` bytes; past that the body is dropped and an error says so. */

@@ -43,9 +43,14 @@ export async function checkDatasetQuota(ctx: Ctx): Promise<void> {
   const limit = quotaLimits(ctx.config, ctx.caller.org).datasets;
   const { datasets } = await storedUsage(ctx);
   if (datasets >= limit) {
-    throw new TribunalError('payload_too_large', 413, `This organization holds ${datasets} datasets, its limit (${setting(ctx.caller.org, 'DATASETS')}=${limit}); delete a dataset before creating another.`, {
-      extra: { limit: 'datasets', limit_value: limit, used: datasets },
-    });
+    throw new TribunalError(
+      'payload_too_large',
+      413,
+      `This organization holds ${datasets} datasets, its limit (${setting(ctx.caller.org, 'DATASETS')}=${limit}); delete a dataset before creating another.`,
+      {
+        extra: { limit: 'datasets', limit_value: limit, used: datasets },
+      },
+    );
   }
 }
 
@@ -70,9 +75,14 @@ export async function itemAllowance(ctx: Ctx, adding?: number): Promise<number> 
 /** The error an import ends with when it reaches the item limit part way (what was stored is kept). */
 export function importOverQuota(ctx: Ctx, created: number): TribunalError {
   const limit = quotaLimits(ctx.config, ctx.caller.org).items;
-  return new TribunalError('payload_too_large', 413, `The import stopped at this organization's limit of ${limit} dataset items (${setting(ctx.caller.org, 'ITEMS')}); ${created} items of this file were stored, the rest was not read.`, {
-    extra: { limit: 'items', limit_value: limit, created },
-  });
+  return new TribunalError(
+    'payload_too_large',
+    413,
+    `The import stopped at this organization's limit of ${limit} dataset items (${setting(ctx.caller.org, 'ITEMS')}); ${created} items of this file were stored, the rest was not read.`,
+    {
+      extra: { limit: 'items', limit_value: limit, created },
+    },
+  );
 }
 
 /** Refuses a batch run of `rows` rows when the org has its limit of runs in flight, or of rows today. */
@@ -85,9 +95,14 @@ export async function checkBatchQuota(ctx: Ctx, rows: number): Promise<void> {
     inFlight += page.items.length;
   }
   if (inFlight >= limits.runningBatches) {
-    throw new TribunalError('rate_limited', 429, `This organization has ${inFlight} batch runs queued or running, its limit (${setting(org, 'RUNNING_BATCHES')}=${limits.runningBatches}); wait for one to finish or cancel one.`, {
-      extra: { limit: 'running_batches', limit_value: limits.runningBatches, used: inFlight },
-    });
+    throw new TribunalError(
+      'rate_limited',
+      429,
+      `This organization has ${inFlight} batch runs queued or running, its limit (${setting(org, 'RUNNING_BATCHES')}=${limits.runningBatches}); wait for one to finish or cancel one.`,
+      {
+        extra: { limit: 'running_batches', limit_value: limits.runningBatches, used: inFlight },
+      },
+    );
   }
   const since = new Date(Date.now() - 86_400_000).toISOString();
   let today = 0;
@@ -98,9 +113,14 @@ export async function checkBatchQuota(ctx: Ctx, rows: number): Promise<void> {
     after = page.last;
   } while (after && today + rows <= limits.rowsPerDay);
   if (today + rows > limits.rowsPerDay) {
-    throw new TribunalError('rate_limited', 429, `This run's ${rows} rows would bring this organization's batch rows in the last 24 hours to ${today + rows}, over its limit of ${limits.rowsPerDay} (${setting(org, 'ROWS_PER_DAY')}); try again later or with fewer rows.`, {
-      headers: { 'retry-after': '3600' },
-      extra: { limit: 'rows_per_day', limit_value: limits.rowsPerDay, used: today },
-    });
+    throw new TribunalError(
+      'rate_limited',
+      429,
+      `This run's ${rows} rows would bring this organization's batch rows in the last 24 hours to ${today + rows}, over its limit of ${limits.rowsPerDay} (${setting(org, 'ROWS_PER_DAY')}); try again later or with fewer rows.`,
+      {
+        headers: { 'retry-after': '3600' },
+        extra: { limit: 'rows_per_day', limit_value: limits.rowsPerDay, used: today },
+      },
+    );
   }
 }

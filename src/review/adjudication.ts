@@ -55,7 +55,9 @@ export async function adjudicateItem(ctx: Ctx, queueId: string, itemId: string, 
   const evaluators = itemEvaluators(q, log);
   const unknown = decided.filter((d) => !evaluators.includes(d.evaluator_id));
   if (unknown.length) {
-    throw validationError(`Not evaluators of this item: ${unknown.map((d) => d.evaluator_id).join(', ')}; its evaluators are ${evaluators.join(', ')}.`, [{ field: 'scores', message: 'unknown evaluator' }]);
+    throw validationError(`Not evaluators of this item: ${unknown.map((d) => d.evaluator_id).join(', ')}; its evaluators are ${evaluators.join(', ')}.`, [
+      { field: 'scores', message: 'unknown evaluator' },
+    ]);
   }
   const labels = (await rs.listLabels(q.id)).filter((l) => l.item_id === item.id);
   const out = [];

@@ -54,7 +54,9 @@ export class JsonReviewStore implements ReviewStore {
     return structuredClone(this.data.queues[id] ?? null);
   }
   async listQueues(orgId: string, page: PageQuery): Promise<Page<ReviewQueueRecord>> {
-    const rows = Object.values(this.data.queues).filter((q) => q.org_id === orgId).sort(newestFirst);
+    const rows = Object.values(this.data.queues)
+      .filter((q) => q.org_id === orgId)
+      .sort(newestFirst);
     const start = page.after ? rows.findIndex((q) => newestFirst(page.after!, q) < 0) : 0;
     const slice = start < 0 ? [] : rows.slice(start, start + page.limit);
     const more = start >= 0 && start + page.limit < rows.length;

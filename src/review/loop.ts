@@ -52,10 +52,18 @@ export async function calibrateFromQueue(ctx: LoopCtx, queueId: string, input: L
   }
   const adjudicated = items.filter((i) => i.adjudicated_at);
   if (!adjudicated.length) {
-    throw validationError(`Review queue ${q.id} has no adjudicated item yet: score items (next/, then annotations/), then adjudicate disagreements (adjudicate/).`, [{ field: 'queue_id', message: 'no adjudicated items' }]);
+    throw validationError(`Review queue ${q.id} has no adjudicated item yet: score items (next/, then annotations/), then adjudicate disagreements (adjudicate/).`, [
+      { field: 'queue_id', message: 'no adjudicated items' },
+    ]);
   }
 
-  const dataset = input.dataset_id !== undefined ? await getOwnDataset(ctx, input.dataset_id) : await createDataset(ctx, { name: input.dataset_name ?? `${q.name} (review ${new Date().toISOString().slice(0, 16)})`, description: `Adjudicated items of review queue ${q.id}` });
+  const dataset =
+    input.dataset_id !== undefined
+      ? await getOwnDataset(ctx, input.dataset_id)
+      : await createDataset(ctx, {
+          name: input.dataset_name ?? `${q.name} (review ${new Date().toISOString().slice(0, 16)})`,
+          description: `Adjudicated items of review queue ${q.id}`,
+        });
   // Logs already in the dataset are not copied twice (an extended dataset keeps its items).
   const present = new Set<string>();
   for await (const item of getDatasetItems(ctx.store, dataset.id)) {

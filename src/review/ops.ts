@@ -17,7 +17,7 @@ const Sources = z
     confidence_below: z.number().min(0).max(1).optional().describe('add runs whose confidence is below this'),
     jury_spread_above: z.number().min(0).max(1).optional().describe("add runs whose jurors' scores spread more than this"),
     critical_failures: z.boolean().optional().describe('add runs where an evaluator failed (error) or scored 0'),
-    sample_rate: z.number().min(0).max(1).optional().describe('add this share of all runs of the queue\'s judge or evaluators, at random'),
+    sample_rate: z.number().min(0).max(1).optional().describe("add this share of all runs of the queue's judge or evaluators, at random"),
     evaluation_rule_ids: z.array(z.string().min(1)).max(50).optional().describe('add runs made by these online evaluation rules'),
   })
   .describe('what adds runs automatically as they happen');
@@ -58,7 +58,11 @@ const ReviewItem = z.object({
   adjudicated_at: z.string().nullable(),
   created_at: z.string(),
 });
-const Label = z.object({ evaluator_id: z.string().min(1).describe('evaluator id (or exact name, as in the log)'), score: z.number().min(0).max(1), note: z.string().max(4000).nullable().optional() });
+const Label = z.object({
+  evaluator_id: z.string().min(1).describe('evaluator id (or exact name, as in the log)'),
+  score: z.number().min(0).max(1),
+  note: z.string().max(4000).nullable().optional(),
+});
 
 export const listReviewQueues = defineTool({
   name: 'list_review_queues',
@@ -209,7 +213,13 @@ export const calibrateFromReviewQueue = defineTool({
     dataset_id: z.string().min(1).optional().describe('extend this dataset (id or exact name)'),
     dataset_name: z.string().trim().min(1).max(200).optional().describe('or create a dataset with this name (default: the queue name and the date)'),
     threshold: z.number().min(0).max(1).optional().describe('score >= threshold is a pass (default 0.5)'),
-    auto_adjudicate_below: z.number().min(0).max(1).nullable().optional().describe('adjudicate done items whose people spread less than this with their mean (default 0.25; null = only items adjudicated by hand)'),
+    auto_adjudicate_below: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .optional()
+      .describe('adjudicate done items whose people spread less than this with their mean (default 0.25; null = only items adjudicated by hand)'),
   }),
   output: z.object({ dataset_id: z.string(), items_added: z.number().int(), auto_adjudicated: z.number().int(), calibration_runs: z.array(z.record(z.string(), z.unknown())) }),
   annotations: WRITE,

@@ -110,7 +110,15 @@ export class PgReviewStore implements ReviewStore {
         `INSERT INTO review_items (id, queue_id, execution_log_id, source, done, open, created_at)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[], $6::boolean[], $7::timestamptz[])
          ON CONFLICT (queue_id, execution_log_id) DO NOTHING RETURNING id`,
-        [chunk.map((x) => x.id), chunk.map(() => queueId), chunk.map((x) => x.execution_log_id), chunk.map((x) => x.source), chunk.map(() => 0), chunk.map(() => true), chunk.map((x) => x.created_at)],
+        [
+          chunk.map((x) => x.id),
+          chunk.map(() => queueId),
+          chunk.map((x) => x.execution_log_id),
+          chunk.map((x) => x.source),
+          chunk.map(() => 0),
+          chunk.map(() => true),
+          chunk.map((x) => x.created_at),
+        ],
       );
       const ids = new Set(rows.map((r) => r.id as string));
       added.push(...chunk.filter((x) => ids.has(x.id)));

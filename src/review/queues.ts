@@ -35,7 +35,9 @@ export async function getOwnQueue(ctx: Ctx, id: string): Promise<ReviewQueueReco
 
 async function queueEvaluators(ctx: Ctx, input: { judge_id?: string; evaluator_ids?: string[] }): Promise<{ judge_id: string | null; evaluator_ids: string[] }> {
   if ((input.judge_id === undefined) === (input.evaluator_ids === undefined)) {
-    throw validationError('Give judge_id or evaluator_ids (the evaluators people score on each item), not both and not neither.', [{ field: 'judge_id', message: 'give this or evaluator_ids' }]);
+    throw validationError('Give judge_id or evaluator_ids (the evaluators people score on each item), not both and not neither.', [
+      { field: 'judge_id', message: 'give this or evaluator_ids' },
+    ]);
   }
   if (input.judge_id !== undefined) {
     const judge = await getVisibleJudge(ctx, input.judge_id);
@@ -69,9 +71,10 @@ export async function createQueue(ctx: Ctx, input: QueueInput): Promise<ReviewQu
 export async function updateQueue(ctx: Ctx, id: string, patch: Partial<Omit<QueueInput, 'judge_id' | 'evaluator_ids'>>): Promise<ReviewQueueRecord> {
   const current = await getOwnQueue(ctx, id);
   if (patch.annotators_per_item !== undefined && patch.annotators_per_item < current.annotators_per_item) {
-    throw validationError(`annotators_per_item can grow but not shrink (it is ${current.annotators_per_item}): items already done by that many people would be over-counted. Make a new queue instead.`, [
-      { field: 'annotators_per_item', message: `at least ${current.annotators_per_item}` },
-    ]);
+    throw validationError(
+      `annotators_per_item can grow but not shrink (it is ${current.annotators_per_item}): items already done by that many people would be over-counted. Make a new queue instead.`,
+      [{ field: 'annotators_per_item', message: `at least ${current.annotators_per_item}` }],
+    );
   }
   const next: ReviewQueueRecord = { ...current, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)), updated_at: new Date().toISOString() };
   if (!(await reviewStore(ctx.store).updateQueue(next))) throw notFound('Review queue', id);
@@ -127,29 +130,46 @@ export async function addItems(ctx: Ctx, queueId: string, logIds: string[], sour
   for (const logId of new Set(logIds)) {
     const log = await ownLog(ctx, logId);
     if (log.type === 'comparison' || !itemEvaluators(q, log).length) {
-      throw validationError(`Execution log ${log.id} has no result of this queue's evaluators (${q.evaluator_ids.join(', ')}); add runs of ${q.judge_id ? `judge ${q.judge_id}` : 'those evaluators'}.`, [
-        { field: 'execution_log_ids', message: `${log.id} does not fit this queue` },
-      ]);
+      throw validationError(
+        `Execution log ${log.id} has no result of this queue's evaluators (${q.evaluator_ids.join(', ')}); add runs of ${q.judge_id ? `judge ${q.judge_id}` : 'those evaluators'}.`,
+        [{ field: 'execution_log_ids', message: `${log.id} does not fit this queue` }],
+      );
     }
     items.push({ id: reviewId('rvi'), queue_id: q.id, execution_log_id: log.id, source, done: 0, adjudicated_at: null, created_at: now });
   }
   const added = await reviewStore(ctx.store).addItems(q.id, items);
   const addedLogs = new Set(added.map((i) => i.execution_log_id));
-  return { added: added.map((i) => ({ item_id: i.id, execution_log_id: i.execution_log_id })), already_queued: items.filter((i) => !addedLogs.has(i.execution_log_id)).map((i) => i.execution_log_id) };
+  return {
+    added: added.map((i) => ({ item_id: i.id, execution_log_id: i.execution_log_id })),
+    already_queued: items.filter((i) => !addedLogs.has(i.execution_log_id)).map((i) => i.execution_log_id),
+  };
 }
 
 export async function listItems(ctx: Ctx, queueId: string, page: PageQuery) {
   const q = await getOwnQueue(ctx, queueId);
   const rs = reviewStore(ctx.store);
   const found = await rs.listItems(q.id, page);
-  const leases = await rs.listLeases(q.id, found.items.map((i) => i.id));
+  const leases = await rs.listLeases(
+    q.id,
+    found.items.map((i) => i.id),
+  );
   const now = new Date().toISOString();
   const wire = found.items.map((i) => {
     const mine = leases.filter((l) => l.item_id === i.id);
     const active = mine.filter((l) => l.state === 'leased' && l.expires_at > now).length;
     const skipped = mine.filter((l) => l.state === 'skipped').length;
     const status = (i.done >= q.annotators_per_item ? 'done' : active ? 'leased' : skipped ? 'skipped' : 'queued') as 'done' | 'leased' | 'skipped' | 'queued';
-    return { id: i.id, execution_log_id: i.execution_log_id, source: i.source, status, annotations_done: i.done, leased: active, skipped, adjudicated_at: i.adjudicated_at, created_at: i.created_at };
+    return {
+      id: i.id,
+      execution_log_id: i.execution_log_id,
+      source: i.source,
+      status,
+      annotations_done: i.done,
+      leased: active,
+      skipped,
+      adjudicated_at: i.adjudicated_at,
+      created_at: i.created_at,
+    };
   });
   return toPage({ items: wire, last: found.last }, (x) => x);
 }
@@ -199,13 +219,16 @@ export async function submitItem(ctx: Ctx, queueId: string, itemId: string, anno
   if (!item) throw notFound('Review item', itemId);
   const log = await ownLog(ctx, item.execution_log_id);
   const wanted = itemEvaluators(q, log);
-  const given = new Map(annotations.map((a) => [log.evaluator_results.find((r) => r.evaluator_id === a.evaluator_id || r.evaluator_name === a.evaluator_id)?.evaluator_id ?? a.evaluator_id, a]));
+  const given = new Map(
+    annotations.map((a) => [log.evaluator_results.find((r) => r.evaluator_id === a.evaluator_id || r.evaluator_name === a.evaluator_id)?.evaluator_id ?? a.evaluator_id, a]),
+  );
   const missing = wanted.filter((id) => !given.has(id));
   const extra = [...given.keys()].filter((id) => !wanted.includes(id));
   if (missing.length || extra.length || given.size !== annotations.length) {
-    throw validationError(`Score every evaluator of this item once: ${wanted.join(', ')}${missing.length ? `; missing ${missing.join(', ')}` : ''}${extra.length ? `; not in this item: ${extra.join(', ')}` : ''}.`, [
-      { field: 'annotations', message: 'one entry per evaluator of the item' },
-    ]);
+    throw validationError(
+      `Score every evaluator of this item once: ${wanted.join(', ')}${missing.length ? `; missing ${missing.join(', ')}` : ''}${extra.length ? `; not in this item: ${extra.join(', ')}` : ''}.`,
+      [{ field: 'annotations', message: 'one entry per evaluator of the item' }],
+    );
   }
   const now = new Date().toISOString();
   const labels: ReviewLabelRecord[] = wanted.map((evaluator_id) => ({

@@ -53,7 +53,9 @@ export async function feedReviewQueues(store: Store, log: ExecutionLogRecord): P
   for (const q of await queuesWithSources(store, log.org_id)) {
     const source = matchingSource(q, log);
     if (!source) continue;
-    const added = await reviewStore(store).addItems(q.id, [{ id: reviewId('rvi'), queue_id: q.id, execution_log_id: log.id, source, done: 0, adjudicated_at: null, created_at: new Date().toISOString() }]);
+    const added = await reviewStore(store).addItems(q.id, [
+      { id: reviewId('rvi'), queue_id: q.id, execution_log_id: log.id, source, done: 0, adjudicated_at: null, created_at: new Date().toISOString() },
+    ]);
     if (added.length) fed.push(q.id);
   }
   return fed;

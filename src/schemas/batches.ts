@@ -4,7 +4,9 @@ import { z } from 'zod';
 import { EvaluatorResult, id, timestamp } from '../schemas.ts';
 
 export const BATCH_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
-export const BatchStatus = z.enum(BATCH_STATUSES).describe('queued: waiting to start; running; completed: every row scored or failed; failed: stopped (see error); cancelled: stopped by a caller');
+export const BatchStatus = z
+  .enum(BATCH_STATUSES)
+  .describe('queued: waiting to start; running; completed: every row scored or failed; failed: stopped (see error); cancelled: stopped by a caller');
 export type BatchStatus = z.infer<typeof BatchStatus>;
 
 export const BatchEvaluatorSummary = z.object({
@@ -30,7 +32,7 @@ export const BatchExecution = z.object({
   failed: z.number().int().describe('rows finished without a score (bad input, model failure, item gone)'),
   started_at: timestamp.nullable().describe('when the first row started'),
   finished_at: timestamp.nullable().describe('when the run ended (completed, failed or cancelled)'),
-  cost_usd: z.number().nullable().describe('sum of the rows\' costs in USD so far; null when a cost is unknown'),
+  cost_usd: z.number().nullable().describe("sum of the rows' costs in USD so far; null when a cost is unknown"),
   summary: z.array(BatchEvaluatorSummary).describe('per evaluator: rows scored, mean, min, max, errors'),
   tags: z.array(z.string()).describe('labels added to every row log'),
   use_cache: z.boolean().describe('rows may reuse a cached result for the same inputs'),

@@ -27,7 +27,9 @@ const Interval = z.tuple([z.number(), z.number()]).nullable();
 export const MetricIntervals = z.object({ mae: Interval, kappa: Interval, pearson: Interval, spearman: Interval });
 export const Fitness = z
   .enum(['gating', 'monitoring', 'exploration', 'uncalibrated'])
-  .describe("what the current version's calibration permits: gating (kappa's 95% lower bound >= 0.6 with n >= 100), monitoring (kappa >= 0.4 with n >= 30), exploration (any other calibration), uncalibrated (none)");
+  .describe(
+    "what the current version's calibration permits: gating (kappa's 95% lower bound >= 0.6 with n >= 100), monitoring (kappa >= 0.4 with n >= 30), exploration (any other calibration), uncalibrated (none)",
+  );
 
 export const CalibrationMetrics = z.object({
   evaluator_id: z.string().describe('the evaluator measured'),
@@ -44,7 +46,7 @@ export const CalibrationMetrics = z.object({
   confusion: CalibrationConfusion.describe('pass/fail at the threshold; score >= threshold is a pass; the person is the truth'),
   // h-review (SPEC section 17): absent in runs measured before intervals existed.
   intervals: MetricIntervals.nullable().optional().describe('95% intervals (seeded paired bootstrap over items, percentile); each null when undefined'),
-  ece: z.number().nullable().optional().describe('expected calibration error of the judge\'s confidence (10 bins); null without confidence'),
+  ece: z.number().nullable().optional().describe("expected calibration error of the judge's confidence (10 bins); null without confidence"),
 });
 export type CalibrationMetrics = z.infer<typeof CalibrationMetrics>;
 
@@ -68,7 +70,7 @@ export const CalibrationRun = z.object({
   evaluator_versions: z.array(EvaluatorVersionRef).describe('the exact evaluator versions measured'),
   metrics: z.array(CalibrationMetrics).nullable().describe('one entry per evaluator with expected scores; null until the run completes'),
   previous_run_id: z.string().nullable().describe('the last completed calibration run of the same judge (or evaluator) on the same dataset before this one'),
-  previous_metrics: z.array(CalibrationMetrics).nullable().optional().describe('that run\'s metrics, to compare side by side'),
+  previous_metrics: z.array(CalibrationMetrics).nullable().optional().describe("that run's metrics, to compare side by side"),
   created_at: timestamp,
   finished_at: timestamp.nullable().describe('when the batch finished'),
 });

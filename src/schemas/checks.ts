@@ -5,7 +5,9 @@ import { z } from 'zod';
 export const EVALUATOR_KINDS = ['llm', 'check', 'code'] as const;
 export const EvaluatorKind = z
   .enum(EVALUATOR_KINDS)
-  .describe('llm (default): the judge model scores with the rubric; check: declarative checks (`checks`), no model; code: a sandboxed JavaScript `score(input)` (`code`), no model');
+  .describe(
+    'llm (default): the judge model scores with the rubric; check: declarative checks (`checks`), no model; code: a sandboxed JavaScript `score(input)` (`code`), no model',
+  );
 export type EvaluatorKind = z.infer<typeof EvaluatorKind>;
 
 export const CHECK_FIELDS = ['response', 'request', 'expected_output'] as const;
@@ -19,14 +21,28 @@ export const Check = z.discriminatedUnion('type', [
     type: z.literal('regex').describe('the text matches `pattern`'),
     field,
     pattern: z.string().min(1).max(2000).describe('a JavaScript regular expression (nested quantifiers such as (a+)+ are refused: catastrophic backtracking)'),
-    flags: z.string().regex(/^[imsu]*$/, 'flags may only be i, m, s, u').optional().describe('any of i, m, s, u'),
+    flags: z
+      .string()
+      .regex(/^[imsu]*$/, 'flags may only be i, m, s, u')
+      .optional()
+      .describe('any of i, m, s, u'),
   }),
-  z.object({ type: z.literal('contains').describe('the text contains `value`'), field, value: z.string().min(1).describe('the text to look for'), case_sensitive: z.boolean().optional().describe('default false') }),
-  z.object({ type: z.literal('not_contains').describe('the text does not contain `value`'), field, value: z.string().min(1).describe('the text that must not appear'), case_sensitive: z.boolean().optional().describe('default false') }),
   z.object({
-    type: z.literal('equals').describe('the text equals `value` (default: the run\'s expected_output)'),
+    type: z.literal('contains').describe('the text contains `value`'),
     field,
-    value: z.string().optional().describe('absent: compare with the run\'s expected_output (the evaluator then requires it)'),
+    value: z.string().min(1).describe('the text to look for'),
+    case_sensitive: z.boolean().optional().describe('default false'),
+  }),
+  z.object({
+    type: z.literal('not_contains').describe('the text does not contain `value`'),
+    field,
+    value: z.string().min(1).describe('the text that must not appear'),
+    case_sensitive: z.boolean().optional().describe('default false'),
+  }),
+  z.object({
+    type: z.literal('equals').describe("the text equals `value` (default: the run's expected_output)"),
+    field,
+    value: z.string().optional().describe("absent: compare with the run's expected_output (the evaluator then requires it)"),
     trim: z.boolean().optional().describe('trim whitespace on both sides first; default true'),
   }),
   z.object({
@@ -36,7 +52,7 @@ export const Check = z.discriminatedUnion('type', [
     equals: z.unknown().optional().describe('the JSON value the first match must equal; absent: the path must exist'),
   }),
   z.object({
-    type: z.literal('length').describe('the text\'s length is within min..max'),
+    type: z.literal('length').describe("the text's length is within min..max"),
     field,
     min: z.number().int().min(0).optional().describe('at least this many (chars or words)'),
     max: z.number().int().min(0).optional().describe('at most this many (chars or words)'),
@@ -46,7 +62,7 @@ export const Check = z.discriminatedUnion('type', [
     type: z.literal('tool_call').describe('an assistant turn of `turns` called tool `name` (read from turns; the evaluator requires turns)'),
     name: z.string().min(1).describe('the tool name'),
     called: z.boolean().optional().describe('true (default): it must be called; false: it must not be'),
-    arguments_schema: JsonSchemaDoc.optional().describe('a JSON Schema one call\'s arguments must satisfy'),
+    arguments_schema: JsonSchemaDoc.optional().describe("a JSON Schema one call's arguments must satisfy"),
   }),
 ]);
 export type Check = z.infer<typeof Check>;
@@ -70,5 +86,7 @@ export const EvaluatorKindFields = {
     .max(MAX_CODE_CHARS)
     .nullable()
     .optional()
-    .describe('kind code: the body of a JavaScript function score(input) (input: request, response, contexts, expected_output, turns, metadata) returning a number 0..1 or {score, justification}; runs in a WebAssembly sandbox without I/O'),
+    .describe(
+      'kind code: the body of a JavaScript function score(input) (input: request, response, contexts, expected_output, turns, metadata) returning a number 0..1 or {score, justification}; runs in a WebAssembly sandbox without I/O',
+    ),
 };

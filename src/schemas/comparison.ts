@@ -4,7 +4,11 @@ import { ComparisonEvaluatorResult, ExecutionInputShape, Tally, Turn } from './c
 
 export const ComparisonInputShape = {
   request: ExecutionInputShape.request.describe('the input both responses answer (recommended; required by evaluators with requires_request)'),
-  response_a: z.string().min(1, 'response_a is empty: pass the first response to compare').optional().describe('the first response to compare (not empty); give response_a and response_b, or turns_a and turns_b'),
+  response_a: z
+    .string()
+    .min(1, 'response_a is empty: pass the first response to compare')
+    .optional()
+    .describe('the first response to compare (not empty); give response_a and response_b, or turns_a and turns_b'),
   response_b: z.string().min(1, 'response_b is empty: pass the second response to compare').optional().describe('the second response to compare (not empty)'),
   turns_a: z
     .array(Turn)

@@ -8,9 +8,7 @@ import { EvaluatorKindFields } from './checks.ts'; // h-checks
 export const timestamp = z.string().describe('ISO-8601 UTC timestamp');
 export const id = (what: string) => z.string().describe(`id of the ${what}`);
 
-export const Visibility = z
-  .enum(['private', 'public'])
-  .describe('private: seen only by its organization; public: readable and runnable by every caller');
+export const Visibility = z.enum(['private', 'public']).describe('private: seen only by its organization; public: readable and runnable by every caller');
 
 export const Organization = z.object({
   id: id('organization'),
@@ -44,9 +42,7 @@ export type Project = z.infer<typeof Project>;
 export const ToolCall = z.object({
   id: z.string().optional().describe('the call id the tool turn answering it names as tool_call_id'),
   name: z.string().min(1, 'a tool call needs the tool name').describe('name of the tool called'),
-  arguments: z
-    .union([z.string(), z.record(z.string(), z.unknown())])
-    .describe('the arguments passed: a JSON object, or the text the model wrote (e.g. OpenAI\'s JSON string)'),
+  arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).describe("the arguments passed: a JSON object, or the text the model wrote (e.g. OpenAI's JSON string)"),
 });
 export type ToolCall = z.infer<typeof ToolCall>;
 
@@ -57,12 +53,11 @@ export const Turn = z.object({
   content: z.string().describe('the text of the turn (may be empty on an assistant turn that only calls tools)'),
   tool_calls: z.array(ToolCall).optional().describe('tools an assistant turn called, in order'),
   tool_call_id: z.string().optional().describe('on a tool turn: the id of the call it answers'),
-  name: z.string().optional().describe('on a tool turn, the tool name; on others, the speaker\'s name'),
+  name: z.string().optional().describe("on a tool turn, the tool name; on others, the speaker's name"),
 });
 export type Turn = z.infer<typeof Turn>;
 
-const TURNS_DESCRIPTION =
-  'a conversation or agent trace instead of request/response: the last assistant turn is judged, the earlier turns are its context';
+const TURNS_DESCRIPTION = 'a conversation or agent trace instead of request/response: the last assistant turn is judged, the earlier turns are its context';
 
 export const Demonstration = z.object({
   request: z.string().optional().describe('the input that prompted the example response'),
@@ -78,11 +73,13 @@ export type Demonstration = z.infer<typeof Demonstration>;
 
 export const JuryAggregation = z
   .enum(['mean', 'median', 'majority'])
-  .describe('mean or median of the jurors\' scores; majority: pass/fail vote at 0.5, the score is the mean of the majority side (a tie: the mean of all)');
+  .describe("mean or median of the jurors' scores; majority: pass/fail vote at 0.5, the score is the mean of the majority side (a tie: the mean of all)");
 export type JuryAggregation = z.infer<typeof JuryAggregation>;
 export const EvaluatorScoring = z
   .enum(['direct', 'logprobs'])
-  .describe('direct: the model writes the score; logprobs: the model grades 1-5 and the score is the probability-weighted mean grade mapped to 0..1 (needs a provider that returns log-probabilities)');
+  .describe(
+    'direct: the model writes the score; logprobs: the model grades 1-5 and the score is the probability-weighted mean grade mapped to 0..1 (needs a provider that returns log-probabilities)',
+  );
 export type EvaluatorScoring = z.infer<typeof EvaluatorScoring>;
 
 /** One juror of a jury result: its own score and justification, or why it failed. */
@@ -108,7 +105,7 @@ export const Evaluator = z.object({
   requires_expected_output: z.boolean().describe('runs need `expected_output` (a reference answer)'),
   requires_request: z.boolean().describe('runs need `request` (the input that prompted the response)'),
   requires_turns: z.boolean().describe('runs need `turns` (a conversation or agent trace): the evaluator judges a turn in its conversation'),
-  critical: z.boolean().describe('a gate: the score of a run that applies it is at most this evaluator\'s score'),
+  critical: z.boolean().describe("a gate: the score of a run that applies it is at most this evaluator's score"),
   demonstrations: z.array(Demonstration).describe('few-shot examples shown to the judge model'),
   model: z.string().nullable().describe('judge model override; null = the server default'),
   models: z
@@ -116,7 +113,7 @@ export const Evaluator = z.object({
     .nullable()
     .optional()
     .describe('a jury instead of one model: 2 to 5 model names (registered or allowed), scored concurrently; absent or null = no jury (docs/MODELS.md)'),
-  aggregation: JuryAggregation.nullable().optional().describe('how a jury\'s scores become one (with models): mean, median or majority at 0.5'),
+  aggregation: JuryAggregation.nullable().optional().describe("how a jury's scores become one (with models): mean, median or majority at 0.5"),
   scoring: EvaluatorScoring.optional().describe('direct (default): the model writes a 0..1 score; logprobs: G-Eval, the probability-weighted mean of a 1-5 grade'),
   // h-checks: kind, checks, combine, code (SPEC section 15; src/schemas/checks.ts)
   ...EvaluatorKindFields,
@@ -145,9 +142,7 @@ export type GenerationQuestion = z.infer<typeof GenerationQuestion>;
 /** What generate_judge recorded about a judge it made. Set only by generation, never by create/update input. */
 export const JudgeGeneration = z
   .object({
-    status: z
-      .enum(['draft', 'complete'])
-      .describe('draft: waiting for answers to open_questions, cannot run yet; complete: designed by generation and ready to run'),
+    status: z.enum(['draft', 'complete']).describe('draft: waiting for answers to open_questions, cannot run yet; complete: designed by generation and ready to run'),
     context_aware: z.boolean().describe('enable_context_aware_evaluators as given to generation; a follow-up keeps it unless given again'),
     answers: z
       .record(z.string(), z.string().describe('the answer to the question of that form_field_name'))
@@ -170,7 +165,7 @@ export const Judge = z.object({
   generation: JudgeGeneration.nullable().describe(
     'null for a judge made by hand (create_judge); for a judge made by generate_judge, its generation state: a draft (status draft) cannot run until its open questions are answered',
   ),
-  guardrail: Guardrail.nullable().optional().describe('the judge proxy\'s guardrail (flag or block below a threshold); null or absent: none'), // h-proxy
+  guardrail: Guardrail.nullable().optional().describe("the judge proxy's guardrail (flag or block below a threshold); null or absent: none"), // h-proxy
   version: z.number().int().describe('content version, +1 on every change'),
   created_at: timestamp,
   updated_at: timestamp,
@@ -188,21 +183,10 @@ export const EvaluatorResult = z.object({
   evaluator_id: z.string().describe('id of the evaluator'),
   evaluator_name: z.string().describe('name of the evaluator'),
   evaluator_version: z.number().int().describe('exact evaluator version used'),
-  score: z
-    .number()
-    .min(0)
-    .max(1)
-    .nullable()
-    .describe('0..1, higher is better; null when this evaluator failed (see error) or does not apply (not_applicable)'),
+  score: z.number().min(0).max(1).nullable().describe('0..1, higher is better; null when this evaluator failed (see error) or does not apply (not_applicable)'),
   justification: z.string().nullable().describe('the judge model explanation, written before the score (or why the response is degenerate)'),
-  not_applicable: z
-    .boolean()
-    .optional()
-    .describe('true when the evaluator does not apply to this response: score is null and the result is left out of the run score'),
-  degenerate: z
-    .boolean()
-    .optional()
-    .describe('true when the response is degenerate (no letter or digit, or only an opener such as "Answer:"): scored 0 without a model call'),
+  not_applicable: z.boolean().optional().describe('true when the evaluator does not apply to this response: score is null and the result is left out of the run score'),
+  degenerate: z.boolean().optional().describe('true when the response is degenerate (no letter or digit, or only an opener such as "Answer:"): scored 0 without a model call'),
   critical: z.boolean().optional().describe('the evaluator is critical: the run score is at most its score'),
   model: z.string().nullable().describe('judge model that produced the score'),
   input_tokens: z.number().int().describe('prompt tokens spent, all attempts'),
@@ -211,11 +195,7 @@ export const EvaluatorResult = z.object({
   latency_ms: z.number().describe('wall time of this evaluator'),
   error: z.string().optional().describe('why this evaluator failed, when score is null'),
   jurors: z.array(JurorResult).optional().describe("a jury's jurors, in the evaluator's order: each one's score, justification, tokens and cost, or its error"),
-  spread: z
-    .number()
-    .nullable()
-    .optional()
-    .describe("a jury's disagreement: the highest minus the lowest juror score (0 = unanimous); null when no juror scored"),
+  spread: z.number().nullable().optional().describe("a jury's disagreement: the highest minus the lowest juror score (0 = unanimous); null when no juror scored"),
   grade_probabilities: z
     .record(z.string(), z.number())
     .optional()
@@ -226,7 +206,9 @@ export const EvaluatorResult = z.object({
     .max(1)
     .nullable()
     .optional()
-    .describe('how sure the scoring was, 0..1: the probability of the most likely grade (logprobs scoring), or 1 - spread (a jury); null when nothing measures it (one model writing its score)'),
+    .describe(
+      'how sure the scoring was, 0..1: the probability of the most likely grade (logprobs scoring), or 1 - spread (a jury); null when nothing measures it (one model writing its score)',
+    ),
   cached: z.boolean().optional().describe('true when this result was reused from the result cache (use_cache): no model call, no cost, no tokens'),
   cache_read_tokens: z.number().int().optional().describe("prompt tokens read from the provider's prompt cache (part of input_tokens, billed at the cache-read rate)"),
   cache_write_tokens: z.number().int().optional().describe("prompt tokens written to the provider's prompt cache (part of input_tokens, billed at the cache-write rate)"),
@@ -282,22 +264,23 @@ export const Tally = {
 
 /** What a comparison log keeps beside the usual fields (in PostgreSQL: the log's extra json column). */
 export const ComparisonRecord = z.object({
-  response_b: z.string().describe('the second response (the log\'s response is response_a); with turns, the content of turns_b\'s last assistant turn'),
-  turns_b: z.array(Turn).nullable().optional().describe('the second conversation, when turns were compared (the log\'s turns are turns_a)'),
+  response_b: z.string().describe("the second response (the log's response is response_a); with turns, the content of turns_b's last assistant turn"),
+  turns_b: z.array(Turn).nullable().optional().describe("the second conversation, when turns were compared (the log's turns are turns_a)"),
   ...Tally,
   evaluators: z
     .array(ComparisonEvaluatorResult.pick({ evaluator_id: true, preference: true, consistent: true, degenerate: true, orders: true }))
-    .describe('each evaluator\'s preference, consistency and orders, in the judge order'),
+    .describe("each evaluator's preference, consistency and orders, in the judge order"),
 });
 export type ComparisonRecord = z.infer<typeof ComparisonRecord>;
-
 
 const RUN_SCORE =
   'mean of the applicable evaluator scores (failed and not-applicable results left out), at most the lowest critical score; 0 for a degenerate response; null when no evaluator gave a score';
 
 export const ExecutionLog = z.object({
   id: id('execution log'),
-  type: z.enum(['judge', 'evaluator', 'comparison', 'proxy']).describe('whether a judge or a single evaluator was run, two responses were compared (see comparison), or a judge proxy exchange was judged (see proxy)'),
+  type: z
+    .enum(['judge', 'evaluator', 'comparison', 'proxy'])
+    .describe('whether a judge or a single evaluator was run, two responses were compared (see comparison), or a judge proxy exchange was judged (see proxy)'),
   judge_id: z.string().nullable().describe('judge run, for type judge'),
   judge_name: z.string().nullable().describe('name of the judge at run time'),
   judge_version: z.number().int().nullable().describe('judge version used'),
@@ -322,7 +305,7 @@ export const ExecutionLog = z.object({
   created_at: timestamp,
   comparison: ComparisonRecord.nullable()
     .optional()
-    .describe('for type comparison: the second response and each evaluator\'s preference (response is the first, response_a); absent otherwise'),  // h-proxy: the upstream call of a judge proxy exchange (SPEC section 13)
+    .describe("for type comparison: the second response and each evaluator's preference (response is the first, response_a); absent otherwise"), // h-proxy: the upstream call of a judge proxy exchange (SPEC section 13)
   proxy: ProxyLogInfo.nullable().optional().describe('for type proxy: the upstream call of the judge proxy (model, tokens, cost, outcome, guardrail marks); absent otherwise'),
 });
 export type ExecutionLog = z.infer<typeof ExecutionLog>;
@@ -342,21 +325,11 @@ export const PageParams = {
 
 /** The inputs of a run (SPEC section 2, execution request body). */
 export const ExecutionInputShape = {
-  response: z
-    .string()
-    .min(1, 'response is empty: pass the LLM output to evaluate')
-    .optional()
-    .describe('the LLM output to evaluate (not empty); required unless turns are given'),
+  response: z.string().min(1, 'response is empty: pass the LLM output to evaluate').optional().describe('the LLM output to evaluate (not empty); required unless turns are given'),
   request: z.string().optional().describe('the input that prompted the response (recommended)'),
-  turns: z
-    .array(Turn)
-    .optional()
-    .describe(`${TURNS_DESCRIPTION}; give either turns or request/response, never both`),
+  turns: z.array(Turn).optional().describe(`${TURNS_DESCRIPTION}; give either turns or request/response, never both`),
   system_prompt: z.string().optional().describe('the system prompt of the evaluated application: material to judge (role adherence), with turns'),
-  contexts: z
-    .array(z.string())
-    .optional()
-    .describe('retrieved snippets the response should be grounded in; required by evaluators with requires_contexts'),
+  contexts: z.array(z.string()).optional().describe('retrieved snippets the response should be grounded in; required by evaluators with requires_contexts'),
   expected_output: z.string().optional().describe('reference answer; required by evaluators with requires_expected_output'),
   user_id: z.string().max(200, 'user_id is at most 200 characters').optional().describe('end user of the evaluated application, for filtering logs (at most 200 characters)'),
   session_id: z

@@ -2,9 +2,7 @@
 import { z } from 'zod';
 import { ExecutionInputShape, id, timestamp, Turn } from './core.ts';
 
-const ExpectedScores = z
-  .record(z.string().min(1), z.number().min(0).max(1))
-  .describe('evaluator id or exact name -> the score 0..1 a person gave (for calibration)');
+const ExpectedScores = z.record(z.string().min(1), z.number().min(0).max(1)).describe('evaluator id or exact name -> the score 0..1 a person gave (for calibration)');
 const ItemMetadata = z.record(z.string(), z.unknown()).describe('free JSON object kept with the item');
 
 /** What a caller gives for one item: the execution inputs, plus labels. */

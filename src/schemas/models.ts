@@ -2,13 +2,25 @@
 import { z } from 'zod';
 import { id, timestamp } from './core.ts';
 
-export const ModelProvider = z.enum(['anthropic', 'openai']).describe('anthropic: the Messages API; openai: the Chat Completions API (OpenAI, vLLM, Ollama, LM Studio, llama.cpp, LiteLLM)');
+export const ModelProvider = z
+  .enum(['anthropic', 'openai'])
+  .describe('anthropic: the Messages API; openai: the Chat Completions API (OpenAI, vLLM, Ollama, LM Studio, llama.cpp, LiteLLM)');
 export const ModelPrice = z
   .object({
     input: z.number().min(0).max(10_000).describe('USD per million input tokens'),
     output: z.number().min(0).max(10_000).describe('USD per million output tokens'),
-    cache_read: z.number().min(0).max(10_000).optional().describe("USD per million input tokens read from the provider's prompt cache; default: the provider's rate (Anthropic 0.1x input, OpenAI 0.5x)"),
-    cache_write: z.number().min(0).max(10_000).optional().describe("USD per million input tokens written to the prompt cache; default: the provider's rate (Anthropic 1.25x input, OpenAI 1x)"),
+    cache_read: z
+      .number()
+      .min(0)
+      .max(10_000)
+      .optional()
+      .describe("USD per million input tokens read from the provider's prompt cache; default: the provider's rate (Anthropic 0.1x input, OpenAI 0.5x)"),
+    cache_write: z
+      .number()
+      .min(0)
+      .max(10_000)
+      .optional()
+      .describe("USD per million input tokens written to the prompt cache; default: the provider's rate (Anthropic 1.25x input, OpenAI 1x)"),
   })
   .strict()
   .describe('USD per million input and output tokens');

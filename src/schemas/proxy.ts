@@ -25,11 +25,11 @@ export const ProxyLogInfo = z
     finish_reason: z.string().nullable().describe('the upstream finish reason (before any guardrail)'),
     input_tokens: z.number().int().nullable().describe('upstream prompt tokens, when reported'),
     output_tokens: z.number().int().nullable().describe('upstream completion tokens, when reported'),
-    cost_usd: z.number().nullable().describe('upstream cost in USD from the registered model\'s price; null when unknown (the judging cost is the log\'s cost_usd)'),
+    cost_usd: z.number().nullable().describe("upstream cost in USD from the registered model's price; null when unknown (the judging cost is the log's cost_usd)"),
     latency_ms: z.number().describe('wall time of the upstream call'),
     async_judge: z.boolean().describe('judged after the answer was sent'),
     flagged: z.boolean().describe('the score fell below the guardrail threshold'),
-    blocked: z.boolean().describe('the answer was replaced by the guardrail message (the original is the log\'s response)'),
+    blocked: z.boolean().describe("the answer was replaced by the guardrail message (the original is the log's response)"),
     error: z.string().nullable().describe('what went wrong upstream, or why the exchange was not judged'),
   })
   .describe('for type proxy: the upstream call of the judge proxy, apart from the judging');

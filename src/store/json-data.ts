@@ -3,7 +3,18 @@
 import type { Organization } from '../schemas.ts';
 import { JsonBudgetTables, type BudgetTables } from './json-budgets.ts';
 import type { SurfaceTables } from './json-surface.ts';
-import { isAfter, type AnnotationRecord, type ApiKeyRecord, type CalibrationRunRecord, type EvaluatorRecord, type JudgeRecord, type ModelRecord, type Page, type PageQuery, type ProjectRecord } from './types.ts';
+import {
+  isAfter,
+  type AnnotationRecord,
+  type ApiKeyRecord,
+  type CalibrationRunRecord,
+  type EvaluatorRecord,
+  type JudgeRecord,
+  type ModelRecord,
+  type Page,
+  type PageQuery,
+  type ProjectRecord,
+} from './types.ts';
 
 export interface JsonData {
   format: 1;

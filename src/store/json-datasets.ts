@@ -12,7 +12,18 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 import { GroupCommit, writeFileDurably } from './json-files.ts';
-import { isAfter, newestFirst, StoreConflictError, type DatasetFilter, type DatasetItemRecord, type DatasetRecord, type ItemPage, type ItemPageQuery, type Page, type PageQuery } from './types.ts';
+import {
+  isAfter,
+  newestFirst,
+  StoreConflictError,
+  type DatasetFilter,
+  type DatasetItemRecord,
+  type DatasetRecord,
+  type ItemPage,
+  type ItemPageQuery,
+  type Page,
+  type PageQuery,
+} from './types.ts';
 
 /** Where each live item's latest line is. Positions are dense (one per item ever added), so arrays index by them. */
 class ItemIndex {

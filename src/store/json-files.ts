@@ -126,14 +126,7 @@ export function assertDbBesideLogs(dataDir: string): void {
 
 /** A log line must at least carry what the store indexes and filters on. */
 export function isLogRecord(v: unknown): boolean {
-  return (
-    isRecord(v) &&
-    typeof v.id === 'string' &&
-    typeof v.org_id === 'string' &&
-    typeof v.created_at === 'string' &&
-    Array.isArray(v.tags) &&
-    Array.isArray(v.evaluator_results)
-  );
+  return isRecord(v) && typeof v.id === 'string' && typeof v.org_id === 'string' && typeof v.created_at === 'string' && Array.isArray(v.tags) && Array.isArray(v.evaluator_results);
 }
 
 export interface LoadedLogFile {
@@ -232,14 +225,19 @@ async function setAside(file: string, rejected: Array<{ line: number; text: stri
   } catch {
     /* none yet */
   }
-  const known = new Set(already.split('\n').filter(Boolean).map((l) => {
-    try {
-      const entry = JSON.parse(l) as { line: number; text: string };
-      return `${entry.line}\u0000${entry.text}`;
-    } catch {
-      return '';
-    }
-  }));
+  const known = new Set(
+    already
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        try {
+          const entry = JSON.parse(l) as { line: number; text: string };
+          return `${entry.line}\u0000${entry.text}`;
+        } catch {
+          return '';
+        }
+      }),
+  );
   const fresh = rejected.filter((r) => !known.has(`${r.line}\u0000${r.text}`));
   if (fresh.length) {
     const at = new Date().toISOString();

@@ -26,7 +26,11 @@ export class JsonModelTable {
   }
   /** `paginate` is the store's own (it copies the page's rows). */
   async list(orgId: string, paginate: (sorted: ModelRecord[]) => Page<ModelRecord>): Promise<Page<ModelRecord>> {
-    return paginate(Object.values(this.table()).filter((m) => m.org_id === orgId).sort(newestFirst));
+    return paginate(
+      Object.values(this.table())
+        .filter((m) => m.org_id === orgId)
+        .sort(newestFirst),
+    );
   }
   async update(model: ModelRecord): Promise<boolean> {
     if (!this.table()[model.id]) return false;

@@ -23,6 +23,11 @@ export class JsonProjectTable {
     return clone(Object.values(this.table()).find((p) => p.org_id === orgId && p.is_default) ?? null);
   }
   async list(orgId: string, page: PageQuery) {
-    return paginate(Object.values(this.table()).filter((p) => p.org_id === orgId).sort(newestFirst), page);
+    return paginate(
+      Object.values(this.table())
+        .filter((p) => p.org_id === orgId)
+        .sort(newestFirst),
+      page,
+    );
   }
 }

@@ -133,7 +133,12 @@ export class JsonTraceStore implements TraceStore {
     return structuredClone(list).sort((a, b) => (a.start_time_unix_nano.padStart(20, '0') < b.start_time_unix_nano.padStart(20, '0') ? -1 : 1));
   }
   async getSpan(orgId: string, traceId: string, spanId: string) {
-    return structuredClone(this.orgs.get(orgId)?.traces.get(traceId)?.find((s) => s.span_id === spanId) ?? null);
+    return structuredClone(
+      this.orgs
+        .get(orgId)
+        ?.traces.get(traceId)
+        ?.find((s) => s.span_id === spanId) ?? null,
+    );
   }
 
   async listTraces(f: TraceFilter, page: TracePageQuery) {

@@ -80,7 +80,10 @@ export class LogFile {
     } catch {
       /* reported below */
     }
-    if (record?.id !== id) throw new Error(`${this.file}: the line of execution log ${id} at byte ${offset} no longer holds it (was the file changed by hand?); restart Tribunal to index the file again.`);
+    if (record?.id !== id)
+      throw new Error(
+        `${this.file}: the line of execution log ${id} at byte ${offset} no longer holds it (was the file changed by hand?); restart Tribunal to index the file again.`,
+      );
     return record;
   }
 

@@ -17,7 +17,16 @@ import { isLogRecord } from './json-files.ts';
 import { JsonStore } from './json-store.ts';
 import { migrateRuns, RUN_KINDS, type RunKind } from './migrate-runs.ts';
 import { PostgresStore } from './postgres-store.ts';
-import { StoreConflictError, type AnnotationRecord, type ApiKeyRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type ModelRecord, type ProjectRecord } from './types.ts';
+import {
+  StoreConflictError,
+  type AnnotationRecord,
+  type ApiKeyRecord,
+  type EvaluatorRecord,
+  type ExecutionLogRecord,
+  type JudgeRecord,
+  type ModelRecord,
+  type ProjectRecord,
+} from './types.ts';
 
 interface JsonFile {
   organizations?: Record<string, Organization>;
@@ -31,8 +40,31 @@ interface JsonFile {
   annotations?: Record<string, AnnotationRecord>;
 }
 
-export type Kind = 'organizations' | 'api_keys' | 'projects' | 'evaluators' | 'evaluator_versions' | 'judges' | 'judge_versions' | 'models' | 'execution_logs' | 'annotations' | RunKind;
-export const KINDS: Kind[] = ['organizations', 'api_keys', 'projects', 'evaluators', 'evaluator_versions', 'judges', 'judge_versions', 'models', 'execution_logs', 'annotations', ...RUN_KINDS];
+export type Kind =
+  | 'organizations'
+  | 'api_keys'
+  | 'projects'
+  | 'evaluators'
+  | 'evaluator_versions'
+  | 'judges'
+  | 'judge_versions'
+  | 'models'
+  | 'execution_logs'
+  | 'annotations'
+  | RunKind;
+export const KINDS: Kind[] = [
+  'organizations',
+  'api_keys',
+  'projects',
+  'evaluators',
+  'evaluator_versions',
+  'judges',
+  'judge_versions',
+  'models',
+  'execution_logs',
+  'annotations',
+  ...RUN_KINDS,
+];
 
 export interface MigrationReport {
   counts: Record<Kind, { source: number; copied: number; verified: number }>;
@@ -84,7 +116,8 @@ async function readLogs(file: string): Promise<ExecutionLogRecord[]> {
   return logs;
 }
 
-const byCreation = <T extends { created_at: string; id: string }>(a: T, b: T) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byCreation = <T extends { created_at: string; id: string }>(a: T, b: T) =>
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<MigrationReport> {
   const log = opts.log ?? (() => {});
@@ -111,7 +144,9 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
     const logs = await readLogs(path.join(opts.dataDir, 'logs.jsonl'));
     // People's annotations of logs move too (datasets, batch and calibration runs: migrate-runs.ts).
     const annotations = Object.values(db.annotations ?? {}).sort(byCreation);
-    log(`Read ${opts.dataDir}: ${orgs.length} organizations, ${keys.length} API keys, ${projects.length} projects, ${evaluators.length} evaluators, ${judges.length} judges, ${logs.length} execution logs.`);
+    log(
+      `Read ${opts.dataDir}: ${orgs.length} organizations, ${keys.length} API keys, ${projects.length} projects, ${evaluators.length} evaluators, ${judges.length} judges, ${logs.length} execution logs.`,
+    );
 
     target = new PostgresStore({ connectionString: opts.databaseUrl, poolMax: 4 });
     await target.init();
@@ -163,7 +198,9 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
         if (!isDeepStrictEqual(canonical(await t.getModel(m.id)), canonical(m))) mismatches.push(`models: ${m.id} not copied: ${err.message}`);
       }
     }
-    log(`Copied ${counts.organizations.copied} organizations, ${counts.api_keys.copied} API keys, ${counts.projects.copied} projects, ${counts.evaluators.copied} evaluators, ${counts.judges.copied} judges.`);
+    log(
+      `Copied ${counts.organizations.copied} organizations, ${counts.api_keys.copied} API keys, ${counts.projects.copied} projects, ${counts.evaluators.copied} evaluators, ${counts.judges.copied} judges.`,
+    );
     counts.execution_logs.source = logs.length;
     for (let i = 0; i < logs.length; i += batchSize) {
       counts.execution_logs.copied += await t.importExecutionLogs(logs.slice(i, i + batchSize));
@@ -226,7 +263,9 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
 }
 
 export function formatReport(report: MigrationReport): string {
-  const rows = KINDS.map((k) => `  ${k.padEnd(20)} ${String(report.counts[k].source).padStart(9)} ${String(report.counts[k].copied).padStart(9)} ${String(report.counts[k].verified).padStart(9)}`);
+  const rows = KINDS.map(
+    (k) => `  ${k.padEnd(20)} ${String(report.counts[k].source).padStart(9)} ${String(report.counts[k].copied).padStart(9)} ${String(report.counts[k].verified).padStart(9)}`,
+  );
   const head = `  ${'kind'.padEnd(20)} ${'in JSON'.padStart(9)} ${'copied'.padStart(9)} ${'verified'.padStart(9)}`;
   const tail = report.ok
     ? 'Every record is in PostgreSQL and reads back equal to the JSON data.'

@@ -61,7 +61,8 @@ async function listAll<T extends { created_at: string; id: string }>(list: (p: P
   return out;
 }
 
-const oldestFirst = <T extends { created_at: string; id: string }>(a: T, b: T) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const oldestFirst = <T extends { created_at: string; id: string }>(a: T, b: T) =>
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /**
  * Compares two positioned listings element by element (both in order), each read a page at a time;

@@ -20,7 +20,10 @@ export class PostgresStore extends PostgresContractStore {
    * Inserts what is not there yet (by id). Answers how many rows were new, and why any record could
    * not be copied (its name or prefix is taken by another row).
    */
-  async importRecords(kind: 'organizations' | 'api_keys' | 'projects', records: Array<Organization | ApiKeyRecord | ProjectRecord>): Promise<{ copied: number; refused: string[] }> {
+  async importRecords(
+    kind: 'organizations' | 'api_keys' | 'projects',
+    records: Array<Organization | ApiKeyRecord | ProjectRecord>,
+  ): Promise<{ copied: number; refused: string[] }> {
     let copied = 0;
     const refused: string[] = [];
     for (const r of records) {
@@ -42,7 +45,11 @@ export class PostgresStore extends PostgresContractStore {
    * Imports an evaluator or judge with its whole version history. One whose id exists keeps its
    * latest version; only versions it lacks are added.
    */
-  async importVersioned(kind: 'evaluator' | 'judge', latest: EvaluatorRecord | JudgeRecord, versions: Array<EvaluatorRecord | JudgeRecord>): Promise<{ latest: boolean; versions: number }> {
+  async importVersioned(
+    kind: 'evaluator' | 'judge',
+    latest: EvaluatorRecord | JudgeRecord,
+    versions: Array<EvaluatorRecord | JudgeRecord>,
+  ): Promise<{ latest: boolean; versions: number }> {
     const table = kind === 'evaluator' ? 'evaluators' : 'judges';
     return this.transaction(
       async (c) => {
@@ -51,7 +58,10 @@ export class PostgresStore extends PostgresContractStore {
           if (kind === 'evaluator') {
             await c.query(`INSERT INTO evaluators (${EVALUATOR_COLUMNS.join(', ')}, extra) VALUES (${placeholders(16)})`, evaluatorValues(latest as EvaluatorRecord));
           } else {
-            await c.query(`INSERT INTO judges (${JUDGE_COLUMNS.slice(0, 8).join(', ')}, evaluator_ids, ${JUDGE_COLUMNS.slice(8).join(', ')}, extra) VALUES (${placeholders(13)})`, judgeValues(latest as JudgeRecord));
+            await c.query(
+              `INSERT INTO judges (${JUDGE_COLUMNS.slice(0, 8).join(', ')}, evaluator_ids, ${JUDGE_COLUMNS.slice(8).join(', ')}, extra) VALUES (${placeholders(13)})`,
+              judgeValues(latest as JudgeRecord),
+            );
           }
         }
         let added = 0;
@@ -84,5 +94,4 @@ export class PostgresStore extends PostgresContractStore {
     }
     return inserted;
   }
-
 }

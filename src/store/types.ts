@@ -284,7 +284,23 @@ export type ConflictReason =
   | { kind: 'default_project_exists' }
   | { kind: 'key_prefix_taken' }
   | { kind: 'annotation_exists'; execution_log_id: string; evaluator_id: string }
-  | { kind: 'id_taken'; resource: 'organization' | 'api_key' | 'project' | 'evaluator' | 'judge' | 'execution_log' | 'dataset' | 'dataset_item' | 'model' | 'batch_execution' | 'annotation' | 'calibration_run'; id: string };
+  | {
+      kind: 'id_taken';
+      resource:
+        | 'organization'
+        | 'api_key'
+        | 'project'
+        | 'evaluator'
+        | 'judge'
+        | 'execution_log'
+        | 'dataset'
+        | 'dataset_item'
+        | 'model'
+        | 'batch_execution'
+        | 'annotation'
+        | 'calibration_run';
+      id: string;
+    };
 
 /** A plain statement of the reason; the domain writes what the caller is told (domain/conflicts.ts). */
 export function describeConflict(reason: ConflictReason): string {

@@ -11,7 +11,11 @@ export const ClaimTokenField = {
 };
 
 /** The answer with a new claim token for judge `judgeId` when the caller is a demo organization. */
-export async function withClaimToken<T extends object>(ctx: Pick<RequestContext, 'store' | 'caller' | 'config'>, judgeId: string, answer: T): Promise<T & { claim_token?: string }> {
+export async function withClaimToken<T extends object>(
+  ctx: Pick<RequestContext, 'store' | 'caller' | 'config'>,
+  judgeId: string,
+  answer: T,
+): Promise<T & { claim_token?: string }> {
   const token = await mintClaimToken(ctx, judgeId);
   return token ? { ...answer, claim_token: token } : answer;
 }

@@ -25,7 +25,15 @@ export async function mintClaimToken(ctx: WriteCtx, judgeId: string): Promise<st
   const now = new Date();
   // Valid while the demo key is: after that the demo organization (and the judge) may be purged.
   const expires = ctx.caller.key.expires_at ?? new Date(now.getTime() + ctx.config.demoKeyTtlMs).toISOString();
-  await ctx.store.createClaimToken({ token_hash: hashToken(token), judge_id: judgeId, org_id: ctx.caller.org.id, created_at: now.toISOString(), expires_at: expires, used_at: null, used_by_org_id: null });
+  await ctx.store.createClaimToken({
+    token_hash: hashToken(token),
+    judge_id: judgeId,
+    org_id: ctx.caller.org.id,
+    created_at: now.toISOString(),
+    expires_at: expires,
+    used_at: null,
+    used_by_org_id: null,
+  });
   return token;
 }
 
@@ -49,9 +57,11 @@ export async function claimJudge(ctx: WriteCtx, input: { claim_token: string; pr
   const token = await ctx.store.getClaimToken(hash);
   if (!token) throw claimError(404, 'not_found', 'This claim token is unknown: check that it was copied whole (tokens are shown once, when the demo judge is made).');
   if (token.used_at) throw claimError(409, 'conflict', `This claim token was used already (at ${token.used_at}); a judge is claimed once.`);
-  if (token.expires_at <= new Date().toISOString()) throw claimError(410, 'validation_error', `This claim token expired at ${token.expires_at}, with the demo key that made the judge.`);
+  if (token.expires_at <= new Date().toISOString())
+    throw claimError(410, 'validation_error', `This claim token expired at ${token.expires_at}, with the demo key that made the judge.`);
   const judge = await ctx.store.getJudge(token.judge_id);
-  if (!judge || judge.org_id !== token.org_id) throw claimError(404, 'not_found', 'The demo judge of this claim token no longer exists (it was deleted or its demo organization expired).');
+  if (!judge || judge.org_id !== token.org_id)
+    throw claimError(404, 'not_found', 'The demo judge of this claim token no longer exists (it was deleted or its demo organization expired).');
   const projectId = await resolveProjectId(ctx, input.project_id);
 
   const created: { judge?: JudgeRecord; evaluators: EvaluatorRecord[] } = { evaluators: [] };
@@ -70,9 +80,22 @@ export async function claimJudge(ctx: WriteCtx, input: { claim_token: string; pr
       }
       // The version the judge runs: its pin, else the latest; the copy starts over at version 1.
       const content = ref.version !== null && ref.version !== source.version ? ((await ctx.store.getEvaluatorVersion(ref.id, ref.version)) ?? source) : source;
-      const name = (await evaluatorNameTaken(ctx, ctx.caller.org.id)(content.name)) ? await freeName(evaluatorNameTaken(ctx, ctx.caller.org.id), content.name, 'claimed') : content.name;
+      const name = (await evaluatorNameTaken(ctx, ctx.caller.org.id)(content.name))
+        ? await freeName(evaluatorNameTaken(ctx, ctx.caller.org.id), content.name, 'claimed')
+        : content.name;
       const now = new Date().toISOString();
-      const copy: EvaluatorRecord = { ...content, id: newId('evl'), org_id: ctx.caller.org.id, name, visibility: 'private', is_preset: false, project_id: projectId, version: 1, created_at: now, updated_at: now };
+      const copy: EvaluatorRecord = {
+        ...content,
+        id: newId('evl'),
+        org_id: ctx.caller.org.id,
+        name,
+        visibility: 'private',
+        is_preset: false,
+        project_id: projectId,
+        version: 1,
+        created_at: now,
+        updated_at: now,
+      };
       await ctx.store.createEvaluator(copy);
       created.evaluators.push(copy);
       moved.push({ previous_id: source.id, id: copy.id, name });
@@ -96,7 +119,11 @@ export async function claimJudge(ctx: WriteCtx, input: { claim_token: string; pr
       await undo();
       throw claimError(409, 'conflict', 'This claim token was used already, by a claim made at the same time; a judge is claimed once.');
     }
-    await removeDemoOriginals(ctx, judge, moved.map((m) => m.previous_id));
+    await removeDemoOriginals(
+      ctx,
+      judge,
+      moved.map((m) => m.previous_id),
+    );
     return { judge: created.judge, previous_judge_id: judge.id, evaluators_moved: moved };
   } catch (err) {
     if (!(err instanceof TribunalError)) await undo().catch(() => {});

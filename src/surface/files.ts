@@ -9,7 +9,7 @@ import { Demonstration, EvaluatorScoring, JuryAggregation } from '../schemas.ts'
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import { strictInput } from '../unknown-fields.ts';
 
-const visibility = z.enum(['private', 'public']).optional().describe('private or public (a demo organization\'s are always public)');
+const visibility = z.enum(['private', 'public']).optional().describe("private or public (a demo organization's are always public)");
 
 export const EvaluatorBody = strictInput(
   z.object({
@@ -115,13 +115,17 @@ export function parseDocument(text: string, format: 'yaml' | 'json'): ParsedDocu
     raw = format === 'json' ? JSON.parse(text) : parseYaml(text, { maxAliasCount: 0, uniqueKeys: true });
   } catch (err) {
     if (err instanceof YAMLParseError || err instanceof SyntaxError || (err instanceof Error && /alias/i.test(err.message))) {
-      const why = /alias/i.test((err as Error).message) ? 'YAML aliases (*name) and anchors are not accepted in a judge file; write each value out' : (err as Error).message.split('\n')[0];
+      const why = /alias/i.test((err as Error).message)
+        ? 'YAML aliases (*name) and anchors are not accepted in a judge file; write each value out'
+        : (err as Error).message.split('\n')[0];
       throw validationError(`The document is not valid ${format === 'json' ? 'JSON' : 'YAML'}: ${why}.`, [{ field: '(body)', message: why }]);
     }
     throw err;
   }
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
-    throw validationError('The document must be a mapping with kind (judge or evaluator), format: 1 and the judge or evaluator.', [{ field: '(body)', message: 'expected a mapping' }]);
+    throw validationError('The document must be a mapping with kind (judge or evaluator), format: 1 and the judge or evaluator.', [
+      { field: '(body)', message: 'expected a mapping' },
+    ]);
   }
   const kind = (raw as Record<string, unknown>).kind;
   if (kind === 'evaluator') {

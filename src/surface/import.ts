@@ -58,7 +58,17 @@ async function importEvaluator(ctx: WriteCtx, body: EvaluatorBody, dry: boolean,
   const current = await ownByName(ctx, 'evaluator', body.name);
   const content = { ...normalizeEvaluator(body), name: body.name };
   if (!current) {
-    const id = dry ? null : (await createEvaluator(ctx, { ...content, models: content.models ?? undefined, aggregation: content.aggregation ?? undefined, visibility: body.visibility, project_id: projectId })).id;
+    const id = dry
+      ? null
+      : (
+          await createEvaluator(ctx, {
+            ...content,
+            models: content.models ?? undefined,
+            aggregation: content.aggregation ?? undefined,
+            visibility: body.visibility,
+            project_id: projectId,
+          })
+        ).id;
     out.created.push({ kind: 'evaluator', name: body.name, id });
     return id;
   }
@@ -78,7 +88,10 @@ async function importEvaluator(ctx: WriteCtx, body: EvaluatorBody, dry: boolean,
 async function presetId(ctx: WriteCtx, name: string, path: string): Promise<{ id: string; name: string }> {
   const { items } = await ctx.store.listEvaluators({ org_id: ctx.caller.org.id, include_public: true, name, is_preset: true }, { limit: 2 });
   const preset = items.find((e) => e.is_preset);
-  if (!preset) throw validationError(`${path}.preset: no shipped preset is named ${JSON.stringify(name)} (GET /v1/evaluators/ lists them; names are exact).`, [{ field: `${path}.preset`, message: 'unknown preset' }]);
+  if (!preset)
+    throw validationError(`${path}.preset: no shipped preset is named ${JSON.stringify(name)} (GET /v1/evaluators/ lists them; names are exact).`, [
+      { field: `${path}.preset`, message: 'unknown preset' },
+    ]);
   return { id: preset.id, name: preset.name };
 }
 
@@ -103,7 +116,14 @@ export async function importDocument(ctx: WriteCtx, doc: ParsedDocument, opts: {
   if (!current) {
     const created = opts.dry_run
       ? null
-      : await createJudge(ctx, { name: judge.name, intent: judge.intent, stage: judge.stage ?? null, visibility: judge.visibility, project_id: opts.project_id, evaluator_ids: refs.map((r) => r.id!) });
+      : await createJudge(ctx, {
+          name: judge.name,
+          intent: judge.intent,
+          stage: judge.stage ?? null,
+          visibility: judge.visibility,
+          project_id: opts.project_id,
+          evaluator_ids: refs.map((r) => r.id!),
+        });
     out.judge_id = created?.id ?? null;
     out.created.push({ kind: 'judge', name: judge.name, id: out.judge_id });
     return out;
@@ -114,7 +134,12 @@ export async function importDocument(ctx: WriteCtx, doc: ParsedDocument, opts: {
   if (judge.visibility !== undefined && effectiveVisibility(ctx, judge.visibility) !== current.visibility) {
     changes.push({ field: 'visibility', from: current.visibility, to: effectiveVisibility(ctx, judge.visibility) });
   }
-  if (!same(current.evaluators.map((e) => e.id), refs.map((r) => r.id))) {
+  if (
+    !same(
+      current.evaluators.map((e) => e.id),
+      refs.map((r) => r.id),
+    )
+  ) {
     changes.push({ field: 'evaluators', from: current.evaluators.map((e) => e.name), to: refs.map((r) => r.name) });
   }
   out.judge_id = current.id;

@@ -61,26 +61,31 @@ export function judgeFileRoutes(services: Services): express.Router {
     }
   });
 
-  router.post('/v1/judges/import/', (req, res, next) => {
-    if (!req.is([...YAML_TYPES, 'application/json'])) {
-      return sendProblem(res, new TribunalError('validation_error', 415, 'Send the judge file as Content-Type: application/yaml or application/json.'));
-    }
-    text(req, res, (err?: unknown) => {
-      if (err) return sendProblem(res, (err as { type?: string }).type === 'entity.too.large' ? bodyTooLarge(services.config.limits.bodyBytes) : err);
-      next();
-    });
-  }, async (req, res) => {
-    try {
-      const query = checkQuery(req, ['dry_run', 'project_id']);
-      if (query.dry_run !== undefined && !['true', 'false'].includes(query.dry_run)) throw validationError('dry_run is true or false.', [{ field: 'dry_run', message: 'true or false' }]);
-      const body = typeof req.body === 'string' ? req.body : '';
-      if (!body.trim()) throw validationError('The body is empty: send the judge file (as written by the export).', [{ field: '(body)', message: 'empty' }]);
-      const doc = parseDocument(body, req.is('application/json') ? 'json' : 'yaml');
-      res.status(200).json(await importDocument(ctxOf(res), doc, { dry_run: query.dry_run === 'true', project_id: query.project_id }));
-    } catch (err) {
-      sendProblem(res, err);
-    }
-  });
+  router.post(
+    '/v1/judges/import/',
+    (req, res, next) => {
+      if (!req.is([...YAML_TYPES, 'application/json'])) {
+        return sendProblem(res, new TribunalError('validation_error', 415, 'Send the judge file as Content-Type: application/yaml or application/json.'));
+      }
+      text(req, res, (err?: unknown) => {
+        if (err) return sendProblem(res, (err as { type?: string }).type === 'entity.too.large' ? bodyTooLarge(services.config.limits.bodyBytes) : err);
+        next();
+      });
+    },
+    async (req, res) => {
+      try {
+        const query = checkQuery(req, ['dry_run', 'project_id']);
+        if (query.dry_run !== undefined && !['true', 'false'].includes(query.dry_run))
+          throw validationError('dry_run is true or false.', [{ field: 'dry_run', message: 'true or false' }]);
+        const body = typeof req.body === 'string' ? req.body : '';
+        if (!body.trim()) throw validationError('The body is empty: send the judge file (as written by the export).', [{ field: '(body)', message: 'empty' }]);
+        const doc = parseDocument(body, req.is('application/json') ? 'json' : 'yaml');
+        res.status(200).json(await importDocument(ctxOf(res), doc, { dry_run: query.dry_run === 'true', project_id: query.project_id }));
+      } catch (err) {
+        sendProblem(res, err);
+      }
+    },
+  );
   return router;
 }
 
@@ -88,7 +93,12 @@ export function judgeFileRoutes(services: Services): express.Router {
 export function judgeFileOpenApi(problem: (description: string) => unknown): Record<string, Record<string, unknown>> {
   const security = [{ ApiKey: [] }, { Bearer: [] }];
   const text = { schema: { type: 'string' } };
-  const common = { '401': problem('not_authenticated'), '429': problem('rate_limited'), '500': problem('internal_error'), '503': problem('store_unavailable: the store is unreachable; retry shortly') };
+  const common = {
+    '401': problem('not_authenticated'),
+    '429': problem('rate_limited'),
+    '500': problem('internal_error'),
+    '503': problem('store_unavailable: the store is unreachable; retry shortly'),
+  };
   const format = { name: 'format', in: 'query', required: false, schema: { type: 'string', enum: ['yaml', 'json'] }, description: 'yaml (default) or json' };
   const exported = (what: string, param: string) => ({
     get: {
@@ -96,7 +106,12 @@ export function judgeFileOpenApi(problem: (description: string) => unknown): Rec
       operationId: `get_v1_${what.split(' ')[1]}s_export`,
       security,
       parameters: [{ name: param, in: 'path', required: true, schema: { type: 'string' }, description: `id or exact name of the ${what.split(' ')[1]}` }, format],
-      responses: { '200': { description: 'the document', content: { 'application/yaml': text, 'application/json': { schema: { type: 'object' } } } }, '400': problem('validation_error'), '404': problem('not_found'), ...common },
+      responses: {
+        '200': { description: 'the document', content: { 'application/yaml': text, 'application/json': { schema: { type: 'object' } } } },
+        '400': problem('validation_error'),
+        '404': problem('not_found'),
+        ...common,
+      },
     },
   });
   return {
@@ -115,10 +130,24 @@ export function judgeFileOpenApi(problem: (description: string) => unknown): Rec
         responses: {
           '200': {
             description: '{dry_run, judge_id, evaluator_id, created, updated, unchanged}; updated items list their changes {field, from, to}',
-            content: { 'application/json': { schema: { type: 'object', properties: { dry_run: { type: 'boolean' }, judge_id: { type: ['string', 'null'] }, evaluator_id: { type: ['string', 'null'] }, created: { type: 'array' }, updated: { type: 'array' }, unchanged: { type: 'array' } } } } },
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    dry_run: { type: 'boolean' },
+                    judge_id: { type: ['string', 'null'] },
+                    evaluator_id: { type: ['string', 'null'] },
+                    created: { type: 'array' },
+                    updated: { type: 'array' },
+                    unchanged: { type: 'array' },
+                  },
+                },
+              },
+            },
           },
           '400': problem('validation_error: errors lists the path of each bad field'),
-          '403': problem('permission_denied: a name matches another organization\'s evaluator or judge you cannot edit'),
+          '403': problem("permission_denied: a name matches another organization's evaluator or judge you cannot edit"),
           '409': problem('conflict'),
           '413': problem('payload_too_large'),
           ...common,

@@ -63,13 +63,18 @@ export async function saveSyntheticDataset(ctx: Ctx, judgeIdOrName: string, inpu
   const judge = await getEditableJudge(ctx, judgeIdOrName);
   const record = await ctx.store.getSyntheticData(judge.id);
   if (record?.status !== 'ready') {
-    throw new TribunalError('conflict', 409, `Judge ${judge.name} has no synthetic data ready (${record ? `it is ${syntheticToWire(judge.id, record).status}` : 'none was generated'}); POST /v1/judges/${judge.id}/synthetic-data/ first and wait for status ready.`);
+    throw new TribunalError(
+      'conflict',
+      409,
+      `Judge ${judge.name} has no synthetic data ready (${record ? `it is ${syntheticToWire(judge.id, record).status}` : 'none was generated'}); POST /v1/judges/${judge.id}/synthetic-data/ first and wait for status ready.`,
+    );
   }
   const evaluators = await loadJudgeEvaluators(ctx, judge);
   const byName = new Map(evaluators.map((e) => [e.name, e.id]));
   const items: DatasetItemInput[] = record.samples.map((s) => {
     const failing = s.fails_evaluator ? byName.get(s.fails_evaluator) : undefined;
-    const expected = s.quality === 'high' ? Object.fromEntries(evaluators.map((e) => [e.id, 1])) : failing ? { [failing]: 0 } : Object.fromEntries(evaluators.map((e) => [e.id, 0]));
+    const expected =
+      s.quality === 'high' ? Object.fromEntries(evaluators.map((e) => [e.id, 1])) : failing ? { [failing]: 0 } : Object.fromEntries(evaluators.map((e) => [e.id, 0]));
     return {
       request: s.request,
       response: s.response,

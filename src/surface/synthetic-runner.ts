@@ -24,7 +24,8 @@ export class SyntheticRunner {
   }
 
   assertConfigured(): void {
-    if (!this.configured) throw new TribunalError('model_unavailable', 503, `Generating test data needs the judge model. ${NOT_CONFIGURED_MESSAGE}`, { reason: 'model_not_configured' });
+    if (!this.configured)
+      throw new TribunalError('model_unavailable', 503, `Generating test data needs the judge model. ${NOT_CONFIGURED_MESSAGE}`, { reason: 'model_not_configured' });
   }
 
   /** Resumes every pending generation (after a restart). */
@@ -53,7 +54,8 @@ export class SyntheticRunner {
     if (!record || record.status !== 'pending') return;
     const finish = (patch: Partial<SyntheticDataRecord>) => store.putSyntheticData({ ...record, ...patch, updated_at: new Date().toISOString() });
     const [org, key, judge] = await Promise.all([store.getOrganization(record.org_id), store.getApiKey(record.key_id), store.getJudge(judgeId)]);
-    if (!org || !key || !judge) return void (await finish({ status: 'failed', error: 'The judge, its organization or the key that asked was deleted before the data was generated.' }));
+    if (!org || !key || !judge)
+      return void (await finish({ status: 'failed', error: 'The judge, its organization or the key that asked was deleted before the data was generated.' }));
     const caller: Caller = { org, key };
     try {
       const evaluators = await loadJudgeEvaluators({ store, caller }, judge);

@@ -14,7 +14,7 @@ const Pair = z.object({
   request: z.string().min(1).describe('a realistic input a user of the application would send at this stage'),
   contexts: z.array(z.string()).optional().describe('retrieved snippets for the request, when an evaluator requires contexts'),
   expected_output: z.string().optional().describe('a reference answer, when an evaluator requires an expected output'),
-  high_response: z.string().min(1).describe('a response that meets every evaluator\'s rubric'),
+  high_response: z.string().min(1).describe("a response that meets every evaluator's rubric"),
   low_response: z.string().min(1).describe('a plausible response that fails the named evaluator, and only in the named way'),
   fails_evaluator: z.string().describe('exact name of the evaluator the low response fails'),
   failure: z.string().min(1).describe('how the low response fails it, in one sentence'),
@@ -51,7 +51,8 @@ export function answerProblems(answer: SyntheticAnswer, evaluators: EvaluatorRec
   const problems: string[] = [];
   if (answer.pairs.length !== count) problems.push(`write exactly ${count} pairs (got ${answer.pairs.length})`);
   answer.pairs.forEach((p, i) => {
-    if (!names.has(p.fails_evaluator)) problems.push(`pairs.${i}.fails_evaluator: ${JSON.stringify(p.fails_evaluator)} is not one of ${[...names].map((n) => JSON.stringify(n)).join(', ')}`);
+    if (!names.has(p.fails_evaluator))
+      problems.push(`pairs.${i}.fails_evaluator: ${JSON.stringify(p.fails_evaluator)} is not one of ${[...names].map((n) => JSON.stringify(n)).join(', ')}`);
     if (evaluators.some((e) => e.requires_contexts) && !p.contexts?.length) problems.push(`pairs.${i}.contexts: required (an evaluator requires contexts)`);
     if (evaluators.some((e) => e.requires_expected_output) && !p.expected_output) problems.push(`pairs.${i}.expected_output: required (an evaluator requires an expected output)`);
   });

@@ -5,7 +5,14 @@ import type { Span } from './types.ts';
 
 type Obj = Record<string, unknown>;
 const KINDS = ['unspecified', 'internal', 'server', 'client', 'producer', 'consumer'] as const;
-const KIND_NAMES: Record<string, number> = { SPAN_KIND_UNSPECIFIED: 0, SPAN_KIND_INTERNAL: 1, SPAN_KIND_SERVER: 2, SPAN_KIND_CLIENT: 3, SPAN_KIND_PRODUCER: 4, SPAN_KIND_CONSUMER: 5 };
+const KIND_NAMES: Record<string, number> = {
+  SPAN_KIND_UNSPECIFIED: 0,
+  SPAN_KIND_INTERNAL: 1,
+  SPAN_KIND_SERVER: 2,
+  SPAN_KIND_CLIENT: 3,
+  SPAN_KIND_PRODUCER: 4,
+  SPAN_KIND_CONSUMER: 5,
+};
 const STATUS = ['unset', 'ok', 'error'] as const;
 const STATUS_NAMES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 /** Attribute values are kept within this many characters (longer strings are cut, marked). */
@@ -111,7 +118,10 @@ export function normalizeRequest(request: unknown, receivedAt = new Date().toISO
     const service = typeof resourceAttrs['service.name'] === 'string' ? (resourceAttrs['service.name'] as string) : null;
     for (const [si, ss] of list(rs, 'scope_spans', `resource_spans[${ri}]`).entries()) {
       const scope = field(ss, 'scope');
-      const scopeOut = { name: isObj(scope) && typeof scope.name === 'string' ? scope.name : null, version: isObj(scope) && typeof scope.version === 'string' ? scope.version : null };
+      const scopeOut = {
+        name: isObj(scope) && typeof scope.name === 'string' ? scope.name : null,
+        version: isObj(scope) && typeof scope.version === 'string' ? scope.version : null,
+      };
       for (const sp of list(ss, 'spans', `resource_spans[${ri}].scope_spans[${si}]`)) {
         const traceId = hexId(field(sp, 'trace_id'), 16);
         const spanId = hexId(field(sp, 'span_id'), 8);

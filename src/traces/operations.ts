@@ -31,11 +31,17 @@ const Evaluation = z.object({
 
 const TraceSpan = Span.extend({
   depth: z.number().int().describe('0 for a root (or a span whose parent was not received), parent depth + 1 otherwise'),
-  extracted: z.record(z.string(), z.unknown()).nullable().describe('what an evaluation would judge from this span (request, response, contexts, turns, tool call), null when nothing was found'),
+  extracted: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .describe('what an evaluation would judge from this span (request, response, contexts, turns, tool call), null when nothing was found'),
   evaluations: z.array(Evaluation),
 });
 
-const traceId = z.string().regex(/^[0-9a-fA-F]{32}$/, 'trace_id is 32 hex digits').describe('32 hex digits');
+const traceId = z
+  .string()
+  .regex(/^[0-9a-fA-F]{32}$/, 'trace_id is 32 hex digits')
+  .describe('32 hex digits');
 
 export const listTracesOperation = defineTool({
   name: 'list_traces',
@@ -63,7 +69,15 @@ export const listTracesOperation = defineTool({
     }
     const iso = (s?: string) => (s === undefined ? undefined : new Date(s).toISOString());
     const res = await ts.listTraces(
-      { org_id: ctx.caller.org.id, service_name: input.service, span_name: input.span_name, attribute, date_from: iso(input.date_from), date_to: iso(input.date_to), has_evaluation: input.has_evaluation },
+      {
+        org_id: ctx.caller.org.id,
+        service_name: input.service,
+        span_name: input.span_name,
+        attribute,
+        date_from: iso(input.date_from),
+        date_to: iso(input.date_to),
+        has_evaluation: input.has_evaluation,
+      },
       { limit: q.limit, ...(q.after ? { after: { start_time: q.after.created_at, trace_id: q.after.id } } : {}) },
     );
     return {

@@ -14,11 +14,7 @@ function loadRoot(): protobuf.Root {
   // keepCase: field names as in the .proto files (trace_id), so one reader serves both encodings.
   r.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto', { keepCase: true });
   // google.rpc.Status, the body of an OTLP error answer (OTLP/HTTP spec, "Failures").
-  r.add(
-    new protobuf.Type('Status')
-      .add(new protobuf.Field('code', 1, 'int32'))
-      .add(new protobuf.Field('message', 2, 'string')),
-  );
+  r.add(new protobuf.Type('Status').add(new protobuf.Field('code', 1, 'int32')).add(new protobuf.Field('message', 2, 'string')));
   r.resolveAll();
   root = r;
   return r;

@@ -57,7 +57,9 @@ function readBody(req: Request, limit: number): Promise<Buffer> {
       if (size > limit) {
         done = true;
         req.pause();
-        reject(new OtlpError(413, 8, `The body is over the limit of ${limit} bytes as sent (TRIBUNAL_OTLP_MAX_BODY); export smaller batches (e.g. OTEL_BSP_MAX_EXPORT_BATCH_SIZE).`));
+        reject(
+          new OtlpError(413, 8, `The body is over the limit of ${limit} bytes as sent (TRIBUNAL_OTLP_MAX_BODY); export smaller batches (e.g. OTEL_BSP_MAX_EXPORT_BATCH_SIZE).`),
+        );
         return;
       }
       chunks.push(c);
@@ -119,7 +121,9 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       if (type !== 'application/x-protobuf' && type !== 'application/protobuf' && type !== 'application/json') {
         throw new OtlpError(415, 3, `Send OTLP as Content-Type application/x-protobuf or application/json (got ${JSON.stringify(type || '(none)')}).`);
       }
-      const contentEncoding = String(req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+      const contentEncoding = String(req.headers['content-encoding'] ?? 'identity')
+        .trim()
+        .toLowerCase();
       if (!['identity', '', 'gzip', 'deflate'].includes(contentEncoding)) {
         throw new OtlpError(415, 3, `Content-Encoding ${JSON.stringify(contentEncoding)} is not supported; send gzip or no encoding.`);
       }
@@ -147,12 +151,18 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       // Spans that started before the retention period would be pruned at once: refused, counted.
       const cutoff = new Date(now - traces.retentionMs).toISOString();
       const fresh = normalized.spans.filter((s) => s.start_time >= cutoff);
-      if (fresh.length < normalized.spans.length) normalized.reasons.set(`the span started before the retention period (TRIBUNAL_TRACE_RETENTION)`, normalized.spans.length - fresh.length);
+      if (fresh.length < normalized.spans.length)
+        normalized.reasons.set(`the span started before the retention period (TRIBUNAL_TRACE_RETENTION)`, normalized.spans.length - fresh.length);
       const stored = await ts.insertSpans(caller.org.id, fresh, traces.maxSpansPerOrg);
       const rejected = normalized.rejected + (normalized.spans.length - fresh.length) + stored.refused;
       countReceived(store, stored.inserted, rejected);
       if (stored.stored.length) await notifySpansStored(store, caller, stored.stored);
-      send(res, encoding, 200, rejected ? { partial: { rejected_spans: rejected, error_message: describeRejections(normalized.reasons, stored.refused, traces.maxSpansPerOrg) } } : {});
+      send(
+        res,
+        encoding,
+        200,
+        rejected ? { partial: { rejected_spans: rejected, error_message: describeRejections(normalized.reasons, stored.refused, traces.maxSpansPerOrg) } } : {},
+      );
     } catch (err) {
       if (err instanceof OtlpError) {
         if (!req.complete) res.setHeader('Connection', 'close');
@@ -161,7 +171,9 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       const unavailable = (err as Error).name === 'StoreUnavailableError';
       if (!unavailable) console.error('[tribunal] traces: unexpected error:', err);
       // 503 is retryable for an OTLP exporter: nothing was stored half (one statement per batch).
-      send(res, encoding, unavailable ? 503 : 500, { error: { code: unavailable ? 14 : 13, message: unavailable ? 'The store is unreachable; the exporter will retry.' : 'Internal error.' } });
+      send(res, encoding, unavailable ? 503 : 500, {
+        error: { code: unavailable ? 14 : 13, message: unavailable ? 'The store is unreachable; the exporter will retry.' : 'Internal error.' },
+      });
     }
   });
   return router;

@@ -115,7 +115,9 @@ export class Sessions {
     const given = Buffer.from(typeof sent === 'string' ? sent : '', 'utf8');
     const expected = Buffer.from(session.csrfToken, 'utf8');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-      throw permissionDenied('Missing or wrong X-CSRF-Token header: a change made with the session cookie must send the token from GET /app/session. Reload the page and try again.');
+      throw permissionDenied(
+        'Missing or wrong X-CSRF-Token header: a change made with the session cookie must send the token from GET /app/session. Reload the page and try again.',
+      );
     }
   }
 }

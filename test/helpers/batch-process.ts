@@ -46,7 +46,10 @@ export async function newPlace(): Promise<Place> {
     const schema = await createTestSchema('trb_batchdur');
     const db = new pg.Client({ connectionString: schema.url });
     await db.connect();
-    cleanups.push(() => schema.drop(), () => db.end());
+    cleanups.push(
+      () => schema.drop(),
+      () => db.end(),
+    );
     return {
       env: { TRIBUNAL_STORE: 'postgres', DATABASE_URL: schema.url },
       async durable(batchId) {
@@ -134,7 +137,11 @@ export async function setUp(inst: Instance): Promise<Setup> {
   };
   const evaluatorIds: string[] = [];
   for (let e = 0; e < EVALUATORS; e++) {
-    const ev = await post('/v1/evaluators/', { name: `Durable ${e} ${Math.random()}`, intent: `Checks quality ${e}.`, rubric: 'High (1): right. Middling (0.5): partly. Low (0): wrong.' });
+    const ev = await post('/v1/evaluators/', {
+      name: `Durable ${e} ${Math.random()}`,
+      intent: `Checks quality ${e}.`,
+      rubric: 'High (1): right. Middling (0.5): partly. Low (0): wrong.',
+    });
     evaluatorIds.push(ev.id);
   }
   const judge = await post('/v1/judges/', { name: `Durable judge ${Math.random()}`, intent: 'grade answers', evaluator_ids: evaluatorIds });
@@ -195,8 +202,15 @@ export async function assertWhole(inst: Instance, s: Setup, id: string, run: any
   for (const e of run.summary) assert.deepEqual([e.n, e.errors], [ITEMS, 0]);
   assert.equal(run.summary.length, EVALUATORS);
   const rows = await allRows(inst, s.key, id);
-  assert.deepEqual(rows.map((r) => r.position), [...Array(ITEMS).keys()], 'each position once, in order');
-  assert.deepEqual(rows.map((r) => r.item_id), s.itemIds);
+  assert.deepEqual(
+    rows.map((r) => r.position),
+    [...Array(ITEMS).keys()],
+    'each position once, in order',
+  );
+  assert.deepEqual(
+    rows.map((r) => r.item_id),
+    s.itemIds,
+  );
   for (const r of rows) {
     assert.equal(r.execution_log_id, rowLogId(id, r.position));
     assert.equal(r.error, null);

@@ -34,7 +34,11 @@ export interface ImportRun {
 /** Imports `count` lines into a new dataset on the server at `url` (process `pid`), sampling its RSS. */
 export async function measureImport(url: string, pid: number, key: string, count: number, fillerChars: number): Promise<ImportRun> {
   const headers = { authorization: `Api-Key ${key}` };
-  const created = await fetch(`${url}/v1/datasets/`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: `import ${Date.now()}` }) });
+  const created = await fetch(`${url}/v1/datasets/`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `import ${Date.now()}` }),
+  });
   const dataset = (await created.json()) as { id: string };
   const idleRss = rssOf(pid);
   let peakRss = idleRss;

@@ -44,7 +44,12 @@ export async function startFakeAnthropicBatches(): Promise<FakeAnthropicBatches>
   let serial = 0;
 
   const counts = (b: Batch) => {
-    const lines = b.results ? b.results.trim().split('\n').map((l) => JSON.parse(l).result.type as string) : [];
+    const lines = b.results
+      ? b.results
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).result.type as string)
+      : [];
     const n = (t: string) => lines.filter((x) => x === t).length;
     return { processing: b.status === 'ended' ? 0 : b.requests.length, succeeded: n('succeeded'), errored: n('errored'), canceled: n('canceled'), expired: n('expired') };
   };
@@ -62,23 +67,43 @@ export async function startFakeAnthropicBatches(): Promise<FakeAnthropicBatches>
   });
   const end = (b: Batch) => {
     b.status = 'ended';
-    b.results = b.requests
-      .map((req, i) => {
-        if (b.canceled) return { custom_id: req.custom_id, result: { type: 'canceled' } };
-        const r = responder(req, i);
-        if (r.kind === 'errored') return { custom_id: req.custom_id, result: { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: r.message ?? 'bad request' } } } };
-        if (r.kind === 'expired') return { custom_id: req.custom_id, result: { type: 'expired' } };
-        const system = systemText(req.params.system);
-        const prefix = tokensOf(system) + tokensOf(req.params.tools);
-        const hit = cached.has(system);
-        cached.add(system);
-        const usage = { input_tokens: tokensOf(req.params.messages), output_tokens: r.kind === 'succeeded' ? (r.output_tokens ?? 60) : 20, cache_creation_input_tokens: hit ? 0 : prefix, cache_read_input_tokens: hit ? prefix : 0 };
-        const content = r.kind === 'succeeded' ? [{ type: 'tool_use', id: `toolu_${i}`, name: req.params.tools?.[0]?.name ?? 'score', input: r.input }] : [{ type: 'text', text: 'No tool.' }];
-        const message = { id: `msg_${b.id}_${i}`, type: 'message', role: 'assistant', model: req.params.model, content, stop_reason: r.kind === 'succeeded' ? 'tool_use' : 'end_turn', stop_sequence: null, usage };
-        return { custom_id: req.custom_id, result: { type: 'succeeded', message } };
-      })
-      .map((l) => JSON.stringify(l))
-      .join('\n') + '\n';
+    b.results =
+      b.requests
+        .map((req, i) => {
+          if (b.canceled) return { custom_id: req.custom_id, result: { type: 'canceled' } };
+          const r = responder(req, i);
+          if (r.kind === 'errored')
+            return {
+              custom_id: req.custom_id,
+              result: { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: r.message ?? 'bad request' } } },
+            };
+          if (r.kind === 'expired') return { custom_id: req.custom_id, result: { type: 'expired' } };
+          const system = systemText(req.params.system);
+          const prefix = tokensOf(system) + tokensOf(req.params.tools);
+          const hit = cached.has(system);
+          cached.add(system);
+          const usage = {
+            input_tokens: tokensOf(req.params.messages),
+            output_tokens: r.kind === 'succeeded' ? (r.output_tokens ?? 60) : 20,
+            cache_creation_input_tokens: hit ? 0 : prefix,
+            cache_read_input_tokens: hit ? prefix : 0,
+          };
+          const content =
+            r.kind === 'succeeded' ? [{ type: 'tool_use', id: `toolu_${i}`, name: req.params.tools?.[0]?.name ?? 'score', input: r.input }] : [{ type: 'text', text: 'No tool.' }];
+          const message = {
+            id: `msg_${b.id}_${i}`,
+            type: 'message',
+            role: 'assistant',
+            model: req.params.model,
+            content,
+            stop_reason: r.kind === 'succeeded' ? 'tool_use' : 'end_turn',
+            stop_sequence: null,
+            usage,
+          };
+          return { custom_id: req.custom_id, result: { type: 'succeeded', message } };
+        })
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n';
   };
 
   const fake: FakeAnthropicBatches = {
@@ -97,7 +122,8 @@ export async function startFakeAnthropicBatches(): Promise<FakeAnthropicBatches>
         res.writeHead(status, { 'content-type': type });
         res.end(typeof value === 'string' ? value : JSON.stringify(value));
       };
-      if (!req.headers['x-api-key'] && !req.headers.authorization) return send(401, { type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required' } });
+      if (!req.headers['x-api-key'] && !req.headers.authorization)
+        return send(401, { type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required' } });
       const path = (req.url ?? '').split('?')[0];
       const m = /^\/v1\/messages\/batches(?:\/([^/]+))?(?:\/(results|cancel))?$/.exec(path);
       if (!m) return send(404, { type: 'error', error: { type: 'not_found_error', message: `no route ${path}` } });

@@ -319,8 +319,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
     };
     requests.push(record);
 
-    const fail = (status: number, message: string) =>
-      send(res, status, JSON.stringify({ type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message } }));
+    const fail = (status: number, message: string) => send(res, status, JSON.stringify({ type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message } }));
 
     if (req.method !== 'POST' || url.pathname !== '/v1/messages') return fail(404, `The fake Anthropic server only serves POST /v1/messages, not ${req.method} ${url.pathname}`);
     if (opts.requireAuth !== false && !req.headers['x-api-key'] && !req.headers.authorization) return fail(401, 'x-api-key header is required');
@@ -349,7 +348,10 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
         return send(
           res,
           answer.status,
-          JSON.stringify({ type: 'error', error: { type: answer.errorType ?? ERROR_TYPES[answer.status] ?? 'api_error', message: answer.message ?? `fake error ${answer.status}` } }),
+          JSON.stringify({
+            type: 'error',
+            error: { type: answer.errorType ?? ERROR_TYPES[answer.status] ?? 'api_error', message: answer.message ?? `fake error ${answer.status}` },
+          }),
           answer.headers,
         );
       case 'raw':

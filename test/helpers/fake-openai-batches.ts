@@ -41,7 +41,11 @@ export async function startFakeOpenAIBatches(): Promise<FakeOpenAIBatches> {
   let responder = (_l: Line, _i: number): OpenAIBatchResult => ({ kind: 'ok', args: { justification: 'Batch answer.', score: 0.7 } });
 
   const finish = (b: Batch, cancelled: boolean) => {
-    const lines: Line[] = files.get(b.input_file_id)!.trim().split('\n').map((l) => JSON.parse(l));
+    const lines: Line[] = files
+      .get(b.input_file_id)!
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const out: string[] = [];
     const errs: string[] = [];
     let unrun = 0;
@@ -50,15 +54,39 @@ export async function startFakeOpenAIBatches(): Promise<FakeOpenAIBatches> {
       if (r.kind === 'not_run') return void unrun++;
       if (r.kind === 'error') {
         b.counts.failed++;
-        return void errs.push(JSON.stringify({ id: `req_${i}`, custom_id: line.custom_id, response: { status_code: r.status, request_id: `r${i}`, body: { error: { message: r.message ?? 'bad request', type: 'invalid_request_error', code: 'invalid_request' } } }, error: null }));
+        return void errs.push(
+          JSON.stringify({
+            id: `req_${i}`,
+            custom_id: line.custom_id,
+            response: {
+              status_code: r.status,
+              request_id: `r${i}`,
+              body: { error: { message: r.message ?? 'bad request', type: 'invalid_request_error', code: 'invalid_request' } },
+            },
+            error: null,
+          }),
+        );
       }
       b.counts.completed++;
       const system = line.body.messages[0].content as string;
       const prompt = tokensOf(JSON.stringify(line.body.messages)) + tokensOf(JSON.stringify(line.body.tools ?? ''));
       const cached = seenPrefixes.has(system) ? Math.floor(tokensOf(system) / 128) * 128 : 0;
       seenPrefixes.add(system);
-      const message = r.kind === 'ok' ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: line.body.tools[0].function.name, arguments: JSON.stringify(r.args) } }] } : { role: 'assistant', content: 'No function.' };
-      const body = { id: `chatcmpl_${i}`, object: 'chat.completion', model: line.body.model, choices: [{ index: 0, message, finish_reason: r.kind === 'ok' ? 'tool_calls' : 'stop' }], usage: { prompt_tokens: prompt, completion_tokens: 50, total_tokens: prompt + 50, prompt_tokens_details: { cached_tokens: cached } } };
+      const message =
+        r.kind === 'ok'
+          ? {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: `call_${i}`, type: 'function', function: { name: line.body.tools[0].function.name, arguments: JSON.stringify(r.args) } }],
+            }
+          : { role: 'assistant', content: 'No function.' };
+      const body = {
+        id: `chatcmpl_${i}`,
+        object: 'chat.completion',
+        model: line.body.model,
+        choices: [{ index: 0, message, finish_reason: r.kind === 'ok' ? 'tool_calls' : 'stop' }],
+        usage: { prompt_tokens: prompt, completion_tokens: 50, total_tokens: prompt + 50, prompt_tokens_details: { cached_tokens: cached } },
+      };
       out.push(JSON.stringify({ id: `req_${i}`, custom_id: line.custom_id, response: { status_code: 200, request_id: `r${i}`, body }, error: null }));
     });
     const put = (rows: string[]) => {
@@ -71,7 +99,18 @@ export async function startFakeOpenAIBatches(): Promise<FakeOpenAIBatches> {
     b.error_file_id = put(errs);
     b.status = cancelled ? 'cancelled' : unrun ? 'expired' : 'completed';
   };
-  const wire = (b: Batch) => ({ id: b.id, object: 'batch', endpoint: '/v1/chat/completions', input_file_id: b.input_file_id, completion_window: '24h', status: b.status, output_file_id: b.output_file_id, error_file_id: b.error_file_id, created_at: 1, request_counts: b.counts });
+  const wire = (b: Batch) => ({
+    id: b.id,
+    object: 'batch',
+    endpoint: '/v1/chat/completions',
+    input_file_id: b.input_file_id,
+    completion_window: '24h',
+    status: b.status,
+    output_file_id: b.output_file_id,
+    error_file_id: b.error_file_id,
+    created_at: 1,
+    request_counts: b.counts,
+  });
 
   const fake: FakeOpenAIBatches = {
     url: '',
@@ -91,12 +130,17 @@ export async function startFakeOpenAIBatches(): Promise<FakeOpenAIBatches> {
         res.writeHead(status, { 'content-type': type });
         res.end(typeof value === 'string' ? value : JSON.stringify(value));
       };
-      if (!String(req.headers.authorization ?? '').startsWith('Bearer ')) return send(401, { error: { message: 'no key', type: 'invalid_request_error', code: 'invalid_api_key' } });
+      if (!String(req.headers.authorization ?? '').startsWith('Bearer '))
+        return send(401, { error: { message: 'no key', type: 'invalid_request_error', code: 'invalid_api_key' } });
       const path = (req.url ?? '').split('?')[0].replace(/^\/v1/, '');
       let m: RegExpExecArray | null;
       if (req.method === 'POST' && path === '/files') {
         // The multipart part holding the file: its JSONL lines.
-        const jsonl = raw.split(/\r?\n/).filter((l) => l.startsWith('{"custom_id"')).join('\n') + '\n';
+        const jsonl =
+          raw
+            .split(/\r?\n/)
+            .filter((l) => l.startsWith('{"custom_id"'))
+            .join('\n') + '\n';
         const id = `file-in-${++serial}`;
         files.set(id, jsonl);
         return send(200, { id, object: 'file', bytes: jsonl.length, created_at: 1, filename: 'tribunal-batch.jsonl', purpose: 'batch', status: 'processed' });
@@ -108,7 +152,15 @@ export async function startFakeOpenAIBatches(): Promise<FakeOpenAIBatches> {
       if (req.method === 'POST' && path === '/batches') {
         const body = JSON.parse(raw);
         const total = (files.get(body.input_file_id) ?? '').trim().split('\n').filter(Boolean).length;
-        const b: Batch = { id: `batch_${++serial}`, input_file_id: body.input_file_id, status: 'validating', reads: 0, output_file_id: null, error_file_id: null, counts: { total, completed: 0, failed: 0 } };
+        const b: Batch = {
+          id: `batch_${++serial}`,
+          input_file_id: body.input_file_id,
+          status: 'validating',
+          reads: 0,
+          output_file_id: null,
+          error_file_id: null,
+          counts: { total, completed: 0, failed: 0 },
+        };
         batches.push(b);
         return send(200, wire(b));
       }

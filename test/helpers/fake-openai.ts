@@ -71,7 +71,12 @@ export async function startFakeOpenAI(opts: { apiKey?: string; honours?: { tools
   const tokenLogprobs = (text: string) =>
     state.tokenize(text).map((token) => {
       const top = alternatives[token] ?? [];
-      return { token, logprob: top.find((t) => t.token === token)?.logprob ?? -0.01, bytes: [...Buffer.from(token)], top_logprobs: top.map((t) => ({ ...t, bytes: [...Buffer.from(t.token)] })) };
+      return {
+        token,
+        logprob: top.find((t) => t.token === token)?.logprob ?? -0.01,
+        bytes: [...Buffer.from(token)],
+        top_logprobs: top.map((t) => ({ ...t, bytes: [...Buffer.from(t.token)] })),
+      };
     });
   const seenSystems = new Set<string>();
   const replyStats: ReplyStats = { aborted: 0, chunksWritten: 0 }; // h-proxy

@@ -76,7 +76,8 @@ export async function serveReply(req: http.IncomingMessage, res: http.ServerResp
 async function serveResponses(res: http.ServerResponse, body: any, reply: UpstreamReply, stats: ReplyStats, n: number, closed: () => boolean): Promise<void> {
   const created_at = Math.floor(Date.now() / 1000);
   const output: any[] = [];
-  if (reply.content) output.push({ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: reply.content, annotations: [] }] });
+  if (reply.content)
+    output.push({ type: 'message', id: `msg_${n}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: reply.content, annotations: [] }] });
   for (const c of reply.tool_calls ?? []) output.push({ type: 'function_call', id: `fc_${c.id}`, call_id: c.id, name: c.name, arguments: c.arguments, status: 'completed' });
   const response = {
     id: `resp_${n}`,

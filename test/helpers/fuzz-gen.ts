@@ -43,7 +43,15 @@ export const ODD_TEXT = [
 // biome-ignore lint/correctness/noPrecisionLoss: a literal past 2^53 is the point of this fuzz value
 export const HUGE_NUMBERS = [1e308, -1e308, 2 ** 53 + 1, -(2 ** 63), 1e-320, 0, -0, 99999999999999999999, 0.1 + 0.2];
 export const BAD_PERCENT = ['%FF', '%E0%A4%A', '%', '%zz', '%C0%AF', '%ED%A0%80', '%00', '%2e%2e', '%252F', '%u0041'];
-export const JUNK_TIMESTAMPS = ['0000-01-01T00:00:00.000Z', '-000001-01-01T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', '2026-13-45T99:99:99Z', 'yesterday', '', '1970-01-01T00:00:00Z'];
+export const JUNK_TIMESTAMPS = [
+  '0000-01-01T00:00:00.000Z',
+  '-000001-01-01T00:00:00.000Z',
+  '+275760-09-13T00:00:00.000Z',
+  '2026-13-45T99:99:99Z',
+  'yesterday',
+  '',
+  '1970-01-01T00:00:00Z',
+];
 
 /** encodeURIComponent, except that a lone surrogate (which it refuses) goes out as its raw UTF-8-ish bytes. */
 export function enc(s: string): string {
@@ -81,7 +89,8 @@ export function junkValue(r: Rng, depth = 0): unknown {
 
 export function junkObject(r: Rng, depth = 0): Record<string, unknown> {
   const o: Record<string, unknown> = {};
-  for (let i = r.int(4); i > 0; i--) Object.defineProperty(o, r.chance(0.4) ? r.pick(PROTO_NAMES) : text(r).slice(0, 40), { value: junkValue(r, depth), enumerable: true, configurable: true, writable: true });
+  for (let i = r.int(4); i > 0; i--)
+    Object.defineProperty(o, r.chance(0.4) ? r.pick(PROTO_NAMES) : text(r).slice(0, 40), { value: junkValue(r, depth), enumerable: true, configurable: true, writable: true });
   return o;
 }
 
@@ -113,7 +122,24 @@ export function mutate(r: Rng, base: Record<string, unknown>): Record<string, un
   return out;
 }
 
-const QUERY_FIELDS = ['limit', 'cursor', 'project_id', 'search', 'include_public', 'judge_id', 'evaluator_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to', 'version', ...PROTO_NAMES];
+const QUERY_FIELDS = [
+  'limit',
+  'cursor',
+  'project_id',
+  'search',
+  'include_public',
+  'judge_id',
+  'evaluator_id',
+  'min_score',
+  'max_score',
+  'min_cost',
+  'max_cost',
+  'tags',
+  'date_from',
+  'date_to',
+  'version',
+  ...PROTO_NAMES,
+];
 
 /**
  * A query string of up to 3 broken parameters (plus, sometimes, a forged cursor). `fields` are the
@@ -163,6 +189,15 @@ export function authHeader(r: Rng, keys: { own: string; other: string }): Record
   if (roll < 0.8) return { authorization: `Bearer ${keys.other}` };
   if (roll < 0.85) return {};
   return {
-    authorization: r.pick(['Api-Key', 'Bearer ', 'Basic dXNlcjpwYXNz', `Api-Key ${keys.own}x`, `Api-Key ${'k'.repeat(5000)}`, 'Api-Key trb_\u00e9\u00e9', `Bearer ${keys.own} ${keys.own}`, 'Api-Key __proto__']),
+    authorization: r.pick([
+      'Api-Key',
+      'Bearer ',
+      'Basic dXNlcjpwYXNz',
+      `Api-Key ${keys.own}x`,
+      `Api-Key ${'k'.repeat(5000)}`,
+      'Api-Key trb_\u00e9\u00e9',
+      `Bearer ${keys.own} ${keys.own}`,
+      'Api-Key __proto__',
+    ]),
   };
 }

@@ -95,7 +95,21 @@ export function newRoutes(r: Rng, ids: NewIds, base: { judgeId: string; evaluato
   const calibration = () => anyId(r, ids.calibrationRunId, ids);
   const pair = () => [bodyId(r, ids.batchId, ids), bodyId(r, r.chance(0.7) ? ids.batchId2 : ids.itemsBatchId, ids)].map((x) => enc(String(x)));
   const compareBody = () =>
-    mutate(r, r.chance(0.8) ? { request: 'Q?', response_a: 'One answer.', response_b: 'Another answer.' } : { turns_a: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'a' }], turns_b: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'b' }] });
+    mutate(
+      r,
+      r.chance(0.8)
+        ? { request: 'Q?', response_a: 'One answer.', response_b: 'Another answer.' }
+        : {
+            turns_a: [
+              { role: 'user', content: 'hi' },
+              { role: 'assistant', content: 'a' },
+            ],
+            turns_b: [
+              { role: 'user', content: 'hi' },
+              { role: 'assistant', content: 'b' },
+            ],
+          },
+    );
   const reads: Route[] = [
     ['GET', `/v1/judges/batch-executions/${q()}`, () => undefined],
     ['GET', `/v1/judges/batch-executions/${batch()}/`, () => undefined],
@@ -104,7 +118,11 @@ export function newRoutes(r: Rng, ids: NewIds, base: { judgeId: string; evaluato
     ['GET', `/v1/judges/batch-executions/compare/${q()}`, () => undefined],
     (() => {
       const [a, b] = pair();
-      return ['GET', `/v1/judges/batch-executions/compare/?a=${r.chance(0.5) ? a : b}&b=${r.chance(0.5) ? b : a}&top=${r.pick(['3', '0', '-1', '101', '1.5', 'x', ''])}`, () => undefined] as Route;
+      return [
+        'GET',
+        `/v1/judges/batch-executions/compare/?a=${r.chance(0.5) ? a : b}&b=${r.chance(0.5) ? b : a}&top=${r.pick(['3', '0', '-1', '101', '1.5', 'x', ''])}`,
+        () => undefined,
+      ] as Route;
     })(),
     ['POST', `/v1/judges/${anyId(r, base.judgeId, ids)}/compare/`, compareBody],
     ['POST', `/v1/evaluators/${r.chance(0.3) ? 'Clarity' : anyId(r, base.evaluatorId, ids)}/compare/`, compareBody],
@@ -118,15 +136,31 @@ export function newRoutes(r: Rng, ids: NewIds, base: { judgeId: string; evaluato
     ['GET', `/v1/datasets/${anyId(r, ids.datasetId, ids)}/items/${q()}`, () => undefined],
   ];
   const writes: Route[] = [
-    ['POST', `/v1/judges/${anyId(r, base.judgeId, ids)}/batch-execute/`, () => mutate(r, r.chance(0.5) ? { dataset_id: bodyId(r, ids.datasetId, ids) } : { items: [{ response: 'x' }], tags: ['fuzz'], use_cache: true })],
+    [
+      'POST',
+      `/v1/judges/${anyId(r, base.judgeId, ids)}/batch-execute/`,
+      () => mutate(r, r.chance(0.5) ? { dataset_id: bodyId(r, ids.datasetId, ids) } : { items: [{ response: 'x' }], tags: ['fuzz'], use_cache: true }),
+    ],
     ['POST', `/v1/judges/batch-executions/${batch()}/cancel/`, () => (r.chance(0.5) ? undefined : mutate(r, {}))],
     ['POST', '/v1/annotations/', () => mutate(r, { execution_log_id: bodyId(r, base.logId, ids), evaluator_id: bodyId(r, base.evaluatorId, ids), score: 0.5 })],
     ['PATCH', `/v1/annotations/${annotation()}/`, () => mutate(r, { score: 0.3, note: 'n' })],
     ['DELETE', `/v1/annotations/${r.chance(0.8) ? r.pick([...PROTO_NAMES, ...BAD_PERCENT]) : annotation()}/`, () => undefined],
-    ['POST', `/v1/datasets/${anyId(r, ids.datasetId, ids)}/items/from-annotations/`, () => mutate(r, r.chance(0.5) ? { annotation_ids: [bodyId(r, ids.annotationId, ids)] } : { judge_id: bodyId(r, base.judgeId, ids), date_from: '2026-01-01' })],
+    [
+      'POST',
+      `/v1/datasets/${anyId(r, ids.datasetId, ids)}/items/from-annotations/`,
+      () => mutate(r, r.chance(0.5) ? { annotation_ids: [bodyId(r, ids.annotationId, ids)] } : { judge_id: bodyId(r, base.judgeId, ids), date_from: '2026-01-01' }),
+    ],
     ['POST', '/v1/calibration-runs/', () => mutate(r, { judge_id: bodyId(r, base.judgeId, ids), dataset_id: bodyId(r, ids.datasetId, ids), threshold: 0.5 })],
-    ['POST', `/v1/calibration-runs/${calibration()}/demonstrations/`, () => mutate(r, { items: [{ item_id: bodyId(r, ids.itemId, ids), evaluator_id: bodyId(r, base.evaluatorId, ids) }] })],
-    ['POST', '/v1/models/', () => mutate(r, { name: `m ${r.int(1e6)}`, provider: 'openai', model: 'm', base_url: r.pick(['http://127.0.0.1:9/v1', 'ftp://x', 'http://u:p@h/', 'not a url', null]) })],
+    [
+      'POST',
+      `/v1/calibration-runs/${calibration()}/demonstrations/`,
+      () => mutate(r, { items: [{ item_id: bodyId(r, ids.itemId, ids), evaluator_id: bodyId(r, base.evaluatorId, ids) }] }),
+    ],
+    [
+      'POST',
+      '/v1/models/',
+      () => mutate(r, { name: `m ${r.int(1e6)}`, provider: 'openai', model: 'm', base_url: r.pick(['http://127.0.0.1:9/v1', 'ftp://x', 'http://u:p@h/', 'not a url', null]) }),
+    ],
     ['PATCH', `/v1/models/${anyId(r, ids.modelId, ids)}/`, () => mutate(r, { max_concurrency: 2, price: { input: 1, output: 2 } })],
     ['DELETE', `/v1/models/${r.pick([...PROTO_NAMES, ...BAD_PERCENT])}/`, () => undefined],
     ['POST', `/v1/models/${r.pick([...PROTO_NAMES, ...BAD_PERCENT, 'nope'])}/verify/`, () => undefined],

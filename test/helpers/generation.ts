@@ -47,11 +47,7 @@ export async function startGenerationRig(env: Record<string, string | undefined>
 
 export const stagesAnswer = (...names: string[]): FakeAnswer => toolAnswer({ stages: names.map((name) => ({ name, description: `the ${name} step` })) });
 
-export const contextAnswer = (
-  missing: Array<[name: string, question: string]>,
-  presetIds: string[] = ['preset_helpfulness'],
-  judgeName = 'Support reply judge',
-): FakeAnswer =>
+export const contextAnswer = (missing: Array<[name: string, question: string]>, presetIds: string[] = ['preset_helpfulness'], judgeName = 'Support reply judge'): FakeAnswer =>
   toolAnswer({
     judge_name: judgeName,
     missing_context: missing.map(([form_field_name, form_field_description]) => ({ form_field_name, form_field_description })),

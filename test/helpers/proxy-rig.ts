@@ -22,7 +22,14 @@ export async function startProxyRig(env: Record<string, string> = {}): Promise<P
   const rig = await startScoringRig({ TRIBUNAL_SECRET_KEY: randomBytes(32).toString('base64'), ...env });
   const upstream = await startFakeOpenAI({ apiKey: UPSTREAM_KEY });
   upstream.reply = { content: 'Paris is the capital of France.' };
-  const model = await rig.post('/v1/models/', { name: 'app-model', provider: 'openai', base_url: upstream.url, model: 'gpt-test', api_key: UPSTREAM_KEY, price: { input: 1, output: 2 } });
+  const model = await rig.post('/v1/models/', {
+    name: 'app-model',
+    provider: 'openai',
+    base_url: upstream.url,
+    model: 'gpt-test',
+    api_key: UPSTREAM_KEY,
+    price: { input: 1, output: 2 },
+  });
   if (model.status !== 201) throw new Error(`register model: ${model.status} ${JSON.stringify(model.body)}`);
   const newJudge = async (extra: Record<string, unknown> = {}, evaluator: Record<string, unknown> = {}) => {
     const e = await rig.createEvaluator(evaluatorBody(evaluator));

@@ -49,7 +49,12 @@ const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n
 export function usageOf(message: Pick<Anthropic.Message, 'usage'>): ModelUsage {
   const read = tokens(message.usage?.cache_read_input_tokens);
   const write = tokens(message.usage?.cache_creation_input_tokens);
-  return { input_tokens: tokens(message.usage?.input_tokens) + read + write, output_tokens: tokens(message.usage?.output_tokens), cache_read_tokens: read, cache_write_tokens: write };
+  return {
+    input_tokens: tokens(message.usage?.input_tokens) + read + write,
+    output_tokens: tokens(message.usage?.output_tokens),
+    cache_read_tokens: read,
+    cache_write_tokens: write,
+  };
 }
 
 const toBatch = (b: Anthropic.Messages.MessageBatch): ProviderBatch => ({ id: b.id, status: b.processing_status, counts: { ...b.request_counts } });
@@ -83,11 +88,28 @@ export class AnthropicBatchClient {
         const usage = usageOf(r.message);
         const block = r.message.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use' && b.name === toolName);
         if (block) yield { custom_id: line.custom_id, ok: true, answer: { input: block.input, model: r.message.model, usage } };
-        else yield { custom_id: line.custom_id, ok: false, kind: 'malformed', message: `the judge model answered without calling the tool ${toolName} (stop_reason ${r.message.stop_reason ?? 'unknown'})`, usage };
+        else
+          yield {
+            custom_id: line.custom_id,
+            ok: false,
+            kind: 'malformed',
+            message: `the judge model answered without calling the tool ${toolName} (stop_reason ${r.message.stop_reason ?? 'unknown'})`,
+            usage,
+          };
       } else if (r.type === 'errored') {
-        yield { custom_id: line.custom_id, ok: false, kind: 'errored', message: `${r.error.error?.type ?? 'error'}: ${r.error.error?.message ?? 'the request failed in the batch'}` };
+        yield {
+          custom_id: line.custom_id,
+          ok: false,
+          kind: 'errored',
+          message: `${r.error.error?.type ?? 'error'}: ${r.error.error?.message ?? 'the request failed in the batch'}`,
+        };
       } else {
-        yield { custom_id: line.custom_id, ok: false, kind: r.type, message: r.type === 'expired' ? 'the batch expired (24 h) before this request ran' : 'the batch was cancelled before this request ran' };
+        yield {
+          custom_id: line.custom_id,
+          ok: false,
+          kind: r.type,
+          message: r.type === 'expired' ? 'the batch expired (24 h) before this request ran' : 'the batch was cancelled before this request ran',
+        };
       }
     }
   }

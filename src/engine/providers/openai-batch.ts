@@ -44,7 +44,13 @@ const toBatch = (b: OpenAI.Batches.Batch): ProviderBatch & { provider_status: st
     id: b.id,
     status: STATUS[b.status],
     provider_status: b.status,
-    counts: { processing: ended ? 0 : c.total - c.completed - c.failed, succeeded: c.completed, errored: c.failed, canceled: b.status === 'cancelled' ? c.total - c.completed - c.failed : 0, expired: b.status === 'expired' ? c.total - c.completed - c.failed : 0 },
+    counts: {
+      processing: ended ? 0 : c.total - c.completed - c.failed,
+      succeeded: c.completed,
+      errored: c.failed,
+      canceled: b.status === 'cancelled' ? c.total - c.completed - c.failed : 0,
+      expired: b.status === 'expired' ? c.total - c.completed - c.failed : 0,
+    },
   };
 };
 
@@ -89,17 +95,31 @@ export class OpenAIBatchClient {
       }
     }
     const kind = batch.status === 'cancelled' ? ('canceled' as const) : ('expired' as const);
-    for (const custom_id of customIds) if (!seen.has(custom_id)) yield { custom_id, ok: false, kind, message: kind === 'expired' ? 'the batch expired (24 h) before this request ran' : 'the batch was cancelled before this request ran' };
+    for (const custom_id of customIds)
+      if (!seen.has(custom_id))
+        yield { custom_id, ok: false, kind, message: kind === 'expired' ? 'the batch expired (24 h) before this request ran' : 'the batch was cancelled before this request ran' };
   }
 }
 
-function outcomeOf(row: { custom_id: string; response?: { status_code: number; body: any } | null; error?: { code?: string; message?: string } | null }, toolName: string): BatchOutcome {
+function outcomeOf(
+  row: { custom_id: string; response?: { status_code: number; body: any } | null; error?: { code?: string; message?: string } | null },
+  toolName: string,
+): BatchOutcome {
   const body = row.response?.body;
   if (row.error || !row.response || row.response.status_code >= 400) {
     const err = row.error ?? body?.error;
-    return { custom_id: row.custom_id, ok: false, kind: 'errored', message: `${err?.code ?? err?.type ?? `status ${row.response?.status_code ?? '?'}`}: ${err?.message ?? 'the request failed in the batch'}` };
+    return {
+      custom_id: row.custom_id,
+      ok: false,
+      kind: 'errored',
+      message: `${err?.code ?? err?.type ?? `status ${row.response?.status_code ?? '?'}`}: ${err?.message ?? 'the request failed in the batch'}`,
+    };
   }
-  const usage: ModelUsage = { input_tokens: tokens(body?.usage?.prompt_tokens), output_tokens: tokens(body?.usage?.completion_tokens), cache_read_tokens: tokens(body?.usage?.prompt_tokens_details?.cached_tokens) };
+  const usage: ModelUsage = {
+    input_tokens: tokens(body?.usage?.prompt_tokens),
+    output_tokens: tokens(body?.usage?.completion_tokens),
+    cache_read_tokens: tokens(body?.usage?.prompt_tokens_details?.cached_tokens),
+  };
   const call = body?.choices?.[0]?.message?.tool_calls?.find((c: any) => c.type === 'function' && c.function?.name === toolName);
   const input = call ? parseJsonReply(call.function.arguments) : undefined;
   if (!input) return { custom_id: row.custom_id, ok: false, kind: 'malformed', message: `the judge model answered without calling the function ${toolName}`, usage };

@@ -154,7 +154,9 @@ function classify(err: unknown, signal?: AbortSignal): ModelCallError {
   if (err instanceof OpenAI.APIConnectionTimeoutError) return new ModelCallError('timeout', 'The judge model did not answer in time.', { cause: err });
   if (err instanceof OpenAI.APIConnectionError) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    return new ModelCallError('connection', `Could not reach the judge model (${cause?.code ?? cause?.message ?? err.message}); check the model's base_url and the network.`, { cause: err });
+    return new ModelCallError('connection', `Could not reach the judge model (${cause?.code ?? cause?.message ?? err.message}); check the model's base_url and the network.`, {
+      cause: err,
+    });
   }
   if (err instanceof OpenAI.APIError && typeof err.status === 'number') {
     const kind = kindForStatus(err.status);

@@ -26,7 +26,9 @@ export function redactSecrets(text: string, secrets: Array<string | null | undef
 
 /** Upstream text as it may be shown: one line, control characters gone, at most UPSTREAM_TEXT_MAX characters. */
 export function upstreamText(text: string, secrets: Array<string | null | undefined> = []): string {
-  const clean = redactSecrets(text, secrets).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  const clean = redactSecrets(text, secrets)
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .trim();
   return clean.length > UPSTREAM_TEXT_MAX ? `${clean.slice(0, UPSTREAM_TEXT_MAX)}… (shortened)` : clean;
 }
 

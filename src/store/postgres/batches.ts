@@ -2,7 +2,17 @@
 // statement that records a row, so several instances recording rows of one run never lose a count;
 // a row is unique per (batch_id, position), so recording it again changes nothing.
 import type { DatasetItemInput } from '../../schemas.ts';
-import { rowScores, type BatchExecutionRecord, type BatchFilter, type BatchPatch, type BatchRowQuery, type BatchRowRecord, type BatchRowScores, type Page, type PageQuery } from '../types.ts';
+import {
+  rowScores,
+  type BatchExecutionRecord,
+  type BatchFilter,
+  type BatchPatch,
+  type BatchRowQuery,
+  type BatchRowRecord,
+  type BatchRowScores,
+  type Page,
+  type PageQuery,
+} from '../types.ts';
 import { extraOf, iso, json, PageSql, placeholders, toPage, type Row } from './codecs.ts';
 import { PgDatasets } from './datasets.ts';
 
@@ -81,10 +91,13 @@ export class PgBatches extends PgDatasets {
       const next = { ...current, ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) } as BatchExecutionRecord;
       // Counters are never written from a read copy: recordBatchRow moves them in SQL.
       const costGiven = fields.cost_usd !== undefined;
-      await c.query(
-        `UPDATE batch_executions SET status = $2, total = $3, extra = $4${costGiven ? ', cost_usd = $5' : ''} WHERE id = $1`,
-        [id, next.status, next.total, extraOf(next, BATCH_COLUMNS), ...(costGiven ? [fields.cost_usd] : [])],
-      );
+      await c.query(`UPDATE batch_executions SET status = $2, total = $3, extra = $4${costGiven ? ', cost_usd = $5' : ''} WHERE id = $1`, [
+        id,
+        next.status,
+        next.total,
+        extraOf(next, BATCH_COLUMNS),
+        ...(costGiven ? [fields.cost_usd] : []),
+      ]);
       const after = await c.query('SELECT * FROM batch_executions WHERE id = $1', [id]);
       return batchFromRow(after.rows[0]);
     });

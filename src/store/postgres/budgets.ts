@@ -61,5 +61,11 @@ export async function pgSetBudgetCap(run: PgRun, cap: Omit<BudgetCap, 'cap_usd'>
 
 export async function pgListBudgetCaps(run: PgRun, orgId: string): Promise<BudgetCap[]> {
   const { rows } = await run('SELECT * FROM budget_caps WHERE org_id = $1 ORDER BY scope, scope_id', [orgId]);
-  return rows.map((r) => ({ org_id: r.org_id as string, scope: r.scope as BudgetScope, scope_id: r.scope_id as string, period: r.period as 'daily' | 'total', cap_usd: Number(r.cap_usd) }));
+  return rows.map((r) => ({
+    org_id: r.org_id as string,
+    scope: r.scope as BudgetScope,
+    scope_id: r.scope_id as string,
+    period: r.period as 'daily' | 'total',
+    cap_usd: Number(r.cap_usd),
+  }));
 }

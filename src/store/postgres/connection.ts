@@ -46,7 +46,8 @@ const CONNECTION_CODES = new Set([
   '57P03', // cannot_connect_now (starting up, shutting down)
   '53300', // too_many_connections
 ]);
-const CONNECTION_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Connection closed|read ECONNRESET|Query read timeout/i;
+const CONNECTION_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable|Connection closed|read ECONNRESET|Query read timeout/i;
 
 /** True for errors that say the database could not be reached, not that a statement was wrong. */
 export function isConnectionError(err: unknown): boolean {
@@ -141,7 +142,11 @@ export class PgConnection {
    * One statement. `idempotent` statements (reads) are retried on a broken connection, e.g. a pooled
    * connection the database closed on restart; a write is not, since it may have been applied.
    */
-  protected async query(sql: string, params: unknown[], opts: { idempotent?: boolean; retries?: number; conflict?: (c: string) => ConflictReason } = {}): Promise<pg.QueryResult<Row>> {
+  protected async query(
+    sql: string,
+    params: unknown[],
+    opts: { idempotent?: boolean; retries?: number; conflict?: (c: string) => ConflictReason } = {},
+  ): Promise<pg.QueryResult<Row>> {
     const retries = opts.retries ?? 2;
     for (let attempt = 0; ; attempt++) {
       const client = await this.connect(retries);

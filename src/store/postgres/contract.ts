@@ -24,7 +24,32 @@ import type {
   Store,
   ValueQuery,
 } from '../types.ts';
-import { json, extraOf, ORG_COLUMNS, orgFromRow, KEY_COLUMNS, keyFromRow, PROJECT_COLUMNS, projectFromRow, EVALUATOR_COLUMNS, evaluatorValues, evaluatorFromRow, JUDGE_COLUMNS, judgeValues, judgeFromRow, LOG_INSERT_COLUMNS, logValues, logFromRow, logValuesQuery, placeholders, PageSql, toPage, logPageQuery, visibilitySql, searchSql } from './codecs.ts';
+import {
+  json,
+  extraOf,
+  ORG_COLUMNS,
+  orgFromRow,
+  KEY_COLUMNS,
+  keyFromRow,
+  PROJECT_COLUMNS,
+  projectFromRow,
+  EVALUATOR_COLUMNS,
+  evaluatorValues,
+  evaluatorFromRow,
+  JUDGE_COLUMNS,
+  judgeValues,
+  judgeFromRow,
+  LOG_INSERT_COLUMNS,
+  logValues,
+  logFromRow,
+  logValuesQuery,
+  placeholders,
+  PageSql,
+  toPage,
+  logPageQuery,
+  visibilitySql,
+  searchSql,
+} from './codecs.ts';
 import { PgCalibration } from './calibration.ts';
 import { PgSurface, SURFACE_TABLES } from './surface.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from '../surface-types.ts';
@@ -59,7 +84,22 @@ export class PostgresContractStore extends PgCalibration implements Store {
     await this.transaction(async (c) => {
       await c.query('DELETE FROM evaluator_versions WHERE id IN (SELECT id FROM evaluators WHERE org_id = $1)', [orgId]);
       await c.query('DELETE FROM judge_versions WHERE id IN (SELECT id FROM judges WHERE org_id = $1)', [orgId]);
-      for (const table of ['annotations', 'calibration_runs', 'batch_executions', 'datasets', 'execution_logs', 'judges', 'evaluators', 'projects', 'api_keys', 'models', 'result_cache', 'budget_caps', 'budget_counters']) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
+      for (const table of [
+        'annotations',
+        'calibration_runs',
+        'batch_executions',
+        'datasets',
+        'execution_logs',
+        'judges',
+        'evaluators',
+        'projects',
+        'api_keys',
+        'models',
+        'result_cache',
+        'budget_caps',
+        'budget_counters',
+      ])
+        await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       for (const table of SURFACE_TABLES) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       await c.query('DELETE FROM organizations WHERE id = $1', [orgId]);
     });
@@ -135,10 +175,15 @@ export class PostgresContractStore extends PgCalibration implements Store {
   // Registered judge models: one JSON document per model, with name and created_at as columns for lookups and pages.
 
   private modelConflict(m: ModelRecord) {
-    return (c: string): ConflictReason => (c === 'models_unique_name' ? { kind: 'name_taken', resource: 'model', name: m.name } : { kind: 'id_taken', resource: 'model', id: m.id });
+    return (c: string): ConflictReason =>
+      c === 'models_unique_name' ? { kind: 'name_taken', resource: 'model', name: m.name } : { kind: 'id_taken', resource: 'model', id: m.id };
   }
   async createModel(model: ModelRecord): Promise<void> {
-    await this.write('INSERT INTO models (id, org_id, name, created_at, record) VALUES ($1, $2, $3, $4, $5)', [model.id, model.org_id, model.name, model.created_at, json(model)], this.modelConflict(model));
+    await this.write(
+      'INSERT INTO models (id, org_id, name, created_at, record) VALUES ($1, $2, $3, $4, $5)',
+      [model.id, model.org_id, model.name, model.created_at, json(model)],
+      this.modelConflict(model),
+    );
   }
   getModel(id: string) {
     return this.one('SELECT record FROM models WHERE id = $1', [id], (r) => r.record as ModelRecord);
@@ -189,7 +234,8 @@ export class PostgresContractStore extends PgCalibration implements Store {
   // Evaluators
 
   protected evaluatorConflict(e: EvaluatorRecord) {
-    return (c: string): ConflictReason => (c === 'evaluators_unique_name' ? { kind: 'name_taken', resource: 'evaluator', name: e.name } : { kind: 'id_taken', resource: 'evaluator', id: e.id });
+    return (c: string): ConflictReason =>
+      c === 'evaluators_unique_name' ? { kind: 'name_taken', resource: 'evaluator', name: e.name } : { kind: 'id_taken', resource: 'evaluator', id: e.id };
   }
 
   async createEvaluator(evaluator: EvaluatorRecord): Promise<void> {
@@ -242,12 +288,16 @@ export class PostgresContractStore extends PgCalibration implements Store {
   // Judges
 
   protected judgeConflict(j: JudgeRecord) {
-    return (c: string): ConflictReason => (c === 'judges_unique_name' ? { kind: 'name_taken', resource: 'judge', name: j.name } : { kind: 'id_taken', resource: 'judge', id: j.id });
+    return (c: string): ConflictReason =>
+      c === 'judges_unique_name' ? { kind: 'name_taken', resource: 'judge', name: j.name } : { kind: 'id_taken', resource: 'judge', id: j.id };
   }
 
   async createJudge(judge: JudgeRecord): Promise<void> {
     await this.transaction(async (c) => {
-      await c.query(`INSERT INTO judges (${JUDGE_COLUMNS.slice(0, 8).join(', ')}, evaluator_ids, ${JUDGE_COLUMNS.slice(8).join(', ')}, extra) VALUES (${placeholders(13)})`, judgeValues(judge));
+      await c.query(
+        `INSERT INTO judges (${JUDGE_COLUMNS.slice(0, 8).join(', ')}, evaluator_ids, ${JUDGE_COLUMNS.slice(8).join(', ')}, extra) VALUES (${placeholders(13)})`,
+        judgeValues(judge),
+      );
       await c.query('INSERT INTO judge_versions (id, version, record) VALUES ($1, $2, $3)', [judge.id, judge.version, json(judge)]);
     }, this.judgeConflict(judge));
   }
@@ -302,7 +352,11 @@ export class PostgresContractStore extends PgCalibration implements Store {
   // Execution logs
 
   async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {
-    await this.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(LOG_INSERT_COLUMNS.length)})`, logValues(log), () => ({ kind: 'id_taken', resource: 'execution_log', id: log.id }));
+    await this.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(LOG_INSERT_COLUMNS.length)})`, logValues(log), () => ({
+      kind: 'id_taken',
+      resource: 'execution_log',
+      id: log.id,
+    }));
   }
   getExecutionLog(id: string) {
     return this.one('SELECT * FROM execution_logs WHERE id = $1', [id], logFromRow);
@@ -317,7 +371,6 @@ export class PostgresContractStore extends PgCalibration implements Store {
     const values = (await this.query(sql, params)).rows.map((r) => r.value as string);
     return { values: values.slice(0, query.limit), more: values.length > query.limit };
   }
-
 
   // Claim tokens and synthetic data (room surface; postgres/surface.ts)
   private readonly surface = new PgSurface(

@@ -109,7 +109,9 @@ export class PgRuleStore implements RuleStore {
           await PgRuleStore.countSql(c, job.rule_id, { 'skipped:shed_newest': 1 });
           return 'shed_newest' as const;
         }
-        await c.query(`DELETE FROM evaluation_jobs WHERE id = (SELECT id FROM evaluation_jobs WHERE rule_id = $1 AND state = 'queued' ORDER BY created_at, id LIMIT 1)`, [job.rule_id]);
+        await c.query(`DELETE FROM evaluation_jobs WHERE id = (SELECT id FROM evaluation_jobs WHERE rule_id = $1 AND state = 'queued' ORDER BY created_at, id LIMIT 1)`, [
+          job.rule_id,
+        ]);
         await PgRuleStore.countSql(c, job.rule_id, { 'skipped:shed_oldest': 1 });
         outcome = 'shed_oldest';
       }

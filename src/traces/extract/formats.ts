@@ -91,8 +91,17 @@ function oiMessages(a: Attrs, prefix: string): Turn[] {
       const contents = indexed(m, 'message.contents.')
         .map((c) => c['message_content.text'])
         .filter((x) => typeof x === 'string');
-      const calls = indexed(m, 'message.tool_calls.').map((c) => ({ id: c['tool_call.id'], function: { name: c['tool_call.function.name'], arguments: c['tool_call.function.arguments'] ?? '{}' } }));
-      return turnOf({ role: m['message.role'], content: m['message.content'] ?? contents.join('\n'), tool_calls: calls, tool_call_id: m['message.tool_call_id'], name: m['message.name'] });
+      const calls = indexed(m, 'message.tool_calls.').map((c) => ({
+        id: c['tool_call.id'],
+        function: { name: c['tool_call.function.name'], arguments: c['tool_call.function.arguments'] ?? '{}' },
+      }));
+      return turnOf({
+        role: m['message.role'],
+        content: m['message.content'] ?? contents.join('\n'),
+        tool_calls: calls,
+        tool_call_id: m['message.tool_call_id'],
+        name: m['message.name'],
+      });
     })
     .filter((t): t is Turn => t !== null);
 }
@@ -101,7 +110,8 @@ export function openInference(s: SpanRecord): Found | null {
   const a = s.attributes;
   const keys = Object.keys(a);
   const has = (p: string) => keys.some((k) => k.startsWith(p));
-  if (!has('llm.input_messages.') && !has('llm.output_messages.') && a['input.value'] === undefined && !has('retrieval.documents.') && a['openinference.span.kind'] === undefined) return null;
+  if (!has('llm.input_messages.') && !has('llm.output_messages.') && a['input.value'] === undefined && !has('retrieval.documents.') && a['openinference.span.kind'] === undefined)
+    return null;
   const docs = indexed(a, 'retrieval.documents.')
     .map((d) => d['document.content'])
     .filter((x): x is string => typeof x === 'string');
@@ -112,7 +122,8 @@ export function openInference(s: SpanRecord): Found | null {
   const res = plain(a['output.value'], a['output.mime_type']);
   if (req !== undefined) found.request = req;
   if (res !== undefined) found.response = res;
-  if (typeof a['tool.name'] === 'string') found.tool_call = { name: a['tool.name'] as string, arguments: str(a['tool.parameters'] ?? a['input.value']) ?? '{}', result: str(a['output.value']) ?? null };
+  if (typeof a['tool.name'] === 'string')
+    found.tool_call = { name: a['tool.name'] as string, arguments: str(a['tool.parameters'] ?? a['input.value']) ?? '{}', result: str(a['output.value']) ?? null };
   return found;
 }
 

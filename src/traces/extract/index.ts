@@ -20,7 +20,8 @@ export interface Extracted {
 
 export type Extraction = { ok: true; value: Extracted } | { ok: false; reason: 'no_known_format' | 'no_response' | 'extractor_found_nothing' };
 
-const asText = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : typeof v === 'string' ? v : Array.isArray(v) || typeof v === 'object' ? textOf(v) || JSON.stringify(v) : String(v));
+const asText = (v: unknown): string | undefined =>
+  v === undefined || v === null ? undefined : typeof v === 'string' ? v : Array.isArray(v) || typeof v === 'object' ? textOf(v) || JSON.stringify(v) : String(v);
 
 function fromFound(f: Found): Extracted | null {
   const system = f.input.filter((t) => t.role === 'system');

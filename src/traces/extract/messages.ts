@@ -40,7 +40,11 @@ function toolCallsOf(m: Obj): Turn['tool_calls'] {
     const name = fn.name ?? c.toolName;
     if (typeof name !== 'string') continue;
     const args = fn.arguments ?? c.args ?? c.input ?? {};
-    calls.push({ ...(typeof c.id === 'string' ? { id: c.id } : typeof c.toolCallId === 'string' ? { id: c.toolCallId } : {}), name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } as never);
+    calls.push({
+      ...(typeof c.id === 'string' ? { id: c.id } : typeof c.toolCallId === 'string' ? { id: c.toolCallId } : {}),
+      name,
+      arguments: typeof args === 'string' ? args : JSON.stringify(args),
+    } as never);
   }
   // GenAI parts and Vercel content parts carry tool calls inside the content.
   const parts = Array.isArray(m.parts) ? m.parts : Array.isArray(m.content) ? m.content : [];

@@ -7,7 +7,7 @@ import { jsonOf } from './messages.ts';
 
 export const Locator = z
   .object({
-    source: z.enum(['span', 'event', 'resource']).default('span').describe('span attributes, an event\'s attributes (the first event named event_name), or resource attributes'),
+    source: z.enum(['span', 'event', 'resource']).default('span').describe("span attributes, an event's attributes (the first event named event_name), or resource attributes"),
     key: z.string().min(1).max(500).describe('the attribute key'),
     event_name: z.string().min(1).max(500).optional().describe('with source event: the event name'),
     path: z.string().min(1).max(500).optional().describe('a JSONPath into the attribute when it holds JSON, e.g. $.messages[-1:].content'),

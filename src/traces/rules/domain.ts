@@ -21,7 +21,17 @@ import type { EvaluationRule, RuleRecord, RuleStatus } from './types.ts';
 type Ctx = RequestContext;
 export type RuleInput = Partial<Omit<EvaluationRule, 'id' | 'created_at' | 'updated_at'>>;
 
-const DEFAULTS = { scope: 'span' as const, filter: [], sampling_rate: 1, delay_seconds: 0, budget: null, active: true, extractor: null, queue_limit: 10_000, shed_policy: 'drop_oldest' as const };
+const DEFAULTS = {
+  scope: 'span' as const,
+  filter: [],
+  sampling_rate: 1,
+  delay_seconds: 0,
+  budget: null,
+  active: true,
+  extractor: null,
+  queue_limit: 10_000,
+  shed_policy: 'drop_oldest' as const,
+};
 
 export async function statusOf(ctx: Ctx, rule: RuleRecord): Promise<RuleStatus> {
   const rules = await ruleStoreOf(ctx.store);
@@ -155,7 +165,13 @@ export async function backfillRule(ctx: Ctx, rule: RuleRecord, from: string, to:
       const job = unitOf(rule, s, new Date());
       if (!job || seen.has(job.id)) continue;
       seen.add(job.id);
-      const unit = rule.scope === 'span' ? (() => { const e = extractSpan(s, rule.extractor ?? undefined); return e.ok ? { ok: true as const, inputs: e.value, span: s } : { ok: false as const, reason: `unreadable_${e.reason}` }; })() : await assemble(traces, rule, job);
+      const unit =
+        rule.scope === 'span'
+          ? (() => {
+              const e = extractSpan(s, rule.extractor ?? undefined);
+              return e.ok ? { ok: true as const, inputs: e.value, span: s } : { ok: false as const, reason: `unreadable_${e.reason}` };
+            })()
+          : await assemble(traces, rule, job);
       if (!unit.ok) {
         skipped[unit.reason] = (skipped[unit.reason] ?? 0) + 1;
         continue;
@@ -176,7 +192,12 @@ export async function backfillRule(ctx: Ctx, rule: RuleRecord, from: string, to:
     const last = spans[spans.length - 1];
     after = { received_at: last.received_at, key: `${last.trace_id}:${last.span_id}` };
   }
-  if (!items.length) throw new TribunalError('validation_error', 422, `No stored span from ${from} to ${to} matches the rule and can be judged (matched ${matched}; skipped ${JSON.stringify(skipped)}).`);
+  if (!items.length)
+    throw new TribunalError(
+      'validation_error',
+      422,
+      `No stored span from ${from} to ${to} matches the rule and can be judged (matched ${matched}; skipped ${JSON.stringify(skipped)}).`,
+    );
   const target = rule.judge_id ? { judge: await getVisibleJudge(ctx, rule.judge_id) } : { evaluator: await getVisibleEvaluator(ctx, rule.evaluator_id!) };
   const batch = await startBatch(ctx, target, { items }, { tags: [`evaluation_rule:${rule.id}`, 'backfill'] });
   return { batch_execution_id: batch.id, items: items.length, matched, skipped };

@@ -109,6 +109,5 @@ export const backfillEvaluationRuleOperation = defineTool({
   input: z.object({ rule_id: ruleId, date_from: z.string().datetime({ offset: true }), date_to: z.string().datetime({ offset: true }) }),
   output: z.object({ batch_execution_id: z.string(), items: z.number().int(), matched: z.number().int(), skipped: z.record(z.string(), z.number().int()) }),
   annotations: { ...WRITE, openWorldHint: true },
-  handler: async ({ rule_id, date_from, date_to }, ctx) =>
-    backfillRule(ctx, await getOwnRule(ctx, rule_id), new Date(date_from).toISOString(), new Date(date_to).toISOString()),
+  handler: async ({ rule_id, date_from, date_to }, ctx) => backfillRule(ctx, await getOwnRule(ctx, rule_id), new Date(date_from).toISOString(), new Date(date_to).toISOString()),
 });

@@ -8,7 +8,10 @@ export const FilterCondition = z
   .object({
     field: z.string().min(1).max(500).describe('service.name, span.name, span.kind, status, or any span attribute key (e.g. gen_ai.operation.name)'),
     op: z.enum(['eq', 'ne', 'in', 'contains', 'exists', 'gt', 'lt']),
-    value: z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()]))]).optional().describe('not needed for exists; a list for in'),
+    value: z
+      .union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number(), z.boolean()]))])
+      .optional()
+      .describe('not needed for exists; a list for in'),
   })
   .strict();
 export type FilterCondition = z.infer<typeof FilterCondition>;
@@ -24,7 +27,9 @@ export const RuleFields = {
   name: z.string().trim().min(1).max(200),
   judge_id: z.string().min(1).nullable().optional().describe('the judge to run (give this or evaluator_id)'),
   evaluator_id: z.string().min(1).nullable().optional().describe('the evaluator to run (give this or judge_id)'),
-  scope: z.enum(['span', 'trace', 'session']).describe('span: each matching span; trace: the matching spans of a trace as one conversation; session: the spans sharing session.id / gen_ai.conversation.id'),
+  scope: z
+    .enum(['span', 'trace', 'session'])
+    .describe('span: each matching span; trace: the matching spans of a trace as one conversation; session: the spans sharing session.id / gen_ai.conversation.id'),
   filter: z.array(FilterCondition).max(50).describe('all conditions must hold'),
   sampling_rate: z.number().min(0).max(1).describe('share of traces judged, decided by the trace id alone (two rules at 0.1 pick the same traces)'),
   delay_seconds: z.number().int().min(0).max(86_400).describe('wait this long after the last matching span (trace and session scope: the quiet period)'),

@@ -50,7 +50,7 @@ export function evaluationSpan(judged: SpanRecord, name: string, result: Executi
 
 export async function writeBack(endpoint: string, judged: SpanRecord, name: string, result: ExecutionResult): Promise<void> {
   const body = encodeExportRequest(evaluationSpan(judged, name, result));
-  const res = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/x-protobuf" }, body: new Uint8Array(body), signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/x-protobuf' }, body: new Uint8Array(body), signal: AbortSignal.timeout(10_000) });
   if (!res.ok) throw new Error(`${endpoint} answered ${res.status}`);
   await res.arrayBuffer();
 }

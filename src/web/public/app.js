@@ -131,19 +131,12 @@ function renderHeader() {
     h(
       'ul',
       {},
-      NAV.map(([href, text]) =>
-        h('li', {}, h('a', { href, 'aria-current': here === href || here.startsWith(`${href}/`) ? 'page' : undefined }, text)),
-      ),
+      NAV.map(([href, text]) => h('li', {}, h('a', { href, 'aria-current': here === href || here.startsWith(`${href}/`) ? 'page' : undefined }, text))),
     ),
   );
   const { organization, key } = state.session;
   account.append(
-    h(
-      'span',
-      { class: 'who', title: `Signed in with key ${key.name} (${key.prefix})` },
-      organization.name,
-      organization.is_demo ? badge('demo', 'demo') : null,
-    ),
+    h('span', { class: 'who', title: `Signed in with key ${key.name} (${key.prefix})` }, organization.name, organization.is_demo ? badge('demo', 'demo') : null),
     button('Sign out', { class: 'secondary small', id: 'sign-out', onclick: () => void app.signOut() }),
   );
 }
@@ -163,7 +156,11 @@ async function render() {
   renderHeader();
   const page = h('div', { class: 'page' });
   // Pages append optional parts as `cond ? node : null`; skip the nulls instead of printing "null".
-  page.append = (...nodes) => Element.prototype.append.apply(page, nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
+  page.append = (...nodes) =>
+    Element.prototype.append.apply(
+      page,
+      nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false),
+    );
   const flashes = state.flash.splice(0);
   if (!route) {
     page.append(h('h1', { tabindex: '-1' }, 'Page not found'), h('p', {}, `There is no page at ${location.pathname}. `, h('a', { href: '/app/judges' }, 'Go to judges')));

@@ -15,7 +15,11 @@ export async function annotationsSection(log) {
     { 'aria-labelledby': 'annotate-title' },
     h('h2', { id: 'annotate-title' }, 'Your verdict'),
     h('p', { class: 'muted' }, 'Where an evaluator got it wrong, say what it should have scored: annotations become the labelled items a calibration measures the judge against.'),
-    h('div', { class: 'cards annotations' }, results.map((r) => annotationForm(log, r, byEvaluator.get(r.evaluator_id) ?? null))),
+    h(
+      'div',
+      { class: 'cards annotations' },
+      results.map((r) => annotationForm(log, r, byEvaluator.get(r.evaluator_id) ?? null)),
+    ),
   );
 }
 
@@ -27,7 +31,10 @@ function annotationForm(log, result, annotation) {
   const saved = h('div', { class: 'saved', 'aria-live': 'polite' });
   const showSaved = () => {
     clear(saved);
-    if (current) saved.append(h('p', { class: 'small' }, `Person: ${fmtScore(current.score)} (judge ${fmtScore(result.score)})${current.note ? ` — ${current.note}` : ''} · `, time(current.updated_at)));
+    if (current)
+      saved.append(
+        h('p', { class: 'small' }, `Person: ${fmtScore(current.score)} (judge ${fmtScore(result.score)})${current.note ? ` — ${current.note}` : ''} · `, time(current.updated_at)),
+      );
     else saved.append(h('p', { class: 'small muted' }, 'Not annotated yet.'));
   };
   showSaved();

@@ -50,7 +50,11 @@ export function scatterPlot(items, { caption, threshold }) {
   const g = s('g', { class: 'points' });
   for (const p of points) {
     const label = `person ${p.expected.toFixed(2)}, judge ${p.score.toFixed(2)}`;
-    const dot = s('circle', { class: ['dot', Math.abs(p.difference ?? 0) >= 0.25 ? 'far' : null], cx: x(p.expected).toFixed(1), cy: y(p.score).toFixed(1), r: 5 }, s('title', {}, label));
+    const dot = s(
+      'circle',
+      { class: ['dot', Math.abs(p.difference ?? 0) >= 0.25 ? 'far' : null], cx: x(p.expected).toFixed(1), cy: y(p.score).toFixed(1), r: 5 },
+      s('title', {}, label),
+    );
     g.append(p.execution_log_id ? s('a', { href: `/app/logs/${encodeURIComponent(p.execution_log_id)}`, 'aria-label': label }, dot) : dot);
   }
   svg.append(g);
@@ -58,7 +62,11 @@ export function scatterPlot(items, { caption, threshold }) {
     'figure',
     { class: 'chart-figure scatter-figure' },
     svg,
-    h('figcaption', { class: 'muted chart-note' }, 'Each dot is an item (it opens its run): the person’s score across, the judge’s up. On the diagonal they agree; dashed lines: the pass threshold.'),
+    h(
+      'figcaption',
+      { class: 'muted chart-note' },
+      'Each dot is an item (it opens its run): the person’s score across, the judge’s up. On the diagonal they agree; dashed lines: the pass threshold.',
+    ),
   );
 }
 
@@ -97,11 +105,29 @@ export function metricsTable(m, previous, label) {
     h(
       'table',
       { 'aria-label': label, class: 'metrics' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Metric'), h('th', { scope: 'col' }, 'This run'), previous ? h('th', { scope: 'col' }, `Previous run (v${previous.evaluator_version})`) : null)),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Metric'),
+          h('th', { scope: 'col' }, 'This run'),
+          previous ? h('th', { scope: 'col' }, `Previous run (v${previous.evaluator_version})`) : null,
+        ),
+      ),
       h(
         'tbody',
         {},
-        ROWS.map(([key, name, fmt]) => h('tr', { 'data-metric': key }, h('th', { scope: 'row' }, name), h('td', { class: 'num' }, fmt(m[key])), previous ? h('td', { class: 'num muted' }, fmt(previous[key])) : null)),
+        ROWS.map(([key, name, fmt]) =>
+          h(
+            'tr',
+            { 'data-metric': key },
+            h('th', { scope: 'row' }, name),
+            h('td', { class: 'num' }, fmt(m[key])),
+            previous ? h('td', { class: 'num muted' }, fmt(previous[key])) : null,
+          ),
+        ),
       ),
     ),
   );

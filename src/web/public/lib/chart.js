@@ -23,7 +23,8 @@ function marker(shape, cx, cy, title) {
 /** Time labels as precise as the runs' spread needs. */
 function timeFormat(first, last) {
   const span = last - first;
-  if (span < 3_600_000 && new Date(first).toDateString() === new Date(last).toDateString()) return new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  if (span < 3_600_000 && new Date(first).toDateString() === new Date(last).toDateString())
+    return new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
   if (new Date(first).toDateString() === new Date(last).toDateString()) return new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
   return new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
@@ -62,15 +63,16 @@ export function scoreChart(logs, { caption }) {
     'svg',
     { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-labelledby': `${titleId} ${descId}`, preserveAspectRatio: 'xMidYMid meet' },
     s('title', { id: titleId }, caption),
-    s('desc', { id: descId }, `${runs.length} run${runs.length === 1 ? '' : 's'} from ${new Date(t0).toLocaleString()} to ${new Date(t1).toLocaleString()}, evenly spaced: ${means.join('; ')}.`),
+    s(
+      'desc',
+      { id: descId },
+      `${runs.length} run${runs.length === 1 ? '' : 's'} from ${new Date(t0).toLocaleString()} to ${new Date(t1).toLocaleString()}, evenly spaced: ${means.join('; ')}.`,
+    ),
   );
 
   const grid = s('g', { class: 'grid' });
   for (const v of [0, 0.25, 0.5, 0.75, 1]) {
-    grid.append(
-      s('line', { x1: M.left, x2: W - M.right, y1: y(v), y2: y(v) }),
-      s('text', { x: M.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, v.toFixed(2)),
-    );
+    grid.append(s('line', { x1: M.left, x2: W - M.right, y1: y(v), y2: y(v) }), s('text', { x: M.left - 6, y: y(v) + 4, 'text-anchor': 'end' }, v.toFixed(2)));
   }
   // Labels under a few runs spread along the axis, each with that run's time; as many as fit without
   // touching (about 6.3 px a character at 11 px).

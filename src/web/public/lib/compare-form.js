@@ -24,7 +24,9 @@ export function compareForm({ evaluators, endpoint, onRun }) {
     field({ label: 'Request', name: 'request', hint: 'The input both responses answer.' }, request),
     field({ label: 'Response A', name: 'response_a', hint: 'The first response to compare.' }, responseA),
     field({ label: 'Response B', name: 'response_b', hint: 'The second response to compare.' }, responseB),
-    needContexts.length ? field({ label: 'Contexts', name: 'contexts', hint: `Required by ${names(needContexts)}: retrieved snippets, separated by a blank line.` }, contexts) : null,
+    needContexts.length
+      ? field({ label: 'Contexts', name: 'contexts', hint: `Required by ${names(needContexts)}: retrieved snippets, separated by a blank line.` }, contexts)
+      : null,
     needExpected.length ? field({ label: 'Expected output', name: 'expected_output', hint: `Required by ${names(needExpected)}: a reference answer.` }, expected) : null,
     h('div', { class: 'actions' }, submit),
     h('div', { class: 'form-error' }),
@@ -41,7 +43,10 @@ export function compareForm({ evaluators, endpoint, onRun }) {
     }
     const body = { response_a: responseA.value, response_b: responseB.value };
     if (request.value.trim()) body.request = request.value;
-    const list = contexts.value.split(/\n\s*\n/).map((c) => c.trim()).filter(Boolean);
+    const list = contexts.value
+      .split(/\n\s*\n/)
+      .map((c) => c.trim())
+      .filter(Boolean);
     if (list.length) body.contexts = list;
     if (expected.value.trim()) body.expected_output = expected.value;
     await withBusy(submit, 'Comparing…', async () => {
@@ -99,7 +104,11 @@ export function renderComparison(result) {
             ),
             r.error ? errorBox({ message: r.error }) : null,
             r.justification ? h('p', { class: 'justification' }, r.justification) : null,
-            h('p', { class: 'meta muted' }, [r.model ?? 'no model', `${fmtInt(r.input_tokens)} in / ${fmtInt(r.output_tokens)} out tokens`, fmtCost(r.cost_usd), fmtMs(r.latency_ms)].join(' · ')),
+            h(
+              'p',
+              { class: 'meta muted' },
+              [r.model ?? 'no model', `${fmtInt(r.input_tokens)} in / ${fmtInt(r.output_tokens)} out tokens`, fmtCost(r.cost_usd), fmtMs(r.latency_ms)].join(' · '),
+            ),
           ),
         ),
       ),

@@ -47,7 +47,11 @@ export function conversationView(turns, systemPrompt) {
     'div',
     { class: 'conversation' },
     systemPrompt ? h('details', { class: 'system-prompt' }, h('summary', {}, 'System prompt'), h('pre', { class: 'text' }, systemPrompt)) : null,
-    h('ol', { class: 'turns', 'aria-label': 'Conversation' }, turns.map((t, i) => turnItem(t, i, i === judged))),
+    h(
+      'ol',
+      { class: 'turns', 'aria-label': 'Conversation' },
+      turns.map((t, i) => turnItem(t, i, i === judged)),
+    ),
   );
 }
 

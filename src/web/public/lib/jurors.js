@@ -16,7 +16,15 @@ function juryTable(r) {
       h(
         'table',
         { 'aria-label': label, class: 'results-table jurors-table' },
-        h('thead', {}, h('tr', {}, ['Juror', 'Score', 'Justification', 'Tokens in / out', 'Cost', 'Latency'].map((t) => h('th', { scope: 'col' }, t)))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Juror', 'Score', 'Justification', 'Tokens in / out', 'Cost', 'Latency'].map((t) => h('th', { scope: 'col' }, t)),
+          ),
+        ),
         h(
           'tbody',
           {},

@@ -31,7 +31,16 @@ export function syntheticSection(j) {
         'ul',
         { class: 'synthetic-samples', 'aria-label': 'Test data samples' },
         state.samples.map((s) =>
-          h('li', {}, badge(s.quality, s.quality === 'high' ? 'good' : 'need'), ' ', h('span', {}, s.request), h('br'), h('span', { class: 'muted' }, s.response), s.fails_evaluator ? h('p', { class: 'small' }, `Fails ${s.fails_evaluator}: ${s.failure}`) : null),
+          h(
+            'li',
+            {},
+            badge(s.quality, s.quality === 'high' ? 'good' : 'need'),
+            ' ',
+            h('span', {}, s.request),
+            h('br'),
+            h('span', { class: 'muted' }, s.response),
+            s.fails_evaluator ? h('p', { class: 'small' }, `Fails ${s.fails_evaluator}: ${s.failure}`) : null,
+          ),
         ),
       ),
       save,
@@ -61,7 +70,11 @@ export function syntheticSection(j) {
     'section',
     { 'aria-labelledby': 'synthetic-title', class: 'card' },
     h('h2', { id: 'synthetic-title' }, 'Test data'),
-    h('p', { class: 'muted' }, 'Realistic requests for this judge, each with a response that meets every rubric and one that fails one evaluator in a named way: a first calibration set.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'Realistic requests for this judge, each with a response that meets every rubric and one that fails one evaluator in a named way: a first calibration set.',
+    ),
     generate,
     body,
   );

@@ -45,7 +45,13 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
     'fieldset',
     { 'data-field': 'contexts' },
     h('legend', {}, 'Contexts'),
-    h('p', { class: 'hint' }, needContexts.length ? `Required by ${names(needContexts)}: the retrieved snippets the response should be grounded in.` : 'Optional: retrieved snippets the response should be grounded in.'),
+    h(
+      'p',
+      { class: 'hint' },
+      needContexts.length
+        ? `Required by ${names(needContexts)}: the retrieved snippets the response should be grounded in.`
+        : 'Optional: retrieved snippets the response should be grounded in.',
+    ),
     contextList,
     button('Add a context', { class: 'secondary small add-context', onclick: () => addContext().focus() }),
   );
@@ -93,7 +99,10 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
     const contexts = [...contextList.querySelectorAll('textarea')].map((t) => t.value).filter((t) => t.trim());
     if (contexts.length) body.contexts = contexts;
     if (expected.value.trim()) body.expected_output = expected.value;
-    const tagList = tags.value.split(',').map((t) => t.trim()).filter(Boolean);
+    const tagList = tags.value
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
     if (tagList.length) body.tags = tagList;
     await withBusy(submit, 'Running…', async () => {
       clear(results).append(h('p', { class: 'muted', role: 'status' }, 'Scoring: each evaluator asks the judge model…'));
@@ -126,7 +135,11 @@ export function renderResult(result) {
       h('span', { class: 'muted' }, `${fmtCost(result.cost_usd)} · ${fmtMs(result.latency_ms)}`),
       link(`/app/logs/${encodeURIComponent(result.execution_log_id)}`, 'Open the execution log'),
     ),
-    h('ul', { class: 'scores' }, result.evaluator_results.map((r) => h('li', {}, evaluatorResult(r)))),
+    h(
+      'ul',
+      { class: 'scores' },
+      result.evaluator_results.map((r) => h('li', {}, evaluatorResult(r))),
+    ),
   );
 }
 
@@ -145,12 +158,7 @@ export function evaluatorResult(r) {
     h(
       'p',
       { class: 'meta muted' },
-      [
-        r.model ?? 'no model',
-        `${fmtInt(r.input_tokens)} in / ${fmtInt(r.output_tokens)} out tokens`,
-        fmtCost(r.cost_usd),
-        fmtMs(r.latency_ms),
-      ].join(' · '),
+      [r.model ?? 'no model', `${fmtInt(r.input_tokens)} in / ${fmtInt(r.output_tokens)} out tokens`, fmtCost(r.cost_usd), fmtMs(r.latency_ms)].join(' · '),
     ),
   );
 }

@@ -2,12 +2,7 @@
 import { clear, h, uid } from './dom.js';
 
 export function pageHeading(title, ...actions) {
-  return h(
-    'div',
-    { class: 'page-head' },
-    h('h1', { tabindex: '-1', text: title }),
-    actions.length ? h('div', { class: 'actions' }, actions) : null,
-  );
+  return h('div', { class: 'page-head' }, h('h1', { tabindex: '-1', text: title }), actions.length ? h('div', { class: 'actions' }, actions) : null);
 }
 
 export const link = (href, text, props = {}) => h('a', { href, ...props }, text);
@@ -46,13 +41,7 @@ export function checkboxField({ label, name, hint, checked }) {
   const id = uid(name);
   const hintId = hint ? `${id}-hint` : null;
   const input = h('input', { type: 'checkbox', id, name, checked, 'aria-describedby': hintId });
-  return h(
-    'div',
-    { class: 'field check', 'data-field': name },
-    input,
-    h('label', { for: id }, label),
-    hint ? h('p', { class: 'hint', id: hintId }, hint) : null,
-  );
+  return h('div', { class: 'field check', 'data-field': name }, input, h('label', { for: id }, label), hint ? h('p', { class: 'hint', id: hintId }, hint) : null);
 }
 
 export function select(name, options, value) {

@@ -52,7 +52,15 @@ export default async function batchCompare(page, { query }) {
       h(
         'table',
         { 'aria-label': 'Per-evaluator comparison' },
-        h('thead', {}, h('tr', {}, ['Evaluator', 'Pairs', 'Mean A', 'Mean B', 'Delta', '95% interval', 'A / B / tie', 'Verdict'].map((t) => h('th', { scope: 'col' }, t)))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Evaluator', 'Pairs', 'Mean A', 'Mean B', 'Delta', '95% interval', 'A / B / tie', 'Verdict'].map((t) => h('th', { scope: 'col' }, t)),
+          ),
+        ),
         h(
           'tbody',
           {},
@@ -62,7 +70,11 @@ export default async function batchCompare(page, { query }) {
       ),
     ),
     c.only_in_a.length || c.only_in_b.length
-      ? h('p', { class: 'muted' }, `Not compared (in one run only): ${[...c.only_in_a.map((e) => `${e.evaluator_name} (A)`), ...c.only_in_b.map((e) => `${e.evaluator_name} (B)`)].join(', ')}.`)
+      ? h(
+          'p',
+          { class: 'muted' },
+          `Not compared (in one run only): ${[...c.only_in_a.map((e) => `${e.evaluator_name} (A)`), ...c.only_in_b.map((e) => `${e.evaluator_name} (B)`)].join(', ')}.`,
+        )
       : null,
     h('h2', {}, 'Items that moved most'),
     c.moved.length
@@ -70,7 +82,15 @@ export default async function batchCompare(page, { query }) {
           h(
             'table',
             { 'aria-label': 'Items that moved most' },
-            h('thead', {}, h('tr', {}, ['Item', 'Score A', 'Score B', 'Delta', 'Logs'].map((t) => h('th', { scope: 'col' }, t)))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Item', 'Score A', 'Score B', 'Delta', 'Logs'].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
             h(
               'tbody',
               {},

@@ -24,7 +24,11 @@ export default async function batch(page, { params, isCurrent }) {
   const cancel = button('Cancel run', {
     class: 'danger',
     onclick: async () => {
-      const ok = await confirmDialog({ title: 'Cancel this batch run?', message: 'Rows not started yet are never scored; rows already scored are kept.', confirmText: 'Cancel run' });
+      const ok = await confirmDialog({
+        title: 'Cancel this batch run?',
+        message: 'Rows not started yet are never scored; rows already scored are kept.',
+        confirmText: 'Cancel run',
+      });
       if (!ok) return;
       try {
         b = await api('POST', `${path}cancel/`, { body: {} });
@@ -44,9 +48,22 @@ export default async function batch(page, { params, isCurrent }) {
       h('dt', {}, 'Status'),
       h('dd', { 'data-status': b.status }, statusBadge(b.status), b.error ? h('span', { class: 'muted' }, ` ${b.error}`) : null),
       h('dt', {}, b.judge_id ? 'Judge' : 'Evaluator'),
-      h('dd', {}, b.judge_id ? link(`/app/judges/${encodeURIComponent(b.judge_id)}`, judge?.name ?? b.judge_id) : link(`/app/evaluators/${encodeURIComponent(b.evaluator_id)}`, evaluatorName ?? b.evaluator_id, { title: b.evaluator_id }), b.judge_version ? h('span', { class: 'muted' }, ` version ${b.judge_version}`) : null),
+      h(
+        'dd',
+        {},
+        b.judge_id
+          ? link(`/app/judges/${encodeURIComponent(b.judge_id)}`, judge?.name ?? b.judge_id)
+          : link(`/app/evaluators/${encodeURIComponent(b.evaluator_id)}`, evaluatorName ?? b.evaluator_id, { title: b.evaluator_id }),
+        b.judge_version ? h('span', { class: 'muted' }, ` version ${b.judge_version}`) : null,
+      ),
       h('dt', {}, 'Dataset'),
-      h('dd', {}, b.dataset_id ? link(`/app/datasets/${encodeURIComponent(b.dataset_id)}`, datasetName ?? b.dataset_id, { title: b.dataset_id }) : h('span', { class: 'muted' }, 'items given in the request')),
+      h(
+        'dd',
+        {},
+        b.dataset_id
+          ? link(`/app/datasets/${encodeURIComponent(b.dataset_id)}`, datasetName ?? b.dataset_id, { title: b.dataset_id })
+          : h('span', { class: 'muted' }, 'items given in the request'),
+      ),
       h('dt', {}, 'Created'),
       h('dd', {}, time(b.created_at)),
       h('dt', {}, 'Finished'),
@@ -59,7 +76,13 @@ export default async function batch(page, { params, isCurrent }) {
     const pct = b.total ? Math.floor((finished / b.total) * 100) : 100;
     clear(progressArea).append(
       h('progress', { max: String(b.total || 1), value: String(finished), 'aria-label': 'Rows finished' }),
-      h('p', { class: 'progress-text' }, `${finished} of ${b.total} rows finished (${pct}%)`, b.failed ? `, ${b.failed} failed` : '', ENDED.has(b.status) ? '.' : ' — updating live.'),
+      h(
+        'p',
+        { class: 'progress-text' },
+        `${finished} of ${b.total} rows finished (${pct}%)`,
+        b.failed ? `, ${b.failed} failed` : '',
+        ENDED.has(b.status) ? '.' : ' — updating live.',
+      ),
     );
     cancel.hidden = ENDED.has(b.status);
     clear(summaryArea).append(
@@ -68,7 +91,15 @@ export default async function batch(page, { params, isCurrent }) {
             h(
               'table',
               { 'aria-label': 'Per-evaluator summary' },
-              h('thead', {}, h('tr', {}, ['Evaluator', 'Scored', 'Mean', 'Min', 'Max', 'Errors'].map((t) => h('th', { scope: 'col' }, t)))),
+              h(
+                'thead',
+                {},
+                h(
+                  'tr',
+                  {},
+                  ['Evaluator', 'Scored', 'Mean', 'Min', 'Max', 'Errors'].map((t) => h('th', { scope: 'col' }, t)),
+                ),
+              ),
               h(
                 'tbody',
                 {},
@@ -102,7 +133,22 @@ export default async function batch(page, { params, isCurrent }) {
       const names = b.summary.map((e) => e.evaluator_name);
       tbody = h('tbody');
       clear(resultsArea).append(
-        tableWrap(h('table', { 'aria-label': 'Rows' }, h('thead', {}, h('tr', {}, ['#', 'Item', 'Score', ...names, 'Log'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
+        tableWrap(
+          h(
+            'table',
+            { 'aria-label': 'Rows' },
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['#', 'Item', 'Score', ...names, 'Log'].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
+            tbody,
+          ),
+        ),
       );
     }
     for (const r of data.results) {
@@ -115,7 +161,13 @@ export default async function batch(page, { params, isCurrent }) {
           h('td', {}, r.item_id ? h('code', {}, r.item_id) : `item ${r.index ?? r.position}`),
           h('td', {}, r.error && r.score === null ? errorBox({ message: r.error }) : scoreBar(r.score, `Row ${r.position + 1}`)),
           b.summary.map((e) => h('td', { class: 'num' }, fmtScore(byEvaluator.get(e.evaluator_id)?.score))),
-          h('td', {}, r.execution_log_id ? link(`/app/logs/${encodeURIComponent(r.execution_log_id)}`, 'View log', { 'aria-label': `Log of row ${r.position + 1}` }) : h('span', { class: 'muted' }, '—')),
+          h(
+            'td',
+            {},
+            r.execution_log_id
+              ? link(`/app/logs/${encodeURIComponent(r.execution_log_id)}`, 'View log', { 'aria-label': `Log of row ${r.position + 1}` })
+              : h('span', { class: 'muted' }, '—'),
+          ),
         ),
       );
     }

@@ -41,7 +41,22 @@ export default async function batches(page, { app, query }) {
       }
       tbody = h('tbody');
       clear(listArea).append(
-        tableWrap(h('table', { 'aria-label': 'Batch runs' }, h('thead', {}, h('tr', {}, ['Run of', 'Status', 'Rows', 'Failed', 'Dataset', 'Cost', 'Created'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
+        tableWrap(
+          h(
+            'table',
+            { 'aria-label': 'Batch runs' },
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Run of', 'Status', 'Rows', 'Failed', 'Dataset', 'Cost', 'Created'].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
+            tbody,
+          ),
+        ),
       );
     }
     // Names, not ids (issue 26): the judge (or evaluator) and the dataset; the ids are on hover.
@@ -56,7 +71,13 @@ export default async function batches(page, { app, query }) {
           h('td', {}, statusBadge(b.status)),
           h('td', { class: 'num' }, `${b.done + b.failed} / ${b.total}`),
           h('td', { class: 'num' }, String(b.failed)),
-          h('td', {}, b.dataset_id ? link(`/app/datasets/${encodeURIComponent(b.dataset_id)}`, await nameOf('datasets', b.dataset_id), { title: b.dataset_id }) : h('span', { class: 'muted' }, 'given items')),
+          h(
+            'td',
+            {},
+            b.dataset_id
+              ? link(`/app/datasets/${encodeURIComponent(b.dataset_id)}`, await nameOf('datasets', b.dataset_id), { title: b.dataset_id })
+              : h('span', { class: 'muted' }, 'given items'),
+          ),
           h('td', { class: 'num' }, fmtCost(b.cost_usd)),
           h('td', {}, time(b.created_at)),
         ),
@@ -71,8 +92,16 @@ export default async function batches(page, { app, query }) {
   function renderCompare() {
     const ended = seen.filter((b) => ENDED.has(b.status));
     if (ended.length < 2) return clear(compareArea);
-    const a = select('a', ended.map((b) => [b.id, runLabel(b)]), ended[1].id);
-    const b = select('b', ended.map((r) => [r.id, runLabel(r)]), ended[0].id);
+    const a = select(
+      'a',
+      ended.map((b) => [b.id, runLabel(b)]),
+      ended[1].id,
+    );
+    const b = select(
+      'b',
+      ended.map((r) => [r.id, runLabel(r)]),
+      ended[0].id,
+    );
     const form = h(
       'form',
       { class: 'filters simple', 'aria-label': 'Compare two runs' },
@@ -109,7 +138,14 @@ export default async function batches(page, { app, query }) {
 const names = new Map();
 export function nameOf(kind, id) {
   const key = `${kind}/${id}`;
-  if (!names.has(key)) names.set(key, api('GET', `/v1/${kind}/${encodeURIComponent(id)}/`).then((r) => r.name ?? id, () => id));
+  if (!names.has(key))
+    names.set(
+      key,
+      api('GET', `/v1/${kind}/${encodeURIComponent(id)}/`).then(
+        (r) => r.name ?? id,
+        () => id,
+      ),
+    );
   return names.get(key);
 }
 /** What a run ran: its judge's (or evaluator's) name. */

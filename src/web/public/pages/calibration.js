@@ -23,7 +23,10 @@ export default async function calibration(page, { app, params, isCurrent }) {
   const path = `/v1/calibration-runs/${encodeURIComponent(params.id)}`;
   const run = await api('GET', `${path}/`);
   const subject = await subjectName(run);
-  const datasetName = await api('GET', `/v1/datasets/${encodeURIComponent(run.dataset_id)}/`).then((d) => d.name, () => run.dataset_id);
+  const datasetName = await api('GET', `/v1/datasets/${encodeURIComponent(run.dataset_id)}/`).then(
+    (d) => d.name,
+    () => run.dataset_id,
+  );
 
   page.append(
     pageHeading(`Calibration of ${subject.text}`),
@@ -60,7 +63,8 @@ export default async function calibration(page, { app, params, isCurrent }) {
         if (!isCurrent()) return;
         if (DONE.includes(now.status)) return app.navigate(location.pathname, { replace: true });
         const batch = await api('GET', `/v1/judges/batch-executions/${encodeURIComponent(now.batch_execution_id)}/`).catch(() => null);
-        if (batch && isCurrent()) progress.textContent = `Scoring the dataset: ${batch.done + batch.failed} of ${batch.total} items (${now.status}). This page refreshes when the run finishes.`;
+        if (batch && isCurrent())
+          progress.textContent = `Scoring the dataset: ${batch.done + batch.failed} of ${batch.total} items (${now.status}). This page refreshes when the run finishes.`;
       } catch (err) {
         progress.replaceWith(errorBox(err));
         return;
@@ -119,7 +123,15 @@ function disagreements(run, m, path) {
     h(
       'table',
       { 'aria-label': `Disagreements of ${m.evaluator_name}` },
-      h('thead', {}, h('tr', {}, ['Teach', 'Person', 'Judge', 'Difference', 'Judge’s justification', 'Person’s note', 'Run'].map((t) => h('th', { scope: 'col' }, t)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Teach', 'Person', 'Judge', 'Difference', 'Judge’s justification', 'Person’s note', 'Run'].map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
       tbody,
     ),
   );
@@ -128,7 +140,9 @@ function disagreements(run, m, path) {
       try {
         const out = await api('POST', `${path}/demonstrations/`, { body: { items: [...chosen].map((item_id) => ({ item_id, evaluator_id: m.evaluator_id })) } });
         const e = out.evaluators[0];
-        clear(result).append(notice(`${e.evaluator_name}: ${e.added} demonstration${e.added === 1 ? '' : 's'} added (version ${e.version} now holds ${e.demonstrations}). ${out.next}`, 'success'));
+        clear(result).append(
+          notice(`${e.evaluator_name}: ${e.added} demonstration${e.added === 1 ? '' : 's'} added (version ${e.version} now holds ${e.demonstrations}). ${out.next}`, 'success'),
+        );
       } catch (err) {
         clear(result).append(errorBox(err));
       }
@@ -172,7 +186,16 @@ function disagreements(run, m, path) {
     'div',
     {},
     area,
-    h('div', { class: 'actions' }, teach, h('span', { class: 'muted small' }, ' Each chosen item, with the person’s score and note, becomes a demonstration: a new version of the evaluator. Run the calibration again to compare; confirm on items it has not seen.')),
+    h(
+      'div',
+      { class: 'actions' },
+      teach,
+      h(
+        'span',
+        { class: 'muted small' },
+        ' Each chosen item, with the person’s score and note, becomes a demonstration: a new version of the evaluator. Run the calibration again to compare; confirm on items it has not seen.',
+      ),
+    ),
     result,
   );
 }

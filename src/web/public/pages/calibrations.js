@@ -15,10 +15,23 @@ export default async function calibrations(page, { app, query }) {
     'select',
     {},
     h('option', { value: '' }, 'Choose a judge or an evaluator'),
-    h('optgroup', { label: 'Judges' }, judges.map((j) => h('option', { value: `judge:${j.id}`, selected: chosen === `judge:${j.id}` }, j.name))),
-    h('optgroup', { label: 'Evaluators' }, evaluators.map((e) => h('option', { value: `evaluator:${e.id}`, selected: chosen === `evaluator:${e.id}` }, e.name))),
+    h(
+      'optgroup',
+      { label: 'Judges' },
+      judges.map((j) => h('option', { value: `judge:${j.id}`, selected: chosen === `judge:${j.id}` }, j.name)),
+    ),
+    h(
+      'optgroup',
+      { label: 'Evaluators' },
+      evaluators.map((e) => h('option', { value: `evaluator:${e.id}`, selected: chosen === `evaluator:${e.id}` }, e.name)),
+    ),
   );
-  const dataset = h('select', {}, h('option', { value: '' }, 'Choose a dataset'), datasets.map((d) => h('option', { value: d.id, selected: query.get('dataset_id') === d.id }, `${d.name} (${d.item_count} items)`)));
+  const dataset = h(
+    'select',
+    {},
+    h('option', { value: '' }, 'Choose a dataset'),
+    datasets.map((d) => h('option', { value: d.id, selected: query.get('dataset_id') === d.id }, `${d.name} (${d.item_count} items)`)),
+  );
   const threshold = h('input', { type: 'number', min: '0', max: '1', step: '0.05', value: '0.5' });
   const submit = h('button', { type: 'submit' }, 'Start calibration');
   const form = h(
@@ -53,16 +66,35 @@ export default async function calibrations(page, { app, query }) {
     let tbody = listArea.querySelector('tbody');
     if (!cursor) {
       if (!data.results.length) {
-        clear(listArea).append(h('p', { class: 'empty' }, 'No calibrations yet: label some items (annotate runs, or import a dataset with expected_scores), then start one above.'));
+        clear(listArea).append(
+          h('p', { class: 'empty' }, 'No calibrations yet: label some items (annotate runs, or import a dataset with expected_scores), then start one above.'),
+        );
         return;
       }
       tbody = h('tbody');
       clear(listArea).append(
-        tableWrap(h('table', { 'aria-label': 'Calibration runs' }, h('thead', {}, h('tr', {}, ['Started', 'Measured', 'Dataset', 'Status', 'Lowest κ', 'Items', 'Finished'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
+        tableWrap(
+          h(
+            'table',
+            { 'aria-label': 'Calibration runs' },
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Started', 'Measured', 'Dataset', 'Status', 'Lowest κ', 'Items', 'Finished'].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
+            tbody,
+          ),
+        ),
       );
     }
     for (const r of data.results) {
-      const measured = r.judge_id ? `${judgeName.get(r.judge_id) ?? r.judge_id} (judge v${r.judge_version})` : `${r.evaluator_versions[0]?.evaluator_name ?? r.evaluator_id} (evaluator v${r.evaluator_versions[0]?.version ?? '?'})`;
+      const measured = r.judge_id
+        ? `${judgeName.get(r.judge_id) ?? r.judge_id} (judge v${r.judge_version})`
+        : `${r.evaluator_versions[0]?.evaluator_name ?? r.evaluator_id} (evaluator v${r.evaluator_versions[0]?.version ?? '?'})`;
       const kappas = (r.metrics ?? []).map((m) => m.kappa);
       const lowest = kappas.length ? (kappas.includes(null) ? null : Math.min(...kappas)) : null;
       tbody.append(
@@ -84,7 +116,11 @@ export default async function calibrations(page, { app, query }) {
 
   page.append(
     pageHeading('Calibrations'),
-    h('p', { class: 'lead' }, 'How far a judge is from the people whose judgement it replaces: it scores a labelled dataset, and each evaluator’s scores are compared with the people’s.'),
+    h(
+      'p',
+      { class: 'lead' },
+      'How far a judge is from the people whose judgement it replaces: it scores a labelled dataset, and each evaluator’s scores are compared with the people’s.',
+    ),
     form,
     h('h2', {}, 'Runs'),
     listArea,

@@ -29,7 +29,13 @@ export default async function dataset(page, { app, params }) {
       const answer = await withBusy(submit, 'Importing…', () => api('POST', `${path}/items/import/`, { rawBody: file, contentType: csv ? 'text/csv' : 'application/x-ndjson' }));
       clear(result).append(
         notice(`Imported ${answer.created} items from ${file.name}; skipped ${answer.skipped_count} lines.`, answer.skipped_count ? 'info' : 'success'),
-        answer.skipped.length ? h('ul', { class: 'skipped' }, answer.skipped.slice(0, 50).map((s) => h('li', {}, `line ${s.line}: ${s.error}`))) : null,
+        answer.skipped.length
+          ? h(
+              'ul',
+              { class: 'skipped' },
+              answer.skipped.slice(0, 50).map((s) => h('li', {}, `line ${s.line}: ${s.error}`)),
+            )
+          : null,
       );
       await loadItems();
     } catch (err) {
@@ -55,7 +61,10 @@ export default async function dataset(page, { app, params }) {
   runForm.addEventListener('submit', async (e) => {
     e.preventDefault();
     if (!judgeSelect.value) return showFormError(runForm, { message: 'Choose a judge to run.', errors: [{ field: 'judge_id', message: 'no judge chosen' }] });
-    const tags = runTags.value.split(',').map((t) => t.trim()).filter(Boolean);
+    const tags = runTags.value
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
     const body = { dataset_id: d.id, ...(tags.length ? { tags } : {}), ...(useCache.querySelector('input').checked ? { use_cache: true } : {}) };
     try {
       const started = await withBusy(runSubmit, 'Starting…', () => api('POST', `/v1/judges/${encodeURIComponent(judgeSelect.value)}/batch-execute/`, { body }));
@@ -77,7 +86,22 @@ export default async function dataset(page, { app, params }) {
       }
       tbody = h('tbody');
       clear(itemsArea).append(
-        tableWrap(h('table', { 'aria-label': 'Items' }, h('thead', {}, h('tr', {}, ['Request', 'Response', 'Contexts', 'Tags', 'Expected scores'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
+        tableWrap(
+          h(
+            'table',
+            { 'aria-label': 'Items' },
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Request', 'Response', 'Contexts', 'Tags', 'Expected scores'].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
+            tbody,
+          ),
+        ),
       );
     }
     for (const item of data.results) {
@@ -86,11 +110,19 @@ export default async function dataset(page, { app, params }) {
           'tr',
           { 'data-item': item.id },
           // A conversation item shows its first user turn as the request and its last turn as the response.
-          h('td', { class: 'intent' }, preview(item.turns ? item.turns.find((t) => t.role === 'user')?.content ?? '' : item.request)),
+          h('td', { class: 'intent' }, preview(item.turns ? (item.turns.find((t) => t.role === 'user')?.content ?? '') : item.request)),
           h('td', { class: 'intent' }, preview(item.turns ? `${item.turns[item.turns.length - 1].content} (${item.turns.length} turns)` : item.response)),
           h('td', { class: 'num' }, String(item.contexts?.length ?? 0)),
           h('td', {}, item.tags.join(', ')),
-          h('td', {}, item.expected_scores ? Object.entries(item.expected_scores).map(([k, v]) => `${k}: ${v}`).join(', ') : ''),
+          h(
+            'td',
+            {},
+            item.expected_scores
+              ? Object.entries(item.expected_scores)
+                  .map(([k, v]) => `${k}: ${v}`)
+                  .join(', ')
+              : '',
+          ),
         ),
       );
     }
@@ -104,7 +136,11 @@ export default async function dataset(page, { app, params }) {
       button('Delete', {
         class: 'danger',
         onclick: async () => {
-          const ok = await confirmDialog({ title: `Delete dataset “${d.name}”?`, message: 'The dataset and all its items are deleted. Execution logs stay. This cannot be undone.', confirmText: 'Delete dataset' });
+          const ok = await confirmDialog({
+            title: `Delete dataset “${d.name}”?`,
+            message: 'The dataset and all its items are deleted. Execution logs stay. This cannot be undone.',
+            confirmText: 'Delete dataset',
+          });
           if (!ok) return;
           try {
             await api('DELETE', `${path}/`);

@@ -17,7 +17,9 @@ export default async function datasets(page, { app }) {
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     try {
-      const made = await withBusy(submit, 'Creating…', () => api('POST', '/v1/datasets/', { body: { name: name.value.trim(), description: description.value.trim() || undefined } }));
+      const made = await withBusy(submit, 'Creating…', () =>
+        api('POST', '/v1/datasets/', { body: { name: name.value.trim(), description: description.value.trim() || undefined } }),
+      );
       app.flash(`Dataset “${made.name}” was created: import a file to fill it.`);
       app.navigate(`/app/datasets/${encodeURIComponent(made.id)}`);
     } catch (err) {
@@ -36,7 +38,22 @@ export default async function datasets(page, { app }) {
       }
       tbody = h('tbody');
       clear(listArea).append(
-        tableWrap(h('table', { 'aria-label': 'Datasets' }, h('thead', {}, h('tr', {}, ['Name', 'Description', 'Items', 'Updated'].map((t) => h('th', { scope: 'col' }, t)))), tbody)),
+        tableWrap(
+          h(
+            'table',
+            { 'aria-label': 'Datasets' },
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Name', 'Description', 'Items', 'Updated'].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
+            tbody,
+          ),
+        ),
       );
     }
     for (const d of data.results) {

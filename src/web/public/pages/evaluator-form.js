@@ -14,7 +14,14 @@ export default async function evaluatorForm(page, { app, params, query }) {
   const intent = h('textarea', { rows: '3', value: start?.intent ?? '' });
   const rubric = h('textarea', { rows: '18', class: 'mono editor', spellcheck: 'true', value: start?.rubric ?? '' });
   const model = h('input', { type: 'text', autocomplete: 'off', value: start?.model ?? '', placeholder: 'server default' });
-  const visibility = select('visibility', [['private', 'Private: only your organization'], ['public', 'Public: everyone can read and run it']], editing?.visibility ?? (demo ? 'public' : 'private'));
+  const visibility = select(
+    'visibility',
+    [
+      ['private', 'Private: only your organization'],
+      ['public', 'Public: everyone can read and run it'],
+    ],
+    editing?.visibility ?? (demo ? 'public' : 'private'),
+  );
   const demos = h('textarea', { rows: '6', class: 'mono', value: start?.demonstrations?.length ? JSON.stringify(start.demonstrations, null, 2) : '' });
 
   const submit = h('button', { type: 'submit' }, editing ? 'Save a new version' : 'Create evaluator');
@@ -96,9 +103,7 @@ export default async function evaluatorForm(page, { app, params, query }) {
     if (kindFields.kind !== 'llm') delete body.demonstrations;
     await withBusy(submit, 'Saving…', async () => {
       try {
-        const saved = editing
-          ? await api('PATCH', `/v1/evaluators/${encodeURIComponent(editing.id)}/`, { body })
-          : await api('POST', '/v1/evaluators/', { body });
+        const saved = editing ? await api('PATCH', `/v1/evaluators/${encodeURIComponent(editing.id)}/`, { body }) : await api('POST', '/v1/evaluators/', { body });
         app.flash(editing ? `Saved: “${saved.name}” is now at version ${saved.version}.` : `Evaluator “${saved.name}” created.`);
         app.navigate(`/app/evaluators/${encodeURIComponent(saved.id)}`);
       } catch (err) {
@@ -109,7 +114,13 @@ export default async function evaluatorForm(page, { app, params, query }) {
 
   page.append(
     pageHeading(editing ? `Edit ${editing.name}` : 'New evaluator'),
-    editing ? h('p', { class: 'lead' }, 'Saving a content change makes a new version; judges that follow the latest version use it from their next run, and past execution logs keep the version they used.') : null,
+    editing
+      ? h(
+          'p',
+          { class: 'lead' },
+          'Saving a content change makes a new version; judges that follow the latest version use it from their next run, and past execution logs keep the version they used.',
+        )
+      : null,
     from ? h('p', { class: 'lead' }, `Starting from ${from.name} (version ${from.version}).`) : null,
     form,
   );

@@ -6,7 +6,8 @@ import { h } from '../lib/dom.js';
 import { field, fmtScore, select, showFormError, withBusy } from '../lib/ui.js';
 
 const CHECKS_EXAMPLE = JSON.stringify([{ type: 'json_valid' }, { type: 'length', max: 200, unit: 'words' }], null, 2);
-const CODE_EXAMPLE = '// input: request, response, contexts, expected_output, turns, metadata\nconst words = input.response.split(/\\s+/).filter(Boolean).length;\nreturn words <= 200 ? 1 : { score: 0, justification: `${words} words` };';
+const CODE_EXAMPLE =
+  '// input: request, response, contexts, expected_output, turns, metadata\nconst words = input.response.split(/\\s+/).filter(Boolean).length;\nreturn words <= 200 ? 1 : { score: 0, justification: `${words} words` };';
 
 /**
  * Builds the kind controls. `llmOnly` are the form's fields that belong to kind llm (hidden for the
@@ -14,17 +15,47 @@ const CODE_EXAMPLE = '// input: request, response, contexts, expected_output, tu
  * the chosen kind (or throws a message for the form).
  */
 export function kindEditor(start, llmOnly) {
-  const kind = select('kind', [['llm', 'LLM: the judge model scores with the rubric'], ['check', 'Check: declarative rules, no model'], ['code', 'Code: JavaScript score(input), no model']], start?.kind ?? 'llm');
+  const kind = select(
+    'kind',
+    [
+      ['llm', 'LLM: the judge model scores with the rubric'],
+      ['check', 'Check: declarative rules, no model'],
+      ['code', 'Code: JavaScript score(input), no model'],
+    ],
+    start?.kind ?? 'llm',
+  );
   const checks = h('textarea', { rows: '10', class: 'mono editor', spellcheck: 'false', value: start?.checks ? JSON.stringify(start.checks, null, 2) : CHECKS_EXAMPLE });
-  const combine = select('combine', [['all', 'all: 1 when every check passes'], ['any', 'any: 1 when one passes'], ['fraction', 'fraction: the share that passed']], start?.combine ?? 'all');
+  const combine = select(
+    'combine',
+    [
+      ['all', 'all: 1 when every check passes'],
+      ['any', 'any: 1 when one passes'],
+      ['fraction', 'fraction: the share that passed'],
+    ],
+    start?.combine ?? 'all',
+  );
   const code = h('textarea', { rows: '14', class: 'mono editor', spellcheck: 'false', value: start?.code ?? CODE_EXAMPLE });
   const checkPart = h(
     'div',
     { class: 'stack' },
-    field({ label: 'Checks (JSON)', name: 'checks', hint: 'json_valid, json_schema {schema}, regex {pattern, flags}, contains / not_contains {value}, equals {value?}, json_path {path, equals?}, length {min?, max?, unit}, tool_call {name, called?, arguments_schema?}; each may read field: response, request or expected_output.' }, checks),
+    field(
+      {
+        label: 'Checks (JSON)',
+        name: 'checks',
+        hint: 'json_valid, json_schema {schema}, regex {pattern, flags}, contains / not_contains {value}, equals {value?}, json_path {path, equals?}, length {min?, max?, unit}, tool_call {name, called?, arguments_schema?}; each may read field: response, request or expected_output.',
+      },
+      checks,
+    ),
     field({ label: 'Combine', name: 'combine' }, combine),
   );
-  const codePart = field({ label: 'Code', name: 'code', hint: 'The body of function score(input), returning a number 0..1 or {score, justification}. It runs in a sandbox: no I/O, a time and a memory limit.' }, code);
+  const codePart = field(
+    {
+      label: 'Code',
+      name: 'code',
+      hint: 'The body of function score(input), returning a number 0..1 or {score, justification}. It runs in a sandbox: no I/O, a time and a memory limit.',
+    },
+    code,
+  );
 
   const fields = () => {
     if (kind.value === 'llm') return { kind: 'llm' };
@@ -49,7 +80,12 @@ export function kindEditor(start, llmOnly) {
     { class: 'stack' },
     h('legend', {}, 'Try on this input (not saved)'),
     field({ label: 'Response to score', name: 'try_response' }, tryResponse),
-    h('div', { class: 'row' }, field({ label: 'Request (optional)', name: 'try_request' }, tryRequest), field({ label: 'Expected output (optional)', name: 'try_expected_output' }, tryExpected)),
+    h(
+      'div',
+      { class: 'row' },
+      field({ label: 'Request (optional)', name: 'try_request' }, tryRequest),
+      field({ label: 'Expected output (optional)', name: 'try_expected_output' }, tryExpected),
+    ),
     h('div', { class: 'actions' }, tryButton),
     result,
   );
@@ -84,6 +120,13 @@ export function kindEditor(start, llmOnly) {
   };
   kind.addEventListener('change', sync);
   queueMicrotask(sync);
-  const section = h('div', { class: 'stack' }, field({ label: 'Kind', name: 'kind', hint: 'How it scores. Check and code evaluators call no model and cost nothing.' }, kind), checkPart, codePart, tryPanel);
+  const section = h(
+    'div',
+    { class: 'stack' },
+    field({ label: 'Kind', name: 'kind', hint: 'How it scores. Check and code evaluators call no model and cost nothing.' }, kind),
+    checkPart,
+    codePart,
+    tryPanel,
+  );
   return { section, fields, sync, kind };
 }

@@ -58,14 +58,28 @@ export default async function evaluator(page, { app, params }) {
       h('dt', {}, 'Required inputs'),
       h('dd', {}, needs(e)),
       h('dt', {}, 'Judge model'),
-      h('dd', {}, e.models?.length ? `jury of ${e.models.join(', ')} (${e.aggregation ?? 'mean'})` : (e.model ?? 'server default'), e.scoring === 'logprobs' ? h('span', { class: 'muted' }, ' · log-probability scoring') : null),
+      h(
+        'dd',
+        {},
+        e.models?.length ? `jury of ${e.models.join(', ')} (${e.aggregation ?? 'mean'})` : (e.model ?? 'server default'),
+        e.scoring === 'logprobs' ? h('span', { class: 'muted' }, ' · log-probability scoring') : null,
+      ),
       h('dt', {}, 'Calibration'),
       h('dd', { class: 'calibration-summary' }, calibrationSummary(e.calibration, `/app/calibrations?evaluator_id=${encodeURIComponent(e.id)}`)),
     ),
     h('section', { 'aria-labelledby': 'rubric-title' }, h('h2', { id: 'rubric-title' }, 'Rubric'), h('pre', { class: 'rubric', tabindex: '0' }, e.rubric)),
     // h-checks: what a check or code evaluator runs.
-    e.kind === 'check' ? h('section', { 'aria-labelledby': 'checks-title' }, h('h2', { id: 'checks-title' }, `Checks (combine: ${e.combine ?? 'all'})`), h('pre', { class: 'rubric mono', tabindex: '0' }, JSON.stringify(e.checks, null, 2))) : null,
-    e.kind === 'code' ? h('section', { 'aria-labelledby': 'code-title' }, h('h2', { id: 'code-title' }, 'Code: score(input)'), h('pre', { class: 'rubric mono', tabindex: '0' }, e.code)) : null,
+    e.kind === 'check'
+      ? h(
+          'section',
+          { 'aria-labelledby': 'checks-title' },
+          h('h2', { id: 'checks-title' }, `Checks (combine: ${e.combine ?? 'all'})`),
+          h('pre', { class: 'rubric mono', tabindex: '0' }, JSON.stringify(e.checks, null, 2)),
+        )
+      : null,
+    e.kind === 'code'
+      ? h('section', { 'aria-labelledby': 'code-title' }, h('h2', { id: 'code-title' }, 'Code: score(input)'), h('pre', { class: 'rubric mono', tabindex: '0' }, e.code))
+      : null,
     e.demonstrations.length
       ? h(
           'section',
@@ -112,7 +126,13 @@ export default async function evaluator(page, { app, params }) {
             {},
             h('summary', {}, `Version ${v.version}`, v.version === e.version ? ' (current)' : '', ' · ', time(v.updated_at), ` · ${v.name}`),
             h('p', {}, h('strong', {}, 'Intent: '), v.intent),
-            h('p', {}, h('strong', {}, 'Required inputs: '), needs(v), ` · model ${v.models?.length ? `jury of ${v.models.join(', ')}` : (v.model ?? 'server default')} · ${v.visibility}`),
+            h(
+              'p',
+              {},
+              h('strong', {}, 'Required inputs: '),
+              needs(v),
+              ` · model ${v.models?.length ? `jury of ${v.models.join(', ')}` : (v.model ?? 'server default')} · ${v.visibility}`,
+            ),
             h('pre', { class: 'rubric' }, v.rubric),
           ),
         ),

@@ -9,7 +9,15 @@ export default async function evaluators(page, { app, query }) {
   const own = await app.ownProjectIds();
 
   const searchInput = h('input', { type: 'search', value: search, autocomplete: 'off' });
-  const kindSelect = select('kind', [['all', 'All evaluators'], ['preset', 'Presets only'], ['custom', 'Custom only (no presets)']], kind);
+  const kindSelect = select(
+    'kind',
+    [
+      ['all', 'All evaluators'],
+      ['preset', 'Presets only'],
+      ['custom', 'Custom only (no presets)'],
+    ],
+    kind,
+  );
   const form = h(
     'form',
     { class: 'filters simple', role: 'search', 'aria-label': 'Search evaluators' },
@@ -32,7 +40,9 @@ export default async function evaluators(page, { app, query }) {
     let tbody = listArea.querySelector('tbody');
     if (!cursor) {
       if (!data.results.length) {
-        clear(listArea).append(h('p', { class: 'empty' }, search ? `No evaluator matches “${search}”. ` : 'No evaluators here yet. ', link('/app/evaluators/new', 'Write one'), '.'));
+        clear(listArea).append(
+          h('p', { class: 'empty' }, search ? `No evaluator matches “${search}”. ` : 'No evaluators here yet. ', link('/app/evaluators/new', 'Write one'), '.'),
+        );
         return;
       }
       tbody = h('tbody');
@@ -41,7 +51,15 @@ export default async function evaluators(page, { app, query }) {
           h(
             'table',
             { 'aria-label': 'Evaluators' },
-            h('thead', {}, h('tr', {}, ['Name', 'Intent', 'Required inputs', 'Version', 'Kind'].map((t) => h('th', { scope: 'col' }, t)))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Name', 'Intent', 'Required inputs', 'Version', 'Kind'].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
             tbody,
           ),
         ),
@@ -65,7 +83,11 @@ export default async function evaluators(page, { app, query }) {
 
   page.append(
     pageHeading('Evaluators', link('/app/evaluators/new', 'New evaluator', { class: 'button' })),
-    h('p', { class: 'lead' }, 'An evaluator measures one quality and scores it from 0 to 1 with a written justification, following its rubric. Presets ship with Tribunal; they are public and read-only.'),
+    h(
+      'p',
+      { class: 'lead' },
+      'An evaluator measures one quality and scores it from 0 to 1 with a written justification, following its rubric. Presets ship with Tribunal; they are public and read-only.',
+    ),
     form,
     listArea,
   );

@@ -12,8 +12,24 @@ export default async function generate(page, { app }) {
 
   const intent = h('textarea', { rows: '8' });
   const stage = h('input', { type: 'text', autocomplete: 'off' });
-  const visibility = select('visibility', [['private', 'Private: only your organization'], ['public', 'Public: everyone can read and run it']], demo ? 'public' : 'private');
-  const effort = select('reasoning_effort', [['off', 'Off'], ['low', 'Low'], ['medium', 'Medium (default)'], ['high', 'High']], 'medium');
+  const visibility = select(
+    'visibility',
+    [
+      ['private', 'Private: only your organization'],
+      ['public', 'Public: everyone can read and run it'],
+    ],
+    demo ? 'public' : 'private',
+  );
+  const effort = select(
+    'reasoning_effort',
+    [
+      ['off', 'Off'],
+      ['low', 'Low'],
+      ['medium', 'Medium (default)'],
+      ['high', 'High'],
+    ],
+    'medium',
+  );
   const contextAware = checkboxField({
     label: 'Add context-aware evaluators',
     name: 'enable_context_aware_evaluators',
@@ -24,11 +40,21 @@ export default async function generate(page, { app }) {
     'form',
     { class: 'stack card', novalidate: true },
     field(
-      { label: 'Describe what to evaluate', name: 'intent', required: true, hint: 'Several sentences: the application, its users, the stage to evaluate, the qualities and policies that matter.' },
+      {
+        label: 'Describe what to evaluate',
+        name: 'intent',
+        required: true,
+        hint: 'Several sentences: the application, its users, the stage to evaluate, the qualities and policies that matter.',
+      },
       intent,
     ),
     field({ label: 'Stage', name: 'stage', hint: 'Optional: the stage to evaluate, when your description covers several.' }, stage),
-    h('div', { class: 'row' }, field({ label: 'Visibility', name: 'visibility', hint: demo ? 'Demo organizations always make public judges.' : undefined }, visibility), field({ label: 'Reasoning effort', name: 'reasoning_effort', hint: 'How much the model may think while designing the judge.' }, effort)),
+    h(
+      'div',
+      { class: 'row' },
+      field({ label: 'Visibility', name: 'visibility', hint: demo ? 'Demo organizations always make public judges.' : undefined }, visibility),
+      field({ label: 'Reasoning effort', name: 'reasoning_effort', hint: 'How much the model may think while designing the judge.' }, effort),
+    ),
     contextAware,
     h('div', { class: 'actions' }, submit),
     h('div', { class: 'form-error' }),
@@ -72,7 +98,11 @@ export default async function generate(page, { app }) {
         'div',
         { class: 'notice success', role: 'status' },
         h('p', {}, `Judge generated with ${evaluators.length} evaluator${evaluators.length === 1 ? '' : 's'}:`),
-        h('ul', {}, evaluators.map((e) => h('li', {}, `${e.name} (${e.is_preset ? 'preset' : 'written for this judge'})`))),
+        h(
+          'ul',
+          {},
+          evaluators.map((e) => h('li', {}, `${e.name} (${e.is_preset ? 'preset' : 'written for this judge'})`)),
+        ),
       ),
     );
     app.navigate(`/app/judges/${encodeURIComponent(out.judge_id)}`);
@@ -154,7 +184,11 @@ export default async function generate(page, { app }) {
 
   page.append(
     pageHeading('Generate a judge'),
-    h('p', { class: 'lead' }, 'Describe your application and the stage to evaluate. Tribunal picks preset evaluators where they fit and writes new ones, with rubrics, where none does.'),
+    h(
+      'p',
+      { class: 'lead' },
+      'Describe your application and the stage to evaluate. Tribunal picks preset evaluators where they fit and writes new ones, with rubrics, where none does.',
+    ),
     demo ? notice('Judges made with a demo key are public.', 'info') : null,
     form,
     followUp,

@@ -12,7 +12,14 @@ export default async function judgeForm(page, { app, params }) {
   const name = h('input', { type: 'text', maxlength: '200', value: editing?.name ?? '' });
   const intent = h('textarea', { rows: '3', value: editing?.intent ?? '' });
   const stage = h('input', { type: 'text', value: editing?.stage ?? '' });
-  const visibility = select('visibility', [['private', 'Private: only your organization'], ['public', 'Public: everyone can read and run it']], editing?.visibility ?? (demo ? 'public' : 'private'));
+  const visibility = select(
+    'visibility',
+    [
+      ['private', 'Private: only your organization'],
+      ['public', 'Public: everyone can read and run it'],
+    ],
+    editing?.visibility ?? (demo ? 'public' : 'private'),
+  );
 
   // Chosen evaluators keep the order in which they were ticked.
   const chosen = editing ? editing.evaluators.map((e) => e.id) : [];
@@ -77,9 +84,7 @@ export default async function judgeForm(page, { app, params }) {
     if (g !== undefined) body.guardrail = g;
     await withBusy(submit, 'Saving…', async () => {
       try {
-        const saved = editing
-          ? await api('PATCH', `/v1/judges/${encodeURIComponent(editing.id)}/`, { body })
-          : await api('POST', '/v1/judges/', { body });
+        const saved = editing ? await api('PATCH', `/v1/judges/${encodeURIComponent(editing.id)}/`, { body }) : await api('POST', '/v1/judges/', { body });
         app.flash(editing ? `Judge “${saved.name}” saved (version ${saved.version}).` : `Judge “${saved.name}” created.`);
         app.navigate(`/app/judges/${encodeURIComponent(saved.id)}`);
       } catch (err) {

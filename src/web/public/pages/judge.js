@@ -46,7 +46,10 @@ export default async function judge(page, { app, params }) {
     fill(chartArea, async () => {
       const logs = await api('GET', '/v1/execution-logs/', { query: { judge_id: j.id, limit: 200 } });
       const chart = scoreChart(logs.results, { caption: `Scores of ${j.name} over time, one line per evaluator` });
-      return chart ?? h('p', { class: 'muted' }, draft ? 'No scored runs yet: finish the draft above, then try it.' : 'No scored runs yet: try the judge above and its scores appear here.');
+      return (
+        chart ??
+        h('p', { class: 'muted' }, draft ? 'No scored runs yet: finish the draft above, then try it.' : 'No scored runs yet: try the judge above and its scores appear here.')
+      );
     });
 
   page.append(
@@ -147,7 +150,11 @@ function finishDraft(j, { own, app, base }) {
       { 'aria-labelledby': 'finish-title', class: 'card' },
       h('h2', { id: 'finish-title' }, 'Draft'),
       intro,
-      h('ul', {}, questions.map((q) => h('li', {}, q.form_field_description))),
+      h(
+        'ul',
+        {},
+        questions.map((q) => h('li', {}, q.form_field_description)),
+      ),
     );
   }
   const inputs = questions.map((q) => ({ q, input: h('textarea', { rows: '3' }) }));
@@ -178,7 +185,14 @@ function finishDraft(j, { own, app, base }) {
       }
     });
   });
-  return h('section', { 'aria-labelledby': 'finish-title', class: 'card' }, h('h2', { id: 'finish-title' }, 'Finish this draft'), intro, h('p', { class: 'muted' }, 'Your answers complete this same judge.'), form);
+  return h(
+    'section',
+    { 'aria-labelledby': 'finish-title', class: 'card' },
+    h('h2', { id: 'finish-title' }, 'Finish this draft'),
+    intro,
+    h('p', { class: 'muted' }, 'Your answers complete this same judge.'),
+    form,
+  );
 }
 
 /** Try it: score one response, or compare two (each evaluator asked in both orders). */
@@ -187,11 +201,22 @@ function tryModes(j, loadChart) {
   const compare = compareForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/compare/` });
   compare.hidden = true;
   const radio = (value, text, checked) =>
-    h('label', {}, h('input', { type: 'radio', name: 'try-mode', value, checked, onchange: () => ((score.hidden = value !== 'score'), (compare.hidden = value !== 'compare')) }), text);
+    h(
+      'label',
+      {},
+      h('input', { type: 'radio', name: 'try-mode', value, checked, onchange: () => ((score.hidden = value !== 'score'), (compare.hidden = value !== 'compare')) }),
+      text,
+    );
   return h(
     'div',
     {},
-    h('fieldset', { class: 'try-mode' }, h('legend', { class: 'sr-only' }, 'Try-it mode'), radio('score', 'Score one response', true), radio('compare', 'Compare two responses', false)),
+    h(
+      'fieldset',
+      { class: 'try-mode' },
+      h('legend', { class: 'sr-only' }, 'Try-it mode'),
+      radio('score', 'Score one response', true),
+      radio('compare', 'Compare two responses', false),
+    ),
     score,
     compare,
   );

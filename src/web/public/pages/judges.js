@@ -52,7 +52,15 @@ export default async function judges(page, { app, query }) {
           h(
             'table',
             { 'aria-label': 'Judges' },
-            h('thead', {}, h('tr', {}, ['Name', 'Intent', 'Stage', 'Evaluators', 'Owner', 'Updated'].map((t) => h('th', { scope: 'col' }, t)))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Name', 'Intent', 'Stage', 'Evaluators', 'Owner', 'Updated'].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
             tbody,
           ),
         ),
@@ -76,7 +84,11 @@ export default async function judges(page, { app, query }) {
   }
 
   page.append(
-    pageHeading('Judges', link('/app/judges/generate', 'Generate a judge', { class: 'button' }), link('/app/judges/new', 'New judge from evaluators', { class: 'button secondary' })),
+    pageHeading(
+      'Judges',
+      link('/app/judges/generate', 'Generate a judge', { class: 'button' }),
+      link('/app/judges/new', 'New judge from evaluators', { class: 'button secondary' }),
+    ),
     h('p', { class: 'lead' }, 'A judge is a named set of evaluators for one stage of an application. Open one to see its evaluators, try it, and see its scores over time.'),
     form,
     listArea,

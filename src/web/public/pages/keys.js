@@ -19,7 +19,14 @@ export default async function keys(page, { app }) {
       'div',
       { class: 'row' },
       field({ label: 'Name', name: 'name', required: true, hint: 'What the key is for, e.g. “CI” or “Claude Desktop”.' }, nameInput),
-      field({ label: 'Expires in (days)', name: 'expires_in_days', hint: app.session.organization.is_demo ? 'Demo keys never outlive the demo.' : 'Leave empty for a key that does not expire.' }, daysInput),
+      field(
+        {
+          label: 'Expires in (days)',
+          name: 'expires_in_days',
+          hint: app.session.organization.is_demo ? 'Demo keys never outlive the demo.' : 'Leave empty for a key that does not expire.',
+        },
+        daysInput,
+      ),
     ),
     h('div', { class: 'actions' }, submit),
     h('div', { class: 'form-error' }),
@@ -87,7 +94,15 @@ export default async function keys(page, { app }) {
           h(
             'table',
             { 'aria-label': 'API keys' },
-            h('thead', {}, h('tr', {}, ['Name', 'Prefix', 'Created', 'Last used', 'Expires', 'Status', h('span', { class: 'sr-only' }, 'Actions')].map((t) => h('th', { scope: 'col' }, t)))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Name', 'Prefix', 'Created', 'Last used', 'Expires', 'Status', h('span', { class: 'sr-only' }, 'Actions')].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
             tbody,
           ),
         ),
@@ -116,13 +131,7 @@ export default async function keys(page, { app }) {
 
   page.append(
     pageHeading('API keys'),
-    h(
-      'p',
-      { class: 'lead' },
-      `Keys of ${app.session.organization.name}. A key authenticates REST calls and MCP agents: `,
-      h('code', {}, 'Authorization: Api-Key <key>'),
-      '.',
-    ),
+    h('p', { class: 'lead' }, `Keys of ${app.session.organization.name}. A key authenticates REST calls and MCP agents: `, h('code', {}, 'Authorization: Api-Key <key>'), '.'),
     form,
     created,
     h('h2', {}, 'Keys'),

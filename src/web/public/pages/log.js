@@ -29,7 +29,15 @@ export default async function log(page, { params }) {
       h('dt', {}, 'When'),
       h('dd', {}, time(l.created_at)),
       cmp
-        ? [h('dt', {}, 'Preference'), h('dd', {}, cmp.preference === 'tie' ? 'tie' : `response ${cmp.preference.toUpperCase()}`, h('span', { class: 'muted' }, ` (A ${cmp.wins_a} · B ${cmp.wins_b} · ties ${cmp.ties})`))]
+        ? [
+            h('dt', {}, 'Preference'),
+            h(
+              'dd',
+              {},
+              cmp.preference === 'tie' ? 'tie' : `response ${cmp.preference.toUpperCase()}`,
+              h('span', { class: 'muted' }, ` (A ${cmp.wins_a} · B ${cmp.wins_b} · ties ${cmp.ties})`),
+            ),
+          ]
         : [h('dt', {}, 'Score'), h('dd', {}, scoreBar(l.score, 'Overall'))],
       h('dt', {}, 'Cost'),
       h('dd', {}, fmtCost(l.cost_usd)),
@@ -51,10 +59,21 @@ export default async function log(page, { params }) {
       'section',
       { 'aria-labelledby': 'inputs-title' },
       h('h2', { id: 'inputs-title' }, 'Inputs'),
-      l.turns?.length ? [h('h3', {}, 'Conversation'), conversationView(l.turns, l.system_prompt)] : cmp
+      l.turns?.length
+        ? [h('h3', {}, 'Conversation'), conversationView(l.turns, l.system_prompt)]
+        : cmp
           ? [text('Request', l.request), text('Response A', l.response), text('Response B', cmp.response_b)]
           : [text('System prompt', l.system_prompt), text('Request', l.request), text('Response', l.response)],
-      l.contexts?.length ? [h('h3', {}, 'Contexts'), h('ol', { class: 'context-list' }, l.contexts.map((c) => h('li', {}, h('pre', { class: 'text' }, c))))] : null,
+      l.contexts?.length
+        ? [
+            h('h3', {}, 'Contexts'),
+            h(
+              'ol',
+              { class: 'context-list' },
+              l.contexts.map((c) => h('li', {}, h('pre', { class: 'text' }, c))),
+            ),
+          ]
+        : null,
       text('Expected output', l.expected_output),
     ),
   );
@@ -68,18 +87,39 @@ const resultCells = (r) => [
   h('td', { class: 'num' }, fmtCost(r.cost_usd)),
   h('td', { class: 'num' }, fmtMs(r.latency_ms)),
 ];
-const evaluatorCell = (r) => h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name), h('span', { class: 'muted' }, ` v${r.evaluator_version}`));
+const evaluatorCell = (r) =>
+  h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name), h('span', { class: 'muted' }, ` v${r.evaluator_version}`));
 const resultsSection = (title, label, headers, rows) =>
   h(
     'section',
     { 'aria-labelledby': 'scores-title' },
     h('h2', { id: 'scores-title' }, title),
-    tableWrap(h('table', { 'aria-label': label, class: 'results-table' }, h('thead', {}, h('tr', {}, headers.map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, rows))),
+    tableWrap(
+      h(
+        'table',
+        { 'aria-label': label, class: 'results-table' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            headers.map((t) => h('th', { scope: 'col' }, t)),
+          ),
+        ),
+        h('tbody', {}, rows),
+      ),
+    ),
   );
 const TAIL = ['Justification', 'Model', 'Tokens in / out', 'Cost', 'Latency'];
 
 function scoresTable(l) {
-  return resultsSection('Scores', 'Evaluator results', ['Evaluator', 'Score', ...TAIL], l.evaluator_results.map((r) => h('tr', {}, evaluatorCell(r), h('td', {}, scoreBar(r.score, r.evaluator_name)), resultCells(r))));
+  return resultsSection(
+    'Scores',
+    'Evaluator results',
+    ['Evaluator', 'Score', ...TAIL],
+    l.evaluator_results.map((r) => h('tr', {}, evaluatorCell(r), h('td', {}, scoreBar(r.score, r.evaluator_name)), resultCells(r))),
+  );
 }
 
 /** Each evaluator's preference, with whether its two orders agreed (the comparison keeps them by evaluator id). */

@@ -13,10 +13,7 @@ export default async function logs(page, { app, query }) {
   // Page size: 50 unless the address says otherwise (kept across pages and filter changes).
   const limit = /^\d+$/.test(query.get('limit') ?? '') ? query.get('limit') : undefined;
 
-  const [judges, evaluators] = await Promise.all([
-    api('GET', '/v1/judges/', { query: { limit: 200 } }),
-    api('GET', '/v1/evaluators/', { query: { limit: 200 } }),
-  ]);
+  const [judges, evaluators] = await Promise.all([api('GET', '/v1/judges/', { query: { limit: 200 } }), api('GET', '/v1/evaluators/', { query: { limit: 200 } })]);
   const options = (items, any, selected) => {
     const list = [['', any], ...items.map((i) => [i.id, i.name])];
     if (selected && !items.some((i) => i.id === selected)) list.push([selected, selected]);
@@ -61,7 +58,11 @@ export default async function logs(page, { app, query }) {
       max_score: maxScore.value,
       min_cost: minCost.value,
       max_cost: maxCost.value,
-      tags: tags.value.split(',').map((t) => t.trim()).filter(Boolean).join(','),
+      tags: tags.value
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean)
+        .join(','),
       session_id: sessionId.value.trim(),
       date_from: dateFrom.value,
       date_to: dateTo.value,
@@ -76,7 +77,10 @@ export default async function logs(page, { app, query }) {
   const tableArea = h('div');
   const chartArea = h('div');
   page.append(
-    pageHeading('Execution logs', current.session_id ? link(`/app/sessions/${encodeURIComponent(current.session_id)}`, 'This session, in order', { class: 'button secondary' }) : null),
+    pageHeading(
+      'Execution logs',
+      current.session_id ? link(`/app/sessions/${encodeURIComponent(current.session_id)}`, 'This session, in order', { class: 'button secondary' }) : null,
+    ),
     h('p', { class: 'lead' }, 'Every run of a judge or an evaluator, newest first, with the exact evaluator versions it used.'),
     form,
     current.judge_id ? h('section', { 'aria-labelledby': 'chart-title' }, h('h2', { id: 'chart-title' }, 'Score over time'), chartArea) : null,
@@ -93,7 +97,9 @@ export default async function logs(page, { app, query }) {
     return;
   }
   if (!data.results.length) {
-    clear(tableArea).append(h('p', { class: 'empty' }, cursor ? 'No more runs.' : Object.keys(filterQuery).length ? 'No run matches these filters.' : 'No runs yet: try a judge from its page.'));
+    clear(tableArea).append(
+      h('p', { class: 'empty' }, cursor ? 'No more runs.' : Object.keys(filterQuery).length ? 'No run matches these filters.' : 'No runs yet: try a judge from its page.'),
+    );
   } else {
     const tbody = h(
       'tbody',
@@ -109,7 +115,11 @@ export default async function logs(page, { app, query }) {
           h('td', { class: 'num' }, String(l.evaluator_results.length)),
           h('td', { class: 'num' }, fmtCost(l.cost_usd)),
           h('td', { class: 'num' }, fmtMs(l.latency_ms)),
-          h('td', {}, l.tags.map((t) => badge(t, 'tag'))),
+          h(
+            'td',
+            {},
+            l.tags.map((t) => badge(t, 'tag')),
+          ),
         ),
       ),
     );
@@ -118,7 +128,15 @@ export default async function logs(page, { app, query }) {
         h(
           'table',
           { 'aria-label': 'Execution logs' },
-          h('thead', {}, h('tr', {}, ['When', 'Judge or evaluator', 'Score', 'Evaluators', 'Cost', 'Latency', 'Tags'].map((t) => h('th', { scope: 'col' }, t)))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['When', 'Judge or evaluator', 'Score', 'Evaluators', 'Cost', 'Latency', 'Tags'].map((t) => h('th', { scope: 'col' }, t)),
+            ),
+          ),
           tbody,
         ),
       ),

@@ -4,13 +4,26 @@ import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { badge, button, confirmDialog, errorBox, field, pageHeading, select, showFormError, tableWrap, time, withBusy } from '../lib/ui.js';
 
-const capabilityText = (c) => (c ? Object.entries(c).filter(([, v]) => v).map(([k]) => k.replace('_', ' ')).join(', ') || 'JSON in the prompt only' : null);
+const capabilityText = (c) =>
+  c
+    ? Object.entries(c)
+        .filter(([, v]) => v)
+        .map(([k]) => k.replace('_', ' '))
+        .join(', ') || 'JSON in the prompt only'
+    : null;
 
 export default async function models(page) {
   const listArea = h('div');
   const input = (props) => h('input', { type: 'text', autocomplete: 'off', ...props });
   const nameInput = input({ maxlength: '200' });
-  const providerSelect = select('provider', [['openai', 'openai (Chat Completions: OpenAI, vLLM, Ollama, LM Studio, llama.cpp, LiteLLM)'], ['anthropic', 'anthropic (Messages API)']], 'openai');
+  const providerSelect = select(
+    'provider',
+    [
+      ['openai', 'openai (Chat Completions: OpenAI, vLLM, Ollama, LM Studio, llama.cpp, LiteLLM)'],
+      ['anthropic', 'anthropic (Messages API)'],
+    ],
+    'openai',
+  );
   const modelInput = input({ maxlength: '200' });
   const baseUrlInput = input({ type: 'url', placeholder: 'http://127.0.0.1:11434/v1' });
   const keyInput = h('input', { type: 'password', autocomplete: 'new-password' });
@@ -72,7 +85,11 @@ export default async function models(page) {
   }
 
   async function remove(model, cell) {
-    const ok = await confirmDialog({ title: `Delete model “${model.name}”?`, message: ['Evaluators that name it stop scoring until a model of that name is registered again.'], confirmText: 'Delete model' });
+    const ok = await confirmDialog({
+      title: `Delete model “${model.name}”?`,
+      message: ['Evaluators that name it stop scoring until a model of that name is registered again.'],
+      confirmText: 'Delete model',
+    });
     if (!ok) return;
     try {
       await api('DELETE', `/v1/models/${encodeURIComponent(model.id)}/`);
@@ -112,7 +129,15 @@ export default async function models(page) {
         h(
           'table',
           { 'aria-label': 'Judge models' },
-          h('thead', {}, h('tr', {}, ['Name', 'Provider', 'Model id', 'Base URL', 'Key', 'Capabilities', 'Created', h('span', { class: 'sr-only' }, 'Actions')].map((t) => h('th', { scope: 'col' }, t)))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              ['Name', 'Provider', 'Model id', 'Base URL', 'Key', 'Capabilities', 'Created', h('span', { class: 'sr-only' }, 'Actions')].map((t) => h('th', { scope: 'col' }, t)),
+            ),
+          ),
           tbody,
         ),
       ),

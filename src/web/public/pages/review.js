@@ -19,8 +19,17 @@ export default async function review(page, { params }) {
     clear(status);
     const c = q.counts;
     status.append(
-      h('p', { class: 'progress' }, `${c.done} done · ${c.leased} being scored · ${c.queued} waiting · ${c.skipped} skipped · ${q.annotators_per_item} ${q.annotators_per_item === 1 ? 'person' : 'people'} per item`),
-      h('p', { class: 'agreement muted' }, 'Agreement so far: ', q.agreement.map((a) => `${a.evaluator_id}: α ${a.alpha === null ? '— (needs two items scored by two people)' : a.alpha.toFixed(2)} (${a.n_items} items)`).join(' · ')),
+      h(
+        'p',
+        { class: 'progress' },
+        `${c.done} done · ${c.leased} being scored · ${c.queued} waiting · ${c.skipped} skipped · ${q.annotators_per_item} ${q.annotators_per_item === 1 ? 'person' : 'people'} per item`,
+      ),
+      h(
+        'p',
+        { class: 'agreement muted' },
+        'Agreement so far: ',
+        q.agreement.map((a) => `${a.evaluator_id}: α ${a.alpha === null ? '— (needs two items scored by two people)' : a.alpha.toFixed(2)} (${a.n_items} items)`).join(' · '),
+      ),
     );
     return q;
   }
@@ -40,7 +49,15 @@ export default async function review(page, { params }) {
     const names = new Map(log.evaluator_results.map((r) => [r.evaluator_id, r.evaluator_name]));
     const inputs = item.evaluator_ids.map((evaluatorId) => ({
       evaluatorId,
-      score: h('input', { type: 'number', min: '0', max: '1', step: '0.1', required: true, 'aria-label': `Score for ${names.get(evaluatorId) ?? evaluatorId}`, 'data-evaluator': evaluatorId }),
+      score: h('input', {
+        type: 'number',
+        min: '0',
+        max: '1',
+        step: '0.1',
+        required: true,
+        'aria-label': `Score for ${names.get(evaluatorId) ?? evaluatorId}`,
+        'data-evaluator': evaluatorId,
+      }),
       note: h('input', { type: 'text', maxlength: '4000', 'aria-label': `Note for ${names.get(evaluatorId) ?? evaluatorId}` }),
     }));
     const submit = h('button', { type: 'submit' }, 'Submit (Enter)');

@@ -16,11 +16,26 @@ export default async function reviews(page) {
       h(
         'table',
         { 'aria-label': 'Review queues' },
-        h('thead', {}, h('tr', {}, ['Queue', 'Done', 'Being scored', 'Waiting', 'Skipped', 'People per item', 'Agreement (α)'].map((t) => h('th', {}, t)))),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Queue', 'Done', 'Being scored', 'Waiting', 'Skipped', 'People per item', 'Agreement (α)'].map((t) => h('th', {}, t)),
+          ),
+        ),
         h(
           'tbody',
           {},
-          results.map((q) => h('tr', {}, h('td', {}, link(`/app/review/${encodeURIComponent(q.id)}`, q.name)), [q.counts.done, q.counts.leased, q.counts.queued, q.counts.skipped, q.annotators_per_item, alpha(q)].map((v) => h('td', {}, String(v))))),
+          results.map((q) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, link(`/app/review/${encodeURIComponent(q.id)}`, q.name)),
+              [q.counts.done, q.counts.leased, q.counts.queued, q.counts.skipped, q.annotators_per_item, alpha(q)].map((v) => h('td', {}, String(v))),
+            ),
+          ),
         ),
       ),
     ),

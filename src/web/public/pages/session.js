@@ -30,7 +30,15 @@ export default async function session(page, { params }) {
           h(
             'table',
             { 'aria-label': 'Runs of the session' },
-            h('thead', {}, h('tr', {}, ['#', 'When', 'Judge or evaluator', 'Turns', 'Judged response', 'Score', 'Cost'].map((t) => h('th', { scope: 'col' }, t)))),
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['#', 'When', 'Judge or evaluator', 'Turns', 'Judged response', 'Score', 'Cost'].map((t) => h('th', { scope: 'col' }, t)),
+              ),
+            ),
             h(
               'tbody',
               {},

@@ -36,11 +36,7 @@ export default async function signIn(page, { app, query }) {
     'section',
     { class: 'card stack', 'aria-labelledby': 'demo-title' },
     h('h2', { id: 'demo-title' }, 'New here?'),
-    h(
-      'p',
-      {},
-      'Get a demo key: it makes a temporary demo organization and signs you in. The key expires (24 hours by default) and everything you make with it is public.',
-    ),
+    h('p', {}, 'Get a demo key: it makes a temporary demo organization and signs you in. The key expires (24 hours by default) and everything you make with it is public.'),
     h('div', { class: 'actions' }, demoButton),
     h('div', { class: 'form-error' }),
   );
@@ -55,7 +51,11 @@ export default async function signIn(page, { app, query }) {
             'section',
             { class: 'notice success stack', 'aria-labelledby': 'demo-key-title' },
             h('h2', { id: 'demo-key-title' }, 'You are signed in with a new demo key'),
-            h('p', {}, `It works until ${new Date(made.expires_at).toLocaleString()}. Copy it now if you want to use it from an agent (MCP) or curl: this is the only time it is shown. You can also create more keys under API keys.`),
+            h(
+              'p',
+              {},
+              `It works until ${new Date(made.expires_at).toLocaleString()}. Copy it now if you want to use it from an agent (MCP) or curl: this is the only time it is shown. You can also create more keys under API keys.`,
+            ),
             copyField(made.api_key, 'Your demo API key'),
           ),
         );
