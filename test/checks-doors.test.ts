@@ -104,6 +104,33 @@ describe('the judge proxy with check and code evaluators', () => {
       rig.upstream.reply = { content: 'Paris is the capital of France.' };
     }
   });
+
+  test('streamed: the tribunal chunk carries both results, no model call', async () => {
+    rig.upstream.reply = { content: 'Paris is the capital of France.', chunks: 4 };
+    rig.fake.resetStats();
+    try {
+      const stream = await rig.client(judge.id).chat.completions.create({ model: 'app-model', messages: MESSAGES, stream: true });
+      let text = '';
+      let last: any;
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta?.content ?? '';
+        last = chunk;
+      }
+      assert.equal(text, 'Paris is the capital of France.');
+      const results = last.tribunal.evaluator_results;
+      const c = results.find((r: any) => r.evaluator_id === check.id);
+      const k = results.find((r: any) => r.evaluator_id === code.id);
+      assert.equal(c.score, 0);
+      assert.match(c.justification, /json_valid on response: not valid JSON/);
+      assert.deepEqual([c.model, c.cost_usd, k.score, k.model, k.cost_usd], [null, 0, 1, null, 0]);
+      const log = (await rig.get(`/v1/execution-logs/${last.tribunal.execution_log_id}/`)).body;
+      assert.equal(log.type, 'proxy');
+      assert.equal(log.proxy.streamed, true);
+      assert.equal(rig.fake.requests.length, 0, 'no judge model call');
+    } finally {
+      rig.upstream.reply = { content: 'Paris is the capital of France.' };
+    }
+  });
 });
 
 describe('an evaluation rule whose target is a check evaluator', () => {
