@@ -1,7 +1,7 @@
 // Calibrations: how far judges are from the people. The organization's calibration runs, newest first,
 // and a form to start one (a judge or one evaluator over a dataset whose items carry expected scores).
 import { api, listAll } from '../lib/api.js';
-import { fmtStat, statusBadge } from '../lib/calibration.js';
+import { fmtStat, itemCount, statusBadge } from '../lib/calibration.js';
 import { clear, h } from '../lib/dom.js';
 import { errorBox, field, link, pageHeading, showFormError, showMore, tableWrap, time, withBusy } from '../lib/ui.js';
 
@@ -91,7 +91,17 @@ export default async function calibrations(page, { app, query }) {
         ),
       );
     }
-    for (const r of data.results) {
+    // issue 26 item 8: "Items" is the items the run scored (its batch run's rows), not the labels
+    // (summing each evaluator's n counts an item once per evaluator that has a label on it).
+    const totals = await Promise.all(
+      data.results.map((r) =>
+        api('GET', `/v1/judges/batch-executions/${encodeURIComponent(r.batch_execution_id)}/`).then(
+          (b) => b.total,
+          () => itemCount(r.metrics),
+        ),
+      ),
+    );
+    for (const [i, r] of data.results.entries()) {
       const measured = r.judge_id
         ? `${judgeName.get(r.judge_id) ?? r.judge_id} (judge v${r.judge_version})`
         : `${r.evaluator_versions[0]?.evaluator_name ?? r.evaluator_id} (evaluator v${r.evaluator_versions[0]?.version ?? '?'})`;
@@ -106,7 +116,7 @@ export default async function calibrations(page, { app, query }) {
           h('td', {}, datasetName.get(r.dataset_id) ?? r.dataset_id),
           h('td', {}, statusBadge(r.status)),
           h('td', { class: 'num' }, r.metrics ? fmtStat(lowest) : '—'),
-          h('td', { class: 'num' }, r.metrics ? String(r.metrics.reduce((a, m) => a + m.n, 0)) : '—'),
+          h('td', { class: 'num', 'data-items': '' }, totals[i] === null || totals[i] === undefined ? '—' : String(totals[i])),
           h('td', {}, time(r.finished_at)),
         ),
       );
