@@ -23,6 +23,8 @@ describe('Calibration pages in Chromium', { skip }, () => {
     rig = await startScoringRig();
     grounded = await rig.createEvaluator(evaluatorBody({ name: 'Web grounded' }));
     const polite = await rig.createEvaluator(evaluatorBody({ name: 'Web polite' }));
+    // issue 26 item 2: an evaluator of this organization named like a preset.
+    await rig.createEvaluator(evaluatorBody({ name: 'Clarity' }));
     judge = await rig.createJudge({ name: 'Web judge', intent: 'Judges support replies.', evaluator_ids: [grounded.id, polite.id] });
     // Grounded gives the score written in the response ("says-0.3") unless a demonstration shows that
     // same response (then 0.8, the person's score); Polite always 0.9.
@@ -110,6 +112,10 @@ describe('Calibration pages in Chromium', { skip }, () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Calibrations', exact: true }).click();
     await heading('Calibrations').waitFor();
     await page.getByText('No calibrations yet').waitFor();
+    // issue 26 item 2: two evaluators named Clarity, each with its owner.
+    const labels = await page.getByLabel('What to measure').locator('option').allTextContents();
+    assert.ok(labels.includes('Clarity (yours)') && labels.includes('Clarity (preset)'), labels.join(' | '));
+    assert.ok(labels.includes('Web grounded'), 'a name no other shares stays bare');
     await page.getByLabel('What to measure').selectOption({ label: 'Web judge' });
     await page.getByLabel('Dataset').selectOption({ label: 'web golden (6 items)' });
     await page.getByRole('button', { name: 'Start calibration' }).click();

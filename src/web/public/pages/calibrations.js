@@ -3,10 +3,15 @@
 import { api, listAll } from '../lib/api.js';
 import { fmtStat, itemCount, statusBadge } from '../lib/calibration.js';
 import { clear, h } from '../lib/dom.js';
+import { ownerLabels } from '../lib/owner.js';
 import { errorBox, field, link, pageHeading, showFormError, showMore, tableWrap, time, withBusy } from '../lib/ui.js';
 
 export default async function calibrations(page, { app, query }) {
   const [judges, evaluators, datasets] = await Promise.all([listAll('/v1/judges/'), listAll('/v1/evaluators/'), listAll('/v1/datasets/')]);
+  // issue 26 item 2: the owner where two share a name (an evaluator of yours beside a preset).
+  const own = await app.ownProjectIds();
+  const judgeLabel = ownerLabels(judges, own);
+  const evaluatorLabel = ownerLabels(evaluators, own);
   const judgeName = new Map(judges.map((j) => [j.id, j.name]));
   const datasetName = new Map(datasets.map((d) => [d.id, d.name]));
 
@@ -18,12 +23,12 @@ export default async function calibrations(page, { app, query }) {
     h(
       'optgroup',
       { label: 'Judges' },
-      judges.map((j) => h('option', { value: `judge:${j.id}`, selected: chosen === `judge:${j.id}` }, j.name)),
+      judges.map((j) => h('option', { value: `judge:${j.id}`, selected: chosen === `judge:${j.id}` }, judgeLabel.get(j.id))),
     ),
     h(
       'optgroup',
       { label: 'Evaluators' },
-      evaluators.map((e) => h('option', { value: `evaluator:${e.id}`, selected: chosen === `evaluator:${e.id}` }, e.name)),
+      evaluators.map((e) => h('option', { value: `evaluator:${e.id}`, selected: chosen === `evaluator:${e.id}` }, evaluatorLabel.get(e.id))),
     ),
   );
   const dataset = h(
