@@ -110,6 +110,7 @@ export const routes: RestRoute[] = [
   route('patch', '/v1/models/:model_id/', ops.updateModel),
   route('delete', '/v1/models/:model_id/', ops.deleteModel),
   route('post', '/v1/models/:model_id/verify/', ops.verifyModel),
+  route('get', '/v1/model-registry/', ops.getModelRegistry), // issue 26 item 12: can this server keep model API keys
   // Budgets (room h-cost)
   route('get', '/v1/budgets/', ops.getBudgets),
   route('post', '/v1/budgets/evaluators/:evaluator_id/', ops.setEvaluatorBudget),

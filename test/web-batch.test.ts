@@ -119,6 +119,14 @@ describe('batch runs in the web app', { skip }, () => {
     await page.reload();
     await page.getByRole('button', { name: 'Compare runs' }).click();
     await page.getByRole('heading', { level: 1, name: 'Experiment: A against B' }).waitFor();
+    // issue 26 item 6: the runs are shown by their judge's and dataset's names, their ids on hover.
+    for (const label of ['A', 'B']) {
+      const card = page.getByRole('region', { name: `Run ${label}` });
+      assert.match((await card.getByRole('link', { name: 'Run of Web batch judge' }).getAttribute('title')) ?? '', /^bat_/);
+      assert.equal(await card.getByRole('link', { name: 'judge Web batch judge' }).getAttribute('title'), judgeId);
+      assert.equal(await card.getByRole('link', { name: 'dataset Web batch set' }).getAttribute('title'), datasetId);
+      assert.doesNotMatch((await card.textContent()) ?? '', /(dst|bat|jdg)_/);
+    }
     const table = page.getByRole('table', { name: 'Per-evaluator comparison' });
     const clarity = table.getByRole('row', { name: /Clarity/ });
     await clarity.getByText('-0.400').first().waitFor();

@@ -13,3 +13,15 @@ test('fmtStat never prints a negative zero, and keeps real negatives', async () 
   assert.equal(fmtStat(0.1224), '0.122');
   assert.equal(fmtStat(null), '—');
 });
+
+test('issue 26 item 8: a 0.00 difference is no disagreement; a run counts items, not labels', async () => {
+  const path: string = '../src/web/public/lib/calibration.js';
+  const lib = (await import(path)) as { isDisagreement: (i: { difference: number | null }) => boolean; itemCount: (m: { n: number }[] | null) => number | null };
+  assert.equal(lib.isDisagreement({ difference: 0 }), false);
+  assert.equal(lib.isDisagreement({ difference: -0.004 }), false);
+  assert.equal(lib.isDisagreement({ difference: 0.005 }), true);
+  assert.equal(lib.isDisagreement({ difference: -0.5 }), true);
+  assert.equal(lib.isDisagreement({ difference: null }), true, 'not scored stays listed');
+  assert.equal(lib.itemCount([{ n: 12 }, { n: 12 }]), 12);
+  assert.equal(lib.itemCount(null), null);
+});

@@ -23,6 +23,8 @@ describe('Calibration pages in Chromium', { skip }, () => {
     rig = await startScoringRig();
     grounded = await rig.createEvaluator(evaluatorBody({ name: 'Web grounded' }));
     const polite = await rig.createEvaluator(evaluatorBody({ name: 'Web polite' }));
+    // issue 26 item 2: an evaluator of this organization named like a preset.
+    await rig.createEvaluator(evaluatorBody({ name: 'Clarity' }));
     judge = await rig.createJudge({ name: 'Web judge', intent: 'Judges support replies.', evaluator_ids: [grounded.id, polite.id] });
     // Grounded gives the score written in the response ("says-0.3") unless a demonstration shows that
     // same response (then 0.8, the person's score); Polite always 0.9.
@@ -46,6 +48,8 @@ describe('Calibration pages in Chromium', { skip }, () => {
         { request: 'Q2', response: 'Closed. says-0.4', expected_scores: { 'Web grounded': 0.2 } },
         { request: 'Q3', response: 'No idea. says-0.1', expected_scores: { 'Web grounded': 0 } },
         { request: 'Q4', response: 'Thanks! says-0.5', expected_scores: { 'Web polite': 1 } },
+        // issue 26 item 8: an item without labels is scored but not measured: 6 items, 5 labels.
+        { request: 'Q5', response: 'Bye. says-0.6' },
       ],
     });
     assert.equal(added.status, 201, JSON.stringify(added.body));
@@ -108,8 +112,12 @@ describe('Calibration pages in Chromium', { skip }, () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Calibrations', exact: true }).click();
     await heading('Calibrations').waitFor();
     await page.getByText('No calibrations yet').waitFor();
+    // issue 26 item 2: two evaluators named Clarity, each with its owner.
+    const labels = await page.getByLabel('What to measure').locator('option').allTextContents();
+    assert.ok(labels.includes('Clarity (yours)') && labels.includes('Clarity (preset)'), labels.join(' | '));
+    assert.ok(labels.includes('Web grounded'), 'a name no other shares stays bare');
     await page.getByLabel('What to measure').selectOption({ label: 'Web judge' });
-    await page.getByLabel('Dataset').selectOption({ label: 'web golden (5 items)' });
+    await page.getByLabel('Dataset').selectOption({ label: 'web golden (6 items)' });
     await page.getByRole('button', { name: 'Start calibration' }).click();
     await heading('Calibration of Web judge').waitFor();
 
@@ -132,6 +140,8 @@ describe('Calibration pages in Chromium', { skip }, () => {
     const worst = section.locator('svg.scatter a', { has: page.locator('circle.far') });
     assert.equal(await worst.count(), 1);
     assert.equal(await worst.getAttribute('aria-label'), 'person 0.80, judge 0.30');
+    // issue 26 item 8: the scatter's colours have a legend.
+    assert.deepEqual(await section.locator('.scatter-legend li').allTextContents(), ['judge within 0.25 of the person', 'judge 0.25 or more from the person']);
 
     const rows = section.getByRole('table', { name: 'Disagreements of Web grounded' }).locator('tbody tr');
     assert.equal(await rows.count(), 4);
@@ -166,6 +176,8 @@ describe('Calibration pages in Chromium', { skip }, () => {
   it('teaches the evaluator from the worst disagreement; the next run shows the previous metrics beside', async () => {
     const { page } = b;
     await page.goto(`${rig.server.url}/app/calibrations`);
+    // issue 26 item 8: "Items" counts the run's items (6), not its labels (5).
+    await page.locator('tbody tr td[data-items]').first().getByText('6', { exact: true }).waitFor();
     await page.locator('tbody tr').first().getByRole('link').click();
     const section = page.getByRole('region', { name: 'Web grounded v1', exact: true });
     await section.waitFor();
@@ -178,7 +190,7 @@ describe('Calibration pages in Chromium', { skip }, () => {
     assert.equal(ev.body.calibration, null, 'a new version is uncalibrated');
 
     await page.goto(`${rig.server.url}/app/calibrations?judge_id=${judge.id}`);
-    await page.getByLabel('Dataset').selectOption({ label: 'web golden (5 items)' });
+    await page.getByLabel('Dataset').selectOption({ label: 'web golden (6 items)' });
     await page.getByRole('button', { name: 'Start calibration' }).click();
     const next = page.getByRole('region', { name: 'Web grounded v2', exact: true });
     await next.waitFor({ timeout: 20_000 });
@@ -186,6 +198,11 @@ describe('Calibration pages in Chromium', { skip }, () => {
     await metrics.getByRole('columnheader', { name: 'Previous run (v1)' }).waitFor();
     assert.deepEqual(await metrics.locator('tr[data-metric="mae"] td').allTextContents(), ['0.100', '0.225']);
     assert.deepEqual(await metrics.locator('tr[data-metric="kappa"] td').allTextContents(), ['1.000', '0.500']);
+    // issue 26 item 8: the taught item now agrees (0.80 and 0.80): not listed among the disagreements.
+    const rows = next.getByRole('table', { name: 'Disagreements of Web grounded' }).locator('tbody tr');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 3);
+    assert.doesNotMatch((await rows.allTextContents()).join('|'), /0\.80.*0\.80/);
     await page.getByRole('link', { name: 'the last run on this dataset' }).waitFor();
     await b.screenshot('calibration-report-second');
     assert.deepEqual(b.errors.splice(0), []);

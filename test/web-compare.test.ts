@@ -46,11 +46,22 @@ describe('compare two responses in Chromium', { skip }, () => {
     });
     await page.goto(`${server.url}/app/judges/${made.id}`);
     await page.getByRole('heading', { name: 'Try it' }).waitFor();
+    // issue 26 item 15: in score mode the Contexts come before the optional Conversation block.
+    const legends = await page.locator('form.try-it:not(.compare-form) legend').allTextContents();
+    assert.ok(legends.indexOf('Contexts') >= 0 && legends.indexOf('Contexts') < legends.findIndex((l) => l.startsWith('Conversation')), legends.join(' | '));
     await page.getByRole('radio', { name: 'Compare two responses' }).check();
     await page.getByRole('textbox', { name: 'Request', exact: true }).last().fill('How do I reset my password?');
     await page.getByRole('textbox', { name: 'Response A' }).fill(BAD);
     await page.getByRole('textbox', { name: 'Response B' }).fill(GOOD);
+    // issue 26 item 15: compare mode enters contexts as score mode does, one box per context.
+    const compareForm = page.locator('form.compare-form');
+    await compareForm.getByRole('button', { name: 'Add a context' }).click();
+    await compareForm.getByRole('textbox', { name: 'Context 1' }).fill('First snippet.\n\nStill the first snippet.');
+    await compareForm.getByRole('button', { name: 'Add a context' }).click();
+    await compareForm.getByRole('textbox', { name: 'Context 2' }).fill('Second snippet.');
+    const compareCall = page.waitForRequest((r) => r.url().includes('/compare/') && r.method() === 'POST');
     await page.getByRole('button', { name: 'Compare responses' }).click();
+    assert.deepEqual((await compareCall).postDataJSON().contexts, ['First snippet.\n\nStill the first snippet.', 'Second snippet.']);
     const result = page.locator('.result');
     await result.getByRole('heading', { name: 'Response B is preferred' }).waitFor();
     const helpfulness = result.locator('.eval-result', { hasText: 'Helpfulness' });

@@ -56,3 +56,39 @@ describe('Judge models page in Chromium', { skip }, () => {
     assert.deepEqual(b.errors.splice(0), []);
   });
 });
+
+// issue 26 item 12: a server without a secret answers 503 not_available to every registration; the
+// form says so before anyone fills it in, and its button is disabled.
+describe('Judge models page without a server secret', { skip }, () => {
+  let server: TestServer;
+  let b: BrowserRig;
+  before(async () => {
+    server = await startTestServer({ TRIBUNAL_SECRET_KEY: undefined });
+    b = await launchBrowser();
+  });
+  after(async () => {
+    await b?.close();
+    await server?.close();
+  });
+
+  it('warns on the form and disables registering; GET /v1/model-registry/ says why', async () => {
+    const { page } = b;
+    await page.goto(`${server.url}/app/sign-in`);
+    await page.getByRole('button', { name: 'Get a demo key' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Judges' }).waitFor();
+    await page.goto(`${server.url}/app/models`);
+    await page.getByRole('heading', { level: 1, name: 'Judge models' }).waitFor();
+    const warning = page.locator('form .notice.warn');
+    await warning.waitFor();
+    assert.match((await warning.textContent()) ?? '', /cannot keep model API keys: the operator sets TRIBUNAL_SECRET_KEY/);
+    assert.equal(await page.getByRole('button', { name: 'Register model' }).isDisabled(), true);
+    await b.screenshot('models-no-secret');
+    // The warning agrees with what registering answers.
+    const key = (await server.request('POST', '/create-demo-user/')).body.api_key;
+    const registry = await server.request('GET', '/v1/model-registry/', { key });
+    assert.deepEqual([registry.status, registry.body.keeps_api_keys], [200, false]);
+    const refused = await server.request('POST', '/v1/models/', { key, body: { name: 'local', provider: 'openai', model: 'm', base_url: 'http://127.0.0.1:9/v1' } });
+    assert.equal(refused.status, 503, JSON.stringify(refused.body));
+    assert.equal(refused.body.code, 'not_available');
+  });
+});

@@ -34,6 +34,7 @@ import { tryEvaluatorOperation } from './checks.ts'; // h-checks
 import { createApiKeyOperation, createDemoUser, listApiKeysOperation, revokeApiKeyOperation } from './keys.ts';
 import { listSessionIds, listUserIds } from './logs.ts';
 import { createModelOperation, deleteModelOperation, getModelOperation, listModelsOperation, updateModelOperation, verifyModelOperation } from './models.ts';
+import { getModelRegistryOperation } from './models.ts'; // issue 26 item 12
 import { getSyntheticDataOperation, saveSyntheticDatasetOperation, startSyntheticDataOperation } from './synthetic.ts';
 import { claimJudgeOperation, duplicateEvaluatorOperation, duplicateJudgeOperation, executeJudgeByNameOperation } from './surface.ts';
 import { refineOperation } from './refine.ts'; // h-proxy
@@ -73,6 +74,7 @@ export const restOnlyOperations = {
   updateModel: updateModelOperation,
   deleteModel: deleteModelOperation,
   verifyModel: verifyModelOperation,
+  getModelRegistry: getModelRegistryOperation, // issue 26 item 12
   compareWithJudge: compareWithJudgeOperation,
   refine: refineOperation, // h-proxy
   compareWithEvaluator: compareWithEvaluatorOperation,

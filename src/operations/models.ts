@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { createModel, deleteModel, getModel, listModels, updateModel, verifyModel } from '../domain/models.ts';
 import { Model, ModelPrice, ModelProvider, page, PageParams } from '../schemas.ts';
+import { MAKE_SECRET_HINT } from '../secret-box.ts';
 import { defineTool, type ToolAnnotations } from '../tool.ts';
 import { READ, WRITE } from './annotations.ts';
 
@@ -85,4 +86,24 @@ export const verifyModelOperation = defineTool({
   output: Model,
   annotations: WRITE_MODEL,
   handler: ({ model_id }, ctx) => verifyModel(ctx, model_id),
+});
+
+// issue 26 item 12: whether this server can keep model API keys, so the web form warns before a
+// registration answers 503 not_available.
+export const getModelRegistryOperation = defineTool({
+  name: 'get_model_registry',
+  title: 'Whether this server can keep model API keys',
+  description: 'keeps_api_keys is false when the server has no secret (TRIBUNAL_SECRET_KEY): registering a model then answers 503 not_available; detail says what to set.',
+  input: z.object({}),
+  output: z.object({
+    keeps_api_keys: z.boolean().describe('true when the server has a secret to encrypt model API keys with'),
+    detail: z.string().nullable().describe('what the operator sets when keeps_api_keys is false; null otherwise'),
+  }),
+  annotations: READ,
+  handler: async (_input, ctx) => ({
+    keeps_api_keys: Boolean(ctx.config.registry.secretKey),
+    detail: ctx.config.registry.secretKey
+      ? null
+      : `This server cannot keep model API keys: the operator sets TRIBUNAL_SECRET_KEY to the base64 of 32 random bytes (make one with: ${MAKE_SECRET_HINT}) and restarts it.`,
+  }),
 });

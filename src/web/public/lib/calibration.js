@@ -10,6 +10,31 @@ const M = { left: 44, right: 14, top: 14, bottom: 40 };
 // issue 26: a value that rounds to zero prints "0.000", never "-0.000".
 export const fmtStat = (v, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits).replace(/^-(0\.0*)$/, '$1'));
 
+// issue 26 item 8: a run's items are not its labels (m.n is per evaluator, so summing counts an item
+// once per evaluator labelled on it). The calibrations list shows its batch run's rows; when that
+// cannot be read, this lower bound: the most items any one evaluator measured.
+export const itemCount = (metrics) => (metrics?.length ? Math.max(...metrics.map((m) => m.n)) : null);
+
+// issue 26 item 8: a row is a disagreement when its difference prints as something other than 0.00
+// (rows the judge did not score stay: they are listed as "not scored").
+export const isDisagreement = (item) => item.difference === null || Math.abs(item.difference) >= 0.005;
+
+/** The scatter plot's colours, said once: within 0.25 of the person, or 0.25 and more apart. */
+export function scatterLegend() {
+  const entry = (far, text) =>
+    h(
+      'li',
+      {},
+      h(
+        'span',
+        { class: 'legend-marker', 'aria-hidden': 'true' },
+        s('svg', { viewBox: '0 0 12 12', width: 12, height: 12 }, s('circle', { class: ['dot', far ? 'far' : null], cx: 6, cy: 6, r: 5 })),
+      ),
+      text,
+    );
+  return h('ul', { class: 'legend scatter-legend' }, entry(false, 'judge within 0.25 of the person'), entry(true, 'judge 0.25 or more from the person'));
+}
+
 /**
  * items: calibration items of one evaluator ({expected, score, execution_log_id, difference}). Items the
  * judge did not score are left out (they are not in the metrics either). One circle per item, linking
@@ -64,8 +89,13 @@ export function scatterPlot(items, { caption, threshold }) {
     svg,
     h(
       'figcaption',
-      { class: 'muted chart-note' },
-      'Each dot is an item (it opens its run): the person’s score across, the judge’s up. On the diagonal they agree; dashed lines: the pass threshold.',
+      {},
+      scatterLegend(),
+      h(
+        'p',
+        { class: 'muted chart-note' },
+        'Each dot is an item (it opens its run): the person’s score across, the judge’s up. On the diagonal they agree; dashed lines: the pass threshold.',
+      ),
     ),
   );
 }

@@ -3,6 +3,7 @@
 // newest: a burst of runs in one minute after weeks of quiet would squeeze into one edge on a linear
 // time axis. Series are nudged apart inside a slot and each has its own marker shape, so two
 // evaluators with equal scores stay visible.
+import { chartRuns } from './chart-runs.js';
 import { h, s, uid } from './dom.js';
 
 const H = 280;
@@ -32,14 +33,12 @@ function timeFormat(first, last) {
 /** logs: execution logs (any order). Returns a figure, or null when no run has a score. */
 export function scoreChart(logs, { caption }) {
   const series = new Map();
-  const runs = [...logs]
-    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
-    .filter((log) => log.evaluator_results.some((r) => typeof r.score === 'number'));
+  // issue 26 item 7: a batch run is one point (its mean), not one per row.
+  const runs = chartRuns(logs);
   runs.forEach((log, run) => {
     for (const r of log.evaluator_results) {
-      if (typeof r.score !== 'number') continue;
       if (!series.has(r.evaluator_id)) series.set(r.evaluator_id, { name: r.evaluator_name, points: [] });
-      series.get(r.evaluator_id).points.push({ run, t: Date.parse(log.created_at), score: r.score, logId: log.id });
+      series.get(r.evaluator_id).points.push({ run, t: Date.parse(log.created_at), score: r.score, href: log.href, batchRows: log.batch?.rows ?? 0 });
     }
   });
   if (!series.size) return null;
@@ -100,8 +99,9 @@ export function scoreChart(logs, { caption }) {
     if (se.points.length > 1) g.append(s('polyline', { points: se.points.map((p) => `${px(p).toFixed(1)},${y(p.score).toFixed(1)}`).join(' ') }));
     for (const p of se.points) {
       // Each point opens its run.
-      const label = `${se.name}: ${p.score.toFixed(2)} at ${new Date(p.t).toLocaleString()}`;
-      g.append(s('a', { href: `/app/logs/${encodeURIComponent(p.logId)}`, 'aria-label': label }, marker(shape, px(p), y(p.score), label)));
+      const of = p.batchRows ? ` (mean of a batch run's ${p.batchRows} row${p.batchRows === 1 ? '' : 's'})` : '';
+      const label = `${se.name}: ${p.score.toFixed(2)}${of} at ${new Date(p.t).toLocaleString()}`;
+      g.append(s('a', { href: p.href, 'aria-label': label }, marker(shape, px(p), y(p.score), label)));
     }
     svg.append(g);
     const last = se.points[se.points.length - 1];
@@ -116,6 +116,10 @@ export function scoreChart(logs, { caption }) {
     );
     k++;
   }
-  const note = h('p', { class: 'muted chart-note' }, 'One slot per run, oldest to newest (evenly spaced, whatever the time between runs).');
+  const note = h(
+    'p',
+    { class: 'muted chart-note' },
+    'One slot per run, oldest to newest (evenly spaced, whatever the time between runs); a batch run is one slot, the mean of its rows.',
+  );
   return h('figure', { class: 'chart-figure' }, svg, h('figcaption', {}, legend, note));
 }

@@ -2,6 +2,7 @@
 // (and contexts / expected output when an evaluator needs them) in; each evaluator's preference,
 // whether the two orders agreed, and its justification out (POST /v1/judges/{id}/compare/).
 import { api } from './api.js';
+import { contextsField } from './contexts-field.js';
 import { clear, h } from './dom.js';
 import { badge, clearFormErrors, errorBox, field, fmtCost, fmtInt, fmtMs, link, showFormError, withBusy } from './ui.js';
 
@@ -14,7 +15,7 @@ export function compareForm({ evaluators, endpoint, onRun }) {
   const request = h('textarea', { rows: '3' });
   const responseA = h('textarea', { rows: '5' });
   const responseB = h('textarea', { rows: '5' });
-  const contexts = h('textarea', { rows: '3' });
+  const contexts = contextsField(needContexts); // issue 26 item 15: one box per context, as in score mode
   const expected = h('textarea', { rows: '3' });
   const submit = h('button', { type: 'submit' }, 'Compare responses');
   const results = h('div', { class: 'results', 'aria-live': 'polite' });
@@ -24,9 +25,7 @@ export function compareForm({ evaluators, endpoint, onRun }) {
     field({ label: 'Request', name: 'request', hint: 'The input both responses answer.' }, request),
     field({ label: 'Response A', name: 'response_a', hint: 'The first response to compare.' }, responseA),
     field({ label: 'Response B', name: 'response_b', hint: 'The second response to compare.' }, responseB),
-    needContexts.length
-      ? field({ label: 'Contexts', name: 'contexts', hint: `Required by ${names(needContexts)}: retrieved snippets, separated by a blank line.` }, contexts)
-      : null,
+    contexts.fieldset,
     needExpected.length ? field({ label: 'Expected output', name: 'expected_output', hint: `Required by ${names(needExpected)}: a reference answer.` }, expected) : null,
     h('div', { class: 'actions' }, submit),
     h('div', { class: 'form-error' }),
@@ -43,10 +42,7 @@ export function compareForm({ evaluators, endpoint, onRun }) {
     }
     const body = { response_a: responseA.value, response_b: responseB.value };
     if (request.value.trim()) body.request = request.value;
-    const list = contexts.value
-      .split(/\n\s*\n/)
-      .map((c) => c.trim())
-      .filter(Boolean);
+    const list = contexts.read();
     if (list.length) body.contexts = list;
     if (expected.value.trim()) body.expected_output = expected.value;
     await withBusy(submit, 'Comparing…', async () => {

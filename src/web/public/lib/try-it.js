@@ -1,9 +1,10 @@
 // The "try it" form: request, response (or a conversation), contexts and expected output in; each
 // evaluator's score as a bar with its justification out. Used by the judge page and the evaluator page.
 import { api } from './api.js';
+import { contextsField } from './contexts-field.js';
 import { conversationFields } from './conversation.js';
 import { clear, h } from './dom.js';
-import { button, clearFormErrors, errorBox, field, fmtCost, fmtInt, fmtMs, link, scoreBar, showFormError, withBusy } from './ui.js';
+import { clearFormErrors, errorBox, field, fmtCost, fmtInt, fmtMs, link, scoreBar, showFormError, withBusy } from './ui.js';
 
 const names = (list) => list.map((e) => e.name).join(', ');
 
@@ -16,46 +17,7 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
   const expected = h('textarea', { rows: '3' });
   const tags = h('input', { type: 'text', autocomplete: 'off', placeholder: 'e.g. web, smoke-test' });
 
-  const contextList = h('ol', { class: 'contexts' });
-  const addContext = (text = '') => {
-    const n = contextList.children.length + 1;
-    const area = h('textarea', { rows: '2', value: text, 'data-context': '' });
-    const item = h('li', {}, field({ label: `Context ${n}` }, area));
-    item.append(
-      button('Remove', {
-        class: 'secondary small',
-        'aria-label': `Remove context ${n}`,
-        onclick: () => {
-          item.remove();
-          renumber();
-          contextFieldset.querySelector('.add-context').focus();
-        },
-      }),
-    );
-    contextList.append(item);
-    return area;
-  };
-  const renumber = () => {
-    [...contextList.children].forEach((li, i) => {
-      li.querySelector('label').textContent = `Context ${i + 1}`;
-      li.querySelector('button').setAttribute('aria-label', `Remove context ${i + 1}`);
-    });
-  };
-  const contextFieldset = h(
-    'fieldset',
-    { 'data-field': 'contexts' },
-    h('legend', {}, 'Contexts'),
-    h(
-      'p',
-      { class: 'hint' },
-      needContexts.length
-        ? `Required by ${names(needContexts)}: the retrieved snippets the response should be grounded in.`
-        : 'Optional: retrieved snippets the response should be grounded in.',
-    ),
-    contextList,
-    button('Add a context', { class: 'secondary small add-context', onclick: () => addContext().focus() }),
-  );
-  if (needContexts.length) addContext();
+  const contexts = contextsField(needContexts); // issue 26 item 15: shared with compare mode
 
   const conversation = conversationFields();
   const submit = h('button', { type: 'submit' }, submitText);
@@ -65,8 +27,9 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
     { class: 'stack try-it', novalidate: true },
     field({ label: 'Request', name: 'request', hint: 'The input that prompted the response (recommended).' }, request),
     field({ label: 'Response', name: 'response', hint: 'The LLM output to evaluate (or give a conversation below).' }, response),
+    // issue 26 item 15: the contexts (required by some evaluators) before the optional conversation.
+    contexts.fieldset,
     conversation.fieldset,
-    contextFieldset,
     field(
       {
         label: 'Expected output',
@@ -96,8 +59,8 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
     // Request and response go only when written: the server refuses them beside turns, naming both.
     if (response.value.trim()) body.response = response.value;
     if (request.value.trim()) body.request = request.value;
-    const contexts = [...contextList.querySelectorAll('textarea')].map((t) => t.value).filter((t) => t.trim());
-    if (contexts.length) body.contexts = contexts;
+    const contextList = contexts.read();
+    if (contextList.length) body.contexts = contextList;
     if (expected.value.trim()) body.expected_output = expected.value;
     const tagList = tags.value
       .split(',')

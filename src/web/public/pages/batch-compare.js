@@ -4,7 +4,7 @@
 import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { badge, fmtScore, link, pageHeading, scoreBar, tableWrap } from '../lib/ui.js';
-import { statusBadge } from './batches.js';
+import { nameOf, statusBadge, targetName } from './batches.js';
 
 const signed = (n) => (n === null || n === undefined ? '—' : `${n >= 0 ? '+' : ''}${n.toFixed(3)}`);
 const VERDICT = { improved: ['B is better', 'good'], regressed: ['B is worse', 'bad'], unclear: ['no clear change', ''], no_pairs: ['no pairs', ''] };
@@ -17,13 +17,25 @@ export default async function batchCompare(page, { query }) {
     return;
   }
   const c = await api('GET', '/v1/judges/batch-executions/compare/', { query: { a, b, top: 20 } });
-  const run = (label, r) =>
+  // issue 26 item 6: names of the judge (or evaluator) and dataset, their ids on hover.
+  const named = async (r) => ({ target: await targetName(r), dataset: r.dataset_id ? await nameOf('datasets', r.dataset_id) : null });
+  const [namesA, namesB] = await Promise.all([named(c.a), named(c.b)]);
+  const run = (label, r, n) =>
     h(
       'section',
       { class: 'card', 'aria-label': `Run ${label}` },
       h('h2', {}, `${label === 'A' ? 'Baseline' : 'Candidate'} (${label})`),
-      h('p', {}, link(`/app/batches/${encodeURIComponent(r.id)}`, h('code', {}, r.id)), ' ', statusBadge(r.status)),
-      h('p', { class: 'muted' }, `${r.judge_id ? `judge ${r.judge_id}${r.judge_version ? ` v${r.judge_version}` : ''}` : `evaluator ${r.evaluator_id}`} · ${r.total} rows`),
+      h('p', {}, link(`/app/batches/${encodeURIComponent(r.id)}`, `Run of ${n.target}`, { title: r.id }), ' ', statusBadge(r.status)),
+      h(
+        'p',
+        { class: 'muted' },
+        r.judge_id
+          ? [link(`/app/judges/${encodeURIComponent(r.judge_id)}`, `judge ${n.target}`, { title: r.judge_id }), r.judge_version ? ` v${r.judge_version}` : '']
+          : link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, `evaluator ${n.target}`, { title: r.evaluator_id }),
+        ' · ',
+        r.dataset_id ? link(`/app/datasets/${encodeURIComponent(r.dataset_id)}`, `dataset ${n.dataset}`, { title: r.dataset_id }) : 'given items',
+        ` · ${r.total} rows`,
+      ),
     );
   const line = (name, e, head) =>
     h(
@@ -40,7 +52,7 @@ export default async function batchCompare(page, { query }) {
     );
   page.append(
     pageHeading('Experiment: A against B'),
-    h('div', { class: 'side-by-side' }, run('A', c.a), run('B', c.b)),
+    h('div', { class: 'side-by-side' }, run('A', c.a, namesA), run('B', c.b, namesB)),
     h(
       'p',
       { class: 'lead' },

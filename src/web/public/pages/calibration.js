@@ -2,7 +2,7 @@
 // the previous run's, a scatter plot of person against judge, the confusion matrix, and the
 // disagreements largest first, each linking to its run; chosen disagreements become demonstrations.
 import { api, listAll } from '../lib/api.js';
-import { confusionTable, metricsTable, scatterPlot, statusBadge } from '../lib/calibration.js';
+import { confusionTable, isDisagreement, metricsTable, scatterPlot, statusBadge } from '../lib/calibration.js';
 import { clear, h } from '../lib/dom.js';
 import { button, errorBox, fmtScore, link, notice, pageHeading, showMore, tableWrap, time, withBusy } from '../lib/ui.js';
 
@@ -157,7 +157,12 @@ function disagreements(run, m, path) {
       clear(area).append(h('p', { class: 'empty' }, 'No labelled items.'));
       return;
     }
-    for (const it of data.results) {
+    // issue 26 item 8: rows whose difference prints as 0.00 are agreements, not listed here.
+    if (!cursor && !data.next_cursor && !data.results.some(isDisagreement)) {
+      clear(area).append(h('p', { class: 'empty' }, 'No disagreements: the judge’s score equals the person’s on every item.'));
+      return;
+    }
+    for (const it of data.results.filter(isDisagreement)) {
       const box = h('input', { type: 'checkbox', 'aria-label': `Teach ${m.evaluator_name} this item (person ${fmtScore(it.expected)}, judge ${fmtScore(it.score)})` });
       box.addEventListener('change', () => {
         if (box.checked) chosen.add(it.item_id);

@@ -1,12 +1,17 @@
 // Calibrations: how far judges are from the people. The organization's calibration runs, newest first,
 // and a form to start one (a judge or one evaluator over a dataset whose items carry expected scores).
 import { api, listAll } from '../lib/api.js';
-import { fmtStat, statusBadge } from '../lib/calibration.js';
+import { fmtStat, itemCount, statusBadge } from '../lib/calibration.js';
 import { clear, h } from '../lib/dom.js';
+import { ownerLabels } from '../lib/owner.js';
 import { errorBox, field, link, pageHeading, showFormError, showMore, tableWrap, time, withBusy } from '../lib/ui.js';
 
 export default async function calibrations(page, { app, query }) {
   const [judges, evaluators, datasets] = await Promise.all([listAll('/v1/judges/'), listAll('/v1/evaluators/'), listAll('/v1/datasets/')]);
+  // issue 26 item 2: the owner where two share a name (an evaluator of yours beside a preset).
+  const own = await app.ownProjectIds();
+  const judgeLabel = ownerLabels(judges, own);
+  const evaluatorLabel = ownerLabels(evaluators, own);
   const judgeName = new Map(judges.map((j) => [j.id, j.name]));
   const datasetName = new Map(datasets.map((d) => [d.id, d.name]));
 
@@ -18,12 +23,12 @@ export default async function calibrations(page, { app, query }) {
     h(
       'optgroup',
       { label: 'Judges' },
-      judges.map((j) => h('option', { value: `judge:${j.id}`, selected: chosen === `judge:${j.id}` }, j.name)),
+      judges.map((j) => h('option', { value: `judge:${j.id}`, selected: chosen === `judge:${j.id}` }, judgeLabel.get(j.id))),
     ),
     h(
       'optgroup',
       { label: 'Evaluators' },
-      evaluators.map((e) => h('option', { value: `evaluator:${e.id}`, selected: chosen === `evaluator:${e.id}` }, e.name)),
+      evaluators.map((e) => h('option', { value: `evaluator:${e.id}`, selected: chosen === `evaluator:${e.id}` }, evaluatorLabel.get(e.id))),
     ),
   );
   const dataset = h(
@@ -91,7 +96,17 @@ export default async function calibrations(page, { app, query }) {
         ),
       );
     }
-    for (const r of data.results) {
+    // issue 26 item 8: "Items" is the items the run scored (its batch run's rows), not the labels
+    // (summing each evaluator's n counts an item once per evaluator that has a label on it).
+    const totals = await Promise.all(
+      data.results.map((r) =>
+        api('GET', `/v1/judges/batch-executions/${encodeURIComponent(r.batch_execution_id)}/`).then(
+          (b) => b.total,
+          () => itemCount(r.metrics),
+        ),
+      ),
+    );
+    for (const [i, r] of data.results.entries()) {
       const measured = r.judge_id
         ? `${judgeName.get(r.judge_id) ?? r.judge_id} (judge v${r.judge_version})`
         : `${r.evaluator_versions[0]?.evaluator_name ?? r.evaluator_id} (evaluator v${r.evaluator_versions[0]?.version ?? '?'})`;
@@ -106,7 +121,7 @@ export default async function calibrations(page, { app, query }) {
           h('td', {}, datasetName.get(r.dataset_id) ?? r.dataset_id),
           h('td', {}, statusBadge(r.status)),
           h('td', { class: 'num' }, r.metrics ? fmtStat(lowest) : '—'),
-          h('td', { class: 'num' }, r.metrics ? String(r.metrics.reduce((a, m) => a + m.n, 0)) : '—'),
+          h('td', { class: 'num', 'data-items': '' }, totals[i] === null || totals[i] === undefined ? '—' : String(totals[i])),
           h('td', {}, time(r.finished_at)),
         ),
       );

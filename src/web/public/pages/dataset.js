@@ -2,6 +2,7 @@
 // server as it is read), a batch run of a judge over it, the export, and delete.
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
+import { ownerLabels } from '../lib/owner.js';
 import { button, checkboxField, confirmDialog, errorBox, field, link, notice, pageHeading, select, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
 
 const preview = (text) => (text == null ? h('span', { class: 'muted' }, '—') : h('div', { class: 'clamp' }, text));
@@ -45,7 +46,8 @@ export default async function dataset(page, { app, params }) {
 
   // Run a judge over every item on the server, then follow it on the batch page.
   const judges = await api('GET', '/v1/judges/', { query: { limit: 200 } });
-  const judgeSelect = select('judge_id', [['', 'Choose a judge'], ...judges.results.map((j) => [j.id, j.name])], '');
+  const judgeLabel = ownerLabels(judges.results, await app.ownProjectIds()); // issue 26 item 2: owners of shared names
+  const judgeSelect = select('judge_id', [['', 'Choose a judge'], ...judges.results.map((j) => [j.id, judgeLabel.get(j.id)])], '');
   const runTags = h('input', { type: 'text', autocomplete: 'off' });
   const useCache = checkboxField({ label: 'Reuse cached results', name: 'use_cache', hint: 'Rows identical to an earlier run may reuse its result.' });
   const runSubmit = h('button', { type: 'submit' }, 'Run batch');

@@ -3,6 +3,7 @@
 import { api } from '../lib/api.js';
 import { scoreChart } from '../lib/chart.js';
 import { clear, h } from '../lib/dom.js';
+import { ownerLabels } from '../lib/owner.js';
 import { badge, field, fill, fmtCost, fmtMs, link, pageHeading, scoreBar, select, showFormError, tableWrap, time } from '../lib/ui.js';
 
 const FILTERS = ['judge_id', 'evaluator_id', 'session_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to'];
@@ -14,8 +15,10 @@ export default async function logs(page, { app, query }) {
   const limit = /^\d+$/.test(query.get('limit') ?? '') ? query.get('limit') : undefined;
 
   const [judges, evaluators] = await Promise.all([api('GET', '/v1/judges/', { query: { limit: 200 } }), api('GET', '/v1/evaluators/', { query: { limit: 200 } })]);
+  const own = await app.ownProjectIds();
   const options = (items, any, selected) => {
-    const list = [['', any], ...items.map((i) => [i.id, i.name])];
+    const label = ownerLabels(items, own); // issue 26 item 2: the owner where names are shared
+    const list = [['', any], ...items.map((i) => [i.id, label.get(i.id)])];
     if (selected && !items.some((i) => i.id === selected)) list.push([selected, selected]);
     return list;
   };

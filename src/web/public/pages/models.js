@@ -2,7 +2,7 @@
 // write-only: a password field, never shown again), verify with one tiny real call, delete.
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
-import { badge, button, confirmDialog, errorBox, field, pageHeading, select, showFormError, tableWrap, time, withBusy } from '../lib/ui.js';
+import { badge, button, confirmDialog, errorBox, field, notice, pageHeading, select, showFormError, tableWrap, time, withBusy } from '../lib/ui.js';
 
 const capabilityText = (c) =>
   c
@@ -151,6 +151,12 @@ export default async function models(page) {
     h('h2', {}, 'Models'),
     listArea,
   );
+  // issue 26 item 12: without a server secret every registration answers 503 not_available: say so first.
+  const registry = await api('GET', '/v1/model-registry/').catch(() => null);
+  if (registry && !registry.keeps_api_keys) {
+    form.querySelector('h2').after(notice(`${registry.detail} Until then, evaluators use the server’s own model.`, 'warn'));
+    submit.disabled = true;
+  }
   try {
     await loadList();
   } catch (err) {

@@ -1,0 +1,42 @@
+// issue 26 item 7: the runs a score chart draws. A batch run's rows would flood the chart (200 rows of
+// one batch push every interactive run out), so each batch run is one point: per evaluator, the mean
+// of its rows' scores, at the time of its newest row, opening the batch page. No DOM here, so Node
+// tests import it as the browser does.
+
+/**
+ * logs: execution logs (any order). Returns runs oldest to newest, each
+ * { id, created_at, href, batch: null | { id, rows }, evaluator_results: [{ evaluator_id, evaluator_name, score }] },
+ * keeping only runs with at least one numeric score.
+ */
+export function chartRuns(logs) {
+  const runs = [];
+  const batches = new Map();
+  for (const log of logs) {
+    const scored = log.evaluator_results.filter((r) => typeof r.score === 'number');
+    if (!scored.length) continue;
+    const batchId = log.batch_execution_id;
+    if (!batchId) {
+      runs.push({ id: log.id, created_at: log.created_at, href: `/app/logs/${encodeURIComponent(log.id)}`, batch: null, evaluator_results: scored });
+      continue;
+    }
+    let b = batches.get(batchId);
+    if (!b) {
+      b = { id: batchId, created_at: log.created_at, href: `/app/batches/${encodeURIComponent(batchId)}`, batch: { id: batchId, rows: 0 }, sums: new Map() };
+      batches.set(batchId, b);
+      runs.push(b);
+    }
+    b.batch.rows++;
+    if (log.created_at > b.created_at) b.created_at = log.created_at;
+    for (const r of scored) {
+      const sum = b.sums.get(r.evaluator_id) ?? { evaluator_id: r.evaluator_id, evaluator_name: r.evaluator_name, total: 0, n: 0 };
+      sum.total += r.score;
+      sum.n++;
+      b.sums.set(r.evaluator_id, sum);
+    }
+  }
+  for (const b of batches.values()) {
+    b.evaluator_results = [...b.sums.values()].map((s) => ({ evaluator_id: s.evaluator_id, evaluator_name: s.evaluator_name, score: s.total / s.n }));
+    delete b.sums;
+  }
+  return runs.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
