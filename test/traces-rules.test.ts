@@ -149,7 +149,8 @@ describe('evaluation rules', () => {
     });
     const s = await until('every span of the sampled rule to be counted', async () => {
       const st = await status(rule.id);
-      return st.matched === 20 && st.queued === 0 && st.running === 0 && st;
+      // Settled: every sampled unit finished (counters move in more than one write).
+      return st.matched === 20 && st.queued === 0 && st.running === 0 && st.done + st.failed === st.sampled && st;
     });
     const notSampled = s.skipped.not_sampled ?? 0;
     assert.equal(s.sampled + notSampled, 20);

@@ -19,8 +19,11 @@ function merge(parts: Extracted[]): Extracted {
     system ??= p.system_prompt;
     if (p.contexts) contexts.push(...p.contexts);
     const turns = p.turns ?? [...(p.request !== undefined ? [{ role: 'user' as const, content: p.request }] : []), { role: 'assistant' as const, content: p.response }];
-    const prefix = conv.length <= turns.length && conv.every((t, i) => sameTurn(t, turns[i]));
-    conv = prefix ? turns.map((t) => ({ ...t })) : [...conv, ...turns];
+    // A later call usually repeats the conversation so far and adds to it; spans that started at the
+    // same moment can arrive in either order, so a part the conversation already holds adds nothing.
+    const extendsConv = conv.length <= turns.length && conv.every((t, i) => sameTurn(t, turns[i]));
+    const heldAlready = turns.length <= conv.length && turns.every((t, i) => sameTurn(t, conv[i]));
+    conv = extendsConv ? turns.map((t) => ({ ...t })) : heldAlready ? conv : [...conv, ...turns];
   }
   const last = parts[parts.length - 1];
   const out: Extracted = { source: `${last.source} (${parts.length} spans)`, response: last.response };
@@ -50,7 +53,8 @@ export async function assemble(traces: TraceStore, rule: RuleRecord, job: EvalJo
     spans = spans.filter((s) => !seen.has(`${s.trace_id}:${s.span_id}`) && seen.add(`${s.trace_id}:${s.span_id}`));
   }
   if (!spans.length) return { ok: false, reason: 'span_gone' };
-  spans.sort((a, b) => (BigInt(a.start_time_unix_nano) < BigInt(b.start_time_unix_nano) ? -1 : 1));
+  const at = (s: SpanRecord) => BigInt(s.start_time_unix_nano);
+  spans.sort((a, b) => (at(a) < at(b) ? -1 : at(a) > at(b) ? 1 : BigInt(a.end_time_unix_nano) < BigInt(b.end_time_unix_nano) ? -1 : 1));
   const parts: Extracted[] = [];
   let firstReason: string | null = null;
   for (const s of spans) {
