@@ -1,11 +1,10 @@
 // The shipped check and code presets (data/check-presets.json): valid JSON, answer length, no PII
-// patterns, a tool was called. Synced into the store at start-up like the model presets
-// (domain/presets.ts): created when missing, a new version when their content changed.
+// patterns, a tool was called. domain/presets.ts seeds them with the model presets, through the same
+// create-or-version step.
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { Check, CheckCombine } from '../schemas/checks.ts';
-import type { EvaluatorRecord, Store } from '../store/types.ts';
 import { settleKind, type KindContent } from './validate.ts';
 
 const CheckPresetFile = z.array(
@@ -24,7 +23,6 @@ const CheckPresetFile = z.array(
 export type CheckPreset = z.infer<typeof CheckPresetFile>[number];
 
 const PATH = fileURLToPath(new URL('../../data/check-presets.json', import.meta.url));
-const EPOCH = '2026-01-01T00:00:00.000Z';
 /** Settling a check never starts the sandbox. */
 const NO_SANDBOX = { code: { timeoutMs: 1, memoryBytes: 1, workers: 1 } };
 
@@ -56,39 +54,7 @@ async function contentOf(p: CheckPreset) {
   };
 }
 
-/**
- * Seeds the check and code presets after the model-graded ones: `firstIndex` is their place in the
- * preset list, so each is created a second before the one listed before it (lists are newest first).
- */
-export async function syncCheckPresets(store: Store, firstIndex = 0): Promise<void> {
-  for (const [i, preset] of loadCheckPresets().entries()) {
-    const createdAt = new Date(Date.parse(EPOCH) - (firstIndex + i) * 1000).toISOString();
-    const content = await contentOf(preset);
-    const existing = await store.getEvaluator(preset.id);
-    if (!existing) {
-      const record: EvaluatorRecord = {
-        id: preset.id,
-        org_id: null,
-        ...content,
-        model: null,
-        visibility: 'public',
-        is_preset: true,
-        project_id: null,
-        version: 1,
-        created_at: createdAt,
-        updated_at: createdAt,
-      };
-      try {
-        await store.createEvaluator(record);
-      } catch {
-        // Another instance seeded it at the same moment (PostgreSQL).
-      }
-      continue;
-    }
-    const stored = existing as unknown as Record<string, unknown>;
-    // A flag absent from an older record reads as false; null stays null.
-    const storedValue = (k: string, v: unknown) => (stored[k] === undefined && typeof v === 'boolean' ? false : stored[k]);
-    const changed = Object.entries(content).some(([k, v]) => JSON.stringify(storedValue(k, v)) !== JSON.stringify(v));
-    if (changed) await store.updateEvaluator({ ...existing, ...content, version: existing.version + 1, updated_at: new Date().toISOString() }, existing.version);
-  }
+/** The check and code presets as stored content, for domain/presets.ts to seed after the model-graded ones. */
+export async function checkPresetContents(): Promise<Array<{ id: string; content: Record<string, unknown> }>> {
+  return Promise.all(loadCheckPresets().map(async (preset) => ({ id: preset.id, content: await contentOf(preset) })));
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { Demonstration, Evaluator } from '../schemas.ts';
 import type { EvaluatorRecord, Store } from '../store/types.ts';
-import { syncCheckPresets } from '../checks/presets.ts'; // h-checks
+import { checkPresetContents } from '../checks/presets.ts';
 
 const PresetFile = z.array(
   z.object({
@@ -47,8 +47,13 @@ const OPTIONAL_FLAGS = ['requires_request', 'requires_turns', 'critical'] as con
  */
 const presetCreatedAt = (index: number) => new Date(Date.parse(PRESET_EPOCH) - index * 1000).toISOString();
 
+/**
+ * Seeds every shipped preset: the model-graded ones of data/presets.json, then the check and code
+ * presets (checks/presets.ts), each created when missing and given a new version when its content
+ * changed. The place in that list fixes the creation time, so lists give the shipped order.
+ */
 export async function syncPresets(store: Store): Promise<void> {
-  for (const [index, preset] of loadPresets().entries()) {
+  const model = loadPresets().map((preset) => {
     const flags = Object.fromEntries(OPTIONAL_FLAGS.filter((k) => SCHEMA_FIELDS.has(k)).map((k) => [k, preset[k]]));
     const content = {
       name: preset.name,
@@ -59,38 +64,41 @@ export async function syncPresets(store: Store): Promise<void> {
       ...flags,
       demonstrations: preset.demonstrations,
     };
-    const existing = await store.getEvaluator(preset.id);
-    if (!existing) {
-      const record: EvaluatorRecord = {
-        id: preset.id,
-        org_id: null,
-        ...content,
-        model: null,
-        visibility: 'public',
-        is_preset: true,
-        project_id: null,
-        version: 1,
-        created_at: presetCreatedAt(index),
-        updated_at: presetCreatedAt(index),
-      };
-      try {
-        await store.createEvaluator(record);
-      } catch {
-        // Another instance seeded it at the same moment (PostgreSQL); nothing to do.
-      }
-      continue;
+    return { id: preset.id, content };
+  });
+  const all = [...model, ...(await checkPresetContents())];
+  for (const [index, { id, content }] of all.entries()) await syncPreset(store, id, content, presetCreatedAt(index));
+}
+
+async function syncPreset(store: Store, id: string, content: Record<string, unknown>, createdAt: string): Promise<void> {
+  const existing = await store.getEvaluator(id);
+  if (!existing) {
+    const record = {
+      id,
+      org_id: null,
+      ...content,
+      model: null,
+      visibility: 'public',
+      is_preset: true,
+      project_id: null,
+      version: 1,
+      created_at: createdAt,
+      updated_at: createdAt,
+    } as EvaluatorRecord;
+    try {
+      await store.createEvaluator(record);
+    } catch {
+      // Another instance seeded it at the same moment (PostgreSQL); nothing to do.
     }
-    // A flag a record stored before the flag existed lacks reads as its default, false.
-    const stored = existing as unknown as Record<string, unknown>;
-    const storedValue = (k: string) => stored[k] ?? ((OPTIONAL_FLAGS as readonly string[]).includes(k) ? false : undefined);
-    const changed = Object.keys(content).some((k) => JSON.stringify(storedValue(k)) !== JSON.stringify((content as Record<string, unknown>)[k]));
-    if (changed) {
-      await store.updateEvaluator(
-        { ...existing, ...content, version: existing.version + 1, created_at: presetCreatedAt(index), updated_at: new Date().toISOString() },
-        existing.version,
-      );
-    }
+    return;
   }
-  // h-checks: the check and code presets (data/check-presets.json).
-  await syncCheckPresets(store, loadPresets().length);
+  // A flag a record stored before the flag existed lacks reads as its default, false; null stays null.
+  const stored = existing as unknown as Record<string, unknown>;
+  const storedValue = (k: string, v: unknown) => (stored[k] === undefined && typeof v === 'boolean' ? false : stored[k]);
+  const changed = Object.entries(content).some(([k, v]) => JSON.stringify(storedValue(k, v)) !== JSON.stringify(v));
+  if (changed)
+    await store.updateEvaluator(
+      { ...existing, ...content, version: existing.version + 1, created_at: createdAt, updated_at: new Date().toISOString() } as EvaluatorRecord,
+      existing.version,
+    );
 }
