@@ -9,6 +9,7 @@ import { runCode, type CodeInput } from './code.ts';
 import type { CheckInput } from './compile.ts';
 import { runChecks } from './run-checks.ts';
 import { sandboxFor } from './sandbox.ts';
+import { resultBase, roundMs } from '../engine/result-base.ts';
 
 /** An evaluator scored without a model: kind check or code. */
 export const scoresWithoutModel = (e: Pick<EvaluatorRecord, 'kind'>): boolean => e.kind === 'check' || e.kind === 'code';
@@ -41,8 +42,6 @@ export function codeInputOf(input: RunInput): CodeInput {
   };
 }
 
-const roundMs = (ms: number) => Math.round(ms * 10) / 10;
-
 /**
  * Scores a check or code evaluator. `orgId` is the organization running it: code runtimes are kept
  * per organization and evaluator version, so one organization's runs never see another's state.
@@ -65,14 +64,7 @@ export async function scoreWithoutModel(config: Pick<Config, 'code'>, orgId: str
     error = `the evaluator could not run: ${(e as Error).message}`;
   }
   return {
-    evaluator_id: evaluator.id,
-    evaluator_name: evaluator.name,
-    evaluator_version: evaluator.version,
-    score,
-    justification,
-    not_applicable: false,
-    degenerate: false,
-    critical: evaluator.critical === true,
+    ...resultBase(evaluator, score, justification),
     model: null,
     input_tokens: 0,
     output_tokens: 0,

@@ -27,6 +27,7 @@ import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
 import type { ScoringEngine } from './types.ts';
 import { scoresWithoutModel } from '../checks/score.ts'; // h-checks
 import { compareWithoutModel } from '../checks/pairwise.ts';
+import { roundMs } from './result-base.ts';
 
 type Side = 'a' | 'b';
 type LogHeader = Pick<ExecutionLogRecord, 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>;
@@ -45,7 +46,6 @@ interface AskedOrder {
 }
 
 const other = (side: Side): Side => (side === 'a' ? 'b' : 'a');
-const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 
 /** The position the model chose, as the response it names: "A" is whichever was shown first. */
 export function toResponse(position: PositionPreference, shownFirst: Side): Preference {

@@ -35,6 +35,7 @@ import { scoresWithoutModel, scoreWithoutModel } from '../checks/score.ts'; // h
 import { feedReviewQueues } from '../review/sources.ts'; // h-review
 import { log as processLog } from '../log.ts';
 import { withConfidence } from './confidence.ts';
+import { resultBase, roundMs } from './result-base.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
@@ -110,17 +111,6 @@ export function runScore(results: Array<Pick<EvaluatorResult, 'score' | 'critica
   const critical = results.flatMap((r) => (r.critical && r.score !== null ? [r.score] : []));
   return round4(Math.min(mean, ...critical));
 }
-/** What every result of this evaluator says, whatever its outcome: the evaluator, the score, the flags. */
-const resultBase = (evaluator: EvaluatorRecord, score: number | null, justification: string | null) => ({
-  evaluator_id: evaluator.id,
-  evaluator_name: evaluator.name,
-  evaluator_version: evaluator.version,
-  score,
-  justification,
-  not_applicable: false,
-  degenerate: false,
-  critical: evaluator.critical === true,
-});
 /** Degenerate detection looks at the judged text; a judged turn that calls tools has something to judge. */
 function degenerateInput(input: RunInput): string | null {
   if (input.turns && input.judged_turn !== undefined && input.turns[input.judged_turn].tool_calls?.length) return null;
@@ -136,7 +126,6 @@ const unknownModel = (name: string): JudgeModel => ({
     );
   },
 });
-const roundMs = (ms: number) => Math.round(ms * 10) / 10;
 const sumCost = (rs: EvaluatorResult[]) => sumCosts(rs.map((r) => r.cost_usd));
 
 /** Scoring; pairwise.ts's ComparingEngine adds comparison on top and is the ScoringEngine the server uses. */
