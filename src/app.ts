@@ -10,7 +10,7 @@ import { createJudgeGenerator } from './generation/generator.ts';
 import type { Store } from './store/types.ts';
 import { SyntheticRunner } from './surface/synthetic-runner.ts';
 import type { Services } from './tool.ts';
-import { TraceEvaluationWorker } from './traces/rules/worker.ts'; // h-traces
+import { TraceEvaluationWorker } from './traces/rules/worker.ts';
 
 /** `modelObserver` and `spans` come from src/observability (logs, metrics, traces); both optional. */
 export async function buildServices(config: Config, store: Store, modelObserver?: ModelCallObserver, spans?: SpanRunner): Promise<Services> {
@@ -26,12 +26,18 @@ export async function buildServices(config: Config, store: Store, modelObserver?
   const synthetic = new SyntheticRunner({ store, config, model });
   await synthetic.start();
   const services: Services = { config, store, engine, generator: createJudgeGenerator(model), batches, synthetic, ...(spans ? { spans } : {}) };
-  // h-traces: online evaluation of received spans; it stops with the batch runner (one shutdown call).
-  const traceEvaluation = await TraceEvaluationWorker.start(services);
-  const stopBatches = batches.stop.bind(batches);
-  batches.stop = async (...args: Parameters<BatchRunner['stop']>) => {
-    await traceEvaluation.stop();
-    return stopBatches(...args);
-  };
+  // Online evaluation of received spans (src/traces/rules/worker.ts): its queued work resumes here too.
+  services.traceEvaluation = await TraceEvaluationWorker.start(services);
   return services;
+}
+
+/**
+ * Stops the background work buildServices started, before the store closes: online evaluation and
+ * synthetic data first (no new runs), then the batch runner, whose rows in flight get `graceMs`.
+ */
+export async function stopServices(services: Services, graceMs: number): Promise<void> {
+  await services.traceEvaluation?.stop();
+  // A generation in flight is waited for within the grace; one cut short stays pending and resumes at the next start.
+  await Promise.race([services.synthetic?.stop(), new Promise((r) => setTimeout(r, graceMs).unref())]);
+  await services.batches?.stop(graceMs);
 }

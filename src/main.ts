@@ -1,7 +1,7 @@
 // `npm start` / `tribunal serve`: open the store, build the app, listen, shut down cleanly.
 import http from 'node:http';
 import { startAdminSocket } from './admin-socket.ts';
-import { buildServices } from './app.ts';
+import { buildServices, stopServices } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { scheduleDemoPurge } from './domain/demo-purge.ts';
 import { modelWarnings } from './engine/model-check.ts';
@@ -61,8 +61,8 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
       }
       server.closeAllConnections();
       await stopped;
-      // Batch rows in flight get the rest of the grace period; the others resume at the next start.
-      await services.batches?.stop(Math.max(0, graceEnds - Date.now()));
+      // Background work gets the rest of the grace period; batch rows not started resume at the next start.
+      await stopServices(services, Math.max(0, graceEnds - Date.now()));
       demoPurge.stop();
       await admin?.close();
       await rateLimits.close();

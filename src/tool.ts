@@ -31,6 +31,8 @@ export interface Services {
   batches?: BatchRunner;
   /** Synthetic test data generation in the background (room surface; src/surface/synthetic-runner.ts). */
   synthetic?: SyntheticRunner;
+  /** Online evaluation of received spans (src/traces/rules/worker.ts); stopped by stopServices. */
+  traceEvaluation?: { stop(): Promise<void> };
 }
 
 export interface ToolContext extends Services, RequestContext {}

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { buildServices } from '../../src/app.ts';
+import { buildServices, stopServices } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createServer, type ServerOptions } from '../../src/server.ts';
 import { JsonStore } from '../../src/store/json-store.ts';
@@ -101,7 +101,7 @@ export async function startTestServer(
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await services.batches?.stop(1000);
+      await stopServices(services, 1000);
       if (!opts.store) await store.close();
       fs.rmSync(dataDir, { recursive: true, force: true, maxRetries: 3 });
     },
