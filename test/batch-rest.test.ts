@@ -134,6 +134,13 @@ describe('batch runs', () => {
     const filtered = await rig.get(`/v1/execution-logs/?batch_execution_id=${run.id}&limit=100`);
     assert.equal(filtered.body.results.length, 10);
     assert.equal(new Set(filtered.body.results.map((l: any) => l.id)).size, 10);
+    // issue 26 item 7: the judge page reads its interactive runs apart from batch rows.
+    const rowsOnly = await rig.get(`/v1/execution-logs/?judge_id=${judgeId}&in_batch=true&limit=100`);
+    assert.ok(rowsOnly.body.results.length >= 10 && rowsOnly.body.results.every((l: any) => l.batch_execution_id));
+    const ownOnly = await rig.get(`/v1/execution-logs/?judge_id=${judgeId}&in_batch=false&limit=100`);
+    assert.equal(ownOnly.status, 200);
+    assert.ok(ownOnly.body.results.every((l: any) => !l.batch_execution_id));
+    assert.equal((await rig.get('/v1/execution-logs/?in_batch=sometimes')).status, 400);
     const listedRuns = await rig.get(`/v1/judges/batch-executions/?dataset_id=${ds}&status=completed`);
     assert.deepEqual(
       listedRuns.body.results.map((b: any) => b.id),

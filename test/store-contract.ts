@@ -729,6 +729,7 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
           score: 0.2,
           cost_usd: 0.02,
           tags: ['prod'],
+          batch_execution_id: 'bat_1',
         });
         add({ type: 'judge', judge_id: 'jdg_2', evaluator_id: null, evaluator_results: results(['evl_3']), project_id: 'prj_b', score: null, cost_usd: 0.03, tags: ['eu'] });
         add({ evaluator_id: 'evl_1', evaluator_results: results(['evl_1']), project_id: 'prj_b', score: 0.5, cost_usd: 0.04, tags: [] });
@@ -755,6 +756,8 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         );
         await expect({ evaluator_id: 'evl_3' }, (l) => l.evaluator_id === 'evl_3' || l.evaluator_results.some((r) => r.evaluator_id === 'evl_3'), 'evaluator 3');
         await expect({ project_id: 'prj_b' }, (l) => l.project_id === 'prj_b', 'project');
+        await expect({ in_batch: true }, (l) => !!l.batch_execution_id, 'in_batch: only batch rows');
+        await expect({ in_batch: false, judge_id: 'jdg_1' }, (l) => !l.batch_execution_id && l.judge_id === 'jdg_1', 'in_batch false: runs of their own');
         await expect({ min_score: 0.5 }, (l) => l.score !== null && l.score >= 0.5, 'min score, inclusive, null excluded');
         await expect({ max_score: 0.5 }, (l) => l.score !== null && l.score <= 0.5, 'max score, inclusive, null excluded');
         await expect({ min_score: 0.2, max_score: 0.9 }, (l) => l.score !== null && l.score >= 0.2 && l.score <= 0.9, 'score range');

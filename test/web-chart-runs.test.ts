@@ -39,3 +39,28 @@ test('chartRuns: each batch run is one run carrying its mean per evaluator; inte
   assert.equal(runs[0].href, '/app/logs/log_a');
   assert.equal(runs[0].batch, null);
 });
+
+test('chartRuns: batch runs read apart (from their summaries) are one point each, interactive logs keep their own points', async () => {
+  const path: string = '../src/web/public/lib/chart-runs.js';
+  const { chartRuns } = (await import(path)) as { chartRuns: (logs: Log[], batches: unknown[]) => Run[] };
+  const batch = (id: string, minute: number, means: Record<string, number | null>) => ({
+    id,
+    created_at: `2026-01-01T00:${String(minute).padStart(2, '0')}:00.000Z`,
+    started_at: null,
+    finished_at: `2026-01-01T00:${String(minute + 1).padStart(2, '0')}:00.000Z`,
+    done: 5000,
+    summary: Object.entries(means).map(([evaluator_id, mean]) => ({ evaluator_id, evaluator_name: evaluator_id.toUpperCase(), mean })),
+  });
+  // A batch of 5,000 rows and one whose evaluators all failed (no mean: not drawn).
+  const runs = chartRuns([log('log_a', 1, { e1: 0.9 }), log('log_c', 30, { e1: 0.2 })], [batch('bat_big', 10, { e1: 0.75, e2: null }), batch('bat_failed', 20, { e1: null })]);
+  assert.deepEqual(
+    runs.map((r) => r.id),
+    ['log_a', 'bat_big', 'log_c'],
+  );
+  assert.deepEqual(runs[1].batch, { id: 'bat_big', rows: 5000 });
+  assert.equal(runs[1].created_at, '2026-01-01T00:11:00.000Z', 'placed when the batch ended');
+  assert.deepEqual(
+    runs[1].evaluator_results.map((r) => [r.evaluator_id, r.score]),
+    [['e1', 0.75]],
+  );
+});

@@ -29,6 +29,7 @@ export const LogQuery = z.object({
   tags: z.array(z.string()).optional().describe('only runs carrying every one of these tags'),
   session_id: z.string().optional().describe('only runs of this session (the session_id given at run time)'),
   batch_execution_id: z.string().optional().describe('only the rows of this batch run'),
+  in_batch: z.boolean().optional().describe('true: only rows of batch runs; false: only runs made on their own (REST, MCP, proxy, online rules)'),
   user_id: z.string().optional().describe('only runs for this end user (the user_id given at run time)'),
   type: ExecutionLog.shape.type.optional().describe('only logs of this type: judge, evaluator, comparison, or proxy (exchanges judged by the judge proxy)'), // h-proxy
   date_from: z.string().optional().describe('only runs at or after this date (2026-11-21) or ISO-8601 date-time'),
@@ -70,6 +71,7 @@ export async function listLogs(ctx: Ctx, q: LogQuery) {
     tags: q.tags?.map((t) => t.trim()).filter(Boolean),
     session_id: q.session_id,
     batch_execution_id: q.batch_execution_id,
+    in_batch: q.in_batch,
     user_id: q.user_id,
     type: q.type,
     date_from: q.date_from ? instant('date_from', q.date_from, false) : undefined,

@@ -358,6 +358,7 @@ export class LogIndex {
       (project === undefined || this.project[row] === project) &&
       (session === undefined || this.session[row] === session) &&
       (batch === undefined || this.batch[row] === batch) &&
+      (f.in_batch === undefined || this.batch[row]! >= 0 === f.in_batch) &&
       (user === undefined || this.user[row] === user) &&
       (kind === undefined || this.kind[row] === kind) &&
       (hasEvaluator === undefined || hasEvaluator(this.evaluators[row]!)) &&

@@ -109,6 +109,8 @@ export interface LogFilter {
   org_id: string;
   /** Only the rows of this batch run. */
   batch_execution_id?: string;
+  /** true: only rows of batch runs; false: only runs of their own (issue 26 item 7: the judge page's chart). */
+  in_batch?: boolean;
   /** h-proxy: only logs of this type (judge, evaluator, comparison, proxy). */
   type?: string;
   judge_id?: string;

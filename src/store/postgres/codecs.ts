@@ -285,6 +285,7 @@ export function logFilterSql(q: PageSql, f: LogFilter): void {
   if (f.tags?.length) q.where.push(`tags @> ${q.p(f.tags)}::text[]`);
   if (f.session_id !== undefined) q.where.push(`session_id = ${q.p(f.session_id)}`);
   if (f.batch_execution_id !== undefined) q.where.push(`batch_execution_id = ${q.p(f.batch_execution_id)}`);
+  if (f.in_batch !== undefined) q.where.push(f.in_batch ? 'batch_execution_id IS NOT NULL' : 'batch_execution_id IS NULL');
   if (f.user_id !== undefined) q.where.push(`user_id = ${q.p(f.user_id)}`);
   if (f.type !== undefined) q.where.push(`type = ${q.p(f.type)}`); // h-proxy (migration 012)
   if (f.date_from !== undefined) q.where.push(`created_at >= ${q.p(f.date_from)}::timestamptz`);

@@ -4,12 +4,29 @@
 // tests import it as the browser does.
 
 /**
+ * A finished or running batch run as one chart run, from its summary (per evaluator, the mean of its
+ * rows): the judge page reads batch runs apart from interactive logs, so a batch of any size is one
+ * point and never pushes interactive runs out of the page it reads.
+ */
+export function batchChartRun(batch) {
+  const scored = (batch.summary ?? []).filter((s) => typeof s.mean === 'number');
+  if (!scored.length) return null;
+  return {
+    id: batch.id,
+    created_at: batch.finished_at ?? batch.started_at ?? batch.created_at,
+    href: `/app/batches/${encodeURIComponent(batch.id)}`,
+    batch: { id: batch.id, rows: batch.done },
+    evaluator_results: scored.map((s) => ({ evaluator_id: s.evaluator_id, evaluator_name: s.evaluator_name, score: s.mean })),
+  };
+}
+
+/**
  * logs: execution logs (any order). Returns runs oldest to newest, each
  * { id, created_at, href, batch: null | { id, rows }, evaluator_results: [{ evaluator_id, evaluator_name, score }] },
  * keeping only runs with at least one numeric score.
  */
-export function chartRuns(logs) {
-  const runs = [];
+export function chartRuns(logs, batchRuns = []) {
+  const runs = batchRuns.map(batchChartRun).filter(Boolean);
   const batches = new Map();
   for (const log of logs) {
     const scored = log.evaluator_results.filter((r) => typeof r.score === 'number');

@@ -30,11 +30,11 @@ function timeFormat(first, last) {
   return new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
-/** logs: execution logs (any order). Returns a figure, or null when no run has a score. */
-export function scoreChart(logs, { caption }) {
+/** logs: execution logs (any order); batchRuns: batch runs, one point each. Returns a figure, or null when no run has a score. */
+export function scoreChart(logs, { caption, batchRuns = [] }) {
   const series = new Map();
   // issue 26 item 7: a batch run is one point (its mean), not one per row.
-  const runs = chartRuns(logs);
+  const runs = chartRuns(logs, batchRuns);
   runs.forEach((log, run) => {
     for (const r of log.evaluator_results) {
       if (!series.has(r.evaluator_id)) series.set(r.evaluator_id, { name: r.evaluator_name, points: [] });

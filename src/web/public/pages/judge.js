@@ -44,8 +44,13 @@ export default async function judge(page, { app, params }) {
   const chartArea = h('div', { class: 'chart-area' });
   const loadChart = () =>
     fill(chartArea, async () => {
-      const logs = await api('GET', '/v1/execution-logs/', { query: { judge_id: j.id, limit: 200 } });
-      const chart = scoreChart(logs.results, { caption: `Scores of ${j.name} over time, one line per evaluator` });
+      // Interactive runs and batch runs are read apart (issue 26 item 7): a batch larger than the page
+      // would otherwise push every interactive run out of the chart.
+      const [logs, batches] = await Promise.all([
+        api('GET', '/v1/execution-logs/', { query: { judge_id: j.id, in_batch: false, limit: 200 } }),
+        api('GET', '/v1/judges/batch-executions/', { query: { judge_id: j.id, limit: 50 } }),
+      ]);
+      const chart = scoreChart(logs.results, { caption: `Scores of ${j.name} over time, one line per evaluator`, batchRuns: batches.results });
       return (
         chart ??
         h('p', { class: 'muted' }, draft ? 'No scored runs yet: finish the draft above, then try it.' : 'No scored runs yet: try the judge above and its scores appear here.')
