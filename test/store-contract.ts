@@ -1,8 +1,15 @@
 // The Store contract: one suite, run against every store (test/store-json.test.ts,
 // test/store-postgres.test.ts) with the same assertions. A store that passes it can back the server.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { purgeExpiredDemoOrganizations } from '../src/domain/demo-purge.ts';
+import { reviewStore } from '../src/review/store.ts';
+import type { ReviewQueueRecord } from '../src/review/types.ts';
+import { ruleStoreOf } from '../src/traces/rules/store.ts';
+import type { RuleRecord } from '../src/traces/rules/types.ts';
+import { traceStoreOf } from '../src/traces/store.ts';
+import type { Span } from '../src/traces/types.ts';
 import { newId } from '../src/ids.ts';
 import type { Organization } from '../src/schemas.ts';
 import {
@@ -234,8 +241,38 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
           await store.createJudge(j);
           await store.updateJudge({ ...j, version: 2, name: `${j.name} v2` }, 1);
           await store.appendExecutionLog(l);
-          return { o, k, p, e, j, l };
+          // The rooms kept beside the Store over the same database leave with the org too.
+          const t = Date.parse(at(0)) + 29 * 86_400_000;
+          const span: Span = {
+            trace_id: randomBytes(16).toString('hex'),
+            span_id: 'a1b2c3d4e5f60718',
+            parent_span_id: null,
+            name: 'chat',
+            kind: 'client',
+            service_name: 'app',
+            start_time: new Date(t).toISOString(),
+            end_time: new Date(t + 1000).toISOString(),
+            start_time_unix_nano: `${t}000000`,
+            end_time_unix_nano: `${t + 1000}000000`,
+            status: { code: 'unset', message: null },
+            attributes: {},
+            resource_attributes: {},
+            events: [],
+            scope: { name: null, version: null },
+            received_at: new Date(t).toISOString(),
+          };
+          await (await traceStoreOf(store)).insertSpans(o.id, [span], 100);
+          const rule = { id: `rul_${randomBytes(6).toString('hex')}`, org_id: o.id, key_id: k.id, name: 'r', judge_id: j.id, evaluator_id: null, scope: 'span', filter: [], sampling_rate: 1, delay_seconds: 0 };
+          await (await ruleStoreOf(store)).createRule({ ...rule, budget: null, active: true, extractor: null, queue_limit: 10, shed_policy: 'drop_oldest', created_at: at(0), updated_at: at(0) } as RuleRecord);
+          const queue = { id: `rvq_${randomBytes(6).toString('hex')}`, org_id: o.id, name: 'q', judge_id: j.id, evaluator_ids: [e.id], annotators_per_item: 1, lease_seconds: 600, sources: {} };
+          await reviewStore(store).createQueue({ ...queue, show_justification: false, created_at: at(0), updated_at: at(0) } as ReviewQueueRecord);
+          return { o, k, p, e, j, l, span, rule, queue };
         };
+        const rooms = async (x: { o: Organization; span: Span }) => ({
+          spans: await (await traceStoreOf(store)).countSpans(x.o.id),
+          rules: (await (await ruleStoreOf(store)).listRules(x.o.id)).length,
+          queues: (await reviewStore(store).listQueues(x.o.id, { limit: 10 })).items.length,
+        });
         const day = 86_400_000;
         const now = Date.parse(at(0)) + 30 * day;
         const expired = await made(org({ is_demo: true, created_at: at(0) }));
@@ -253,12 +290,14 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         assert.deepEqual(await store.listJudgeVersions(expired.j.id), []);
         assert.equal(await store.getExecutionLog(expired.l.id), null);
         assert.deepEqual((await store.listExecutionLogs({ org_id: expired.o.id }, { limit: 5 })).items, []);
+        assert.deepEqual(await rooms(expired), { spans: 0, rules: 0, queues: 0 }, 'spans, rules and review queues leave with the org');
         for (const kept of [recentDemo, real]) {
           assert.deepEqual(await store.getOrganization(kept.o.id), kept.o);
           assert.deepEqual(await store.getApiKeyByPrefix(kept.k.prefix), kept.k);
           assert.equal((await store.listEvaluatorVersions(kept.e.id)).length, 2);
           assert.equal((await store.listJudgeVersions(kept.j.id)).length, 2);
           assert.deepEqual(await store.getExecutionLog(kept.l.id), kept.l);
+          assert.deepEqual(await rooms(kept), { spans: 1, rules: 1, queues: 1 });
         }
         assert.equal(await purgeExpiredDemoOrganizations(store, { demoKeyTtlMs: day, demoRetentionMs: 7 * day }, now), 0);
       });
