@@ -50,7 +50,7 @@ const routes = [
   ['/app/experiments', batchCompare],
   ['/app/review', reviews], // h-review: the review queues
   ['/app/review/:id', review], // h-review: one review queue, one item at a time
-].map(([pattern, page, opts = {}]) => ({
+].map((/** @type {[string, Function, object?]} */ [pattern, page, opts = {}]) => ({
   page,
   ...opts,
   names: [...pattern.matchAll(/:(\w+)/g)].map((m) => m[1]),
@@ -186,7 +186,7 @@ async function render() {
 
 document.addEventListener('click', (event) => {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-  const a = event.target.closest?.('a[href]');
+  const a = /** @type {HTMLAnchorElement | null} */ (/** @type {Element} */ (event.target).closest?.('a[href]'));
   if (!a || a.target || a.hasAttribute('download')) return;
   const url = new URL(a.getAttribute('href'), location.href); // getAttribute: SVG links have no string .href
   if (url.origin !== location.origin || !url.pathname.startsWith('/app') || url.pathname.startsWith('/app/static/')) return;

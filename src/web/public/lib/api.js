@@ -2,6 +2,7 @@
 // session's CSRF token. Failures become ApiError with the problem's detail and field errors.
 
 let csrfToken = null;
+/** @type {(message: string) => void} */
 let onSignedOut = () => {};
 
 export function setCsrfToken(token) {

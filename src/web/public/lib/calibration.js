@@ -118,6 +118,7 @@ export function confusionTable(c, label) {
   );
 }
 
+/** @type {Array<[string, string, (v: any) => string]>} */
 const ROWS = [
   ['n', 'Labelled items', (v) => (v === undefined ? '—' : String(v))],
   ['kappa', 'Cohen’s κ (pass/fail)', fmtStat],

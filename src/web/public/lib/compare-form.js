@@ -9,6 +9,7 @@ import { badge, clearFormErrors, errorBox, field, fmtCost, fmtInt, fmtMs, link, 
 const names = (list) => list.map((e) => e.name).join(', ');
 const PREFERS = { a: 'prefers A', b: 'prefers B', tie: 'tie' };
 
+/** @param {{ evaluators: any[], endpoint: string, onRun?: Function }} opts */
 export function compareForm({ evaluators, endpoint, onRun }) {
   const needContexts = evaluators.filter((e) => e.requires_contexts);
   const needExpected = evaluators.filter((e) => e.requires_expected_output);

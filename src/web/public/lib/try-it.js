@@ -8,6 +8,7 @@ import { clearFormErrors, errorBox, field, fmtCost, fmtInt, fmtMs, link, scoreBa
 
 const names = (list) => list.map((e) => e.name).join(', ');
 
+/** @param {{ evaluators: any[], endpoint: string, submitText?: string, onRun?: Function }} opts */
 export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
   const needContexts = evaluators.filter((e) => e.requires_contexts);
   const needExpected = evaluators.filter((e) => e.requires_expected_output);

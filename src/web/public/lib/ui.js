@@ -20,6 +20,8 @@ export function notice(text, kind = 'info') {
 /**
  * A labelled form control: field({label, name, hint}, control). The wrapper carries data-field so a
  * problem's field errors land next to the control that caused them.
+ * @param {{ label: string, name?: string, hint?: string, required?: boolean }} spec
+ * @param {HTMLElement & { name?: string, required?: boolean }} control
  */
 export function field({ label, name, hint, required }, control) {
   const id = control.id || uid(name || 'f');
@@ -37,6 +39,7 @@ export function field({ label, name, hint, required }, control) {
   );
 }
 
+/** @param {{ label: string, name?: string, hint?: string, checked?: boolean }} spec */
 export function checkboxField({ label, name, hint, checked }) {
   const id = uid(name);
   const hintId = hint ? `${id}-hint` : null;

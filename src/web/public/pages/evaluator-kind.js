@@ -91,6 +91,7 @@ export function kindEditor(start, llmOnly) {
   );
   tryButton.addEventListener('click', async () => {
     const form = tryButton.closest('form');
+    /** @type {Record<string, unknown>} */
     let body;
     try {
       body = { ...fields(), response: tryResponse.value };
