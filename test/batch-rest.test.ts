@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
 import { startTestServer } from './helpers/server.ts';
+import { until } from './helpers/wait.ts';
 
 let rig: ScoringRig;
 let judgeId: string;
@@ -31,14 +32,17 @@ async function dataset(n: number): Promise<string> {
 }
 
 async function waitFor(id: string, done: (b: any) => boolean, ms = 15_000): Promise<any> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const res = await rig.get(`/v1/judges/batch-executions/${id}/`);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    if (done(res.body)) return res.body;
-    if (Date.now() > deadline) throw new Error(`batch ${id} still ${JSON.stringify(res.body)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  let last: unknown;
+  return until(
+    `batch ${id} to reach the expected state (last read: ${JSON.stringify(last)})`,
+    async () => {
+      const res = await rig.get(`/v1/judges/batch-executions/${id}/`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      last = res.body;
+      return done(res.body) && res.body;
+    },
+    ms,
+  );
 }
 const ended = (b: any) => ['completed', 'failed', 'cancelled'].includes(b.status);
 

@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { SpanKind } from '@opentelemetry/api';
 import { exportSpans, ExportResultCode, recordSpans } from './helpers/otel-export.ts';
 import { startProxyRig, type ProxyRig } from './helpers/proxy-rig.ts';
+import { until } from './helpers/wait.ts';
 
 let rig: ProxyRig;
 before(async () => {
@@ -20,16 +21,6 @@ const MESSAGES = [
   { role: 'system' as const, content: 'You answer geography questions in JSON.' },
   { role: 'user' as const, content: 'What is the capital of France?' },
 ];
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('the judge proxy with check and code evaluators', () => {
   let judge: any;

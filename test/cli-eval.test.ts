@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { toolAnswer, type FakeRequest } from './helpers/fake-anthropic.ts';
 import { ROOT, runCli, spawnCli, startCliRig, type CliResult, type CliRig } from './helpers/cli.ts';
 import { tempDir } from './helpers/server.ts';
+import { until } from './helpers/wait.ts';
 
 const readLines = (file: string) =>
   fs
@@ -53,13 +54,7 @@ function dataset(n: number, opts: { rudeEvery?: number } = {}): string[] {
   );
 }
 
-async function waitFor(check: () => boolean, ms = 30_000) {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const waitFor = (check: () => boolean, ms = 30_000) => until('the condition', check, ms, 20);
 
 async function closedPort(): Promise<number> {
   const srv = net.createServer();

@@ -6,25 +6,17 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { startFakeOpenAI } from './helpers/fake-openai.ts';
 import { createTestSchema, TEST_PG_BASE } from './helpers/postgres.ts';
 import { evaluatorBody } from './helpers/execute.ts';
 import { cleanEnv, tempDir } from './helpers/server.ts';
+import { freePort } from './helpers/wait.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const children: ChildProcess[] = [];
 after(() => children.forEach((c) => c.exitCode === null && c.kill('SIGKILL')));
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 
 async function serve(env: Record<string, string>): Promise<{ url: string; output: () => string; stop: () => Promise<void> }> {
   const port = await freePort();

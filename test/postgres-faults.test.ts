@@ -10,16 +10,9 @@ import { startPrivateCluster, type PrivateCluster } from './helpers/private-post
 import { createTestSchema, urlWithSchema, type TestSchema } from './helpers/postgres.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts';
+import { until } from './helpers/wait.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for: ${what}`);
-    await sleep(50);
-  }
-}
 
 /** Writers and readers hammering a server; what it acknowledged and what it answered. */
 function startLoad(server: TestServer, key: string, workers = 6) {

@@ -3,26 +3,17 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { hang, startFakeAnthropic } from './helpers/fake-anthropic.ts';
 import { cleanEnv, tempDir } from './helpers/server.ts';
+import { freePort } from './helpers/wait.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const children: ChildProcess[] = [];
 after(() => {
   for (const c of children) c.kill('SIGKILL');
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Started {
   child: ChildProcess;

@@ -262,9 +262,38 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
             received_at: new Date(t).toISOString(),
           };
           await (await traceStoreOf(store)).insertSpans(o.id, [span], 100);
-          const rule = { id: `rul_${randomBytes(6).toString('hex')}`, org_id: o.id, key_id: k.id, name: 'r', judge_id: j.id, evaluator_id: null, scope: 'span', filter: [], sampling_rate: 1, delay_seconds: 0 };
-          await (await ruleStoreOf(store)).createRule({ ...rule, budget: null, active: true, extractor: null, queue_limit: 10, shed_policy: 'drop_oldest', created_at: at(0), updated_at: at(0) } as RuleRecord);
-          const queue = { id: `rvq_${randomBytes(6).toString('hex')}`, org_id: o.id, name: 'q', judge_id: j.id, evaluator_ids: [e.id], annotators_per_item: 1, lease_seconds: 600, sources: {} };
+          const rule = {
+            id: `rul_${randomBytes(6).toString('hex')}`,
+            org_id: o.id,
+            key_id: k.id,
+            name: 'r',
+            judge_id: j.id,
+            evaluator_id: null,
+            scope: 'span',
+            filter: [],
+            sampling_rate: 1,
+            delay_seconds: 0,
+          };
+          await (await ruleStoreOf(store)).createRule({
+            ...rule,
+            budget: null,
+            active: true,
+            extractor: null,
+            queue_limit: 10,
+            shed_policy: 'drop_oldest',
+            created_at: at(0),
+            updated_at: at(0),
+          } as RuleRecord);
+          const queue = {
+            id: `rvq_${randomBytes(6).toString('hex')}`,
+            org_id: o.id,
+            name: 'q',
+            judge_id: j.id,
+            evaluator_ids: [e.id],
+            annotators_per_item: 1,
+            lease_seconds: 600,
+            sources: {},
+          };
           await reviewStore(store).createQueue({ ...queue, show_justification: false, created_at: at(0), updated_at: at(0) } as ReviewQueueRecord);
           return { o, k, p, e, j, l, span, rule, queue };
         };

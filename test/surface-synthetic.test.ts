@@ -2,11 +2,11 @@
 // background by the (fake) judge model, checked and retried, read with GET, saved as a dataset with
 // expected_scores; a pending generation resumes after a restart; bad input answers a clear 4xx.
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { startServerWithFakeModel } from './helpers/execute.ts';
 import { toolAnswer, type FakeAnthropic, type FakeRequest } from './helpers/fake-anthropic.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { until } from './helpers/wait.ts';
 
 let srv: TestServer;
 let fake: FakeAnthropic;
@@ -30,14 +30,12 @@ function answerFor(req: FakeRequest) {
   };
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let i = 0; i < 400; i++) {
+/** Reads until `done` holds of what was read, and answers that. */
+const readUntil = <T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> =>
+  until('the synthetic data to reach the expected state', async () => {
     const value = await read();
-    if (done(value)) return value;
-    await sleep(25);
-  }
-  throw new Error('gave up waiting');
-}
+    return done(value) ? { value } : null;
+  }).then((r) => r.value);
 
 before(async () => {
   ({ server: srv, fake } = await startServerWithFakeModel());
@@ -80,7 +78,7 @@ describe('synthetic data', () => {
     const started = await post(`/v1/judges/${judge.id}/synthetic-data/`, { count: 4 });
     assert.equal(started.status, 202, JSON.stringify(started.body));
     assert.ok(['pending', 'ready'].includes(started.body.status));
-    const ready = await until(
+    const ready = await readUntil(
       () => get(`/v1/judges/${judge.id}/synthetic-data/`),
       (r) => r.body.status !== 'pending',
     );
@@ -125,7 +123,7 @@ describe('synthetic data', () => {
     const wrong = (req: FakeRequest) => toolAnswer({ ...answerFor(req), pairs: [] });
     fake.enqueueFor('write_synthetic_data', wrong, wrong, wrong);
     await post(`/v1/judges/${judge.id}/synthetic-data/`, { count: 2 });
-    const done = await until(
+    const done = await readUntil(
       () => get(`/v1/judges/${judge.id}/synthetic-data/`),
       (r) => r.body.status !== 'pending',
     );
@@ -154,7 +152,7 @@ describe('synthetic data', () => {
     });
     const restarted = await startTestServer({ ANTHROPIC_API_KEY: 'sk-ant-test-dummy', ANTHROPIC_BASE_URL: fake.url, TRIBUNAL_MODEL: 'claude-sonnet-4-5' }, { store: srv.store });
     try {
-      const done = await until(
+      const done = await readUntil(
         () => restarted.request('GET', `/v1/judges/${judge.id}/synthetic-data/`, { key }),
         (r) => r.body.status !== 'pending',
       );

@@ -9,6 +9,7 @@ import { ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
 import { exportSpans, ExportResultCode, recordSpans } from './helpers/otel-export.ts';
 import { startOtlpSink, type OtlpSink } from './helpers/otlp-sink.ts';
+import { until } from './helpers/wait.ts';
 
 let rig: ScoringRig;
 let sink: OtlpSink;
@@ -30,16 +31,6 @@ async function send(service: string, build: Parameters<typeof recordSpans>[1]) {
   const result = await exportSpans({ url: rig.server.url, key: rig.key, encoding: 'protobuf' }, spans);
   assert.equal(result.code, ExportResultCode.SUCCESS, String(result.error));
   return spans;
-}
-
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 const status = async (id: string) => (await rig.get(`/v1/evaluation-rules/${id}/`)).body.status;

@@ -2,22 +2,14 @@
 // production entry point, each on its own free port, configured through the environment only.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { cleanEnv, tempDir } from './server.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from './wait.ts';
+
+export { freePort };
 
 export interface Instance {
   url: string;
