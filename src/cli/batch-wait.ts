@@ -5,25 +5,9 @@ import { ConnectionError, type ApiClient } from './client.ts';
 import { CliError, EXIT } from './errors.ts';
 import { printJson, table, usd } from './output.ts';
 import { formatSeconds, Progress } from './progress.ts';
+import type { BatchExecution } from '../schemas/batches.ts'; // the wire type, from the zod schema (one source of truth)
 
-export interface BatchRecord {
-  id: string;
-  judge_id: string | null;
-  judge_version: number | null;
-  evaluator_id?: string | null;
-  dataset_id: string | null;
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-  total: number;
-  done: number;
-  failed: number;
-  started_at: string | null;
-  finished_at: string | null;
-  cost_usd: number | null;
-  summary: Array<{ evaluator_id: string; evaluator_name: string; n: number; mean: number | null; min: number | null; max: number | null; errors: number }>;
-  error?: string | null;
-  tags?: string[];
-  created_at?: string;
-}
+export type BatchRecord = BatchExecution;
 
 export const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 export const batchPath = (id: string) => `/v1/judges/batch-executions/${encodeURIComponent(id)}/`;

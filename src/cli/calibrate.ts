@@ -6,31 +6,10 @@ import { CliError, EXIT, usageError } from './errors.ts';
 import { printFields, printJson, printTable } from './output.ts';
 import { atLeast, FITNESS_LEVELS, fitnessOf, type Fitness } from '../review/fitness.ts'; // h-review
 
-interface Metrics {
-  evaluator_id: string;
-  evaluator_name: string;
-  evaluator_version: number;
-  n: number;
-  mae: number | null;
-  rmse: number | null;
-  pearson: number | null;
-  spearman: number | null;
-  kappa: number | null;
-  accuracy: number | null;
-  majority_baseline: number | null;
-  confusion: { tp: number; fp: number; tn: number; fn: number };
-  intervals?: { kappa: [number, number] | null } | null;
-}
-interface Run {
-  id: string;
-  status: string;
-  dataset_id: string;
-  threshold: number;
-  batch_execution_id: string;
-  metrics: Metrics[] | null;
-  previous_run_id: string | null;
-  previous_metrics?: Metrics[] | null;
-}
+type Metrics = CalibrationMetrics;
+import type { CalibrationMetrics } from '../schemas/calibration.ts'; // the wire type, from the zod schema (one source of truth)
+type Run = CalibrationRun;
+import type { CalibrationRun } from '../schemas/calibration.ts'; // the wire type, from the zod schema (one source of truth)
 
 const f = (x: number | null | undefined, digits = 3) => (typeof x === 'number' ? x.toFixed(digits) : '-');
 /** "0.412 (was 0.250)" when the previous run measured the same evaluator. */

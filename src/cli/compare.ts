@@ -6,24 +6,9 @@ import { resolveId } from './client.ts';
 import { EXIT, usageError } from './errors.ts';
 import { clip, printJson, usd } from './output.ts';
 import { readText } from './shared.ts';
+import type { ComparisonResult } from '../schemas/comparison.ts'; // the wire type, from the zod schema (one source of truth)
 
-interface ComparisonAnswer {
-  execution_log_id: string;
-  preference: 'a' | 'b' | 'tie';
-  wins_a: number;
-  wins_b: number;
-  ties: number;
-  cost_usd: number | null;
-  latency_ms: number;
-  evaluator_results: Array<{
-    evaluator_name: string;
-    preference: 'a' | 'b' | 'tie' | null;
-    consistent: boolean;
-    degenerate?: boolean;
-    justification: string | null;
-    error?: string;
-  }>;
-}
+type ComparisonAnswer = ComparisonResult;
 
 /** A response flag's value: "-" is stdin, the path of an existing file is read, anything else is the text itself. */
 export function responseText(value: string, flag: string): string {

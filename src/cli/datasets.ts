@@ -12,16 +12,7 @@ import { num, runGroup, str, type Command } from './command.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
 import { clip, day, printJson, printNextPage, printTable } from './output.ts';
 import type { Group } from './shared.ts';
-
-interface Dataset {
-  id: string;
-  name: string;
-  description: string;
-  project_id: string;
-  item_count: number;
-  created_at: string;
-  updated_at: string;
-}
+import type { Dataset } from '../schemas/datasets.ts'; // the wire type, from the zod schema (one source of truth)
 
 interface ImportAnswer {
   created: number;

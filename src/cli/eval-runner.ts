@@ -11,6 +11,7 @@ import { ConnectionError, HttpError, type ApiClient } from './client.ts';
 import type { DatasetRow, RunInput } from './dataset.ts';
 import { EXIT, usageError } from './errors.ts';
 import { Progress } from './progress.ts';
+import type { ExecutionResult } from '../schemas/core.ts'; // the wire type, from the zod schema (one source of truth)
 
 interface EvaluatorResultLine {
   evaluator_id: string;
@@ -37,13 +38,7 @@ export interface ResultLine {
   error?: string;
 }
 
-interface ExecuteAnswer {
-  execution_log_id: string;
-  evaluator_results: Array<EvaluatorResultLine & Record<string, unknown>>;
-  score: number | null;
-  cost_usd: number | null;
-  latency_ms: number;
-}
+type ExecuteAnswer = ExecutionResult;
 
 /** Why a batch stopped before its end; the first reason wins. */
 interface Stop {

@@ -7,28 +7,7 @@ import { confirm, isInteractive } from './prompt.ts';
 import { defined, inFlagTerms, printRunResult, readJsonObject, readText, RUN_HELP, RUN_OPTIONS, runInputFromFlags, type Group, type RunResult } from './shared.ts';
 import { declaredInputs } from './judge-view.ts';
 import { ownProjects } from './judges.ts';
-
-interface Evaluator {
-  id: string;
-  name: string;
-  intent: string;
-  rubric: string;
-  requires_contexts: boolean;
-  requires_expected_output: boolean;
-  requires_request?: boolean;
-  requires_turns?: boolean;
-  critical?: boolean;
-  demonstrations: unknown[];
-  model: string | null;
-  models?: string[] | null;
-  aggregation?: string | null;
-  scoring?: string;
-  visibility: string;
-  is_preset: boolean;
-  project_id: string | null;
-  version: number;
-  updated_at: string;
-}
+import type { Evaluator } from '../schemas/core.ts'; // the wire type, from the zod schema (one source of truth)
 
 const needs = (e: Evaluator) => declaredInputs(e);
 

@@ -2,37 +2,9 @@
 import { clip, day, printFields, printTable, terminalColumns } from './output.ts';
 import { withCommandName } from './invocation.ts';
 
-export interface JudgeFull {
-  id: string;
-  name: string;
-  intent: string;
-  stage: string | null;
-  visibility: string;
-  project_id: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  /** Set by generation only; null (or absent, from an older server) for a hand-made judge. */
-  generation?: {
-    status: 'draft' | 'complete';
-    context_aware: boolean;
-    answers: Record<string, string>;
-    open_questions: Array<{ form_field_name: string; form_field_description: string }>;
-  } | null;
-  evaluators: Array<{
-    id: string;
-    name: string;
-    version: number;
-    pinned_version?: number | null;
-    requires_contexts?: boolean;
-    requires_expected_output?: boolean;
-    requires_request?: boolean;
-    requires_turns?: boolean;
-    critical?: boolean;
-    is_preset?: boolean;
-    intent?: string;
-  }>;
-}
+import type { JudgeFull } from '../schemas/core.ts'; // the wire type, from the zod schema (one source of truth)
+
+export type { JudgeFull };
 
 export function printJudge(judge: JudgeFull): void {
   printFields(

@@ -5,53 +5,9 @@ import { resolveId } from './client.ts';
 import { EXIT } from './errors.ts';
 import { clip, day, printFields, printJson, printNextPage, printTable, score, usd } from './output.ts';
 import type { Group } from './shared.ts';
+import type { ExecutionLog } from '../schemas/core.ts'; // the wire type, from the zod schema (one source of truth)
 
-interface Log {
-  id: string;
-  type: 'judge' | 'evaluator' | 'comparison';
-  /** On a comparison log (SPEC section 9): the second response and each evaluator's preference. */
-  comparison?: {
-    response_b: string;
-    preference: string;
-    wins_a: number;
-    wins_b: number;
-    ties: number;
-    evaluators: Array<{ evaluator_id: string; preference: string | null; consistent: boolean }>;
-  } | null;
-  judge_id: string | null;
-  judge_name: string | null;
-  judge_version: number | null;
-  evaluator_id: string | null;
-  evaluator_name: string | null;
-  evaluator_version: number | null;
-  project_id: string;
-  request: string | null;
-  response: string;
-  contexts: string[] | null;
-  expected_output: string | null;
-  user_id: string | null;
-  session_id?: string | null;
-  system_prompt?: string | null;
-  turns?: Array<{ role: string; content: string; name?: string; tool_call_id?: string; tool_calls?: Array<{ id?: string; name: string; arguments: unknown }> }> | null;
-  tags: string[];
-  evaluator_results: Array<{
-    evaluator_id: string;
-    evaluator_name: string;
-    evaluator_version: number;
-    score: number | null;
-    justification: string | null;
-    model: string | null;
-    cost_usd: number | null;
-    latency_ms: number;
-    error?: string;
-    spread?: number | null;
-    jurors?: Juror[];
-  }>;
-  score: number | null;
-  cost_usd: number | null;
-  latency_ms: number;
-  created_at: string;
-}
+type Log = ExecutionLog;
 
 const list_: Command = {
   summary: 'list past runs, newest first, with every filter of the REST interface',

@@ -6,20 +6,7 @@ import { EXIT, usageError } from './errors.ts';
 import { clip, day, printFields, printJson, printNextPage, printTable } from './output.ts';
 import { confirm, isInteractive } from './prompt.ts';
 import { defined, type Group } from './shared.ts';
-
-interface Model {
-  id: string;
-  name: string;
-  provider: string;
-  base_url: string | null;
-  model: string;
-  api_key_hint: string | null;
-  max_concurrency: number;
-  price: { input: number; output: number } | null;
-  capabilities: { forced_tool: boolean; json_schema: boolean; logprobs: boolean } | null;
-  verified_at: string | null;
-  created_at: string;
-}
+import type { Model } from '../schemas/models.ts'; // the wire type, from the zod schema (one source of truth)
 
 const path = (idOrName: string) => `/v1/models/${encodeURIComponent(idOrName)}/`;
 

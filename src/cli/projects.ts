@@ -3,14 +3,7 @@ import { num, runGroup, str, type Command } from './command.ts';
 import { EXIT, usageError } from './errors.ts';
 import { clip, day, printJson, printNextPage, printTable } from './output.ts';
 import type { Group } from './shared.ts';
-
-interface Project {
-  id: string;
-  name: string;
-  description: string;
-  is_default: boolean;
-  created_at: string;
-}
+import type { Project } from '../schemas/core.ts'; // the wire type, from the zod schema (one source of truth)
 
 const list_: Command = {
   summary: "list your organization's projects",
