@@ -47,6 +47,14 @@ export default async function log(page, { params }) {
       h('dd', {}, l.tags.length ? l.tags.map((t) => badge(t, 'tag')) : h('span', { class: 'muted' }, 'none')),
       l.user_id ? [h('dt', {}, 'User'), h('dd', {}, l.user_id)] : null,
       l.session_id ? [h('dt', {}, 'Session'), h('dd', {}, link(`/app/sessions/${encodeURIComponent(l.session_id)}`, l.session_id))] : null,
+      // Online evaluation (issue 28): the judged span's trace, where this score shows beside its span.
+      l.trace_id
+        ? [
+            h('dt', {}, 'Trace'),
+            h('dd', {}, link(`/app/traces/${encodeURIComponent(l.trace_id)}`, 'Open the trace', { class: 'trace-link' }), ' ', h('code', {}, l.trace_id)),
+            l.span_id ? [h('dt', {}, 'Span'), h('dd', {}, h('code', {}, l.span_id))] : null,
+          ]
+        : null,
       h('dt', {}, 'Run id'),
       h('dd', {}, h('code', {}, l.id)),
     ),
