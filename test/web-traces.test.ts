@@ -167,6 +167,14 @@ describe('traces and rules pages in Chromium', { skip }, () => {
     await page.getByRole('table', { name: 'Execution logs' }).waitFor();
     assert.equal(await page.getByRole('table', { name: 'Execution logs' }).locator('tbody tr').count(), 1);
     assert.equal(await page.getByRole('textbox', { name: 'Trace' }).inputValue(), traceId);
+
+    // A log that carries its trace only as a tag (written before trace_id was a field, or a backfill row) links too.
+    const judge = (await rig.get('/v1/judges/')).body.results[0];
+    const tagged = await rig.post(`/v1/judges/${judge.id}/execute/`, { request: 'q', response: 'a', tags: [`trace_id:${traceId}`, `span_id:${llmSpanId}`] });
+    assert.equal(tagged.status, 200, JSON.stringify(tagged.body));
+    await page.goto(`${rig.server.url}/app/logs/${tagged.body.execution_log_id}`);
+    await page.getByRole('link', { name: 'Open the trace' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Trace: handle request' }).waitFor();
     assert.deepEqual(b.errors, []);
   });
 

@@ -51,8 +51,9 @@ export function statusView(rule) {
   const skipped = Object.entries(st.skipped).sort((a, b) => b[1] - a[1]);
   return h(
     'div',
-    { class: 'rule-status', 'aria-live': 'polite' },
-    warn ? h('p', { class: 'notice warn falling-behind', role: 'alert' }, warn) : null,
+    { class: 'rule-status' },
+    // role=status (polite): the rule page re-renders only when the status changed, so it is announced then.
+    warn ? h('p', { class: 'notice warn falling-behind', role: 'status' }, warn) : null,
     h(
       'dl',
       { class: 'counters' },

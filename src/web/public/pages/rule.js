@@ -75,12 +75,15 @@ export default async function rule(page, { app, params, isCurrent }) {
   );
 
   // Live status: read again while this page is the one shown; a failed read says so and goes on.
+  let shown = JSON.stringify(r.status);
   const tick = async () => {
     if (!isCurrent() || !statusArea.isConnected) return;
     try {
       const now = await api('GET', path);
       if (!isCurrent()) return;
-      clear(statusArea).append(statusView(now));
+      // Redrawn only on a change, so focus, selection and screen readers are not disturbed every tick.
+      if (JSON.stringify(now.status) !== shown) clear(statusArea).append(statusView(now));
+      shown = JSON.stringify(now.status);
       refreshed.textContent = `Live: read every 2 s while this page is open (last ${new Date().toLocaleTimeString()}).`;
     } catch (err) {
       if (err.status === 404) return void clear(statusArea).append(errorBox(err));

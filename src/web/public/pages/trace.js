@@ -41,10 +41,11 @@ export default async function trace(page, { params }) {
 function spanItem(s) {
   const item = h(
     'li',
-    { class: 'span-node', 'data-span-id': s.span_id, 'aria-level': String(s.depth + 1) },
+    { class: 'span-node', 'data-span-id': s.span_id },
     h(
       'div',
       { class: 'span-head' },
+      s.depth ? h('span', { class: 'sr-only' }, `Level ${s.depth + 1}, under the span before it:`) : null,
       h('strong', { class: 'span-name' }, s.name),
       badge(s.kind),
       s.status.code === 'error' ? badge(s.status.message ? `error: ${s.status.message}` : 'error', 'bad') : null,
