@@ -224,6 +224,14 @@ describe('traces and rules pages in Chromium', { skip }, () => {
     const saved = (await rig.get(`/v1/evaluation-rules/${id}/`)).body;
     assert.deepEqual([saved.sampling_rate, saved.budget, saved.active, saved.delay_seconds, saved.queue_limit], [0.25, { max_runs_per_day: 100 }, false, 3600, 2]);
     await page.getByText('25% of traces').waitFor();
+
+    // Delete, after a confirmation: back on the list, the rule is gone.
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete rule' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Evaluation rules' }).waitFor();
+    await page.getByText('Rule Slow rule deleted.').waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Slow rule' }).count(), 0);
+    assert.equal((await rig.get(`/v1/evaluation-rules/${id}/`)).status, 404);
     assert.deepEqual(b.errors, []);
   });
 });

@@ -36,7 +36,11 @@ export default async function rule(page, { app, params, isCurrent }) {
             confirmText: 'Delete rule',
           });
           if (!ok) return;
-          await api('DELETE', path);
+          try {
+            await api('DELETE', path);
+          } catch (err) {
+            return void page.querySelector('.page-head').after(errorBox(err));
+          }
           app.flash(`Rule ${r.name} deleted.`);
           app.navigate('/app/rules');
         },
