@@ -166,7 +166,7 @@ describe('an evaluation rule whose target is a check evaluator', () => {
     assert.equal(s.failed, 0, JSON.stringify(s));
     assert.equal(s.done, 1);
 
-    const logs = await rig.get(`/v1/execution-logs/?tags=trace_id:${traceId},span_id:${spanId}`);
+    const logs = await rig.get(`/v1/execution-logs/?trace_id=${traceId}&span_id=${spanId}`);
     assert.equal(logs.body.results.length, 1, JSON.stringify(logs.body));
     const listed = logs.body.results[0];
     const log = (await rig.get(`/v1/execution-logs/${listed.id}/`)).body;

@@ -59,4 +59,25 @@ describe('tribunal traces / rules', () => {
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /field:op:value/);
   });
+
+  it("lists the logs of a trace and shows a log's trace (logs list --trace/--span, logs get)", async () => {
+    const spanId = '0123456789abcdef';
+    const run = await rig.server.request('POST', `/v1/judges/${judgeId}/execute/`, {
+      key: rig.key,
+      body: { request: 'Hi?', response: 'Hello.', trace_id: traceId, span_id: spanId },
+    });
+    assert.equal(run.status, 200, JSON.stringify(run.body));
+    await rig.server.request('POST', `/v1/judges/${judgeId}/execute/`, { key: rig.key, body: { request: 'Hi?', response: 'Not in the trace.' } });
+    const listed = await rig.cli(['logs', 'list', '--trace', traceId, '--span', spanId, '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(
+      JSON.parse(listed.stdout).results.map((l: { id: string }) => l.id),
+      [run.body.execution_log_id],
+    );
+    const none = await rig.cli(['logs', 'list', '--trace', 'f'.repeat(32), '--json']);
+    assert.deepEqual(JSON.parse(none.stdout).results, []);
+    const got = await rig.cli(['logs', 'get', run.body.execution_log_id]);
+    assert.equal(got.code, 0, got.stderr);
+    assert.match(got.stdout, new RegExp(`trace:\\s+${traceId} span ${spanId}`));
+  });
 });

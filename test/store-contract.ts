@@ -852,6 +852,31 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         assert.deepEqual((await store.listExecutionLogs({ org_id: 'org_c' }, { limit: 10 })).items, []);
       });
 
+      it('filters by trace_id and span_id (issue 28) and reads them back; a log without them reads back without them', async () => {
+        const store = await fresh();
+        const T1 = 'a'.repeat(32);
+        const T2 = 'b'.repeat(32);
+        const logs = [
+          log('org_a', { created_at: at(0), trace_id: T1, span_id: '1'.repeat(16), tags: ['evaluation_rule:rul_1'] }),
+          log('org_a', { created_at: at(60_000), trace_id: T1, span_id: '2'.repeat(16) }),
+          log('org_a', { created_at: at(120_000), trace_id: T2, span_id: '1'.repeat(16) }),
+          log('org_a', { created_at: at(180_000) }),
+        ];
+        for (const l of logs) await store.appendExecutionLog(l);
+        await store.appendExecutionLog(log('org_b', { created_at: at(0), trace_id: T1, span_id: '1'.repeat(16) }));
+        const list = async (f: Omit<LogFilter, 'org_id'>) => ids(await collect((p) => store.listExecutionLogs({ org_id: 'org_a', ...f }, p), 1));
+        assert.deepEqual(await list({ trace_id: T1 }), [logs[1]!.id, logs[0]!.id], 'a trace: its logs, newest first, own org only');
+        assert.deepEqual(await list({ span_id: '1'.repeat(16) }), [logs[2]!.id, logs[0]!.id], 'a span id alone matches it in any trace');
+        assert.deepEqual(await list({ trace_id: T1, span_id: '1'.repeat(16) }), [logs[0]!.id], 'trace and span together');
+        assert.deepEqual(await list({ trace_id: T1, tags: ['evaluation_rule:rul_1'] }), [logs[0]!.id], 'with a tag');
+        assert.deepEqual(await list({ trace_id: 'c'.repeat(32) }), [], 'an unknown trace: none');
+        assert.deepEqual(await list({ trace_id: T2, date_to: at(60_000) }), [], 'with a date bound');
+        assert.deepEqual(await store.getExecutionLog(logs[0]!.id), logs[0], 'trace_id and span_id read back');
+        const plain = await store.getExecutionLog(logs[3]!.id);
+        assert.deepEqual(plain, logs[3]);
+        assert.ok(plain && !('trace_id' in plain) && !('span_id' in plain), 'absent fields stay absent');
+      });
+
       it('pages through many logs with equal timestamps and a filter', async () => {
         const store = await fresh();
         const logs = Array.from({ length: 60 }, (_, i) => log('org_a', { created_at: at(Math.floor(i / 7) * 1000), tags: i % 3 === 0 ? ['keep'] : ['drop'] }));

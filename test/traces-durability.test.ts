@@ -65,8 +65,7 @@ describe('evaluation rules across kill -9', () => {
     } while (cursor);
     const perSpan = new Map<string, number>();
     for (const l of logs) {
-      const tag = l.tags.find((t: string) => t.startsWith('span_id:'));
-      perSpan.set(tag, (perSpan.get(tag) ?? 0) + 1);
+      perSpan.set(l.span_id, (perSpan.get(l.span_id) ?? 0) + 1);
     }
     assert.equal(perSpan.size, SPANS);
     assert.deepEqual([...new Set(perSpan.values())], [1]);

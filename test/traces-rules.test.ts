@@ -84,13 +84,25 @@ describe('evaluation rules', () => {
     assert.equal(s.failed, 0);
     assert.equal(s.matched, s.done + s.failed + Object.values(s.skipped as Record<string, number>).reduce((a, b) => a + b, 0));
 
-    // The log is an ordinary execution log, found by its trace and span tags.
-    const logs = await rig.get(`/v1/execution-logs/?tags=trace_id:${traceId},span_id:${spanId}`);
+    // The log is an ordinary execution log, found by its trace and span (log fields and filters).
+    const logs = await rig.get(`/v1/execution-logs/?trace_id=${traceId}&span_id=${spanId}`);
     assert.equal(logs.body.results.length, 1);
     const log = logs.body.results[0];
+    assert.equal(log.trace_id, traceId);
+    assert.equal(log.span_id, spanId);
+    assert.deepEqual(log.tags, [`evaluation_rule:${rule.id}`]);
+    assert.equal((await rig.get(`/v1/execution-logs/?trace_id=${traceId.toUpperCase()}`)).body.results.length, 1, 'an id in capitals finds it too');
+    assert.equal((await rig.get(`/v1/execution-logs/?trace_id=${'0'.repeat(32)}`)).body.results.length, 0);
     assert.equal(log.request, 'What is 2+2?');
     assert.equal(log.response, 'Four.');
     assert.equal(log.judge_id, judgeId);
+    // Given at run time, the ids are checked before any model call: a clear 422 that says what to fix.
+    const lone = await rig.post(`/v1/judges/${judgeId}/execute/`, { response: 'x', span_id: spanId });
+    assert.equal(lone.status, 400, JSON.stringify(lone.body));
+    assert.match(JSON.stringify(lone.body), /span_id was given without trace_id/);
+    const capitals = await rig.post(`/v1/judges/${judgeId}/execute/`, { response: 'x', trace_id: 'XYZ' });
+    assert.equal(capitals.status, 400, JSON.stringify(capitals.body));
+    assert.match(JSON.stringify(capitals.body), /trace_id is 32 lowercase hex digits/);
 
     // The trace page shows the evaluation on the judged span, and what was extracted.
     const t = await rig.get(`/v1/traces/${traceId}/`);
@@ -183,7 +195,7 @@ describe('evaluation rules', () => {
     assert.equal(s.matched, 3);
     assert.equal(s.skipped.merged, 2, 'the other spans joined the waiting trace unit');
     const traceId = spans[0].spanContext().traceId;
-    const logs = await rig.get(`/v1/execution-logs/?tags=trace_id:${traceId},evaluation_rule:${rule.id}`);
+    const logs = await rig.get(`/v1/execution-logs/?trace_id=${traceId}&tags=evaluation_rule:${rule.id}`);
     assert.equal(logs.body.results.length, 1);
     assert.deepEqual(
       logs.body.results[0].turns.map((t: any) => [t.role, t.content]),

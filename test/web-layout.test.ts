@@ -7,6 +7,8 @@ import { chromiumAvailable, launchBrowser, type BrowserRig } from './helpers/bro
 import { startServerWithFakeModel } from './helpers/execute.ts';
 import type { FakeAnthropic } from './helpers/fake-anthropic.ts';
 import type { TestServer } from './helpers/server.ts';
+import { exportSpans, recordSpans } from './helpers/otel-export.ts';
+import { ROOT_CONTEXT, trace } from '@opentelemetry/api';
 
 const skip = chromiumAvailable() || process.env.CI ? false : 'Chromium is not installed at /usr/bin/chromium (apt-get install -y chromium)';
 
@@ -42,7 +44,29 @@ describe('web layout at 1280x800', { skip }, () => {
       if (now.status === 'completed') break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    // issue 28: a received trace (a root span and an LLM call under it) and a rule, for the trace and rule pages.
+    const spans = await recordSpans('layout-service-with-a-long-name', (tracer) => {
+      const root = tracer.startSpan('POST /api/answer-the-customer-question');
+      const messages = [{ role: 'user', parts: [{ type: 'text', content: 'A question '.repeat(40) }] }];
+      const answer = [{ role: 'assistant', parts: [{ type: 'text', content: 'An_answer_without_spaces_'.repeat(12) }], finish_reason: 'stop' }];
+      const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.input.messages': JSON.stringify(messages), 'gen_ai.output.messages': JSON.stringify(answer) };
+      tracer.startSpan('chat gpt-4o-mini', { attributes }, trace.setSpan(ROOT_CONTEXT, root)).end();
+      root.end();
+    });
+    await exportSpans({ url: server.url, key, encoding: 'protobuf' }, spans);
+    const rule = await req('POST', '/v1/evaluation-rules/', {
+      name: 'Layout rule',
+      judge_id: judge.id,
+      filter: [{ field: 'gen_ai.operation.name', op: 'in', value: ['chat', 'text_completion', 'generate_content'] }],
+      delay_seconds: 3600,
+    });
     pages.push(
+      '/app/traces',
+      `/app/traces/${spans[0]!.spanContext().traceId}`,
+      '/app/rules',
+      '/app/rules/new',
+      `/app/rules/${rule.id}`,
+      `/app/rules/${rule.id}/edit`,
       '/app/judges',
       '/app/judges/new',
       '/app/judges/generate',

@@ -24,6 +24,8 @@ const list_: Command = {
   --session <id>          runs of this session (session_id)
   --batch <id>            rows of this batch run (batch_execution_id)
   --user <id>             runs for this end user (user_id)
+  --trace <id>            runs that judged a span of this OpenTelemetry trace (trace_id)
+  --span <id>             runs that judged this span (span_id)
   --from <date>           at or after this date (2026-11-21) or ISO-8601 date-time
   --to <date>             at or before this date (whole day) or ISO-8601 date-time
   --limit <n>             page size (default 50, at most 200)
@@ -41,6 +43,8 @@ const list_: Command = {
     session: { type: 'string' },
     batch: { type: 'string' },
     user: { type: 'string' },
+    trace: { type: 'string' },
+    span: { type: 'string' },
     from: { type: 'string' },
     to: { type: 'string' },
     limit: { type: 'string' },
@@ -65,6 +69,8 @@ const list_: Command = {
       session_id: str(values.session),
       batch_execution_id: str(values.batch),
       user_id: str(values.user),
+      trace_id: str(values.trace),
+      span_id: str(values.span),
       date_from: str(values.from),
       date_to: str(values.to),
     };
@@ -114,6 +120,7 @@ const get: Command = {
       ['latency', `${Math.round(l.latency_ms)} ms`],
       ['user', l.user_id],
       ['session', l.session_id ?? null],
+      ['trace', l.trace_id ? `${l.trace_id}${l.span_id ? ` span ${l.span_id}` : ''}` : null],
       ['tags', l.tags.length ? l.tags : null],
       ['system prompt', l.system_prompt ?? null],
       ['conversation', l.turns?.length ? l.turns.map(turnText).join('\n') : null],

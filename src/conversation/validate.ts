@@ -71,6 +71,10 @@ export function demonstrationShapeProblem(d: Demonstration, requiresTurns: boole
  */
 export function prepareRunInput(input: ExecutionInput, evaluators: readonly RunEvaluator[], limits: Config['limits']): RunInput {
   const { turns } = input;
+  // A span id means nothing without its trace (span ids are unique only within a trace).
+  if (input.span_id !== undefined && input.trace_id === undefined) {
+    throw validationError('span_id was given without trace_id: pass the trace_id of the span too, or leave span_id out.', [{ field: 'span_id', message: 'needs trace_id' }]);
+  }
   if (turns === undefined) {
     if (input.response === undefined) {
       throw validationError('Nothing to evaluate: pass the LLM output as `response` (with the `request` that prompted it), or a conversation as `turns`.', [

@@ -31,6 +31,8 @@ export const LogQuery = z.object({
   batch_execution_id: z.string().optional().describe('only the rows of this batch run'),
   in_batch: z.boolean().optional().describe('true: only rows of batch runs; false: only runs made on their own (REST, MCP, proxy, online rules)'),
   user_id: z.string().optional().describe('only runs for this end user (the user_id given at run time)'),
+  trace_id: z.string().optional().describe('only runs that judged a span of this OpenTelemetry trace (32 hex digits)'),
+  span_id: z.string().optional().describe('only runs that judged this span (16 hex digits)'),
   type: ExecutionLog.shape.type.optional().describe('only logs of this type: judge, evaluator, comparison, or proxy (exchanges judged by the judge proxy)'), // h-proxy
   date_from: z.string().optional().describe('only runs at or after this date (2026-11-21) or ISO-8601 date-time'),
   date_to: z.string().optional().describe('only runs at or before this date (inclusive, whole day) or ISO-8601 date-time'),
@@ -73,6 +75,9 @@ export async function listLogs(ctx: Ctx, q: LogQuery) {
     batch_execution_id: q.batch_execution_id,
     in_batch: q.in_batch,
     user_id: q.user_id,
+    // Ids are stored lowercase (OTLP's hex form); an id pasted in capitals finds them too.
+    trace_id: q.trace_id?.toLowerCase(),
+    span_id: q.span_id?.toLowerCase(),
     type: q.type,
     date_from: q.date_from ? instant('date_from', q.date_from, false) : undefined,
     date_to: q.date_to ? instant('date_to', q.date_to, true) : undefined,

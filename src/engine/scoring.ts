@@ -298,6 +298,9 @@ export class Engine {
       user_id: input.user_id ?? null,
       session_id: input.session_id ?? null,
       tags: input.tags ?? [],
+      // Only when given, so the logs of ordinary runs stay as they were written before (issue 28).
+      ...(input.trace_id ? { trace_id: input.trace_id } : {}),
+      ...(input.span_id ? { span_id: input.span_id } : {}),
       evaluator_results: results,
       score: runScore(results),
       cost_usd: sumCost(results),

@@ -297,6 +297,8 @@ export const ExecutionLog = z.object({
   expected_output: z.string().nullable().describe('reference answer given'),
   user_id: z.string().nullable().describe('end user of the evaluated application'),
   tags: z.array(z.string()).describe('labels for filtering'),
+  trace_id: z.string().nullable().optional().describe('the OpenTelemetry trace of the judged span (online evaluation, or given at run time); absent otherwise'),
+  span_id: z.string().nullable().optional().describe('the judged span within trace_id; absent otherwise'),
   evaluator_results: z.array(EvaluatorResult).describe('one entry per evaluator, in the judge order'),
   score: z.number().nullable().describe(RUN_SCORE),
   cost_usd: z.number().nullable().describe('sum of evaluator costs in USD; null when any of them is unknown'),
@@ -339,6 +341,16 @@ export const ExecutionInputShape = {
     .optional()
     .describe('conversation or session of the evaluated application, for filtering logs and the session page (at most 200 characters)'),
   tags: z.array(z.string()).optional().describe('labels stored on the execution log, for filtering'),
+  trace_id: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, 'trace_id is 32 lowercase hex digits (an OpenTelemetry trace id)')
+    .optional()
+    .describe('the OpenTelemetry trace this run judges (32 lowercase hex digits): stored on the log, for filtering and the trace page'),
+  span_id: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/, 'span_id is 16 lowercase hex digits (an OpenTelemetry span id)')
+    .optional()
+    .describe('the span within trace_id this run judges (16 lowercase hex digits); only with trace_id'),
   use_cache: z
     .boolean()
     .optional()

@@ -8,6 +8,7 @@
 // To index one more string field: add an Int32Array column next to `session`, fill it with
 // `this.codes.code(...)` in add() (-1 for null), copy it in compact(), resize it in grow(), and test
 // it in matcher() like session_id.
+import { CodeSets, StringCodes } from './log-codes.ts';
 import { isAfter, type LogFilter } from './types.ts';
 
 /**
@@ -21,49 +22,6 @@ export type ValueField = 'session_id' | 'user_id';
 /** A log whose line is not on disk yet: its record is served from memory until the commit. */
 export const PENDING = -1;
 
-/** Interns strings to small integer codes. */
-class StringCodes {
-  private readonly byString = new Map<string, number>();
-  readonly strings: string[] = [];
-  code(s: string): number {
-    let c = this.byString.get(s);
-    if (c === undefined) {
-      c = this.strings.length;
-      this.strings.push(s);
-      this.byString.set(s, c);
-    }
-    return c;
-  }
-  find(s: string): number {
-    return this.byString.get(s) ?? -1;
-  }
-}
-
-/** Interns sets of strings as sets of their codes (sorted, without repeats). */
-class CodeSets {
-  /** By the strings as given, joined: the common case (the same list again) costs one lookup. */
-  private readonly byList = new Map<string, number>();
-  private readonly byCodes = new Map<string, number>();
-  readonly sets: Int32Array[] = [];
-  constructor(private readonly codes: StringCodes) {}
-  code(strings: string[]): number {
-    const list = strings.join('\u0000');
-    let c = this.byList.get(list);
-    if (c === undefined) {
-      const sorted = [...new Set(strings.map((s) => this.codes.code(s)))].sort((a, b) => a - b);
-      const key = sorted.join(',');
-      c = this.byCodes.get(key);
-      if (c === undefined) {
-        c = this.sets.length;
-        this.sets.push(Int32Array.from(sorted));
-        this.byCodes.set(key, c);
-      }
-      this.byList.set(list, c);
-    }
-    return c;
-  }
-}
-
 /** The fields of a log the index reads; anything else in the record stays on disk. */
 export interface IndexedLog {
   id: string;
@@ -76,6 +34,8 @@ export interface IndexedLog {
   batch_execution_id?: unknown;
   type?: unknown; // h-proxy: the type filter
   user_id?: unknown;
+  trace_id?: unknown; // issue 28: the judged span's trace and span
+  span_id?: unknown;
   score?: unknown;
   cost_usd?: unknown;
   tags: unknown[];
@@ -97,6 +57,8 @@ export class LogIndex {
   private batch = new Int32Array(0);
   private kind = new Int32Array(0); // h-proxy: the log's type
   private user = new Int32Array(0);
+  private trace = new Int32Array(0);
+  private span = new Int32Array(0);
   private evaluators = new Int32Array(0);
   private tags = new Int32Array(0);
   /** NaN for null. */
@@ -163,6 +125,8 @@ export class LogIndex {
     this.batch[row] = str(log.batch_execution_id) ? this.codes.code(log.batch_execution_id) : -1;
     this.kind[row] = str(log.type) ? this.codes.code(log.type) : -1;
     this.user[row] = str(log.user_id) ? this.codes.code(log.user_id) : -1;
+    this.trace[row] = str(log.trace_id) ? this.codes.code(log.trace_id) : -1;
+    this.span[row] = str(log.span_id) ? this.codes.code(log.span_id) : -1;
     this.evaluators[row] = this.sets.code(evaluatorIds);
     this.tags[row] = this.sets.code(log.tags.filter(str));
     this.score[row] = num(log.score);
@@ -195,6 +159,8 @@ export class LogIndex {
     this.batch = resize(this.batch);
     this.kind = resize(this.kind);
     this.user = resize(this.user);
+    this.trace = resize(this.trace);
+    this.span = resize(this.span);
     this.evaluators = resize(this.evaluators);
     this.tags = resize(this.tags);
     this.score = resize(this.score);
@@ -279,6 +245,8 @@ export class LogIndex {
       next.batch[r] = code(this.batch[row]!);
       next.kind[r] = code(this.kind[row]!);
       next.user[r] = code(this.user[row]!);
+      next.trace[r] = code(this.trace[row]!);
+      next.span[r] = code(this.span[row]!);
       next.evaluators[r] = setCode(this.evaluators[row]!);
       next.tags[r] = setCode(this.tags[row]!);
       next.score[r] = this.score[row]!;
@@ -338,9 +306,24 @@ export class LogIndex {
     const batch = f.batch_execution_id === undefined ? undefined : this.codes.find(f.batch_execution_id);
     const user = f.user_id === undefined ? undefined : this.codes.find(f.user_id);
     const kind = f.type === undefined ? undefined : this.codes.find(f.type);
+    const trace = f.trace_id === undefined ? undefined : this.codes.find(f.trace_id);
+    const span = f.span_id === undefined ? undefined : this.codes.find(f.span_id);
     const evaluator = f.evaluator_id === undefined ? undefined : this.codes.find(f.evaluator_id);
     const tags = f.tags?.length ? f.tags.map((t) => this.codes.find(t)) : undefined;
-    if (org < 0 || judge === -1 || project === -1 || session === -1 || batch === -1 || kind === -1 || user === -1 || evaluator === -1 || tags?.includes(-1)) return null;
+    if (
+      org < 0 ||
+      judge === -1 ||
+      project === -1 ||
+      session === -1 ||
+      batch === -1 ||
+      kind === -1 ||
+      user === -1 ||
+      trace === -1 ||
+      span === -1 ||
+      evaluator === -1 ||
+      tags?.includes(-1)
+    )
+      return null;
     // Many rows share a set: each set is tested once per query (0 not yet, 1 yes, 2 no).
     const memo = (test: (set: Int32Array) => boolean) => {
       const known = new Uint8Array(this.sets.sets.length);
@@ -361,6 +344,8 @@ export class LogIndex {
       (f.in_batch === undefined || this.batch[row]! >= 0 === f.in_batch) &&
       (user === undefined || this.user[row] === user) &&
       (kind === undefined || this.kind[row] === kind) &&
+      (trace === undefined || this.trace[row] === trace) &&
+      (span === undefined || this.span[row] === span) &&
       (hasEvaluator === undefined || hasEvaluator(this.evaluators[row]!)) &&
       // A null score or cost is NaN here, and NaN fails every comparison: it matches no bound.
       (min_score === undefined || this.score[row]! >= min_score) &&

@@ -124,6 +124,9 @@ export interface LogFilter {
   tags?: string[];
   session_id?: string;
   user_id?: string;
+  /** Logs of this OpenTelemetry trace / span (online evaluation, issue 28). */
+  trace_id?: string;
+  span_id?: string;
   date_from?: string;
   date_to?: string;
 }

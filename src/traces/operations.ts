@@ -35,6 +35,7 @@ const TraceSpan = Span.extend({
     .record(z.string(), z.unknown())
     .nullable()
     .describe('what an evaluation would judge from this span (request, response, contexts, turns, tool call), null when nothing was found'),
+  unreadable: z.string().nullable().describe('why nothing was extracted (no_known_format, no_response), as a rule counts it (skipped.unreadable_<reason>); null when extracted'),
   evaluations: z.array(Evaluation),
 });
 
@@ -127,6 +128,7 @@ export const getTraceOperation = defineTool({
           ...wire,
           depth,
           extracted: ex.ok ? (ex.value as unknown as Record<string, unknown>) : null,
+          unreadable: ex.ok ? null : ex.reason,
           evaluations: evaluations
             .filter((e) => e.span_id === span.span_id)
             .map((e) => ({ execution_log_id: e.execution_log_id, rule_id: e.rule_id, name: e.name, score: e.score, created_at: e.created_at })),

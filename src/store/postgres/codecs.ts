@@ -185,11 +185,11 @@ export const LOG_COLUMNS = [
   'created_at',
 ] as const;
 /**
- * Insert order: LOG_COLUMNS, then evaluator_ids, session_id, batch_execution_id (migration 008, likewise) and extra. session_id is a filter column
+ * Insert order: LOG_COLUMNS, then evaluator_ids, session_id, batch_execution_id (migration 008, likewise), trace_id and span_id (migration 020, likewise) and extra. session_id is a filter column
  * only (migration 005): the record's own session_id travels in extra, so a record reads back exactly
  * as written (absent, null or a value), as from the JSON store.
  */
-export const LOG_INSERT_COLUMNS = [...LOG_COLUMNS, 'evaluator_ids', 'session_id', 'batch_execution_id', 'extra'];
+export const LOG_INSERT_COLUMNS = [...LOG_COLUMNS, 'evaluator_ids', 'session_id', 'batch_execution_id', 'trace_id', 'span_id', 'extra'];
 export function logEvaluatorIds(log: Pick<ExecutionLogRecord, 'evaluator_id' | 'evaluator_results'>): string[] {
   const ids = new Set<string>();
   if (log.evaluator_id) ids.add(log.evaluator_id);
@@ -221,6 +221,8 @@ export const logValues = (l: ExecutionLogRecord) => [
   logEvaluatorIds(l),
   l.session_id ?? null,
   l.batch_execution_id ?? null,
+  l.trace_id ?? null,
+  l.span_id ?? null,
   extraOf(l, LOG_COLUMNS),
 ];
 export const logFromRow = (r: Row): ExecutionLogRecord => ({
@@ -287,6 +289,8 @@ export function logFilterSql(q: PageSql, f: LogFilter): void {
   if (f.batch_execution_id !== undefined) q.where.push(`batch_execution_id = ${q.p(f.batch_execution_id)}`);
   if (f.in_batch !== undefined) q.where.push(f.in_batch ? 'batch_execution_id IS NOT NULL' : 'batch_execution_id IS NULL');
   if (f.user_id !== undefined) q.where.push(`user_id = ${q.p(f.user_id)}`);
+  if (f.trace_id !== undefined) q.where.push(`trace_id = ${q.p(f.trace_id)}`); // migration 020
+  if (f.span_id !== undefined) q.where.push(`span_id = ${q.p(f.span_id)}`);
   if (f.type !== undefined) q.where.push(`type = ${q.p(f.type)}`); // h-proxy (migration 012)
   if (f.date_from !== undefined) q.where.push(`created_at >= ${q.p(f.date_from)}::timestamptz`);
   if (f.date_to !== undefined) q.where.push(`created_at <= ${q.p(f.date_to)}::timestamptz`);

@@ -32,7 +32,10 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     ...(x.system_prompt !== undefined ? { system_prompt: x.system_prompt } : {}),
     ...(x.contexts?.length ? { contexts: x.contexts } : {}),
     ...(job.session_id ? { session_id: job.session_id.slice(0, 200) } : {}),
-    tags: [`trace_id:${unit.span.trace_id}`, `span_id:${unit.span.span_id}`, `evaluation_rule:${rule.id}`],
+    // trace_id/span_id are log fields (filters, the link from the log page to the trace page).
+    trace_id: unit.span.trace_id,
+    span_id: unit.span.span_id,
+    tags: [`evaluation_rule:${rule.id}`],
   };
   try {
     const ctx = { ...services, caller };

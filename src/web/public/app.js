@@ -24,6 +24,11 @@ import batch from './pages/batch.js';
 import batchCompare from './pages/batch-compare.js';
 import review from './pages/review.js'; // h-review
 import reviews from './pages/reviews.js'; // h-review
+import traces from './pages/traces.js'; // issue 28: online evaluation
+import trace from './pages/trace.js';
+import rules from './pages/rules.js';
+import rule from './pages/rule.js';
+import ruleForm from './pages/rule-form.js';
 
 const routes = [
   ['/app/sign-in', signIn, { public: true }],
@@ -50,6 +55,12 @@ const routes = [
   ['/app/experiments', batchCompare],
   ['/app/review', reviews], // h-review: the review queues
   ['/app/review/:id', review], // h-review: one review queue, one item at a time
+  ['/app/traces', traces],
+  ['/app/traces/:id', trace],
+  ['/app/rules', rules],
+  ['/app/rules/new', ruleForm],
+  ['/app/rules/:id', rule],
+  ['/app/rules/:id/edit', ruleForm],
 ].map((/** @type {[string, Function, object?]} */ [pattern, page, opts = {}]) => ({
   page,
   ...opts,
@@ -61,6 +72,8 @@ const NAV = [
   ['/app/judges', 'Judges'],
   ['/app/evaluators', 'Evaluators'],
   ['/app/logs', 'Execution logs'],
+  ['/app/traces', 'Traces'], // issue 28: received traces and the rules that judge them online
+  ['/app/rules', 'Rules'],
   ['/app/datasets', 'Datasets'],
   // In the order of the work: keep inputs, run a judge over them, measure it against people.
   ['/app/batches', 'Batch runs'],

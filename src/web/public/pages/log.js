@@ -47,6 +47,15 @@ export default async function log(page, { params }) {
       h('dd', {}, l.tags.length ? l.tags.map((t) => badge(t, 'tag')) : h('span', { class: 'muted' }, 'none')),
       l.user_id ? [h('dt', {}, 'User'), h('dd', {}, l.user_id)] : null,
       l.session_id ? [h('dt', {}, 'Session'), h('dd', {}, link(`/app/sessions/${encodeURIComponent(l.session_id)}`, l.session_id))] : null,
+      // Online evaluation (issue 28): the judged span's trace, where this score shows beside its span.
+      // Logs from before trace_id was a field, and backfill rows, carry it as a trace_id: tag.
+      traceOf(l)
+        ? [
+            h('dt', {}, 'Trace'),
+            h('dd', {}, link(`/app/traces/${encodeURIComponent(traceOf(l))}`, 'Open the trace', { class: 'trace-link' }), ' ', h('code', {}, traceOf(l))),
+            spanOf(l) ? [h('dt', {}, 'Span'), h('dd', {}, h('code', {}, spanOf(l)))] : null,
+          ]
+        : null,
       h('dt', {}, 'Run id'),
       h('dd', {}, h('code', {}, l.id)),
     ),
@@ -79,6 +88,10 @@ export default async function log(page, { params }) {
   );
   if (!cmp) await fill(annotateArea, () => annotationsSection(l));
 }
+
+const tagValue = (l, name) => l.tags.find((t) => t.startsWith(`${name}:`))?.slice(name.length + 1);
+const traceOf = (l) => l.trace_id ?? tagValue(l, 'trace_id');
+const spanOf = (l) => l.span_id ?? tagValue(l, 'span_id');
 
 const resultCells = (r) => [
   h('td', { class: 'justification' }, r.error ? errorBox({ message: r.error }) : null, r.justification ?? ''),

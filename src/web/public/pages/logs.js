@@ -6,7 +6,7 @@ import { clear, h } from '../lib/dom.js';
 import { ownerLabels } from '../lib/owner.js';
 import { badge, field, fill, fmtCost, fmtMs, link, pageHeading, scoreBar, select, showFormError, tableWrap, time } from '../lib/ui.js';
 
-const FILTERS = ['judge_id', 'evaluator_id', 'session_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to'];
+const FILTERS = ['judge_id', 'evaluator_id', 'session_id', 'trace_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to'];
 
 export default async function logs(page, { app, query }) {
   const current = Object.fromEntries(FILTERS.map((k) => [k, query.get(k) ?? '']));
@@ -32,6 +32,7 @@ export default async function logs(page, { app, query }) {
   const maxCost = cost('max_cost');
   const tags = h('input', { type: 'text', value: current.tags, autocomplete: 'off' });
   const sessionId = h('input', { type: 'text', value: current.session_id, autocomplete: 'off' });
+  const traceId = h('input', { type: 'text', value: current.trace_id, autocomplete: 'off', spellcheck: 'false' });
   const dateFrom = h('input', { type: 'date', value: current.date_from });
   const dateTo = h('input', { type: 'date', value: current.date_to });
 
@@ -46,6 +47,7 @@ export default async function logs(page, { app, query }) {
     field({ label: 'Max cost (USD)', name: 'max_cost', hint: 'Per run, in US dollars.' }, maxCost),
     field({ label: 'Tags', name: 'tags', hint: 'Comma-separated; every tag must match.' }, tags),
     field({ label: 'Session', name: 'session_id', hint: current.session_id ? null : 'Exact session id.' }, sessionId),
+    field({ label: 'Trace', name: 'trace_id', hint: current.trace_id ? null : 'OpenTelemetry trace id.' }, traceId),
     field({ label: 'From', name: 'date_from' }, dateFrom),
     field({ label: 'To', name: 'date_to', hint: 'Inclusive.' }, dateTo),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Apply filters'), link('/app/logs', 'Clear', { class: 'button secondary' })),
@@ -67,6 +69,7 @@ export default async function logs(page, { app, query }) {
         .filter(Boolean)
         .join(','),
       session_id: sessionId.value.trim(),
+      trace_id: traceId.value.trim(),
       date_from: dateFrom.value,
       date_to: dateTo.value,
     };
@@ -83,6 +86,7 @@ export default async function logs(page, { app, query }) {
     pageHeading(
       'Execution logs',
       current.session_id ? link(`/app/sessions/${encodeURIComponent(current.session_id)}`, 'This session, in order', { class: 'button secondary' }) : null,
+      current.trace_id ? link(`/app/traces/${encodeURIComponent(current.trace_id)}`, 'This trace', { class: 'button secondary' }) : null,
     ),
     h('p', { class: 'lead' }, 'Every run of a judge or an evaluator, newest first, with the exact evaluator versions it used.'),
     form,
