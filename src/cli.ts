@@ -34,8 +34,9 @@ const USAGE = `Usage: tribunal <command> [options]
 Client commands (talk to a server: TRIBUNAL_URL, default http://127.0.0.1:8787, and TRIBUNAL_API_KEY;
 --url and --api-key override):
   demo-key                                  get a temporary demo key and print the lines to export
-  judges list|get|create|update|delete|run|generate|export|import|duplicate|claim|synth
-                                            find, edit, run and generate judges
+  judges list|get|create|update|delete|run|generate|export|import|duplicate|claim|synth|proxy-url
+                                            find, edit, run and generate judges; keep them as files;
+                                            the judge proxy's URL with client snippets
   evaluators list|get|create|update|delete|run
                                             find, edit and run evaluators (presets included)
   projects list|create                      projects of your organization
