@@ -12,7 +12,7 @@ import { sendOpenAIError } from './errors.ts';
 import { contentText, type Answer, type Conversation } from './exchange.ts';
 import { DEFAULT_BLOCK_MESSAGE } from './judging.ts';
 import { eventData, SseSplitter } from './sse.ts';
-import { readBounded, type UpstreamAnswer } from './upstream.ts';
+import { readUpstream, type UpstreamAnswer } from './upstream.ts';
 
 type Json = Record<string, any>;
 
@@ -98,7 +98,7 @@ export async function proxyResponses(ctx: Exchange['ctx'], req: Request, res: Re
   if (streamed && up.contentType.includes('text/event-stream')) return streamResponses(x, res, up, abort);
   let response: Json;
   try {
-    response = JSON.parse((await readBounded(up.body)).toString('utf8'));
+    response = JSON.parse((await readUpstream(up)).toString('utf8'));
   } catch (err) {
     return sendOpenAIError(res, new TribunalError('model_unavailable', 502, `The upstream answer could not be read: ${(err as Error).message}`));
   }
