@@ -224,8 +224,10 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, abort:
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache');
   if (up.requestId) res.setHeader('x-request-id', up.requestId);
-  res.flushHeaders();
   const blocking = x.judge.guardrail?.action === 'block';
+  // The headers leave with the first chunk (one write, as the upstream sent them), one syscall less
+  // before the first token; a held (blocking) stream sends them now, so the client sees it is alive.
+  if (blocking) res.flushHeaders();
   const held: string[] = [];
   const pass = (event: string) => (blocking ? held.push(event) : res.write(event));
   const acc = new ChunkAccumulator();

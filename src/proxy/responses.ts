@@ -112,8 +112,9 @@ const frame = (type: string, data: Json) => `event: ${type}\ndata: ${JSON.string
 async function streamResponses(x: Exchange, res: Response, up: UpstreamAnswer, abort: AbortController): Promise<void> {
   res.status(up.status).setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache');
-  res.flushHeaders();
   const blocking = x.judge.guardrail?.action === 'block';
+  // As in chat.ts: the headers leave with the first event unless the stream is held back.
+  if (blocking) res.flushHeaders();
   const splitter = new SseSplitter();
   let final: Json | null = null;
   let text = '';
