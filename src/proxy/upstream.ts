@@ -23,7 +23,6 @@ export interface UpstreamTarget {
   record: Pick<ModelRecord, 'name' | 'model' | 'price'>;
   url: string;
   apiKey: string | null;
-  source: 'registered' | 'server';
 }
 
 // Per registered model version: its base URL checked against the address policy and its key opened.
@@ -52,7 +51,7 @@ function serverUpstream(ctx: RequestContext, upstream: ProxyUpstream, api: 'chat
       `The server's upstream ${upstream.name} is not offered to demo organizations (its operator pays for every call). Register a model of your own (POST /v1/models/) with a real organization's key.`,
     );
   }
-  return { record: { name: upstream.name, model: upstream.model, price: upstream.price ?? null }, url: `${upstream.baseUrl}/${api}`, apiKey: upstream.apiKey, source: 'server' };
+  return { record: { name: upstream.name, model: upstream.model, price: upstream.price ?? null }, url: `${upstream.baseUrl}/${api}`, apiKey: upstream.apiKey };
 }
 
 /**
@@ -85,7 +84,7 @@ export async function resolveUpstream(ctx: RequestContext, model: unknown, api: 
     );
   }
   const { base, apiKey } = openedModel(ctx, record);
-  return { record, url: `${base}/${api}`, apiKey, source: 'registered' };
+  return { record, url: `${base}/${api}`, apiKey };
 }
 
 export interface UpstreamAnswer {
