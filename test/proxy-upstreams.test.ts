@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { loadConfig } from '../src/config.ts';
+import { sendWithTribunal } from '../src/proxy/chat.ts';
 import { DUMMY_KEY, evaluatorBody, TEST_MODEL } from './helpers/execute.ts';
 import { startFakeAnthropic, type FakeAnthropic } from './helpers/fake-anthropic.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
@@ -182,5 +183,35 @@ describe('graceful shutdown', () => {
       await upstream.close();
       await fake.close();
     }
+  });
+});
+
+describe('the JSON answer goes out as the upstream wrote it', () => {
+  const capture = () => {
+    const out = { status: 0, headers: {} as Record<string, string>, body: '' };
+    const res = { setHeader: (k: string, v: string) => (out.headers[k] = v), end: (b: string) => (out.body = b) } as any;
+    Object.defineProperty(res, 'statusCode', { set: (v: number) => (out.status = v) });
+    return { res, out };
+  };
+  const tribunal = { execution_log_id: 'log_1', score: 0.8, evaluator_results: [] };
+
+  test('its text is kept byte for byte, with tribunal as the last member', () => {
+    const text = '{"id":"chatcmpl-1",  "choices": [{"index":0}],\n "usage":{"total_tokens":3}}\n';
+    const { res, out } = capture();
+    sendWithTribunal(res, 200, text, JSON.parse(text), tribunal);
+    assert.equal(out.status, 200);
+    assert.equal(out.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(out.body, `{"id":"chatcmpl-1",  "choices": [{"index":0}],\n "usage":{"total_tokens":3},"tribunal":${JSON.stringify(tribunal)}}`);
+    assert.deepEqual(JSON.parse(out.body).tribunal, tribunal);
+  });
+
+  test('an empty object, and one that already has a tribunal member (replaced, never duplicated)', () => {
+    let { res, out } = capture();
+    sendWithTribunal(res, 200, ' {} ', {}, tribunal);
+    assert.deepEqual(JSON.parse(out.body), { tribunal });
+    ({ res, out } = capture());
+    sendWithTribunal(res, 200, '{"tribunal":"upstream","a":1}', { tribunal: 'upstream', a: 1 }, tribunal);
+    assert.deepEqual(JSON.parse(out.body), { tribunal, a: 1 });
+    assert.equal(out.body.match(/"tribunal"/g)?.length, 1);
   });
 });
