@@ -18,20 +18,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import {
-  childCpuMicros,
-  envNumber,
-  median,
-  quantile,
-  runBench,
-  serveChild,
-  serveFake,
-  serveTribunal,
-  setFakeLatency,
-  startChild,
-  stopChildren,
-  type Child,
-} from './harness.ts';
+import { childCpuMicros, envNumber, median, quantile, runBench, serveChild, serveFake, serveTribunal, setFakeLatency, startChild, stopChildren, type Child } from './harness.ts';
 
 const FILE = fileURLToPath(import.meta.url);
 const ROUNDS = envNumber('BENCH_ROUNDS', 60);
