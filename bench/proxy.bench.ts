@@ -1,36 +1,31 @@
 // The judge proxy's overhead (issue 27), measured against the same fake upstream called directly,
 // in one run, paired rounds (direct and proxied alternate, so drift on a shared machine hits both):
-//   1. async judging: proxied latency / direct latency (target <= 1.02), and the Tribunal server's
-//      CPU per call, with and without the judging that follows the answer (target <= 0.5 ms proxy);
-//   2. time to first chunk, streamed: proxied - direct at p95 (target <= 5 ms);
-//   3. sync judging: proxied latency / (direct upstream + the judge's own run via REST execute)
+//   1. async judging: proxied latency / direct latency, medians (target <= 1.02);
+//   2. time to first chunk, streamed: proxied - direct at p95 (target <= 5 ms), also p50 and the
+//      p95 of the per-round differences;
+//   3. the Tribunal server's CPU per call beyond the judging itself (target <= 0.5 ms): proxied calls
+//      minus the same judge run through REST execute on the same conversation (as `turns`), both as
+//      blocks with async judging (settled before reading the CPU) and as per-call pairs with sync
+//      judging (each window then holds its whole run);
+//   4. sync judging: proxied latency / (direct upstream + the judge's own run via REST execute)
 //      (target <= 1.05).
-// Each server (fake judge model, fake upstream, Tribunal) is a child process of its own.
-//   node --import tsx bench/proxy.bench.ts          (BENCH_ROUNDS=60, BENCH_UPSTREAM_MS=80, BENCH_JUDGE_MS=150)
+// Every path is warmed up first (BENCH_WARMUP rounds with the upstream answering at once), so the
+// figures are the server's steady state, not V8 compiling it. Each server (fake judge model, fake
+// upstream, Tribunal) is a child process of its own.
+//   node --import tsx bench/proxy.bench.ts   (BENCH_ROUNDS=60, BENCH_UPSTREAM_MS=80, BENCH_JUDGE_MS=150,
+//                                             BENCH_WARMUP=150, BENCH_CPU_ROUNDS=200)
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import {
-  childCpuMicros,
-  envNumber,
-  median,
-  quantile,
-  request,
-  runBench,
-  serveChild,
-  serveFake,
-  serveTribunal,
-  setFakeLatency,
-  startChild,
-  stopChildren,
-  type Child,
-} from './harness.ts';
+import { childCpuMicros, envNumber, median, quantile, runBench, serveChild, serveFake, serveTribunal, setFakeLatency, startChild, stopChildren, type Child } from './harness.ts';
 
 const FILE = fileURLToPath(import.meta.url);
 const ROUNDS = envNumber('BENCH_ROUNDS', 60);
 const UPSTREAM_MS = envNumber('BENCH_UPSTREAM_MS', 80);
 const JUDGE_MS = envNumber('BENCH_JUDGE_MS', 150);
+const WARMUP = envNumber('BENCH_WARMUP', 150);
+const CPU_ROUNDS = envNumber('BENCH_CPU_ROUNDS', 200);
 const SECRET = randomBytes(32).toString('base64');
 
 if (process.argv[2] === '--serve') {
@@ -43,6 +38,12 @@ if (process.argv[2] === '--serve') {
       fake.latencyMs = Number(process.argv[4]);
       fake.reply = { content: 'Paris is the capital of France. It lies on the Seine.', chunks: 8 };
       setInterval(() => (fake.requests.length = 0), 1000).unref();
+      // The parent sets the upstream's latency as it does the judge model's (setFakeLatency).
+      process.on('message', (m: { latency?: number }) => {
+        if (m.latency === undefined) return;
+        fake.latencyMs = m.latency;
+        process.send!({ latencySet: m.latency });
+      });
       return { url: fake.url };
     }
     return serveTribunal(process.argv[4]!, { TRIBUNAL_DEMO_MODELS: 'true', TRIBUNAL_SECRET_KEY: SECRET });
@@ -95,46 +96,67 @@ runBench(async () => {
     const proxyUrl = (q: string) => new URL(`${base}/v1/judges/${j.id}/openai/chat/completions${q}`);
     const upHeaders = { authorization: 'Bearer sk-bench-dummy', 'content-type': 'application/json' };
 
-    // Warm up every path.
-    for (let i = 0; i < 5; i++) {
+    const executeUrl = new URL(`${base}/v1/judges/${j.id}/execute/`);
+    // The judging alone: the same conversation the proxy judges (the messages, then the answer).
+    const executeBody = JSON.stringify({
+      turns: [
+        { role: 'user', content: 'What is the capital of France?' },
+        { role: 'assistant', content: 'Paris is the capital of France. It lies on the Seine.' },
+      ],
+    });
+    const settle = () => new Promise((r) => setTimeout(r, 500));
+
+    // Warm up every path with the upstream answering at once.
+    await setFakeLatency(upstream.child, 0);
+    for (let i = 0; i < WARMUP; i++) {
       await timed(agent, directUrl, upHeaders, chat(false));
       await timed(agent, proxyUrl('?async_judge=true'), headers, proxied(false));
+      await timed(agent, directUrl, upHeaders, chat(true));
       await timed(agent, proxyUrl('?async_judge=true'), headers, proxied(true));
+      await timed(agent, executeUrl, headers, executeBody);
+      await timed(agent, proxyUrl(''), headers, proxied(false));
     }
-    await new Promise((r) => setTimeout(r, 500));
+    await settle();
 
-    // 1 and 2: async judging, JSON and streamed, paired with direct calls.
+    // 3: CPU per call. (a) blocks: the judging alone, then proxied with async judging, each settled.
+    const cpuBlock = async (send: () => Promise<unknown>) => {
+      const c0 = await childCpuMicros(tribunal.child);
+      for (let i = 0; i < CPU_ROUNDS; i++) await send();
+      await settle(); // let the async judging finish (an idle server uses ~0 CPU meanwhile)
+      return ((await childCpuMicros(tribunal.child)) - c0) / CPU_ROUNDS / 1000;
+    };
+    const executeCpu = await cpuBlock(() => timed(agent, executeUrl, headers, executeBody));
+    const asyncCpu = await cpuBlock(() => timed(agent, proxyUrl('?async_judge=true'), headers, proxied(false)));
+    // (b) pairs: execute and a sync-judged proxied call alternate, each in its own CPU window.
+    let pairedExecute = 0;
+    let pairedProxy = 0;
+    const pairDiffs: number[] = [];
+    for (let i = 0; i < CPU_ROUNDS; i++) {
+      const c0 = await childCpuMicros(tribunal.child);
+      await timed(agent, executeUrl, headers, executeBody);
+      const c1 = await childCpuMicros(tribunal.child);
+      await timed(agent, proxyUrl(''), headers, proxied(false));
+      const c2 = await childCpuMicros(tribunal.child);
+      pairedExecute += c1 - c0;
+      pairedProxy += c2 - c1;
+      pairDiffs.push((c2 - c1 - (c1 - c0)) / 1000);
+    }
+
+    // 1 and 2: async judging, JSON and streamed, paired with direct calls, at the upstream's latency.
+    await setFakeLatency(upstream.child, UPSTREAM_MS);
     const direct: number[] = [];
     const proxy: number[] = [];
     const directFirst: number[] = [];
     const proxyFirst: number[] = [];
-    let proxyCpu = 0;
-    const cpu0 = await childCpuMicros(tribunal.child);
     for (let i = 0; i < ROUNDS; i++) {
       direct.push((await timed(agent, directUrl, upHeaders, chat(false))).total);
-      const c0 = await childCpuMicros(tribunal.child);
       const p = await timed(agent, proxyUrl('?async_judge=true'), headers, proxied(false));
-      proxyCpu += (await childCpuMicros(tribunal.child)) - c0;
       if (p.status !== 200) throw new Error(`proxy answered ${p.status}`);
       proxy.push(p.total);
       directFirst.push((await timed(agent, directUrl, upHeaders, chat(true))).first);
       proxyFirst.push((await timed(agent, proxyUrl('?async_judge=true'), headers, proxied(true))).first);
     }
-    await new Promise((r) => setTimeout(r, 1000)); // let the async judging finish
-    const allCpu = (await childCpuMicros(tribunal.child)) - cpu0;
-
-    // The proxy's own CPU: proxied calls (their async judging included, once it has finished) minus
-    // the same judge run through REST execute (the judging alone), per call.
-    const executeUrl = new URL(`${base}/v1/judges/${j.id}/execute/`);
-    const executeBody = JSON.stringify({ request: 'What is the capital of France?', response: 'Paris is the capital of France. It lies on the Seine.' });
-    const e0 = await childCpuMicros(tribunal.child);
-    for (let i = 0; i < ROUNDS; i++) await timed(agent, executeUrl, headers, executeBody);
-    await new Promise((r) => setTimeout(r, 300));
-    const executeCpu = (await childCpuMicros(tribunal.child)) - e0 - 300; // the settle wait's own idle CPU is ~0
-    const p0 = await childCpuMicros(tribunal.child);
-    for (let i = 0; i < ROUNDS; i++) await timed(agent, proxyUrl('?async_judge=true'), headers, proxied(false));
-    await new Promise((r) => setTimeout(r, 300));
-    const proxiedCpu = (await childCpuMicros(tribunal.child)) - p0 - 300;
+    await settle();
 
     // 3: sync judging with a judge model that takes JUDGE_MS, against upstream + the judge's own run.
     await setFakeLatency(judge.child, JUDGE_MS);
@@ -151,15 +173,18 @@ runBench(async () => {
     const ms = (x: number) => `${x.toFixed(2)} ms`;
     const ratio = median(proxy) / median(direct);
     const ttfc = quantile(proxyFirst, 0.95) - quantile(directFirst, 0.95);
+    const firstDiffs = proxyFirst.map((p, i) => p - directFirst[i]!);
     const syncRatio = median(sync) / median(reference);
-    console.log(`judge proxy bench: ${ROUNDS} paired rounds, upstream latency ${UPSTREAM_MS} ms, judge model latency ${JUDGE_MS} ms (sync part, ${syncRounds} rounds)`);
+    console.log(
+      `judge proxy bench: ${ROUNDS} paired rounds, upstream latency ${UPSTREAM_MS} ms, judge model latency ${JUDGE_MS} ms (sync part, ${syncRounds} rounds); ${WARMUP} warm-up rounds; CPU over ${CPU_ROUNDS} calls`,
+    );
     console.log(`  async judging, JSON: direct median ${ms(median(direct))}, proxied median ${ms(median(proxy))} -> ratio ${ratio.toFixed(3)} (target <= 1.02)`);
     console.log(
-      `  server CPU per call: proxied with async judging ${ms(proxiedCpu / ROUNDS / 1000)}, the same judge via REST execute ${ms(executeCpu / ROUNDS / 1000)} -> the proxy's own ${ms((proxiedCpu - executeCpu) / ROUNDS / 1000)} (target <= 0.5 ms); ` +
-        `${ms(proxyCpu / ROUNDS / 1000)} measured from request to answer (overlaps the start of the async judging); ${ms(allCpu / (ROUNDS * 2) / 1000)} over the paired rounds (JSON and streamed)`,
+      `  server CPU per call: proxied with async judging ${ms(asyncCpu)}, the same judging via REST execute ${ms(executeCpu)} -> the proxy's own ${ms(asyncCpu - executeCpu)} (target <= 0.5 ms); ` +
+        `paired per call (sync judging): ${ms(pairedProxy / CPU_ROUNDS / 1000)} vs ${ms(pairedExecute / CPU_ROUNDS / 1000)} -> mean ${ms((pairedProxy - pairedExecute) / CPU_ROUNDS / 1000)}, median ${ms(median(pairDiffs))}`,
     );
     console.log(
-      `  time to first chunk, streamed: direct p95 ${ms(quantile(directFirst, 0.95))}, proxied p95 ${ms(quantile(proxyFirst, 0.95))} -> overhead ${ms(ttfc)} (target <= 5 ms)`,
+      `  time to first chunk, streamed: direct p50 ${ms(median(directFirst))} p95 ${ms(quantile(directFirst, 0.95))}, proxied p50 ${ms(median(proxyFirst))} p95 ${ms(quantile(proxyFirst, 0.95))} -> overhead at p95 ${ms(ttfc)} (target <= 5 ms); per-round difference p50 ${ms(median(firstDiffs))} p95 ${ms(quantile(firstDiffs, 0.95))}`,
     );
     console.log(`  sync judging: proxied median ${ms(median(sync))} vs upstream + judge run median ${ms(median(reference))} -> ratio ${syncRatio.toFixed(3)} (target <= 1.05)`);
   } finally {

@@ -4,6 +4,8 @@ import { BudgetedEngine } from './budgets/engine.ts';
 import type { Config } from './config.ts';
 import type { SpanRunner } from './context.ts';
 import { syncPresets } from './domain/presets.ts';
+import { log } from './log.ts';
+import { settleJudging } from './proxy/background.ts'; // h-proxy
 import { createJudgeModel, createScoringEngine } from './engine/index.ts';
 import type { ModelCallObserver } from './engine/resilient-model.ts';
 import { createJudgeGenerator } from './generation/generator.ts';
@@ -33,11 +35,14 @@ export async function buildServices(config: Config, store: Store, modelObserver?
 
 /**
  * Stops the background work buildServices started, before the store closes: online evaluation and
- * synthetic data first (no new runs), then the batch runner, whose rows in flight get `graceMs`.
+ * synthetic data first (no new runs), then the batch runner, whose rows in flight get `graceMs`, and
+ * (alongside it, within the same grace) the judge proxy's async judging.
  */
 export async function stopServices(services: Services, graceMs: number): Promise<void> {
   await services.traceEvaluation?.stop();
   // A generation in flight is waited for within the grace; one cut short stays pending and resumes at the next start.
   await Promise.race([services.synthetic?.stop(), new Promise((r) => setTimeout(r, graceMs).unref())]);
-  await services.batches?.stop(graceMs);
+  // h-proxy: the judge proxy's async judging answered with a log id; it gets the same grace, so its log is written before the store closes.
+  const [, cut] = await Promise.all([services.batches?.stop(graceMs), settleJudging(services.store, graceMs)]);
+  if (cut) log.error(`shutdown: ${cut} async judging run(s) of the judge proxy cut short after the grace period (TRIBUNAL_SHUTDOWN_GRACE); their logs were not written`);
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_PRICES } from './prices.ts';
 import { MAKE_SECRET_HINT } from './secret-box.ts';
+import { proxyUpstreamList, proxyUpstreams } from './schemas/proxy-upstreams.ts'; // h-proxy
 
 /** "24h", "30m", "90s", "2d" or a plain number of seconds -> milliseconds. */
 export function parseDuration(text: string): number {
@@ -145,6 +146,7 @@ const EnvSchema = z.object({
   TRIBUNAL_MODEL_ALLOW_LOOPBACK: bool.default(true),
   TRIBUNAL_MODEL_ALLOW_PRIVATE: bool.default(false),
   TRIBUNAL_DEMO_MODELS: bool.default(false),
+  TRIBUNAL_PROXY_UPSTREAMS: proxyUpstreams.optional(),
   TRIBUNAL_BATCH_JOB_RETENTION: duration.default(parseDuration('1h')),
   // h-harden: per-organization quotas (docs/DEPLOYMENT.md, "Security"); demo organizations far lower.
   TRIBUNAL_QUOTA_ITEMS: int(1).default(5_000_000),
@@ -280,6 +282,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       /** Whether demo (anonymous) organizations may register models; off by default. */
       demoModels: e.TRIBUNAL_DEMO_MODELS,
     },
+    // h-proxy: upstreams the judge proxy may forward to by name besides registered models (docs/PROXY.md).
+    proxy: { upstreams: proxyUpstreamList(e.TRIBUNAL_PROXY_UPSTREAMS ?? {}, cleaned) },
     // h-harden: per-organization quotas (src/quotas/quotas.ts).
     quotas: {
       org: { items: e.TRIBUNAL_QUOTA_ITEMS, datasets: e.TRIBUNAL_QUOTA_DATASETS, runningBatches: e.TRIBUNAL_QUOTA_RUNNING_BATCHES, rowsPerDay: e.TRIBUNAL_QUOTA_ROWS_PER_DAY },

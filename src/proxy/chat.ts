@@ -9,12 +9,14 @@ import type { Request, Response } from 'express';
 import { assertRunnable, loadJudgeEvaluators, resolveJudge } from '../domain/judges.ts';
 import { looksLikeId } from '../ids.ts';
 import { TribunalError, validationError } from '../errors.ts';
+import { log } from '../log.ts';
 import type { JudgeRecord } from '../store/types.ts';
 import { openAIErrorBody, sendOpenAIError } from './errors.ts';
 import { ChunkAccumulator, completionAnswer, messagesToConversation, type Answer, type Conversation } from './exchange.ts';
 import { checkProxyable, DEFAULT_BLOCK_MESSAGE, judgeExchange, logUnjudged, newLogId, type ExchangeInfo, type ProxyContext, type Tribunal } from './judging.ts';
+import { trackJudging } from './background.ts';
 import { eventData, SseSplitter, sseEvent } from './sse.ts';
-import { callUpstream, readBounded, resolveUpstream, unreachable, type UpstreamAnswer, type UpstreamTarget } from './upstream.ts';
+import { callUpstream, readUpstream, resolveUpstream, unreachable, type UpstreamAnswer, type UpstreamTarget } from './upstream.ts';
 
 type Json = Record<string, any>;
 
@@ -91,7 +93,7 @@ export const infoOf = (
 });
 
 const logFailure = (x: Exchange, info: ExchangeInfo, answer: Answer | null, why: string) =>
-  logUnjudged(x.ctx, { ...x, info, answer }, why).catch((e) => console.error('[tribunal] judge proxy: the exchange could not be logged:', e));
+  logUnjudged(x.ctx, { ...x, info, answer }, why).catch((err) => log.error('judge proxy: the exchange could not be logged', { err, execution_log_id: x.logId }));
 
 /** Judges now (sync) or after the answer (async_judge: the answer carries the log id and `pending`). */
 export async function judgeOrDefer(x: Exchange, info: ExchangeInfo, answer: Answer): Promise<{ tribunal: Tribunal; later?: () => void }> {
@@ -99,7 +101,12 @@ export async function judgeOrDefer(x: Exchange, info: ExchangeInfo, answer: Answ
   if (!x.asyncJudge) return { tribunal: await run() };
   return {
     tribunal: { execution_log_id: x.logId, score: null, evaluator_results: [], pending: true },
-    later: () => void run().then((t) => t.error && console.error(`[tribunal] judge proxy: async judging of ${x.logId} failed: ${t.error}`)),
+    // Tracked so that a graceful shutdown waits for it (background.ts).
+    later: () =>
+      trackJudging(
+        x.ctx.store,
+        run().then((t) => t.error && log.warn(`judge proxy: async judging of ${x.logId} failed: ${t.error}`, { execution_log_id: x.logId })),
+      ),
   };
 }
 
@@ -129,7 +136,7 @@ export async function forward(
   // An upstream refusal or failure is passed on as it came: its status, its body, its Retry-After.
   let text = '';
   try {
-    text = (await readBounded(up.body, 1024 * 1024)).toString('utf8');
+    text = (await readUpstream(up, 1024 * 1024)).toString('utf8');
   } catch {
     text = JSON.stringify(openAIErrorBody(up.status, `The upstream model ${x.target.record.name} failed with HTTP ${up.status}.`, 'upstream_error'));
   }
@@ -173,16 +180,20 @@ export async function proxyChatCompletions(ctx: ProxyContext, req: Request, res:
 }
 
 async function jsonChat(x: Exchange, res: Response, up: UpstreamAnswer, streamed: boolean): Promise<void> {
+  let text: string;
   let completion: Json;
   try {
-    completion = JSON.parse((await readBounded(up.body)).toString('utf8'));
+    text = (await readUpstream(up)).toString('utf8');
+    completion = JSON.parse(text);
+    if (typeof completion !== 'object' || completion === null || Array.isArray(completion)) throw new SyntaxError('not an object');
   } catch (err) {
-    const why = err instanceof SyntaxError ? `The upstream model ${x.target.record.name} answered with something that is not JSON.` : (err as Error).message;
+    const why = err instanceof SyntaxError ? `The upstream model ${x.target.record.name} answered with something that is not a JSON object.` : (err as Error).message;
     void logFailure(x, infoOf(x, 'chat.completions', streamed, up.status, 'upstream_error', why), null, why);
     return sendOpenAIError(res, new TribunalError('model_unavailable', 502, why));
   }
   const answer = completionAnswer(completion);
   const { tribunal, later } = await judgeOrDefer(x, infoOf(x, 'chat.completions', streamed, up.status, 'answered'), answer);
+  if (up.requestId) res.setHeader('x-request-id', up.requestId);
   if (tribunal.blocked) {
     const choice = completion.choices?.[0];
     if (choice) {
@@ -190,10 +201,22 @@ async function jsonChat(x: Exchange, res: Response, up: UpstreamAnswer, streamed
       choice.finish_reason = 'content_filter';
       delete choice.logprobs;
     }
-  }
-  if (up.requestId) res.setHeader('x-request-id', up.requestId);
-  res.status(up.status).json({ ...completion, tribunal });
+    res.status(up.status).json({ ...completion, tribunal });
+  } else sendWithTribunal(res, up.status, text, completion, tribunal);
   later?.();
+}
+
+/**
+ * The upstream's JSON text as it came, with `tribunal` added as its last member: no second
+ * serialisation of the answer (nor an ETag over it) on the way out.
+ */
+export function sendWithTribunal(res: Response, status: number, text: string, parsed: Json, tribunal: unknown): void {
+  const close = text.lastIndexOf('}');
+  const member = `"tribunal":${JSON.stringify(tribunal)}`;
+  const body = 'tribunal' in parsed ? JSON.stringify({ ...parsed, tribunal }) : `${text.slice(0, close)}${Object.keys(parsed).length ? ',' : ''}${member}}`;
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(body);
 }
 
 async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, abort: AbortController, hideUsage: boolean): Promise<void> {
@@ -201,8 +224,10 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, abort:
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache');
   if (up.requestId) res.setHeader('x-request-id', up.requestId);
-  res.flushHeaders();
   const blocking = x.judge.guardrail?.action === 'block';
+  // The headers leave with the first chunk (one write, as the upstream sent them), one syscall less
+  // before the first token; a held (blocking) stream sends them now, so the client sees it is alive.
+  if (blocking) res.flushHeaders();
   const held: string[] = [];
   const pass = (event: string) => (blocking ? held.push(event) : res.write(event));
   const acc = new ChunkAccumulator();

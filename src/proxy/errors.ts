@@ -3,6 +3,7 @@
 // RateLimitError, ...). The message is Tribunal's own (it says what to fix); `code` is Tribunal's code.
 import type { Response } from 'express';
 import { problemOf } from '../http/problem.ts';
+import { log } from '../log.ts';
 
 const TYPE_BY_STATUS: Record<number, string> = {
   400: 'invalid_request_error',
@@ -22,7 +23,7 @@ export function openAIErrorBody(status: number, message: string, code: string | 
 /** Anything thrown, as OpenAI's error shape (never a bare 500 with a stack). */
 export function sendOpenAIError(res: Response, err: unknown): void {
   const error = problemOf(err);
-  if (error.code === 'internal_error') console.error('[tribunal] unexpected error on the judge proxy:', err);
+  if (error.code === 'internal_error') log.error('unexpected error on the judge proxy', { err });
   if (res.headersSent) return;
   const req = res.req;
   const hasBody = req && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);

@@ -9,6 +9,7 @@ import { resolveProjectId } from '../domain/projects.ts';
 import { costUsd } from '../engine/cost.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { log } from '../log.ts';
 import type { EvaluatorResult } from '../schemas.ts';
 import type { Guardrail, ProxyLogInfo } from '../schemas/proxy.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
@@ -113,7 +114,9 @@ export async function judgeExchange(ctx: ProxyContext, x: JudgeExchange): Promis
       // Every evaluator failed: the run is logged already (as type proxy), without a score.
       return { execution_log_id: extra.execution_log_id, score: null, evaluator_results: (extra.evaluator_results as EvaluatorResult[]) ?? [], error: message };
     }
-    await logUnjudged(ctx, { ...x, answer: x.answer }, `not judged: ${message}`).catch((e) => console.error('[tribunal] judge proxy: the exchange could not be logged:', e));
+    await logUnjudged(ctx, { ...x, answer: x.answer }, `not judged: ${message}`).catch((err) =>
+      log.error('judge proxy: the exchange could not be logged', { err, execution_log_id: x.logId }),
+    );
     return { execution_log_id: x.logId, score: null, evaluator_results: [], error: message };
   }
 }

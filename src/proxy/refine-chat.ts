@@ -13,7 +13,7 @@ import { sendOpenAIError } from './errors.ts';
 import { answerTurn, completionAnswer, messagesToConversation } from './exchange.ts';
 import { judgeExchange, upstreamInfo, type ProxyContext } from './judging.ts';
 import { sseEvent } from './sse.ts';
-import { readBounded } from './upstream.ts';
+import { readUpstream } from './upstream.ts';
 
 type Json = Record<string, any>;
 
@@ -53,7 +53,7 @@ export async function proxyRefineChat(ctx: ProxyContext, req: Request, res: Resp
   if (!up) return;
   let completion: Json;
   try {
-    completion = JSON.parse((await readBounded(up.body)).toString('utf8'));
+    completion = JSON.parse((await readUpstream(up)).toString('utf8'));
   } catch (err) {
     return sendOpenAIError(res, new TribunalError('model_unavailable', 502, `The upstream answer could not be read: ${(err as Error).message}`));
   }

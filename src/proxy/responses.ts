@@ -12,7 +12,7 @@ import { sendOpenAIError } from './errors.ts';
 import { contentText, type Answer, type Conversation } from './exchange.ts';
 import { DEFAULT_BLOCK_MESSAGE } from './judging.ts';
 import { eventData, SseSplitter } from './sse.ts';
-import { readBounded, type UpstreamAnswer } from './upstream.ts';
+import { readUpstream, type UpstreamAnswer } from './upstream.ts';
 
 type Json = Record<string, any>;
 
@@ -98,7 +98,7 @@ export async function proxyResponses(ctx: Exchange['ctx'], req: Request, res: Re
   if (streamed && up.contentType.includes('text/event-stream')) return streamResponses(x, res, up, abort);
   let response: Json;
   try {
-    response = JSON.parse((await readBounded(up.body)).toString('utf8'));
+    response = JSON.parse((await readUpstream(up)).toString('utf8'));
   } catch (err) {
     return sendOpenAIError(res, new TribunalError('model_unavailable', 502, `The upstream answer could not be read: ${(err as Error).message}`));
   }
@@ -112,8 +112,9 @@ const frame = (type: string, data: Json) => `event: ${type}\ndata: ${JSON.string
 async function streamResponses(x: Exchange, res: Response, up: UpstreamAnswer, abort: AbortController): Promise<void> {
   res.status(up.status).setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache');
-  res.flushHeaders();
   const blocking = x.judge.guardrail?.action === 'block';
+  // As in chat.ts: the headers leave with the first event unless the stream is held back.
+  if (blocking) res.flushHeaders();
   const splitter = new SseSplitter();
   let final: Json | null = null;
   let text = '';
