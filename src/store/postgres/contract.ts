@@ -54,7 +54,8 @@ import { PgCalibration } from './calibration.ts';
 import { PgSurface, SURFACE_TABLES } from './surface.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from '../surface-types.ts';
 import { pgListBudgetCaps, pgListBudgetCounters, pgReserveBudget, pgSetBudgetCap, pgSettleBudget } from './budgets.ts';
-import type { BudgetCap, BudgetKey, BudgetScope } from '../types.ts';
+import type { BudgetCap, BudgetKey, BudgetScope, ProviderBatchPatch, ProviderBatchRecord } from '../types.ts';
+import { pgCreateProviderBatch, pgListProviderBatches, pgUpdateProviderBatch } from './provider-batches.ts';
 
 export class PostgresContractStore extends PgCalibration implements Store {
   readonly kind = 'postgres' as const;
@@ -98,6 +99,7 @@ export class PostgresContractStore extends PgCalibration implements Store {
         'result_cache',
         'budget_caps',
         'budget_counters',
+        'provider_batches',
       ])
         await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       for (const table of SURFACE_TABLES) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
@@ -155,6 +157,10 @@ export class PostgresContractStore extends PgCalibration implements Store {
   listBudgetCaps(orgId: string) {
     return pgListBudgetCaps((sql, params) => this.query(sql, params), orgId);
   }
+  // Provider batches (issue 32, postgres/provider-batches.ts)
+  createProviderBatch = (r: ProviderBatchRecord) => pgCreateProviderBatch((sql, params) => this.write(sql, params), r);
+  updateProviderBatch = (id: string, patch: ProviderBatchPatch) => pgUpdateProviderBatch((sql, params) => this.write(sql, params), id, patch);
+  listProviderBatches = (batchId: string) => pgListProviderBatches((sql, params) => this.query(sql, params), batchId);
 
   // The result cache (migrations/010_result_cache.sql): a hit takes a new use number; a put evicts
   // every entry maxEntries or more numbers below its own, in the same statement.
