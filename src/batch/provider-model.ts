@@ -101,7 +101,9 @@ class ProviderBatchModel implements JudgeModel {
 
   async call(request: StructuredCall): Promise<StructuredAnswer> {
     await batchGate()?.(); // no request is added after the run was cancelled
-    const hash = createHash('sha256').update(JSON.stringify([this.account.key, request.model, request.system, request.prompt, request.tool])).digest('hex');
+    const hash = createHash('sha256')
+      .update(JSON.stringify([this.account.key, request.model, request.system, request.prompt, request.tool]))
+      .digest('hex');
     const customId = `r${this.position}-${hash.slice(0, 40)}`;
     // A malformed answer is asked again by the engine: a batch answers the same, billed once.
     const repeat = this.asked.has(customId);
