@@ -82,11 +82,12 @@ export function batchPrices(model: string, prices: PriceTable, provider: PricedP
 }
 
 const ZERO = { input_tokens: 0, output_tokens: 0 };
+const NONCE = /[0-9a-f]{24}/g;
 
 /**
  * The judge model of one row: each call becomes a request `r<position>-<hash>` of a provider batch.
- * The id depends only on the row and the call's bytes, so the same row scored again after a restart
- * asks for the same request and is answered from the batch already submitted.
+ * The id depends only on the row and the call's bytes (less the fence nonce), so the same row scored
+ * again after a restart asks for the same request and is answered from the batch already submitted.
  */
 class ProviderBatchModel implements JudgeModel {
   readonly configured = true;
@@ -101,9 +102,10 @@ class ProviderBatchModel implements JudgeModel {
 
   async call(request: StructuredCall): Promise<StructuredAnswer> {
     await batchGate()?.(); // no request is added after the run was cancelled
-    const hash = createHash('sha256')
-      .update(JSON.stringify([this.account.key, request.model, request.system, request.prompt, request.tool]))
-      .digest('hex');
+    // Without TRIBUNAL_SECRET_KEY the fence nonce (24 hex digits, engine/fence.ts) changes with each
+    // process: left out, so that the id stays the same after a restart.
+    const bytes = JSON.stringify([this.account.key, request.model, request.system, request.prompt, request.tool]).replace(NONCE, '');
+    const hash = createHash('sha256').update(bytes).digest('hex');
     const customId = `r${this.position}-${hash.slice(0, 40)}`;
     // A malformed answer is asked again by the engine: a batch answers the same, billed once.
     const repeat = this.asked.has(customId);
