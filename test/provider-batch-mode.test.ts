@@ -11,6 +11,8 @@ import { DEFAULT_PRICES } from '../src/prices.ts';
 import { startFakeAnthropicBatches, type FakeAnthropicBatches } from './helpers/fake-anthropic-batches.ts';
 import { startFakeOpenAIBatches, type FakeOpenAIBatches } from './helpers/fake-openai-batches.ts';
 import { evaluatorBody } from './helpers/execute.ts';
+import { chromiumAvailable, launchBrowser } from './helpers/browser.ts';
+import { runCli } from './helpers/cli.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 const MODEL = 'claude-sonnet-4-5';
@@ -18,6 +20,7 @@ let anthropic: FakeAnthropicBatches;
 let openai: FakeOpenAIBatches;
 let server: TestServer;
 let key: string;
+let lastRun: string;
 const env = () => ({
   ANTHROPIC_API_KEY: 'sk-ant-test-dummy',
   ANTHROPIC_BASE_URL: anthropic.url,
@@ -97,6 +100,28 @@ describe('mode provider_batch', () => {
       rows.some((r) => r.evaluator_results.some((e: any) => e.cache_read_tokens > 0)),
       'cache reads recorded as such',
     );
+    // `tribunal batch status` shows the provider batch's state.
+    const cli = await runCli(['batch', 'status', id], { env: { TRIBUNAL_URL: server.url, TRIBUNAL_API_KEY: key } });
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.ok(cli.stdout.includes(`Provider batches: ${mine[0].id} ended (10 requests).`), cli.stdout);
+    lastRun = id;
+  });
+
+  it('the web run page shows the provider batches', { skip: chromiumAvailable() ? false : 'Chromium is not installed' }, async () => {
+    const b = await launchBrowser();
+    try {
+      await b.page.goto(`${server.url}/app/sign-in`);
+      await b.page.getByRole('textbox', { name: 'API key', exact: true }).fill(key);
+      await b.page.getByRole('button', { name: 'Sign in' }).click();
+      await b.page.getByRole('heading', { level: 1, name: 'Judges' }).waitFor();
+      await b.page.goto(`${server.url}/app/batches/${lastRun}`);
+      const cell = b.page.locator('[data-provider-batches]');
+      await cell.waitFor();
+      assert.match(await cell.innerText(), /Provider batch API \(half price\)\.\s+msgbatch_\d+ ended \(10 calls\)/);
+      assert.deepEqual(b.errors, []);
+    } finally {
+      await b.close();
+    }
   });
 
   it('fails only the rows whose requests errored or came back without the tool, with a clear error', async () => {

@@ -42,8 +42,8 @@ export function batchClient(account: ProviderAccount): BatchClient {
 export const RESUBMIT = Symbol('resubmit');
 export type HubAnswer = BatchOutcome | typeof RESUBMIT;
 
-/** Calls gathered this long before they are submitted together. */
-const GATHER_MS = 200;
+/** Calls are submitted together once none has come for this long (a chunk's rows reach their calls at different times). */
+const GATHER_MS = 1000;
 /** A `submitting` record older than this has lost its submitter (see above). */
 export const SUBMIT_STALE_MS = 120_000;
 /** Results are kept this long after their batch ended, for calls asked again (a malformed answer's retries). */

@@ -23,6 +23,17 @@ export interface BatchRecord {
   error?: string | null;
   tags?: string[];
   created_at?: string;
+  /** Issue 32: live calls, or the provider's batch API with its batches' state. */
+  mode?: 'live' | 'provider_batch';
+  provider_batches?: Array<{ id: string; status: string; requests: number }>;
+}
+
+/** The provider batches of a provider_batch run, one line (issue 32); null for a live run. */
+export function providerBatchLine(r: Pick<BatchRecord, 'mode' | 'provider_batches'>): string | null {
+  if (r.mode !== 'provider_batch') return null;
+  const batches = r.provider_batches ?? [];
+  if (!batches.length) return 'Provider batches: none submitted yet.';
+  return `Provider batches: ${batches.map((b) => `${b.id} ${b.status} (${b.requests} request${b.requests === 1 ? '' : 's'})`).join(', ')}.`;
 }
 
 export const FINISHED = new Set(['completed', 'failed', 'cancelled']);
@@ -140,6 +151,8 @@ export function reportBatch(record: BatchRecord, ctx: { json: boolean; failUnder
       `\nBatch ${record.id}: ${record.status}. ${record.done} of ${record.total} row(s) scored${record.failed ? `, ${record.failed} failed` : ''} (${usd(record.cost_usd)}${took}).`,
     );
     if (record.error) console.log(`Reason: ${record.error}`);
+    const provider = providerBatchLine(record);
+    if (provider) console.log(provider);
     console.log(
       table(
         ['EVALUATOR', 'SCORED', 'MEAN', 'MIN', 'MAX', ...(evaluatorErrors ? ['FAILED'] : [])],
