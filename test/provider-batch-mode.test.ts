@@ -117,7 +117,7 @@ describe('mode provider_batch', () => {
       await b.page.goto(`${server.url}/app/batches/${lastRun}`);
       const cell = b.page.locator('[data-provider-batches]');
       await cell.waitFor();
-      assert.match(await cell.innerText(), /Provider batch API \(half price\)\.\s+msgbatch_\d+ ended \(10 calls\)/);
+      assert.match((await cell.textContent()) ?? '', /Provider batch API \(half price\)\.\s+msgbatch_\d+ ended \(10 calls\)/);
       assert.deepEqual(b.errors, []);
     } finally {
       await b.close();
