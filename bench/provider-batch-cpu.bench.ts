@@ -53,12 +53,19 @@ const { values } = parseArgs({
 const ITEMS = Number(values.items ?? 2000);
 const ROUNDS = Number(values.rounds ?? 2);
 
-async function api(base: string, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+async function api(base: string, key: string, method: string, path: string, body?: unknown, tries = 3): Promise<any> {
+  let res: Response;
+  try {
+    res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (err) {
+    // A reused keep-alive connection the server had just closed: a status read is asked again.
+    if (method !== 'GET' || tries <= 1) throw err;
+    return api(base, key, method, path, body, tries - 1);
+  }
   const json = (await res.json()) as any;
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 400)}`);
   return json;

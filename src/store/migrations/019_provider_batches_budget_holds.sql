@@ -15,3 +15,19 @@ CREATE TABLE provider_batches (
   updated_at timestamptz NOT NULL
 );
 CREATE INDEX provider_batches_by_run ON provider_batches (batch_id, created_at);
+
+-- Budget reservations per holder (one per server process, src/store/postgres/budgets.ts): a process
+-- renews its holds while it lives; holds of a process gone (kill -9, a lost machine) expire after the
+-- lease and are taken off their counters' reserved_usd by any instance, instead of blocking the cap
+-- until the day ends.
+CREATE TABLE budget_holds (
+  holder text NOT NULL,
+  org_id text NOT NULL,
+  scope text NOT NULL,
+  scope_id text NOT NULL,
+  period text NOT NULL,
+  amount_usd numeric(20, 9) NOT NULL,
+  expires_at timestamptz NOT NULL,
+  PRIMARY KEY (holder, org_id, scope, scope_id, period)
+);
+CREATE INDEX budget_holds_by_expiry ON budget_holds (expires_at);
