@@ -178,6 +178,36 @@ describe('mode provider_batch', () => {
     assert.match(run.provider_batches[0].id, /^batch_/);
   });
 
+  it("a jury: each juror's call goes to its own model's batch API (Anthropic and OpenAI in one run)", async () => {
+    anthropic.pollsUntilEnded = 1;
+    anthropic.respondWith(() => ({ kind: 'succeeded', input: { justification: 'ok', score: 0.8 } }));
+    const a = await post('/v1/models/', { name: `juror-a-${Date.now()}`, provider: 'anthropic', base_url: anthropic.url, model: 'claude-juror', api_key: 'sk-ant-x' });
+    const o = await post('/v1/models/', { name: `juror-o-${Date.now()}`, provider: 'openai', base_url: openai.url, model: 'gpt-juror', api_key: 'sk-x' });
+    assert.equal(a.status, 201, JSON.stringify(a.body));
+    assert.equal(o.status, 201, JSON.stringify(o.body));
+    const id = await start(await judgeOf([{ models: [a.body.name, o.body.name], aggregation: 'mean' }]), 2);
+    const run = await until(id, (b) => b.status === 'completed');
+    assert.equal(run.done, 2, JSON.stringify(run));
+    assert.equal(run.provider_batches.length, 2, 'one provider batch per model account');
+    assert.deepEqual(run.provider_batches.map((p: any) => p.requests).sort(), [2, 2]);
+    for (const row of await rowsOf(id)) assert.ok(Math.abs(row.score - 0.75) < 1e-9, `mean of the jurors 0.8 and 0.7: ${row.score}`);
+  });
+
+  it('a calibration run in mode provider_batch scores its batch through the provider', async () => {
+    anthropic.pollsUntilEnded = 1;
+    anthropic.respondWith(() => ({ kind: 'succeeded', input: { justification: 'ok', score: 1 } }));
+    const ev = await post('/v1/evaluators/', evaluatorBody());
+    const dataset = await post('/v1/datasets/', { name: `calibration ${Date.now()}` });
+    const labelled = [1, 0.5, 0].map((score, i) => ({ request: `q${i}`, response: `a${i}`, expected_scores: { [ev.body.id]: score } }));
+    assert.equal((await post(`/v1/datasets/${dataset.body.id}/items/`, { items: labelled })).status, 201);
+    const cal = await post('/v1/calibration-runs/', { evaluator_id: ev.body.id, dataset_id: dataset.body.id, mode: 'provider_batch' });
+    assert.equal(cal.status, 202, JSON.stringify(cal.body));
+    const run = await until(cal.body.batch_execution_id, (b) => b.status === 'completed');
+    assert.equal(run.mode, 'provider_batch');
+    assert.equal(run.done, 3);
+    assert.equal(run.provider_batches[0].status, 'ended');
+  });
+
   it('refuses at the start a model without a batch API, naming it', async () => {
     const name = `no-batch-${Date.now()}`;
     // The Anthropic fake serves only /v1/messages/batches: GET /v1/batches is a 404 there.
