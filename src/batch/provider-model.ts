@@ -45,6 +45,8 @@ export async function providerAccounts(ctx: Ctx, evaluators: EvaluatorRecord[], 
     for (const name of e.models?.length ? e.models : [e.model ?? '']) {
       const record = name ? await registeredModelNamed(ctx, name) : null;
       if (!record) {
+        // A name neither registered nor allowed keeps the engine's own clear error (no call is made).
+        if (name && !ctx.config.model.allowed.includes(name)) continue;
         const model = name || ctx.config.model.name;
         // The server's own model is Anthropic's API (ANTHROPIC_BASE_URL), which has Message Batches.
         accounts.set(`server:${model}`, { key: 'server', provider: 'anthropic', apiKey: ctx.config.model.apiKey ?? '', baseUrl: ctx.config.model.baseUrl ?? null });
