@@ -124,6 +124,8 @@ const EnvSchema = z.object({
   TRIBUNAL_BATCH_CONCURRENCY: int(1).max(10_000).default(64),
   TRIBUNAL_BATCH_CHUNK: int(1).max(1000).default(16),
   TRIBUNAL_BATCH_LEASE: duration.default(parseDuration('5m')),
+  TRIBUNAL_PROVIDER_BATCH_POLL: duration.default(parseDuration('30s')),
+  TRIBUNAL_PROVIDER_BATCH_ROWS: int(1).max(50000).default(5000),
   TRIBUNAL_BATCH_WORKER: bool.default(true),
   // Budgets (room h-cost): every organization's default daily cost cap in USD (unset: none).
   TRIBUNAL_ORG_DAILY_BUDGET_USD: z.coerce.number().finite().min(0).optional(),
@@ -244,6 +246,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       worker: e.TRIBUNAL_BATCH_WORKER,
       /** h-harden: PostgreSQL: finished pg-boss jobs (with item text) are deleted after this. */
       jobRetentionMs: e.TRIBUNAL_BATCH_JOB_RETENTION,
+      /** issue 32, mode provider_batch: how often a provider batch is polled, and rows per unit of work (one provider batch per model). */
+      providerPollMs: Math.max(10, e.TRIBUNAL_PROVIDER_BATCH_POLL),
+      providerRows: e.TRIBUNAL_PROVIDER_BATCH_ROWS,
     },
     // Budgets (room h-cost, docs/COST.md): the default daily cap of every organization (an admin may set another per org).
     budget: { orgDailyUsd: e.TRIBUNAL_ORG_DAILY_BUDGET_USD ?? null },

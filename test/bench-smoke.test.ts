@@ -33,6 +33,7 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string> }> =
   'postgres-logs.bench.ts': { env: { BENCH_LOGS: '300', BENCH_RUNS: '2' } },
   'proxy.bench.ts': { env: { BENCH_ROUNDS: '3', BENCH_UPSTREAM_MS: '5', BENCH_JUDGE_MS: '5', BENCH_WARMUP: '2', BENCH_CPU_ROUNDS: '3' } },
   'provider-batch.bench.ts': { args: ['--rows', '20'] },
+  'provider-batch-cpu.bench.ts': { args: ['--items', '12', '--rounds', '1'] },
   'review-next.bench.ts': { env: { BENCH_ITEMS: '300', BENCH_NEXTS: '40', BENCH_REVIEWERS: '4' } },
 };
 

@@ -13,6 +13,7 @@ import { batchSummary } from './summary.ts';
 import { log } from '../log.ts';
 import { checkBatchQuota } from '../quotas/quotas.ts';
 import { assertBudgetOpen } from '../budgets/budgets.ts';
+import { assertProviderBatchable, cancelProviderBatches, type BatchMode } from './provider-mode.ts';
 
 /** What a started run is handed to: the runner of this process, when one runs. */
 export interface BatchDispatcher {
@@ -25,7 +26,10 @@ export function registerDispatcher(store: Store, dispatcher: BatchDispatcher | n
   else dispatchers.delete(store);
 }
 
-export const batchToWire = ({ org_id: _o, key_id: _k, planned: _p, planned_all: _a, plan_cursor: _c, ...wire }: BatchExecutionRecord): BatchExecution => wire;
+export const batchToWire = ({ org_id: _o, key_id: _k, planned: _p, planned_all: _a, plan_cursor: _c, ...wire }: BatchExecutionRecord): BatchExecution => ({
+  ...wire,
+  mode: wire.mode ?? 'live',
+});
 export const rowToWire = ({ cost_usd: _c, ...row }: BatchRowRecord): BatchRow => row;
 
 export type BatchTarget = { judge: JudgeRecord } | { evaluator: EvaluatorRecord };
@@ -37,7 +41,7 @@ export async function startBatch(
   ctx: RequestContext,
   target: BatchTarget,
   source: BatchSource,
-  options: { tags?: string[]; use_cache?: boolean; budget_usd?: number },
+  options: { tags?: string[]; use_cache?: boolean; budget_usd?: number; mode?: BatchMode },
 ): Promise<BatchExecution> {
   let datasetId: string | null = null;
   let total: number;
@@ -56,6 +60,8 @@ export async function startBatch(
   // Budgets (room h-cost): a spent cap refuses the run at its start (429 budget_exceeded).
   const evaluatorIds = 'judge' in target ? target.judge.evaluators.map((e) => e.id) : [target.evaluator.id];
   await assertBudgetOpen(ctx.store, ctx.config, { orgId: ctx.caller.org.id, evaluatorIds });
+  // Issue 32: every model must have a batch API; refused now, naming the model, not row by row.
+  if (options.mode === 'provider_batch') await assertProviderBatchable(ctx, target);
   const now = new Date().toISOString();
   const record: BatchExecutionRecord = {
     id: newId('bat'),
@@ -82,6 +88,7 @@ export async function startBatch(
     plan_cursor: null,
     // The evaluator's version is fixed like the judge's: a resumed run scores as it started.
     ...('evaluator' in target ? { evaluator_version: target.evaluator.version } : {}),
+    ...(options.mode === 'provider_batch' ? { mode: 'provider_batch' as const } : {}),
   };
   await checkBatchQuota(ctx, total); // h-harden: runs in flight and rows per day, before anything is stored
   // Budgets (room h-cost): the run's own total cap, before any row can run.
@@ -175,13 +182,14 @@ const alreadyEnded = (batch: BatchExecutionRecord) =>
   );
 
 /** Stops a run: rows not started are never scored; rows in flight finish and are kept. A run that has ended answers 409. */
-export async function cancelBatch(ctx: Pick<RequestContext, 'store' | 'caller'>, id: string): Promise<BatchExecution> {
+export async function cancelBatch(ctx: Pick<RequestContext, 'store' | 'caller' | 'config'>, id: string): Promise<BatchExecution> {
   const batch = await getVisibleBatch(ctx, id);
   if (isTerminal(batch.status)) throw alreadyEnded(batch);
   const now = new Date().toISOString();
   const cancelled = await ctx.store.updateBatchExecution(batch.id, { status: 'cancelled', finished_at: now, if_status: ['queued', 'running'] });
   // It ended between the read and the write (its last row, or another cancel): as above.
   if (!cancelled) throw alreadyEnded(await getVisibleBatch(ctx, id));
+  await cancelProviderBatches(ctx, cancelled); // issue 32
   const summed = await ctx.store.updateBatchExecution(batch.id, { summary: await batchSummary(ctx.store, cancelled) });
   return batchToWire(summed ?? cancelled);
 }

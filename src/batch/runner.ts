@@ -18,6 +18,8 @@ import { PgBatchQueue } from './pg-queue.ts';
 import { KeyLiveness } from './key-liveness.ts';
 import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, planNext, recordedIn, resummarize, runRow, type BatchEnv, type Chunk, type PlanState } from './work.ts';
 import { log } from '../log.ts';
+import { modeOf, providerRowOptions } from './provider-mode.ts';
+import { dropHub } from './provider-hub.ts';
 
 export interface BatchRunnerServices {
   store: Store;
@@ -62,6 +64,11 @@ export class BatchRunner implements BatchDispatcher {
 
   private get store() {
     return this.services.store;
+  }
+
+  /** Rows per unit of work: a provider_batch run submits a unit's calls as one provider batch per model. */
+  private chunkOf(batch: BatchExecutionRecord): number {
+    return modeOf(batch) === 'provider_batch' ? this.services.config.batch.providerRows : this.services.config.batch.chunk;
   }
 
   /** Takes work: resumes every unfinished run, then runs new ones as they are started. */
@@ -170,7 +177,7 @@ export class BatchRunner implements BatchDispatcher {
     }
     let next;
     try {
-      next = await planNext(this.store, batch, run.state, this.services.config.batch.chunk);
+      next = await planNext(this.store, batch, run.state, this.chunkOf(batch));
     } catch (err) {
       if (!(err instanceof DatasetGone)) throw err;
       this.local.delete(id);
@@ -232,7 +239,7 @@ export class BatchRunner implements BatchDispatcher {
     while (!batch.planned_all && !this.stopping) {
       let next;
       try {
-        next = await planNext(this.store, batch, state, this.services.config.batch.chunk);
+        next = await planNext(this.store, batch, state, this.chunkOf(batch));
       } catch (err) {
         return this.planFailed(id, err);
       }
@@ -277,20 +284,28 @@ export class BatchRunner implements BatchDispatcher {
       );
       return [];
     }
+    // Issue 32: a provider_batch run's rows wait for their provider batch, not for a row slot.
+    let provider: Awaited<ReturnType<typeof providerRowOptions>>;
+    try {
+      provider = await providerRowOptions(this.env.ctx, caller, batch, target);
+    } catch (err) {
+      await failBatch(this.store, batch.id, (err as Error).message);
+      return [];
+    }
     if (batch.status === 'queued') await this.store.updateBatchExecution(batch.id, { status: 'running', started_at: new Date().toISOString(), if_status: ['queued'] });
     const done = await recordedIn(this.store, chunk);
     const started: Array<Promise<unknown>> = [];
     for (let i = 0; i < chunk.rows.length; i++) {
       const position = chunk.first + i;
       if (done.has(position)) continue;
-      const release = await this.slots.acquire();
+      const release = provider ? () => {} : await this.slots.acquire();
       // Checked when the row is about to start: after a cancel, no row starts.
       const now = this.stopping ? null : await this.store.getBatchExecution(batch.id).catch((err) => (release(), Promise.reject(err)));
       if (!now || isTerminal(now.status) || (await this.keys.endIfKeyEnded(now).catch((err) => (release(), Promise.reject(err))))) {
         release();
         break;
       }
-      const row = runRow(this.env, caller, now, target, position, chunk.rows[i]).finally(release);
+      const row = runRow(this.env, caller, now, target, position, chunk.rows[i], provider?.(position)).finally(release);
       started.push(row);
       this.track(row, run?.rows ?? new Set(), run);
     }
@@ -317,6 +332,7 @@ export class BatchRunner implements BatchDispatcher {
     this.stopping = true;
     clearInterval(this.watch);
     registerDispatcher(this.store, null);
+    dropHub(this.store); // provider batches stop being polled; the next start polls them again
     const ends = Date.now() + graceMs;
     const settled = Promise.allSettled([...this.inFlight]);
     await Promise.race([settled, new Promise((r) => setTimeout(r, graceMs).unref())]);

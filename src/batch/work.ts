@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Caller } from '../auth.ts';
 import type { RequestContext } from '../context.ts';
 import { TribunalError } from '../errors.ts';
-import type { ScoringEngine } from '../engine/types.ts';
+import type { RunOptions, ScoringEngine } from '../engine/types.ts';
 import { runAsBatchWork } from '../engine/limiter.ts';
 import type { DatasetItemInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
 import {
@@ -134,7 +134,15 @@ async function stillRunning(store: Store, batchId: string): Promise<void> {
 }
 
 /** Scores one row and records it; answers whether this call recorded it. Store failures are thrown (the chunk is retried). */
-export async function runRow(env: BatchEnv, caller: Caller, batch: BatchExecutionRecord, target: Target, position: number, row: ChunkRow): Promise<boolean> {
+export async function runRow(
+  env: BatchEnv,
+  caller: Caller,
+  batch: BatchExecutionRecord,
+  target: Target,
+  position: number,
+  row: ChunkRow,
+  retarget?: RunOptions['retarget'], // issue 32: a provider_batch row's calls (batch/provider-mode.ts)
+): Promise<boolean> {
   const logId = rowLogId(batch.id, position);
   const existing = await env.store.getExecutionLog(logId);
   if (existing) return env.store.recordBatchRow(batch.id, fromLog(position, row, existing, null));
@@ -146,7 +154,7 @@ export async function runRow(env: BatchEnv, caller: Caller, batch: BatchExecutio
   delete (input as { metadata?: unknown }).metadata;
   delete (input as { expected_scores?: unknown }).expected_scores;
   const ctx: RequestContext = { ...env.ctx, caller };
-  const options = { batch_execution_id: batch.id, log_id: logId };
+  const options = { batch_execution_id: batch.id, log_id: logId, ...(retarget ? { retarget } : {}) };
   let record: BatchRowRecord;
   try {
     const result = await runAsBatchWork(

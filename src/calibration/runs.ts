@@ -50,6 +50,8 @@ export interface StartInput {
   evaluator_id?: string;
   dataset_id: string;
   threshold?: number;
+  /** Issue 32: the batch's model calls through the provider's batch API. */
+  mode?: 'live' | 'provider_batch';
 }
 
 /** The last completed run of the same judge (or evaluator) on the same dataset, for side-by-side metrics. */
@@ -89,7 +91,7 @@ export async function startCalibrationRun(ctx: RequestContext & { engine: Pick<S
   }
   await assertLabelled(ctx.store, dataset.id, dataset.name, refs);
   const previous = await previousRun(ctx, { ...record, dataset_id: dataset.id });
-  const batch = await startBatch(ctx, target, { dataset_id: dataset.id }, { tags: ['calibration'] });
+  const batch = await startBatch(ctx, target, { dataset_id: dataset.id }, { tags: ['calibration'], ...(input.mode ? { mode: input.mode } : {}) });
   const run: CalibrationRunRecord = {
     id: newId('cal'),
     org_id: ctx.caller.org.id,

@@ -9,6 +9,14 @@ import type { BatchExecution } from '../schemas/batches.ts'; // the wire type, f
 
 export type BatchRecord = BatchExecution;
 
+/** The provider batches of a provider_batch run, one line (issue 32); null for a live run. */
+export function providerBatchLine(r: Pick<BatchRecord, 'mode' | 'provider_batches'>): string | null {
+  if (r.mode !== 'provider_batch') return null;
+  const batches = r.provider_batches ?? [];
+  if (!batches.length) return 'Provider batches: none submitted yet.';
+  return `Provider batches: ${batches.map((b) => `${b.id} ${b.status} (${b.requests} request${b.requests === 1 ? '' : 's'})`).join(', ')}.`;
+}
+
 export const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 export const batchPath = (id: string) => `/v1/judges/batch-executions/${encodeURIComponent(id)}/`;
 
@@ -124,6 +132,8 @@ export function reportBatch(record: BatchRecord, ctx: { json: boolean; failUnder
       `\nBatch ${record.id}: ${record.status}. ${record.done} of ${record.total} row(s) scored${record.failed ? `, ${record.failed} failed` : ''} (${usd(record.cost_usd)}${took}).`,
     );
     if (record.error) console.log(`Reason: ${record.error}`);
+    const provider = providerBatchLine(record);
+    if (provider) console.log(provider);
     console.log(
       table(
         ['EVALUATOR', 'SCORED', 'MEAN', 'MIN', 'MAX', ...(evaluatorErrors ? ['FAILED'] : [])],

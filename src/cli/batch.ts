@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import { resolveId, type ApiClient } from './client.ts';
 import { list, num, oneOf, runGroup, str, type Command, type Values } from './command.ts';
 import { compareCommand } from './batch-compare.ts';
-import { batchPath, reportBatch, waitForBatches, type BatchRecord } from './batch-wait.ts';
+import { batchPath, providerBatchLine, reportBatch, waitForBatches, type BatchRecord } from './batch-wait.ts';
 import { EXIT, usageError } from './errors.ts';
 import { day, printJson, printNextPage, printTable, usd } from './output.ts';
 import type { Group } from './shared.ts';
@@ -56,6 +56,8 @@ Starts a batch on the server (it keeps running if this command stops) and prints
   --dataset <id|name>      the dataset to run it over (tribunal datasets list)
   --tags <a,b>             labels added to every row's execution log (or --tag, repeated)
   --use-cache              rows may reuse a cached result for the same inputs
+  --provider-batch         send the model calls through the provider's batch API (half price,
+                           results within 24 h; docs/COST.md)
 ${ESTIMATE_HELP}
 ${WAIT_HELP}`,
   options: {
@@ -64,6 +66,7 @@ ${WAIT_HELP}`,
     tags: { type: 'string' },
     tag: { type: 'string', multiple: true },
     'use-cache': { type: 'boolean' },
+    'provider-batch': { type: 'boolean' },
     ...ESTIMATE_OPTIONS,
     ...WAIT_OPTIONS,
   },
@@ -76,7 +79,13 @@ ${WAIT_HELP}`,
     const api = client();
     const judgeId = await resolveId(api, 'judge', judgeRef);
     const budget = num(values.budget, 'budget', { min: 0, max: 1e9 });
-    const body = { dataset_id: dataset, tags: tagsFrom(values), ...(values['use-cache'] ? { use_cache: true } : {}), ...(budget !== undefined ? { budget_usd: budget } : {}) };
+    const body = {
+      dataset_id: dataset,
+      tags: tagsFrom(values),
+      ...(values['use-cache'] ? { use_cache: true } : {}),
+      ...(budget !== undefined ? { budget_usd: budget } : {}),
+      ...(values['provider-batch'] ? { mode: 'provider_batch' } : {}),
+    };
     const path = `/v1/judges/${encodeURIComponent(judgeId)}/batch-execute/`;
     // The estimate first (room h-cost): --dry-run prints it only; a large run asks (or needs --yes).
     if (!(await estimateFirst(api, path, body, { dryRun: Boolean(values['dry-run']), yes: Boolean(values.yes), json }))) return EXIT.ok;
@@ -116,6 +125,8 @@ function printRunning(r: BatchRecord): void {
   const finished = r.done + r.failed;
   const pct = r.total ? Math.floor((finished / r.total) * 100) : 0;
   console.log(`Batch ${r.id}: ${r.status}, ${finished}/${r.total} rows (${pct}%)${r.failed ? `, ${r.failed} failed` : ''}, ${usd(r.cost_usd)} so far.`);
+  const provider = providerBatchLine(r);
+  if (provider) console.log(provider);
   const f = (n: number | null) => (n === null ? '-' : n.toFixed(2));
   if (r.summary.length)
     printTable(

@@ -265,8 +265,10 @@ export class Engine {
     let scored: Scored[];
     if (degenerate) scored = evaluators.map((e) => this.degenerateResult(e, degenerate));
     else {
-      const targets = await this.targets(ctx, evaluators);
-      if ([...targets.values()].some((t) => t.model === this.model)) requireModel(this.model);
+      const found = await this.targets(ctx, evaluators);
+      if ([...found.values()].some((t) => t.model === this.model)) requireModel(this.model);
+      // Issue 32: a provider_batch row's calls go through the provider's batch API (batch/provider-model.ts).
+      const targets = options.retarget ? new Map([...found].map(([k, t]) => [k, options.retarget!(t)])) : found;
       const score = (e: EvaluatorRecord, target?: ScoringTarget) => () => this.scoreEvaluator(ctx, e, input, target);
       const cache = { store: ctx.store, orgId: ctx.caller.org.id, maxEntries: ctx.config.model.resultCacheMax };
       scored = await Promise.all(

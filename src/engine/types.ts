@@ -1,6 +1,7 @@
 // The seam between the tool handlers and scoring. The real engine lives beside this file.
 import type { RequestContext } from '../context.ts';
 import type { JudgeModel } from './model.ts';
+import type { PriceTable, PricedProvider } from './cost.ts';
 import type { ComparisonInput, ComparisonResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 
@@ -11,6 +12,11 @@ export interface RunOptions {
   log_id?: string;
   /** h-proxy: adjusts the log record just before it is written (the judge proxy files type proxy, with the upstream call). */
   decorate?: (record: ExecutionLogRecord) => ExecutionLogRecord;
+  /**
+   * Issue 32: replaces each evaluator's scoring target (model, prices). A row of a provider_batch run
+   * sends its calls through the provider's batch API, priced at its batch rate (batch/provider-model.ts).
+   */
+  retarget?: <T extends { model: JudgeModel; modelName: string; prices: PriceTable; provider?: PricedProvider; identity?: string }>(target: T) => T;
 }
 
 export interface ScoringEngine {

@@ -16,6 +16,7 @@ import { BATCH_STATUSES, BatchExecution, BatchRow } from '../schemas/batches.ts'
 import { defineTool } from '../tool.ts';
 import { READ, WRITE } from './annotations.ts';
 import { estimateRun } from '../budgets/dry-run.ts';
+import { withProviderBatches } from '../batch/provider-mode.ts';
 
 const batchId = z.string().min(1).describe('id of the batch execution');
 
@@ -34,6 +35,10 @@ export const batchExecuteOperation = defineTool({
     // Cost (room h-cost, docs/COST.md)
     dry_run: z.boolean().optional().describe('true: answer 200 with the estimated calls, tokens and cost (live, cached, provider batch) without running or calling a model'),
     budget_usd: z.number().finite().min(0).optional().describe("the run's total cost cap in USD: the run stops (failed, budget_exceeded) once its rows have spent it"),
+    mode: z
+      .enum(['live', 'provider_batch'])
+      .optional()
+      .describe("live (default), or provider_batch: the model calls go through the provider's batch API at half price (results within 24 h); refused when a model has none"),
   }),
   output: z.object({
     batch_execution_id: z.string().describe('id of the run'),
@@ -41,7 +46,7 @@ export const batchExecuteOperation = defineTool({
     status: z.literal('queued').describe('a new run is queued'),
   }),
   annotations: WRITE,
-  async handler({ judge_id, dataset_id, items, tags, use_cache, dry_run, budget_usd }, ctx) {
+  async handler({ judge_id, dataset_id, items, tags, use_cache, dry_run, budget_usd, mode }, ctx) {
     if ((dataset_id === undefined) === (items === undefined)) {
       const both = dataset_id !== undefined;
       throw validationError(both ? 'Give dataset_id or items, not both.' : 'Give dataset_id (a dataset to run over) or items (1..1000 items to run over).', [
@@ -61,6 +66,7 @@ export const batchExecuteOperation = defineTool({
       tags,
       use_cache,
       ...(budget_usd !== undefined ? { budget_usd } : {}),
+      ...(mode ? { mode } : {}),
     });
     return { batch_execution_id: batch.id, status_url: `/v1/judges/batch-executions/${batch.id}/`, status: 'queued' as const };
   },
@@ -98,7 +104,7 @@ export const getBatchExecutionOperation = defineTool({
   input: z.object({ batch_execution_id: batchId }),
   output: BatchExecution,
   annotations: READ,
-  handler: async ({ batch_execution_id }, ctx) => batchToWire(await withLiveSummary(ctx.store, await getVisibleBatch(ctx, batch_execution_id))),
+  handler: async ({ batch_execution_id }, ctx) => withProviderBatches(ctx.store, batchToWire(await withLiveSummary(ctx.store, await getVisibleBatch(ctx, batch_execution_id)))),
 });
 
 export const listBatchResultsOperation = defineTool({

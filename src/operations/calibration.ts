@@ -25,6 +25,10 @@ export const startCalibrationRunOperation = defineTool({
     threshold: z.number().min(0).max(1).optional().describe('score >= threshold is a pass, for kappa, accuracy and the confusion matrix (default 0.5)'),
     // Cost (room h-cost, docs/COST.md)
     dry_run: z.boolean().optional().describe('true: answer 200 with the estimated calls, tokens and cost (live, cached, provider batch) without running or calling a model'),
+    mode: z
+      .enum(['live', 'provider_batch'])
+      .optional()
+      .describe("live (default), or provider_batch: the batch's model calls go through the provider's batch API at half price; refused when a model has none"),
   }),
   output: CalibrationRun,
   annotations: WRITE,

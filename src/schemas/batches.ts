@@ -38,6 +38,18 @@ export const BatchExecution = z.object({
   use_cache: z.boolean().describe('rows may reuse a cached result for the same inputs'),
   error: z.string().nullable().describe('why the run failed; null otherwise'),
   created_at: timestamp,
+  // Issue 32 (docs/COST.md): live calls, or the provider's batch API.
+  mode: z.enum(['live', 'provider_batch']).optional().describe("live (default): live model calls; provider_batch: the calls go through the provider's batch API at its batch rate"),
+  provider_batches: z
+    .array(
+      z.object({
+        id: z.string().describe("the provider's batch id (Tribunal's own pbt_ id while it is being submitted)"),
+        status: z.enum(['submitting', 'in_progress', 'canceling', 'ended', 'failed']).describe('where the provider batch is'),
+        requests: z.number().int().describe('model calls it carries'),
+      }),
+    )
+    .optional()
+    .describe('provider_batch mode: the provider batches of the run, oldest first'),
 });
 export type BatchExecution = z.infer<typeof BatchExecution>;
 

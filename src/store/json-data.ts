@@ -36,6 +36,8 @@ export interface JsonData {
   /** Budgets (room h-cost, json-budgets.ts); absent in files written before them, created on load. */
   budget_caps?: BudgetTables['budget_caps'];
   budget_counters?: BudgetTables['budget_counters'];
+  /** Provider batches of runs in mode provider_batch (issue 32, json-provider-batches.ts); created on load. */
+  provider_batches?: Record<string, import('./provider-batch-types.ts').ProviderBatchRecord>;
 }
 
 export const emptyData = (): JsonData => ({
@@ -65,6 +67,7 @@ export function withoutPrototypes(data: JsonData): void {
   // Budgets (room h-cost)
   data.budget_caps = Object.assign(Object.create(null) as BudgetTables['budget_caps'], data.budget_caps ?? {});
   data.budget_counters = Object.assign(Object.create(null) as BudgetTables['budget_counters'], data.budget_counters ?? {});
+  data.provider_batches = Object.assign(Object.create(null) as NonNullable<JsonData['provider_batches']>, data.provider_batches ?? {});
   JsonBudgetTables.forget(data as BudgetTables);
 }
 

@@ -17,7 +17,8 @@ import type { DatasetItemInput, EvaluatorResult, Organization } from '../schemas
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
 import { JsonCalibrationTables } from './json-calibration.ts';
 import { JsonBudgetTables, type BudgetTables } from './json-budgets.ts';
-import type { BudgetCap, BudgetKey, BudgetScope } from './types.ts';
+import { JsonProviderBatches, type ProviderBatchTables } from './json-provider-batches.ts';
+import type { BudgetCap, BudgetKey, BudgetScope, ProviderBatchPatch, ProviderBatchRecord } from './types.ts';
 import { JsonBatches } from './json-batches.ts';
 import { JsonDatasets } from './json-datasets.ts';
 import { LogFile } from './log-file.ts';
@@ -179,6 +180,7 @@ export class JsonStore implements Store {
     this.calibration.purgeOrganization(orgId);
     this.surface.purgeOrganization(orgId);
     this.budgets.purgeOrganization(orgId);
+    this.providerBatches.purgeOrganization(orgId);
     delete d.organizations[orgId];
     this.resultCache.purgeOrganization(orgId);
     await this.datasets.deleteOrg(orgId);
@@ -230,6 +232,10 @@ export class JsonStore implements Store {
   listBudgetCounters = (filter: { org_id?: string; period?: string; scope?: BudgetScope }) => this.budgets.list(filter);
   setBudgetCap = (cap: Omit<BudgetCap, 'cap_usd'> & { cap_usd: number | null }) => this.budgets.setCap(cap);
   listBudgetCaps = (orgId: string) => this.budgets.caps(orgId);
+  private readonly providerBatches = new JsonProviderBatches(...this.part((d) => d as unknown as ProviderBatchTables)); // issue 32
+  createProviderBatch = (r: ProviderBatchRecord) => this.providerBatches.create(r);
+  updateProviderBatch = (id: string, patch: ProviderBatchPatch) => this.providerBatches.update(id, patch);
+  listProviderBatches = (batchId: string) => this.providerBatches.list(batchId);
 
   // API keys (json-api-keys.ts)
   private readonly apiKeys = new JsonApiKeyTable(...this.part((d) => d.api_keys));

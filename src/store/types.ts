@@ -7,6 +7,8 @@ import type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
 export type { ClaimTokenRecord, SyntheticDataRecord, SyntheticSample } from './surface-types.ts';
 import type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from './budget-types.ts';
 export type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from './budget-types.ts';
+import type { ProviderBatchPatch, ProviderBatchRecord } from './provider-batch-types.ts';
+export type { ProviderBatchPatch, ProviderBatchRecord, ProviderBatchState } from './provider-batch-types.ts';
 import type { BatchExecutionRecord, BatchFilter, BatchPatch, BatchRowQuery, BatchRowRecord, BatchRowScores } from './batch-types.ts';
 export { rowScores, type BatchExecutionRecord, type BatchFilter, type BatchPatch, type BatchRowQuery, type BatchRowRecord, type BatchRowScores } from './batch-types.ts';
 
@@ -281,6 +283,11 @@ export interface Store {
   /** Sets (or, with cap_usd null, removes) the cap of one scope. */
   setBudgetCap(cap: Omit<BudgetCap, 'cap_usd'> & { cap_usd: number | null }): Promise<void>;
   listBudgetCaps(orgId: string): Promise<BudgetCap[]>;
+  // Provider batches of runs in mode provider_batch (issue 32, src/batch/provider-*.ts); durable before answered.
+  createProviderBatch(record: ProviderBatchRecord): Promise<void>;
+  updateProviderBatch(id: string, patch: ProviderBatchPatch): Promise<ProviderBatchRecord | null>;
+  /** A run's provider batches, oldest first. */
+  listProviderBatches(batchId: string): Promise<ProviderBatchRecord[]>;
 }
 
 /** Why a write was refused as a conflict: data, so that both stores report the same thing. */

@@ -149,6 +149,8 @@ export async function startFakeOpenAIBatches(): Promise<FakeOpenAIBatches> {
         const text = files.get(m[1]);
         return text === undefined ? send(404, { error: { message: 'no file', type: 'invalid_request_error' } }) : send(200, text, 'application/octet-stream');
       }
+      // GET /batches (a page of batches): what the server asks to learn that a base URL serves the Batch API.
+      if (req.method === 'GET' && path === '/batches') return send(200, { object: 'list', data: batches.map(wire), has_more: false, first_id: null, last_id: null });
       if (req.method === 'POST' && path === '/batches') {
         const body = JSON.parse(raw);
         const total = (files.get(body.input_file_id) ?? '').trim().split('\n').filter(Boolean).length;

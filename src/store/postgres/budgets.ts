@@ -1,6 +1,7 @@
 // The PostgreSQL store's budgets (room h-cost, migrations/017_budgets.sql). A reservation is one
 // conditional UPDATE ... WHERE spent + reserved < cap RETURNING: the row lock makes concurrent
 // reservations from any number of instances take turns, so none passes a check another has spent.
+import { randomUUID } from 'node:crypto';
 import type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from '../types.ts';
 
 type Rows = { rows: Array<Record<string, unknown>> };
@@ -17,22 +18,88 @@ const counterFromRow = (r: Record<string, unknown>): BudgetCounter => ({
 const keyParams = (k: BudgetKey) => [k.org_id, k.scope, k.scope_id, k.period];
 const ENSURE = 'INSERT INTO budget_counters (org_id, scope, scope_id, period) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING';
 
-export async function pgReserveBudget(run: PgRun, key: BudgetKey, amount: number, cap: number): Promise<BudgetCounter | null> {
+export async function pgReserveBudget(run: PgRun, key: BudgetKey, amount: number, cap: number, hold?: Hold): Promise<BudgetCounter | null> {
   await run(ENSURE, keyParams(key));
+  // The counter and this process's hold move in one statement: a reservation is never left unheld.
   const { rows } = await run(
-    `UPDATE budget_counters SET reserved_usd = reserved_usd + $5::numeric
-     WHERE org_id = $1 AND scope = $2 AND scope_id = $3 AND period = $4 AND spent_usd + reserved_usd < $6::numeric RETURNING *`,
-    [...keyParams(key), amount.toFixed(9), cap.toFixed(9)],
+    `WITH r AS (
+       UPDATE budget_counters SET reserved_usd = reserved_usd + $5::numeric
+       WHERE org_id = $1 AND scope = $2 AND scope_id = $3 AND period = $4 AND spent_usd + reserved_usd < $6::numeric RETURNING *
+     ), h AS (
+       INSERT INTO budget_holds AS b (holder, org_id, scope, scope_id, period, amount_usd, expires_at)
+       SELECT $7, org_id, scope, scope_id, period, $5::numeric, now() + make_interval(secs => $8) FROM r WHERE $7::text IS NOT NULL
+       ON CONFLICT (holder, org_id, scope, scope_id, period) DO UPDATE SET amount_usd = b.amount_usd + EXCLUDED.amount_usd, expires_at = EXCLUDED.expires_at
+     )
+     SELECT * FROM r`,
+    [...keyParams(key), amount.toFixed(9), cap.toFixed(9), hold?.holder ?? null, (hold?.leaseMs ?? 0) / 1000],
   );
   return rows[0] ? counterFromRow(rows[0]) : null;
 }
 
-export async function pgSettleBudget(run: PgRun, key: BudgetKey, reserved: number, spent: number): Promise<void> {
+export async function pgSettleBudget(run: PgRun, key: BudgetKey, reserved: number, spent: number, hold?: Hold): Promise<void> {
   await run(
-    `INSERT INTO budget_counters AS c (org_id, scope, scope_id, period, spent_usd) VALUES ($1, $2, $3, $4, $6::numeric)
+    `WITH h AS (
+       UPDATE budget_holds SET amount_usd = GREATEST(0, amount_usd - $5::numeric)
+       WHERE holder = $7 AND org_id = $1 AND scope = $2 AND scope_id = $3 AND period = $4
+     )
+     INSERT INTO budget_counters AS c (org_id, scope, scope_id, period, spent_usd) VALUES ($1, $2, $3, $4, $6::numeric)
      ON CONFLICT (org_id, scope, scope_id, period) DO UPDATE SET spent_usd = c.spent_usd + $6::numeric, reserved_usd = GREATEST(0, c.reserved_usd - $5::numeric)`,
-    [...keyParams(key), reserved.toFixed(9), spent.toFixed(9)],
+    [...keyParams(key), reserved.toFixed(9), spent.toFixed(9), hold?.holder ?? null],
   );
+}
+
+/** This process's name on its budget holds and how long they outlive it (migrations/019). */
+export interface Hold {
+  holder: string;
+  leaseMs: number;
+}
+
+/**
+ * Keeps this process's holds alive (renewed every third of the lease) and lets go of the holds of
+ * processes gone: an expired hold's amount is taken off its counter's reservations, in one statement.
+ */
+export class BudgetHolds {
+  private timer?: NodeJS.Timeout;
+  constructor(
+    private readonly run: PgRun,
+    readonly hold: Hold,
+  ) {}
+
+  static started(run: PgRun, leaseMs: number): BudgetHolds {
+    const holds = new BudgetHolds(run, { holder: randomUUID(), leaseMs });
+    holds.start();
+    return holds;
+  }
+
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.tick().catch(() => {}), Math.max(50, this.hold.leaseMs / 3));
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async tick(): Promise<void> {
+    await this.run(`UPDATE budget_holds SET expires_at = now() + make_interval(secs => $2) WHERE holder = $1`, [this.hold.holder, this.hold.leaseMs / 1000]);
+    await pgReleaseExpiredHolds(this.run);
+  }
+}
+
+/** Takes the expired holds off their counters (a server killed mid-run); answers how many were let go. */
+export async function pgReleaseExpiredHolds(run: PgRun): Promise<number> {
+  const { rows } = await run(
+    `WITH gone AS (DELETE FROM budget_holds WHERE expires_at < now() RETURNING *),
+     sums AS (SELECT org_id, scope, scope_id, period, sum(amount_usd) AS amount, count(*) AS n FROM gone GROUP BY org_id, scope, scope_id, period),
+     u AS (
+       UPDATE budget_counters c SET reserved_usd = GREATEST(0, c.reserved_usd - s.amount)
+       FROM sums s WHERE c.org_id = s.org_id AND c.scope = s.scope AND c.scope_id = s.scope_id AND c.period = s.period
+     )
+     SELECT coalesce(sum(n), 0) AS n FROM sums`,
+    [],
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
 export async function pgListBudgetCounters(run: PgRun, f: { org_id?: string; period?: string; scope?: BudgetScope }): Promise<BudgetCounter[]> {

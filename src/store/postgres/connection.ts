@@ -27,6 +27,8 @@ export interface PostgresStoreOptions {
   startupWaitMs?: number;
   /** Run the schema migrations at init (default true). */
   migrate?: boolean;
+  /** How long this process's budget reservations outlive it (default 60 s; renewed while it lives). */
+  budgetLeaseMs?: number;
 }
 
 export type Queryable = { query: (sql: string, params?: unknown[]) => Promise<pg.QueryResult<Row>> };
@@ -79,6 +81,10 @@ export class PgConnection {
     // reported here; without a listener Node would treat it as an uncaught error and exit.
     this.pool.on('error', () => {});
     this.pool.on('connect', (client) => client.on('error', () => {}));
+  }
+
+  protected get budgetLeaseMs(): number {
+    return this.opts.budgetLeaseMs ?? 60_000;
   }
 
   async init(): Promise<void> {

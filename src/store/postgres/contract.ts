@@ -53,8 +53,9 @@ import {
 import { PgCalibration } from './calibration.ts';
 import { PgSurface, SURFACE_TABLES } from './surface.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from '../surface-types.ts';
-import { pgListBudgetCaps, pgListBudgetCounters, pgReserveBudget, pgSetBudgetCap, pgSettleBudget } from './budgets.ts';
-import type { BudgetCap, BudgetKey, BudgetScope } from '../types.ts';
+import { BudgetHolds, pgListBudgetCaps, pgListBudgetCounters, pgReserveBudget, pgSetBudgetCap, pgSettleBudget } from './budgets.ts';
+import type { BudgetCap, BudgetKey, BudgetScope, ProviderBatchPatch, ProviderBatchRecord } from '../types.ts';
+import { pgCreateProviderBatch, pgListProviderBatches, pgUpdateProviderBatch } from './provider-batches.ts';
 
 export class PostgresContractStore extends PgCalibration implements Store {
   readonly kind = 'postgres' as const;
@@ -98,6 +99,8 @@ export class PostgresContractStore extends PgCalibration implements Store {
         'result_cache',
         'budget_caps',
         'budget_counters',
+        'budget_holds',
+        'provider_batches',
       ])
         await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       for (const table of SURFACE_TABLES) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
@@ -140,12 +143,12 @@ export class PostgresContractStore extends PgCalibration implements Store {
   }
 
   // Budgets (room h-cost, postgres/budgets.ts): reservations and settlements are single statements, never retried.
-  reserveBudget(key: BudgetKey, amount: number, cap: number) {
-    return pgReserveBudget((sql, params) => this.write(sql, params), key, amount, cap);
-  }
-  settleBudget(key: BudgetKey, reserved: number, spent: number) {
-    return pgSettleBudget((sql, params) => this.write(sql, params), key, reserved, spent);
-  }
+  // Reservations are held by this process (postgres/budgets.ts): one killed mid-run lets go after the lease.
+  private budgetHolds?: BudgetHolds;
+  private holds = () => (this.budgetHolds ??= BudgetHolds.started((sql, params) => this.write(sql, params), this.budgetLeaseMs)).hold;
+  reserveBudget = (key: BudgetKey, amount: number, cap: number) => pgReserveBudget((sql, params) => this.write(sql, params), key, amount, cap, this.holds());
+  settleBudget = (key: BudgetKey, reserved: number, spent: number) => pgSettleBudget((sql, params) => this.write(sql, params), key, reserved, spent, this.holds());
+  override close = () => (this.budgetHolds?.stop(), super.close());
   listBudgetCounters(filter: { org_id?: string; period?: string; scope?: BudgetScope }) {
     return pgListBudgetCounters((sql, params) => this.query(sql, params), filter);
   }
@@ -155,6 +158,10 @@ export class PostgresContractStore extends PgCalibration implements Store {
   listBudgetCaps(orgId: string) {
     return pgListBudgetCaps((sql, params) => this.query(sql, params), orgId);
   }
+  // Provider batches (issue 32, postgres/provider-batches.ts)
+  createProviderBatch = (r: ProviderBatchRecord) => pgCreateProviderBatch((sql, params) => this.write(sql, params), r);
+  updateProviderBatch = (id: string, patch: ProviderBatchPatch) => pgUpdateProviderBatch((sql, params) => this.write(sql, params), id, patch);
+  listProviderBatches = (batchId: string) => pgListProviderBatches((sql, params) => this.query(sql, params), batchId);
 
   // The result cache (migrations/010_result_cache.sql): a hit takes a new use number; a put evicts
   // every entry maxEntries or more numbers below its own, in the same statement.

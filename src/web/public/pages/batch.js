@@ -70,6 +70,20 @@ export default async function batch(page, { params, isCurrent }) {
       h('dd', {}, time(b.finished_at, ENDED.has(b.status) ? '—' : 'not yet')),
       h('dt', {}, 'Cost'),
       h('dd', {}, fmtCost(b.cost_usd)),
+      // Issue 32: a provider_batch run shows where each provider batch is (polled with the run).
+      ...(b.mode === 'provider_batch'
+        ? [
+            h('dt', {}, 'Model calls'),
+            h(
+              'dd',
+              { 'data-provider-batches': '' },
+              'Provider batch API (half price). ',
+              (b.provider_batches ?? []).length
+                ? b.provider_batches.map((p, i) => h('span', {}, i ? ', ' : '', h('code', {}, p.id), ` ${p.status.replace('_', ' ')} (${p.requests} calls)`))
+                : h('span', { class: 'muted' }, 'not submitted yet'),
+            ),
+          ]
+        : []),
       h('dt', {}, 'Run id'),
       h('dd', {}, h('code', {}, b.id)),
     );
