@@ -86,7 +86,7 @@ test('against a judge that always prefers the first position: agreement 0, every
   const naiveCalls = fake.requests.filter((q) => q.toolName === 'choose_output');
   assert.equal(naiveCalls.length, 6);
   assert.ok(naiveCalls.every((q) => q.prompt.includes('Output (a):') && !q.prompt.includes('<response_')));
-  assert.match(r.stdout, /Tribunal \(both orders\)\s+50\.0%\s+0\.0%/);
+  assert.match(r.stdout, /Tribunal \(both orders\)\s+50\.0%\s+\[50\.0, 50\.0\]\s+0\.0%/);
   assert.match(r.stdout, /published: GPT-4, LLMBar rules \+ metrics \+ reference on llmbar-natural: 93\.5%/);
 });
 
