@@ -42,7 +42,8 @@ export function benchTarget(config: Config, env: Record<string, string | undefin
     const model = createJudgeModel({ ...config, model: { ...m, apiKey: key } });
     return { model, target: { model, modelName: m.name, prices: m.prices, temperature: 0, provider: 'anthropic' } };
   }
-  // A local server usually takes no key: none is sent then, and its refusal (401) says so if it wanted one.
+  // A local server usually takes no key: the client then sends a placeholder, as for a registered
+  // model without one, and a server that wanted a key refuses with its own 401.
   const baseUrl = opts.baseUrl ?? defaultBaseUrl('openai');
   // The bench is run by the operator against a server of their choice, often on this machine or the LAN.
   const raw = providerModel({ provider: 'openai', base_url: baseUrl }, key ?? null, m.timeoutMs + 5_000, { allowLoopback: true, allowPrivate: true });
