@@ -166,7 +166,7 @@ test('a best-of-4 suite file: each answer rated apart and the four ranked in one
   });
   const out = path.join(tempDir(), 'bestof4.json');
   const r = await runBench(['--suite-file', FIXTURE, '--base-url', fake.url, '--model', 'claude-sonnet-4-5', '--out', out], { ANTHROPIC_API_KEY: 'sk-ant-test-dummy' });
-  fake.respondWith((req) => toolAnswer({ justification: 'The first one shown is better.', preference: 'A' }, { usage: { input_tokens: 100, output_tokens: 10 } }));
+  fake.respondWith(() => toolAnswer({ justification: 'The first one shown is better.', preference: 'A' }, { usage: { input_tokens: 100, output_tokens: 10 } }));
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(fs.readFileSync(out, 'utf8'));
   assert.equal(report.format, 'best-of-4');
