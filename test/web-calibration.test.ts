@@ -73,6 +73,10 @@ describe('Calibration pages in Chromium', { skip }, () => {
 
     await page.goto(`${rig.server.url}/app/logs/${logId}`);
     await heading('Run of Web judge').waitFor();
+    // The confidence Grounded stated, with its source; Polite stated none, so shows none.
+    const results = page.getByRole('table', { name: 'Evaluator results' });
+    await results.getByText('confidence 0.80 (stated by the model)').waitFor();
+    assert.equal(await results.locator('.confidence').count(), 1);
     const group = page.getByRole('group', { name: /Web grounded/ });
     await group.getByText('Not annotated yet.').waitFor();
     await group.getByRole('spinbutton', { name: 'Score it should have had' }).fill('0.8');
