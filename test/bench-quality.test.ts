@@ -7,10 +7,13 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { checkRanking, parseBestOf4, ratingVerdict, shownOrder } from '../bench/quality/bestof4.ts';
+import { bootstrapInterval, shareInterval } from '../bench/quality/intervals.ts';
 import { accuracy, cohenKappa, positionalAgreement } from '../bench/quality/metrics.ts';
 import { loadSuite, suiteNames } from '../bench/quality/run.ts';
 import { ROOT } from './helpers/cli.ts';
 import { startFakeAnthropic, toolAnswer, type FakeAnthropic } from './helpers/fake-anthropic.ts';
+import { startFakeOpenAI } from './helpers/fake-openai.ts';
 import { cleanEnv, tempDir } from './helpers/server.ts';
 
 let fake: FakeAnthropic;
@@ -86,7 +89,7 @@ test('against a judge that always prefers the first position: agreement 0, every
   const naiveCalls = fake.requests.filter((q) => q.toolName === 'choose_output');
   assert.equal(naiveCalls.length, 6);
   assert.ok(naiveCalls.every((q) => q.prompt.includes('Output (a):') && !q.prompt.includes('<response_')));
-  assert.match(r.stdout, /Tribunal \(both orders\)\s+50\.0%\s+0\.0%/);
+  assert.match(r.stdout, /Tribunal \(both orders\)\s+50\.0%\s+\[50\.0, 50\.0\]\s+0\.0%/);
   assert.match(r.stdout, /published: GPT-4, LLMBar rules \+ metrics \+ reference on llmbar-natural: 93\.5%/);
 });
 
@@ -105,4 +108,147 @@ test('--help lists every shipped suite and says where reports go', async () => {
   for (const name of suiteNames()) assert.match(help.stdout, new RegExp(`^  ${name}$`, 'm'));
   assert.ok(suiteNames().includes('mtbench-human') && suiteNames().includes('llmbar'));
   assert.match(help.stdout, /bench\/reports\//);
+});
+
+// ---- issue 31 item 6: intervals, the OpenAI-compatible protocol, best-of-4 suites -----------------
+// test/fixtures/bestof4-format-fixture.jsonl is a FORMAT FIXTURE written for these tests (RewardBench
+// 2's fields, made-up items marked as such in their prompts), not RewardBench 2 data. Each response
+// carries the score the fake judge gives it ("quality-0.9").
+
+const FIXTURE = 'test/fixtures/bestof4-format-fixture.jsonl';
+const quality = (text: string) => Number(/quality-(\d\.\d)/.exec(text)?.[1]);
+
+test('intervals: seeded (the same outcomes give the same interval), around the estimate, null when undefined', () => {
+  const hits = Array.from({ length: 200 }, (_, i) => i % 4 !== 0); // 75%
+  const a = shareInterval(hits);
+  assert.deepEqual(a, shareInterval(hits), 'seeded');
+  assert.ok(a && a[0] < 0.75 && 0.75 < a[1] && a[1] - a[0] < 0.15, JSON.stringify(a));
+  // A normal-approximation check: 1.96 * sqrt(.75 * .25 / 200) = 0.06; the percentile interval is close.
+  assert.ok(Math.abs(a![1] - a![0] - 0.12) < 0.03, JSON.stringify(a));
+  const other = shareInterval(hits, { seed: 7 });
+  assert.ok(other && other[0] < 0.75 && 0.75 < other[1], 'another seed: another draw, still around the estimate');
+  assert.deepEqual(shareInterval([true, true, true]), [1, 1]);
+  assert.equal(shareInterval([true]), null, 'one item: no interval');
+  assert.equal(
+    bootstrapInterval(10, () => Number.NaN),
+    null,
+    'a statistic undefined in every resample',
+  );
+});
+
+test('best-of-4 pieces: the rating verdict, a ranking check, a seeded shown order, the loader', () => {
+  assert.equal(ratingVerdict([0.9, 0.2, 0.5, 0.4]), 'correct');
+  assert.equal(ratingVerdict([0.7, 0.7, 0.1, 0.3]), 'tie');
+  assert.equal(ratingVerdict([0.3, 0.8, 0.1, 0.2]), 'wrong');
+  assert.equal(ratingVerdict([0.9, null, 0.1, 0.2]), 'failed');
+  assert.deepEqual(checkRanking({ ranking: ['C', 'A', 'D', 'B'] }), { ok: true, value: ['C', 'A', 'D', 'B'] });
+  for (const bad of [['A', 'A', 'B', 'C'], ['A', 'B', 'C'], ['A', 'B', 'C', 'E'], 'ABCD']) assert.equal(checkRanking({ ranking: bad }).ok, false, JSON.stringify(bad));
+  assert.deepEqual(shownOrder(1001), shownOrder(1001));
+  assert.deepEqual([...shownOrder(1001)].sort(), [0, 1, 2, 3]);
+  const { items, skipped } = parseBestOf4(fs.readFileSync(path.join(ROOT, FIXTURE), 'utf8'), FIXTURE);
+  assert.equal(items.length, 3);
+  assert.equal(skipped, 1, 'the Ties-style item (two correct answers) is not best-of-4');
+  assert.throws(
+    () => parseBestOf4('{"id": 9, "prompt": "", "chosen": ["a"], "rejected": ["b", "c", "d"]}', 'x.jsonl'),
+    /x\.jsonl line 1 \(id 9\): "prompt" must be a non-empty string/,
+  );
+  assert.throws(() => parseBestOf4('{"prompt": "p", "chosen": "a", "rejected": []}\n', 'x.jsonl'), /line 1: "chosen" and "rejected" must be lists of strings/);
+});
+
+test('a best-of-4 suite file: each answer rated apart and the four ranked in one call, with intervals', async () => {
+  // The fake rates a response by its quality marker, and ranks the four shown by their markers (best first, ties in label order).
+  fake.resetStats();
+  fake.respondWith((req) => {
+    if (req.toolName === 'submit_evaluation') return toolAnswer({ justification: 'By its marker.', score: quality(req.prompt.split('<response_')[1] ?? '') });
+    const shown = [...req.prompt.matchAll(/<response_[0-9a-f]+ label="([A-D])">\n([^\n]*)/g)].map((m) => ({ label: m[1], q: quality(m[2]) }));
+    const ranking = [...shown].sort((a, b) => b.q - a.q).map((s) => s.label);
+    return toolAnswer({ justification: 'By the markers.', ranking });
+  });
+  const out = path.join(tempDir(), 'bestof4.json');
+  const r = await runBench(['--suite-file', FIXTURE, '--base-url', fake.url, '--model', 'claude-sonnet-4-5', '--out', out], { ANTHROPIC_API_KEY: 'sk-ant-test-dummy' });
+  fake.respondWith(() => toolAnswer({ justification: 'The first one shown is better.', preference: 'A' }, { usage: { input_tokens: 100, output_tokens: 10 } }));
+  assert.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(fs.readFileSync(out, 'utf8'));
+  assert.equal(report.format, 'best-of-4');
+  assert.deepEqual([report.items, report.skipped], [3, 1]);
+  assert.deepEqual(
+    report.outcomes.map((o: any) => o.rating.verdict),
+    ['correct', 'tie', 'wrong'],
+  );
+  assert.equal(report.rating.accuracy, 0.3333);
+  assert.equal(report.rating.tie_rate, 0.3333);
+  // Ranking: item 1 chosen best outright (first); item 3 chosen second (0.8 above it); item 2 ties with a
+  // rejected one at 0.7, so first only when it is shown before that one (label order breaks the tie).
+  const order2 = shownOrder(1001);
+  const chosenFirst2 = order2.indexOf(0) < order2.indexOf(1);
+  assert.deepEqual(
+    report.outcomes.map((o: any) => o.ranking.chosen_place),
+    [1, chosenFirst2 ? 1 : 2, 2],
+  );
+  assert.equal(report.ranking.accuracy, chosenFirst2 ? 0.6667 : 0.3333);
+  for (const m of [report.rating, report.ranking]) {
+    assert.equal(m.accuracy_interval.length, 2);
+    assert.ok(m.accuracy_interval[0] <= m.accuracy && m.accuracy <= m.accuracy_interval[1], JSON.stringify(m));
+  }
+  assert.deepEqual(Object.keys(report.by_subset), ['Fixture', 'Other fixture']);
+  // 3 items x (4 ratings + 1 ranking); every ranking shows the four fenced, and no item twice in one order.
+  assert.equal(fake.requests.filter((q) => q.toolName === 'submit_evaluation').length, 12);
+  const rankings = fake.requests.filter((q) => q.toolName === 'submit_ranking');
+  assert.equal(rankings.length, 3);
+  assert.ok(rankings.every((q) => (q.prompt.match(/<response_[0-9a-f]+ label="[A-D]">/g) ?? []).length === 4 && q.system.includes('Name: Instruction Following')));
+  assert.match(r.stdout, /Ratings \(4 scored apart\)\s+33\.3%\s+\[/);
+  assert.match(r.stdout, /chance \(best of 4\)\s+25\.0%/);
+  const subset = await runBench(['--suite-file', FIXTURE, '--subset', 'Nope', '--base-url', fake.url], { ANTHROPIC_API_KEY: 'sk-ant-test-dummy' });
+  assert.equal(subset.code, 2);
+  assert.match(subset.stderr, /no best-of-4 items in subset "Nope" \(1 lines were not best-of-4\)/);
+});
+
+test('--provider openai: pairs and best-of-4 against an OpenAI-compatible server, the key from the named variable', async () => {
+  const oa = await startFakeOpenAI();
+  try {
+    oa.answer = { justification: 'The first one shown is better.', preference: 'A' };
+    const out = path.join(tempDir(), 'openai.json');
+    const r = await runBench(
+      ['--suite', 'llmbar-natural', '--limit', '4', '--provider', 'openai', '--base-url', oa.url, '--model', 'local-judge', '--api-key-env', 'MY_JUDGE_KEY', '--out', out],
+      {
+        MY_JUDGE_KEY: 'sk-local-test',
+      },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(fs.readFileSync(out, 'utf8'));
+    assert.deepEqual([report.provider, report.model, report.pairs], ['openai', 'local-judge', 4]);
+    assert.equal(report.tribunal.positional_agreement, 0, 'the same always-first judge, exposed the same way');
+    assert.equal(report.tribunal.cost_usd, null, 'no price known for a local model: unknown, not 0');
+    const calls = oa.requests.filter((q) => q.path.endsWith('/chat/completions'));
+    assert.equal(calls.length, 12); // 4 pairs x (2 orders + 1 naive)
+    assert.ok(calls.every((q) => q.headers.authorization === 'Bearer sk-local-test' && q.body.model === 'local-judge'));
+    assert.deepEqual([...new Set(calls.map((q) => q.body.tool_choice.function.name))].sort(), ['choose_output', 'submit_comparison']);
+
+    // Best-of-4 on the same server: every rating 0.5 (all tie), the ranking always A, B, C, D.
+    oa.answers.submit_evaluation = { justification: 'Middling.', score: 0.5 };
+    oa.answers.submit_ranking = { justification: 'In order.', ranking: ['A', 'B', 'C', 'D'] };
+    const out4 = path.join(tempDir(), 'openai-bestof4.json');
+    const b4 = await runBench(['--suite-file', FIXTURE, '--provider', 'openai', '--base-url', oa.url, '--model', 'local-judge', '--out', out4], {});
+    assert.equal(b4.code, 0, b4.stderr);
+    const r4 = JSON.parse(fs.readFileSync(out4, 'utf8'));
+    assert.equal(r4.rating.tie_rate, 1);
+    assert.equal(r4.rating.accuracy, 0);
+    const firstShown = [1000, 1001, 1002].map((seed) => shownOrder(seed)[0] === 0);
+    assert.deepEqual(
+      r4.outcomes.map((o: any) => o.ranking.chosen_place === 1),
+      firstShown,
+    );
+    assert.ok(
+      oa.requests.slice(12).every((q) => q.headers.authorization === 'Bearer no-key'),
+      "no key set: the SDK's placeholder, as for a registered model without a key (a local server)",
+    );
+
+    const nomodel = await runBench(['--suite', 'llmbar-natural', '--provider', 'openai', '--base-url', oa.url]);
+    assert.equal(nomodel.code, 2);
+    assert.match(nomodel.stderr, /give --model/);
+    const badProvider = await runBench(['--suite', 'llmbar-natural', '--provider', 'gemini']);
+    assert.match(badProvider.stderr, /--provider is one of anthropic, openai/);
+  } finally {
+    await oa.close();
+  }
 });

@@ -43,6 +43,8 @@ test('calibrate prints the metrics table and passes a gate it meets', async () =
   assert.match(r.stdout, /0\.400/);
   assert.match(r.stdout, /1\/0\/1\/1/);
   assert.match(r.stdout, /Gate passed/);
+  // The model stated no confidence: said so, not left blank.
+  assert.match(r.stdout, /CLI calib grounded: no confidence on its results, no ECE\./);
 });
 
 test('calibrate exits 1 below the gate, and shows the previous run side by side', async () => {
@@ -101,4 +103,23 @@ test('calibrate --min-fitness gates CI on what the calibration permits', async (
   assert.deepEqual(run.fitness_gate, { min_fitness: 'exploration', passed: true, failing: [] });
   assert.equal(run.metrics[0].intervals.kappa.length, 2);
   assert.equal((await rig.cli(['calibrate', '--judge', judgeId, '--dataset', 'cli labelled', '--min-fitness', 'great'])).code, 2);
+});
+
+test('calibrate prints how well the stated confidence predicted agreement (ECE and reliability bins)', async () => {
+  // The same scores, now with a stated confidence of 0.9 on every answer. Within 0.2 of the person:
+  // (1, .9) and (0, .1) agree, (.8, .3) does not. One bin, 0.9-1.0: n 3, mean 0.9, agreement 2/3; ECE |0.667 - 0.9| = 0.233.
+  rig.fake.respondWith((r) => {
+    const said = /says-(\d\.\d+)/.exec(r.prompt.split('# Material to evaluate')[1] ?? '')?.[1] ?? '0.5';
+    return toolAnswer({ justification: `It says ${said}.`, score: Number(said), confidence: 0.9 });
+  });
+  const r = await rig.cli(['calibrate', '--judge', judgeId, '--dataset', 'cli labelled', '--poll', '0.05']);
+  assert.equal(r.code, 0, show(r));
+  assert.match(r.stdout, /agreement: \|judge - person\| <= 0\.2/);
+  assert.match(r.stdout, /CLI calib grounded: ECE 0\.233/);
+  assert.match(r.stdout, /CONFIDENCE\s+N\s+MEAN CONFIDENCE\s+AGREEMENT/);
+  assert.match(r.stdout, /0\.9-1\.0\s+3\s+0\.900\s+0\.667/);
+  const j = await rig.cli(['calibrate', '--judge', judgeId, '--dataset', 'cli labelled', '--json', '--poll', '0.05']);
+  const run = JSON.parse(j.stdout);
+  assert.ok(Math.abs(run.metrics[0].ece - 0.7 / 3) < 1e-9, String(run.metrics[0].ece));
+  assert.equal(run.metrics[0].reliability.length, 10);
 });

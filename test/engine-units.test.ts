@@ -50,17 +50,35 @@ describe('prompt', () => {
     const b = buildPrompt(evaluator, { response: 'x' });
     assert.match(a.nonce, /^[0-9a-f]{24}$/);
     assert.notEqual(a.nonce, b.nonce);
-    assert.deepEqual(Object.keys(SCORE_TOOL.input_schema.properties), ['justification', 'not_applicable', 'score']);
+    assert.deepEqual(Object.keys(SCORE_TOOL.input_schema.properties), ['justification', 'not_applicable', 'score', 'confidence']);
   });
 });
 
 describe('answer validation', () => {
   test('accepts a justification and a score in 0..1', () => {
-    assert.deepEqual(parseAnswer({ justification: 'Good.', score: 0.7000000000000001 }), { ok: true, value: { justification: 'Good.', score: 0.7, not_applicable: false } });
-    assert.deepEqual(parseAnswer({ justification: 'Edge.', score: 0 }), { ok: true, value: { justification: 'Edge.', score: 0, not_applicable: false } });
+    assert.deepEqual(parseAnswer({ justification: 'Good.', score: 0.7000000000000001 }), {
+      ok: true,
+      value: { justification: 'Good.', score: 0.7, not_applicable: false, confidence: null },
+    });
+    assert.deepEqual(parseAnswer({ justification: 'Edge.', score: 0 }), { ok: true, value: { justification: 'Edge.', score: 0, not_applicable: false, confidence: null } });
+  });
+  test('a stated confidence is read strictly: a number in 0..1 (3 decimals), anything else null, never a malformed answer', () => {
+    const stated = (confidence: unknown) => {
+      const checked = parseAnswer({ justification: 'Good.', score: 0.7, confidence });
+      assert.equal(checked.ok, true, `confidence ${JSON.stringify(confidence)} must not fail the answer`);
+      return checked.ok ? checked.value.confidence : 'failed';
+    };
+    assert.equal(stated(0.8), 0.8);
+    assert.equal(stated(0), 0);
+    assert.equal(stated(1), 1);
+    assert.equal(stated(0.12345), 0.123);
+    for (const bad of [1.01, -0.2, 80, '0.8', true, null, undefined, [0.5], { value: 0.5 }]) assert.equal(stated(bad), null, JSON.stringify(bad));
+    // Not applicable: no score, so no confidence in it either.
+    const na = parseAnswer({ justification: 'n/a', not_applicable: true, score: null, confidence: 0.9 });
+    assert.equal(na.ok && na.value.confidence, null);
   });
   test('not applicable: score null, whatever score came with it; a null score without it is malformed', () => {
-    const na = { ok: true, value: { justification: 'Nothing to cite.', score: null, not_applicable: true } };
+    const na = { ok: true, value: { justification: 'Nothing to cite.', score: null, not_applicable: true, confidence: null } };
     assert.deepEqual(parseAnswer({ justification: 'Nothing to cite.', not_applicable: true, score: null }), na);
     assert.deepEqual(parseAnswer({ justification: 'Nothing to cite.', not_applicable: true, score: 0.9 }), na);
     assert.deepEqual(parseAnswer({ justification: 'Nothing to cite.', not_applicable: true }), na);

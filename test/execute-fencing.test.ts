@@ -90,7 +90,7 @@ test('a response with fake closing tags and injected instructions is fenced and 
     '- If the evaluator does not apply to this response at all (for example a citation evaluator on an answer that was never meant to cite), set not_applicable to true, give score null and say why. A response that the evaluator applies to and that does badly is scored low instead.',
     '',
     '# How to answer',
-    'Call the tool submit_evaluation exactly once: first the justification (the evidence quoted, the most severe failure, the band), then not_applicable when it applies, then the score from 0 to 1.',
+    "Call the tool submit_evaluation exactly once: first the justification (the evidence quoted, the most severe failure, the band), then not_applicable when it applies, then the score from 0 to 1, then your confidence in it (see the tool's description of confidence).",
   ].join('\n');
 
   // The exact bytes on the wire: one user message holding the fenced material, the system prompt

@@ -57,7 +57,7 @@ describe('execute over REST', () => {
         assert.equal(req.headers.authorization, `Bearer ${DUMMY_KEY}`);
         assert.equal(req.body.model, 'claude-sonnet-4-5');
         assert.deepEqual(req.body.tool_choice, { type: 'tool', name: 'submit_evaluation', disable_parallel_tool_use: true });
-        assert.deepEqual(Object.keys(req.body.tools[0].input_schema.properties), ['justification', 'not_applicable', 'score']);
+        assert.deepEqual(Object.keys(req.body.tools[0].input_schema.properties), ['justification', 'not_applicable', 'score', 'confidence']);
       }
       // The custom evaluator's demonstration is in its (static) system prompt as a scored example.
       const customReq = rig.fake.requests.find((r) => r.system.includes(`Name: ${custom.name}\n`))!;

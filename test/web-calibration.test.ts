@@ -33,8 +33,10 @@ describe('Calibration pages in Chromium', { skip }, () => {
       const examples = req.system;
       const said = MARK.exec(req.prompt)?.[1];
       let score = 0.9;
-      if (req.system.includes('Name: Web grounded\n')) score = examples.includes(`says-${said}`) ? 0.8 : Number(said);
-      return toolAnswer({ justification: `The response says ${said}.`, score });
+      const grounded = req.system.includes('Name: Web grounded\n');
+      if (grounded) score = examples.includes(`says-${said}`) ? 0.8 : Number(said);
+      // Grounded states a confidence of 0.8 (Polite states none): the reliability table below.
+      return toolAnswer({ justification: `The response says ${said}.`, score, ...(grounded ? { confidence: 0.8 } : {}) });
     });
     const ran = await rig.post(`/v1/judges/${judge.id}/execute/`, { request: 'When do you open?', response: 'At 10. says-0.3' });
     assert.equal(ran.status, 200, JSON.stringify(ran.body));
@@ -71,6 +73,10 @@ describe('Calibration pages in Chromium', { skip }, () => {
 
     await page.goto(`${rig.server.url}/app/logs/${logId}`);
     await heading('Run of Web judge').waitFor();
+    // The confidence Grounded stated, with its source; Polite stated none, so shows none.
+    const results = page.getByRole('table', { name: 'Evaluator results' });
+    await results.getByText('confidence 0.80 (stated by the model)').waitFor();
+    assert.equal(await results.locator('.confidence').count(), 1);
     const group = page.getByRole('group', { name: /Web grounded/ });
     await group.getByText('Not annotated yet.').waitFor();
     await group.getByRole('spinbutton', { name: 'Score it should have had' }).fill('0.8');
@@ -132,6 +138,15 @@ describe('Calibration pages in Chromium', { skip }, () => {
     assert.equal(await metrics.locator('tr[data-metric="accuracy"] td').first().textContent(), '0.750');
     const confusion = section.getByRole('table', { name: 'Confusion matrix of Web grounded' });
     assert.deepEqual(await confusion.locator('td.num').allTextContents(), ['1', '1', '0', '2']); // tp fn / fp tn
+    // Confidence 0.8 on all four; within 0.2 of the person: 1.0/0.9, 0.2/0.4, 0.0/0.1 agree, 0.8/0.3 does not.
+    // One bin, 0.8-0.9: 4 items, mean 0.8, agreement 0.75; ECE |0.75 - 0.8| = 0.05.
+    const reliability = section.getByRole('table', { name: 'Reliability of Web grounded' });
+    assert.deepEqual(await reliability.locator('tbody tr').allTextContents(), ['0.8–0.940.8000.750']);
+    await section.getByText(/Expected calibration error 0\.050/).waitFor();
+    await page
+      .getByRole('region', { name: 'Web polite v1', exact: true })
+      .getByText('The judge gave no confidence on these results, so there is nothing to check it against.')
+      .waitFor();
 
     // One circle per scored item, at the person's (x) and the judge's (y) score, each opening its run.
     const circles = section.locator('svg.scatter circle.dot');

@@ -1,11 +1,15 @@
 // bench:quality: how good are Tribunal's judges? Runs Tribunal's own pairwise judging (an
 // evaluator, both orders, the engine of src/engine/pairwise.ts) and a naive baseline (one plain
 // prompt, one order) with the same model over a human-labelled suite of data/suites/, and prints
-// accuracy, positional agreement, Cohen's kappa, tokens and cost beside published anchors.
-//   npm run bench:quality -- --suite llmbar-natural [--model M] [--limit N] [--base-url U]
-//     [--evaluator "Instruction Following"] [--concurrency 4] [--out report.json] [--no-naive]
+// accuracy, positional agreement, Cohen's kappa (each with a seeded 95% bootstrap interval), tokens
+// and cost beside published anchors. A best-of-4 suite (RewardBench 2's format, bestof4.ts) is
+// judged as ratings and as a ranking instead.
+//   npm run bench:quality -- (--suite llmbar-natural | --suite-file F.jsonl [--subset S]) [--model M]
+//     [--provider anthropic|openai] [--base-url U] [--api-key-env VAR] [--strategy tool|json_schema|json]
+//     [--limit N] [--evaluator "Instruction Following"] [--concurrency 4] [--out report.json] [--no-naive]
 //   Reports go to bench/reports/ (git-ignored) unless --out is given; --help lists the suites.
-// The key comes from ANTHROPIC_API_KEY (never a flag). docs/QUALITY.md says what the numbers mean.
+// The key comes from an environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY or --api-key-env;
+// never a flag). docs/QUALITY.md says what the numbers mean.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,13 +17,16 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
 import { loadPresets } from '../../src/domain/presets.ts';
 import { costUsd } from '../../src/engine/cost.ts';
-import { createJudgeModel } from '../../src/engine/index.ts';
-import type { JudgeModel } from '../../src/engine/model.ts';
 import { ComparingEngine, preparePair, ruleVerdict } from '../../src/engine/pairwise.ts';
+import type { ScoringTarget } from '../../src/engine/scoring.ts';
 import { callStructured } from '../../src/engine/structured-call.ts';
 import type { Preference } from '../../src/schemas.ts';
 import type { EvaluatorRecord } from '../../src/store/types.ts';
+import { isBestOf4Line, judgeItem, parseBestOf4, summarizeBestOf4, type BestOf4Item } from './bestof4.ts';
+import { bootstrapInterval, type Interval } from './intervals.ts';
 import { accuracy, cohenKappa, positionalAgreement, r4, type Verdict } from './metrics.ts';
+import { benchTarget, PROVIDERS, STRATEGIES, UsageError, type BenchProvider } from './provider.ts';
+import type { AnswerStrategy } from '../../src/engine/providers/json-answer.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SUITES_DIR = path.join(ROOT, 'data/suites');
@@ -71,8 +78,6 @@ export function suiteNames(): string[] {
 /** Reports go to bench/reports/, which git ignores, unless --out says otherwise. */
 export const REPORTS_DIR = path.join(ROOT, 'bench/reports');
 
-class UsageError extends Error {}
-
 const NAIVE_TOOL = {
   name: 'choose_output',
   description: 'Say which output is better.',
@@ -118,7 +123,7 @@ function presetEvaluator(name: string): EvaluatorRecord {
 
 async function judgePair(
   engine: ComparingEngine,
-  model: JudgeModel,
+  target: ScoringTarget,
   config: ReturnType<typeof loadConfig>,
   evaluator: EvaluatorRecord,
   pair: SuitePair,
@@ -131,7 +136,7 @@ async function judgePair(
     const v = toVerdict(rule.preference);
     tribunal = { first: v, second: v, verdict: v, input_tokens: 0, output_tokens: 0, cost_usd: 0 };
   } else {
-    const { result } = await engine.compareEvaluatorPair({ config }, evaluator, preparePair(input, [evaluator], config.limits));
+    const { result } = await engine.compareEvaluatorPair({ config }, evaluator, preparePair(input, [evaluator], config.limits), target);
     tribunal = {
       first: toVerdict(result.orders[0]?.preference ?? null),
       second: toVerdict(result.orders[1]?.preference ?? null),
@@ -143,16 +148,24 @@ async function judgePair(
     };
   }
   if (!naive) return { id: pair.id, label: pair.label, tribunal, naive: null };
-  const name = config.model.name;
-  const outcome = await callStructured(model, {
+  const name = target.modelName;
+  const outcome = await callStructured(target.model, {
     attempts: 3,
-    request: () => ({ model: name, system: 'You are a helpful assistant.', prompt: naivePrompt(pair), tool: NAIVE_TOOL, maxTokens: 256 }),
+    request: () => ({
+      model: name,
+      system: 'You are a helpful assistant.',
+      prompt: naivePrompt(pair),
+      tool: NAIVE_TOOL,
+      maxTokens: 256,
+      strategy: target.strategy,
+      temperature: target.temperature,
+    }),
     check: (answer: unknown) => {
       const p = (answer as { preference?: unknown } | null)?.preference;
       return p === 'A' || p === 'B' ? { ok: true as const, value: p } : { ok: false as const, problems: ['preference must be "A" or "B"'] };
     },
   });
-  const spent = { input_tokens: outcome.usage.input_tokens, output_tokens: outcome.usage.output_tokens, cost_usd: costUsd(name, outcome.usage, config.model.prices) };
+  const spent = { input_tokens: outcome.usage.input_tokens, output_tokens: outcome.usage.output_tokens, cost_usd: costUsd(name, outcome.usage, target.prices, target.provider) };
   const verdict: Verdict = outcome.ok ? (outcome.value === 'A' ? 1 : 2) : null;
   return { id: pair.id, label: pair.label, tribunal, naive: { verdict, ...spent, ...(outcome.ok ? {} : { error: outcome.failure.message }) } };
 }
@@ -179,6 +192,8 @@ const sum = (xs: Spent[]) =>
     cost_usd: 0,
   });
 
+const pick = <T>(xs: T[], idx: number[]) => idx.map((i) => xs[i]);
+
 /** The report's figures from the per-pair outcomes. */
 export function summarize(outcomes: PairOutcome[]) {
   const labels = outcomes.map((o) => o.label);
@@ -199,12 +214,18 @@ export function summarize(outcomes: PairOutcome[]) {
     tie_rate: r4(outcomes.filter((o) => o.tribunal.verdict === 'tie').length / outcomes.length),
     positional_agreement: r4(positionalAgreement(first, second)),
     kappa: r4(cohenKappa([...first, ...second], [...labels, ...labels])),
+    // Seeded 95% bootstrap intervals over pairs (intervals.ts): both orders of a pair move together.
+    accuracy_interval: bootstrapInterval(outcomes.length, (idx) => (accuracy(pick(first, idx), pick(labels, idx)) + accuracy(pick(second, idx), pick(labels, idx))) / 2),
+    kappa_interval: bootstrapInterval(outcomes.length, (idx) => cohenKappa([...pick(first, idx), ...pick(second, idx)], [...pick(labels, idx), ...pick(labels, idx)])),
     failed: outcomes.filter((o) => o.tribunal.error).length,
     ...sum(outcomes.map((o) => o.tribunal)),
   };
   const naiveRuns = outcomes.flatMap((o) => (o.naive ? [o.naive] : []));
+  const naiveVerdicts = naiveRuns.map((n) => n.verdict);
   const naive = naiveRuns.length
     ? {
+        accuracy_interval: bootstrapInterval(naiveRuns.length, (idx) => accuracy(pick(naiveVerdicts, idx), pick(labels, idx))),
+        kappa_interval: bootstrapInterval(naiveRuns.length, (idx) => cohenKappa(pick(naiveVerdicts, idx), pick(labels, idx))),
         accuracy: r4(
           accuracy(
             naiveRuns.map((n) => n.verdict),
@@ -227,12 +248,48 @@ export function summarize(outcomes: PairOutcome[]) {
 const pct = (x: number | null) => (x === null ? '   -  ' : `${(x * 100).toFixed(1).padStart(5)}%`);
 const money = (c: number | null) => (c === null ? 'unknown' : `$${c.toFixed(4)}`);
 
+/** A suite: pairs (data/suites/*.jsonl) or best-of-4 items (RewardBench 2's format), told apart by the first line. */
+type Loaded = { kind: 'pairs'; pairs: SuitePair[] } | { kind: 'bestof4'; items: BestOf4Item[]; skipped: number };
+
+function loadSuiteFile(file: string): Loaded {
+  if (!fs.existsSync(file)) throw new UsageError(`no such suite file ${JSON.stringify(file)}`);
+  const text = fs.readFileSync(file, 'utf8');
+  const first = text.split('\n').find((l) => l.trim());
+  if (!first) throw new UsageError(`suite file ${file} is empty`);
+  let row: Record<string, unknown>;
+  try {
+    row = JSON.parse(first);
+  } catch {
+    throw new UsageError(`${file} line 1: not JSON`);
+  }
+  if (isBestOf4Line(row)) return { kind: 'bestof4', ...parseBestOf4(text, file) };
+  const pairs = text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l, i) => {
+      const p = JSON.parse(l) as SuitePair;
+      if (typeof p.request !== 'string' || typeof p.output_1 !== 'string' || typeof p.output_2 !== 'string' || (p.label !== 1 && p.label !== 2)) {
+        throw new UsageError(`${file} line ${i + 1}: a pair needs request, output_1, output_2 (strings) and label 1 or 2; a best-of-4 item needs prompt, chosen and rejected`);
+      }
+      return p;
+    });
+  return { kind: 'pairs', pairs };
+}
+
+const fmtInterval = (i: Interval) => (i ? `[${(i[0] * 100).toFixed(1)}, ${(i[1] * 100).toFixed(1)}]` : '[-]');
+const fmtKappaInterval = (i: Interval) => (i ? `[${i[0].toFixed(2)}, ${i[1].toFixed(2)}]` : '[-]');
+
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: {
       suite: { type: 'string' },
+      'suite-file': { type: 'string' },
+      subset: { type: 'string' },
       model: { type: 'string' },
+      provider: { type: 'string', default: 'anthropic' },
+      'api-key-env': { type: 'string' },
+      strategy: { type: 'string' },
       limit: { type: 'string' },
       'base-url': { type: 'string' },
       evaluator: { type: 'string', default: 'Instruction Following' },
@@ -242,70 +299,88 @@ async function main(argv: string[]): Promise<number> {
       help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help || !values.suite) {
+  if (values.help || (!values.suite && !values['suite-file'])) {
     console.log(
-      `Usage: npm run bench:quality -- --suite <name> [--model M] [--limit N] [--base-url U] [--evaluator NAME] [--concurrency N] [--out FILE] [--no-naive]\n` +
-        `The key comes from ANTHROPIC_API_KEY. Reports go to bench/reports/ unless --out is given.\n` +
+      `Usage: npm run bench:quality -- (--suite <name> | --suite-file <file.jsonl> [--subset S]) [--model M] [--provider anthropic|openai]\n` +
+        `         [--base-url U] [--api-key-env VAR] [--strategy tool|json_schema|json] [--limit N] [--evaluator NAME] [--concurrency N] [--out FILE] [--no-naive]\n` +
+        `The key comes from ANTHROPIC_API_KEY (--provider anthropic) or OPENAI_API_KEY (--provider openai; a local server may need none), or the variable --api-key-env names.\n` +
+        `--suite-file takes pairs {request, output_1, output_2, label} or best-of-4 items {id, prompt, chosen: [1], rejected: [3], subset} (RewardBench 2's format).\n` +
+        `Reports go to bench/reports/ unless --out is given.\n` +
         `Suites (data/suites/README.md says where each comes from):\n${suiteNames()
           .map((n) => `  ${n}`)
           .join('\n')}`,
     );
     return values.help ? 0 : 2;
   }
+  if (values.suite && values['suite-file']) throw new UsageError('give --suite or --suite-file, not both');
   const limit = values.limit === undefined ? Infinity : Number(values.limit);
   const concurrency = Number(values.concurrency);
   if (!(limit >= 1) || !Number.isInteger(concurrency) || concurrency < 1) throw new UsageError('--limit and --concurrency take whole numbers of at least 1');
-  const pairs = loadSuite(values.suite).slice(0, limit);
+  const provider = values.provider as BenchProvider;
+  if (!PROVIDERS.includes(provider)) throw new UsageError(`--provider is one of ${PROVIDERS.join(', ')}`);
+  const strategy = values.strategy as AnswerStrategy | undefined;
+  if (strategy !== undefined && !STRATEGIES.includes(strategy)) throw new UsageError(`--strategy is one of ${STRATEGIES.join(', ')}`);
+  if (provider === 'openai' && !values.model) throw new UsageError('give --model: the name the OpenAI-compatible server serves the judge model under');
+  const suiteName = values.suite ?? path.basename(values['suite-file']!, '.jsonl');
+  const loaded: Loaded = values.suite ? { kind: 'pairs', pairs: loadSuite(values.suite) } : loadSuiteFile(values['suite-file']!);
   const evaluator = presetEvaluator(values.evaluator!);
   const env: Record<string, string | undefined> = { ...process.env };
   if (values.model) env.TRIBUNAL_MODEL = values.model;
-  if (values['base-url']) env.ANTHROPIC_BASE_URL = values['base-url'];
-  if (!env.ANTHROPIC_API_KEY) throw new UsageError('set ANTHROPIC_API_KEY (the judge model is called for real; see docs/QUALITY.md)');
+  if (values['base-url'] && provider === 'anthropic') env.ANTHROPIC_BASE_URL = values['base-url'];
   const config = loadConfig(env);
-  const model = createJudgeModel(config);
+  const { model, target } = benchTarget(config, env, { provider, keyEnv: values['api-key-env'], baseUrl: values['base-url'], strategy });
   const engine = new ComparingEngine(model);
   const started = new Date().toISOString();
   const t0 = performance.now();
-  const outcomes = await pool(
-    pairs,
-    concurrency,
-    (p) => judgePair(engine, model, config, evaluator, p, !values['no-naive']),
-    (done) => {
-      if (process.stderr.isTTY) process.stderr.write(`\r${done}/${pairs.length} pairs`);
-    },
-  );
-  if (process.stderr.isTTY) process.stderr.write('\n');
-  const { tribunal, naive } = summarize(outcomes);
-  const anchors = ANCHORS.filter((a) => values.suite!.startsWith(a.suite) || a.suite.startsWith(values.suite!));
-  const report = {
-    suite: values.suite,
-    pairs: pairs.length,
-    model: config.model.name,
-    evaluator: evaluator.name,
-    started_at: started,
-    seconds: Math.round(performance.now() - t0) / 1000,
-    tribunal,
-    naive,
-    anchors,
-    outcomes,
+  const progress = (total: number) => (done: number) => {
+    if (process.stderr.isTTY) process.stderr.write(`\r${done}/${total}`);
   };
+  const head = { suite: suiteName, provider, model: config.model.name, evaluator: evaluator.name, started_at: started };
+  let report: Record<string, unknown>;
+  const lines: string[] = [];
+  if (loaded.kind === 'bestof4') {
+    const items = loaded.items.filter((i) => values.subset === undefined || i.subset === values.subset).slice(0, limit);
+    if (!items.length) throw new UsageError(`no best-of-4 items${values.subset ? ` in subset ${JSON.stringify(values.subset)}` : ''} (${loaded.skipped} lines were not best-of-4)`);
+    // The shown order of the ranking call: seeded by the item's position, so a rerun shows the same order.
+    const outcomes = await pool(items, concurrency, (item, i) => judgeItem(engine, config, target, evaluator, item, 1000 + i), progress(items.length));
+    const summary = summarizeBestOf4(outcomes);
+    report = { ...head, format: 'best-of-4', items: items.length, skipped: loaded.skipped, seconds: 0, ...summary, outcomes };
+    const { rating, ranking } = summary;
+    lines.push(
+      `bench:quality  suite ${suiteName} (${items.length} best-of-4 items, ${loaded.skipped} skipped)  ${provider} model ${config.model.name}  evaluator ${evaluator.name}`,
+      '                             accuracy   95% interval    ties    failed  tokens in/out      cost',
+      `  Ratings (4 scored apart)    ${pct(rating.accuracy)}   ${fmtInterval(rating.accuracy_interval).padEnd(14)}  ${pct(rating.tie_rate)}  ${String(rating.failed).padStart(5)}   ${rating.input_tokens}/${rating.output_tokens}   ${money(rating.cost_usd)}`,
+      `  Ranking (one call)          ${pct(ranking.accuracy)}   ${fmtInterval(ranking.accuracy_interval).padEnd(14)}      -   ${String(ranking.failed).padStart(5)}   ${ranking.input_tokens}/${ranking.output_tokens}   ${money(ranking.cost_usd)}`,
+      `  chance (best of 4)          ${pct(summary.chance)}`,
+      ...Object.entries(summary.by_subset).map(([s, v]) => `  subset ${s}: n ${v.n}, ratings ${pct(v.rating_accuracy)}, ranking ${pct(v.ranking_accuracy)}`),
+    );
+  } else {
+    const pairs = loaded.pairs.slice(0, limit);
+    const outcomes = await pool(pairs, concurrency, (p) => judgePair(engine, target, config, evaluator, p, !values['no-naive']), progress(pairs.length));
+    const { tribunal, naive } = summarize(outcomes);
+    const anchors = ANCHORS.filter((a) => suiteName.startsWith(a.suite) || a.suite.startsWith(suiteName));
+    report = { ...head, pairs: pairs.length, seconds: 0, tribunal, naive, anchors, outcomes };
+    lines.push(
+      `bench:quality  suite ${suiteName} (${pairs.length} pairs)  ${provider} model ${config.model.name}  evaluator ${evaluator.name}`,
+      '                             accuracy   95% interval   pos.agree   kappa  95% interval   verdict acc.  ties    failed  tokens in/out      cost',
+      `  Tribunal (both orders)      ${pct(tribunal.accuracy)}   ${fmtInterval(tribunal.accuracy_interval).padEnd(13)}  ${pct(tribunal.positional_agreement)}   ${String(tribunal.kappa ?? '-').padStart(6)} ${fmtKappaInterval(tribunal.kappa_interval).padEnd(13)}  ${pct(tribunal.verdict_accuracy)}     ${pct(tribunal.tie_rate)}  ${String(tribunal.failed).padStart(5)}   ${tribunal.input_tokens}/${tribunal.output_tokens}   ${money(tribunal.cost_usd)}`,
+    );
+    if (naive)
+      lines.push(
+        `  Naive (one prompt, one order) ${pct(naive.accuracy)} ${fmtInterval(naive.accuracy_interval).padEnd(13)}       -     ${String(naive.kappa ?? '-').padStart(6)} ${fmtKappaInterval(naive.kappa_interval).padEnd(13)}       -          -    ${String(naive.failed).padStart(5)}   ${naive.input_tokens}/${naive.output_tokens}   ${money(naive.cost_usd)}`,
+      );
+    for (const a of anchors) lines.push(`  published: ${a.judge} on ${a.suite}: ${a.accuracy.toFixed(1)}%`);
+  }
+  if (process.stderr.isTTY) process.stderr.write('\n');
+  report.seconds = Math.round(performance.now() - t0) / 1000;
   let out = values.out;
   if (!out) {
     fs.mkdirSync(REPORTS_DIR, { recursive: true });
-    out = path.join(REPORTS_DIR, `quality-${values.suite}-${config.model.name}.json`);
+    out = path.join(REPORTS_DIR, `quality-${suiteName}-${config.model.name.replace(/[^A-Za-z0-9._-]/g, '_')}.json`);
   }
   fs.writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-
-  console.log(`bench:quality  suite ${values.suite} (${pairs.length} pairs)  model ${config.model.name}  evaluator ${evaluator.name}`);
-  console.log('                             accuracy  pos.agree   kappa   verdict acc.  ties    failed  tokens in/out      cost');
-  console.log(
-    `  Tribunal (both orders)      ${pct(tribunal.accuracy)}    ${pct(tribunal.positional_agreement)}   ${String(tribunal.kappa ?? '-').padStart(6)}   ${pct(tribunal.verdict_accuracy)}     ${pct(tribunal.tie_rate)}  ${String(tribunal.failed).padStart(5)}   ${tribunal.input_tokens}/${tribunal.output_tokens}   ${money(tribunal.cost_usd)}`,
-  );
-  if (naive)
-    console.log(
-      `  Naive (one prompt, one order) ${pct(naive.accuracy)}        -     ${String(naive.kappa ?? '-').padStart(6)}        -          -    ${String(naive.failed).padStart(5)}   ${naive.input_tokens}/${naive.output_tokens}   ${money(naive.cost_usd)}`,
-    );
-  for (const a of anchors) console.log(`  published: ${a.judge} on ${a.suite}: ${a.accuracy.toFixed(1)}%`);
+  for (const line of lines) console.log(line);
+  console.log('  intervals: 95%, seeded percentile bootstrap over items (2000 resamples)');
   console.log(`report: ${out}`);
   return 0;
 }

@@ -118,6 +118,8 @@ export interface CalibrationPair {
   score: number | null;
   justification: string | null;
   execution_log_id: string | null;
+  /** The judge's confidence in its score, when the result had one (reliability.ts). */
+  confidence: number | null;
 }
 
 /**
@@ -150,6 +152,7 @@ export async function runPairs(
         score: result?.score ?? null,
         justification: (result && 'justification' in result ? result.justification : null) ?? row.error ?? null,
         execution_log_id: row.execution_log_id,
+        confidence: result && typeof result.confidence === 'number' ? result.confidence : null,
       });
     }
   }
@@ -168,12 +171,12 @@ export function metricsOf(run: Pick<CalibrationRunRecord, 'evaluator_versions' |
       scored.map((p) => p.score!),
       run.threshold,
     );
-    // h-review: 95% bootstrap intervals and ECE (SPEC section 17).
+    // h-review: 95% bootstrap intervals; ECE and reliability bins of the confidence (SPEC sections 16, 17).
     const extra = intervalsAndEce(
       scored.map((p) => p.expected),
       scored.map((p) => p.score!),
       run.threshold,
-      scored.map((p) => (p as { confidence?: number | null }).confidence ?? null),
+      scored.map((p) => p.confidence),
     );
     out.push({ evaluator_id: ref.evaluator_id, evaluator_name: ref.evaluator_name, evaluator_version: ref.version, ...m, ...extra });
   }

@@ -6,10 +6,10 @@ import { CliError, EXIT, usageError } from './errors.ts';
 import { printFields, printJson, printTable } from './output.ts';
 import { atLeast, FITNESS_LEVELS, fitnessOf, type Fitness } from '../review/fitness.ts'; // h-review
 
+import type { CalibrationMetrics, CalibrationRun } from '../schemas/calibration.ts'; // the wire types, from the zod schemas (one source of truth)
+
 type Metrics = CalibrationMetrics;
-import type { CalibrationMetrics } from '../schemas/calibration.ts'; // the wire type, from the zod schema (one source of truth)
 type Run = CalibrationRun;
-import type { CalibrationRun } from '../schemas/calibration.ts'; // the wire type, from the zod schema (one source of truth)
 
 const f = (x: number | null | undefined, digits = 3) => (typeof x === 'number' ? x.toFixed(digits) : '-');
 /** "0.412 (was 0.250)" when the previous run measured the same evaluator. */
@@ -23,6 +23,25 @@ export function belowGate(metrics: Metrics[], minKappa: number): Metrics[] {
   return metrics.filter((m) => m.kappa === null || m.kappa < minKappa - 1e-9);
 }
 
+/**
+ * How well each evaluator's confidence predicted agreement with the person: the ECE and the
+ * non-empty reliability bins. Evaluators without any confidence are named, so silence is not read as calibrated.
+ */
+function printReliability(metrics: Metrics[]): void {
+  console.log('\nConfidence vs agreement with the person (agreement: |judge - person| <= 0.2; ECE 0 = confidence matches agreement):');
+  for (const m of metrics) {
+    if (m.ece === null || m.ece === undefined || !m.reliability) {
+      console.log(`  ${m.evaluator_name}: no confidence on its results, no ECE.`);
+      continue;
+    }
+    console.log(`  ${m.evaluator_name}: ECE ${f(m.ece)}`);
+    printTable(
+      ['  CONFIDENCE', 'N', 'MEAN CONFIDENCE', 'AGREEMENT'],
+      m.reliability.filter((b) => b.n > 0).map((b) => [`  ${b.lo.toFixed(1)}-${b.hi.toFixed(1)}`, b.n, f(b.mean_confidence), f(b.agreement_rate)]),
+    );
+  }
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const calibrateCommand: Command = {
@@ -31,7 +50,8 @@ const calibrateCommand: Command = {
 
 Runs the judge over a dataset whose items carry expected_scores (a person's score per evaluator id or
 exact name), waits, and prints per evaluator: n, MAE, RMSE, Pearson, Spearman, Cohen's kappa, accuracy
-and the majority baseline, next to the previous run on the same dataset.
+and the majority baseline, next to the previous run on the same dataset; then how well the judge's
+confidence predicted agreement with the person (ECE and reliability bins; agreement: within 0.2).
 
   --judge <id|name>       the judge to measure
   --evaluator <id|name>   or one evaluator alone
@@ -113,6 +133,7 @@ and the majority baseline, next to the previous run on the same dataset.
           ];
         }),
       );
+      printReliability(run.metrics);
       for (const m of run.metrics) {
         if (m.accuracy !== null && m.majority_baseline !== null && m.accuracy <= m.majority_baseline) {
           console.log(`note: ${m.evaluator_name}'s accuracy ${f(m.accuracy)} is no better than always answering the majority verdict (${f(m.majority_baseline)}); read kappa.`);

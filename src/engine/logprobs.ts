@@ -115,7 +115,8 @@ const GradeAnswer = z
   })
   .refine((a) => a.not_applicable || (a.grade !== null && a.grade !== undefined), { path: ['grade'], message: 'grade is missing: give an integer from 1 to 5' });
 
-export type GradedVerdict = Verdict & { grade_probabilities?: Record<string, number> };
+// No stated confidence here: the grade distribution is the confidence (confidence.ts).
+export type GradedVerdict = Omit<Verdict, 'confidence'> & { grade_probabilities?: Record<string, number> };
 
 /** What the wrapper hands the structured-call loop: the verdict, the score already weighted. */
 function checkGraded(input: unknown): Checked<GradedVerdict> {

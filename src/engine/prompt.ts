@@ -14,7 +14,15 @@ import { escapeData, fence, newNonce } from './fence.ts';
 
 export { escapeData, newNonce };
 
-/** The forced tool the model answers through. Property order puts the justification first. */
+/**
+ * What the stated confidence means, in the tool and the system prompt. It asks for the same event
+ * calibration measures (calibration/reliability.ts: agreement within AGREEMENT_TOLERANCE), so the
+ * stated number can be checked against people.
+ */
+const CONFIDENCE_MEANING =
+  'Optional, after the score: the probability, from 0 to 1, that a careful expert applying this rubric to the same material would give a score within 0.2 of yours. Low when the rubric is ambiguous here or the evidence is thin; null when not_applicable is true.';
+
+/** The forced tool the model answers through. Property order puts the justification first, the score before the confidence. */
 export const SCORE_TOOL = {
   name: 'submit_evaluation',
   description: 'Record your evaluation of the response. Call it exactly once. Write the justification first, then decide the score from it.',
@@ -38,6 +46,12 @@ export const SCORE_TOOL = {
         maximum: 1,
         description:
           'The score, decided after the justification: 1 = fully meets the rubric, 0 = fails it entirely, values in between placed inside the band that fits. null only when not_applicable is true.',
+      },
+      confidence: {
+        type: ['number', 'null'],
+        minimum: 0,
+        maximum: 1,
+        description: CONFIDENCE_MEANING,
       },
     },
     required: ['justification', 'score'],
@@ -135,7 +149,7 @@ export function buildSystemPrompt(evaluator: PromptEvaluator, nonce: string, con
     '- If the evaluator does not apply to this response at all (for example a citation evaluator on an answer that was never meant to cite), set not_applicable to true, give score null and say why. A response that the evaluator applies to and that does badly is scored low instead.',
     '',
     '# How to answer',
-    `Call the tool ${SCORE_TOOL.name} exactly once: first the justification (the evidence quoted, the most severe failure, the band), then not_applicable when it applies, then the score from 0 to 1.`,
+    `Call the tool ${SCORE_TOOL.name} exactly once: first the justification (the evidence quoted, the most severe failure, the band), then not_applicable when it applies, then the score from 0 to 1, then your confidence in it (see the tool's description of confidence).`,
     ...scoredExamples(evaluator, nonce),
   ].join('\n');
 }

@@ -34,7 +34,7 @@ import type { RunOptions } from './types.ts';
 import { scoresWithoutModel, scoreWithoutModel } from '../checks/score.ts'; // h-checks
 import { feedReviewQueues } from '../review/sources.ts'; // h-review
 import { log as processLog } from '../log.ts';
-import { withConfidence } from './confidence.ts';
+import { confidenceOf, withConfidence } from './confidence.ts';
 import { resultBase, roundMs } from './result-base.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
@@ -227,7 +227,11 @@ export class Engine {
       result: { ...result, ...fields, latency_ms: roundMs(performance.now() - started) },
       failure,
     });
-    if (outcome.ok) return done(outcome.value);
+    if (outcome.ok) {
+      // The stated confidence counts only when nothing better measures it (confidence.ts).
+      const { confidence: stated, ...verdict } = outcome.value as typeof outcome.value & { confidence?: number | null };
+      return done({ ...verdict, confidence: confidenceOf({ ...result, ...verdict }, stated ?? null) });
+    }
     const { failure } = outcome;
     if (failure.kind === 'malformed') {
       return done({ error: `No valid answer from the judge model in ${MALFORMED_RETRIES + 1} attempts; the last: ${failure.message}` }, 'malformed');

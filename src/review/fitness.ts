@@ -2,6 +2,7 @@
 // seeded paired bootstrap over items, expected calibration error of a confidence, and the fitness
 // level every judge and evaluator read carries.
 import { confusion, kappaOf, pearson, spearman } from '../calibration/metrics.ts';
+import { confidenceCalibration, reliabilityOf } from '../calibration/reliability.ts';
 
 export type Interval = [number, number] | null;
 export interface MetricIntervals {
@@ -78,24 +79,10 @@ export function bootstrapIntervals(expected: number[], scores: number[], thresho
 }
 
 /**
- * Expected calibration error of a confidence (0..1) against being right (the judge's pass/fail equals
- * the person's at the threshold): 10 equal-width bins, the n-weighted mean |accuracy - confidence|.
- * Null without any confidence.
+ * Expected calibration error of a confidence (0..1) against being right: 10 equal-width bins, the
+ * n-weighted mean |accuracy - confidence| (calibration/reliability.ts). Null without any confidence.
  */
-export function expectedCalibrationError(confidence: Array<number | null>, right: boolean[]): number | null {
-  const bins = Array.from({ length: 10 }, () => ({ n: 0, conf: 0, right: 0 }));
-  let total = 0;
-  confidence.forEach((c, i) => {
-    if (c === null || !Number.isFinite(c)) return;
-    const bin = bins[Math.min(9, Math.floor(Math.max(0, Math.min(1, c)) * 10))];
-    bin.n++;
-    bin.conf += c;
-    bin.right += right[i] ? 1 : 0;
-    total++;
-  });
-  if (!total) return null;
-  return bins.reduce((sum, b) => (b.n ? sum + (b.n / total) * Math.abs(b.right / b.n - b.conf / b.n) : sum), 0);
-}
+export const expectedCalibrationError = (confidence: Array<number | null>, right: boolean[]): number | null => reliabilityOf(confidence, right).ece;
 
 /** One evaluator's level from its metrics (n, kappa and kappa's interval). */
 export function fitnessOf(m: { n: number; kappa: number | null; intervals?: { kappa: Interval } | null } | null): Fitness {
@@ -112,10 +99,12 @@ export const weakest = (levels: Fitness[]): Fitness => (levels.length ? levels.r
 export const atLeast = (level: Fitness, min: Fitness) => ORDER.indexOf(level) >= ORDER.indexOf(min);
 export const FITNESS_LEVELS = ORDER;
 
-/** What a calibration metrics entry gains (section 17): intervals and ECE. */
+/**
+ * What a calibration metrics entry gains (section 17): intervals, and the ECE and reliability bins of
+ * the judge's confidence against agreement within AGREEMENT_TOLERANCE (calibration/reliability.ts).
+ */
 export function intervalsAndEce(expected: number[], scores: number[], threshold: number, confidence: Array<number | null>) {
-  const right = expected.map((e, i) => e >= threshold === scores[i] >= threshold);
-  return { intervals: bootstrapIntervals(expected, scores, threshold), ece: expectedCalibrationError(confidence, right) };
+  return { intervals: bootstrapIntervals(expected, scores, threshold), ...confidenceCalibration(expected, scores, confidence) };
 }
 
 /** A judge's fitness (its weakest evaluator's) and the kappa interval with the lowest lower bound. */

@@ -31,6 +31,14 @@ export const Fitness = z
     "what the current version's calibration permits: gating (kappa's 95% lower bound >= 0.6 with n >= 100), monitoring (kappa >= 0.4 with n >= 30), exploration (any other calibration), uncalibrated (none)",
   );
 
+export const ReliabilityBin = z.object({
+  lo: z.number().describe('lower edge of the confidence bin (inclusive)'),
+  hi: z.number().describe('upper edge (exclusive, except 1.0 in the last bin)'),
+  n: z.number().int().describe('scored items whose confidence falls in the bin'),
+  mean_confidence: z.number().nullable().describe('their mean confidence; null for an empty bin'),
+  agreement_rate: z.number().nullable().describe("share of them where |judge score - person's score| <= 0.2; null for an empty bin"),
+});
+
 export const CalibrationMetrics = z.object({
   evaluator_id: z.string().describe('the evaluator measured'),
   evaluator_name: z.string().describe('its name'),
@@ -46,7 +54,18 @@ export const CalibrationMetrics = z.object({
   confusion: CalibrationConfusion.describe('pass/fail at the threshold; score >= threshold is a pass; the person is the truth'),
   // h-review (SPEC section 17): absent in runs measured before intervals existed.
   intervals: MetricIntervals.nullable().optional().describe('95% intervals (seeded paired bootstrap over items, percentile); each null when undefined'),
-  ece: z.number().nullable().optional().describe("expected calibration error of the judge's confidence (10 bins); null without confidence"),
+  ece: z
+    .number()
+    .nullable()
+    .optional()
+    .describe(
+      "expected calibration error of the judge's confidence (10 equal-width bins): the n-weighted mean |agreement_rate - mean_confidence|, where an item agrees when |judge score - person's score| <= 0.2; 0 is perfectly calibrated; null when no result had a confidence",
+    ),
+  reliability: z
+    .array(ReliabilityBin)
+    .nullable()
+    .optional()
+    .describe('the reliability diagram behind ece: 10 bins of confidence, [0, 0.1) to [0.9, 1.0]; null when no result had a confidence'),
 });
 export type CalibrationMetrics = z.infer<typeof CalibrationMetrics>;
 

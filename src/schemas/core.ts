@@ -207,7 +207,7 @@ export const EvaluatorResult = z.object({
     .nullable()
     .optional()
     .describe(
-      'how sure the scoring was, 0..1: the probability of the most likely grade (logprobs scoring), or 1 - spread (a jury); null when nothing measures it (one model writing its score)',
+      "how sure the scoring was, 0..1, from the first that applies: the probability of the most likely grade (logprobs scoring, with grade_probabilities), 1 - spread (a jury of two or more scoring jurors), else the confidence the judge model stated in its answer (a weak signal until a calibration run's ece shows it tracks people); null when none is available",
     ),
   cached: z.boolean().optional().describe('true when this result was reused from the result cache (use_cache): no model call, no cost, no tokens'),
   cache_read_tokens: z.number().int().optional().describe("prompt tokens read from the provider's prompt cache (part of input_tokens, billed at the cache-read rate)"),

@@ -25,7 +25,8 @@ export type BatchRowRecord = BatchRow & { cost_usd: number | null };
  * a row's kilobyte or more, so reading every row of a run (an experiment, a summary) stays cheap.
  */
 export type BatchRowScores = Pick<BatchRow, 'position' | 'item_id' | 'index' | 'execution_log_id' | 'score' | 'error'> & {
-  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; score: number | null; not_applicable?: true }>;
+  /** confidence: present when the result had one (calibration's ECE reads it). */
+  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; score: number | null; not_applicable?: true; confidence?: number }>;
 };
 
 export function rowScores(row: BatchRow): BatchRowScores {
@@ -41,6 +42,7 @@ export function rowScores(row: BatchRow): BatchRowScores {
       evaluator_name: r.evaluator_name,
       score: r.score,
       ...(r.not_applicable === true ? { not_applicable: true as const } : {}),
+      ...(typeof r.confidence === 'number' ? { confidence: r.confidence } : {}),
     })),
   };
 }

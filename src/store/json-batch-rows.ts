@@ -18,7 +18,25 @@ export function parseRow(line: Buffer): BatchRowRecord {
   return JSON.parse(line.toString('utf8', tab + 1)) as BatchRowRecord;
 }
 
-type ScoresLine = [number, string | null, number | null, string | null, number | null, string | null, Array<[string, string, number | null] | [string, string, number | null, 1]>];
+// A result is [id, name, score], [id, name, score, 1] when not applicable, or [id, name, score, 0|1,
+// confidence] when it has a confidence (lines written before confidence was kept have no fifth element).
+type ResultTuple = [string, string, number | null] | [string, string, number | null, 1] | [string, string, number | null, 0 | 1, number];
+type ScoresLine = [number, string | null, number | null, string | null, number | null, string | null, ResultTuple[]];
+
+function encodeResult(r: BatchRowScores['evaluator_results'][number]): ResultTuple {
+  if (r.confidence !== undefined) return [r.evaluator_id, r.evaluator_name, r.score, r.not_applicable ? 1 : 0, r.confidence];
+  return r.not_applicable ? [r.evaluator_id, r.evaluator_name, r.score, 1] : [r.evaluator_id, r.evaluator_name, r.score];
+}
+
+function decodeResult(r: ResultTuple): BatchRowScores['evaluator_results'][number] {
+  return {
+    evaluator_id: r[0],
+    evaluator_name: r[1],
+    score: r[2],
+    ...(r[3] === 1 ? { not_applicable: true as const } : {}),
+    ...(r.length === 5 ? { confidence: r[4] } : {}),
+  };
+}
 
 /** A row's line in its run's rows file (without the newline): the scores, a tab, the whole row. */
 export const rowLine = (row: BatchRowRecord): string => `${encodeScores(row)}\t${JSON.stringify(row)}`;
@@ -26,15 +44,7 @@ export const rowLine = (row: BatchRowRecord): string => `${encodeScores(row)}\t$
 /** The scores prefix of a row's line. */
 export function encodeScores(row: BatchRowRecord): string {
   const s = rowScores(row);
-  const line: ScoresLine = [
-    s.position,
-    s.item_id,
-    s.index,
-    s.execution_log_id,
-    s.score,
-    s.error,
-    s.evaluator_results.map((r) => (r.not_applicable ? [r.evaluator_id, r.evaluator_name, r.score, 1] : [r.evaluator_id, r.evaluator_name, r.score])),
-  ];
+  const line: ScoresLine = [s.position, s.item_id, s.index, s.execution_log_id, s.score, s.error, s.evaluator_results.map(encodeResult)];
   return JSON.stringify(line);
 }
 
@@ -46,9 +56,7 @@ export function decodeScores([position, item_id, index, execution_log_id, score,
     execution_log_id,
     score,
     error,
-    evaluator_results: results.map((r) =>
-      r.length === 4 ? { evaluator_id: r[0], evaluator_name: r[1], score: r[2], not_applicable: true as const } : { evaluator_id: r[0], evaluator_name: r[1], score: r[2] },
-    ),
+    evaluator_results: results.map(decodeResult),
   };
 }
 

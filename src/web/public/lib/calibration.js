@@ -2,7 +2,7 @@
 // style.css classes so the CSP needs no inline styles), the confusion matrix, the metrics table beside
 // the previous run's, and the one-line summary a judge or evaluator page shows.
 import { h, s, uid } from './dom.js';
-import { badge, link, tableWrap, time } from './ui.js';
+import { badge, link, notice, tableWrap, time } from './ui.js';
 
 const SIZE = 320;
 const M = { left: 44, right: 14, top: 14, bottom: 40 };
@@ -161,6 +161,39 @@ export function metricsTable(m, previous, label) {
         ),
       ),
     ),
+  );
+}
+
+/**
+ * How well the judge's confidence predicted agreement with the person: the ECE and the non-empty
+ * reliability bins (calibration/reliability.ts on the server). Without any confidence, it says so.
+ */
+export function reliabilityTable(m, label) {
+  if (m.ece === null || m.ece === undefined || !m.reliability) {
+    return notice('The judge gave no confidence on these results, so there is nothing to check it against.', 'info');
+  }
+  const head = ['Confidence', 'Items', 'Mean confidence', 'Agreement'].map((t) => h('th', { scope: 'col' }, t));
+  const rows = m.reliability
+    .filter((b) => b.n > 0)
+    .map((b) =>
+      h(
+        'tr',
+        { 'data-bin': b.lo.toFixed(1) },
+        h('th', { scope: 'row' }, `${b.lo.toFixed(1)}–${b.hi.toFixed(1)}`),
+        h('td', { class: 'num' }, String(b.n)),
+        h('td', { class: 'num' }, fmtStat(b.mean_confidence)),
+        h('td', { class: 'num' }, fmtStat(b.agreement_rate)),
+      ),
+    );
+  return h(
+    'div',
+    { class: 'reliability' },
+    h(
+      'p',
+      { class: 'muted' },
+      `Expected calibration error ${fmtStat(m.ece)} (0 = the confidence matches how often the judge agrees). Agreement: the judge within 0.2 of the person. A confidence the model states is a weak signal until this is low.`,
+    ),
+    tableWrap(h('table', { 'aria-label': label, class: 'metrics' }, h('thead', {}, h('tr', {}, head)), h('tbody', {}, rows))),
   );
 }
 

@@ -2,7 +2,7 @@
 // the previous run's, a scatter plot of person against judge, the confusion matrix, and the
 // disagreements largest first, each linking to its run; chosen disagreements become demonstrations.
 import { api, listAll } from '../lib/api.js';
-import { confusionTable, isDisagreement, metricsTable, scatterPlot, statusBadge } from '../lib/calibration.js';
+import { confusionTable, isDisagreement, metricsTable, reliabilityTable, scatterPlot, statusBadge } from '../lib/calibration.js';
 import { clear, h } from '../lib/dom.js';
 import { button, errorBox, fmtScore, link, notice, pageHeading, showMore, tableWrap, time, withBusy } from '../lib/ui.js';
 
@@ -105,7 +105,15 @@ async function evaluatorSection(run, m, previous, path) {
     h(
       'div',
       { class: 'grid-2' },
-      h('div', {}, metricsTable(m, previous, `Metrics of ${m.evaluator_name}`), h('h3', {}, 'Pass / fail'), confusionTable(m.confusion, `Confusion matrix of ${m.evaluator_name}`)),
+      h(
+        'div',
+        {},
+        metricsTable(m, previous, `Metrics of ${m.evaluator_name}`),
+        h('h3', {}, 'Pass / fail'),
+        confusionTable(m.confusion, `Confusion matrix of ${m.evaluator_name}`),
+        h('h3', {}, 'Confidence against agreement'),
+        reliabilityTable(m, `Reliability of ${m.evaluator_name}`),
+      ),
       scatterPlot(items, { caption: `${m.evaluator_name}: person (across) against judge (up)`, threshold: run.threshold }),
     ),
     h('h3', {}, 'Disagreements, largest first'),

@@ -126,12 +126,19 @@ const resultsSection = (title, label, headers, rows) =>
   );
 const TAIL = ['Justification', 'Model', 'Tokens in / out', 'Cost', 'Latency'];
 
+/** The result's confidence and where it came from (docs/SURFACE.md): a stated one is a weak signal until calibrated. */
+function confidenceNote(r) {
+  if (typeof r.confidence !== 'number') return null;
+  const source = r.grade_probabilities ? 'grade probabilities' : r.jurors ? 'jury agreement' : 'stated by the model';
+  return h('div', { class: 'muted confidence' }, `confidence ${r.confidence.toFixed(2)} (${source})`);
+}
+
 function scoresTable(l) {
   return resultsSection(
     'Scores',
     'Evaluator results',
     ['Evaluator', 'Score', ...TAIL],
-    l.evaluator_results.map((r) => h('tr', {}, evaluatorCell(r), h('td', {}, scoreBar(r.score, r.evaluator_name)), resultCells(r))),
+    l.evaluator_results.map((r) => h('tr', {}, evaluatorCell(r), h('td', {}, scoreBar(r.score, r.evaluator_name), confidenceNote(r)), resultCells(r))),
   );
 }
 
