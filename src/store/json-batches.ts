@@ -61,7 +61,14 @@ export class JsonBatches {
   async load(): Promise<void> {
     fs.mkdirSync(this.dir, { recursive: true });
     // h-harden: missing beside row files, or garbled: the start stops (json-damage.ts).
-    this.batches = await readTableFile<BatchExecutionRecord>(this.dir, 'batches.json', 'batches');
+    this.batches = await readTableFile<BatchExecutionRecord>(
+      this.dir,
+      'batches.json',
+      'batches',
+      // Row files: a run's rows come after the run is in batches.json. An inline run's items file is
+      // written just before it, so a crash in between leaves one without a lost batches.json.
+      (f) => f.endsWith('.jsonl') && !f.endsWith('.items.jsonl'),
+    );
     // Unfinished runs: recount from their rows, which may be ahead of batches.json after a crash.
     for (const b of Object.values(this.batches)) {
       const unfinished = b.status === 'queued' || b.status === 'running';

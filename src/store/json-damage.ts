@@ -11,18 +11,19 @@ import { DataFileError, writeFileDurably } from './json-files.ts';
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Reads a table file `{format: 1, <table>: {id: record}}` of `dir`. A fresh directory (no file and
- * no data file beside it) gets the empty table written at once, so that from then on a missing
+ * Reads a table file `{format: 1, <table>: {id: record}}` of `dir`. `isData` names the data files
+ * that exist only once the table file was written (so their presence means it was lost). A fresh
+ * directory (no file and no data file beside it) gets the empty table written at once, so that from then on a missing
  * file always means a lost one.
  */
-export async function readTableFile<T>(dir: string, name: string, table: string): Promise<Record<string, T>> {
+export async function readTableFile<T>(dir: string, name: string, table: string, isData: (file: string) => boolean): Promise<Record<string, T>> {
   const file = path.join(dir, name);
   let text: string;
   try {
     text = await fsp.readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new DataFileError(`Cannot read ${file}: ${(err as Error).message}`);
-    const data = fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl'));
+    const data = fs.readdirSync(dir).filter(isData);
     if (data.length)
       throw new DataFileError(
         `${file} is missing but ${data.length} data file(s) are beside it (${data[0]}${data.length > 1 ? ', ...' : ''}); restore ${name} from a backup (or move the directory aside to start without them). Tribunal did not start and changed nothing.`,

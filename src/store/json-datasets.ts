@@ -75,7 +75,7 @@ export class JsonDatasets {
   async load(): Promise<void> {
     fs.mkdirSync(this.dir, { recursive: true });
     // h-harden: missing beside item files, or garbled: the start stops (json-damage.ts).
-    this.datasets = await readTableFile<DatasetRecord>(this.dir, 'datasets.json', 'datasets');
+    this.datasets = await readTableFile<DatasetRecord>(this.dir, 'datasets.json', 'datasets', (f) => f.endsWith('.jsonl'));
     for (const id of Object.keys(this.datasets)) {
       const index = await this.loadItems(this.itemFile(id));
       this.indexes.set(id, index);
