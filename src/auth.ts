@@ -65,7 +65,10 @@ export class Authenticator {
     if (record.revoked_at) throw notAuthenticated(`API key ${record.prefix} was revoked at ${record.revoked_at}.`);
     const now = new Date();
     if (record.expires_at && new Date(record.expires_at) <= now) {
-      throw notAuthenticated(`API key ${record.prefix} expired at ${record.expires_at}. Create a new key (or a new demo key).`);
+      // h-harden: nothing is left for this key to cancel: its batch runs were stopped when it expired (batch/key-liveness.ts).
+      throw notAuthenticated(
+        `API key ${record.prefix} expired at ${record.expires_at}; batch runs it started were cancelled when it expired (another key of the organization can read them). Create a new key (or a new demo key).`,
+      );
     }
     const org = await this.store.getOrganization(record.org_id);
     if (!org) throw notAuthenticated('Unknown API key.');

@@ -11,6 +11,7 @@ import type { FakeAnthropic } from './helpers/fake-anthropic.ts';
 import type { TestServer } from './helpers/server.ts';
 import { authHeader, BAD_PERCENT, enc, forgedCursor, HUGE_NUMBERS, junkValue, mutate, ODD_TEXT, PROTO_NAMES, prng, query, randomText, type Rng } from './helpers/fuzz-gen.ts';
 import { foreignRequests, FUZZ_ROUTE_ENV, makeFixtures, newRoutes, type NewIds } from './helpers/fuzz-routes.ts';
+import { doorRoute, importRequest, makeRoundFixtures, roundRoutes, type RoundIds } from './helpers/fuzz-round.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123) >>> 0;
 const COUNT = Number(process.env.FUZZ_COUNT ?? 2000);
@@ -24,6 +25,8 @@ interface Ids {
   keyId: string;
   /** The fixtures of the batch, experiment, annotation, calibration and model routes. */
   extra: NewIds;
+  /** h-harden: this round's doors (evaluation rules, review queues). */
+  round: RoundIds;
 }
 
 function idLike(r: Rng, ids: Ids): string {
@@ -45,7 +48,7 @@ function idLike(r: Rng, ids: Ids): string {
 
 interface FuzzRequest {
   label: string;
-  door: 'rest' | 'mcp';
+  door: 'rest' | 'mcp' | 'proxy' | 'otlp';
   method: string;
   path: string;
   headers: Record<string, string>;
@@ -93,6 +96,13 @@ function restRequest(r: Rng, ids: Ids, keys: { own: string; other: string }): Fu
   const added = newRoutes(r, ids.extra, ids);
   reads.push(...added.reads);
   writes.push(...added.writes);
+  const round = roundRoutes(r, ids.round, ids);
+  reads.push(...round.reads);
+  writes.push(...round.writes);
+  if (r.chance(0.03)) {
+    const imp = importRequest(r);
+    return { label: `POST ${imp.path}`, door: 'rest', method: 'POST', path: imp.path, headers: { ...authHeader(r, keys), ...imp.headers }, body: imp.body };
+  }
   const [method, path, makeBody] = r.pick(r.chance(0.15) ? writes : reads);
   const headers: Record<string, string> = { ...authHeader(r, keys) };
   let body: string | undefined;
@@ -127,6 +137,12 @@ function restRequest(r: Rng, ids: Ids, keys: { own: string; other: string }): Fu
         ]);
   }
   return { label: `${method} ${path}`, door: 'rest', method, path, headers, body };
+}
+
+/** h-harden: the judge proxy (OpenAI's error shape) and the OTLP receiver (OTLP's Status). */
+function doorRequest(r: Rng, ids: Ids, keys: { own: string; other: string }): FuzzRequest {
+  const d = doorRoute(r, ids.judgeId);
+  return { label: `${d.door} ${d.method} ${d.path}`, door: d.door, method: d.method, path: d.path, headers: { ...authHeader(r, keys), ...d.headers }, body: d.body };
 }
 
 const TOOLS = [
@@ -211,6 +227,8 @@ function mcpRequest(r: Rng, ids: Ids, keys: { own: string; other: string }): Fuz
 
 /** Why an answer breaks the rules, or null when it keeps them. */
 function violation(req: FuzzRequest, res: { status: number; headers: Record<string, string | string[] | undefined>; text: string; json: any }): string | null {
+  if (req.door === 'proxy') return proxyViolation(req, res);
+  if (req.door === 'otlp') return otlpViolation(res);
   if (res.status >= 500) return `${res.status} ${res.text.slice(0, 200)}`;
   if (res.status < 400 && req.door === 'rest') return null;
   const type = String(res.headers['content-type'] ?? '');
@@ -227,6 +245,31 @@ function violation(req: FuzzRequest, res: { status: number; headers: Record<stri
     if (isResult && m.result?.isError === true && !(Array.isArray(m.result.content) && m.result.content.length > 0)) return 'isError tool result without a message';
   }
   return null;
+}
+
+/** The proxy speaks OpenAI's protocol: errors are `{error: {message, type}}`; an unreachable upstream (the fixture model's) is a 502/504, never a 500. */
+function proxyViolation(req: FuzzRequest, res: { status: number; text: string; json: any }): string | null {
+  if (res.status === 500 || res.status > 504) return `${res.status} ${res.text.slice(0, 200)}`;
+  if (res.status < 400) return null;
+  const shaped = typeof res.json?.error?.message === 'string' && typeof res.json?.error?.type === 'string';
+  if (shaped) return null;
+  // A path the proxy's routes never match (an empty judge id, a malformed percent-encoding that
+  // express cannot decode) is answered by the /v1 door before the proxy: a problem+json, also fine.
+  const unrouted = /\/\/|%(?![0-9A-Fa-f]{2})|%[89A-Fa-f][0-9A-Fa-f]|%E0|%ED|%C0/.test(req.path.split('?')[0]);
+  if (unrouted && typeof res.json?.code === 'string') return null;
+  return `${res.status} not OpenAI's error shape: ${res.text.slice(0, 200)}`;
+}
+
+/** The OTLP receiver answers a Status: JSON `{code, message}` or protobuf; never a 5xx. */
+function otlpViolation(res: { status: number; headers: Record<string, string | string[] | undefined>; text: string; json: any }): string | null {
+  if (res.status >= 500) return `${res.status} ${res.text.slice(0, 200)}`;
+  if (res.status < 400) return null;
+  const type = String(res.headers['content-type'] ?? '');
+  if (type.includes('application/x-protobuf')) return null;
+  if (typeof res.json?.code === 'number' && typeof res.json?.message === 'string') return null;
+  // Authentication comes before the receiver: a problem+json like every /v1 door.
+  if (type.includes('application/problem+json') && typeof res.json?.code === 'string') return null;
+  return `${res.status} neither an OTLP Status nor a problem+json: ${type} ${res.text.slice(0, 200)}`;
 }
 
 /** The known kinds of failure (issue 11 item 7 and item 4), so that a report groups them. */
@@ -260,7 +303,13 @@ before(async () => {
   const run = await post(`/v1/judges/${judge.id}/execute/`, { response: 'An answer.', tags: ['fuzz'] });
   const key = await post('/v1/api-keys/', { name: 'spare' });
   const base = { judgeId: judge.id, evaluatorId: evaluator.id, logId: run.execution_log_id };
-  ids = { ...base, judgeName: judge.name, keyId: key.id ?? key.key?.id ?? 'key_x', extra: await makeFixtures(server, keys.own, base) };
+  ids = {
+    ...base,
+    judgeName: judge.name,
+    keyId: key.id ?? key.key?.id ?? 'key_x',
+    extra: await makeFixtures(server, keys.own, base),
+    round: await makeRoundFixtures(server, keys.own, base),
+  };
 });
 
 after(async () => {
@@ -290,7 +339,7 @@ test(`${COUNT} malformed REST and MCP requests: no 5xx, every error a problem+js
   console.log(`fuzz: FUZZ_SEED=${SEED} FUZZ_COUNT=${COUNT}`);
   const r = prng(SEED);
   // Drawn up front, in order, so that a seed gives the same requests whatever the timing.
-  const requests = Array.from({ length: COUNT }, () => (r.chance(0.55) ? restRequest(r, ids, keys) : mcpRequest(r, ids, keys)));
+  const requests = Array.from({ length: COUNT }, () => (r.chance(0.12) ? doorRequest(r, ids, keys) : r.chance(0.55) ? restRequest(r, ids, keys) : mcpRequest(r, ids, keys)));
   const failures: string[] = [];
   const byStatus = new Map<number, number>();
   const slowest: Array<[number, string]> = [];

@@ -13,6 +13,7 @@ import PgBoss from 'pg-boss';
 import type pg from 'pg';
 import type { Store } from '../store/types.ts';
 import type { Chunk } from './work.ts';
+import { queueSchemaFor } from '../store/postgres/batch-jobs.ts';
 import { log } from '../log.ts';
 
 const PLAN = 'tribunal_batch_plan';
@@ -34,14 +35,18 @@ export interface PgQueueOptions {
 }
 
 export class PgBatchQueue {
-  private constructor(private readonly boss: PgBoss) {}
+  private constructor(
+    private readonly boss: PgBoss,
+    private readonly pool: pg.Pool,
+    private readonly schema: string,
+  ) {}
 
   static async start(store: Store, opts: PgQueueOptions): Promise<PgBatchQueue> {
     const pool = (store as unknown as { pool: pg.Pool }).pool;
     const { rows } = await pool.query<{ s: string }>('SELECT current_schema() AS s');
     // The store's schema is `public` in most deployments; a named schema (tests, several
     // deployments on one database) gets a queue schema of its own beside it.
-    const schema = rows[0].s === 'public' ? 'tribunal_queue' : `${rows[0].s}_queue`;
+    const schema = queueSchemaFor(rows[0].s);
     const lease = Math.max(1, Math.round(opts.leaseMs / 1000));
     const retention = Math.max(1, Math.round((opts.jobRetentionMs ?? 3_600_000) / 1000));
     const boss = new PgBoss({
@@ -65,15 +70,30 @@ export class PgBatchQueue {
     for (let i = 0; i < opts.workers; i++) {
       await boss.work<Chunk>(CHUNK, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => opts.onChunk(job.data));
     }
-    return new PgBatchQueue(boss);
+    return new PgBatchQueue(boss, pool, schema);
   }
 
   async sendPlan(batchId: string): Promise<void> {
     await this.boss.send(PLAN, { batch_id: batchId }, { id: uuidFor(`plan:${batchId}`) });
   }
 
-  async sendChunk(chunk: Chunk): Promise<void> {
-    await this.boss.send(CHUNK, chunk, { id: uuidFor(`chunk:${chunk.batch_id}:${chunk.first}`) });
+  /**
+   * h-harden (fairness between organizations): chunk jobs are taken by priority first, so a run's
+   * chunks get falling priorities that start below the organization's chunks already waiting
+   * (`pendingChunks`). The queue then hands out one chunk of each organization in turn, on every
+   * instance, instead of all of a busy organization's chunks before another's first.
+   */
+  async sendChunk(chunk: Chunk, orgId: string, priority: number): Promise<void> {
+    await this.boss.send(CHUNK, { ...chunk, org_id: orgId }, { id: uuidFor(`chunk:${chunk.batch_id}:${chunk.first}`), priority });
+  }
+
+  /** Chunk jobs of `orgId` not yet taken (one scan of the waiting jobs, once per plan job). */
+  async pendingChunks(orgId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.schema}.job WHERE name = $1 AND state < 'active' AND data->>'org_id' = $2`, [
+      CHUNK,
+      orgId,
+    ]);
+    return Number(rows[0].n);
   }
 
   /** Stops polling; jobs in flight get `graceMs` to finish, the rest expire and are taken up again. */

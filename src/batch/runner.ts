@@ -10,11 +10,11 @@
 // At start-up every queued or running run is picked up again by itself.
 import type { Config } from '../config.ts';
 import type { SpanRunner } from '../context.ts';
-import { Limiter } from '../engine/limiter.ts';
 import type { ScoringEngine } from '../engine/types.ts';
 import type { BatchExecutionRecord, Store } from '../store/types.ts';
 import { isTerminal, registerDispatcher, type BatchDispatcher } from './batches.ts';
 import { PgBatchQueue } from './pg-queue.ts';
+import { FairSlots } from './fair-slots.ts';
 import { KeyLiveness } from './key-liveness.ts';
 import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, planNext, recordedIn, resummarize, runRow, type BatchEnv, type Chunk, type PlanState } from './work.ts';
 import { log } from '../log.ts';
@@ -37,15 +37,17 @@ interface LocalRun {
   state: PlanState;
   rows: Set<Promise<unknown>>;
   errors: number;
+  /** Its planner loop is going (drive()). */
+  driving?: boolean;
 }
 
 export class BatchRunner implements BatchDispatcher {
-  private readonly slots: Limiter;
+  /** h-harden: row slots shared fairly between organizations (fair-slots.ts). */
+  private readonly slots: FairSlots;
   private readonly env: BatchEnv;
   private readonly inFlight = new Set<Promise<unknown>>();
   /** JSON store: the runs this process is planning, with where each planner is. */
   private readonly local = new Map<string, LocalRun>();
-  private pumping = false;
   private stopping = false;
   private pg?: PgBatchQueue;
   private pgStart?: Promise<PgBatchQueue>;
@@ -57,7 +59,7 @@ export class BatchRunner implements BatchDispatcher {
   private readonly keys: KeyLiveness;
 
   constructor(private readonly services: BatchRunnerServices) {
-    this.slots = new Limiter(services.config.batch.concurrency);
+    this.slots = new FairSlots(services.config.batch.concurrency);
     this.keys = new KeyLiveness(services.store);
     this.env = { store: services.store, engine: services.engine, ctx: { store: services.store, config: services.config, ...(services.spans ? { spans: services.spans } : {}) } };
   }
@@ -137,29 +139,32 @@ export class BatchRunner implements BatchDispatcher {
     }
     // A run resumed after a restart is planned again from its first row; rows recorded are skipped.
     if (!this.local.has(batch.id)) this.local.set(batch.id, { state: { planned: 0, cursor: null }, rows: new Set(), errors: 0 });
-    void this.pump();
+    this.pump();
   }
 
-  /** JSON store: hands out chunks of every local run in turn while row slots are free. */
-  private async pump(): Promise<void> {
-    if (this.pumping) return;
-    this.pumping = true;
-    try {
-      while (!this.stopping && this.local.size) {
-        for (const [id, run] of [...this.local]) {
-          if (this.stopping) break;
-          try {
-            await this.pumpOne(id, run);
-          } catch (err) {
-            // A store failure (disk full, say): this run is planned again shortly from its first
-            // row, skipping rows recorded; the other runs go on.
-            this.local.delete(id);
-            this.retryLater(id, run, err);
-          }
-        }
+  /**
+   * JSON store: every local run gets its own planner loop, each waiting for row slots on its own,
+   * so the fair slots (fair-slots.ts) choose between organizations' waiting rows; one run waiting for
+   * a slot never holds up another run's planning (h-harden, issue 24 item 5).
+   */
+  private pump(): void {
+    for (const [id, run] of this.local) {
+      if (run.driving) continue;
+      run.driving = true;
+      void this.drive(id, run).finally(() => (run.driving = false));
+    }
+  }
+
+  private async drive(id: string, run: LocalRun): Promise<void> {
+    while (!this.stopping && this.local.get(id) === run) {
+      try {
+        await this.pumpOne(id, run);
+      } catch (err) {
+        // A store failure (disk full, say): this run is planned again shortly from its first
+        // row, skipping rows recorded; the other runs go on.
+        this.local.delete(id);
+        this.retryLater(id, run, err);
       }
-    } finally {
-      this.pumping = false;
     }
   }
 
@@ -236,6 +241,8 @@ export class BatchRunner implements BatchDispatcher {
     let batch = await this.store.getBatchExecution(id);
     if (!batch || isTerminal(batch.status)) return;
     let state: PlanState = { planned: batch.planned, cursor: batch.plan_cursor };
+    // h-harden: this run's chunks queue behind its organization's chunks already waiting (fairness).
+    let priority = batch.planned_all ? 0 : -(await this.pg!.pendingChunks(batch.org_id));
     while (!batch.planned_all && !this.stopping) {
       let next;
       try {
@@ -243,7 +250,7 @@ export class BatchRunner implements BatchDispatcher {
       } catch (err) {
         return this.planFailed(id, err);
       }
-      if (next.chunk) await this.pg!.sendChunk(next.chunk);
+      if (next.chunk) await this.pg!.sendChunk(next.chunk, batch.org_id, priority--);
       state = next.state;
       const updated = await this.store.updateBatchExecution(id, {
         planned: state.planned,
@@ -298,7 +305,7 @@ export class BatchRunner implements BatchDispatcher {
     for (let i = 0; i < chunk.rows.length; i++) {
       const position = chunk.first + i;
       if (done.has(position)) continue;
-      const release = provider ? () => {} : await this.slots.acquire();
+      const release = provider ? () => {} : await this.slots.acquire(batch.org_id);
       // Checked when the row is about to start: after a cancel, no row starts.
       const now = this.stopping ? null : await this.store.getBatchExecution(batch.id).catch((err) => (release(), Promise.reject(err)));
       if (!now || isTerminal(now.status) || (await this.keys.endIfKeyEnded(now).catch((err) => (release(), Promise.reject(err))))) {

@@ -29,6 +29,8 @@ export class JsonReviewStore implements ReviewStore {
   constructor(dataDir: string) {
     this.file = path.join(dataDir, 'review.json');
     if (fs.existsSync(this.file)) this.data = JSON.parse(fs.readFileSync(this.file, 'utf8')) as ReviewData;
+    // Tables keyed by ids from the URL: no prototype, so `toString` or `__proto__` is no queue (h-harden fuzz).
+    for (const t of ['queues', 'items', 'leases', 'labels'] as const) this.data[t] = Object.assign(Object.create(null), this.data[t]);
     for (const items of Object.values(this.data.items)) for (const i of items) this.itemIndex.set(i.id, i);
     for (const leases of Object.values(this.data.leases)) for (const l of leases) this.indexLease(l);
     this.commit = new GroupCommit(() => writeFileDurably(this.file, JSON.stringify(this.data)));

@@ -18,7 +18,9 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { DatasetItemInput } from '../schemas.ts';
-import { GroupCommit, writeFileDurably } from './json-files.ts';
+import { GroupCommit, setAside, writeFileDurably } from './json-files.ts';
+import { readTableFile } from './json-damage.ts';
+import { log } from '../log.ts';
 import {
   isAfter,
   newestFirst,
@@ -58,16 +60,27 @@ export class JsonBatches {
 
   async load(): Promise<void> {
     fs.mkdirSync(this.dir, { recursive: true });
-    try {
-      const parsed = JSON.parse(await fsp.readFile(this.metaFile, 'utf8')) as { batches?: Record<string, BatchExecutionRecord> };
-      this.batches = Object.assign(Object.create(null) as Record<string, BatchExecutionRecord>, parsed.batches ?? {});
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${this.metaFile} cannot be read (${(err as Error).message}); restore it from a backup.`);
-    }
+    // h-harden: missing beside row files, or garbled: the start stops (json-damage.ts).
+    this.batches = await readTableFile<BatchExecutionRecord>(
+      this.dir,
+      'batches.json',
+      'batches',
+      // Row files: a run's rows come after the run is in batches.json. An inline run's items file is
+      // written just before it, so a crash in between leaves one without a lost batches.json.
+      (f) => f.endsWith('.jsonl') && !f.endsWith('.items.jsonl'),
+    );
     // Unfinished runs: recount from their rows, which may be ahead of batches.json after a crash.
     for (const b of Object.values(this.batches)) {
-      if (b.status !== 'queued' && b.status !== 'running') continue;
+      const unfinished = b.status === 'queued' || b.status === 'running';
       const index = await this.index(b.id);
+      // h-harden: a finished run whose row file lost lines (set aside as damaged) is recounted from
+      // the rows there are and says so, rather than read "completed 1500/1500" with rows missing.
+      const lost = unfinished ? 0 : b.done + b.failed - index.at.size;
+      if (!unfinished && lost <= 0) continue;
+      if (lost > 0) {
+        b.error = `${lost} row(s) of this run were lost to damage on disk (see ${this.rowFile(b.id)}.rejected); counts are of the rows kept`;
+        this.metaChanged = true;
+      }
       b.done = 0;
       b.failed = 0;
       b.cost_usd = 0;
@@ -75,7 +88,11 @@ export class JsonBatches {
       const positions = index.positions();
       for (let i = 0; i < positions.length; i += 1000) for (const row of await this.readRows(b.id, index, positions.slice(i, i + 1000))) this.count(b, row);
     }
+    if (this.metaChanged) await this.metaCommit.commit();
   }
+
+  /** Set when load corrected a run: batches.json is written once loading is done. */
+  private metaChanged = false;
 
   async flush(): Promise<void> {
     await Promise.all([...this.queues.values()]);
@@ -110,11 +127,17 @@ export class JsonBatches {
     const file = this.rowFile(id);
     if (fs.existsSync(file)) {
       let last: { start: number; whole: boolean; text: Buffer } | undefined;
+      // h-harden: a garbled line is skipped, left in place, copied to <file>.rejected and logged.
+      const rejected: Array<{ line: number; text: string; reason: string }> = [];
+      let lineNo = 0;
       for await (const { line, start, ended } of linesOf(file)) {
+        lineNo++;
         const position = positionOf(line);
         if (position !== null && !index.at.has(position)) index.place(position, start, line.length);
+        if (position === null && ended) rejected.push({ line: lineNo, text: line.toString('utf8'), reason: 'not a batch row, skipped and left in place' });
         last = { start, whole: ended, text: line };
       }
+      if (rejected.length) await setAside(file, rejected, (l) => log.warn(l));
       const { size } = await fsp.stat(file);
       index.size = size;
       if (last && !last.whole) {

@@ -11,7 +11,9 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
-import { GroupCommit, writeFileDurably } from './json-files.ts';
+import { GroupCommit, setAside, writeFileDurably } from './json-files.ts';
+import { readTableFile } from './json-damage.ts';
+import { log } from '../log.ts';
 import {
   isAfter,
   newestFirst,
@@ -72,12 +74,8 @@ export class JsonDatasets {
 
   async load(): Promise<void> {
     fs.mkdirSync(this.dir, { recursive: true });
-    try {
-      const parsed = JSON.parse(await fsp.readFile(this.metaFile, 'utf8')) as { datasets?: Record<string, DatasetRecord> };
-      this.datasets = Object.assign(Object.create(null) as Record<string, DatasetRecord>, parsed.datasets ?? {});
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${this.metaFile} cannot be read (${(err as Error).message}); restore it from a backup.`);
-    }
+    // h-harden: missing beside item files, or garbled: the start stops (json-damage.ts).
+    this.datasets = await readTableFile<DatasetRecord>(this.dir, 'datasets.json', 'datasets', (f) => f.endsWith('.jsonl'));
     for (const id of Object.keys(this.datasets)) {
       const index = await this.loadItems(this.itemFile(id));
       this.indexes.set(id, index);
@@ -98,22 +96,30 @@ export class JsonDatasets {
     let offset = 0;
     let lastStart = 0;
     let lastWhole = false;
+    let lineNo = 0;
+    // h-harden: a garbled line is skipped, left in place, copied to <file>.rejected and logged.
+    const rejected: Array<{ line: number; text: string; reason: string }> = [];
     for await (const line of readline.createInterface({ input: stream, crlfDelay: Infinity })) {
+      lineNo++;
       lastStart = offset;
       lastWhole = false;
       try {
-        const rec = JSON.parse(line) as { id?: unknown; deleted?: unknown };
-        if (typeof rec.id === 'string') {
+        const rec = JSON.parse(line) as { id?: unknown; deleted?: unknown } | null;
+        if (typeof rec?.id === 'string') {
           lastWhole = true;
           if (rec.deleted === true) index.remove(rec.id);
           else index.place(rec.id, offset, byteLength(line));
         }
       } catch {
-        /* a foreign line is skipped; a torn last line is dealt with below */
+        /* not JSON: rejected below */
       }
+      if (!lastWhole && line.trim()) rejected.push({ line: lineNo, text: line, reason: 'not a dataset item, skipped and left in place' });
       offset += byteLength(line) + 1;
     }
     const { size } = await fsp.stat(file);
+    // The last line torn by a crash mid-append is cut off below; it was never acknowledged, but is copied aside too.
+    if (offset > size && rejected.at(-1)?.line === lineNo) rejected[rejected.length - 1].reason = 'torn last line (a crash mid-append), cut off the file';
+    if (rejected.length) await setAside(file, rejected, (l) => log.warn(l));
     index.size = size;
     if (offset > size) {
       // The last line has no newline: a crash mid-append. Whole, it is kept and terminated; torn, it

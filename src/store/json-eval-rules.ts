@@ -24,6 +24,8 @@ export class JsonRuleStore implements RuleStore {
     fs.mkdirSync(dir, { recursive: true });
     this.file = path.join(dir, 'rules.json');
     if (fs.existsSync(this.file)) this.data = JSON.parse(fs.readFileSync(this.file, 'utf8')) as Data;
+    // Tables keyed by ids from the URL: no prototype, so `toString` or `__proto__` is no rule (h-harden fuzz).
+    for (const t of ['rules', 'counters', 'jobs'] as const) this.data[t] = Object.assign(Object.create(null), this.data[t]);
     // This process is the only one on the data directory: no unit is running in it yet.
     for (const j of Object.values(this.data.jobs)) if (j.state === 'running') Object.assign(j, { state: 'queued', lease_until: null });
   }

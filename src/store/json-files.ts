@@ -217,7 +217,7 @@ export async function loadLogFile(
 }
 
 /** Copies rejected lines to `<file>.rejected` (once each: a restart does not copy them again). */
-async function setAside(file: string, rejected: Array<{ line: number; text: string; reason: string }>, warn: (line: string) => void): Promise<void> {
+export async function setAside(file: string, rejected: Array<{ line: number; text: string; reason: string }>, warn: (line: string) => void): Promise<void> {
   const asideFile = `${file}.rejected`;
   let already = '';
   try {

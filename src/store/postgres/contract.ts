@@ -52,6 +52,7 @@ import {
 } from './codecs.ts';
 import { PgCalibration } from './calibration.ts';
 import { PgSurface, SURFACE_TABLES } from './surface.ts';
+import { purgeOrgBatchJobs } from './batch-jobs.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from '../surface-types.ts';
 import { BudgetHolds, pgListBudgetCaps, pgListBudgetCounters, pgReserveBudget, pgSetBudgetCap, pgSettleBudget } from './budgets.ts';
 import type { BudgetCap, BudgetKey, BudgetScope, ProviderBatchPatch, ProviderBatchRecord } from '../types.ts';
@@ -85,6 +86,8 @@ export class PostgresContractStore extends PgCalibration implements Store {
     await this.transaction(async (c) => {
       await c.query('DELETE FROM evaluator_versions WHERE id IN (SELECT id FROM evaluators WHERE org_id = $1)', [orgId]);
       await c.query('DELETE FROM judge_versions WHERE id IN (SELECT id FROM judges WHERE org_id = $1)', [orgId]);
+      // h-harden: the queue's jobs hold the runs' item text; they go before the runs do.
+      await purgeOrgBatchJobs(c, orgId);
       for (const table of [
         'annotations',
         'calibration_runs',
