@@ -155,6 +155,11 @@ const EnvSchema = z.object({
   TRIBUNAL_DEMO_QUOTA_DATASETS: int(1).default(50),
   TRIBUNAL_DEMO_QUOTA_RUNNING_BATCHES: int(1).default(3),
   TRIBUNAL_DEMO_QUOTA_ROWS_PER_DAY: int(1).default(20_000),
+  // h-attach: attachments an organization holds (src/files/): how many, and their bytes in all.
+  TRIBUNAL_QUOTA_FILES: int(1).default(10_000),
+  TRIBUNAL_QUOTA_FILE_BYTES: int(1).default(10 * 1024 ** 3),
+  TRIBUNAL_DEMO_QUOTA_FILES: int(1).default(20),
+  TRIBUNAL_DEMO_QUOTA_FILE_BYTES: int(1).default(50 * 1024 ** 2),
   TRIBUNAL_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters (make one with: openssl rand -base64 32)').optional(),
   TRIBUNAL_SESSION_TTL: duration.default(parseDuration('12h')),
   TRIBUNAL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -282,12 +287,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     // h-harden: per-organization quotas (src/quotas/quotas.ts).
     quotas: {
-      org: { items: e.TRIBUNAL_QUOTA_ITEMS, datasets: e.TRIBUNAL_QUOTA_DATASETS, runningBatches: e.TRIBUNAL_QUOTA_RUNNING_BATCHES, rowsPerDay: e.TRIBUNAL_QUOTA_ROWS_PER_DAY },
+      org: {
+        items: e.TRIBUNAL_QUOTA_ITEMS,
+        datasets: e.TRIBUNAL_QUOTA_DATASETS,
+        runningBatches: e.TRIBUNAL_QUOTA_RUNNING_BATCHES,
+        rowsPerDay: e.TRIBUNAL_QUOTA_ROWS_PER_DAY,
+        files: e.TRIBUNAL_QUOTA_FILES,
+        fileBytes: e.TRIBUNAL_QUOTA_FILE_BYTES,
+      },
       demo: {
         items: e.TRIBUNAL_DEMO_QUOTA_ITEMS,
         datasets: e.TRIBUNAL_DEMO_QUOTA_DATASETS,
         runningBatches: e.TRIBUNAL_DEMO_QUOTA_RUNNING_BATCHES,
         rowsPerDay: e.TRIBUNAL_DEMO_QUOTA_ROWS_PER_DAY,
+        files: e.TRIBUNAL_DEMO_QUOTA_FILES,
+        fileBytes: e.TRIBUNAL_DEMO_QUOTA_FILE_BYTES,
       },
     },
     // Web sessions: without a configured secret each process makes its own, so sessions do not

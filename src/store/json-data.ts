@@ -3,6 +3,7 @@
 import type { Organization } from '../schemas.ts';
 import { JsonBudgetTables, type BudgetTables } from './json-budgets.ts';
 import type { SurfaceTables } from './json-surface.ts';
+import type { FileTable } from './file-types.ts';
 import {
   isAfter,
   type AnnotationRecord,
@@ -36,6 +37,8 @@ export interface JsonData {
   /** Budgets (room h-cost, json-budgets.ts); absent in files written before them, created on load. */
   budget_caps?: BudgetTables['budget_caps'];
   budget_counters?: BudgetTables['budget_counters'];
+  /** Attachments' metadata, keyed "<org>/<id>" (json-files-table.ts); absent in older files. */
+  files?: FileTable;
 }
 
 export const emptyData = (): JsonData => ({
@@ -65,6 +68,7 @@ export function withoutPrototypes(data: JsonData): void {
   // Budgets (room h-cost)
   data.budget_caps = Object.assign(Object.create(null) as BudgetTables['budget_caps'], data.budget_caps ?? {});
   data.budget_counters = Object.assign(Object.create(null) as BudgetTables['budget_counters'], data.budget_counters ?? {});
+  data.files = Object.assign(Object.create(null) as FileTable, data.files ?? {});
   JsonBudgetTables.forget(data as BudgetTables);
 }
 

@@ -4,6 +4,8 @@
 import type { ApiKey, Dataset, DatasetItem, DatasetItemInput, Evaluator, EvaluatorResult, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
 import type { Annotation, CalibrationRun } from '../schemas/calibration.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
+import type { FileStore } from './file-types.ts';
+export type { AttachmentType, FileRecord, FileStore } from './file-types.ts';
 export type { ClaimTokenRecord, SyntheticDataRecord, SyntheticSample } from './surface-types.ts';
 import type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from './budget-types.ts';
 export type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from './budget-types.ts';
@@ -252,6 +254,8 @@ export interface Store {
   /** Items given in the request of an inline run: `count` from position `from`. */
   getBatchItems(batchId: string, from: number, count: number): Promise<DatasetItemInput[]>;
 
+  /** Attachments (h-attach; store/file-types.ts): bytes and metadata per organization, purged with it. */
+  readonly files: FileStore;
   // Claim tokens and synthetic data (room surface, issue 30; store/surface-types.ts)
   /** A token is stored by its hash; a second with the same hash is a conflict. */
   createClaimToken(token: ClaimTokenRecord): Promise<void>;
