@@ -134,6 +134,8 @@ const EnvSchema = z.object({
   TRIBUNAL_RESULT_CACHE_MAX: int(1).default(100_000),
   TRIBUNAL_PRICES: prices.default(DEFAULT_PRICES),
   TRIBUNAL_ALLOWED_MODELS: list.optional(),
+  // h-attach: whether the server's own model takes images and PDFs (Claude does; an Anthropic-compatible server may not).
+  TRIBUNAL_MODEL_ATTACHMENTS: bool.default(true),
   TRIBUNAL_SECRET_KEY: z
     .string()
     .refine((v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v.trim()) && Buffer.from(v.trim(), 'base64').length === 32, {
@@ -273,6 +275,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // (a demo user included) cannot pick an arbitrary, possibly expensive, model.
       allowed: e.TRIBUNAL_ALLOWED_MODELS ?? [...new Set([e.TRIBUNAL_MODEL, ...Object.keys(e.TRIBUNAL_PRICES)])],
       allowedFromEnv: e.TRIBUNAL_ALLOWED_MODELS !== undefined,
+      /** h-attach: the server's model is given attachments (engine/attachments.ts). */
+      attachments: e.TRIBUNAL_MODEL_ATTACHMENTS,
     },
     // The per-organization model registry (docs/DEPLOYMENT.md): the secret that seals registered
     // models' API keys, and the hosts their base_url may name (unset: any host, loopback included).

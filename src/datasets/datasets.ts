@@ -98,6 +98,7 @@ export function newItem(input: DatasetItemInput, createdAt: string): DatasetItem
     system_prompt: input.system_prompt ?? null,
     contexts: input.contexts ?? null,
     expected_output: input.expected_output ?? null,
+    ...(input.attachments?.length ? { attachments: input.attachments } : {}), // h-attach
     tags: input.tags ?? [],
     metadata: input.metadata ?? {},
     expected_scores: input.expected_scores ?? null,
@@ -154,6 +155,10 @@ export async function updateItem(ctx: StoreCtx, idOrName: string, itemId: string
   if (patch.system_prompt !== undefined) next.system_prompt = patch.system_prompt;
   if (patch.contexts !== undefined) next.contexts = patch.contexts;
   if (patch.expected_output !== undefined) next.expected_output = patch.expected_output;
+  if (patch.attachments !== undefined) {
+    if (patch.attachments?.length) next.attachments = patch.attachments;
+    else delete next.attachments;
+  }
   if (patch.tags !== undefined) next.tags = patch.tags ?? [];
   if (patch.metadata !== undefined) next.metadata = patch.metadata ?? {};
   if (patch.expected_scores !== undefined) next.expected_scores = patch.expected_scores;

@@ -2,6 +2,7 @@
 // evaluators, judges, results, execution logs and execution input. src/schemas.ts gathers this
 // file and its siblings into the one module every caller imports.
 import { z } from 'zod';
+import { Attachments } from './files.ts'; // h-attach
 import { Guardrail, ProxyLogInfo } from './proxy.ts'; // h-proxy: inline judging
 import { EvaluatorKindFields } from './checks.ts'; // h-checks
 
@@ -296,6 +297,7 @@ export const ExecutionLog = z.object({
   contexts: z.array(z.string()).nullable().describe('retrieved snippets given'),
   expected_output: z.string().nullable().describe('reference answer given'),
   user_id: z.string().nullable().describe('end user of the evaluated application'),
+  attachments: z.array(z.string()).optional().describe('ids of the files given to the judge model (h-attach); absent when none'),
   tags: z.array(z.string()).describe('labels for filtering'),
   evaluator_results: z.array(EvaluatorResult).describe('one entry per evaluator, in the judge order'),
   score: z.number().nullable().describe(RUN_SCORE),
@@ -339,6 +341,7 @@ export const ExecutionInputShape = {
     .optional()
     .describe('conversation or session of the evaluated application, for filtering logs and the session page (at most 200 characters)'),
   tags: z.array(z.string()).optional().describe('labels stored on the execution log, for filtering'),
+  attachments: Attachments.optional(),
   use_cache: z
     .boolean()
     .optional()

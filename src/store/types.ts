@@ -50,7 +50,8 @@ export interface ItemPage {
   last?: number;
 }
 /** `api_key_encrypted` is the key sealed with TRIBUNAL_SECRET_KEY (secret-box.ts); null = no key. */
-export type ModelRecord = Model & { org_id: string; api_key_encrypted: string | null };
+/** `supports_attachments` is absent in records stored before it (read as false). */
+export type ModelRecord = Omit<Model, 'supports_attachments'> & { org_id: string; api_key_encrypted: string | null; supports_attachments?: boolean };
 
 export type AnnotationRecord = Annotation & { org_id: string };
 /** Annotations of one organization; every field given must match. Dates are ISO-8601 instants, inclusive. */
