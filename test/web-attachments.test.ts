@@ -49,7 +49,7 @@ describe('attachments on the try-it form in Chromium', { skip }, () => {
     await picker.setInputFiles([{ name: 'fake.png', mimeType: 'image/png', buffer: Buffer.from('not a picture\n') }]);
     await page.getByRole('button', { name: /^Run/ }).click();
     await page.locator('[data-field="attachments"] .field-error').waitFor();
-    assert.match(await page.locator('[data-field="attachments"] .field-error').innerText(), /fake\.png: The file is text, not a PDF, PNG, JPEG or WebP file/);
+    assert.match((await page.locator('[data-field="attachments"] .field-error').textContent()) ?? '', /fake\.png: The file is text, not a PDF, PNG, JPEG or WebP file/);
     assert.equal(fake.requests.length, 0);
 
     await picker.setInputFiles([
