@@ -65,6 +65,15 @@ describe('POST /v1/files/', () => {
     assert.equal(inB.body.name, 'b.png');
   });
 
+  it('stores the same bytes once when eight uploads race', async () => {
+    const data = pdf(`raced ${Date.now()}`);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => upload(srv.url, keyA, data, `race-${i}.pdf`)));
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 200, 200, 200, 200, 200, 200, 201]);
+    assert.equal(new Set(answers.map((a) => a.body.id)).size, 1);
+    const list = await srv.request('GET', '/v1/files/?limit=200', { key: keyA });
+    assert.equal(list.body.results.filter((f: { id: string }) => f.id === answers[0].body.id).length, 1);
+  });
+
   it('refuses text named .png, an unknown binary, an empty file, and a non-multipart body', async () => {
     const text = await upload(srv.url, keyA, Buffer.from('hello, I am not a picture\n'), 'cat.png', { type: 'image/png' });
     assert.equal(text.status, 415);
@@ -123,6 +132,34 @@ describe('GET, list and DELETE /v1/files/', () => {
     assert.equal((await srv.request('DELETE', `/v1/files/${up.body.id}/`, { key: keyA })).status, 404);
     assert.equal(await srv.store.files.read(orgA, up.body.id), null);
     if (srv.store.kind === 'json') assert.ok(!fs.existsSync(path.join(srv.dataDir, 'files', orgA, up.body.id)));
+  });
+});
+
+describe('dataset items with attachments', () => {
+  it('refuses an item naming an unknown file, by its path, and saves nothing', async () => {
+    const ds = await srv.request('POST', '/v1/datasets/', { key: keyA, body: { name: `files ${Date.now()}` } });
+    const mine = (await upload(srv.url, keyA, png(55), 'mine.png')).body.id;
+    const theirs = (await upload(srv.url, keyB, png(56), 'theirs.png')).body.id;
+    const bad = await srv.request('POST', `/v1/datasets/${ds.body.id}/items/`, {
+      key: keyA,
+      body: {
+        items: [
+          { response: 'ok', attachments: [mine] },
+          { response: 'ok', attachments: [mine, theirs] },
+        ],
+      },
+    });
+    assert.equal(bad.status, 404);
+    assert.deepEqual(bad.body.errors, [{ field: 'items.1.attachments.1', message: `no file ${theirs} in your organization` }]);
+    assert.equal((await srv.request('GET', `/v1/datasets/${ds.body.id}/items/`, { key: keyA })).body.results.length, 0);
+    const good = await srv.request('POST', `/v1/datasets/${ds.body.id}/items/`, { key: keyA, body: { items: [{ response: 'ok', attachments: [mine] }] } });
+    assert.equal(good.status, 201, JSON.stringify(good.body));
+    const itemId = good.body.ids[0];
+    const patched = await srv.request('PATCH', `/v1/datasets/${ds.body.id}/items/${itemId}/`, { key: keyA, body: { attachments: ['file_unknown'] } });
+    assert.equal(patched.status, 404);
+    const cleared = await srv.request('PATCH', `/v1/datasets/${ds.body.id}/items/${itemId}/`, { key: keyA, body: { attachments: null } });
+    assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
+    assert.equal(cleared.body.attachments, undefined);
   });
 });
 

@@ -93,3 +93,25 @@ export async function deleteFile(ctx: Ctx, id: string): Promise<{ id: string; de
   if (!(await ctx.store.files.delete(ctx.caller.org.id, id))) throw notFound('file', id);
   return { id, deleted: true };
 }
+
+/**
+ * Refuses ids that name no file of the organization, each by its field path (dataset items: a batch
+ * run over them would otherwise fail row by row). Nothing is written when one is unknown.
+ */
+export async function checkFileIds(ctx: Pick<RequestContext, 'store' | 'caller'>, lists: Array<{ field: string; ids?: readonly string[] | null }>): Promise<void> {
+  const known = new Map<string, boolean>();
+  const errors: Array<{ field: string; message: string }> = [];
+  for (const { field, ids } of lists) {
+    for (const [i, id] of (ids ?? []).entries()) {
+      if (!known.has(id)) known.set(id, (await ctx.store.files.get(ctx.caller.org.id, id)) !== null);
+      if (!known.get(id)) errors.push({ field: `${field}.${i}`, message: `no file ${id} in your organization` });
+    }
+  }
+  if (!errors.length) return;
+  throw new TribunalError(
+    'not_found',
+    404,
+    `Unknown attachments, nothing was saved: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}. Upload files with POST /v1/files/ and pass the ids it answers.`,
+    { errors },
+  );
+}
