@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { purgeExpiredDemoOrganizations } from '../src/domain/demo-purge.ts';
@@ -103,6 +104,38 @@ describe('POST /v1/files/', () => {
     assert.equal(ok.status, 201, JSON.stringify(ok.body));
     assert.equal(ok.body.bytes, 20 * 1024 * 1024);
     assert.equal((await srv.request('DELETE', `/v1/files/${ok.body.id}/`, { key: keyA })).status, 200);
+  });
+});
+
+describe('the size limit while streaming', () => {
+  it('refuses a chunked body (no Content-Length) with 413 once it passes the limit, storing nothing', async () => {
+    const boundary = 'xyzzy';
+    const before = (await srv.request('GET', '/v1/files/?limit=200', { key: keyA })).body.results.length;
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${srv.url}/v1/files/`, {
+        method: 'POST',
+        headers: { authorization: `Api-Key ${keyA}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' },
+      });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.png"\r\n\r\n`);
+      req.write(png(1));
+      const chunk = Buffer.alloc(1024 * 1024);
+      let sent = 0;
+      const more = () => {
+        while (sent < 22) {
+          sent++;
+          if (!req.write(chunk)) return void req.once('drain', more);
+        }
+        req.end(`\r\n--${boundary}--\r\n`);
+      };
+      more();
+    });
+    assert.equal(status, 413);
+    assert.equal((await srv.request('GET', '/v1/files/?limit=200', { key: keyA })).body.results.length, before);
   });
 });
 
