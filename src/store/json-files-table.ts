@@ -61,7 +61,13 @@ export class JsonFileTable implements FileStore {
   }
   async read(orgId: string, id: string) {
     if (!this.table()[`${orgId}/${id}`] || !SAFE.test(id)) return null;
-    return fsp.readFile(this.pathOf(orgId, id));
+    try {
+      return await fsp.readFile(this.pathOf(orgId, id));
+    } catch (err) {
+      // Deleted between the metadata check and the read (a concurrent DELETE): as if absent.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
   }
   async list(orgId: string, page: PageQuery): Promise<Page<FileRecord>> {
     const mine = Object.values(this.table()).filter((f) => f.org_id === orgId);
