@@ -20,6 +20,7 @@ const COMMANDS: Record<string, Handler> = {
   datasets: async (argv) => (await import('./cli/datasets.ts')).datasets(argv),
   logs: async (argv) => (await import('./cli/logs.ts')).logs(argv),
   models: async (argv) => (await import('./cli/models.ts')).models(argv),
+  files: async (argv) => (await import('./cli/files.ts')).files(argv), // h-attach
   batch: async (argv) => (await import('./cli/batch.ts')).batch(argv),
   eval: async (argv) => (await import('./cli/eval.ts')).evalBatch(argv),
   'compare-responses': async (argv) => (await import('./cli/compare.ts')).compareResponses(argv),
@@ -43,6 +44,7 @@ Client commands (talk to a server: TRIBUNAL_URL, default http://127.0.0.1:8787, 
   datasets create|list|import|export|delete stored inputs to run judges over (JSONL/CSV import, streamed)
   logs list|get                             past runs (execution logs), with every filter
   models list|add|verify|delete             your organization's own judge models (keys via --key-env)
+  files upload|list|delete                  attachments: images and PDFs for --attach on run commands
   batch run|status|list|results|cancel|compare
                                             judge a stored dataset on the server (--wait, --fail-under);
                                             compare two runs (--fail-on-regression)

@@ -137,6 +137,8 @@ const EnvSchema = z.object({
   TRIBUNAL_RESULT_CACHE_MAX: int(1).default(100_000),
   TRIBUNAL_PRICES: prices.default(DEFAULT_PRICES),
   TRIBUNAL_ALLOWED_MODELS: list.optional(),
+  // h-attach: whether the server's own model takes images and PDFs (Claude does; an Anthropic-compatible server may not).
+  TRIBUNAL_MODEL_ATTACHMENTS: bool.default(true),
   TRIBUNAL_SECRET_KEY: z
     .string()
     .refine((v) => /^[A-Za-z0-9+/]+={0,2}$/.test(v.trim()) && Buffer.from(v.trim(), 'base64').length === 32, {
@@ -159,6 +161,11 @@ const EnvSchema = z.object({
   TRIBUNAL_DEMO_QUOTA_DATASETS: int(1).default(50),
   TRIBUNAL_DEMO_QUOTA_RUNNING_BATCHES: int(1).default(3),
   TRIBUNAL_DEMO_QUOTA_ROWS_PER_DAY: int(1).default(20_000),
+  // h-attach: attachments an organization holds (src/files/): how many, and their bytes in all.
+  TRIBUNAL_QUOTA_FILES: int(1).default(10_000),
+  TRIBUNAL_QUOTA_FILE_BYTES: int(1).default(10 * 1024 ** 3),
+  TRIBUNAL_DEMO_QUOTA_FILES: int(1).default(20),
+  TRIBUNAL_DEMO_QUOTA_FILE_BYTES: int(1).default(50 * 1024 ** 2),
   TRIBUNAL_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters (make one with: openssl rand -base64 32)').optional(),
   TRIBUNAL_SESSION_TTL: duration.default(parseDuration('12h')),
   TRIBUNAL_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -275,6 +282,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       // (a demo user included) cannot pick an arbitrary, possibly expensive, model.
       allowed: e.TRIBUNAL_ALLOWED_MODELS ?? [...new Set([e.TRIBUNAL_MODEL, ...Object.keys(e.TRIBUNAL_PRICES)])],
       allowedFromEnv: e.TRIBUNAL_ALLOWED_MODELS !== undefined,
+      /** h-attach: the server's model is given attachments (engine/attachments.ts). */
+      attachments: e.TRIBUNAL_MODEL_ATTACHMENTS,
     },
     // The per-organization model registry (docs/DEPLOYMENT.md): the secret that seals registered
     // models' API keys, and the hosts their base_url may name (unset: any host, loopback included).
@@ -291,12 +300,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     proxy: { upstreams: proxyUpstreamList(e.TRIBUNAL_PROXY_UPSTREAMS ?? {}, cleaned) },
     // h-harden: per-organization quotas (src/quotas/quotas.ts).
     quotas: {
-      org: { items: e.TRIBUNAL_QUOTA_ITEMS, datasets: e.TRIBUNAL_QUOTA_DATASETS, runningBatches: e.TRIBUNAL_QUOTA_RUNNING_BATCHES, rowsPerDay: e.TRIBUNAL_QUOTA_ROWS_PER_DAY },
+      org: {
+        items: e.TRIBUNAL_QUOTA_ITEMS,
+        datasets: e.TRIBUNAL_QUOTA_DATASETS,
+        runningBatches: e.TRIBUNAL_QUOTA_RUNNING_BATCHES,
+        rowsPerDay: e.TRIBUNAL_QUOTA_ROWS_PER_DAY,
+        files: e.TRIBUNAL_QUOTA_FILES,
+        fileBytes: e.TRIBUNAL_QUOTA_FILE_BYTES,
+      },
       demo: {
         items: e.TRIBUNAL_DEMO_QUOTA_ITEMS,
         datasets: e.TRIBUNAL_DEMO_QUOTA_DATASETS,
         runningBatches: e.TRIBUNAL_DEMO_QUOTA_RUNNING_BATCHES,
         rowsPerDay: e.TRIBUNAL_DEMO_QUOTA_ROWS_PER_DAY,
+        files: e.TRIBUNAL_DEMO_QUOTA_FILES,
+        fileBytes: e.TRIBUNAL_DEMO_QUOTA_FILE_BYTES,
       },
     },
     // Web sessions: without a configured secret each process makes its own, so sessions do not

@@ -4,6 +4,7 @@ import { METRICS_SECURITY_SCHEME, operationalPaths } from './openapi-ops.ts';
 import { z } from 'zod';
 import { datasetStreamOpenApi } from './datasets/stream-routes.ts';
 import { judgeFileOpenApi } from './surface/routes.ts';
+import { fileUploadOpenApi } from './files/routes.ts';
 import { routes, type RestRoute } from './rest.ts';
 import { strictInput } from './unknown-fields.ts';
 import { VERSION } from './version.ts';
@@ -157,6 +158,8 @@ export function openApiDocument(): unknown {
   Object.assign(paths, datasetStreamOpenApi(problem));
   Object.assign(paths, operationalPaths(problem)); // issue 26: /healthz, /readyz, /metrics, /v1/openapi.json
   Object.assign(paths, judgeFileOpenApi(problem)); // room surface
+  // h-attach: the multipart upload beside the route table's GET of the same path.
+  for (const [path, methods] of Object.entries(fileUploadOpenApi(problem))) paths[path] = { ...paths[path], ...(methods as Record<string, unknown>) };
   cached = {
     openapi: '3.1.0',
     info: { title: 'Tribunal', version: VERSION, description: 'Self-hostable, MCP-first LLM-as-a-judge evaluation server. MCP endpoint: /mcp.' },

@@ -138,6 +138,10 @@ export const routes: RestRoute[] = [
   route('post', '/v1/judges/:judge_id/synthetic-data/', ops.startSyntheticData, 202),
   route('get', '/v1/judges/:judge_id/synthetic-data/', ops.getSyntheticData),
   route('post', '/v1/judges/:judge_id/synthetic-data/dataset/', ops.saveSyntheticDataset, 201),
+  // h-attach: attachments (the multipart upload, POST /v1/files/, is src/files/routes.ts)
+  route('get', '/v1/files/', ops.listFiles),
+  route('get', '/v1/files/:file_id/', ops.getFile),
+  route('delete', '/v1/files/:file_id/', ops.deleteFile),
   // h-traces: received traces and evaluation rules (src/traces/routes.ts).
   ...traceRoutes(route),
   // h-review: review queues (SPEC section 17, src/review/)

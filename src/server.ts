@@ -7,6 +7,7 @@ import type { Store as RateLimitStore } from 'express-rate-limit';
 import { Authenticator } from './auth.ts';
 import { datasetStreamRoutes } from './datasets/stream-routes.ts';
 import { judgeFileRoutes } from './surface/routes.ts';
+import { fileUploadRoute } from './files/routes.ts';
 import { TribunalError } from './errors.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody } from './http/body.ts';
@@ -87,6 +88,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   // Dataset import and export stream their bodies (JSONL/CSV, any size): before the JSON body parser.
   app.use(datasetStreamRoutes(services));
   app.use(judgeFileRoutes(services)); // room surface: judges as files (YAML or JSON bodies)
+  app.use(fileUploadRoute(services)); // h-attach: attachments (multipart)
   app.use('/v1', jsonBody(config.limits.bodyBytes));
   app.use(refineStreamRoute(services)); // h-proxy: refine with stream: true (SSE)
   app.use(restRouter(services));

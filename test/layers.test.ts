@@ -51,6 +51,9 @@ LAYERS[2][1].push(/^src\/review\/(?!ops\.ts$)/);
 LAYERS[3][1].push(/^src\/review\/ops\.ts$/);
 // room budgets (h-cost): caps and spend, in core
 LAYERS[2][1].push(/^src\/budgets\//);
+// h-attach: attachments (core); the multipart upload door belongs to the doors.
+LAYERS[2][1].push(/^src\/files\/(?!routes\.ts$)/);
+LAYERS[4][1].push(/^src\/files\/routes\.ts$/);
 // quotas per org (issue 24) in core; the server secret's file (read by main.ts) in core; the
 // operational paths of the OpenAPI document with the doors
 LAYERS[2][1].push(/^src\/quotas\//, /^src\/secret-file\.ts$/);

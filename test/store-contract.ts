@@ -31,6 +31,7 @@ import { defineBatchContract } from './store-contract-batches.ts';
 import { defineDatasetContract } from './store-contract-datasets.ts';
 import { defineResultCacheContract } from './store-contract-result-cache.ts';
 import { defineSurfaceContract } from './store-contract-surface.ts';
+import { defineFilesContract } from './store-contract-files.ts';
 import { defineChecksContract } from './store-contract-checks.ts'; // h-checks
 import { defineBudgetContract } from './store-contract-budgets.ts';
 
@@ -210,6 +211,7 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
     defineSurfaceContract(fresh); // room surface
     defineChecksContract(fresh); // h-checks
     defineBudgetContract(fresh); // room h-cost
+    defineFilesContract(fresh); // h-attach
 
     describe('organizations', () => {
       it('creates, reads and finds the oldest non-demo organization by name', async () => {

@@ -38,9 +38,11 @@ describe('Judge models page in Chromium', { skip }, () => {
     await page.getByRole('textbox', { name: 'Model id' }).fill('llama3.1:8b');
     await page.getByRole('textbox', { name: 'Base URL' }).fill(fake.url);
     await page.getByLabel('Model API key').fill(MODEL_KEY);
+    await page.getByRole('checkbox', { name: 'Takes images and PDFs' }).check(); // h-attach
     await page.getByRole('button', { name: 'Register model' }).click();
     const row = page.locator('tr', { hasText: 'llama3.1:8b' });
     await row.getByText('not verified').waitFor();
+    await row.getByText('· attachments').waitFor();
     await row.getByText(`…${MODEL_KEY.slice(-4)}`).waitFor();
 
     await row.getByRole('button', { name: 'Verify model local' }).click();

@@ -79,6 +79,7 @@ const itemInput = (item: DatasetItemRecord): DatasetItemInput => ({
   ...(item.system_prompt ? { system_prompt: item.system_prompt } : {}),
   ...(item.contexts !== null ? { contexts: item.contexts } : {}),
   ...(item.expected_output !== null ? { expected_output: item.expected_output } : {}),
+  ...(item.attachments?.length ? { attachments: item.attachments } : {}), // h-attach
   tags: item.tags,
 });
 

@@ -30,6 +30,8 @@ interface ClientOptions {
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | string[] | undefined | null>;
   body?: unknown;
+  /** A body sent as these bytes with this content type instead of JSON (the multipart file upload). */
+  raw?: { data: Buffer; type: string };
   /** false for the unauthenticated endpoints (demo key, health). */
   auth?: boolean;
   signal?: AbortSignal;
@@ -144,8 +146,11 @@ export class ApiClient {
     }
     const headers: Record<string, string> = { accept: 'application/json' };
     if (auth && this.apiKey) headers.authorization = `Api-Key ${this.apiKey}`;
-    let body: string | undefined;
-    if (opts.body !== undefined) {
+    let body: string | Buffer | undefined;
+    if (opts.raw) {
+      body = opts.raw.data;
+      headers['content-type'] = opts.raw.type;
+    } else if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['content-type'] = 'application/json';
     }
@@ -196,7 +201,7 @@ export class ApiClient {
     });
   }
 
-  private send(method: string, target: string, headers: Record<string, string>, body: string | undefined, signal?: AbortSignal): Promise<RawResponse> {
+  private send(method: string, target: string, headers: Record<string, string>, body: string | Buffer | undefined, signal?: AbortSignal): Promise<RawResponse> {
     return new Promise((resolve, reject) => {
       const url = new URL(target);
       const secure = url.protocol === 'https:';

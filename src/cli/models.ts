@@ -52,7 +52,8 @@ const add: Command = {
   --base-url <url>        the endpoint, e.g. http://127.0.0.1:11434/v1; default the provider's public API
   --key-env <VAR>         read the model's API key from this environment variable (never pass it as an argument)
   --max-concurrency <n>   calls in flight at once (default 4)
-  --price <in,out>        USD per million input and output tokens, e.g. 0.15,0.6`,
+  --price <in,out>        USD per million input and output tokens, e.g. 0.15,0.6
+  --attachments           the model takes images and PDFs (runs with attachments may use it)`,
   options: {
     provider: { type: 'string' },
     model: { type: 'string' },
@@ -60,6 +61,7 @@ const add: Command = {
     'key-env': { type: 'string' },
     'max-concurrency': { type: 'string' },
     price: { type: 'string' },
+    attachments: { type: 'boolean' },
   },
   positionals: [1, 1],
   async run({ values, positionals, json, client }) {
@@ -87,6 +89,7 @@ const add: Command = {
       api_key: apiKey,
       max_concurrency: num(values['max-concurrency'], 'max-concurrency', { min: 1, integer: true }),
       price,
+      supports_attachments: values.attachments === true ? true : undefined,
     });
     const made = await client().post<Model>('/v1/models/', body);
     if (json) printJson(made);

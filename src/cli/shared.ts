@@ -13,6 +13,7 @@ export const RUN_OPTIONS = {
   'expected-output': { type: 'string' },
   'user-id': { type: 'string' },
   tag: { type: 'string', multiple: true },
+  attach: { type: 'string', multiple: true },
 } as const;
 
 export const RUN_HELP = `  --response <text>         the LLM output to evaluate (required, or --response-file)
@@ -21,7 +22,8 @@ export const RUN_HELP = `  --response <text>         the LLM output to evaluate 
   --context <text>          a retrieved snippet (repeat for several)
   --expected-output <text>  reference answer
   --user-id <id>            end user of the evaluated application
-  --tag <tag>               label stored on the execution log (repeat for several)`;
+  --tag <tag>               label stored on the execution log (repeat for several)
+  --attach <file_id>        a file from tribunal files upload, given to the judge model (repeat for several)`;
 
 export function runInputFromFlags(values: Values): Record<string, unknown> {
   let response = str(values.response);
@@ -36,6 +38,7 @@ export function runInputFromFlags(values: Values): Record<string, unknown> {
     expected_output: str(values['expected-output']),
     user_id: str(values['user-id']),
     tags: list(values.tag),
+    attachments: list(values.attach),
   };
 }
 

@@ -1,5 +1,6 @@
 // Datasets and their items (SPEC section 7): the core behind REST, the CLI and the web app.
 // A dataset is its organization's alone; an unknown or foreign one is a 404, by id or by exact name.
+import { checkFileIds } from '../files/files.ts';
 import type { RequestContext } from '../context.ts';
 import { notFound, TribunalError, validationError } from '../errors.ts';
 import { looksLikeId, newId } from '../ids.ts';
@@ -98,6 +99,7 @@ export function newItem(input: DatasetItemInput, createdAt: string): DatasetItem
     system_prompt: input.system_prompt ?? null,
     contexts: input.contexts ?? null,
     expected_output: input.expected_output ?? null,
+    ...(input.attachments?.length ? { attachments: input.attachments } : {}), // h-attach
     tags: input.tags ?? [],
     metadata: input.metadata ?? {},
     expected_scores: input.expected_scores ?? null,
@@ -108,6 +110,10 @@ export function newItem(input: DatasetItemInput, createdAt: string): DatasetItem
 export async function addItems(ctx: StoreCtx, idOrName: string, inputs: DatasetItemInput[]): Promise<{ created: number; ids: string[] }> {
   checkItemShapes(inputs);
   const dataset = await getOwnDataset(ctx, idOrName);
+  await checkFileIds(
+    ctx,
+    inputs.map((input, i) => ({ field: `items.${i}.attachments`, ids: input.attachments })),
+  ); // h-attach
   const now = new Date().toISOString();
   const items = inputs.map((input) => newItem(input, now));
   if (!(await ctx.store.addDatasetItems(dataset.id, items))) throw notFound('Dataset', idOrName);
@@ -154,6 +160,11 @@ export async function updateItem(ctx: StoreCtx, idOrName: string, itemId: string
   if (patch.system_prompt !== undefined) next.system_prompt = patch.system_prompt;
   if (patch.contexts !== undefined) next.contexts = patch.contexts;
   if (patch.expected_output !== undefined) next.expected_output = patch.expected_output;
+  if (patch.attachments !== undefined) {
+    await checkFileIds(ctx, [{ field: 'attachments', ids: patch.attachments }]);
+    if (patch.attachments?.length) next.attachments = patch.attachments;
+    else delete next.attachments;
+  }
   if (patch.tags !== undefined) next.tags = patch.tags ?? [];
   if (patch.metadata !== undefined) next.metadata = patch.metadata ?? {};
   if (patch.expected_scores !== undefined) next.expected_scores = patch.expected_scores;

@@ -24,9 +24,10 @@ export interface ModelInput {
   api_key?: string | null;
   max_concurrency?: number;
   price?: Model['price'];
+  supports_attachments?: boolean;
 }
 
-export const modelToWire = ({ org_id: _org, api_key_encrypted: _key, ...wire }: ModelRecord): Model => wire;
+export const modelToWire = ({ org_id: _org, api_key_encrypted: _key, ...wire }: ModelRecord): Model => ({ ...wire, supports_attachments: wire.supports_attachments === true });
 
 function secretKey(ctx: Ctx): Buffer {
   const secret = ctx.config.registry.secretKey;
@@ -119,6 +120,7 @@ export async function createModel(ctx: Ctx, input: ModelInput): Promise<Model> {
     max_concurrency: input.max_concurrency ?? 4,
     price: input.price ?? null,
     capabilities: null,
+    supports_attachments: input.supports_attachments === true,
     verified_at: null,
     created_at: now,
     updated_at: now,
@@ -142,6 +144,7 @@ export async function updateModel(ctx: Ctx, idOrName: string, patch: Partial<Mod
   if (patch.model !== undefined) next.model = patch.model;
   if (patch.max_concurrency !== undefined) next.max_concurrency = patch.max_concurrency;
   if (patch.price !== undefined) next.price = patch.price;
+  if (patch.supports_attachments !== undefined) next.supports_attachments = patch.supports_attachments;
   if (patch.api_key !== undefined) {
     next.api_key_encrypted = patch.api_key === null ? null : seal(secretKey(ctx), patch.api_key, current.id);
     next.api_key_hint = patch.api_key === null ? null : hintOf(patch.api_key);

@@ -26,6 +26,21 @@ export interface AnthropicModelOptions {
 export const NOT_CONFIGURED_MESSAGE =
   'No judge model is configured on this server: set ANTHROPIC_API_KEY (and optionally TRIBUNAL_MODEL for the model name, default claude-sonnet-5-5, and ANTHROPIC_BASE_URL for a compatible endpoint), then restart the server.';
 
+/**
+ * The user turn: the prompt text, after the run's attachments (h-attach) as the Messages API's own
+ * blocks: `image` for PNG, JPEG and WebP, `document` for PDF, both base64. Without attachments the
+ * content stays a plain string, the same bytes as before.
+ */
+function userContent(request: StructuredCall, text: string): string | Anthropic.ContentBlockParam[] {
+  if (!request.attachments?.length) return text;
+  const blocks: Anthropic.ContentBlockParam[] = request.attachments.map((a) =>
+    a.content_type === 'application/pdf'
+      ? { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: a.data } }
+      : { type: 'image', source: { type: 'base64', media_type: a.content_type, data: a.data } },
+  );
+  return [...blocks, { type: 'text', text }];
+}
+
 export class AnthropicJudgeModel implements JudgeModel {
   readonly configured: boolean;
   readonly appliesTimeout = true;
@@ -57,11 +72,11 @@ export class AnthropicJudgeModel implements JudgeModel {
     // cached with it): later calls of the same evaluator version read it at a tenth of the price.
     const system: Anthropic.MessageCreateParams['system'] = request.cacheSystem ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] : request.system;
     const params: Anthropic.MessageCreateParamsNonStreaming = asJson
-      ? { model: request.model, system, messages: [{ role: 'user', content: request.prompt + jsonInstruction(request.tool) }], max_tokens: shape.max_tokens }
+      ? { model: request.model, system, messages: [{ role: 'user', content: userContent(request, request.prompt + jsonInstruction(request.tool)) }], max_tokens: shape.max_tokens }
       : {
           model: request.model,
           system,
-          messages: [{ role: 'user', content: request.prompt }],
+          messages: [{ role: 'user', content: userContent(request, request.prompt) }],
           tools: [{ name: request.tool.name, description: request.tool.description, input_schema: request.tool.input_schema as Anthropic.Tool.InputSchema }],
           // max_tokens, tool_choice and thinking in the form this model's generation accepts.
           ...shape,

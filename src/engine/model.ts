@@ -1,6 +1,15 @@
 // The judge-model interface: one structured call, answered through a tool the model must call.
 // The Anthropic implementation lives in anthropic-model.ts; scoring and generation both use this.
 
+/** A file given to the model with the user turn (h-attach): the provider's own image or document part. */
+export interface ModelAttachment {
+  name: string;
+  content_type: 'application/pdf' | 'image/png' | 'image/jpeg' | 'image/webp';
+  sha256: string;
+  /** The bytes, base64. */
+  data: string;
+}
+
 export interface StructuredCall {
   /** Model name (TRIBUNAL_MODEL or an evaluator override). */
   model: string;
@@ -31,6 +40,8 @@ export interface StructuredCall {
    * cache a repeated prefix by themselves).
    */
   cacheSystem?: boolean;
+  /** Files sent before the prompt text in the user turn (engine/attachments.ts checked the model takes them). */
+  attachments?: ModelAttachment[];
 }
 
 /** One token of the answer text with its log-probability and the most likely alternatives. */

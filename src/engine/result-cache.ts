@@ -40,6 +40,8 @@ export function resultCacheKey(parts: ResultKeyParts): string {
     input.system_prompt ?? null,
     evaluator.requires_contexts ? (input.contexts ?? null) : null,
     evaluator.requires_expected_output ? (input.expected_output ?? null) : null,
+    // h-attach: the files' hashes, only when there are any (keys of runs without them stay as they were).
+    ...(input.attached?.length ? [input.attached.map((a) => a.sha256)] : []),
   ];
   const { temperature, max_tokens, strategy } = parts.settings;
   const material = JSON.stringify([KEY_FORMAT, evaluator.id, evaluator.version, seen, parts.models, [temperature, max_tokens, strategy]]);

@@ -36,6 +36,7 @@ import { feedReviewQueues } from '../review/sources.ts'; // h-review
 import { log as processLog } from '../log.ts';
 import { confidenceOf, withConfidence } from './confidence.ts';
 import { resultBase, roundMs } from './result-base.ts';
+import { attachmentNote, checkAttachmentTargets, loadAttachments } from './attachments.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
 export const MALFORMED_RETRIES = 2;
@@ -54,6 +55,8 @@ export interface ScoringTarget {
   provider?: PricedProvider;
   /** Changes when the model behind the name does: part of the result-cache key. */
   identity?: string;
+  /** Whether the model takes images and documents (attachments.ts has the rule). */
+  attachments?: boolean;
 }
 
 /** The settings a call of this evaluator asks for (the temperature actually sent is recorded after the call). */
@@ -160,6 +163,8 @@ export class Engine {
           temperature: 0,
           provider: 'anthropic',
           identity: `server:${modelName}`,
+          // An unknown model fails with its own clear error; attachments are not what to report then.
+          attachments: known ? ctx.config.model.attachments : true,
         });
         continue;
       }
@@ -175,6 +180,7 @@ export class Engine {
         capabilities: record.capabilities,
         provider: record.provider,
         identity: `${record.id}@${record.updated_at}`,
+        attachments: record.supports_attachments === true,
       });
     }
     return targets;
@@ -192,7 +198,9 @@ export class Engine {
     const settings = requestedSettings(ctx, target);
     // The nonce of this evaluator version: the system prompt (the static part) is the same bytes on
     // every call, so the provider's prompt cache applies. The problems of a malformed answer are not fed back.
-    const { system, prompt } = buildPrompt(evaluator, input, versionNonce(ctx.config.registry.secretKey, evaluator.id, evaluator.version));
+    const built = buildPrompt(evaluator, input, versionNonce(ctx.config.registry.secretKey, evaluator.id, evaluator.version));
+    const { system } = built;
+    const prompt = built.prompt + attachmentNote(input.attached, built.nonce); // h-attach
     const spec = {
       attempts: MALFORMED_RETRIES + 1,
       request: () => ({
@@ -204,6 +212,7 @@ export class Engine {
         strategy: target?.strategy,
         temperature: settings.temperature ?? undefined,
         cacheSystem: true,
+        attachments: input.attached,
       }),
       check: parseAnswer,
     };
@@ -265,6 +274,7 @@ export class Engine {
     const id = options.log_id ?? newId('log');
     const created_at = new Date().toISOString();
     const started = performance.now();
+    input = { ...input, attached: await loadAttachments(ctx, input.attachments) }; // h-attach: a 404 before anything runs
     const degenerate = degenerateInput(input);
     let scored: Scored[];
     if (degenerate) scored = evaluators.map((e) => this.degenerateResult(e, degenerate));
@@ -273,6 +283,7 @@ export class Engine {
       if ([...found.values()].some((t) => t.model === this.model)) requireModel(this.model);
       // Issue 32: a provider_batch row's calls go through the provider's batch API (batch/provider-model.ts).
       const targets = options.retarget ? new Map([...found].map(([k, t]) => [k, options.retarget!(t)])) : found;
+      checkAttachmentTargets(evaluators, found, input.attached);
       const score = (e: EvaluatorRecord, target?: ScoringTarget) => () => this.scoreEvaluator(ctx, e, input, target);
       const cache = { store: ctx.store, orgId: ctx.caller.org.id, maxEntries: ctx.config.model.resultCacheMax };
       scored = await Promise.all(
@@ -301,6 +312,7 @@ export class Engine {
       system_prompt: input.system_prompt ?? null,
       contexts: input.contexts ?? null,
       expected_output: input.expected_output ?? null,
+      ...(input.attachments?.length ? { attachments: input.attachments } : {}),
       user_id: input.user_id ?? null,
       session_id: input.session_id ?? null,
       tags: input.tags ?? [],

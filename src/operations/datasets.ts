@@ -130,6 +130,7 @@ export const updateDatasetItemOperation = defineTool({
     system_prompt: nullable(z.string()).describe('the system prompt of the evaluated application, with turns'),
     contexts: nullable(z.array(z.string())).describe('retrieved snippets'),
     expected_output: nullable(z.string()).describe('reference answer'),
+    attachments: nullable(DatasetItemInputShape.attachments.unwrap()).describe('ids of files (POST /v1/files/) given to the judge model; null clears them'),
     tags: nullable(z.array(z.string())).describe('labels'),
     metadata: nullable(z.record(z.string(), z.unknown())).describe('free JSON object'),
     expected_scores: nullable(z.record(z.string().min(1), z.number().min(0).max(1))).describe('evaluator id or exact name -> score 0..1'),

@@ -1,5 +1,6 @@
 // The REST-only operations: definitions like the 14 tools, reached through the same invokeTool, and
 // never registered with MCP (tools/index.ts holds the only list MCP reads).
+import { deleteFileOperation, getFileOperation, listFilesOperation } from './files.ts'; // h-attach
 import { batchExecuteOperation, cancelBatchExecutionOperation, getBatchExecutionOperation, listBatchExecutionsOperation, listBatchResultsOperation } from './batches.ts';
 import {
   addDatasetItemsOperation,
@@ -102,4 +103,8 @@ export const restOnlyOperations = {
   // Budgets (room h-cost)
   getBudgets: getBudgetsOperation,
   setEvaluatorBudget: setEvaluatorBudgetOperation,
+  // Attachments (h-attach; the upload is src/files/routes.ts)
+  listFiles: listFilesOperation,
+  getFile: getFileOperation,
+  deleteFile: deleteFileOperation,
 };

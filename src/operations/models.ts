@@ -19,6 +19,7 @@ const fields = {
   api_key: z.string().min(1).max(4096).nullable().describe('write-only: stored encrypted, never shown again (reads give api_key_hint); null or absent for servers without keys'),
   max_concurrency: z.number().int().min(1).max(256).describe('calls to this model in flight at once per server instance (default 4)'),
   price: ModelPrice.nullable().describe('USD per million tokens; absent or null = unknown (costs are then null)'),
+  supports_attachments: z.boolean().describe('the model takes images and PDFs, so runs with attachments may use it (default false)'),
 };
 
 export const listModelsOperation = defineTool({
@@ -41,6 +42,7 @@ export const createModelOperation = defineTool({
     api_key: fields.api_key.optional(),
     max_concurrency: fields.max_concurrency.optional(),
     price: fields.price.optional(),
+    supports_attachments: fields.supports_attachments.optional(),
   }),
   output: Model,
   annotations: WRITE_MODEL,

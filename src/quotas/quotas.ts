@@ -15,6 +15,9 @@ export interface QuotaLimits {
   datasets: number;
   runningBatches: number;
   rowsPerDay: number;
+  /** Attachments held (h-attach, src/files/): how many and their bytes in all. */
+  files: number;
+  fileBytes: number;
 }
 
 /** The limits that apply to the caller's organization. */
@@ -22,7 +25,7 @@ export function quotaLimits(config: Config, org: { is_demo: boolean }): QuotaLim
   return org.is_demo ? config.quotas.demo : config.quotas.org;
 }
 
-const setting = (org: { is_demo: boolean }, name: string) => `TRIBUNAL_${org.is_demo ? 'DEMO_' : ''}QUOTA_${name}`;
+export const setting = (org: { is_demo: boolean }, name: string) => `TRIBUNAL_${org.is_demo ? 'DEMO_' : ''}QUOTA_${name}`;
 
 /** The organization's datasets and the items they hold, paged through its datasets (at most `datasets` of them). */
 export async function storedUsage(ctx: Ctx): Promise<{ datasets: number; items: number }> {

@@ -2,6 +2,7 @@
 // evaluators, judges, results, execution logs and execution input. src/schemas.ts gathers this
 // file and its siblings into the one module every caller imports.
 import { z } from 'zod';
+import { Attachments } from './files.ts'; // h-attach
 import { Guardrail, ProxyLogInfo } from './proxy.ts'; // h-proxy: inline judging
 import { EvaluatorKindFields } from './checks.ts'; // h-checks
 
@@ -296,6 +297,7 @@ export const ExecutionLog = z.object({
   contexts: z.array(z.string()).nullable().describe('retrieved snippets given'),
   expected_output: z.string().nullable().describe('reference answer given'),
   user_id: z.string().nullable().describe('end user of the evaluated application'),
+  attachments: z.array(z.string()).optional().describe('ids of the files given to the judge model (h-attach); absent when none'),
   tags: z.array(z.string()).describe('labels for filtering'),
   trace_id: z.string().nullable().optional().describe('the OpenTelemetry trace of the judged span (online evaluation, or given at run time); absent otherwise'),
   span_id: z.string().nullable().optional().describe('the judged span within trace_id; absent otherwise'),
@@ -351,6 +353,7 @@ export const ExecutionInputShape = {
     .regex(/^[0-9a-f]{16}$/, 'span_id is 16 lowercase hex digits (an OpenTelemetry span id)')
     .optional()
     .describe('the span within trace_id this run judges (16 lowercase hex digits); only with trace_id'),
+  attachments: Attachments.optional(),
   use_cache: z
     .boolean()
     .optional()

@@ -42,6 +42,7 @@ export const Model = z.object({
   max_concurrency: z.number().int().describe('calls to this model in flight at once, per server instance'),
   price: ModelPrice.nullable().describe('USD per million tokens; null = unknown (costs are then null)'),
   capabilities: ModelCapabilities.nullable().describe('what `verify` found; null until verified'),
+  supports_attachments: z.boolean().describe('the model takes images and PDFs (attachments on runs); set by you, default false'),
   verified_at: timestamp.nullable().describe('when `verify` last succeeded'),
   created_at: timestamp,
   updated_at: timestamp,

@@ -3,6 +3,7 @@
 import type { Organization } from '../schemas.ts';
 import { JsonBudgetTables, type BudgetTables } from './json-budgets.ts';
 import type { SurfaceTables } from './json-surface.ts';
+import type { FileTable } from './file-types.ts';
 import {
   isAfter,
   type AnnotationRecord,
@@ -38,6 +39,8 @@ export interface JsonData {
   budget_counters?: BudgetTables['budget_counters'];
   /** Provider batches of runs in mode provider_batch (issue 32, json-provider-batches.ts); created on load. */
   provider_batches?: Record<string, import('./provider-batch-types.ts').ProviderBatchRecord>;
+  /** Attachments' metadata, keyed "<org>/<id>" (json-files-table.ts); absent in older files. */
+  files?: FileTable;
 }
 
 export const emptyData = (): JsonData => ({
@@ -68,6 +71,7 @@ export function withoutPrototypes(data: JsonData): void {
   data.budget_caps = Object.assign(Object.create(null) as BudgetTables['budget_caps'], data.budget_caps ?? {});
   data.budget_counters = Object.assign(Object.create(null) as BudgetTables['budget_counters'], data.budget_counters ?? {});
   data.provider_batches = Object.assign(Object.create(null) as NonNullable<JsonData['provider_batches']>, data.provider_batches ?? {});
+  data.files = Object.assign(Object.create(null) as FileTable, data.files ?? {});
   JsonBudgetTables.forget(data as BudgetTables);
 }
 

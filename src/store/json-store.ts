@@ -27,6 +27,7 @@ import { JsonModelTable } from './json-models.ts';
 import { JsonProjectTable } from './json-projects.ts';
 import { JsonApiKeyTable } from './json-api-keys.ts';
 import { JsonSurfaceTables } from './json-surface.ts';
+import { JsonFileTable } from './json-files-table.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
 import { ResultCacheLru } from './result-cache-lru.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
@@ -181,6 +182,7 @@ export class JsonStore implements Store {
     this.surface.purgeOrganization(orgId);
     this.budgets.purgeOrganization(orgId);
     this.providerBatches.purgeOrganization(orgId);
+    this.files.purgeOrganization(orgId);
     delete d.organizations[orgId];
     this.resultCache.purgeOrganization(orgId);
     await this.datasets.deleteOrg(orgId);
@@ -188,6 +190,7 @@ export class JsonStore implements Store {
     // The logs leave the index at once; the file is rewritten inside the log commit.
     const purgedLogs = this.logs!.purgeOrganization(orgId);
     await this.save();
+    await this.files.dropBytes(orgId);
     if (purgedLogs) await this.logCommit.commit();
   }
 
@@ -217,6 +220,8 @@ export class JsonStore implements Store {
   listCalibrationRuns = (filter: CalibrationRunFilter, page: PageQuery) => this.calibration.listCalibrationRuns(filter, (sorted) => paginate(sorted, page));
   updateCalibrationRun = (r: CalibrationRunRecord) => this.calibration.updateCalibrationRun(r);
 
+  // Attachments (h-attach): bytes in files/<org>/<id>, metadata in db.json (json-files-table.ts)
+  readonly files = new JsonFileTable(() => path.join(this.opts.dataDir, 'files'), ...this.part((d) => d.files!));
   // Claim tokens and synthetic data (room surface; json-surface.ts)
   private readonly surface = new JsonSurfaceTables(...this.part((d) => ({ claim_tokens: d.claim_tokens!, synthetic_data: d.synthetic_data! })));
   createClaimToken = (t: ClaimTokenRecord) => this.surface.createClaimToken(t);

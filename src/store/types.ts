@@ -4,6 +4,8 @@
 import type { ApiKey, Dataset, DatasetItem, DatasetItemInput, Evaluator, EvaluatorResult, ExecutionLog, Judge, JudgeGeneration, Model, Organization, Project } from '../schemas.ts';
 import type { Annotation, CalibrationRun } from '../schemas/calibration.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
+import type { FileStore } from './file-types.ts';
+export type { AttachmentType, FileRecord, FileStore } from './file-types.ts';
 export type { ClaimTokenRecord, SyntheticDataRecord, SyntheticSample } from './surface-types.ts';
 import type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from './budget-types.ts';
 export type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from './budget-types.ts';
@@ -50,7 +52,8 @@ export interface ItemPage {
   last?: number;
 }
 /** `api_key_encrypted` is the key sealed with TRIBUNAL_SECRET_KEY (secret-box.ts); null = no key. */
-export type ModelRecord = Model & { org_id: string; api_key_encrypted: string | null };
+/** `supports_attachments` is absent in records stored before it (read as false). */
+export type ModelRecord = Omit<Model, 'supports_attachments'> & { org_id: string; api_key_encrypted: string | null; supports_attachments?: boolean };
 
 export type AnnotationRecord = Annotation & { org_id: string };
 /** Annotations of one organization; every field given must match. Dates are ISO-8601 instants, inclusive. */
@@ -259,6 +262,8 @@ export interface Store {
   /** Items given in the request of an inline run: `count` from position `from`. */
   getBatchItems(batchId: string, from: number, count: number): Promise<DatasetItemInput[]>;
 
+  /** Attachments (h-attach; store/file-types.ts): bytes and metadata per organization, purged with it. */
+  readonly files: FileStore;
   // Claim tokens and synthetic data (room surface, issue 30; store/surface-types.ts)
   /** A token is stored by its hash; a second with the same hash is a conflict. */
   createClaimToken(token: ClaimTokenRecord): Promise<void>;

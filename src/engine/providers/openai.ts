@@ -24,6 +24,21 @@ export interface OpenAIModelOptions {
 
 type Completion = OpenAI.Chat.Completions.ChatCompletion;
 
+/**
+ * The user turn: the prompt text after the run's attachments (h-attach) as Chat Completions' own
+ * parts: `image_url` with a data URL for images, `file` with `file_data` for a PDF. Without
+ * attachments the content stays a plain string.
+ */
+function userContent(request: StructuredCall, text: string): string | OpenAI.Chat.Completions.ChatCompletionContentPart[] {
+  if (!request.attachments?.length) return text;
+  const parts: OpenAI.Chat.Completions.ChatCompletionContentPart[] = request.attachments.map((a) =>
+    a.content_type === 'application/pdf'
+      ? { type: 'file', file: { filename: a.name, file_data: `data:application/pdf;base64,${a.data}` } }
+      : { type: 'image_url', image_url: { url: `data:${a.content_type};base64,${a.data}` } },
+  );
+  return [...parts, { type: 'text', text }];
+}
+
 export class OpenAIJudgeModel implements JudgeModel {
   readonly configured = true;
   readonly appliesTimeout = true;
@@ -73,7 +88,7 @@ export class OpenAIJudgeModel implements JudgeModel {
       model: request.model,
       messages: [
         { role: 'system', content: request.system },
-        { role: 'user', content: strategy === 'json' ? request.prompt + jsonInstruction(tool) : request.prompt },
+        { role: 'user', content: userContent(request, strategy === 'json' ? request.prompt + jsonInstruction(tool) : request.prompt) },
       ],
       max_completion_tokens: request.maxTokens,
       temperature: request.temperature ?? 0,

@@ -53,6 +53,7 @@ import {
 import { PgCalibration } from './calibration.ts';
 import { PgSurface, SURFACE_TABLES } from './surface.ts';
 import { purgeOrgBatchJobs } from './batch-jobs.ts';
+import { PgFiles } from './files.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from '../surface-types.ts';
 import { BudgetHolds, pgListBudgetCaps, pgListBudgetCounters, pgReserveBudget, pgSetBudgetCap, pgSettleBudget } from './budgets.ts';
 import type { BudgetCap, BudgetKey, BudgetScope, ProviderBatchPatch, ProviderBatchRecord } from '../types.ts';
@@ -104,6 +105,7 @@ export class PostgresContractStore extends PgCalibration implements Store {
         'budget_counters',
         'budget_holds',
         'provider_batches',
+        'files',
       ])
         await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       for (const table of SURFACE_TABLES) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
@@ -382,6 +384,11 @@ export class PostgresContractStore extends PgCalibration implements Store {
     return { values: values.slice(0, query.limit), more: values.length > query.limit };
   }
 
+  // Attachments (h-attach; postgres/files.ts, migration 018)
+  readonly files = new PgFiles(
+    (sql, params) => this.query(sql, params),
+    (sql, params) => this.write(sql, params),
+  );
   // Claim tokens and synthetic data (room surface; postgres/surface.ts)
   private readonly surface = new PgSurface(
     (sql, params) => this.query(sql, params),

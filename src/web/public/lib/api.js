@@ -45,6 +45,8 @@ export async function api(method, path, opts = {}) {
     headers['content-type'] = opts.contentType;
     body = opts.rawBody;
   }
+  // A multipart form (attachments): the browser writes the content type with its boundary.
+  if (opts.form !== undefined) body = opts.form;
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let res;
   try {

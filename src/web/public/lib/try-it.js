@@ -1,6 +1,7 @@
 // The "try it" form: request, response (or a conversation), contexts and expected output in; each
 // evaluator's score as a bar with its justification out. Used by the judge page and the evaluator page.
 import { api } from './api.js';
+import { attachmentsField } from './attachments-field.js';
 import { contextsField } from './contexts-field.js';
 import { conversationFields } from './conversation.js';
 import { clear, h } from './dom.js';
@@ -21,6 +22,7 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
   const contexts = contextsField(needContexts); // issue 26 item 15: shared with compare mode
 
   const conversation = conversationFields();
+  const attachments = attachmentsField(); // h-attach
   const submit = h('button', { type: 'submit' }, submitText);
   const results = h('div', { class: 'results', 'aria-live': 'polite' });
   const form = h(
@@ -39,6 +41,7 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
       },
       expected,
     ),
+    attachments.fieldset,
     field({ label: 'Tags', name: 'tags', hint: 'Comma-separated labels stored on the execution log, for filtering.' }, tags),
     h('div', { class: 'actions' }, submit),
     h('div', { class: 'form-error' }),
@@ -71,6 +74,8 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
     await withBusy(submit, 'Running…', async () => {
       clear(results).append(h('p', { class: 'muted', role: 'status' }, 'Scoring: each evaluator asks the judge model…'));
       try {
+        const ids = await attachments.upload();
+        if (ids.length) body.attachments = ids;
         const result = await api('POST', endpoint, { body });
         clearFormErrors(form);
         clear(results).append(renderResult(result));

@@ -2,7 +2,7 @@
 // write-only: a password field, never shown again), verify with one tiny real call, delete.
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
-import { badge, button, confirmDialog, errorBox, field, notice, pageHeading, select, showFormError, tableWrap, time, withBusy } from '../lib/ui.js';
+import { badge, button, checkboxField, confirmDialog, errorBox, field, notice, pageHeading, select, showFormError, tableWrap, time, withBusy } from '../lib/ui.js';
 
 const capabilityText = (c) =>
   c
@@ -30,6 +30,11 @@ export default async function models(page) {
   const concurrencyInput = h('input', { type: 'number', min: '1', max: '256', step: '1', value: '4' });
   const priceIn = h('input', { type: 'number', min: '0', step: 'any' });
   const priceOut = h('input', { type: 'number', min: '0', step: 'any' });
+  const attachmentsBox = checkboxField({
+    label: 'Takes images and PDFs',
+    name: 'supports_attachments',
+    hint: 'Runs with attachments may use this model only when it reads images and PDF documents.',
+  });
   const submit = h('button', { type: 'submit' }, 'Register model');
   const form = h(
     'form',
@@ -51,6 +56,8 @@ export default async function models(page) {
       field({ label: 'Input price', name: 'price', hint: 'USD per million tokens; empty: unknown.' }, priceIn),
       field({ label: 'Output price', name: 'price' }, priceOut),
     ),
+    // h-attach: never guessed from the model id (docs/SURFACE.md, "Attachments").
+    attachmentsBox,
     h('div', { class: 'actions' }, submit),
     h('div', { class: 'form-error' }),
   );
@@ -64,6 +71,7 @@ export default async function models(page) {
         if (keyInput.value) body.api_key = keyInput.value;
         if (concurrencyInput.value) body.max_concurrency = Number(concurrencyInput.value);
         if (priceIn.value !== '' || priceOut.value !== '') body.price = { input: Number(priceIn.value || 0), output: Number(priceOut.value || 0) };
+        if (attachmentsBox.querySelector('input').checked) body.supports_attachments = true;
         await api('POST', '/v1/models/', { body });
         form.reset();
         await loadList();
@@ -118,7 +126,7 @@ export default async function models(page) {
           h('td', {}, h('code', {}, m.model)),
           h('td', {}, m.base_url ? h('code', {}, m.base_url) : 'default'),
           h('td', {}, m.api_key_hint ? h('code', {}, `…${m.api_key_hint}`) : '—'),
-          h('td', {}, caps ? h('span', {}, badge('verified', 'good'), ' ', caps) : badge('not verified')),
+          h('td', {}, caps ? h('span', {}, badge('verified', 'good'), ' ', caps) : badge('not verified'), m.supports_attachments ? ' · attachments' : null),
           h('td', {}, time(m.created_at)),
           actionCell,
         ),
