@@ -178,11 +178,7 @@ export class JsonStore implements Store {
       for (const [id, versions] of Object.entries(d[table])) if (versions[0]?.org_id === orgId) delete d[table][id];
     }
     for (const model of Object.values(d.models!)) if (model.org_id === orgId) delete d.models![model.id];
-    this.calibration.purgeOrganization(orgId);
-    this.surface.purgeOrganization(orgId);
-    this.budgets.purgeOrganization(orgId);
-    this.providerBatches.purgeOrganization(orgId);
-    this.files.purgeOrganization(orgId);
+    for (const table of [this.calibration, this.surface, this.budgets, this.providerBatches, this.files]) table.purgeOrganization(orgId);
     delete d.organizations[orgId];
     this.resultCache.purgeOrganization(orgId);
     await this.datasets.deleteOrg(orgId);

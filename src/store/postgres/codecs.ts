@@ -342,3 +342,23 @@ export function logValuesQuery(orgId: string, field: LogValueField, query: Value
   if (query.after !== undefined) where.push(`${column} > ${p(query.after)}`);
   return { sql: `SELECT DISTINCT ${column} AS value FROM execution_logs WHERE ${where.join(' AND ')} ORDER BY 1 LIMIT ${p(query.limit + 1)}`, params };
 }
+
+/** Tables whose rows carry org_id and leave with their organization (purgeOrganization), children first. */
+export const ORG_TABLES = [
+  'annotations',
+  'calibration_runs',
+  'batch_executions',
+  'datasets',
+  'execution_logs',
+  'judges',
+  'evaluators',
+  'projects',
+  'api_keys',
+  'models',
+  'result_cache',
+  'budget_caps',
+  'budget_counters',
+  'budget_holds',
+  'provider_batches',
+  'files',
+] as const;

@@ -49,6 +49,7 @@ import {
   logPageQuery,
   visibilitySql,
   searchSql,
+  ORG_TABLES,
 } from './codecs.ts';
 import { PgCalibration } from './calibration.ts';
 import { PgSurface, SURFACE_TABLES } from './surface.ts';
@@ -89,25 +90,7 @@ export class PostgresContractStore extends PgCalibration implements Store {
       await c.query('DELETE FROM judge_versions WHERE id IN (SELECT id FROM judges WHERE org_id = $1)', [orgId]);
       // h-harden: the queue's jobs hold the runs' item text; they go before the runs do.
       await purgeOrgBatchJobs(c, orgId);
-      for (const table of [
-        'annotations',
-        'calibration_runs',
-        'batch_executions',
-        'datasets',
-        'execution_logs',
-        'judges',
-        'evaluators',
-        'projects',
-        'api_keys',
-        'models',
-        'result_cache',
-        'budget_caps',
-        'budget_counters',
-        'budget_holds',
-        'provider_batches',
-        'files',
-      ])
-        await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
+      for (const table of ORG_TABLES) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       for (const table of SURFACE_TABLES) await c.query(`DELETE FROM ${table} WHERE org_id = $1`, [orgId]);
       await c.query('DELETE FROM organizations WHERE id = $1', [orgId]);
     });
