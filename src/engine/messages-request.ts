@@ -6,7 +6,7 @@
 // fails with the SDK's own error classes, built the way the SDK builds them, so that
 // anthropic-model.ts classifies every failure exactly as before.
 import Anthropic from '@anthropic-ai/sdk';
-import { createHttpFetch } from './http-fetch.ts';
+import { type BufferedAnswer, createHttpExchange, type HttpExchange } from './http-fetch.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { sdkDeprecationNotice } from './model-check.ts';
 import { log } from '../log.ts';
@@ -36,13 +36,13 @@ function noticeDeprecation(model: string): void {
 const isAbort = (err: unknown) => err instanceof Error && (err.name === 'AbortError' || /timed? ?out/i.test(`${err}${'cause' in err ? String(err.cause) : ''}`));
 
 export class MessagesEndpoint {
-  private readonly url: string;
+  private readonly url: URL;
   private readonly headers: Record<string, string>;
-  private readonly fetch: typeof fetch;
+  private readonly exchange: HttpExchange;
 
   constructor(private readonly opts: MessagesEndpointOptions) {
     const base = opts.baseUrl || 'https://api.anthropic.com';
-    this.url = base.endsWith('/') ? `${base}v1/messages` : `${base}/v1/messages`;
+    this.url = new URL(base.endsWith('/') ? `${base}v1/messages` : `${base}/v1/messages`);
     // The headers the SDK sends that the API reads (its key as a bearer token, as the SDK sends it).
     this.headers = {
       accept: 'application/json',
@@ -50,8 +50,10 @@ export class MessagesEndpoint {
       'user-agent': `Anthropic/JS ${VERSION}`,
       'anthropic-version': API_VERSION,
       authorization: `Bearer ${opts.apiKey}`,
+      // Set here, so that the exchange (which adds it when missing) never changes this shared object.
+      'accept-encoding': 'gzip, deflate, br',
     };
-    this.fetch = createHttpFetch({ policy: opts.policy });
+    this.exchange = createHttpExchange({ policy: opts.policy });
   }
 
   /** The Message the API answered (or whatever a 200 carried: the caller checks its shape); SDK errors otherwise. */
@@ -64,9 +66,10 @@ export class MessagesEndpoint {
     const onAbort = () => controller.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(onAbort, options.timeoutMs ?? this.opts.timeoutMs);
-    let response: Response;
+    let answer: BufferedAnswer;
     try {
-      response = await this.fetch(this.url, { method: 'POST', headers: this.headers, body: JSON.stringify(params), signal: controller.signal });
+      if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new TypeError(`fetch failed: unsupported protocol ${this.url.protocol}`);
+      answer = await this.exchange(this.url, { method: 'POST', headers: this.headers, body: JSON.stringify(params), signal: controller.signal });
     } catch (err) {
       if (signal?.aborted) throw new Anthropic.APIUserAbortError();
       if (isAbort(err)) throw new Anthropic.APIConnectionTimeoutError();
@@ -75,23 +78,25 @@ export class MessagesEndpoint {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     }
-    if (!response.ok) {
-      const text = await response.text().catch((err: Error) => err.message);
+    const { status, data } = answer;
+    const header = (name: string) => answer.headers.find(([key]) => key === name)?.[1];
+    if (status < 200 || status > 299) {
+      const text = data.toString('utf8');
       let json: object | undefined;
       try {
         json = JSON.parse(text);
       } catch {
         json = undefined;
       }
-      throw Anthropic.APIError.generate(response.status, json, json ? undefined : text, response.headers);
+      throw Anthropic.APIError.generate(status, json, json ? undefined : text, new Headers(answer.headers));
     }
-    if (response.status === 204) return null as unknown as Anthropic.Message;
+    if (status === 204) return null as unknown as Anthropic.Message;
     // As the SDK's defaultParseResponse: JSON when the answer says so, else its text.
-    const mediaType = response.headers.get('content-type')?.split(';')[0]?.trim();
+    const mediaType = header('content-type')?.split(';')[0]?.trim();
     if (mediaType?.includes('application/json') || mediaType?.endsWith('+json')) {
-      if (response.headers.get('content-length') === '0') return undefined as unknown as Anthropic.Message;
-      return (await response.json()) as Anthropic.Message;
+      if (header('content-length') === '0') return undefined as unknown as Anthropic.Message;
+      return JSON.parse(data.toString('utf8')) as Anthropic.Message;
     }
-    return (await response.text()) as unknown as Anthropic.Message;
+    return data.toString('utf8') as unknown as Anthropic.Message;
   }
 }
