@@ -201,13 +201,32 @@ export function requestInput(route: RestRoute, req: Request): Record<string, unk
   return { ...base, ...req.params };
 }
 
+/**
+ * A write's answer, as res.json() writes it (same bytes and Content-Type) without what only a GET
+ * uses: express hashes every body into an ETag for conditional requests, which a POST, PATCH or
+ * DELETE never answers with 304 (a per-call cost of the execute path, issue 33).
+ */
+function sendJson(res: Response, status: number, output: unknown): void {
+  const body = JSON.stringify(output) ?? '';
+  if (status === 204) {
+    res.status(204).end();
+    return;
+  }
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
 /** The /v1 routes, for a caller already authenticated (res.locals.caller) with the body parsed. */
 export function restRouter(services: Services): express.Router {
   const handlerOf = (r: RestRoute) => async (req: Request, res: Response) => {
     try {
       const caller = res.locals.caller as Caller;
       const output = await invokeTool(r.operation, requestInput(r, req), { ...services, caller });
-      res.status(r.statusFor?.(output) ?? r.status).json(output);
+      const status = r.statusFor?.(output) ?? r.status;
+      if (r.method === 'get') res.status(status).json(output);
+      else sendJson(res, status, output);
     } catch (err) {
       sendProblem(res, err);
     }
