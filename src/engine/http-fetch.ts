@@ -106,6 +106,16 @@ export interface ExchangeRequest {
   headers: Record<string, string>;
   body?: string | Uint8Array | null;
   signal?: AbortSignal;
+  /** Cut the exchange after this long (a TimeoutError), without an AbortController of the caller's. */
+  timeoutMs?: number;
+}
+
+/** The error an exchange over its timeoutMs fails with (its message says "timed out", which the SDK's classification reads). */
+export class ExchangeTimeoutError extends Error {
+  override name = 'TimeoutError';
+  constructor(ms: number) {
+    super(`The request timed out after ${ms} ms`);
+  }
 }
 
 export type HttpExchange = (url: URL, request: ExchangeRequest) => Promise<BufferedAnswer>;
@@ -126,7 +136,7 @@ export function createHttpExchange(opts: HttpFetchOptions = {}): HttpExchange {
     ...(policy ? { connect: { lookup: guardedLookup(policy) } } : {}),
   });
 
-  return (url, { method, headers, body, signal }) => {
+  return (url, { method, headers, body, signal, timeoutMs }) => {
     if (policy) {
       // An IP literal never goes through DNS lookup: checked here instead.
       const refused = refuseLiteral(url.hostname, policy);
@@ -142,7 +152,18 @@ export function createHttpExchange(opts: HttpFetchOptions = {}): HttpExchange {
         aborted = abortError(signal!);
         abort?.(aborted);
       };
-      const settle = () => signal?.removeEventListener('abort', onAbort);
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              aborted = new ExchangeTimeoutError(timeoutMs);
+              abort?.(aborted);
+              reject(aborted);
+            }, timeoutMs);
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
       let status = 0;
       let statusText = '';
       let rawHeaders: Buffer[] = [];

@@ -33,6 +33,7 @@ function noticeDeprecation(model: string): void {
   if (notice) log.warn(notice);
 }
 
+/** As the SDK tells a timeout from another connection failure. */
 const isAbort = (err: unknown) => err instanceof Error && (err.name === 'AbortError' || /timed? ?out/i.test(`${err}${'cause' in err ? String(err.cause) : ''}`));
 
 export class MessagesEndpoint {
@@ -61,22 +62,16 @@ export class MessagesEndpoint {
     noticeDeprecation(params.model);
     const { signal } = options;
     if (signal?.aborted) throw new Anthropic.APIUserAbortError();
-    // One controller for the timeout and the caller's signal, as the SDK's fetchWithTimeout.
-    const controller = new AbortController();
-    const onAbort = () => controller.abort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(onAbort, options.timeoutMs ?? this.opts.timeoutMs);
     let answer: BufferedAnswer;
     try {
       if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new TypeError(`fetch failed: unsupported protocol ${this.url.protocol}`);
-      answer = await this.exchange(this.url, { method: 'POST', headers: this.headers, body: JSON.stringify(params), signal: controller.signal });
+      // The timeout is the exchange's own timer; the caller's signal is passed as it is (no controller per call).
+      const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs;
+      answer = await this.exchange(this.url, { method: 'POST', headers: this.headers, body: JSON.stringify(params), signal, timeoutMs });
     } catch (err) {
       if (signal?.aborted) throw new Anthropic.APIUserAbortError();
       if (isAbort(err)) throw new Anthropic.APIConnectionTimeoutError();
       throw new Anthropic.APIConnectionError({ cause: err as Error });
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
     }
     const { status, data } = answer;
     const header = (name: string) => answer.headers.find(([key]) => key === name)?.[1];
