@@ -23,7 +23,7 @@ async function outcome(call: () => Promise<unknown>) {
   try {
     return { ok: await call() };
   } catch (err) {
-    const e = err as Anthropic.APIError;
+    const e = err as InstanceType<typeof Anthropic.APIError>;
     return { error: e.constructor.name, status: e.status, retryAfter: e.headers?.get?.('retry-after') ?? null, message: e.message };
   }
 }
