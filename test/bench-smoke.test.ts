@@ -28,6 +28,7 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string> }> =
   'log-append.bench.ts': { env: { BENCH_APPENDS: '20', BENCH_LARGE: '2000' } },
   'log-store.bench.ts': { env: { BENCH_LOGS: '0,300' } },
   'mcp.bench.ts': { env: FAST_HTTP },
+  'model-call.bench.ts': { env: { BENCH_CALLS: '20', BENCH_ROUNDS: '1', BENCH_CONCURRENCY: '2' } },
   'observability.bench.ts': { env: FAST_HTTP },
   'otlp-ingest.bench.ts': { env: { BENCH_SECONDS: '0.3', BENCH_SPANS: '10', BENCH_CONCURRENCY: '2' } },
   'postgres-logs.bench.ts': { env: { BENCH_LOGS: '300', BENCH_RUNS: '2' } },

@@ -57,6 +57,43 @@ describe('degenerate responses', () => {
     for (const opener of DEGENERATE_OPENERS) assert.ok(degenerateReason(`${opener}:`), opener);
   });
 
+  test('long responses: the look at the first words (issue 33) decides as reading the whole text does', () => {
+    // The whole-text rule, as the module applied it to every response before.
+    const norm = (t: string) =>
+      t
+        .normalize('NFKC')
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}]+/gu, ' ')
+        .trim();
+    const openers = [...DEGENERATE_OPENERS].sort((a, b) => b.length - a.length);
+    const wholeText = (t: string) => {
+      if (!/[\p{L}\p{N}]/u.test(t)) return true;
+      let rest = norm(t);
+      while (rest) {
+        const o = openers.find((x) => rest === x || rest.startsWith(`${x} `));
+        if (!o) return false;
+        rest = rest.slice(o.length).trim();
+      }
+      return true;
+    };
+    // Openers and separators only (often degenerate), and the same with words and marks mixed in.
+    const openerParts = [...DEGENERATE_OPENERS, ...DEGENERATE_OPENERS.map((o) => o.toUpperCase()), ':', '**', ' ', '\n', '…', 'ﬁnal answer', '—'];
+    const parts = [...openerParts, 'Σ', 'e\u0301', 'refund', '42'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    let degenerate = 0;
+    for (let i = 0; i < 3000; i++) {
+      let t = '';
+      const n = 4 + (next() % 40);
+      const pool = i % 2 === 0 ? openerParts : parts;
+      for (let k = 0; k < n; k++) t += pool[next() % pool.length] + (pool === openerParts || next() % 2 ? ' ' : '');
+      const expected = wholeText(t);
+      if (expected) degenerate++;
+      assert.equal(degenerateReason(t) !== null, expected, JSON.stringify(t));
+    }
+    assert.ok(degenerate > 100, `the sample holds degenerate texts too (${degenerate})`);
+  });
+
   test('score 0 from every evaluator, degenerate: true with the reason, run score 0, no model call; the log keeps it', async () => {
     const a = await rig.createEvaluator(evaluatorBody());
     const b = await rig.createEvaluator(evaluatorBody({ critical: true }));

@@ -2,7 +2,7 @@
 // attempt: the SDK's own retries are off, because retries, backoff, the per-call timeout and the
 // server-wide concurrency limit live in resilient-model.ts, shared by scoring and generation.
 import Anthropic from '@anthropic-ai/sdk';
-import { createHttpFetch } from './http-fetch.ts';
+import { MessagesEndpoint } from './messages-request.ts';
 import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
 import { kindForStatus, ModelCallError, parseRetryAfter } from './model-errors.ts';
 import { thinkingGeneration, thinkingShape } from './thinking-form.ts';
@@ -44,22 +44,12 @@ function userContent(request: StructuredCall, text: string): string | Anthropic.
 export class AnthropicJudgeModel implements JudgeModel {
   readonly configured: boolean;
   readonly appliesTimeout = true;
-  private readonly client: Anthropic | null;
+  private readonly client: MessagesEndpoint | null;
 
   constructor(opts: AnthropicModelOptions) {
     this.configured = Boolean(opts.apiKey);
-    this.client = opts.apiKey
-      ? new Anthropic({
-          apiKey: opts.apiKey,
-          baseURL: opts.baseUrl ?? null,
-          maxRetries: 0,
-          timeout: opts.timeoutMs ?? 600_000,
-          // undici's dispatcher with our own answer handler instead of the built-in fetch: a fraction of the CPU per call (http-fetch.ts).
-          fetch: createHttpFetch({ policy: opts.policy }),
-          // Tribunal does not export traces; skipping the SDK's span bookkeeping saves about 10% of a call.
-          openTelemetry: false,
-        })
-      : null;
+    // One request per call, without the SDK client's layers; its errors are the SDK's (messages-request.ts).
+    this.client = opts.apiKey ? new MessagesEndpoint({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs ?? 600_000, policy: opts.policy }) : null;
   }
 
   async call(request: StructuredCall, signal?: AbortSignal, timeoutMs?: number): Promise<StructuredAnswer> {
@@ -87,10 +77,8 @@ export class AnthropicJudgeModel implements JudgeModel {
 
     let message: Anthropic.Message;
     try {
-      // A per-request timeout is the SDK's own timer (an APIConnectionTimeoutError, classified as `timeout`).
-      const options: Anthropic.RequestOptions = timeoutMs === undefined ? {} : { timeout: Math.max(1, Math.ceil(timeoutMs)) };
-      if (signal) options.signal = signal;
-      message = await quietDeprecation(request.model, () => this.client!.messages.create(params, options));
+      // A per-request timeout fails as the SDK's did (an APIConnectionTimeoutError, classified as `timeout`).
+      message = await this.client.create(params, { signal, timeoutMs: timeoutMs === undefined ? undefined : Math.max(1, Math.ceil(timeoutMs)) });
     } catch (err) {
       throw classify(err, signal);
     }
@@ -154,28 +142,6 @@ export class AnthropicJudgeModel implements JudgeModel {
 export function temperatureFor(request: StructuredCall, thinking: unknown): number | null {
   if (request.temperature === undefined || thinking !== undefined) return null;
   return thinkingGeneration(request.model) === 'budget' ? request.temperature : null;
-}
-
-const warnedModels = new Set<string>();
-
-/**
- * The SDK prints a deprecation warning on every call to a deprecated model, synchronously inside
- * create(). Let it through once per model name, so the server log is not flooded on every score.
- */
-function quietDeprecation<T>(model: string, create: () => T): T {
-  if (!warnedModels.has(model)) {
-    warnedModels.add(model);
-    return create();
-  }
-  const original = console.warn;
-  console.warn = (...args: unknown[]) => {
-    if (!(typeof args[0] === 'string' && args[0].includes(`'${model}'`) && args[0].includes('deprecated'))) original(...args);
-  };
-  try {
-    return create();
-  } finally {
-    console.warn = original;
-  }
 }
 
 function classify(err: unknown, signal?: AbortSignal): ModelCallError {

@@ -28,20 +28,40 @@ export const DEGENERATE_OPENERS = [
   'the final answer is',
 ] as const;
 
+// ASCII text is its own NFKC form, and its letters and digits are [a-z0-9] once lower-cased: the
+// Unicode normalization and property classes (several microseconds a call) are for the rest.
+const ASCII = /^[\x00-\x7f]*$/;
 const normalize = (text: string) =>
-  text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
+  ASCII.test(text)
+    ? text
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, ' ')
+        .trim()
+    : text
+        .normalize('NFKC')
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}]+/gu, ' ')
+        .trim();
 
 // Longest first, so "let s think step by step" is taken whole before "let s think".
 const OPENERS = [...DEGENERATE_OPENERS].sort((a, b) => b.length - a.length);
+
+const HEAD_CHARS = 64;
+/** Longer than the longest opener and its space, with room for what normalizing a cut text changes at its end. */
+const HEAD_MIN = Math.max(...DEGENERATE_OPENERS.map((o) => o.length)) + 8;
 
 /** Why the response is degenerate, or null when it has something to judge. */
 export function degenerateReason(response: string): string | null {
   if (!/[\p{L}\p{N}]/u.test(response)) {
     return 'The response is degenerate: it holds no letter or digit, so there is nothing to evaluate. Scored 0 without calling the judge model.';
+  }
+  // Most responses show it in their first words: when the start of the text, normalized, is long
+  // enough and is not an opener, the whole text cannot be made of openers. Normalizing a 64-char
+  // head changes at most its last few characters against normalizing the whole (a run of
+  // separators or a composition cut at the end), far past the longest opener plus its space.
+  if (response.length > HEAD_CHARS) {
+    const head = normalize(response.slice(0, HEAD_CHARS));
+    if (head.length >= HEAD_MIN && !OPENERS.some((o) => head.startsWith(`${o} `))) return null;
   }
   let rest = normalize(response);
   while (rest) {

@@ -46,6 +46,9 @@ function plainHeaders(init: RequestInit['headers']): Record<string, string> {
     init.forEach((value, key) => {
       out[key] = value;
     });
+  } else if (init && !Array.isArray(init) && Object.getPrototypeOf(init) === Object.prototype) {
+    // A plain object (what Tribunal's own callers pass): copied without a Headers object in between.
+    for (const [key, value] of Object.entries(init)) out[key.toLowerCase()] = String(value).trim();
   } else if (init) {
     new Headers(init).forEach((value, key) => {
       out[key] = value;
@@ -59,8 +62,16 @@ function abortError(signal: AbortSignal): Error {
   return Object.assign(new Error('This operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
 }
 
-/** The collected answer as a Response: decoded per content-encoding, headers as the server sent them. */
-async function bufferedResponse(status: number, statusText: string, rawHeaders: Buffer[], chunks: Buffer[], maxBytes: number): Promise<Response> {
+/** An answer read whole: status, headers as the server sent them (names in lower case), body decoded per content-encoding. */
+export interface BufferedAnswer {
+  status: number;
+  statusText: string;
+  headers: Array<[string, string]>;
+  data: Buffer;
+}
+
+/** The collected answer: decoded per content-encoding, headers as the server sent them. */
+async function decodedAnswer(status: number, statusText: string, rawHeaders: Buffer[], chunks: Buffer[], maxBytes: number): Promise<BufferedAnswer> {
   let data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   const pairs: Array<[string, string]> = [];
   let encoding = '';
@@ -72,6 +83,11 @@ async function bufferedResponse(status: number, statusText: string, rawHeaders: 
   }
   if (encoding === 'gzip' || encoding === 'deflate' || encoding === 'br') data = await decompressBounded(data, encoding, maxBytes);
   const headers = encoding ? pairs.filter(([key]) => key !== 'content-encoding' && key !== 'content-length') : pairs;
+  return { status, statusText, headers, data };
+}
+
+/** The answer as a Response for a fetch caller (an SDK). */
+function asResponse({ status, statusText, headers, data }: BufferedAnswer): Response {
   const init = { status, statusText, headers };
   return NULL_BODY_STATUSES.has(status) ? new Response(null, init) : new BufferedResponse(data, init);
 }
@@ -84,7 +100,31 @@ export interface HttpFetchOptions {
   policy?: AddressPolicy;
 }
 
-export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch {
+/** What an exchange sends: a parsed URL, headers as a plain object (lower-case names), a string or bytes. */
+export interface ExchangeRequest {
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Uint8Array | null;
+  signal?: AbortSignal;
+  /** Cut the exchange after this long (a TimeoutError), without an AbortController of the caller's. */
+  timeoutMs?: number;
+}
+
+/** The error an exchange over its timeoutMs fails with (its message says "timed out", which the SDK's classification reads). */
+export class ExchangeTimeoutError extends Error {
+  override name = 'TimeoutError';
+  constructor(ms: number) {
+    super(`The request timed out after ${ms} ms`);
+  }
+}
+
+export type HttpExchange = (url: URL, request: ExchangeRequest) => Promise<BufferedAnswer>;
+
+/**
+ * One HTTP exchange read whole, without a fetch Request or Response around it: the Messages API
+ * call (messages-request.ts) uses this directly; createHttpFetch wraps it for the SDKs.
+ */
+export function createHttpExchange(opts: HttpFetchOptions = {}): HttpExchange {
   const maxBytes = opts.maxBytes ?? DEFAULT_UPSTREAM_MAX_BYTES;
   const policy = opts.policy;
   // No undici-level timeouts (its defaults would cut a call off at 300 s): the SDK's timeout and the
@@ -96,31 +136,34 @@ export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch {
     ...(policy ? { connect: { lookup: guardedLookup(policy) } } : {}),
   });
 
-  return (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
-    const body = init.body;
-    if (input instanceof Request || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer))) {
-      return fetch(input, init);
-    }
-    const url = typeof input === 'string' ? new URL(input) : input;
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return fetch(input, init);
+  return (url, { method, headers, body, signal, timeoutMs }) => {
     if (policy) {
       // An IP literal never goes through DNS lookup: checked here instead.
       const refused = refuseLiteral(url.hostname, policy);
       if (refused) return Promise.reject(refused);
     }
-    const headers = plainHeaders(init.headers);
     headers['accept-encoding'] ??= 'gzip, deflate, br';
-    const signal = init.signal ?? undefined;
     if (signal?.aborted) return Promise.reject(abortError(signal));
 
-    return new Promise<Response>((resolve, reject) => {
+    return new Promise<BufferedAnswer>((resolve, reject) => {
       let abort: ((err?: Error) => void) | undefined;
       let aborted: Error | undefined;
       const onAbort = () => {
         aborted = abortError(signal!);
         abort?.(aborted);
       };
-      const settle = () => signal?.removeEventListener('abort', onAbort);
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => {
+              aborted = new ExchangeTimeoutError(timeoutMs);
+              abort?.(aborted);
+              reject(aborted);
+            }, timeoutMs);
+      const settle = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
       let status = 0;
       let statusText = '';
       let rawHeaders: Buffer[] = [];
@@ -151,7 +194,7 @@ export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch {
         },
         onComplete() {
           settle();
-          bufferedResponse(status, statusText, rawHeaders, chunks, maxBytes).then(resolve, reject);
+          decodedAnswer(status, statusText, rawHeaders, chunks, maxBytes).then(resolve, reject);
         },
         onError(err) {
           settle();
@@ -160,20 +203,30 @@ export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        dispatcher.dispatch(
-          {
-            origin: url.origin,
-            path: url.pathname + url.search,
-            method: (init.method ?? 'GET') as Dispatcher.HttpMethod,
-            headers,
-            body: body == null ? null : body instanceof ArrayBuffer ? new Uint8Array(body) : (body as string | Uint8Array),
-          },
-          handler,
-        );
+        dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method: method as Dispatcher.HttpMethod, headers, body: body ?? null }, handler);
       } catch (err) {
         settle();
         reject(err);
       }
     });
+  };
+}
+
+export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch {
+  const exchange = createHttpExchange(opts);
+  return (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
+    const body = init.body;
+    if (input instanceof Request || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array) && !(body instanceof ArrayBuffer))) {
+      return fetch(input, init);
+    }
+    const url = typeof input === 'string' ? new URL(input) : input;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return fetch(input, init);
+    const request: ExchangeRequest = {
+      method: init.method ?? 'GET',
+      headers: plainHeaders(init.headers),
+      body: body == null ? null : body instanceof ArrayBuffer ? new Uint8Array(body) : (body as string | Uint8Array),
+      signal: init.signal ?? undefined,
+    };
+    return exchange(url, request).then(asResponse);
   };
 }

@@ -360,7 +360,8 @@ export class JsonStore implements Store {
   async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {
     if (this.closed) throw new Error('the JSON store is closed');
     if (this.logs!.has(log.id)) throw new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id: log.id });
-    this.logs!.add(clone(log));
+    // No copy: add() keeps the record only as its JSON line and the index's own values, never the object.
+    this.logs!.add(log);
     await this.logCommit.commit();
   }
   async getExecutionLog(id: string) {
