@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
+import { png } from './helpers/attachments.ts';
 import { toolAnswer } from './helpers/fake-anthropic.ts';
 import { startProxyRig, UPSTREAM_KEY, waitForLog, type ProxyRig } from './helpers/proxy-rig.ts';
 
@@ -175,6 +176,32 @@ describe('async_judge', () => {
     assert.equal(tribunal.pending, true);
     const log = await waitForLog(rig, tribunal.execution_log_id);
     assert.equal(log.proxy.streamed, true);
+  });
+});
+
+describe('images in the exchange (issue 30 item 4)', () => {
+  test('an inline image reaches the upstream unchanged and the judge model as its own image block; a remote URL is only named', async () => {
+    rig.upstream.requests.length = 0;
+    rig.fake.resetStats();
+    rig.fake.enqueue(toolAnswer({ justification: 'Describes the chart.', score: 0.8 }));
+    const dataUrl = `data:image/png;base64,${png(9).toString('base64')}`;
+    const messages: any = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What does this chart show?' },
+          { type: 'image_url', image_url: { url: dataUrl } },
+          { type: 'image_url', image_url: { url: 'http://169.254.169.254/latest/meta-data.png' } },
+        ],
+      },
+    ];
+    const completion: any = await rig.client().chat.completions.create({ model: 'app-model', messages });
+    assert.equal(completion.tribunal.score, 0.8);
+    assert.deepEqual(rig.upstream.requests[0].body.messages, messages, 'the upstream gets the parts as sent');
+    const content = rig.fake.requests[0].body.messages.find((m: any) => m.role === 'user').content;
+    assert.deepEqual(content[0], { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(9).toString('base64') } });
+    assert.equal(content.filter((c: any) => c.type === 'image').length, 1, 'the remote URL is not fetched');
+    assert.match(content.at(-1).text, /\[image_url\]/);
   });
 });
 

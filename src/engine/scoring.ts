@@ -274,7 +274,9 @@ export class Engine {
     const id = options.log_id ?? newId('log');
     const created_at = new Date().toISOString();
     const started = performance.now();
-    input = { ...input, attached: await loadAttachments(ctx, input.attachments) }; // h-attach: a 404 before anything runs
+    // h-attach: stored files by id (a 404 before anything runs), after any the door gave inline (the proxy's data URLs).
+    const loaded = await loadAttachments(ctx, input.attachments);
+    input = { ...input, attached: input.attached?.length ? [...input.attached, ...(loaded ?? [])] : loaded };
     const degenerate = degenerateInput(input);
     let scored: Scored[];
     if (degenerate) scored = evaluators.map((e) => this.degenerateResult(e, degenerate));

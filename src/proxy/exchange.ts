@@ -1,7 +1,9 @@
 // A Chat Completions exchange as a conversation to judge (SPEC sections 10 and 13): the request's
 // messages are the turns (system and developer messages the system prompt), the assistant's answer
 // (text and tool calls) the judged turn. Streamed answers are put together chunk by chunk.
+import type { ModelAttachment } from '../engine/model.ts';
 import type { ToolCall, Turn } from '../schemas.ts';
+import { messagesAttachments } from './attachments.ts';
 
 type Json = Record<string, any>;
 
@@ -31,6 +33,8 @@ function toolCallsOf(calls: unknown): ToolCall[] | undefined {
 export interface Conversation {
   turns: Turn[];
   system_prompt?: string;
+  /** Images and PDFs sent inline (data URLs): the judge model sees them too (attachments.ts). */
+  attached?: ModelAttachment[];
 }
 
 /** The request's messages as turns; malformed entries are kept as text rather than dropped. */
@@ -53,7 +57,8 @@ export function messagesToConversation(messages: unknown): Conversation {
       });
     } else turns.push({ role: 'user', content: text, ...(typeof m?.name === 'string' ? { name: m.name } : {}) });
   }
-  return { turns, ...(system.length ? { system_prompt: system.join('\n\n') } : {}) };
+  const attached = messagesAttachments(messages);
+  return { turns, ...(system.length ? { system_prompt: system.join('\n\n') } : {}), ...(attached.length ? { attached } : {}) };
 }
 
 /** What the upstream answered, whichever way it came. */

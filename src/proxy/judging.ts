@@ -93,6 +93,7 @@ export async function judgeExchange(ctx: ProxyContext, x: JudgeExchange): Promis
     turns: [...x.conversation.turns, answerTurn(x.answer)],
     ...(x.conversation.system_prompt !== undefined ? { system_prompt: x.conversation.system_prompt } : {}),
     ...(x.userId ? { user_id: x.userId.slice(0, 200) } : {}),
+    ...(x.conversation.attached ? { attached: x.conversation.attached } : {}),
   };
   const decorate = (record: ExecutionLogRecord): ExecutionLogRecord => {
     const below = belowGuardrail(guardrail, record.score);
