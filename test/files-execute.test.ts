@@ -10,6 +10,7 @@ import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
 import { connectMcp } from './helpers/mcp-client.ts';
 import { pdf, png, upload, webp } from './helpers/attachments.ts';
+import { toolAnswer } from './helpers/fake-anthropic.ts';
 
 const MODEL_KEY = `sk-test-${randomBytes(8).toString('hex')}`;
 let rig: ScoringRig;
@@ -49,6 +50,28 @@ describe('attachments on the Anthropic server model', () => {
     assert.match(content[2].text, /<attachment_[0-9a-f]+ number="1" type="image\/png">\nchart\.png\n/);
     const log = await rig.get(`/v1/execution-logs/${res.body.execution_log_id}/`);
     assert.deepEqual(log.body.attachments, [pngId, pdfId]);
+  });
+
+  it('a pairwise comparison gives the files to both orders, and logs the ids', async () => {
+    rig.fake.resetStats();
+    rig.fake.enqueue(toolAnswer({ justification: 'The first reads the chart.', preference: 'A' }), toolAnswer({ justification: 'The second reads the chart.', preference: 'B' }));
+    const res = await rig.post(`/v1/evaluators/${evaluatorId}/compare/`, {
+      request: 'Describe the chart',
+      response_a: 'A rising line.',
+      response_b: 'No idea.',
+      attachments: [pngId],
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal(rig.fake.requests.length, 2, 'one call per order');
+    for (const r of rig.fake.requests) {
+      const content = userContent(r.body);
+      assert.deepEqual(content[0], { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(42).toString('base64') } });
+      assert.match(content.at(-1).text, /# Attachments\nThe material includes 1 attached file/);
+    }
+    assert.deepEqual((await rig.get(`/v1/execution-logs/${res.body.execution_log_id}/`)).body.attachments, [pngId]);
+    const unknown = await rig.post(`/v1/evaluators/${evaluatorId}/compare/`, { response_a: 'x y', response_b: 'y z', attachments: ['file_0000000000000000000000000000dead'] });
+    assert.equal(unknown.status, 404);
+    assert.equal(rig.fake.requests.length, 2, 'no model call for an unknown file');
   });
 
   it('keeps the prompt a plain string without attachments', async () => {

@@ -28,6 +28,8 @@ import type { ScoringEngine } from './types.ts';
 import { scoresWithoutModel } from '../checks/score.ts'; // h-checks
 import { compareWithoutModel } from '../checks/pairwise.ts';
 import { roundMs } from './result-base.ts';
+import { attachmentNote, checkAttachmentTargets, loadAttachments } from './attachments.ts';
+import type { ModelAttachment } from './model.ts';
 
 type Side = 'a' | 'b';
 type LogHeader = Pick<ExecutionLogRecord, 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>;
@@ -92,6 +94,8 @@ export interface PreparedPair {
   /** Response a as a run's input, for the declared-input check and the log. */
   run: RunInput;
   turns_b?: Turn[];
+  /** The files of `attachments`, loaded: both orders of every evaluator see them (h-attach). */
+  attached?: ModelAttachment[];
 }
 
 const textOf = (x: string | Turn) => (typeof x === 'string' ? x : x.content);
@@ -174,8 +178,17 @@ export class ComparingEngine extends Engine implements ScoringEngine {
       attempts: MALFORMED_RETRIES + 1,
       // A fresh nonce per attempt, as in scoring.
       request: () => {
-        const { system, prompt } = buildPairwisePrompt(evaluator, item);
-        return { model: requested, system, prompt, tool: PAIRWISE_TOOL, maxTokens: ctx.config.model.maxTokens, strategy: target?.strategy, temperature: target?.temperature };
+        const { system, prompt, nonce } = buildPairwisePrompt(evaluator, item);
+        return {
+          model: requested,
+          system,
+          prompt: prompt + attachmentNote(pair.attached, nonce),
+          tool: PAIRWISE_TOOL,
+          maxTokens: ctx.config.model.maxTokens,
+          strategy: target?.strategy,
+          temperature: target?.temperature,
+          ...(pair.attached ? { attachments: pair.attached } : {}),
+        };
       },
       check: parsePairwiseAnswer,
     });
@@ -228,6 +241,7 @@ export class ComparingEngine extends Engine implements ScoringEngine {
     const id = newId('log');
     const created_at = new Date().toISOString();
     const started = performance.now();
+    pair = { ...pair, attached: await loadAttachments(ctx, input.attachments) }; // a 404 before anything runs
     const rule = ruleVerdict(pair.a, pair.b);
     let compared: Compared[];
     if (rule) {
@@ -249,6 +263,7 @@ export class ComparingEngine extends Engine implements ScoringEngine {
     } else {
       const targets = await this.targets(ctx, evaluators);
       if ([...targets.values()].some((t) => t.model === this.model)) requireModel(this.model);
+      checkAttachmentTargets(evaluators, targets, pair.attached);
       // A jury evaluator compares with its first juror's model: a pairwise jury is not built (docs/SCORING.md).
       // h-checks: a check or code evaluator compares each side's score, without a model.
       const runB: RunInput = { ...pair.run, response: textOf(pair.b), ...(pair.turns_b ? { turns: pair.turns_b } : {}) };
@@ -290,6 +305,7 @@ export class ComparingEngine extends Engine implements ScoringEngine {
       user_id: input.user_id ?? null,
       session_id: input.session_id ?? null,
       tags: input.tags ?? [],
+      ...(input.attachments?.length ? { attachments: input.attachments } : {}),
       evaluator_results: scoredShape,
       score: null,
       cost_usd: cost,

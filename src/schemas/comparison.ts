@@ -21,6 +21,7 @@ export const ComparisonInputShape = {
   user_id: ExecutionInputShape.user_id,
   session_id: ExecutionInputShape.session_id,
   tags: ExecutionInputShape.tags,
+  attachments: ExecutionInputShape.attachments,
 };
 export const ComparisonInput = z.object(ComparisonInputShape);
 export type ComparisonInput = z.infer<typeof ComparisonInput>;
