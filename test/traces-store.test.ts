@@ -64,6 +64,28 @@ describe('trace store', () => {
     assert.equal((await ts.getSpan('org_a', hex(1, 32), hex(2, 16)))?.status.code, 'error');
   });
 
+  it('holds the cap exactly when many requests of one organization store at once', async () => {
+    // PostgreSQL stores optimistically and checks the cap before COMMIT: requests racing past the cap
+    // must be undone and decided exactly, none stored half, the counter equal to the rows.
+    const ts = await traceStoreOf(store);
+    const batches = Array.from({ length: 8 }, (_, b) => Array.from({ length: 10 }, (_, i) => mk(100 + b, i)));
+    const results = await Promise.all(batches.map((spans) => ts.insertSpans('org_race', spans, 45)));
+    const inserted = results.reduce((a, r) => a + r.inserted, 0);
+    assert.equal(inserted, 45, 'exactly the cap is stored');
+    assert.equal(
+      results.reduce((a, r) => a + r.refused, 0),
+      80 - 45,
+    );
+    assert.equal(await ts.countSpans('org_race'), 45);
+    let rows = 0;
+    for (let b = 0; b < 8; b++) rows += (await ts.getTrace('org_race', hex(101 + b, 32))).length;
+    assert.equal(rows, 45, 'the counter matches the stored rows');
+    for (const r of results) assert.equal(r.stored.length, r.inserted);
+    // A retry of everything at the cap: all already stored or refused, nothing counted twice.
+    const retry = await ts.insertSpans('org_race', batches.flat(), 45);
+    assert.deepEqual([retry.inserted, retry.duplicates, retry.refused], [0, 45, 35]);
+  });
+
   it('lists traces newest first with filters and pages', async () => {
     const ts = await traceStoreOf(store);
     const p1 = await ts.listTraces({ org_id: 'org_a' }, { limit: 2 });
