@@ -1,7 +1,7 @@
-// The PostgreSQL store's spans (migrations/013_traces.sql), over the store's pool. A batch of spans
-// is one statement that inserts them and adds them to the organization's counter row, in one
-// transaction checked against the cap before COMMIT, so the size cap holds with several instances
-// receiving at once while requests below the cap never wait for each other.
+// The PostgreSQL store's spans (migrations/013_traces.sql, 023_trace_cap_check.sql), over the store's
+// pool. A batch of spans is one statement that inserts them, adds them to the organization's counter
+// row and checks the cap, undone as a whole past it; so the size cap holds with several instances
+// receiving at once, while requests below the cap never wait for each other.
 import type pg from 'pg';
 import type { Span, SpanEvaluation, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../../traces/types.ts';
 import { StoreUnavailableError } from '../types.ts';
@@ -18,6 +18,9 @@ const INSERT_SPANS = `INSERT INTO trace_spans (org_id, trace_id, span_id, parent
                   unnest($8::timestamptz[]), unnest($9::timestamptz[]), unnest($10::numeric[]), unnest($11::timestamptz[]), json_array_elements($12::json))
        AS x(t, s, p, n, svc, st, b, e, bn, rcv, r)
   ON CONFLICT DO NOTHING`;
+
+/** SQLSTATE raised by tribunal_trace_cap when a batch would pass the organization's span cap. */
+const CAP_PASSED = 'TRB01';
 
 function spanParams(orgId: string, spans: Span[]): unknown[] {
   const org = `{"org_id":${JSON.stringify(orgId)},`;
@@ -75,6 +78,23 @@ export class PgTraceStore implements TraceStore {
         fresh.push(s);
       }
     }
+    // Optimistic: one statement in autocommit inserts the batch, adds it to the organization's count
+    // and checks the cap (tribunal_trace_cap, migration 023); past the cap it raises and nothing of it
+    // stays (nothing stored half), and the exact path below decides. Requests below the cap never wait
+    // for each other beyond the count row's update, and each costs one round trip.
+    try {
+      const { rows } = await this.pool.query<{ held: string; keys: string[] | null }>(
+        `WITH ins AS (${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k),
+              c AS (INSERT INTO trace_span_counts AS t (org_id, spans) SELECT $1, count(*) FROM ins
+                    ON CONFLICT (org_id) DO UPDATE SET spans = t.spans + excluded.spans RETURNING spans)
+         SELECT tribunal_trace_cap((SELECT spans FROM c), $13) AS held, (SELECT array_agg(k) FROM ins) AS keys`,
+        [...spanParams(orgId, fresh), maxSpans],
+      );
+      const keys = rows[0].keys ?? [];
+      return { inserted: keys.length, duplicates: duplicates + fresh.length - keys.length, refused: 0, stored: storedOf(fresh, keys) };
+    } catch (err) {
+      if ((err as { code?: string }).code !== CAP_PASSED) throw mapError(err);
+    }
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -82,24 +102,6 @@ export class PgTraceStore implements TraceStore {
       throw mapError(err);
     }
     try {
-      // Optimistic: insert and count in one statement, then check the cap. The counter row is locked
-      // only from that statement to COMMIT, so requests of one organization store in parallel. Over the
-      // cap, the transaction is undone (nothing stored half) and the exact path below decides.
-      await client.query('BEGIN');
-      const fast = await client.query<{ held: string; keys: string[] | null }>(
-        `WITH ins AS (${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k),
-              c AS (INSERT INTO trace_span_counts AS t (org_id, spans) SELECT $1, count(*) FROM ins
-                    ON CONFLICT (org_id) DO UPDATE SET spans = t.spans + excluded.spans RETURNING spans)
-         SELECT (SELECT spans FROM c) AS held, (SELECT array_agg(k) FROM ins) AS keys`,
-        spanParams(orgId, fresh),
-      );
-      if (Number(fast.rows[0].held) <= maxSpans) {
-        await client.query('COMMIT');
-        client.release();
-        const keys = fast.rows[0].keys ?? [];
-        return { inserted: keys.length, duplicates: duplicates + fresh.length - keys.length, refused: 0, stored: storedOf(fresh, keys) };
-      }
-      await client.query('ROLLBACK');
       const exact = await this.insertNearCap(client, orgId, fresh, maxSpans);
       client.release();
       return { ...exact, duplicates: duplicates + exact.duplicates };
