@@ -37,6 +37,9 @@ async function main() {
   rig.fake.setLatency(MODEL_MS);
   const readings: Reading[] = [];
   const read = async (atS: number) => {
+    // The fake model keeps every request it was sent (for tests' assertions): not Tribunal's memory.
+    rig.fake.resetStats();
+    rig.fake.forgetCache();
     gc?.();
     const m = process.memoryUsage();
     const s = (await rig.get(`/v1/evaluation-rules/${ruleId}/`)).body.status;

@@ -8,6 +8,18 @@ import type { EvalJob, RuleRecord, RuleStore } from './types.ts';
 
 export const today = (now = new Date()) => now.toISOString().slice(0, 10);
 
+/**
+ * When a unit's delay starts (ms). Span scope: at the span's end, as delay_seconds says ("after the
+ * span"), so the time the exporter took to send it is not added; never later than now (a clock ahead).
+ * Trace and session scope: at arrival, because their delay is a quiet period in which the rest of
+ * the trace may still be on its way from the application's batching exporter.
+ */
+export function dueBase(rule: RuleRecord, span: Span, now: Date): number {
+  if (rule.scope !== 'span') return now.getTime();
+  const end = Date.parse(span.end_time);
+  return Number.isFinite(end) ? Math.min(end, now.getTime()) : now.getTime();
+}
+
 /** The unit a span is judged in, for a rule; null for session scope when the span names no session. */
 export function unitOf(rule: RuleRecord, span: Span, now: Date): EvalJob | null {
   const session = rule.scope === 'session' ? sessionOf(span) : null;
@@ -23,7 +35,7 @@ export function unitOf(rule: RuleRecord, span: Span, now: Date): EvalJob | null 
     session_id: session,
     state: 'queued',
     created_at: now.toISOString(),
-    run_after: new Date(now.getTime() + rule.delay_seconds * 1000).toISOString(),
+    run_after: new Date(dueBase(rule, span, now) + rule.delay_seconds * 1000).toISOString(),
     lease_until: null,
     attempts: 0,
   };

@@ -7,7 +7,7 @@ import type { Services } from '../../tool.ts';
 import { onRulesChanged, onSpansStored } from '../hooks.ts';
 import { traceStoreOf } from '../store.ts';
 import type { TraceStore } from '../types.ts';
-import { intake } from './intake.ts';
+import { dueBase, intake } from './intake.ts';
 import { runUnit } from './run.ts';
 import { ruleStoreOf } from './store.ts';
 import type { RuleRecord, RuleStore } from './types.ts';
@@ -47,8 +47,14 @@ export class TraceEvaluationWorker {
       if (!active.length || !(await intake(rules, active, spans))) return;
       w.kick();
       // The units just queued fall due after their rule's delay: wake then rather than at the next poll.
-      const now = Date.now();
-      for (const r of active) w.wakeAt(now + r.delay_seconds * 1000);
+      const now = new Date();
+      for (const r of active) {
+        // From the earliest delay start to the latest: the first and last units of the batch.
+        let first = now.getTime();
+        for (const s of spans) first = Math.min(first, dueBase(r, s, now));
+        w.wakeAt(first + r.delay_seconds * 1000);
+        w.wakeAt(now.getTime() + r.delay_seconds * 1000);
+      }
     });
     onRulesChanged(services.store, (orgId) => w.forget(orgId));
     if (services.config.batch.worker) {
@@ -133,7 +139,9 @@ export class TraceEvaluationWorker {
     const now = new Date();
     const jobs = await this.rules.claim(free, now.toISOString(), new Date(now.getTime() + this.services.config.batch.leaseMs).toISOString());
     for (const job of jobs) {
-      const p = runUnit(this.services, this.rules, this.traces, job)
+      const hit = this.ruleCache.get(job.org_id);
+      const cached = hit && Date.now() - hit.at < RULE_CACHE_MS ? hit.rules.find((r) => r.id === job.rule_id) : undefined;
+      const p = runUnit(this.services, this.rules, this.traces, job, cached)
         .catch((err) => console.error(`[tribunal] evaluation rules: unit ${job.id}: ${(err as Error).message}`))
         .finally(() => {
           this.inFlight.delete(p);
