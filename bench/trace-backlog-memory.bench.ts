@@ -26,6 +26,7 @@ interface Reading {
   at_s: number;
   rss: number;
   heap: number;
+  matched: number;
   line: string;
 }
 
@@ -45,7 +46,7 @@ async function main() {
     const s = (await rig.get(`/v1/evaluation-rules/${ruleId}/`)).body.status;
     const line = `t=${atS.toFixed(0).padStart(4)}s  rss ${mb(m.rss)} MB  heap ${mb(m.heapUsed)} MB  matched ${s.matched}  done ${s.done}  queued ${s.queued}  running ${s.running}  shed_oldest ${s.skipped.shed_oldest ?? 0}  oldest queued ${s.oldest_queued_age_s?.toFixed(1) ?? '-'} s`;
     console.log(line);
-    readings.push({ at_s: atS, rss: m.rss, heap: m.heapUsed, line });
+    readings.push({ at_s: atS, rss: m.rss, heap: m.heapUsed, matched: s.matched, line });
   };
   try {
     console.log(
@@ -78,6 +79,9 @@ async function main() {
     console.log(`middle: ${mid.line}`);
     console.log(`end: ${end.line}`);
     console.log(`end / middle: rss ${(end.rss / mid.rss).toFixed(2)}x, heap ${(end.heap / mid.heap).toFixed(2)}x (flat: about 1.00)`);
+    // Every span sent matches the rule: matched / elapsed is the rate the server took them in (the
+    // sender keeps at most 8 requests open, so a slow receiver slows it).
+    console.log(`spans taken in: ${(end.matched / end.at_s).toFixed(1)} per second of ${RATE} sent per second (until the end reading)`);
     console.log(`every sampled span counted once: sampled ${status.sampled}, done+failed+queued+running+skipped ${counted}`);
   } finally {
     await rig.close();

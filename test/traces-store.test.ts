@@ -196,4 +196,50 @@ describe('rule store queue', () => {
     assert.equal(await rs.deleteRule('erl_b'), true);
     assert.equal((await rs.queueStats('erl_b')).queued + (await rs.queueStats('erl_b')).running, 0);
   });
+
+  it('enqueues a batch with the outcomes and counts of the same calls one by one', async () => {
+    // Two rules fed the same sequence, one call at a time and as one batch: merges within the batch
+    // and with units already waiting, shedding the oldest (held before the batch, then the batch's own)
+    // and the newest. Queue contents, outcomes and counters must be the same.
+    const rs = await ruleStoreOf(store);
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 2, 0, 0, s)).toISOString();
+    const c = { always: { matched: 1, sampled: 1 }, queued: { 'day:x:runs': 1 } };
+    // The first sequence merges into a unit held before and sheds held units (PostgreSQL then plays the
+    // calls one by one); the second sheds held units and then the batch's own, merging only within it.
+    const sequences = [
+      [3, 3, 1, 4, 5, 6, 5, 7],
+      [3, 3, 4, 5, 6, 4, 7],
+    ];
+    for (const [si, seq] of sequences.entries())
+      for (const policy of ['drop_oldest', 'drop_newest'] as const) {
+        const [one, many] = [`erl_one_${si}_${policy}`, `erl_many_${si}_${policy}`];
+        await rs.createRule({ ...rule(one), shed_policy: policy });
+        await rs.createRule({ ...rule(many), shed_policy: policy });
+        // Held before: units 1 and 2 (limit 3).
+        for (const r of [one, many]) for (const n of [1, 2]) await rs.enqueue(job(r, n, t(n)), 3, policy, c);
+        const one1: string[] = [];
+        for (const n of seq) one1.push(await rs.enqueue(job(one, n, t(n)), 3, policy, c));
+        const many1 = await rs.enqueueMany(
+          many,
+          seq.map((n) => ({ job: job(many, n, t(n)), counts: c })),
+          3,
+          policy,
+        );
+        assert.deepEqual(many1, one1, `${policy}: outcomes`);
+        assert.deepEqual(await rs.counters(many), await rs.counters(one), `${policy}: counters`);
+        assert.deepEqual(await rs.queueStats(many), await rs.queueStats(one), `${policy}: queue`);
+        const claimed = await rs.claim(100, t(100), t(200));
+        const ids = (r: string) =>
+          claimed
+            .filter((j) => j.rule_id === r)
+            .map((j) => j.id.split(':')[1])
+            .sort();
+        assert.deepEqual(ids(many), ids(one), `${policy}: the same units wait`);
+      }
+    // Both policies shed in this sequence (the test would not show a difference otherwise).
+    for (const si of [0, 1]) {
+      assert.ok((await rs.counters(`erl_many_${si}_drop_oldest`))['skipped:shed_oldest'] > 0);
+      assert.ok((await rs.counters(`erl_many_${si}_drop_newest`))['skipped:shed_newest'] > 0);
+    }
+  });
 });
