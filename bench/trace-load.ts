@@ -48,7 +48,20 @@ export function chatSpans(n: number): { body: Buffer; spans: SentSpan[] } {
   return { body, spans: sent };
 }
 
-export function postOtlp(url: string, key: string, body: Buffer, agent: http.Agent): Promise<void> {
+/**
+ * One export; a connection reset is retried once, as an OTLP exporter retries: a kept-alive socket the
+ * server closed while idle (its keep-alive timeout) races with the next request sent on it.
+ */
+export async function postOtlp(url: string, key: string, body: Buffer, agent: http.Agent): Promise<void> {
+  try {
+    await postOnce(url, key, body, agent);
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ECONNRESET') throw err;
+    await postOnce(url, key, body, agent);
+  }
+}
+
+function postOnce(url: string, key: string, body: Buffer, agent: http.Agent): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = http.request(
       `${url}/otel/v1/traces`,
