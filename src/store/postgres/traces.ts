@@ -1,12 +1,53 @@
-// The PostgreSQL store's spans (migrations/013_traces.sql), over the store's pool. A batch of spans
-// is one statement (json_array_elements), within one transaction that holds the organization's
-// counter row, so the size cap holds with several instances receiving at once.
+// The PostgreSQL store's spans (migrations/013_traces.sql, 023_trace_cap_check.sql), over the store's
+// pool. A batch of spans is one statement that inserts them, adds them to the organization's counter
+// row and checks the cap, undone as a whole past it; so the size cap holds with several instances
+// receiving at once, while requests below the cap never wait for each other.
 import type pg from 'pg';
 import type { Span, SpanEvaluation, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../../traces/types.ts';
 import { StoreUnavailableError } from '../types.ts';
 import { isConnectionError } from './connection.ts';
 
 type Q = Pick<pg.Pool, 'query'>;
+
+// One statement for a batch: each column as an array parameter (unnest, zipped by ROWS FROM), the
+// records as one JSON array parsed once by json_array_elements; attributes are the record's, as jsonb
+// for the attribute filter. Nothing is serialised per span beyond the record itself.
+const INSERT_SPANS = `INSERT INTO trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, attributes, record)
+  SELECT $1, t, s, p, n, svc, st, b, e, bn, rcv, (r->'attributes')::jsonb, r
+  FROM ROWS FROM (unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::text[]), unnest($7::text[]),
+                  unnest($8::timestamptz[]), unnest($9::timestamptz[]), unnest($10::numeric[]), unnest($11::timestamptz[]), json_array_elements($12::json))
+       AS x(t, s, p, n, svc, st, b, e, bn, rcv, r)
+  ON CONFLICT DO NOTHING`;
+
+/** SQLSTATE raised by tribunal_trace_cap when a batch would pass the organization's span cap. */
+const CAP_PASSED = 'TRB01';
+
+function spanParams(orgId: string, spans: Span[]): unknown[] {
+  const org = `{"org_id":${JSON.stringify(orgId)},`;
+  // Each record is the span with its org_id first: the span's own JSON, its opening brace replaced.
+  const records = `[${spans.map((s) => org + JSON.stringify(s).slice(1)).join(',')}]`;
+  return [
+    orgId,
+    spans.map((s) => s.trace_id),
+    spans.map((s) => s.span_id),
+    spans.map((s) => s.parent_span_id),
+    spans.map((s) => s.name),
+    spans.map((s) => s.service_name),
+    spans.map((s) => s.status.code),
+    spans.map((s) => s.start_time),
+    spans.map((s) => s.end_time),
+    spans.map((s) => s.start_time_unix_nano),
+    spans.map((s) => s.received_at),
+    records,
+  ];
+}
+
+/** The spans of `spans` whose keys the insert returned (the new ones), in their order. */
+function storedOf(spans: Span[], keys: string[]): Span[] {
+  if (keys.length === spans.length) return spans;
+  const k = new Set(keys);
+  return spans.filter((s) => k.has(`${s.trace_id}:${s.span_id}`));
+}
 
 function mapError(err: unknown): unknown {
   return isConnectionError(err) ? new StoreUnavailableError(`PostgreSQL is unreachable: ${(err as Error).message}`, { cause: err }) : err;
@@ -25,6 +66,35 @@ export class PgTraceStore implements TraceStore {
 
   async insertSpans(orgId: string, spans: Span[], maxSpans: number) {
     if (!spans.length) return { inserted: 0, duplicates: 0, refused: 0, stored: [] };
+    // Duplicates within the request are dropped here; those already stored by ON CONFLICT below.
+    const seen = new Set<string>();
+    const fresh: Span[] = [];
+    let duplicates = 0;
+    for (const s of spans) {
+      const k = `${s.trace_id}:${s.span_id}`;
+      if (seen.has(k)) duplicates++;
+      else {
+        seen.add(k);
+        fresh.push(s);
+      }
+    }
+    // Optimistic: one statement in autocommit inserts the batch, adds it to the organization's count
+    // and checks the cap (tribunal_trace_cap, migration 023); past the cap it raises and nothing of it
+    // stays (nothing stored half), and the exact path below decides. Requests below the cap never wait
+    // for each other beyond the count row's update, and each costs one round trip.
+    try {
+      const { rows } = await this.pool.query<{ held: string; keys: string[] | null }>(
+        `WITH ins AS (${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k),
+              c AS (INSERT INTO trace_span_counts AS t (org_id, spans) SELECT $1, count(*) FROM ins
+                    ON CONFLICT (org_id) DO UPDATE SET spans = t.spans + excluded.spans RETURNING spans)
+         SELECT tribunal_trace_cap((SELECT spans FROM c), $13) AS held, (SELECT array_agg(k) FROM ins) AS keys`,
+        [...spanParams(orgId, fresh), maxSpans],
+      );
+      const keys = rows[0].keys ?? [];
+      return { inserted: keys.length, duplicates: duplicates + fresh.length - keys.length, refused: 0, stored: storedOf(fresh, keys) };
+    } catch (err) {
+      if ((err as { code?: string }).code !== CAP_PASSED) throw mapError(err);
+    }
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -32,60 +102,39 @@ export class PgTraceStore implements TraceStore {
       throw mapError(err);
     }
     try {
-      await client.query('BEGIN');
-      await client.query('INSERT INTO trace_span_counts (org_id, spans) VALUES ($1, 0) ON CONFLICT DO NOTHING', [orgId]);
-      const held = Number((await client.query('SELECT spans FROM trace_span_counts WHERE org_id = $1 FOR UPDATE', [orgId])).rows[0].spans);
-      // Duplicates within the request are dropped here; those already stored by ON CONFLICT below.
-      const seen = new Set<string>();
-      const fresh: SpanRecord[] = [];
-      let duplicates = 0;
-      for (const s of spans) {
-        const k = `${s.trace_id}:${s.span_id}`;
-        if (seen.has(k)) duplicates++;
-        else {
-          seen.add(k);
-          fresh.push({ ...s, org_id: orgId });
-        }
-      }
-      if (held + fresh.length > maxSpans) {
-        // Near the cap: spans already stored (a retry) must not take the room of new ones.
-        const existing = await client.query<{ k: string }>(
-          `SELECT trace_id || ':' || span_id AS k FROM trace_spans WHERE org_id = $1 AND (trace_id, span_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
-          [orgId, fresh.map((s) => s.trace_id), fresh.map((s) => s.span_id)],
-        );
-        const stored = new Set(existing.rows.map((r) => r.k));
-        duplicates += fresh.length;
-        fresh.splice(0, fresh.length, ...fresh.filter((s) => !stored.has(`${s.trace_id}:${s.span_id}`)));
-        duplicates -= fresh.length;
-      }
-      const room = Math.max(0, maxSpans - held);
-      const take = fresh.slice(0, room);
-      let inserted = 0;
-      let stored: Span[] = [];
-      if (take.length) {
-        const r = await client.query(
-          `INSERT INTO trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, attributes, record)
-           SELECT $1, r->>'trace_id', r->>'span_id', r->>'parent_span_id', r->>'name', r->>'service_name', r->'status'->>'code',
-                  (r->>'start_time')::timestamptz, (r->>'end_time')::timestamptz, (r->>'start_time_unix_nano')::numeric,
-                  (r->>'received_at')::timestamptz, (r->'attributes')::jsonb, r
-           FROM json_array_elements($2::json) AS r
-           ON CONFLICT DO NOTHING RETURNING trace_id || ':' || span_id AS k`,
-          [orgId, JSON.stringify(take)],
-        );
-        inserted = r.rowCount ?? 0;
-        const keys = new Set(r.rows.map((x) => x.k as string));
-        stored = take.filter((s) => keys.has(`${s.trace_id}:${s.span_id}`)).map(({ org_id: _o, ...s }) => s);
-        duplicates += take.length - inserted;
-        await client.query('UPDATE trace_span_counts SET spans = spans + $2 WHERE org_id = $1', [orgId, inserted]);
-      }
-      await client.query('COMMIT');
+      const exact = await this.insertNearCap(client, orgId, fresh, maxSpans);
       client.release();
-      return { inserted, duplicates, refused: fresh.length - take.length, stored };
+      return { ...exact, duplicates: duplicates + exact.duplicates };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       client.release(isConnectionError(err) ? (err as Error) : undefined);
       throw mapError(err);
     }
+  }
+
+  /** Near the cap: the organization's counter row is held first, and only the room left is taken. */
+  private async insertNearCap(client: pg.PoolClient, orgId: string, spans: Span[], maxSpans: number) {
+    await client.query('BEGIN');
+    await client.query('INSERT INTO trace_span_counts (org_id, spans) VALUES ($1, 0) ON CONFLICT DO NOTHING', [orgId]);
+    const held = Number((await client.query('SELECT spans FROM trace_span_counts WHERE org_id = $1 FOR UPDATE', [orgId])).rows[0].spans);
+    // Spans already stored (a retry) must not take the room of new ones.
+    const existing = await client.query<{ k: string }>(
+      `SELECT trace_id || ':' || span_id AS k FROM trace_spans WHERE org_id = $1 AND (trace_id, span_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
+      [orgId, spans.map((s) => s.trace_id), spans.map((s) => s.span_id)],
+    );
+    const already = new Set(existing.rows.map((r) => r.k));
+    const fresh = spans.filter((s) => !already.has(`${s.trace_id}:${s.span_id}`));
+    let duplicates = spans.length - fresh.length;
+    const take = fresh.slice(0, Math.max(0, maxSpans - held));
+    let keys: string[] = [];
+    if (take.length) {
+      const r = await client.query<{ k: string }>(`${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k`, spanParams(orgId, take));
+      keys = r.rows.map((x) => x.k);
+      duplicates += take.length - keys.length;
+      await client.query('UPDATE trace_span_counts SET spans = spans + $2 WHERE org_id = $1', [orgId, keys.length]);
+    }
+    await client.query('COMMIT');
+    return { inserted: keys.length, duplicates, refused: fresh.length - take.length, stored: storedOf(take, keys) };
   }
 
   async getTrace(orgId: string, traceId: string) {

@@ -8,23 +8,28 @@ import { tools } from '../../../tools/index.ts';
 import type { TraceStore } from '../types.ts';
 import { assemble } from './assemble.ts';
 import { today } from './intake.ts';
-import type { EvalJob, RuleStore } from './types.ts';
+import type { EvalJob, RuleRecord, RuleStore } from './types.ts';
 import { writeBack } from './writeback.ts';
 
 const log = (line: string) => console.error(`[tribunal] evaluation rules: ${line}`);
 
-export async function runUnit(services: Services, rules: RuleStore, traces: TraceStore, job: EvalJob): Promise<void> {
+/** `cached` is the rule as the worker holds it (read again within seconds of a change), saving a read per unit. */
+export async function runUnit(services: Services, rules: RuleStore, traces: TraceStore, job: EvalJob, cached?: RuleRecord): Promise<void> {
   const { store } = services;
-  const rule = await rules.getRule(job.rule_id);
+  const rule = cached ?? (await rules.getRule(job.rule_id));
   if (!rule) return void (await rules.finish(job.id, {}));
-  const [org, key] = await Promise.all([store.getOrganization(rule.org_id), store.getApiKey(rule.key_id)]);
+  // Read together (each is a round trip on PostgreSQL); the unit's spans are only a read, used below
+  // once the owner and the previous attempt are checked.
+  const [org, key, unit] = await Promise.all([store.getOrganization(rule.org_id), store.getApiKey(rule.key_id), assemble(traces, rule, job)]);
   if (!org || !key) return void (await rules.finish(job.id, { 'skipped:owner_gone': 1 }));
   const caller: Caller = { org, key };
   // A crash after the result was linked but before the unit left the queue: done already, not run twice.
-  const linked = (await traces.listEvaluations(job.org_id, job.trace_id)).find((e) => e.rule_id === rule.id && (job.scope !== 'span' || e.span_id === job.span_id));
-  if (linked && job.attempts > 1) return void (await rules.finish(job.id, { done: 1 }));
+  // Only a unit taken again can have been linked already: the first attempt skips the read.
+  if (job.attempts > 1) {
+    const linked = (await traces.listEvaluations(job.org_id, job.trace_id)).find((e) => e.rule_id === rule.id && (job.scope !== 'span' || e.span_id === job.span_id));
+    if (linked) return void (await rules.finish(job.id, { done: 1 }));
+  }
 
-  const unit = await assemble(traces, rule, job);
   if (!unit.ok) return void (await rules.finish(job.id, { [`skipped:${unit.reason}`]: 1 }));
   const x = unit.inputs;
   const inputs = {

@@ -95,6 +95,8 @@ export interface EnqueueCounts {
   queued: Record<string, number>;
 }
 
+export type EnqueueOutcome = 'queued' | 'waiting' | 'shed_newest' | 'shed_oldest';
+
 export interface RuleStore {
   createRule(r: RuleRecord): Promise<void>;
   getRule(id: string): Promise<RuleRecord | null>;
@@ -110,7 +112,12 @@ export interface RuleStore {
    * Queues a unit unless it waits already (then its run_after moves to the later of the two: a trace
    * not yet quiet). When the rule has `limit` units waiting, sheds by `policy`. Answers what happened.
    */
-  enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest', counts?: EnqueueCounts): Promise<'queued' | 'waiting' | 'shed_newest' | 'shed_oldest'>;
+  enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest', counts?: EnqueueCounts): Promise<EnqueueOutcome>;
+  /**
+   * `enqueue` for several units of one rule in one store write (one transaction on PostgreSQL), in
+   * order, with exactly the outcomes and counts the same calls one by one would give.
+   */
+  enqueueMany(ruleId: string, items: Array<{ job: EvalJob; counts: EnqueueCounts }>, limit: number, policy: 'drop_oldest' | 'drop_newest'): Promise<EnqueueOutcome[]>;
   /** Takes up to `n` due units (queued and due, or running with an expired lease), leased until `leaseUntil`. */
   claim(n: number, now: string, leaseUntil: string): Promise<EvalJob[]>;
   /** Removes the unit and counts its outcome, at once; false when it was not there (another worker finished it). */
