@@ -7,7 +7,16 @@ import type { SpanRecord, TraceStore } from '../types.ts';
 import { matches, sessionOf } from './match.ts';
 import type { EvalJob, RuleRecord } from './types.ts';
 
-export type Assembled = { ok: true; inputs: Extracted; span: SpanRecord; spans: number } | { ok: false; reason: string };
+/**
+ * `recheck`: nothing could be read yet, but a GenAI span arrived within CONTENT_WAIT_MS: its content
+ * may still be on its way as OTLP log records (sent by their own batching exporter), so the unit is
+ * looked at again rather than counted unreadable.
+ */
+export type Assembled = { ok: true; inputs: Extracted; span: SpanRecord; spans: number } | { ok: false; reason: string; recheck?: boolean };
+
+/** How long after a GenAI span arrives its log records are waited for (an SDK's log batch is sent within seconds). */
+export const CONTENT_WAIT_MS = 30_000;
+const mayAwaitContent = (s: SpanRecord, now: number) => now - Date.parse(s.received_at) < CONTENT_WAIT_MS && Object.keys(s.attributes).some((k) => k.startsWith('gen_ai.'));
 
 const sameTurn = (a: Turn, b: Turn) => a.role === b.role && a.content === b.content;
 
@@ -62,7 +71,10 @@ export async function assemble(traces: TraceStore, rule: RuleRecord, job: EvalJo
     if (ex.ok) parts.push(ex.value);
     else firstReason ??= ex.reason;
   }
-  if (!parts.length) return { ok: false, reason: `unreadable_${firstReason}` };
+  if (!parts.length) {
+    const now = Date.now();
+    return { ok: false, reason: `unreadable_${firstReason}`, ...(spans.some((s) => mayAwaitContent(s, now)) ? { recheck: true } : {}) };
+  }
   const readable = spans.filter((s) => extractSpan(s, rule.extractor ?? undefined).ok);
   return { ok: true, inputs: merge(parts), span: readable[readable.length - 1], spans: parts.length };
 }

@@ -11,6 +11,8 @@ import { today } from './intake.ts';
 import type { EvalJob, RuleRecord, RuleStore } from './types.ts';
 import { writeBack } from './writeback.ts';
 
+/** How soon a unit waiting for its spans' content is looked at again (the worker's poll takes it then). */
+const RECHECK_MS = 1000;
 const log = (line: string) => console.error(`[tribunal] evaluation rules: ${line}`);
 
 /** `cached` is the rule as the worker holds it (read again within seconds of a change), saving a read per unit. */
@@ -30,6 +32,8 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     if (linked) return void (await rules.finish(job.id, { done: 1 }));
   }
 
+  // A GenAI span whose content (log records) may not have arrived yet: looked at again shortly, still queued.
+  if (!unit.ok && unit.recheck) return void (await rules.postpone(job.id, new Date(Date.now() + RECHECK_MS).toISOString()));
   if (!unit.ok) return void (await rules.finish(job.id, { [`skipped:${unit.reason}`]: 1 }));
   const x = unit.inputs;
   const inputs = {
