@@ -22,7 +22,7 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
   if (!rule) return void (await rules.finish(job.id, {}));
   // Read together (each is a round trip on PostgreSQL); the unit's spans are only a read, used below
   // once the owner and the previous attempt are checked.
-  const [org, key, unit] = await Promise.all([store.getOrganization(rule.org_id), store.getApiKey(rule.key_id), assemble(traces, rule, job)]);
+  const [org, key, unit] = await Promise.all([store.getOrganization(rule.org_id), store.getApiKey(rule.key_id), assemble(traces, rule, job, services.config.traces.contentWaitMs)]);
   if (!org || !key) return void (await rules.finish(job.id, { 'skipped:owner_gone': 1 }));
   const caller: Caller = { org, key };
   // A crash after the result was linked but before the unit left the queue: done already, not run twice.
