@@ -5,6 +5,8 @@
 // contract (dedupe, cap, retention, purge). Runs on PostgreSQL too (TRIBUNAL_TEST_STORE=postgres).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import zlib from 'node:zlib';
 import { SeverityNumber } from '@opentelemetry/api-logs';
@@ -34,6 +36,18 @@ function statusOf(buf: Buffer): { code: number; message: string } {
   const t = new protobuf.Type('Status').add(new protobuf.Field('code', 1, 'int32')).add(new protobuf.Field('message', 2, 'string'));
   new protobuf.Root().add(t);
   return t.toObject(t.decode(buf)) as { code: number; message: string };
+}
+
+const PROTO_DIR = fileURLToPath(new URL('../src/traces/proto/', import.meta.url));
+let logsRoot: protobuf.Root | undefined;
+/** A message type of the vendored logs service definitions, loaded with the field names of the .proto. */
+function logsType(name: string): protobuf.Type {
+  if (!logsRoot) {
+    logsRoot = new protobuf.Root();
+    logsRoot.resolvePath = (_origin, target) => path.join(PROTO_DIR, target);
+    logsRoot.loadSync('opentelemetry/proto/collector/logs/v1/logs_service.proto', { keepCase: true });
+  }
+  return logsRoot.lookupType(`opentelemetry.proto.collector.logs.v1.${name}`);
 }
 
 /** An OTLP/JSON log record as instrumentation-openai 0.20 sends one (event name as an attribute, content in the body). */
@@ -238,7 +252,54 @@ describe('OTLP logs receiver', () => {
     // Not a GenAI event: accepted (OTLP), not kept, and nothing to warn of.
     const plain = await postJson(server, key, jsonLogs([{ timeUnixNano: nowNanos(), body: { stringValue: 'hello' } }]));
     assert.deepEqual([plain.status, JSON.parse(plain.buf.toString())], [200, {}]);
-    // Protobuf answers carry partial_success too.
+  });
+
+  it('reads the newer GenAI form: one gen_ai.client.inference.operation.details record with the messages as attributes', async () => {
+    const a = ids();
+    const messages = (role: string, text: string) => ({
+      arrayValue: {
+        values: [
+          {
+            kvlistValue: {
+              values: [
+                { key: 'role', value: { stringValue: role } },
+                {
+                  key: 'parts',
+                  value: {
+                    arrayValue: {
+                      values: [
+                        {
+                          kvlistValue: {
+                            values: [
+                              { key: 'type', value: { stringValue: 'text' } },
+                              { key: 'content', value: { stringValue: text } },
+                            ],
+                          },
+                        },
+                      ],
+                    },
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    const record = {
+      timeUnixNano: nowNanos(),
+      eventName: 'gen_ai.client.inference.operation.details',
+      traceId: a.t,
+      spanId: a.s,
+      attributes: [
+        { key: 'gen_ai.input.messages', value: messages('user', 'Two plus two?') },
+        { key: 'gen_ai.output.messages', value: messages('assistant', 'Four.') },
+      ],
+    };
+    assert.equal((await postJson(server, key, jsonLogs([record]))).status, 200);
+    await sendSpan(a.t, a.s);
+    const s = await spanOf(a.t, a.s);
+    assert.deepEqual([s.extracted.source, s.extracted.request, s.extracted.response], ['gen_ai', 'Two plus two?', 'Four.']);
   });
 
   it("never attaches one organization's log records to another's span", async () => {
@@ -260,6 +321,27 @@ describe('OTLP logs receiver', () => {
       const p = JSON.parse(res.buf.toString()).partialSuccess;
       assert.equal(p.rejectedLogRecords, 1);
       assert.match(p.errorMessage, /maximum of 3 GenAI log records \(TRIBUNAL_TRACE_MAX_LOG_RECORDS\)/);
+      // In protobuf, the answer is an ExportLogsServiceResponse with partial_success.
+      const b = ids();
+      const request = logsType('ExportLogsServiceRequest');
+      const body = request
+        .encode(
+          request.fromObject({
+            resource_logs: [
+              {
+                scope_logs: [
+                  { log_records: [{ time_unix_nano: nowNanos(), event_name: 'gen_ai.user.message', trace_id: Buffer.from(b.t, 'hex'), span_id: Buffer.from(b.s, 'hex') }] },
+                ],
+              },
+            ],
+          }),
+        )
+        .finish();
+      const proto = await postLogs(small, k, Buffer.from(body), { 'content-type': 'application/x-protobuf' });
+      assert.equal(proto.status, 200);
+      const answer = logsType('ExportLogsServiceResponse').toObject(logsType('ExportLogsServiceResponse').decode(proto.buf), { longs: Number }) as any;
+      assert.equal(answer.partial_success.rejected_log_records, 1);
+      assert.match(answer.partial_success.error_message, /TRIBUNAL_TRACE_MAX_LOG_RECORDS/);
     } finally {
       await small.close();
     }
