@@ -19,6 +19,7 @@ import { openTestStore, startTestServer, tempDir, type TestServer } from './help
 import { traceStoreOf } from '../src/traces/store.ts';
 import type { SpanLogEvent } from '../src/traces/types.ts';
 
+const METRICS_TOKEN = 'metrics-token-for-tests-0002';
 const nowNanos = () => String(BigInt(Date.now()) * 1_000_000n);
 
 async function postLogs(server: TestServer, key: string | undefined, body: Buffer | string, headers: Record<string, string>) {
@@ -124,7 +125,7 @@ describe('OTLP logs receiver', () => {
   };
 
   before(async () => {
-    server = await startTestServer({ TRIBUNAL_OTLP_MAX_BODY: '64kb', TRIBUNAL_OTLP_MAX_DECOMPRESSED: '256kb' });
+    server = await startTestServer({ TRIBUNAL_OTLP_MAX_BODY: '64kb', TRIBUNAL_OTLP_MAX_DECOMPRESSED: '256kb', TRIBUNAL_METRICS_TOKEN: METRICS_TOKEN });
     key = (await server.demoUser()).api_key;
     otherKey = (await server.demoUser()).api_key;
   });
@@ -252,6 +253,12 @@ describe('OTLP logs receiver', () => {
     // Not a GenAI event: accepted (OTLP), not kept, and nothing to warn of.
     const plain = await postJson(server, key, jsonLogs([{ timeUnixNano: nowNanos(), body: { stringValue: 'hello' } }]));
     assert.deepEqual([plain.status, JSON.parse(plain.buf.toString())], [200, {}]);
+    // Each outcome is counted in /metrics (this instance).
+    const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    for (const outcome of ['kept', 'rejected', 'ignored', 'unattached']) {
+      const m = new RegExp(`tribunal_otlp_log_records_total\\{outcome="${outcome}"\\} (\\d+)`).exec(metrics);
+      assert.ok(m && Number(m[1]) >= 1, `${outcome} is counted: ${m?.[0]}`);
+    }
   });
 
   it('reads the newer GenAI form: one gen_ai.client.inference.operation.details record with the messages as attributes', async () => {

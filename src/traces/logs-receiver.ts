@@ -10,6 +10,7 @@ import type { Config } from '../config.ts';
 import { authenticate } from '../http/authenticate.ts';
 import { log } from '../log.ts';
 import type { Store } from '../store/types.ts';
+import { countLogRecords } from './metrics.ts';
 import { normalizeLogsRequest } from './normalize-logs.ts';
 import { OtlpShapeError } from './normalize.ts';
 import { decodeLogsRequest, encodeLogsResponse, encodeStatus } from './proto.ts';
@@ -81,6 +82,7 @@ export function otlpLogsReceiver(config: Config, store: Store, authenticator: Au
       const ts = await traceStoreOf(store);
       const kept = await ts.insertLogEvents(caller.org.id, fresh, traces.maxLogEventsPerOrg);
       const rejected = normalized.rejected + (normalized.events.length - fresh.length) + kept.refused;
+      countLogRecords(store, { kept: kept.inserted, duplicate: kept.duplicates, rejected, ignored: normalized.ignored, unattached: normalized.unattached });
       const parts = [...normalized.reasons].map(([reason, n]) => `${n} log record(s): ${reason}`);
       if (kept.refused)
         parts.push(
