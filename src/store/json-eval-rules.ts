@@ -148,6 +148,13 @@ export class JsonRuleStore implements RuleStore {
     await this.save();
     return true;
   }
+  async postpone(jobId: string, runAfter: string) {
+    const j = this.data.jobs[jobId];
+    if (j?.state !== 'running') return false;
+    Object.assign(j, { state: 'queued', lease_until: null, run_after: runAfter, attempts: Math.max(0, j.attempts - 1) });
+    await this.save();
+    return true;
+  }
   async queueStats(ruleId: string) {
     let queued = 0;
     let running = 0;

@@ -20,9 +20,9 @@ import { traceStoreOf } from './store.ts';
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);
 
-type Encoding = 'protobuf' | 'json';
+export type Encoding = 'protobuf' | 'json';
 
-class OtlpError extends Error {
+export class OtlpError extends Error {
   constructor(
     readonly status: number,
     /** google.rpc.Code: 3 INVALID_ARGUMENT, 8 RESOURCE_EXHAUSTED, 14 UNAVAILABLE. */
@@ -46,7 +46,7 @@ function send(res: Response, encoding: Encoding, status: number, body: { partial
 }
 
 /** Reads the body, at most `limit` bytes as sent; throws 413 beyond. */
-function readBody(req: Request, limit: number): Promise<Buffer> {
+export function readBody(req: Request, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -76,7 +76,7 @@ function readBody(req: Request, limit: number): Promise<Buffer> {
   });
 }
 
-async function decompress(body: Buffer, encoding: string, max: number): Promise<Buffer> {
+export async function decompress(body: Buffer, encoding: string, max: number): Promise<Buffer> {
   if (encoding === 'identity' || encoding === '') return body;
   try {
     return encoding === 'gzip' ? await gunzip(body, { maxOutputLength: max }) : await inflate(body, { maxOutputLength: max });

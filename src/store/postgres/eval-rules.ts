@@ -229,6 +229,15 @@ export class PgRuleStore implements RuleStore {
       return true;
     });
   }
+  async postpone(jobId: string, runAfter: string) {
+    const { rowCount } = await this.q(
+      `UPDATE evaluation_jobs j SET state = 'queued', lease_until = NULL, run_after = $2::timestamptz,
+              record = jsonb_set(j.record::jsonb, '{attempts}', to_jsonb(GREATEST(coalesce((j.record->>'attempts')::int, 0) - 1, 0)))::json
+       WHERE j.id = $1 AND j.state = 'running'`,
+      [jobId, runAfter],
+    );
+    return (rowCount ?? 0) > 0;
+  }
   async queueStats(ruleId: string) {
     const { rows } = await this.q(
       `SELECT count(*) FILTER (WHERE state = 'queued')::int AS queued, count(*) FILTER (WHERE state = 'running')::int AS running,

@@ -3,7 +3,8 @@
 // row and checks the cap, undone as a whole past it; so the size cap holds with several instances
 // receiving at once, while requests below the cap never wait for each other.
 import type pg from 'pg';
-import type { Span, SpanEvaluation, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../../traces/types.ts';
+import type { Span, SpanEvaluation, SpanEvent, SpanLogEvent, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../../traces/types.ts';
+import { logEventKey, withLogEvents } from '../../traces/types.ts';
 import { StoreUnavailableError } from '../types.ts';
 import { isConnectionError } from './connection.ts';
 
@@ -18,6 +19,11 @@ const INSERT_SPANS = `INSERT INTO trace_spans (org_id, trace_id, span_id, parent
                   unnest($8::timestamptz[]), unnest($9::timestamptz[]), unnest($10::numeric[]), unnest($11::timestamptz[]), json_array_elements($12::json))
        AS x(t, s, p, n, svc, st, b, e, bn, rcv, r)
   ON CONFLICT DO NOTHING`;
+
+// A span as read: its record and its log events (migration 026), in time order then as they arrived.
+const SPAN_READ = `s.record, (SELECT json_agg(l.event ORDER BY l.time_nanos, l.received_at, l.seq) FROM trace_log_events l
+  WHERE l.org_id = s.org_id AND l.trace_id = s.trace_id AND l.span_id = s.span_id) AS log_events`;
+const spanOf = (r: { record: SpanRecord; log_events: SpanEvent[] | null }) => withLogEvents(r.record, r.log_events);
 
 /** SQLSTATE raised by tribunal_trace_cap when a batch would pass the organization's span cap. */
 const CAP_PASSED = 'TRB01';
@@ -137,13 +143,82 @@ export class PgTraceStore implements TraceStore {
     return { inserted: keys.length, duplicates, refused: fresh.length - take.length, stored: storedOf(take, keys) };
   }
 
+  /**
+   * Log events are one transaction with the organization's count row held: below the cap, what fits
+   * is inserted (a retry's duplicates take no room) and counted; the rest is refused.
+   */
+  async insertLogEvents(orgId: string, events: SpanLogEvent[], maxEvents: number) {
+    if (!events.length) return { inserted: 0, duplicates: 0, refused: 0 };
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw mapError(err);
+    }
+    try {
+      await client.query('BEGIN');
+      await client.query('INSERT INTO trace_log_event_counts (org_id, events) VALUES ($1, 0) ON CONFLICT DO NOTHING', [orgId]);
+      const held = Number((await client.query('SELECT events FROM trace_log_event_counts WHERE org_id = $1 FOR UPDATE', [orgId])).rows[0].events);
+      const keys = events.map(logEventKey);
+      const existing = await client.query<{ k: string }>(
+        `SELECT trace_id || ':' || span_id || ':' || key AS k FROM trace_log_events
+          WHERE org_id = $1 AND (trace_id, span_id, key) IN (SELECT * FROM unnest($2::text[], $3::text[], $4::text[]))`,
+        [orgId, events.map((e) => e.trace_id), events.map((e) => e.span_id), keys],
+      );
+      const already = new Set(existing.rows.map((r) => r.k));
+      const fresh: number[] = [];
+      const seen = new Set<string>();
+      for (const [i, e] of events.entries()) {
+        const k = `${e.trace_id}:${e.span_id}:${keys[i]}`;
+        if (!already.has(k) && !seen.has(k)) {
+          seen.add(k);
+          fresh.push(i);
+        }
+      }
+      const take = fresh.slice(0, Math.max(0, maxEvents - held));
+      let inserted = 0;
+      if (take.length) {
+        const col = <T>(f: (e: SpanLogEvent, i: number) => T) => take.map((i) => f(events[i], i));
+        const r = await client.query(
+          `INSERT INTO trace_log_events (org_id, trace_id, span_id, key, time_nanos, received_at, seq, event)
+           SELECT $1, t, s, k, n, rcv, q, ev FROM ROWS FROM (unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::numeric[]),
+             unnest($6::timestamptz[]), unnest($7::int[]), json_array_elements($8::json)) AS x(t, s, k, n, rcv, q, ev)
+           ON CONFLICT DO NOTHING`,
+          [
+            orgId,
+            col((e) => e.trace_id),
+            col((e) => e.span_id),
+            col((_, i) => keys[i]),
+            col((e) => e.time_unix_nano),
+            col((e) => e.received_at),
+            col((e) => e.seq),
+            JSON.stringify(col((e) => e.event)),
+          ],
+        );
+        inserted = r.rowCount ?? 0;
+        await client.query('UPDATE trace_log_event_counts SET events = events + $2 WHERE org_id = $1', [orgId, inserted]);
+      }
+      await client.query('COMMIT');
+      client.release();
+      return { inserted, duplicates: events.length - fresh.length + (take.length - inserted), refused: fresh.length - take.length };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      client.release(isConnectionError(err) ? (err as Error) : undefined);
+      throw mapError(err);
+    }
+  }
+  async countLogEvents(orgId: string) {
+    const { rows } = await this.q('SELECT events FROM trace_log_event_counts WHERE org_id = $1', [orgId]);
+    return rows[0] ? Number(rows[0].events) : 0;
+  }
+
   async getTrace(orgId: string, traceId: string) {
-    const { rows } = await this.q('SELECT record FROM trace_spans WHERE org_id = $1 AND trace_id = $2 ORDER BY start_nanos, span_id', [orgId, traceId]);
-    return rows.map((r) => r.record as SpanRecord);
+    const { rows } = await this.q(`SELECT ${SPAN_READ} FROM trace_spans s WHERE s.org_id = $1 AND s.trace_id = $2 ORDER BY s.start_nanos, s.span_id`, [orgId, traceId]);
+    return rows.map(spanOf);
   }
   async getSpan(orgId: string, traceId: string, spanId: string) {
-    const { rows } = await this.q('SELECT record FROM trace_spans WHERE org_id = $1 AND trace_id = $2 AND span_id = $3', [orgId, traceId, spanId]);
-    return (rows[0]?.record as SpanRecord | undefined) ?? null;
+    const { rows } = await this.q(`SELECT ${SPAN_READ} FROM trace_spans s WHERE s.org_id = $1 AND s.trace_id = $2 AND s.span_id = $3`, [orgId, traceId, spanId]);
+    return rows[0] ? spanOf(rows[0]) : null;
   }
 
   async listTraces(f: TraceFilter, page: TracePageQuery) {
@@ -192,15 +267,15 @@ export class PgTraceStore implements TraceStore {
   async listSpans(orgId: string, q: { from?: string; to?: string; limit: number; after?: { received_at: string; key: string } }) {
     const params: unknown[] = [orgId];
     const p = (v: unknown) => `$${params.push(v)}`;
-    const where = ['org_id = $1'];
-    if (q.from !== undefined) where.push(`received_at >= ${p(q.from)}::timestamptz`);
-    if (q.to !== undefined) where.push(`received_at < ${p(q.to)}::timestamptz`);
+    const where = ['s.org_id = $1'];
+    if (q.from !== undefined) where.push(`s.received_at >= ${p(q.from)}::timestamptz`);
+    if (q.to !== undefined) where.push(`s.received_at < ${p(q.to)}::timestamptz`);
     if (q.after) {
-      const [t, s] = q.after.key.split(':');
-      where.push(`(received_at, trace_id, span_id) > (${p(q.after.received_at)}::timestamptz, ${p(t)}::text COLLATE "C", ${p(s)}::text COLLATE "C")`);
+      const [t, sp] = q.after.key.split(':');
+      where.push(`(s.received_at, s.trace_id, s.span_id) > (${p(q.after.received_at)}::timestamptz, ${p(t)}::text COLLATE "C", ${p(sp)}::text COLLATE "C")`);
     }
-    const { rows } = await this.q(`SELECT record FROM trace_spans WHERE ${where.join(' AND ')} ORDER BY received_at, trace_id, span_id LIMIT ${p(q.limit)}`, params);
-    return rows.map((r) => r.record as SpanRecord);
+    const { rows } = await this.q(`SELECT ${SPAN_READ} FROM trace_spans s WHERE ${where.join(' AND ')} ORDER BY s.received_at, s.trace_id, s.span_id LIMIT ${p(q.limit)}`, params);
+    return rows.map(spanOf);
   }
 
   async prune(before: string) {
@@ -210,6 +285,13 @@ export class PgTraceStore implements TraceStore {
             u AS (UPDATE trace_span_counts k SET spans = GREATEST(0, k.spans - n.c) FROM n WHERE k.org_id = n.org_id RETURNING 1)
        SELECT coalesce(sum(c), 0)::int AS removed FROM n`,
       [before],
+    );
+    // Log events from before the retention period, whether their span came or not.
+    await this.q(
+      `WITH gone AS (DELETE FROM trace_log_events WHERE time_nanos < $1 RETURNING org_id),
+            n AS (SELECT org_id, count(*) AS c FROM gone GROUP BY org_id)
+       UPDATE trace_log_event_counts k SET events = GREATEST(0, k.events - n.c) FROM n WHERE k.org_id = n.org_id`,
+      [(BigInt(Date.parse(before)) * 1_000_000n).toString()],
     );
     return rows[0].removed as number;
   }
@@ -235,5 +317,7 @@ export class PgTraceStore implements TraceStore {
     await this.q('DELETE FROM trace_spans WHERE org_id = $1', [orgId]);
     await this.q('DELETE FROM trace_span_counts WHERE org_id = $1', [orgId]);
     await this.q('DELETE FROM trace_evaluations WHERE org_id = $1', [orgId]);
+    await this.q('DELETE FROM trace_log_events WHERE org_id = $1', [orgId]);
+    await this.q('DELETE FROM trace_log_event_counts WHERE org_id = $1', [orgId]);
   }
 }

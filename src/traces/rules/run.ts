@@ -11,6 +11,8 @@ import { today } from './intake.ts';
 import type { EvalJob, RuleRecord, RuleStore } from './types.ts';
 import { writeBack } from './writeback.ts';
 
+/** How soon a unit waiting for its spans' content is looked at again (the worker's poll takes it then). */
+const RECHECK_MS = 1000;
 const log = (line: string) => console.error(`[tribunal] evaluation rules: ${line}`);
 
 /** `cached` is the rule as the worker holds it (read again within seconds of a change), saving a read per unit. */
@@ -20,7 +22,7 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
   if (!rule) return void (await rules.finish(job.id, {}));
   // Read together (each is a round trip on PostgreSQL); the unit's spans are only a read, used below
   // once the owner and the previous attempt are checked.
-  const [org, key, unit] = await Promise.all([store.getOrganization(rule.org_id), store.getApiKey(rule.key_id), assemble(traces, rule, job)]);
+  const [org, key, unit] = await Promise.all([store.getOrganization(rule.org_id), store.getApiKey(rule.key_id), assemble(traces, rule, job, services.config.traces.contentWaitMs)]);
   if (!org || !key) return void (await rules.finish(job.id, { 'skipped:owner_gone': 1 }));
   const caller: Caller = { org, key };
   // A crash after the result was linked but before the unit left the queue: done already, not run twice.
@@ -30,6 +32,8 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     if (linked) return void (await rules.finish(job.id, { done: 1 }));
   }
 
+  // A GenAI span whose content (log records) may not have arrived yet: looked at again shortly, still queued.
+  if (!unit.ok && unit.recheck) return void (await rules.postpone(job.id, new Date(Date.now() + RECHECK_MS).toISOString()));
   if (!unit.ok) return void (await rules.finish(job.id, { [`skipped:${unit.reason}`]: 1 }));
   const x = unit.inputs;
   const inputs = {

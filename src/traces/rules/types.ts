@@ -122,5 +122,10 @@ export interface RuleStore {
   claim(n: number, now: string, leaseUntil: string): Promise<EvalJob[]>;
   /** Removes the unit and counts its outcome, at once; false when it was not there (another worker finished it). */
   finish(jobId: string, counts: Record<string, number>): Promise<boolean>;
+  /**
+   * Puts a running unit back in the queue until `runAfter`, its attempt not counted (its spans' content
+   * may still be on its way, e.g. GenAI log records); false when it was not running here any more.
+   */
+  postpone(jobId: string, runAfter: string): Promise<boolean>;
   queueStats(ruleId: string): Promise<{ queued: number; running: number; oldest_queued_at: string | null }>;
 }
