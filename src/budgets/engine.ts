@@ -10,6 +10,7 @@ import type { ComparisonInput, EvaluatorResult, ExecutionInput } from '../schema
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import { appliedCaps, reserve, type RunScopes } from './budgets.ts';
 import { callPricings, RunTally } from './estimate.ts';
+import { log } from '../log.ts';
 
 /** Unknown costs (a model without a price) count as 0: they cannot be weighed against a cap. */
 const usd = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -110,7 +111,7 @@ export class BudgetedEngine implements ScoringEngine {
       // A run that failed after some model calls (model_unavailable) still spent them.
       const partial = err instanceof TribunalError ? ((err.extra?.evaluator_results as EvaluatorResult[] | undefined) ?? []) : [];
       const spent = spentOf(partial);
-      await reservation.settle(spent.total, spent.by).catch((e) => console.error(`[tribunal] budget: settling a failed run: ${(e as Error).message}`));
+      await reservation.settle(spent.total, spent.by).catch((err) => log.error('budget: settling a failed run', { err }));
       throw err;
     }
     const perEvaluator = result.evaluator_results.every((r) => 'cost_usd' in r);
@@ -118,7 +119,7 @@ export class BudgetedEngine implements ScoringEngine {
       ? spentOf(result.evaluator_results as Array<Pick<EvaluatorResult, 'evaluator_id' | 'cost_usd'>>)
       : { total: usd(result.cost_usd), by: new Map(evaluatorIds.map((id) => [id, usd(result.cost_usd) / evaluatorIds.length])) };
     // The run is done and logged: a failure to count it is logged, not answered.
-    await reservation.settle(spent.total, spent.by).catch((e) => console.error(`[tribunal] budget: counting a run's cost: ${(e as Error).message}`));
+    await reservation.settle(spent.total, spent.by).catch((err) => log.error("budget: counting a run's cost", { err }));
     return result;
   }
 }

@@ -16,6 +16,7 @@ import { countReceived } from './metrics.ts';
 import { normalizeRequest, OtlpShapeError } from './normalize.ts';
 import { decodeExportRequest, encodeExportResponse, encodeStatus } from './proto.ts';
 import { traceStoreOf } from './store.ts';
+import { log } from '../log.ts';
 
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);
@@ -146,7 +147,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       const now = Date.now();
       if (now - lastPrune > 60_000) {
         lastPrune = now;
-        void ts.prune(new Date(now - traces.retentionMs).toISOString()).catch((err) => console.error(`[tribunal] traces: pruning failed: ${(err as Error).message}`));
+        void ts.prune(new Date(now - traces.retentionMs).toISOString()).catch((err) => log.error('traces: pruning failed', { err }));
       }
       // Spans that started before the retention period would be pruned at once: refused, counted.
       const cutoff = new Date(now - traces.retentionMs).toISOString();
@@ -169,7 +170,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
         return send(res, encoding, err.status, { error: { code: err.grpcCode, message: err.message } });
       }
       const unavailable = (err as Error).name === 'StoreUnavailableError';
-      if (!unavailable) console.error('[tribunal] traces: unexpected error:', err);
+      if (!unavailable) log.error('traces: unexpected error', { err });
       // 503 is retryable for an OTLP exporter: nothing was stored half (one statement per batch).
       send(res, encoding, unavailable ? 503 : 500, {
         error: { code: unavailable ? 14 : 13, message: unavailable ? 'The store is unreachable; the exporter will retry.' : 'Internal error.' },

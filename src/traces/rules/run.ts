@@ -10,10 +10,10 @@ import { assemble } from './assemble.ts';
 import { today } from './intake.ts';
 import type { EvalJob, RuleRecord, RuleStore } from './types.ts';
 import { writeBack } from './writeback.ts';
+import { log } from '../../log.ts';
 
 /** How soon a unit waiting for its spans' content is looked at again (the worker's poll takes it then). */
 const RECHECK_MS = 1000;
-const log = (line: string) => console.error(`[tribunal] evaluation rules: ${line}`);
 
 /** `cached` is the rule as the worker holds it (read again within seconds of a change), saving a read per unit. */
 export async function runUnit(services: Services, rules: RuleStore, traces: TraceStore, job: EvalJob, cached?: RuleRecord): Promise<void> {
@@ -64,17 +64,19 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     });
     await rules.finish(job.id, { done: 1, ...(result.cost_usd ? { [`day:${today()}:cost_usd`]: result.cost_usd } : {}) });
     if (services.config.traces.evalExportEndpoint) {
-      writeBack(services.config.traces.evalExportEndpoint, unit.span, rule.name, result).catch((err) => log(`write-back to the export endpoint failed: ${(err as Error).message}`));
+      writeBack(services.config.traces.evalExportEndpoint, unit.span, rule.name, result).catch((err) =>
+        log.warn('evaluation rules: write-back to the export endpoint failed', { err }),
+      );
     }
   } catch (err) {
     const code = err instanceof TribunalError ? err.code : 'internal_error';
     if (code === 'not_found') return void (await rules.finish(job.id, { 'skipped:target_deleted': 1 }));
     if (err instanceof TribunalError && err.status >= 500 && job.attempts < 3) {
       // The model or the store is unavailable: the unit stays and is taken again after its lease.
-      log(`unit ${job.id} will be tried again: ${err.message}`);
+      log.warn(`evaluation rules: unit ${job.id} will be tried again`, { err });
       return;
     }
-    log(`unit ${job.id} failed: ${(err as Error).message}`);
+    log.error(`evaluation rules: unit ${job.id} failed`, { err });
     await rules.finish(job.id, { failed: 1, [`failure:${code}`]: 1 });
   }
 }

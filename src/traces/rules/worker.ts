@@ -11,6 +11,7 @@ import { dueBase, intake } from './intake.ts';
 import { runUnit } from './run.ts';
 import { ruleStoreOf } from './store.ts';
 import type { RuleRecord, RuleStore } from './types.ts';
+import { log } from '../../log.ts';
 
 const POLL_MS = 500;
 /** Wake-up instants are rounded up to this, so a stream of spans makes a few timers, not one per span. */
@@ -125,7 +126,7 @@ export class TraceEvaluationWorker {
     this.kickAgain = false;
     void this.tick()
       .catch((err) => {
-        if (!this.stopped) console.error(`[tribunal] evaluation rules: could not take work: ${(err as Error).message}`);
+        if (!this.stopped) log.error('evaluation rules: could not take work', { err });
       })
       .finally(() => {
         this.ticking = false;
@@ -142,7 +143,7 @@ export class TraceEvaluationWorker {
       const hit = this.ruleCache.get(job.org_id);
       const cached = hit && Date.now() - hit.at < RULE_CACHE_MS ? hit.rules.find((r) => r.id === job.rule_id) : undefined;
       const p = runUnit(this.services, this.rules, this.traces, job, cached)
-        .catch((err) => console.error(`[tribunal] evaluation rules: unit ${job.id}: ${(err as Error).message}`))
+        .catch((err) => log.error(`evaluation rules: unit ${job.id} failed`, { err }))
         .finally(() => {
           this.inFlight.delete(p);
           this.kick();
