@@ -8,8 +8,8 @@
 // only figures of the same run compare):
 //   http   the route, as a reviewer calls it (auth, queue read, lease, the log for the answer);
 //   store  the lease step alone, the store's call from this process (what the route's SQL costs);
-//   sql    the bare candidate query (SELECT ... FOR UPDATE SKIP LOCKED, autocommit) from 20
-//          connections: the floor under the same load, the in-run reference.
+//   sql    the bare candidate query (SELECT ... FOR UPDATE SKIP LOCKED, autocommit) from the 20
+//          reviewers over a pool of the server's size: the floor under the same load, the in-run reference.
 // Per round: median and p95 wall time, and for http the CPU per next+submit of the server process
 // and of its PostgreSQL backends (read from /proc; the backends are told apart by application_name).
 // Then Krippendorff's alpha over 100,000 labels (goal < 200 ms), CPU time, beside one plain pass
@@ -22,7 +22,7 @@
 //     BENCH_NEXTS         default 600 (next calls per level per round, over all reviewers)
 //     BENCH_ROUNDS        default 3
 //     BENCH_PER_ITEM      default 1 (annotators_per_item)
-//     BENCH_POOL          default unset (the server's default TRIBUNAL_PG_POOL_MAX)
+//     BENCH_POOL          default 10 (TRIBUNAL_PG_POOL_MAX of the server, and this process's pool)
 //     BENCH_LABELS        default 100000 (labels for the alpha figure)
 import fs from 'node:fs';
 import http from 'node:http';
@@ -48,11 +48,12 @@ const LABELS = envNumber('BENCH_LABELS', 100_000);
 const SCHEMA = `tribunal_bench_review_${process.pid}`;
 const APP = `tribunal_bench_review_${process.pid}`;
 const GOAL_MS = 5;
+// The server's pool (TRIBUNAL_PG_POOL_MAX, default 10), and the same size for this process's levels.
+const POOL = envNumber('BENCH_POOL', 10);
 const ALPHA_GOAL_MS = 200;
 
 if (process.argv[2] === '--serve') {
-  const pool = process.env.BENCH_POOL ? { TRIBUNAL_PG_POOL_MAX: process.env.BENCH_POOL } : {};
-  await serveChild(() => serveTribunal('http://127.0.0.1:9', { TRIBUNAL_STORE: 'postgres', DATABASE_URL: process.argv[4], ...pool }));
+  await serveChild(() => serveTribunal('http://127.0.0.1:9', { TRIBUNAL_STORE: 'postgres', DATABASE_URL: process.argv[4], TRIBUNAL_PG_POOL_MAX: String(POOL) }));
 }
 
 function schemaUrl(app: string) {
@@ -217,7 +218,7 @@ async function storeLevel(rig: Rig, calls: number) {
 }
 
 /** The candidate query of next, bare: autocommit (its row lock ends with the statement), nothing written. */
-async function sqlLevel(rig: Rig, clients: pg.Client[], calls: number) {
+async function sqlLevel(rig: Rig, calls: number) {
   const times: number[] = [];
   let left = calls;
   const sql = `SELECT i.* FROM review_items i WHERE i.queue_id = $1 AND i.open
@@ -225,10 +226,10 @@ async function sqlLevel(rig: Rig, clients: pg.Client[], calls: number) {
     AND i.done + (SELECT count(*) FROM review_leases l WHERE l.item_id = i.id AND l.state = 'leased' AND l.expires_at > $3::timestamptz) < $4::int
     ORDER BY i.id LIMIT 1 FOR UPDATE OF i SKIP LOCKED`;
   await Promise.all(
-    clients.map(async (c, r) => {
+    rig.keys.map(async (_, r) => {
       while (left-- > 0) {
         const t = performance.now();
-        await c.query(sql, [rig.queue.id, rig.keys[r].id, new Date().toISOString(), PER_ITEM]);
+        await rig.store.pool.query(sql, [rig.queue.id, rig.keys[r].id, new Date().toISOString(), PER_ITEM]);
         times.push(performance.now() - t);
       }
     }),
@@ -246,7 +247,17 @@ function alphaFigure() {
     const truth = rand();
     for (let p = 0; p < people && labels.length < LABELS; p++) {
       const score = Math.min(1, Math.max(0, Math.round((truth + (rand() - 0.5) * 0.4) * 4) / 4));
-      labels.push({ id: `rvl_${labels.length}`, queue_id: 'q', item_id: `rvi_${item}`, execution_log_id: 'log', evaluator_id: 'evl_a', annotator_id: `key_${p}`, score, note: null, created_at: '' });
+      labels.push({
+        id: `rvl_${labels.length}`,
+        queue_id: 'q',
+        item_id: `rvi_${item}`,
+        execution_log_id: 'log',
+        evaluator_id: 'evl_a',
+        annotator_id: `key_${p}`,
+        score,
+        note: null,
+        created_at: '',
+      });
     }
   }
   const queue = { id: 'q', evaluator_ids: ['evl_a'] } as ReviewQueueRecord;
@@ -291,8 +302,7 @@ function alphaFigure() {
 runBench(async () => {
   await admin(`CREATE SCHEMA ${SCHEMA}`);
   let server: Child | undefined;
-  const store = new PostgresStore({ connectionString: schemaUrl('tribunal_bench_driver'), poolMax: REVIEWERS + 2, migrate: false });
-  const clients: pg.Client[] = [];
+  const store = new PostgresStore({ connectionString: schemaUrl('tribunal_bench_driver'), poolMax: POOL, migrate: false });
   try {
     server = await startChild(SELF, 'tribunal', [schemaUrl(APP)]);
     await store.init();
@@ -301,19 +311,14 @@ runBench(async () => {
     const load = fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '?';
     console.log(
       `${ITEMS.toLocaleString()} items (and their logs) queued in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${REVIEWERS} reviewers, annotators_per_item ${PER_ITEM}; ` +
-        `server pool ${process.env.BENCH_POOL ?? 'default'}; load average ${load}.`,
+        `connection pools of ${POOL}; load average ${load}.`,
     );
-    for (let r = 0; r < REVIEWERS; r++) {
-      const c = new pg.Client({ connectionString: schemaUrl('tribunal_bench_sql') });
-      await c.connect();
-      clients.push(c);
-    }
     // Warm-up: connections, JIT, plans.
     await httpLevel(rig, server, REVIEWERS * 2);
     for (let round = 1; round <= ROUNDS; round++) {
       const h = await httpLevel(rig, server, NEXTS);
       const s = await storeLevel(rig, NEXTS);
-      const q = await sqlLevel(rig, clients, NEXTS);
+      const q = await sqlLevel(rig, NEXTS);
       console.log(
         `round ${round}: http next ${fmt(h)} (server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`} per next+submit) | ` +
           `store next ${fmt(s)} | bare query ${fmt(q)} | http/bare p95 ${(h.p95 / q.p95).toFixed(1)}x; goal p95 <= ${GOAL_MS} ms: ${h.p95 <= GOAL_MS ? 'met' : 'NOT met'}`,
@@ -322,7 +327,6 @@ runBench(async () => {
     console.log(`each item to at most ${PER_ITEM} people, never twice to one: checked over ${seen.size} items.`);
     await alphaFigure();
   } finally {
-    for (const c of clients) await c.end().catch(() => {});
     stopChildren([server]);
     await store.close();
     await new Promise((r) => setTimeout(r, 500));
