@@ -11,7 +11,8 @@
 //   sql    the bare candidate query (SELECT ... FOR UPDATE SKIP LOCKED, autocommit) from the 20
 //          reviewers over a pool of the server's size: the floor under the same load, the in-run reference.
 // Per round: median and p95 wall time, and for http the CPU per next+submit of the server process
-// and of its PostgreSQL backends (read from /proc; the backends are told apart by application_name).
+// and of its PostgreSQL backends (read from /proc; the backends are told apart by application_name);
+// then one reviewer alone, for the CPU of a next and of a submit each.
 // Then Krippendorff's alpha over 100,000 labels (goal < 200 ms), CPU time, beside one plain pass
 // over the same labels.
 //
@@ -23,6 +24,7 @@
 //     BENCH_ROUNDS        default 3
 //     BENCH_PER_ITEM      default 1 (annotators_per_item)
 //     BENCH_POOL          default 10 (TRIBUNAL_PG_POOL_MAX of the server, and this process's pool)
+//     BENCH_CPU_CALLS     default 100 (per round: one reviewer's nexts in a row, then their submits)
 //     BENCH_LABELS        default 100000 (labels for the alpha figure)
 import fs from 'node:fs';
 import http from 'node:http';
@@ -45,6 +47,7 @@ const NEXTS = envNumber('BENCH_NEXTS', 600);
 const ROUNDS = envNumber('BENCH_ROUNDS', 3);
 const PER_ITEM = envNumber('BENCH_PER_ITEM', 1);
 const LABELS = envNumber('BENCH_LABELS', 100_000);
+const CPU_CALLS = envNumber('BENCH_CPU_CALLS', 100);
 const SCHEMA = `tribunal_bench_review_${process.pid}`;
 const APP = `tribunal_bench_review_${process.pid}`;
 const GOAL_MS = 5;
@@ -185,6 +188,47 @@ async function httpLevel(rig: Rig, server: Child, calls: number) {
   return { ...stats(times), cpu, db: db0 === null || db1 === null ? null : (db1 - db0) / times.length };
 }
 
+/**
+ * CPU per call, one reviewer alone: CPU_CALLS nexts in a row (each leases a new item), then their
+ * submits, the server's and its PostgreSQL backends' CPU read around each batch (so neither the
+ * other call nor the IPC that reads the CPU is counted in the other's figure).
+ */
+async function cpuLevel(rig: Rig, server: Child) {
+  const key = rig.keys[0];
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const headers = { authorization: `Api-Key ${key.secret}`, 'content-type': 'application/json' };
+  const url = (path: string) => new URL(`${rig.base}/v1/review-queues/${rig.queue.id}/${path}`);
+  const measure = async (fn: () => Promise<void>) => {
+    const [cpu0, db0] = [await childCpuMicros(server.child), await backendCpuMs()];
+    const t = performance.now();
+    await fn();
+    const wall = (performance.now() - t) / CPU_CALLS;
+    const [cpu1, db1] = [await childCpuMicros(server.child), await backendCpuMs()];
+    return { wall, cpu: (cpu1 - cpu0) / 1000 / CPU_CALLS, db: db0 === null || db1 === null ? null : (db1 - db0) / CPU_CALLS };
+  };
+  const items: string[] = [];
+  const next = await measure(async () => {
+    for (let i = 0; i < CPU_CALLS; i++) {
+      const res = await request(agent, url('next/'), headers, '{}');
+      if (res.status !== 200) throw new Error(`next: ${res.status} ${res.text}`);
+      const id = (JSON.parse(res.text) as { item_id: string }).item_id;
+      record(id, key.id);
+      items.push(id);
+    }
+  });
+  const body = JSON.stringify({ annotations: [{ evaluator_id: rig.evaluatorId, score: 0.5 }] });
+  const submit = await measure(async () => {
+    for (const id of items) {
+      const res = await request(agent, url(`items/${id}/annotations/`), headers, body);
+      if (res.status !== 201) throw new Error(`submit: ${res.status} ${res.text}`);
+    }
+  });
+  agent.destroy();
+  const one = (x: { wall: number; cpu: number; db: number | null }) =>
+    `${x.wall.toFixed(2)} ms wall, server CPU ${x.cpu.toFixed(2)} ms${x.db === null ? '' : `, PostgreSQL CPU ${x.db.toFixed(2)} ms`}`;
+  return `one reviewer, ${CPU_CALLS} in a row, per call: next ${one(next)} | submit ${one(submit)}`;
+}
+
 async function storeLevel(rig: Rig, calls: number) {
   const rs = reviewStore(rig.store as Store);
   const times: number[] = [];
@@ -323,6 +367,7 @@ runBench(async () => {
         `round ${round}: http next ${fmt(h)} (server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`} per next+submit) | ` +
           `store next ${fmt(s)} | bare query ${fmt(q)} | http/bare p95 ${(h.p95 / q.p95).toFixed(1)}x; goal p95 <= ${GOAL_MS} ms: ${h.p95 <= GOAL_MS ? 'met' : 'NOT met'}`,
       );
+      console.log(`round ${round}: ${await cpuLevel(rig, server)}`);
     }
     console.log(`each item to at most ${PER_ITEM} people, never twice to one: checked over ${seen.size} items.`);
     await alphaFigure();
