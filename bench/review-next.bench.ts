@@ -26,6 +26,7 @@
 //     BENCH_POOL          default 10 (TRIBUNAL_PG_POOL_MAX of the server, and this process's pool)
 //     BENCH_CPU_CALLS     default 100 (per round: one reviewer's nexts in a row, then their submits)
 //     BENCH_LABELS        default 100000 (labels for the alpha figure)
+//     BENCH_KEEP=1        keep the schema (its name is printed) to look at plans afterwards
 import fs from 'node:fs';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -276,10 +277,13 @@ async function storeLevel(rig: Rig, calls: number) {
 async function sqlLevel(rig: Rig, calls: number) {
   const times: number[] = [];
   let left = calls;
-  const sql = `SELECT i.* FROM review_items i WHERE i.queue_id = $1 AND i.open
-    AND NOT EXISTS (SELECT 1 FROM review_leases l WHERE l.item_id = i.id AND l.annotator_id = $2 AND (l.state <> 'leased' OR l.expires_at > $3::timestamptz))
-    AND i.done + (SELECT count(*) FROM review_leases l WHERE l.item_id = i.id AND l.state = 'leased' AND l.expires_at > $3::timestamptz) < $4::int
-    ORDER BY i.id LIMIT 1 FOR UPDATE OF i SKIP LOCKED`;
+  // review_next's candidate statement (migrations/025_review_next.sql), with its parameters.
+  const sql = `SELECT i.* FROM review_items i
+    WHERE i.queue_id >= $1 AND i.queue_id <= $1 AND i.open
+      AND (SELECT count(*) FILTER (WHERE l.annotator_id = $2 AND (l.state <> 'leased' OR l.expires_at > $3::timestamptz)) = 0
+                  AND i.done + count(*) FILTER (WHERE l.state = 'leased' AND l.expires_at > $3::timestamptz) < $4::int
+             FROM review_leases l WHERE l.item_id = i.id)
+    ORDER BY i.queue_id, i.id LIMIT 1 FOR UPDATE OF i SKIP LOCKED`;
   await Promise.all(
     rig.keys.map(async (_, r) => {
       while (left-- > 0) {
@@ -386,6 +390,7 @@ runBench(async () => {
     stopChildren([server]);
     await store.close();
     await new Promise((r) => setTimeout(r, 500));
-    await admin(`DROP SCHEMA ${SCHEMA} CASCADE`).catch((err) => console.error(`dropping ${SCHEMA}: ${err.message}`));
+    if (process.env.BENCH_KEEP === '1') console.log(`kept schema ${SCHEMA}`);
+    else await admin(`DROP SCHEMA ${SCHEMA} CASCADE`).catch((err) => console.error(`dropping ${SCHEMA}: ${err.message}`));
   }
 });

@@ -7,6 +7,15 @@
 -- statement (READ COMMITTED), so the insert, run once the candidate's row lock is held, still sees
 -- a lease that the previous holder of that lock committed after the candidate query began.
 --
+-- The candidate query is written so that its plan stays flat however far the queue has progressed
+-- (a plan cached inside the function is generic, and statistics lag behind a queue being worked):
+--   - `queue_id >= q AND queue_id <= q` with ORDER BY queue_id, id (not `queue_id = q` and ORDER BY
+--     id, which the primary key also serves): only the (queue_id, id) indexes give that order, so the
+--     scan runs on review_items_open and never walks the done items the primary key still holds;
+--   - one scalar subquery per candidate over that item's own leases (the primary key's item_id
+--     prefix), not NOT EXISTS, which the planner turned into an anti join that read every lease of
+--     the table for each call.
+--
 -- review_next(queue, org, annotator, now, expires): the queue's record (no row at all when the queue
 -- does not exist or, with `org` given, belongs to another organization) and the item leased, or
 -- nulls when none is left for this annotator. `expires` null: now + the queue's lease_seconds.
@@ -44,10 +53,11 @@ BEGIN
   -- At most 20 candidates that turn out taken once locked (each is skipped for the next try).
   FOR attempt IN 1..20 LOOP
     SELECT i.* INTO cand FROM review_items i
-     WHERE i.queue_id = p_queue AND i.open AND i.id <> ALL (passed)
-       AND NOT EXISTS (SELECT 1 FROM review_leases l WHERE l.item_id = i.id AND l.annotator_id = p_annotator AND (l.state <> 'leased' OR l.expires_at > p_now))
-       AND i.done + (SELECT count(*) FROM review_leases l WHERE l.item_id = i.id AND l.state = 'leased' AND l.expires_at > p_now) < wanted
-     ORDER BY i.id LIMIT 1 FOR UPDATE OF i SKIP LOCKED;
+     WHERE i.queue_id >= p_queue AND i.queue_id <= p_queue AND i.open AND i.id <> ALL (passed)
+       AND (SELECT count(*) FILTER (WHERE l.annotator_id = p_annotator AND (l.state <> 'leased' OR l.expires_at > p_now)) = 0
+                   AND i.done + count(*) FILTER (WHERE l.state = 'leased' AND l.expires_at > p_now) < wanted
+              FROM review_leases l WHERE l.item_id = i.id)
+     ORDER BY i.queue_id, i.id LIMIT 1 FOR UPDATE OF i SKIP LOCKED;
     IF NOT FOUND THEN
       EXIT;
     END IF;
@@ -55,8 +65,9 @@ BEGIN
     INSERT INTO review_leases (item_id, annotator_id, queue_id, state, expires_at, reason, created_at, updated_at)
     SELECT i.id, p_annotator, i.queue_id, 'leased', expires, NULL, p_now, p_now FROM review_items i
      WHERE i.id = cand.id AND i.open
-       AND NOT EXISTS (SELECT 1 FROM review_leases l WHERE l.item_id = i.id AND l.annotator_id = p_annotator AND (l.state <> 'leased' OR l.expires_at > p_now))
-       AND i.done + (SELECT count(*) FROM review_leases l WHERE l.item_id = i.id AND l.state = 'leased' AND l.expires_at > p_now) < wanted
+       AND (SELECT count(*) FILTER (WHERE l.annotator_id = p_annotator AND (l.state <> 'leased' OR l.expires_at > p_now)) = 0
+                   AND i.done + count(*) FILTER (WHERE l.state = 'leased' AND l.expires_at > p_now) < wanted
+              FROM review_leases l WHERE l.item_id = i.id)
     ON CONFLICT (item_id, annotator_id) DO UPDATE SET state = 'leased', expires_at = EXCLUDED.expires_at, reason = NULL, updated_at = EXCLUDED.updated_at
     RETURNING review_leases.* INTO lease;
     IF FOUND THEN
