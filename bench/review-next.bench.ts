@@ -26,6 +26,9 @@
 //     BENCH_POOL          default 10 (TRIBUNAL_PG_POOL_MAX of the server, and this process's pool)
 //     BENCH_CPU_CALLS     default 100 (per round: one reviewer's nexts in a row, then their submits)
 //     BENCH_LABELS        default 100000 (labels for the alpha figure)
+//     BENCH_PG_OPTIONS    more settings for the server's connections, e.g. auto_explain's to log slow plans:
+//                         "-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=3
+//                          -c auto_explain.log_nested_statements=on" (PostgreSQL's log shows them)
 //     BENCH_KEEP=1        keep the schema (its name is printed) to look at plans afterwards
 import fs from 'node:fs';
 import http from 'node:http';
@@ -62,7 +65,7 @@ if (process.argv[2] === '--serve') {
 
 function schemaUrl(app: string) {
   const u = new URL(BASE_URL);
-  u.searchParams.set('options', `-c search_path=${SCHEMA}`);
+  u.searchParams.set('options', `-c search_path=${SCHEMA}${app === APP && process.env.BENCH_PG_OPTIONS ? ` ${process.env.BENCH_PG_OPTIONS}` : ''}`);
   // The connection string's application_name wins over the pool's, so the server's backends can be found.
   u.searchParams.set('application_name', app);
   return u.toString();

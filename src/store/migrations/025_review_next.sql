@@ -14,7 +14,8 @@
 --     scan runs on review_items_open and never walks the done items the primary key still holds;
 --   - one scalar subquery per candidate over that item's own leases (the primary key's item_id
 --     prefix), not NOT EXISTS, which the planner turned into an anti join that read every lease of
---     the table for each call.
+--     the table for each call;
+--   - no sequential scans (below).
 --
 -- review_next(queue, org, annotator, now, expires): the queue's record (no row at all when the queue
 -- does not exist or, with `org` given, belongs to another organization) and the item leased, or
@@ -33,7 +34,12 @@ RETURNS TABLE (
   lease_expires_at timestamptz,
   lease_created_at timestamptz
 )
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE
+-- The function's plans are cached per connection, made once from the statistics of that moment:
+-- a plan made while review_leases was small scans it whole for every candidate, and keeps doing so
+-- as it grows. Every statement here has an index that serves it, so sequential scans are off.
+SET enable_seqscan = off
+AS $$
 #variable_conflict use_column
 DECLARE
   q json;
