@@ -29,6 +29,7 @@
 //     BENCH_PG_OPTIONS    more settings for the server's connections, e.g. auto_explain's to log slow plans:
 //                         "-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=3
 //                          -c auto_explain.log_nested_statements=on" (PostgreSQL's log shows them)
+//     BENCH_STORE=json    the JSON store's lease step instead (in this process, no server, no PostgreSQL)
 //     BENCH_KEEP=1        keep the schema (its name is printed) to look at plans afterwards
 import fs from 'node:fs';
 import http from 'node:http';
@@ -361,7 +362,86 @@ function alphaFigure() {
   })();
 }
 
+/**
+ * BENCH_STORE=json: the JSON store's lease step (JsonReviewStore.next, in this process) with the same
+ * items and reviewers, each looping next then submit; every change rewrites review.json whole (group
+ * commit), which is what this shows. CPU of this process per next+submit.
+ */
+async function jsonStore() {
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const { JsonReviewStore } = await import('../src/review/json-review.ts');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-bench-review-'));
+  try {
+    const rs = new JsonReviewStore(dir);
+    const now = () => new Date().toISOString();
+    const queue: ReviewQueueRecord = {
+      id: reviewId('rvq'),
+      org_id: 'org_bench',
+      name: 'bench',
+      judge_id: null,
+      evaluator_ids: ['evl_a'],
+      annotators_per_item: PER_ITEM,
+      lease_seconds: 600,
+      sources: {},
+      show_justification: false,
+      created_at: now(),
+      updated_at: now(),
+    };
+    await rs.createQueue(queue);
+    const items = Array.from({ length: ITEMS }, (_, k) => ({
+      id: reviewId('rvi'),
+      queue_id: queue.id,
+      execution_log_id: `log_${k}`,
+      source: 'manual',
+      done: 0,
+      adjudicated_at: null,
+      created_at: now(),
+    }));
+    await rs.addItems(queue.id, items);
+    const size = fs.statSync(path.join(dir, 'review.json')).size;
+    for (let round = 1; round <= ROUNDS; round++) {
+      const times: number[] = [];
+      let left = NEXTS;
+      const cpu0 = process.cpuUsage();
+      await Promise.all(
+        Array.from({ length: REVIEWERS }, async (_, r) => {
+          const who = `key_${r}`;
+          while (left-- > 0) {
+            const t = performance.now();
+            const got = await rs.next(queue, who, now(), new Date(Date.now() + 600_000).toISOString());
+            times.push(performance.now() - t);
+            if (!got) return;
+            record(got.item.id, who);
+            const label = {
+              id: reviewId('rvl'),
+              queue_id: queue.id,
+              item_id: got.item.id,
+              execution_log_id: got.item.execution_log_id,
+              evaluator_id: 'evl_a',
+              annotator_id: who,
+              score: 0.5,
+              note: null,
+              created_at: now(),
+            };
+            const outcome = await rs.submit(queue, got.item.id, who, [label], now());
+            if (outcome !== 'ok') throw new Error(`submit: ${outcome}`);
+          }
+        }),
+      );
+      const u = process.cpuUsage(cpu0);
+      console.log(
+        `round ${round}: JSON store next ${fmt(stats(times))} (CPU ${((u.user + u.system) / 1000 / times.length).toFixed(2)} ms per next+submit; review.json ${(size / 1e6).toFixed(1)} MB written whole per group commit)`,
+      );
+    }
+    console.log(`each item to at most ${PER_ITEM} people, never twice to one: checked over ${seen.size} items.`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 runBench(async () => {
+  if (process.env.BENCH_STORE === 'json') return jsonStore();
   await admin(`CREATE SCHEMA ${SCHEMA}`);
   let server: Child | undefined;
   const store = new PostgresStore({ connectionString: schemaUrl('tribunal_bench_driver'), poolMax: POOL, migrate: false });
