@@ -33,7 +33,7 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string> }> =
   'postgres-logs.bench.ts': { env: { BENCH_LOGS: '300', BENCH_RUNS: '2' } },
   'proxy.bench.ts': { env: { BENCH_ROUNDS: '3', BENCH_UPSTREAM_MS: '5', BENCH_JUDGE_MS: '5' } },
   'provider-batch.bench.ts': { args: ['--rows', '20'] },
-  'review-next.bench.ts': { env: { BENCH_ITEMS: '300', BENCH_NEXTS: '40', BENCH_REVIEWERS: '4' } },
+  'review-next.bench.ts': { env: { BENCH_ITEMS: '300', BENCH_NEXTS: '40', BENCH_REVIEWERS: '4', BENCH_ROUNDS: '1', BENCH_CPU_CALLS: '10', BENCH_LABELS: '1000' } },
 };
 
 function runBench(file: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; out: string }> {
