@@ -54,9 +54,10 @@ export async function migrate(argv: string[]): Promise<number> {
   const config = loadConfig({ ...env, TRIBUNAL_STORE: 'json' });
   if (!config.databaseUrl) throw usageError('No PostgreSQL database: give --database-url postgres://... or set DATABASE_URL.');
   const { migrateJsonToPostgres, formatReport } = await import('../store/migrate-json.ts');
+  const { migrateRooms } = await import('./migrate-rooms.ts');
   const log = values.json ? () => {} : (line: string) => console.error(line);
   log(`Migrating ${config.dataDir} -> ${describeUrl(config.databaseUrl)}`);
-  const report = await migrateJsonToPostgres({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, log });
+  const report = await migrateJsonToPostgres({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, log, rooms: migrateRooms });
   console.log(values.json ? JSON.stringify(report) : formatReport(report));
   return report.ok ? 0 : 1;
 }
