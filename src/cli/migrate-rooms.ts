@@ -6,11 +6,11 @@
 // inserted with ON CONFLICT DO NOTHING, so a second run copies nothing twice; then everything is
 // read back through the rooms' PostgreSQL stores and compared.
 //
-// Left behind on purpose, and said so in the report:
-// - a lease still `leased` (a person holding an item in the JSON server): that server is stopped,
-//   and PostgreSQL hands the item out again; leases already `done` or `skipped` are history and move;
-// - rule units queued or running: they point at work of the JSON server's worker; the counters say
-//   what was sampled, the spans are copied, and new spans are queued by the PostgreSQL server.
+// Two things move as a restarted JSON server would see them:
+// - a lease still held keeps its expiry: the person may still submit until then, as on JSON;
+// - a rule's queued or running units move queued with no lease (a JSON server does the same at
+//   start-up: no worker of the stopped process holds them), and only together with their rule,
+//   in the rule's transaction: a second run never queues again a unit PostgreSQL has finished.
 import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
@@ -71,13 +71,10 @@ async function migrateReview(ctx: MigrateContext): Promise<void> {
   const { counts, target } = ctx;
   const data = readJson<ReviewData>(path.join(ctx.dataDir, 'review.json'), { queues: {}, items: {}, leases: {}, labels: {} });
   const queues = Object.values(data.queues).sort(oldestFirst);
-  let inFlight = 0;
-  const kept = (q: ReviewQueueRecord) => (data.leases[q.id] ?? []).filter((l) => l.state !== 'leased');
   for (const q of queues) {
     const items = data.items[q.id] ?? [];
-    const leases = kept(q);
+    const leases = data.leases[q.id] ?? [];
     const labels = data.labels[q.id] ?? [];
-    inFlight += (data.leases[q.id] ?? []).length - leases.length;
     counts.review_queues.source++;
     counts.review_items.source += items.length;
     counts.review_leases.source += leases.length;
@@ -110,7 +107,6 @@ async function migrateReview(ctx: MigrateContext): Promise<void> {
       );
     });
   }
-  if (inFlight) ctx.notCopied.push(`review_leases: ${inFlight} leases still held (state leased): their items are handed out again on PostgreSQL`);
 
   const pg = new PgReviewStore(target.pool);
   for (const q of queues) {
@@ -132,7 +128,7 @@ async function migrateReview(ctx: MigrateContext): Promise<void> {
         )
       ).map((l) => [`${l.item_id} ${l.annotator_id}`, l]),
     );
-    for (const l of kept(q)) ctx.compare('review_leases', `${q.id} ${l.item_id} ${l.annotator_id}`, l, leases.get(`${l.item_id} ${l.annotator_id}`));
+    for (const l of data.leases[q.id] ?? []) ctx.compare('review_leases', `${q.id} ${l.item_id} ${l.annotator_id}`, l, leases.get(`${l.item_id} ${l.annotator_id}`));
     const labels = new Map((await pg.listLabels(q.id)).map((l) => [l.id, l]));
     for (const l of data.labels[q.id] ?? []) ctx.compare('review_labels', `${q.id} ${l.id}`, l, labels.get(l.id));
   }
@@ -148,11 +144,18 @@ async function migrateRules(ctx: MigrateContext): Promise<void> {
   const { counts, target } = ctx;
   const data = readJson<RuleData>(path.join(ctx.dataDir, 'traces', 'rules.json'), { rules: {}, counters: {}, jobs: {} });
   const rules = Object.values(data.rules).sort(oldestFirst);
+  // As a JSON server resumes them at start-up: waiting, held by no worker.
+  const units = (ruleId: string) =>
+    Object.values(data.jobs)
+      .filter((j) => j.rule_id === ruleId)
+      .map((j): EvalJob => ({ ...j, state: 'queued', lease_until: null }))
+      .sort(oldestFirst);
   for (const r of rules) {
     const counters = data.counters[r.id] ?? {};
     counts.evaluation_rules.source++;
     counts.rule_counters.source += Object.keys(counters).length;
-    // The counters only with the rule, in one transaction: a second run adds nothing to them.
+    counts.rule_units.source += units(r.id).length;
+    // The counters and units only with the rule, in one transaction: a second run adds nothing to them.
     await inTransaction(target.pool, async (c) => {
       const added = await c.query('INSERT INTO evaluation_rules (id, org_id, created_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
         r.id,
@@ -169,16 +172,30 @@ async function migrateRules(ctx: MigrateContext): Promise<void> {
         keys.map((k) => counters[k]),
       ]);
       counts.rule_counters.copied += n.rowCount ?? 0;
+      for (const j of units(r.id)) {
+        const u = await c.query(
+          'INSERT INTO evaluation_jobs (id, rule_id, state, created_at, run_after, lease_until, record) VALUES ($1, $2, $3, $4, $5, NULL, $6) ON CONFLICT DO NOTHING',
+          [j.id, r.id, j.state, j.created_at, j.run_after, JSON.stringify(j)],
+        );
+        counts.rule_units.copied += u.rowCount ?? 0;
+      }
     });
   }
-  const units = Object.values(data.jobs).filter((j) => data.rules[j.rule_id]).length;
-  if (units) ctx.notCopied.push(`evaluation rule units: ${units} queued or running in the JSON server (their spans are copied; new spans are queued on PostgreSQL)`);
 
   const pg = new PgRuleStore(target.pool);
   for (const r of rules) {
     ctx.compare('evaluation_rules', r.id, r, await pg.getRule(r.id));
     const stored = await pg.counters(r.id);
     for (const [key, n] of Object.entries(data.counters[r.id] ?? {})) ctx.compare('rule_counters', `${r.id} ${key}`, n, stored[key]);
+    // Read as the worker reads them (PgRuleStore's jobOf): the record with its columns over it.
+    const { rows } = await target.pool.query('SELECT id, record, state, lease_until, run_after FROM evaluation_jobs WHERE rule_id = $1', [r.id]);
+    const queued = new Map(
+      rows.map((row) => [
+        row.id as string,
+        { ...row.record, state: row.state, lease_until: row.lease_until && new Date(row.lease_until).toISOString(), run_after: new Date(row.run_after).toISOString() },
+      ]),
+    );
+    for (const j of units(r.id)) ctx.compare('rule_units', `${r.id} ${j.id}`, j, queued.get(j.id));
   }
 }
 
@@ -235,6 +252,6 @@ export async function migrateRooms(ctx: MigrateContext): Promise<void> {
   await migrateTraces(ctx);
   const c = ctx.counts;
   ctx.log(
-    `Copied ${c.review_queues.copied} review queues (${c.review_items.copied} items, ${c.review_labels.copied} labels), ${c.evaluation_rules.copied} evaluation rules, ${c.trace_spans.copied} spans (${c.span_evaluations.copied} evaluations).`,
+    `Copied ${c.review_queues.copied} review queues (${c.review_items.copied} items, ${c.review_labels.copied} labels), ${c.evaluation_rules.copied} evaluation rules (${c.rule_units.copied} queued units), ${c.trace_spans.copied} spans (${c.span_evaluations.copied} evaluations).`,
   );
 }

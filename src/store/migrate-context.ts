@@ -9,8 +9,27 @@ export type ExtraKind = 'files' | 'claim_tokens' | 'synthetic_data' | 'budget_ca
 export const EXTRA_KINDS: ExtraKind[] = ['files', 'claim_tokens', 'synthetic_data', 'budget_caps', 'budget_counters', 'provider_batches'];
 
 /** The rooms beside the Store (review queues, evaluation rules, spans): migrated by src/cli/migrate-rooms.ts. */
-export type RoomKind = 'review_queues' | 'review_items' | 'review_leases' | 'review_labels' | 'evaluation_rules' | 'rule_counters' | 'trace_spans' | 'span_evaluations';
-export const ROOM_KINDS: RoomKind[] = ['review_queues', 'review_items', 'review_leases', 'review_labels', 'evaluation_rules', 'rule_counters', 'trace_spans', 'span_evaluations'];
+export type RoomKind =
+  | 'review_queues'
+  | 'review_items'
+  | 'review_leases'
+  | 'review_labels'
+  | 'evaluation_rules'
+  | 'rule_counters'
+  | 'rule_units'
+  | 'trace_spans'
+  | 'span_evaluations';
+export const ROOM_KINDS: RoomKind[] = [
+  'review_queues',
+  'review_items',
+  'review_leases',
+  'review_labels',
+  'evaluation_rules',
+  'rule_counters',
+  'rule_units',
+  'trace_spans',
+  'span_evaluations',
+];
 
 export type BaseKind = 'organizations' | 'api_keys' | 'projects' | 'evaluators' | 'evaluator_versions' | 'judges' | 'judge_versions' | 'models' | 'execution_logs' | 'annotations';
 export type Kind = BaseKind | RunKind | ExtraKind | RoomKind;
