@@ -217,6 +217,31 @@ describe('tribunal migrate: attachments, review queues, evaluation rules, spans,
     assert.equal((await migrate()).ok, true);
   });
 
+  it('an item PostgreSQL holds under another id is reported, not a crash; once removed, a run copies it back with its three leases and its label', async () => {
+    const pg = new PostgresStore({ connectionString: schema.url, poolMax: 1 });
+    await pg.init();
+    try {
+      const labelled = (await pg.sql('SELECT item_id FROM review_labels WHERE queue_id = $1', [queueId])).rows[0].item_id as string;
+      const item = (await pg.sql('SELECT * FROM review_items WHERE id = $1', [labelled])).rows[0];
+      await pg.sql('DELETE FROM review_items WHERE id = $1', [labelled]); // its leases and labels go with it
+      await pg.sql('INSERT INTO review_items (id, queue_id, execution_log_id, source, created_at) VALUES ($1, $2, $3, $4, now())', [
+        'rvi_stranger',
+        queueId,
+        item.execution_log_id,
+        'manual',
+      ]);
+      const report = await migrate();
+      assert.equal(report.ok, false);
+      assert.deepEqual(report.mismatches.map((m) => m.split(':')[0]).sort(), ['review_items', 'review_labels', 'review_leases', 'review_leases', 'review_leases']);
+      await pg.sql('DELETE FROM review_items WHERE id = $1', ['rvi_stranger']);
+      const repaired = await migrate();
+      assert.equal(repaired.ok, true, formatReport(repaired));
+      assert.deepEqual([repaired.counts.review_items.copied, repaired.counts.review_leases.copied, repaired.counts.review_labels.copied], [1, 3, 1]);
+    } finally {
+      await pg.close();
+    }
+  });
+
   it('on PostgreSQL: the files, the queue, the rules, the trace and the caps answer as they did', async () => {
     const pg = new PostgresStore({ connectionString: schema.url });
     await pg.init();

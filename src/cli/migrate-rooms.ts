@@ -60,6 +60,13 @@ async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise
 const oldestFirst = <T extends { created_at: string; id: string }>(a: T, b: T) =>
   a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
+/**
+ * Leases and labels only of an item this queue holds ($1 the item, $2 the queue): when PostgreSQL
+ * holds another item for the same log (an edited database), that is a mismatch to report, not a
+ * foreign-key error that stops the migration.
+ */
+const ITEM_HERE = 'WHERE EXISTS (SELECT 1 FROM review_items WHERE id = $1 AND queue_id = $2)';
+
 interface ReviewData {
   queues: Record<string, ReviewQueueRecord>;
   items: Record<string, ReviewItemRecord[]>;
@@ -98,12 +105,14 @@ async function migrateReview(ctx: MigrateContext): Promise<void> {
         items.map((i) => [i.id, q.id, i.execution_log_id, i.source, i.done, i.done < q.annotators_per_item, i.adjudicated_at, i.created_at]),
       );
       counts.review_leases.copied += await rows(
-        'INSERT INTO review_leases (item_id, annotator_id, queue_id, state, expires_at, reason, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-        leases.map((l) => [l.item_id, l.annotator_id, q.id, l.state, l.expires_at, l.reason, l.created_at, l.updated_at]),
+        `INSERT INTO review_leases (item_id, queue_id, annotator_id, state, expires_at, reason, created_at, updated_at)
+         SELECT $1::text, $2::text, $3::text, $4::text, $5::timestamptz, $6::text, $7::timestamptz, $8::timestamptz ${ITEM_HERE}`,
+        leases.map((l) => [l.item_id, q.id, l.annotator_id, l.state, l.expires_at, l.reason, l.created_at, l.updated_at]),
       );
       counts.review_labels.copied += await rows(
-        'INSERT INTO review_labels (id, queue_id, item_id, execution_log_id, evaluator_id, annotator_id, score, note, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-        labels.map((l) => [l.id, q.id, l.item_id, l.execution_log_id, l.evaluator_id, l.annotator_id, l.score, l.note, l.created_at]),
+        `INSERT INTO review_labels (item_id, queue_id, id, execution_log_id, evaluator_id, annotator_id, score, note, created_at)
+         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::float8, $8::text, $9::timestamptz ${ITEM_HERE}`,
+        labels.map((l) => [l.item_id, q.id, l.id, l.execution_log_id, l.evaluator_id, l.annotator_id, l.score, l.note, l.created_at]),
       );
     });
   }
@@ -213,7 +222,13 @@ async function migrateTraces(ctx: MigrateContext): Promise<void> {
   const evaluations = readLines<SpanEvaluation>(path.join(dir, 'evaluations.jsonl'));
   const pg = new PgTraceStore(target.pool);
   const byOrg = new Map<string, SpanRecord[]>();
-  for (const spans of traces.values()) for (const s of spans.values()) byOrg.set(s.org_id, [...(byOrg.get(s.org_id) ?? []), s]);
+  for (const spans of traces.values()) {
+    for (const s of spans.values()) {
+      const list = byOrg.get(s.org_id) ?? [];
+      list.push(s);
+      byOrg.set(s.org_id, list);
+    }
+  }
   for (const [orgId, spans] of byOrg) {
     counts.trace_spans.source += spans.length;
     for (let i = 0; i < spans.length; i += ctx.batchSize) {
