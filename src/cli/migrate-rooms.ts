@@ -61,11 +61,27 @@ const oldestFirst = <T extends { created_at: string; id: string }>(a: T, b: T) =
   a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /**
- * Leases and labels only of an item this queue holds ($1 the item, $2 the queue): when PostgreSQL
- * holds another item for the same log (an edited database), that is a mismatch to report, not a
- * foreign-key error that stops the migration.
+ * Leases and labels only of an item this queue holds: when PostgreSQL holds another item for the
+ * same log (an edited database), that is a mismatch to report, not a foreign-key error that stops
+ * the migration.
  */
-const ITEM_HERE = 'WHERE EXISTS (SELECT 1 FROM review_items WHERE id = $1 AND queue_id = $2)';
+const ITEM_HERE = 'WHERE EXISTS (SELECT 1 FROM review_items i WHERE i.id = t.item_id AND i.queue_id = t.queue_id)';
+
+/** Inserts rows a thousand at a time (one array per column), keeping any already there; answers how many were new. */
+async function bulk(c: pg.PoolClient, table: string, columns: Record<string, string>, rows: unknown[][], where = ''): Promise<number> {
+  const names = Object.keys(columns);
+  const arrays = Object.values(columns).map((type, i) => `$${i + 1}::${type}[]`);
+  let n = 0;
+  for (let i = 0; i < rows.length; i += 1000) {
+    const chunk = rows.slice(i, i + 1000);
+    const r = await c.query(
+      `INSERT INTO ${table} (${names.join(', ')}) SELECT * FROM unnest(${arrays.join(', ')}) AS t(${names.join(', ')}) ${where} ON CONFLICT DO NOTHING`,
+      names.map((_, col) => chunk.map((row) => row[col])),
+    );
+    n += r.rowCount ?? 0;
+  }
+  return n;
+}
 
 interface ReviewData {
   queues: Record<string, ReviewQueueRecord>;
@@ -95,24 +111,35 @@ async function migrateReview(ctx: MigrateContext): Promise<void> {
         JSON.stringify(q),
       ]);
       counts.review_queues.copied += added.rowCount ?? 0;
-      const rows = async (sql: string, list: unknown[][]) => {
-        let n = 0;
-        for (const params of list) n += (await c.query(`${sql} ON CONFLICT DO NOTHING`, params)).rowCount ?? 0;
-        return n;
-      };
-      counts.review_items.copied += await rows(
-        'INSERT INTO review_items (id, queue_id, execution_log_id, source, done, open, adjudicated_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+      counts.review_items.copied += await bulk(
+        c,
+        'review_items',
+        { id: 'text', queue_id: 'text', execution_log_id: 'text', source: 'text', done: 'int', open: 'boolean', adjudicated_at: 'timestamptz', created_at: 'timestamptz' },
         items.map((i) => [i.id, q.id, i.execution_log_id, i.source, i.done, i.done < q.annotators_per_item, i.adjudicated_at, i.created_at]),
       );
-      counts.review_leases.copied += await rows(
-        `INSERT INTO review_leases (item_id, queue_id, annotator_id, state, expires_at, reason, created_at, updated_at)
-         SELECT $1::text, $2::text, $3::text, $4::text, $5::timestamptz, $6::text, $7::timestamptz, $8::timestamptz ${ITEM_HERE}`,
+      counts.review_leases.copied += await bulk(
+        c,
+        'review_leases',
+        { item_id: 'text', queue_id: 'text', annotator_id: 'text', state: 'text', expires_at: 'timestamptz', reason: 'text', created_at: 'timestamptz', updated_at: 'timestamptz' },
         leases.map((l) => [l.item_id, q.id, l.annotator_id, l.state, l.expires_at, l.reason, l.created_at, l.updated_at]),
+        ITEM_HERE,
       );
-      counts.review_labels.copied += await rows(
-        `INSERT INTO review_labels (item_id, queue_id, id, execution_log_id, evaluator_id, annotator_id, score, note, created_at)
-         SELECT $1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::float8, $8::text, $9::timestamptz ${ITEM_HERE}`,
+      counts.review_labels.copied += await bulk(
+        c,
+        'review_labels',
+        {
+          item_id: 'text',
+          queue_id: 'text',
+          id: 'text',
+          execution_log_id: 'text',
+          evaluator_id: 'text',
+          annotator_id: 'text',
+          score: 'float8',
+          note: 'text',
+          created_at: 'timestamptz',
+        },
         labels.map((l) => [l.item_id, q.id, l.id, l.execution_log_id, l.evaluator_id, l.annotator_id, l.score, l.note, l.created_at]),
+        ITEM_HERE,
       );
     });
   }
@@ -240,13 +267,14 @@ async function migrateTraces(ctx: MigrateContext): Promise<void> {
   const evalKey = (e: SpanEvaluation) => `${e.org_id}\u0000${e.trace_id}\u0000${e.execution_log_id}`;
   const uniqueEvals = [...new Map(evaluations.map((e) => [evalKey(e), e])).values()];
   counts.span_evaluations.source = uniqueEvals.length;
-  for (const e of uniqueEvals) {
-    const r = await target.pool.query(
-      'INSERT INTO trace_evaluations (org_id, trace_id, span_id, execution_log_id, created_at, record) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING',
-      [e.org_id, e.trace_id, e.span_id, e.execution_log_id, e.created_at, JSON.stringify(e)],
-    );
-    counts.span_evaluations.copied += r.rowCount ?? 0;
-  }
+  counts.span_evaluations.copied += await inTransaction(target.pool, (c) =>
+    bulk(
+      c,
+      'trace_evaluations',
+      { org_id: 'text', trace_id: 'text', span_id: 'text', execution_log_id: 'text', created_at: 'timestamptz', record: 'json' },
+      uniqueEvals.map((e) => [e.org_id, e.trace_id, e.span_id, e.execution_log_id, e.created_at, JSON.stringify(e)]),
+    ),
+  );
 
   for (const spans of traces.values()) {
     const first = spans.values().next().value as SpanRecord;
