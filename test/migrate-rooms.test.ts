@@ -31,6 +31,7 @@ describe('tribunal migrate: attachments, review queues, evaluation rules, spans,
   let ruleNow: string;
   let ruleLater: string;
   let traceId: string;
+  let spanId: string;
   const files: Array<{ id: string; data: Buffer }> = [];
   /** What the JSON server answered, by path: the server on PostgreSQL must answer the same. */
   const answers = new Map<string, any>();
@@ -107,7 +108,7 @@ describe('tribunal migrate: attachments, review queues, evaluation rules, spans,
             })
             .end();
         });
-        if (service === 'mig-now') traceId = spans[0].spanContext().traceId;
+        if (service === 'mig-now') [traceId, spanId] = [spans[0].spanContext().traceId, spans[0].spanContext().spanId];
         assert.equal((await exportSpans({ url: server.url, key, encoding: 'json' }, spans)).code, ExportResultCode.SUCCESS);
       }
       for (let i = 0; i < 400; i++) {
@@ -117,6 +118,15 @@ describe('tribunal migrate: attachments, review queues, evaluation rules, spans,
       }
       assert.equal((await call(server, 'GET', `/v1/evaluation-rules/${ruleNow}/`)).status.done, 1);
       assert.equal((await call(server, 'GET', `/v1/evaluation-rules/${ruleLater}/`)).status.queued, 1);
+      // A GenAI log record for the judged span, through POST /otel/v1/logs: read as one of its events.
+      const record = {
+        timeUnixNano: `${Date.now()}000000`,
+        traceId,
+        spanId,
+        attributes: [{ key: 'event.name', value: { stringValue: 'gen_ai.user.message' } }],
+        body: { kvlistValue: { values: [{ key: 'content', value: { stringValue: 'Where is my parcel?' } }] } },
+      };
+      await call(server, 'POST', '/otel/v1/logs', { resourceLogs: [{ resource: { attributes: [] }, scopeLogs: [{ scope: {}, logRecords: [record] }] }] });
       for (const p of paths()) answers.set(p, await call(server, 'GET', p));
       answers.set('budgets', await call(server, 'GET', '/v1/budgets/'));
       answers.set('later', await call(server, 'GET', `/v1/evaluation-rules/${ruleLater}/`));
@@ -175,7 +185,8 @@ describe('tribunal migrate: attachments, review queues, evaluation rules, spans,
     assert.deepEqual(c.evaluation_rules, all(2));
     assert.ok(c.rule_counters.source >= 3 && c.rule_counters.copied === c.rule_counters.source, JSON.stringify(c.rule_counters));
     assert.deepEqual(c.rule_units, all(1)); // the unit waiting out its delay
-    assert.deepEqual(c.trace_spans, all(2));
+    assert.deepEqual(c.trace_spans, all(2)); // the judged one read with its log record among its events
+    assert.deepEqual(c.trace_log_events, { source: 1, copied: 1, verified: 1 });
     assert.deepEqual(c.span_evaluations, all(1));
     assert.deepEqual(c.budget_caps, all(1));
     assert.ok(c.budget_counters.source >= 2 && c.budget_counters.copied === c.budget_counters.source, JSON.stringify(c.budget_counters));

@@ -20,7 +20,7 @@ import type { MigrateContext } from '../store/migrate-context.ts';
 import { PgRuleStore } from '../store/postgres/eval-rules.ts';
 import { PgTraceStore } from '../store/postgres/traces.ts';
 import type { EvalJob, RuleRecord } from '../traces/rules/types.ts';
-import type { SpanEvaluation, SpanRecord } from '../traces/types.ts';
+import { logEventKey, type SpanEvaluation, type SpanLogEvent, type SpanRecord } from '../traces/types.ts';
 
 function readJson<T>(file: string, empty: T): T {
   if (!fs.existsSync(file)) return empty;
@@ -248,6 +248,7 @@ async function migrateTraces(ctx: MigrateContext): Promise<void> {
   }
   const evaluations = readLines<SpanEvaluation>(path.join(dir, 'evaluations.jsonl'));
   const pg = new PgTraceStore(target.pool);
+  const logEvents = await migrateLogEvents(ctx, pg, dir);
   const byOrg = new Map<string, SpanRecord[]>();
   for (const spans of traces.values()) {
     for (const s of spans.values()) {
@@ -279,7 +280,13 @@ async function migrateTraces(ctx: MigrateContext): Promise<void> {
   for (const spans of traces.values()) {
     const first = spans.values().next().value as SpanRecord;
     const stored = new Map((await pg.getTrace(first.org_id, first.trace_id)).map((s) => [s.span_id, s]));
-    for (const s of spans.values()) ctx.compare('trace_spans', `${s.trace_id} ${s.span_id}`, s, stored.get(s.span_id));
+    // A span is read with the GenAI log records sent for it (POST /otel/v1/logs) among its events, on
+    // both stores: compare with those added, events in one canonical order.
+    for (const s of spans.values()) {
+      const expected = { ...s, events: [...s.events, ...(logEvents.get(`${s.org_id}:${s.trace_id}:${s.span_id}`) ?? [])] };
+      const got = stored.get(s.span_id);
+      ctx.compare('trace_spans', `${s.trace_id} ${s.span_id}`, canonicalEvents(expected), got && canonicalEvents(got));
+    }
   }
   const storedEvals = new Map<string, SpanEvaluation>();
   for (const key of new Set(uniqueEvals.map((e) => `${e.org_id}\u0000${e.trace_id}`))) {
@@ -287,6 +294,47 @@ async function migrateTraces(ctx: MigrateContext): Promise<void> {
     for (const e of await pg.listEvaluations(orgId, traceId)) storedEvals.set(evalKey(e), e);
   }
   for (const e of uniqueEvals) ctx.compare('span_evaluations', `${e.trace_id} ${e.execution_log_id}`, e, storedEvals.get(evalKey(e)));
+}
+
+const canonicalEvents = <S extends SpanRecord>(s: S): S => ({
+  ...s,
+  events: s.events
+    .map((e) => JSON.stringify(e))
+    .sort()
+    .map((e) => JSON.parse(e)),
+});
+
+/**
+ * The GenAI log records kept for spans (traces/log-events.jsonl): copied (a record already there is
+ * not added twice: the trace store keys them by time, name and content) and counted per organization.
+ * Answers each span's records' events, by "org:trace:span", for the spans' check.
+ */
+async function migrateLogEvents(ctx: MigrateContext, pg: PgTraceStore, dir: string): Promise<Map<string, SpanLogEvent['event'][]>> {
+  const { counts } = ctx;
+  const byOrg = new Map<string, Map<string, SpanLogEvent>>();
+  for (const line of readLines<SpanLogEvent & { org_id: string }>(path.join(dir, 'log-events.jsonl'))) {
+    const { org_id, ...event } = line as SpanLogEvent & { org_id: string; key?: string };
+    delete (event as { key?: string }).key;
+    const list = byOrg.get(org_id) ?? new Map<string, SpanLogEvent>();
+    list.set(`${event.trace_id}:${event.span_id}:${logEventKey(event)}`, event);
+    byOrg.set(org_id, list);
+  }
+  const bySpan = new Map<string, SpanLogEvent['event'][]>();
+  for (const [orgId, events] of byOrg) {
+    const all = [...events.values()];
+    counts.trace_log_events.source += all.length;
+    for (let i = 0; i < all.length; i += ctx.batchSize) {
+      counts.trace_log_events.copied += (await pg.insertLogEvents(orgId, all.slice(i, i + ctx.batchSize), Number.MAX_SAFE_INTEGER)).inserted;
+    }
+    const stored = await pg.countLogEvents(orgId);
+    if (stored < all.length) ctx.compare('trace_log_events', `${orgId}: ${stored} of ${all.length} records`, all.length, stored);
+    else counts.trace_log_events.verified += all.length;
+    for (const e of all) {
+      const key = `${orgId}:${e.trace_id}:${e.span_id}`;
+      bySpan.set(key, [...(bySpan.get(key) ?? []), e.event]);
+    }
+  }
+  return bySpan;
 }
 
 export async function migrateRooms(ctx: MigrateContext): Promise<void> {

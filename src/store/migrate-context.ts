@@ -18,6 +18,7 @@ export type RoomKind =
   | 'rule_counters'
   | 'rule_units'
   | 'trace_spans'
+  | 'trace_log_events'
   | 'span_evaluations';
 export const ROOM_KINDS: RoomKind[] = [
   'review_queues',
@@ -28,6 +29,7 @@ export const ROOM_KINDS: RoomKind[] = [
   'rule_counters',
   'rule_units',
   'trace_spans',
+  'trace_log_events',
   'span_evaluations',
 ];
 
