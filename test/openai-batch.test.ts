@@ -9,7 +9,7 @@ import { newNonce } from '../src/engine/fence.ts';
 import { buildPrompt, SCORE_TOOL } from '../src/engine/prompt.ts';
 import type { BatchOutcome } from '../src/engine/providers/anthropic-batch.ts';
 import { OpenAIBatchClient } from '../src/engine/providers/openai-batch.ts';
-import type { StructuredCall } from '../src/engine/model.ts';
+import type { StructuredCall } from '../src/engine/providers/model.ts';
 import { startFakeOpenAIBatches, type FakeOpenAIBatches } from './helpers/fake-openai-batches.ts';
 
 let fake: FakeOpenAIBatches;

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import type { Config } from '../../src/config.ts';
 import { prepareRunInput } from '../../src/conversation/validate.ts';
-import { costUsd } from '../../src/engine/cost.ts';
+import { costUsd } from '../../src/engine/providers/cost.ts';
 import { fence, newNonce } from '../../src/engine/fence.ts';
 import type { Engine, ScoringTarget } from '../../src/engine/scoring.ts';
 import { callStructured, type Checked } from '../../src/engine/structured-call.ts';

@@ -3,9 +3,9 @@
 // is stored (secret-box.ts), opened only to make a call, and never part of any answer or message.
 import type { RequestContext } from '../context.ts';
 import { failureStatus } from '../engine/structured-call.ts';
-import { ModelCallError } from '../engine/model-errors.ts';
+import { ModelCallError } from '../engine/providers/model-errors.ts';
 import { addressPolicy, defaultBaseUrl, providerModel } from '../engine/providers/index.ts';
-import { refuseLiteral } from '../engine/address-policy.ts';
+import { refuseLiteral } from '../engine/providers/address-policy.ts';
 import { notFound, TribunalError, validationError } from '../errors.ts';
 import { looksLikeId, newId } from '../ids.ts';
 import type { Model, ModelCapabilities } from '../schemas.ts';

@@ -2,8 +2,8 @@
 // call, add up the tokens spent (failed and malformed attempts are billed too), validate the answer,
 // and ask again with the problems when it is malformed. Transport retries (rate limits, overload,
 // timeouts) happen below, in resilient-model.ts; this loop retries only answers it cannot use.
-import type { JudgeModel, ModelUsage, StructuredAnswer, StructuredCall } from './model.ts';
-import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
+import type { JudgeModel, ModelUsage, StructuredAnswer, StructuredCall } from './providers/model.ts';
+import { ModelCallError, type ModelErrorKind } from './providers/model-errors.ts';
 
 export interface CallUsage {
   calls: number;

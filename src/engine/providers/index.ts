@@ -5,13 +5,13 @@
 import type { Config } from '../../config.ts';
 import type { ModelCapabilities } from '../../schemas.ts';
 import type { ModelRecord } from '../../store/types.ts';
-import { AnthropicJudgeModel } from '../anthropic-model.ts';
-import { Limiter } from '../limiter.ts';
-import type { JudgeModel } from '../model.ts';
-import { ResilientJudgeModel, type ModelCallObserver } from '../resilient-model.ts';
+import { AnthropicJudgeModel } from './anthropic-model.ts';
+import { Limiter } from './limiter.ts';
+import type { JudgeModel } from './model.ts';
+import { ResilientJudgeModel, type ModelCallObserver } from './resilient-model.ts';
 import type { AnswerStrategy } from './json-answer.ts';
 import { OpenAIJudgeModel } from './openai.ts';
-import type { AddressPolicy } from '../address-policy.ts';
+import type { AddressPolicy } from './address-policy.ts';
 import { RedactingModel } from './upstream-text.ts';
 
 export type ProviderModel = JudgeModel & { verify(model: string, timeoutMs: number): Promise<ModelCapabilities> };
