@@ -28,8 +28,6 @@ export interface JurorOutcome {
   failure?: ModelErrorKind;
 }
 
-/** The most jurors an evaluator may name. */
-export const MAX_JURORS = 5;
 /** The pass mark of a majority vote. */
 export const MAJORITY_THRESHOLD = 0.5;
 
