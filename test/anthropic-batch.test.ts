@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { costUsd } from '../src/engine/providers/cost.ts';
-import { newNonce } from '../src/engine/fence.ts';
+import { newNonce } from '../src/conversation/fence.ts';
 import { buildPrompt, SCORE_TOOL } from '../src/engine/prompt.ts';
 import { AnthropicBatchClient, batchCostUsd, type BatchOutcome } from '../src/engine/providers/anthropic-batch.ts';
 import type { StructuredCall } from '../src/engine/providers/model.ts';

@@ -104,7 +104,7 @@ class ProviderBatchModel implements JudgeModel {
 
   async call(request: StructuredCall): Promise<StructuredAnswer> {
     await batchGate()?.(); // no request is added after the run was cancelled
-    // Without TRIBUNAL_SECRET_KEY the fence nonce (24 hex digits, engine/fence.ts) changes with each
+    // Without TRIBUNAL_SECRET_KEY the fence nonce (24 hex digits, conversation/fence.ts) changes with each
     // process: left out, so that the id stays the same after a restart.
     const bytes = JSON.stringify([this.account.key, request.model, request.system, request.prompt, request.tool]).replace(NONCE, '');
     const hash = createHash('sha256').update(bytes).digest('hex');

@@ -23,7 +23,7 @@ import type { AnswerStrategy } from './providers/json-answer.ts';
 import type { JudgeModel } from './providers/model.ts';
 import { ModelCallError, type ModelErrorKind } from './providers/model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
-import { versionNonce } from './fence.ts';
+import { versionNonce } from '../conversation/fence.ts';
 import { withResultCache, type ResultSettings } from './result-cache.ts';
 import { degenerateReason } from './degenerate.ts';
 import { callStructured, failureStatus, gaveUp } from './structured-call.ts';

@@ -4,7 +4,7 @@
 // The answer is checked (names, coverage, counts) and retried with the problems spelled out.
 import { z } from 'zod';
 import type { JudgeModel } from '../engine/providers/model.ts';
-import { escapeData } from '../engine/fence.ts';
+import { escapeData } from '../conversation/fence.ts';
 import { runStep } from '../generation/structured.ts';
 import type { EvaluatorRecord, JudgeRecord, SyntheticSample } from '../store/types.ts';
 
