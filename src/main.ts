@@ -3,7 +3,7 @@ import http from 'node:http';
 import { startAdminSocket } from './admin-socket.ts';
 import { buildServices, stopServices } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
-import { scheduleDemoPurge } from './domain/demo-purge.ts';
+import { scheduleDemoPurge } from './demo-purge.ts';
 import { modelWarnings } from './engine/providers/model-check.ts';
 import { InFlightRequests } from './http/in-flight.ts';
 import { createObservability } from './observability/index.ts';

@@ -15,7 +15,7 @@ import { costUsd } from '../../src/engine/providers/cost.ts';
 import { fence, newNonce } from '../../src/conversation/fence.ts';
 import type { Engine, ScoringTarget } from '../../src/engine/scoring.ts';
 import { callStructured, type Checked } from '../../src/engine/structured-call.ts';
-import { seededRandom } from '../../src/review/fitness.ts';
+import { seededRandom } from '../../src/calibration/fitness.ts';
 import type { EvaluatorRecord } from '../../src/store/types.ts';
 import { shareInterval, type Interval } from './intervals.ts';
 import { UsageError } from './provider.ts';

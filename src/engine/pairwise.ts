@@ -27,7 +27,7 @@ import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
 import type { ScoringEngine } from './types.ts';
 import { scoresWithoutModel } from '../checks/score.ts'; // h-checks
 import { compareWithoutModel } from '../checks/pairwise.ts';
-import { roundMs } from './result-base.ts';
+import { roundMs } from '../checks/result-base.ts';
 import { attachmentNote, checkAttachmentTargets, loadAttachments } from './attachments.ts';
 import type { ModelAttachment } from './providers/model.ts';
 

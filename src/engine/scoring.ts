@@ -35,7 +35,7 @@ import { scoresWithoutModel, scoreWithoutModel } from '../checks/score.ts'; // h
 import { feedReviewQueues } from '../review/sources.ts'; // h-review
 import { log as processLog } from '../log.ts';
 import { confidenceOf, withConfidence } from './confidence.ts';
-import { resultBase, roundMs } from './result-base.ts';
+import { resultBase, roundMs } from '../checks/result-base.ts';
 import { attachmentNote, checkAttachmentTargets, loadAttachments } from './attachments.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */
