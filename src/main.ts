@@ -11,7 +11,7 @@ import { rateLimitBackend } from './rate-limit.ts';
 import { createServer } from './server.ts';
 import { ensureServerSecret } from './secret-file.ts';
 import { openStore } from './store/index.ts';
-import { commandName } from './cli/invocation.ts';
+import { commandName } from './invocation.ts';
 import { log, setProcessLogger } from './log.ts';
 
 export async function serve(config: Config): Promise<{ close: () => Promise<void>; url: string }> {

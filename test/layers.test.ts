@@ -59,7 +59,7 @@ LAYERS[4][1].push(/^src\/files\/routes\.ts$/);
 LAYERS[2][1].push(/^src\/quotas\//, /^src\/secret-file\.ts$/);
 LAYERS[4][1].push(/^src\/openapi-ops\.ts$/);
 // the demo purge (main.ts schedules it; it purges every room's tables) with the entry points
-LAYERS[5][1].push(/^src\/demo-purge\.ts$/);
+LAYERS[5][1].push(/^src\/(demo-purge|invocation)\.ts$/);
 
 const layerOf = (file: string) => LAYERS.findIndex(([, members]) => members.some((re) => re.test(file)));
 

@@ -1,5 +1,5 @@
 // tribunal serve: start the server in this process (same as npm start), configured by the environment.
-import { withCommandName } from './invocation.ts';
+import { withCommandName } from '../invocation.ts';
 
 const SERVE_USAGE = `Usage: tribunal serve
 
