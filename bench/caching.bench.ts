@@ -83,10 +83,10 @@ if (process.argv[2] === '--serve') {
 
 async function promptCacheCost() {
   const { startFakeAnthropic } = await import('../test/helpers/fake-anthropic.ts');
-  const { AnthropicJudgeModel } = await import('../src/engine/anthropic-model.ts');
+  const { AnthropicJudgeModel } = await import('../src/engine/providers/anthropic-model.ts');
   const { buildPrompt, SCORE_TOOL } = await import('../src/engine/prompt.ts');
-  const { versionNonce } = await import('../src/engine/fence.ts');
-  const { costUsd } = await import('../src/engine/cost.ts');
+  const { versionNonce } = await import('../src/conversation/fence.ts');
+  const { costUsd } = await import('../src/engine/providers/cost.ts');
   const { DEFAULT_PRICES } = await import('../src/prices.ts');
   const fake = await startFakeAnthropic();
   const model = new AnthropicJudgeModel({ apiKey: 'bench-dummy-key', baseUrl: fake.url });

@@ -1,6 +1,6 @@
 // One judge-model call, two ways, in the same process against the same fake model (issue 33): the
 // SDK client (@anthropic-ai/sdk's messages.create over Tribunal's undici fetch, as scoring called
-// it before) and the direct Messages API call scoring makes now (src/engine/messages-request.ts).
+// it before) and the direct Messages API call scoring makes now (src/engine/providers/messages-request.ts).
 // The parameters are a scoring call's: a cached ~2.5k-character system prompt, the forced tool, a
 // user prompt. The fake runs in a child process, so this process's CPU is the caller's alone.
 // Rounds alternate between the two, BENCH_CONCURRENCY calls in flight, BENCH_CALLS calls a round;
@@ -9,8 +9,8 @@
 //   node --import tsx bench/model-call.bench.ts   (BENCH_CALLS=2000 BENCH_ROUNDS=7 BENCH_CONCURRENCY=16)
 import Anthropic from '@anthropic-ai/sdk';
 import { DEFAULT_MODEL } from '../src/config.ts';
-import { createHttpFetch } from '../src/engine/http-fetch.ts';
-import { MessagesEndpoint } from '../src/engine/messages-request.ts';
+import { createHttpFetch } from '../src/engine/providers/http-fetch.ts';
+import { MessagesEndpoint } from '../src/engine/providers/messages-request.ts';
 import { envNumber, median, runBench, serveChild, serveFake, startChild, stopChildren } from './harness.ts';
 
 if (process.argv[2] === '--serve') await serveChild(() => serveFake(0));

@@ -8,8 +8,8 @@
 //
 //   node --import tsx bench/provider-batch.bench.ts [--rows N]
 import { parseArgs } from 'node:util';
-import { costUsd } from '../src/engine/cost.ts';
-import { versionNonce } from '../src/engine/fence.ts';
+import { costUsd } from '../src/engine/providers/cost.ts';
+import { versionNonce } from '../src/conversation/fence.ts';
 import { buildPrompt, SCORE_TOOL } from '../src/engine/prompt.ts';
 import { AnthropicBatchClient, batchCostUsd } from '../src/engine/providers/anthropic-batch.ts';
 import { DEFAULT_PRICES } from '../src/prices.ts';

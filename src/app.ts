@@ -7,7 +7,7 @@ import { syncPresets } from './domain/presets.ts';
 import { log } from './log.ts';
 import { settleJudging } from './proxy/background.ts'; // h-proxy
 import { createJudgeModel, createScoringEngine } from './engine/index.ts';
-import type { ModelCallObserver } from './engine/resilient-model.ts';
+import type { ModelCallObserver } from './engine/providers/resilient-model.ts';
 import { createJudgeGenerator } from './generation/generator.ts';
 import type { Store } from './store/types.ts';
 import { SyntheticRunner } from './surface/synthetic-runner.ts';

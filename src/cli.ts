@@ -3,7 +3,7 @@
 // a server over REST (TRIBUNAL_URL, TRIBUNAL_API_KEY); server-side ones (serve, keys) work on the
 // store. Every failure ends as one line on stderr and an exit code (src/cli/errors.ts, docs/CLI.md).
 import { CliError, EXIT } from './cli/errors.ts';
-import { withCommandName } from './cli/invocation.ts';
+import { withCommandName } from './invocation.ts';
 
 type Handler = (argv: string[]) => Promise<number>;
 

@@ -52,7 +52,7 @@ const list = z.string().transform((v) =>
     .filter(Boolean),
 );
 
-// Price per million tokens, USD: the defaults live beside the cost code (src/engine/cost.ts, with
+// Price per million tokens, USD: the defaults live beside the cost code (src/engine/providers/cost.ts, with
 // where they come from); TRIBUNAL_PRICES (JSON of the same shape) extends and overrides them.
 export { DEFAULT_PRICES };
 const prices = z.string().transform((v, ctx) => {

@@ -3,15 +3,15 @@ import http from 'node:http';
 import { startAdminSocket } from './admin-socket.ts';
 import { buildServices, stopServices } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
-import { scheduleDemoPurge } from './domain/demo-purge.ts';
-import { modelWarnings } from './engine/model-check.ts';
+import { scheduleDemoPurge } from './demo-purge.ts';
+import { modelWarnings } from './engine/providers/model-check.ts';
 import { InFlightRequests } from './http/in-flight.ts';
 import { createObservability } from './observability/index.ts';
 import { rateLimitBackend } from './rate-limit.ts';
 import { createServer } from './server.ts';
 import { ensureServerSecret } from './secret-file.ts';
 import { openStore } from './store/index.ts';
-import { commandName } from './cli/invocation.ts';
+import { commandName } from './invocation.ts';
 import { log, setProcessLogger } from './log.ts';
 
 export async function serve(config: Config): Promise<{ close: () => Promise<void>; url: string }> {

@@ -1,9 +1,9 @@
 // The default judge-model price table, USD per million tokens. It is configuration (TRIBUNAL_PRICES
-// extends it in config.ts), so it sits in the base layer; the cost arithmetic is in engine/cost.ts.
+// extends it in config.ts), so it sits in the base layer; the cost arithmetic is in engine/providers/cost.ts.
 export interface ModelPriceRates {
   input: number;
   output: number;
-  /** Prompt tokens read from the provider's prompt cache; absent: the provider's usual share of `input` (engine/cost.ts). */
+  /** Prompt tokens read from the provider's prompt cache; absent: the provider's usual share of `input` (engine/providers/cost.ts). */
   cache_read?: number;
   /** Prompt tokens written to the provider's prompt cache; absent: the provider's usual multiple of `input`. */
   cache_write?: number;
@@ -12,7 +12,7 @@ export type PriceTable = Record<string, ModelPriceRates>;
 
 /**
  * Base input/output prices (no batch discount; cache writes and reads follow from them, see
- * engine/cost.ts) from Anthropic's model pages, platform.claude.com/docs/en/models/<model>/overview, as read on 2026-11-23. A model whose
+ * engine/providers/cost.ts) from Anthropic's model pages, platform.claude.com/docs/en/models/<model>/overview, as read on 2026-11-23. A model whose
  * page gives no single price (Claude Haiku 5.5 is priced "from" a tier) is left out: unknown, not a guess.
  */
 export const DEFAULT_PRICES: PriceTable = {

@@ -5,11 +5,11 @@
 // is half the live price, and cancel ends a batch with its requests canceled.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { costUsd } from '../src/engine/cost.ts';
-import { newNonce } from '../src/engine/fence.ts';
+import { costUsd } from '../src/engine/providers/cost.ts';
+import { newNonce } from '../src/conversation/fence.ts';
 import { buildPrompt, SCORE_TOOL } from '../src/engine/prompt.ts';
 import { AnthropicBatchClient, batchCostUsd, type BatchOutcome } from '../src/engine/providers/anthropic-batch.ts';
-import type { StructuredCall } from '../src/engine/model.ts';
+import type { StructuredCall } from '../src/engine/providers/model.ts';
 import { DEFAULT_PRICES } from '../src/prices.ts';
 import { startFakeAnthropicBatches, type FakeAnthropicBatches } from './helpers/fake-anthropic-batches.ts';
 

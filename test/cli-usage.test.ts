@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { closest, hoistGlobalFlags } from '../src/cli.ts';
-import { commandName, withCommandName } from '../src/cli/invocation.ts';
+import { commandName, withCommandName } from '../src/invocation.ts';
 import { ROOT, runCli, startCliRig, type CliRig } from './helpers/cli.ts';
 import { toolAnswer, type FakeRequest } from './helpers/fake-anthropic.ts';
 import { calledTools, contextAnswer, stagesAnswer } from './helpers/generation.ts';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { purgeExpiredDemoOrganizations } from '../src/domain/demo-purge.ts';
+import { purgeExpiredDemoOrganizations } from '../src/demo-purge.ts';
 import { jpeg, pdf, png, upload, webp } from './helpers/attachments.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 

@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
-import { guardedLookup, refuseLiteral } from '../src/engine/address-policy.ts';
-import { readBoundedBody, UpstreamTooLargeError } from '../src/engine/bounded-body.ts';
+import { guardedLookup, refuseLiteral } from '../src/engine/providers/address-policy.ts';
+import { readBoundedBody, UpstreamTooLargeError } from '../src/engine/providers/bounded-body.ts';
 import { evaluatorBody } from './helpers/execute.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 

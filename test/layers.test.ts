@@ -1,6 +1,8 @@
 // The layers of docs/ARCHITECTURE.md, checked: a module imports only from its own layer or the
-// layers below it (base <- store <- core <- definitions <- doors <- entry points). Every file of
-// src/ and tools/ must belong to a layer, so a new folder has to be placed on purpose.
+// layers below it (base <- store <- core <- definitions <- doors <- entry points), and inside the
+// core and the entry points only from its own room or a room below it in CORE_ORDER / ENTRY_ORDER.
+// Every file of src/ and tools/ must belong to a layer, and every core or entry-point file to a
+// room of its order, so a new folder has to be placed on purpose.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +11,44 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-const LAYERS: Array<[name: string, members: RegExp[]]> = [
+type Rooms = Array<[name: string, members: RegExp[]]>;
+
+// The core's rooms, lowest first: a room may import the rooms above it in this list, never one
+// below (issue 25: no imports running back up). A new core room gets its row here, placed above
+// everything it imports.
+const CORE_ORDER: Rooms = [
+  ['context', [/^src\/(context|auth|secret-file)\.ts$/, /^src\/quotas\//]],
+  // the judge-model providers: the JudgeModel interface, its errors, retries and limits, the
+  // transports, the Anthropic and OpenAI-compatible clients and their batch APIs, prices
+  ['providers', [/^src\/engine\/providers\//]],
+  ['conversation', [/^src\/conversation\//]],
+  ['checks', [/^src\/checks\//]],
+  ['domain', [/^src\/domain\//]],
+  ['files', [/^src\/files\/(?!routes\.ts$)/]],
+  ['datasets', [/^src\/datasets\/(?!stream-routes)/]],
+  // a review queue's records and its sources (a run's log fed into queues), below the engine that feeds them
+  ['review records', [/^src\/review\/(store|json-review|pg-review|types|ids|sources)\.ts$/]],
+  ['engine', [/^src\/engine\/(?!providers\/)/]],
+  ['generation', [/^src\/generation\//]],
+  ['refine', [/^src\/refine\//]],
+  ['budgets', [/^src\/budgets\//]],
+  ['batch', [/^src\/batch\//]],
+  ['calibration', [/^src\/calibration\//]],
+  ['review', [/^src\/review\/(?!ops\.ts$)/]],
+  ['surface', [/^src\/surface\/(?!routes\.ts$)/]],
+  ['traces', [/^src\/traces\/(normalize|proto|hooks|store|extract\/(formats|index)|rules\/(match|intake|assemble|store|domain|writeback))\.ts$/]],
+];
+
+// The entry points, lowest first: the server (main.ts) must not import the CLI that starts it.
+const ENTRY_ORDER: Rooms = [
+  ['invocation', [/^src\/invocation\.ts$/]],
+  ['server', [/^src\/(main|app|admin-socket|key-commands|demo-purge)\.ts$/]],
+  ['cli', [/^src\/cli\.ts$/, /^src\/cli\//]],
+];
+
+const membersOf = (rooms: Rooms) => rooms.flatMap(([, members]) => members);
+
+const LAYERS: Rooms = [
   [
     'base',
     [
@@ -19,17 +58,7 @@ const LAYERS: Array<[name: string, members: RegExp[]]> = [
     ],
   ],
   ['store', [/^src\/store\//]],
-  [
-    'core',
-    [
-      /^src\/refine\//,
-      /^src\/checks\//,
-      /^src\/(domain|engine|generation|conversation|batch|calibration)\//,
-      /^src\/datasets\/(?!stream-routes)/,
-      /^src\/(context|auth)\.ts$/,
-      /^src\/traces\/(normalize|proto|hooks|store|extract\/(formats|index)|rules\/(match|intake|assemble|store|domain|writeback))\.ts$/,
-    ],
-  ],
+  ['core', membersOf(CORE_ORDER)],
   ['definitions', [/^src\/tool\.ts$/, /^src\/operations\//, /^tools\//, /^src\/traces\/(operations|routes|rules\/(operations|run|worker))\.ts$/]],
   [
     'doors',
@@ -41,22 +70,15 @@ const LAYERS: Array<[name: string, members: RegExp[]]> = [
       /^src\/traces\/(receiver|metrics)\.ts$/,
     ],
   ],
-  ['entry points', [/^src\/(main|app|cli|admin-socket|key-commands)\.ts$/, /^src\/cli\//]],
+  ['entry points', membersOf(ENTRY_ORDER)],
 ];
-// room surface: duplicate, claim, judges as files, synthetic data in core; its HTTP door (routes.ts) with the doors
-LAYERS[2][1].push(/^src\/surface\/(?!routes\.ts$)/);
+// room surface: its HTTP door (routes.ts) with the doors (the rest is in CORE_ORDER)
 LAYERS[4][1].push(/^src\/surface\/routes\.ts$/);
-// room review: queues, leases, agreement in core; its operations (ops.ts) with the definitions
-LAYERS[2][1].push(/^src\/review\/(?!ops\.ts$)/);
+// room review: its operations (ops.ts) with the definitions
 LAYERS[3][1].push(/^src\/review\/ops\.ts$/);
-// room budgets (h-cost): caps and spend, in core
-LAYERS[2][1].push(/^src\/budgets\//);
-// h-attach: attachments (core); the multipart upload door belongs to the doors.
-LAYERS[2][1].push(/^src\/files\/(?!routes\.ts$)/);
+// h-attach: the multipart upload door belongs to the doors.
 LAYERS[4][1].push(/^src\/files\/routes\.ts$/);
-// quotas per org (issue 24) in core; the server secret's file (read by main.ts) in core; the
-// operational paths of the OpenAPI document with the doors
-LAYERS[2][1].push(/^src\/quotas\//, /^src\/secret-file\.ts$/);
+// the operational paths of the OpenAPI document with the doors
 LAYERS[4][1].push(/^src\/openapi-ops\.ts$/);
 // h-otellogs: OTLP log records -> span events in core; the logs receiver with the doors (beside receiver.ts)
 LAYERS[2][1].push(/^src\/traces\/normalize-logs\.ts$/);
@@ -78,8 +100,39 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => path.posix.normalize(path.posix.join(path.posix.dirname(file), m[1])));
 }
 
+const roomOf = (rooms: Rooms, file: string) => rooms.findIndex(([, members]) => members.some((re) => re.test(file)));
+
+/** The ordered layers a file is ranked in: the outer layers, and its layer's rooms when that layer has an order. */
+const ORDERS: Array<[layer: string, rooms: Rooms]> = [
+  ['core', CORE_ORDER],
+  ['entry points', ENTRY_ORDER],
+];
+
+/**
+ * Imports running back up: to a higher layer, or within an ordered layer to a higher room. Imports
+ * inside one room are free.
+ */
+function upwardImports(edges: Array<[from: string, to: string]>): string[] {
+  const upward: string[] = [];
+  for (const [file, target] of edges) {
+    const own = layerOf(file);
+    const theirs = layerOf(target);
+    if (theirs > own) {
+      upward.push(`${file} (${LAYERS[own][0]}) imports ${target} (${LAYERS[theirs][0]})`);
+      continue;
+    }
+    if (theirs < own) continue;
+    const order = ORDERS.find(([layer]) => layer === LAYERS[own][0]);
+    if (!order) continue;
+    const [a, b] = [roomOf(order[1], file), roomOf(order[1], target)];
+    if (b > a) upward.push(`${file} (${order[0]}: ${order[1][a][0]}) imports ${target} (${order[0]}: ${order[1][b][0]})`);
+  }
+  return upward;
+}
+
 describe('layers (docs/ARCHITECTURE.md)', () => {
   const files = [...sourceFiles('src'), ...sourceFiles('tools')];
+  const edges = files.flatMap((file) => importsOf(file).map((target): [string, string] => [file, target]));
 
   test('every module of src/ and tools/ belongs to a layer', () => {
     assert.ok(files.length > 50, `found only ${files.length} files`);
@@ -89,21 +142,43 @@ describe('layers (docs/ARCHITECTURE.md)', () => {
     );
   });
 
-  test('no module imports from a layer above its own', () => {
-    const upward: string[] = [];
-    for (const file of files) {
-      const own = layerOf(file);
-      for (const target of importsOf(file)) {
-        const theirs = layerOf(target);
-        if (theirs > own) upward.push(`${file} (${LAYERS[own][0]}) imports ${target} (${LAYERS[theirs][0]})`);
-      }
-    }
-    assert.deepEqual(upward, []);
+  test('every room of CORE_ORDER and ENTRY_ORDER holds a module (no stale rows)', () => {
+    const empty = [...CORE_ORDER, ...ENTRY_ORDER].filter(([, members]) => !files.some((f) => members.some((re) => re.test(f)))).map(([name]) => name);
+    assert.deepEqual(empty, []);
   });
 
-  test('the checker sees an upward import (it can fail)', () => {
+  test('every imported module exists (the checker reads real paths)', () => {
+    assert.ok(edges.length > 500, `found only ${edges.length} imports`);
+    const missing = edges.filter(([, target]) => /\.ts$/.test(target) && !fs.existsSync(path.join(ROOT, target)));
+    assert.deepEqual(missing, []);
+  });
+
+  test('no module imports from a layer above its own, nor from a room above its own (core, entry points)', () => {
+    assert.deepEqual(upwardImports(edges), []);
+  });
+
+  test('the checker sees an upward import, between layers and between rooms (it can fail)', () => {
     // store -> doors would be upward; the regexes must place both ends.
     assert.ok(layerOf('src/store/json-store.ts') < layerOf('src/http/problem.ts'));
     assert.ok(importsOf('tools/run_judge.ts').length > 0, 'imports are found');
+    assert.equal(upwardImports([['src/store/json-store.ts', 'src/http/problem.ts']]).length, 1);
+    // The rooms of issue 25: providers below the rest of the engine, domain below the engine,
+    // conversation below the engine, the server below the CLI.
+    for (const [from, to] of [
+      ['src/engine/providers/index.ts', 'src/engine/scoring.ts'],
+      ['src/domain/models.ts', 'src/engine/structured-call.ts'],
+      ['src/conversation/render.ts', 'src/engine/prompt.ts'],
+      ['src/main.ts', 'src/cli/serve.ts'],
+    ]) {
+      assert.equal(upwardImports([[from, to]]).length, 1, `${from} -> ${to} must be refused`);
+      assert.deepEqual(upwardImports([[to, from]]), [], `${to} -> ${from} is allowed`);
+    }
+    // Inside one room anything goes.
+    assert.deepEqual(upwardImports([['src/engine/scoring.ts', 'src/engine/pairwise.ts']]), []);
+  });
+
+  test('providers/ never imports the rest of engine/ (the imports run one way)', () => {
+    const back = edges.filter(([file, target]) => file.startsWith('src/engine/providers/') && target.startsWith('src/engine/') && !target.startsWith('src/engine/providers/'));
+    assert.deepEqual(back, []);
   });
 });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { gradeDistribution, GRADE_INSTRUCTION, TOP_LOGPROBS } from '../src/engine/logprobs.ts';
-import type { TokenLogprob } from '../src/engine/model.ts';
+import type { TokenLogprob } from '../src/engine/providers/model.ts';
 import { startFakeAnthropic, type FakeAnthropic } from './helpers/fake-anthropic.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { evaluatorBody } from './helpers/execute.ts';

@@ -1,11 +1,11 @@
-// The judge model's Messages API call without the SDK client's layers (src/engine/messages-request.ts,
+// The judge model's Messages API call without the SDK client's layers (src/engine/providers/messages-request.ts,
 // issue 33) against @anthropic-ai/sdk's own client, on the same fake server and the same scripted
 // answers: the same request (body, and the headers the API reads), the same answer, and failures of
 // the same SDK error class, status and headers, so that anthropic-model.ts classifies them alike.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { MessagesEndpoint } from '../src/engine/messages-request.ts';
+import { MessagesEndpoint } from '../src/engine/providers/messages-request.ts';
 import { errorAnswer, type FakeAnswer, type FakeAnthropic, startFakeAnthropic, toolAnswer } from './helpers/fake-anthropic.ts';
 
 const KEY = 'sk-ant-test-dummy';

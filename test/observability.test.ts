@@ -377,7 +377,7 @@ describe('traces', () => {
 describe('model cost metric', () => {
   test('prices cached prompt tokens at the cache rates, as the execution log does', async () => {
     const { TribunalMetrics } = await import('../src/observability/metrics.ts');
-    const { costUsd } = await import('../src/engine/cost.ts');
+    const { costUsd } = await import('../src/engine/providers/cost.ts');
     const prices = { m: { input: 10, output: 20 } };
     const metrics = new TribunalMetrics((model, usage) => costUsd(model, usage, prices), { processMetrics: false });
     // 1,000,000 prompt tokens of which 600,000 read from the cache and 100,000 written: Anthropic rates

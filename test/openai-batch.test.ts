@@ -5,11 +5,11 @@
 // recorded, and cancel ends it with every request canceled.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { newNonce } from '../src/engine/fence.ts';
+import { newNonce } from '../src/conversation/fence.ts';
 import { buildPrompt, SCORE_TOOL } from '../src/engine/prompt.ts';
 import type { BatchOutcome } from '../src/engine/providers/anthropic-batch.ts';
 import { OpenAIBatchClient } from '../src/engine/providers/openai-batch.ts';
-import type { StructuredCall } from '../src/engine/model.ts';
+import type { StructuredCall } from '../src/engine/providers/model.ts';
 import { startFakeOpenAIBatches, type FakeOpenAIBatches } from './helpers/fake-openai-batches.ts';
 
 let fake: FakeOpenAIBatches;

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { costUsd } from '../src/engine/cost.ts';
-import { versionNonce } from '../src/engine/fence.ts';
+import { costUsd } from '../src/engine/providers/cost.ts';
+import { versionNonce } from '../src/conversation/fence.ts';
 import { startFakeOpenAI, type FakeOpenAI } from './helpers/fake-openai.ts';
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';

@@ -1,5 +1,5 @@
 // h-proxy (issue 27): the judge proxy's server-configured upstreams (TRIBUNAL_PROXY_UPSTREAMS), its
-// one bound on upstream reads (engine/bounded-body.ts), and a graceful shutdown that waits for
+// one bound on upstream reads (engine/providers/bounded-body.ts), and a graceful shutdown that waits for
 // async judging. Through the real `openai` SDK, against the fake upstream. Both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

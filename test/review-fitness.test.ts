@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agreementMetrics } from '../src/calibration/metrics.ts';
-import { bootstrapIntervals, expectedCalibrationError, fitnessOf, judgeFitness, seededRandom, weakest } from '../src/review/fitness.ts';
+import { bootstrapIntervals, expectedCalibrationError, fitnessOf, judgeFitness, seededRandom, weakest } from '../src/calibration/fitness.ts';
 
 /** n pairs where the judge agrees with the person on pass/fail with probability `agree`. */
 function pairs(n: number, agree: number, seed = 1) {

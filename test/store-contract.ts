@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import { purgeExpiredDemoOrganizations } from '../src/domain/demo-purge.ts';
+import { purgeExpiredDemoOrganizations } from '../src/demo-purge.ts';
 import { reviewStore } from '../src/review/store.ts';
 import type { ReviewQueueRecord } from '../src/review/types.ts';
 import { ruleStoreOf } from '../src/traces/rules/store.ts';

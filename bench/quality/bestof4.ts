@@ -11,11 +11,11 @@
 import fs from 'node:fs';
 import type { Config } from '../../src/config.ts';
 import { prepareRunInput } from '../../src/conversation/validate.ts';
-import { costUsd } from '../../src/engine/cost.ts';
-import { fence, newNonce } from '../../src/engine/fence.ts';
+import { costUsd } from '../../src/engine/providers/cost.ts';
+import { fence, newNonce } from '../../src/conversation/fence.ts';
 import type { Engine, ScoringTarget } from '../../src/engine/scoring.ts';
 import { callStructured, type Checked } from '../../src/engine/structured-call.ts';
-import { seededRandom } from '../../src/review/fitness.ts';
+import { seededRandom } from '../../src/calibration/fitness.ts';
 import type { EvaluatorRecord } from '../../src/store/types.ts';
 import { shareInterval, type Interval } from './intervals.ts';
 import { UsageError } from './provider.ts';

@@ -3,7 +3,7 @@
 // same outcomes. src/review's bootstrapIntervals resamples (person, judge) score pairs for MAE,
 // kappa and correlations; the figures here are verdict statistics (accuracy, kappa over categories),
 // so only its generator is shared and the statistic is a function of the resampled indexes.
-import { seededRandom } from '../../src/review/fitness.ts';
+import { seededRandom } from '../../src/calibration/fitness.ts';
 
 export type Interval = [number, number] | null;
 export const SEED = 20261126;

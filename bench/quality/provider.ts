@@ -6,11 +6,11 @@
 // variable, never a flag (a flag would land in shell history and process lists).
 import type { Config } from '../../src/config.ts';
 import { createJudgeModel } from '../../src/engine/index.ts';
-import { Limiter } from '../../src/engine/limiter.ts';
-import type { JudgeModel } from '../../src/engine/model.ts';
+import { Limiter } from '../../src/engine/providers/limiter.ts';
+import type { JudgeModel } from '../../src/engine/providers/model.ts';
 import type { AnswerStrategy } from '../../src/engine/providers/json-answer.ts';
 import { defaultBaseUrl, providerModel } from '../../src/engine/providers/index.ts';
-import { ResilientJudgeModel } from '../../src/engine/resilient-model.ts';
+import { ResilientJudgeModel } from '../../src/engine/providers/resilient-model.ts';
 import type { ScoringTarget } from '../../src/engine/scoring.ts';
 
 export type BenchProvider = 'anthropic' | 'openai';

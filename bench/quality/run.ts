@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
 import { loadPresets } from '../../src/domain/presets.ts';
-import { costUsd } from '../../src/engine/cost.ts';
+import { costUsd } from '../../src/engine/providers/cost.ts';
 import { ComparingEngine, preparePair, ruleVerdict } from '../../src/engine/pairwise.ts';
 import type { ScoringTarget } from '../../src/engine/scoring.ts';
 import { callStructured } from '../../src/engine/structured-call.ts';

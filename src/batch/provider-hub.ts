@@ -11,7 +11,7 @@
 // failed and its calls are submitted again (docs/COST.md says so).
 import { randomUUID } from 'node:crypto';
 import { log } from '../log.ts';
-import type { StructuredCall } from '../engine/model.ts';
+import type { StructuredCall } from '../engine/providers/model.ts';
 import { AnthropicBatchClient, type BatchOutcome, type ProviderBatch } from '../engine/providers/anthropic-batch.ts';
 import { OpenAIBatchClient } from '../engine/providers/openai-batch.ts';
 import type { ProviderBatchRecord, Store } from '../store/types.ts';

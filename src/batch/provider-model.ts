@@ -8,10 +8,10 @@ import type { RequestContext } from '../context.ts';
 import { validationError } from '../errors.ts';
 import { scoresWithoutModel } from '../checks/score.ts';
 import { modelApiKey, registeredModelNamed } from '../domain/models.ts';
-import { batchGate } from '../engine/limiter.ts';
-import type { JudgeModel, StructuredAnswer, StructuredCall } from '../engine/model.ts';
-import { ModelCallError } from '../engine/model-errors.ts';
-import { cacheRates, priceFor, type PriceTable, type PricedProvider } from '../engine/cost.ts';
+import { batchGate } from '../engine/providers/limiter.ts';
+import type { JudgeModel, StructuredAnswer, StructuredCall } from '../engine/providers/model.ts';
+import { ModelCallError } from '../engine/providers/model-errors.ts';
+import { cacheRates, priceFor, type PriceTable, type PricedProvider } from '../engine/providers/cost.ts';
 import { BATCH_PRICE_MULTIPLE } from '../engine/providers/anthropic-batch.ts';
 import type { RunOptions } from '../engine/types.ts';
 import type { EvaluatorRecord } from '../store/types.ts';
@@ -104,7 +104,7 @@ class ProviderBatchModel implements JudgeModel {
 
   async call(request: StructuredCall): Promise<StructuredAnswer> {
     await batchGate()?.(); // no request is added after the run was cancelled
-    // Without TRIBUNAL_SECRET_KEY the fence nonce (24 hex digits, engine/fence.ts) changes with each
+    // Without TRIBUNAL_SECRET_KEY the fence nonce (24 hex digits, conversation/fence.ts) changes with each
     // process: left out, so that the id stays the same after a restart.
     const bytes = JSON.stringify([this.account.key, request.model, request.system, request.prompt, request.tool]).replace(NONCE, '');
     const hash = createHash('sha256').update(bytes).digest('hex');

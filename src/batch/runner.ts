@@ -1,6 +1,6 @@
 // The batch runner each server process starts (docs/BATCH.md). It runs rows with bounded
 // concurrency (TRIBUNAL_BATCH_CONCURRENCY); every row's model calls queue behind interactive calls
-// in the server-wide model limiter (engine/limiter.ts).
+// in the server-wide model limiter (engine/providers/limiter.ts).
 //
 // - JSON store (one process): an in-process queue. Each unfinished run has a planner that reads its
 //   items a page (a chunk) at a time, only when a row slot is free, so memory holds a few chunks,

@@ -10,7 +10,7 @@ import type { Caller } from '../auth.ts';
 import type { RequestContext } from '../context.ts';
 import { TribunalError } from '../errors.ts';
 import type { RunOptions, ScoringEngine } from '../engine/types.ts';
-import { runAsBatchWork } from '../engine/limiter.ts';
+import { runAsBatchWork } from '../engine/providers/limiter.ts';
 import type { DatasetItemInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
 import {
   StoreConflictError,

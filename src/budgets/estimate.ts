@@ -6,8 +6,8 @@
 // each evaluator written to the provider's cache once, then read at the cache-read rate) and
 // provider batch (half of each rate, cache reads included, where the model has a batch API).
 import type { RequestContext } from '../context.ts';
-import { cacheRates, priceFor, type PricedProvider } from '../engine/cost.ts';
-import { versionNonce } from '../engine/fence.ts';
+import { cacheRates, priceFor, type PricedProvider } from '../engine/providers/cost.ts';
+import { versionNonce } from '../conversation/fence.ts';
 import { buildPrompt, SCORE_TOOL, type PromptItem } from '../engine/prompt.ts';
 import { registeredModelNamed } from '../domain/models.ts';
 import type { ModelPriceRates } from '../prices.ts';

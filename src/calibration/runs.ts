@@ -15,7 +15,7 @@ import type { CalibrationMetrics, CalibrationRun } from '../schemas/calibration.
 import type { BatchRowScores, CalibrationRunFilter, CalibrationRunRecord, DatasetItemRecord as DatasetItem, EvaluatorRecord, Store } from '../store/types.ts';
 import type { BatchRow } from '../schemas/batches.ts';
 import { agreementMetrics } from './metrics.ts';
-import { intervalsAndEce } from '../review/fitness.ts'; // h-review
+import { intervalsAndEce } from './fitness.ts'; // h-review
 
 type ReadCtx = Pick<RequestContext, 'store' | 'caller'>;
 type VersionRef = CalibrationRunRecord['evaluator_versions'][number];

@@ -8,7 +8,7 @@ import type { RequestContext } from '../context.ts';
 import type { CalibrationMetrics, CalibrationSummary } from '../schemas/calibration.ts';
 import type { CalibrationRunFilter, CalibrationRunRecord } from '../store/types.ts';
 import { refreshRun } from './runs.ts';
-import { fitnessOf, judgeFitness } from '../review/fitness.ts'; // h-review
+import { fitnessOf, judgeFitness } from './fitness.ts'; // h-review
 
 type Ctx = Pick<RequestContext, 'store' | 'caller'>;
 

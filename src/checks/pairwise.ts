@@ -6,7 +6,7 @@ import type { RunInput } from '../conversation/validate.ts';
 import type { ComparisonEvaluatorResult, Preference } from '../schemas.ts';
 import type { EvaluatorRecord } from '../store/types.ts';
 import { scoreWithoutModel } from './score.ts';
-import { roundMs } from '../engine/result-base.ts';
+import { roundMs } from './result-base.ts';
 
 export async function compareWithoutModel(
   config: Pick<Config, 'code'>,

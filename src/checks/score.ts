@@ -9,7 +9,7 @@ import { runCode, type CodeInput } from './code.ts';
 import type { CheckInput } from './compile.ts';
 import { runChecks } from './run-checks.ts';
 import { sandboxFor } from './sandbox.ts';
-import { resultBase, roundMs } from '../engine/result-base.ts';
+import { resultBase, roundMs } from './result-base.ts';
 
 /** An evaluator scored without a model: kind check or code. */
 export const scoresWithoutModel = (e: Pick<EvaluatorRecord, 'kind'>): boolean => e.kind === 'check' || e.kind === 'code';

@@ -4,7 +4,7 @@
 import { num, runCommand, str, type Command } from './command.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
 import { printFields, printJson, printTable } from './output.ts';
-import { atLeast, FITNESS_LEVELS, fitnessOf, type Fitness } from '../review/fitness.ts'; // h-review
+import { atLeast, FITNESS_LEVELS, fitnessOf, type Fitness } from '../calibration/fitness.ts'; // h-review
 
 import type { CalibrationMetrics, CalibrationRun } from '../schemas/calibration.ts'; // the wire types, from the zod schemas (one source of truth)
 

@@ -4,7 +4,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { ApiClient, resolveClientOptions } from './client.ts';
 import { usageError } from './errors.ts';
-import { withCommandName } from './invocation.ts';
+import { withCommandName } from '../invocation.ts';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 

@@ -8,7 +8,7 @@ import { CliError, EXIT, usageError } from './errors.ts';
 import { printJson } from './output.ts';
 import { isInteractive, Prompter } from './prompt.ts';
 import { printJudge } from './judge-view.ts';
-import { withCommandName } from './invocation.ts';
+import { withCommandName } from '../invocation.ts';
 
 interface Question {
   form_field_name: string;

@@ -1,6 +1,6 @@
 // How a judge is shown in a terminal (judges get, judges generate).
 import { clip, day, printFields, printTable, terminalColumns } from './output.ts';
-import { withCommandName } from './invocation.ts';
+import { withCommandName } from '../invocation.ts';
 
 import type { JudgeFull } from '../schemas/core.ts'; // the wire type, from the zod schema (one source of truth)
 

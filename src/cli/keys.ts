@@ -7,7 +7,7 @@ import { KeyCommandError, type CreatedKey, type KeyCommand } from '../key-comman
 import { keyCommand as runOnStore } from './key-store.ts';
 import type { ApiKey } from '../schemas.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
-import { withCommandName } from './invocation.ts';
+import { withCommandName } from '../invocation.ts';
 import { describeStore, otherServerWarning } from './store-notice.ts';
 
 /** Runs a key command, turning its refusals into the CLI's exit codes. */

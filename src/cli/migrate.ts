@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.ts';
 import { describeUrl } from '../store/postgres-store.ts';
 import { usageError } from './errors.ts';
-import { withCommandName } from './invocation.ts';
+import { withCommandName } from '../invocation.ts';
 
 const MIGRATE_USAGE = `Usage: tribunal migrate --from json --to postgres [--data-dir <dir>] [--database-url <url>] [--json]
 

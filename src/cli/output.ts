@@ -1,5 +1,5 @@
 // Human output: aligned tables and short key/value blocks; --json prints the API's answer as is.
-import { withCommandName } from './invocation.ts';
+import { withCommandName } from '../invocation.ts';
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, roundFloats, 2)}\n`);

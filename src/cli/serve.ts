@@ -1,5 +1,5 @@
 // tribunal serve: start the server in this process (same as npm start), configured by the environment.
-import { withCommandName } from './invocation.ts';
+import { withCommandName } from '../invocation.ts';
 
 const SERVE_USAGE = `Usage: tribunal serve
 
@@ -14,7 +14,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   const { loadConfig } = await import('../config.ts');
   const { serve, exitOnSignals } = await import('../main.ts');
-  const { modelWarnings } = await import('../engine/model-check.ts');
+  const { modelWarnings } = await import('../engine/providers/model-check.ts');
   const config = loadConfig();
   for (const warning of modelWarnings(config.model)) console.warn(warning);
   const { close, url } = await serve(config);

@@ -1,10 +1,10 @@
 // A conversation in the scoring prompt. Every turn, tool call (its name, id and arguments) and tool
-// result is fenced as untrusted data through engine/fence.ts, the same escaping and nonce as a
+// result is fenced as untrusted data through conversation/fence.ts, the same escaping and nonce as a
 // response. The judged turn (the last assistant turn) is the response; the turns before it are its
 // context and stand for the request; turns after it (allowed only for evaluators that judge the
 // whole conversation, see validate.ts) follow it. The application's system prompt is fenced too: it
 // is material to judge, never the judge's instruction.
-import { escapeAttribute, escapeData, fence } from '../engine/fence.ts';
+import { escapeAttribute, escapeData, fence } from './fence.ts';
 import type { ToolCall, Turn } from '../schemas.ts';
 
 export interface ConversationItem {

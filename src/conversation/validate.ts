@@ -3,7 +3,7 @@
 // every evaluator of the run judges the conversation as a whole (requires_turns); sizes are limited
 // in turns and in characters of the whole conversation. The same checks run on both stores, before
 // anything is spent.
-import type { ModelAttachment } from '../engine/model.ts';
+import type { ModelAttachment } from '../engine/providers/model.ts';
 import type { Config } from '../config.ts';
 import { validationError, type FieldError } from '../errors.ts';
 import type { Demonstration, ExecutionInput, Turn } from '../schemas.ts';

@@ -6,7 +6,6 @@
 // found none. A registered `openai` model not verified yet is accepted; a run then fails with a
 // clear error if its server sends none (engine/logprobs.ts), never falling back to direct scoring.
 import type { RequestContext } from '../context.ts';
-import { MAX_JURORS } from '../engine/jury.ts';
 import { validationError } from '../errors.ts';
 import type { EvaluatorRecord } from '../store/types.ts';
 
@@ -14,6 +13,8 @@ type WriteCtx = Pick<RequestContext, 'store' | 'caller' | 'config'>;
 
 export type EvaluatorModelFields = Pick<EvaluatorRecord, 'model' | 'models' | 'aggregation' | 'scoring'>;
 
+/** The most jurors an evaluator may name. */
+export const MAX_JURORS = 5;
 /** Create: the jury's aggregation defaults to mean; fields not given are not stored. */
 export function modelFieldsForCreate(input: Partial<EvaluatorModelFields>): Partial<EvaluatorModelFields> {
   const fields: Partial<EvaluatorModelFields> = {};

@@ -2,13 +2,11 @@
 // and the lookup scoring uses. The API key is write-only: sealed with TRIBUNAL_SECRET_KEY before it
 // is stored (secret-box.ts), opened only to make a call, and never part of any answer or message.
 import type { RequestContext } from '../context.ts';
-import { failureStatus } from '../engine/structured-call.ts';
-import { ModelCallError } from '../engine/model-errors.ts';
-import { addressPolicy, defaultBaseUrl, providerModel } from '../engine/providers/index.ts';
-import { refuseLiteral } from '../engine/address-policy.ts';
+import { addressPolicy, defaultBaseUrl, verifyRegisteredModel } from '../engine/providers/index.ts';
+import { refuseLiteral } from '../engine/providers/address-policy.ts';
 import { notFound, TribunalError, validationError } from '../errors.ts';
 import { looksLikeId, newId } from '../ids.ts';
-import type { Model, ModelCapabilities } from '../schemas.ts';
+import type { Model } from '../schemas.ts';
 import { MAKE_SECRET_HINT, open, seal } from '../secret-box.ts';
 import type { ModelRecord } from '../store/types.ts';
 import { conflictToError } from './conflicts.ts';
@@ -187,14 +185,7 @@ export function modelApiKey(ctx: Pick<RequestContext, 'config'>, record: ModelRe
 export async function verifyModel(ctx: Ctx, idOrName: string): Promise<Model> {
   const record = await findModel(ctx, idOrName);
   checkBaseUrl(ctx, record.base_url, record.provider);
-  const timeoutMs = ctx.config.model.timeoutMs;
-  let capabilities: ModelCapabilities;
-  try {
-    capabilities = await providerModel(record, modelApiKey(ctx, record), timeoutMs + 5_000, addressPolicy(ctx.config)).verify(record.model, timeoutMs);
-  } catch (err) {
-    if (!(err instanceof ModelCallError)) throw err;
-    throw new TribunalError('model_unavailable', failureStatus([err.kind]), `Verifying model ${record.name} (${record.provider}, ${record.model}) failed: ${err.message}`);
-  }
+  const capabilities = await verifyRegisteredModel(ctx.config, record, modelApiKey(ctx, record));
   const next: ModelRecord = { ...record, capabilities, verified_at: new Date().toISOString() };
   await ctx.store.updateModel(next);
   return modelToWire(next);

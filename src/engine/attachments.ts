@@ -12,8 +12,8 @@ import type { RequestContext } from '../context.ts';
 import { TribunalError } from '../errors.ts';
 import { scoresWithoutModel } from '../checks/score.ts';
 import type { EvaluatorRecord } from '../store/types.ts';
-import { fence } from './fence.ts';
-import type { ModelAttachment } from './model.ts';
+import { fence } from '../conversation/fence.ts';
+import type { ModelAttachment } from './providers/model.ts';
 
 /** All attachments of one run together: they go into one request (Anthropic takes at most 32 MB a request, in base64). */
 export const MAX_RUN_ATTACHMENT_BYTES = 20 * 1024 * 1024;

@@ -2,10 +2,10 @@
 // its limiter is the server-wide cap on judge-model calls in flight (TRIBUNAL_MODEL_CONCURRENCY),
 // so judge generation should be handed the same instance as scoring.
 import type { Config } from '../config.ts';
-import { AnthropicJudgeModel } from './anthropic-model.ts';
-import { Limiter } from './limiter.ts';
-import type { JudgeModel } from './model.ts';
-import { ResilientJudgeModel, type ModelCallObserver } from './resilient-model.ts';
+import { AnthropicJudgeModel } from './providers/anthropic-model.ts';
+import { Limiter } from './providers/limiter.ts';
+import type { JudgeModel } from './providers/model.ts';
+import { ResilientJudgeModel, type ModelCallObserver } from './providers/resilient-model.ts';
 import { ComparingEngine } from './pairwise.ts';
 import type { ScoringEngine } from './types.ts';
 

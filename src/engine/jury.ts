@@ -19,8 +19,8 @@
 import { performance } from 'node:perf_hooks';
 import type { EvaluatorResult, JurorResult, JuryAggregation } from '../schemas.ts';
 import type { EvaluatorRecord } from '../store/types.ts';
-import { sumCosts } from './cost.ts';
-import type { ModelErrorKind } from './model-errors.ts';
+import { sumCosts } from './providers/cost.ts';
+import type { ModelErrorKind } from './providers/model-errors.ts';
 
 /** One scored evaluator (or juror): the result, and why it failed when it did. */
 export interface JurorOutcome {
@@ -28,8 +28,6 @@ export interface JurorOutcome {
   failure?: ModelErrorKind;
 }
 
-/** The most jurors an evaluator may name. */
-export const MAX_JURORS = 5;
 /** The pass mark of a majority vote. */
 export const MAJORITY_THRESHOLD = 0.5;
 

@@ -20,8 +20,8 @@
 // (domain/evaluator-models.ts).
 import { z } from 'zod';
 import type { Verdict } from './answer.ts';
-import type { JudgeModel, StructuredAnswer, StructuredCall, TokenLogprob } from './model.ts';
-import { ModelCallError } from './model-errors.ts';
+import type { JudgeModel, StructuredAnswer, StructuredCall, TokenLogprob } from './providers/model.ts';
+import { ModelCallError } from './providers/model-errors.ts';
 import { callStructured, type CallOutcome, type Checked, type StructuredCallSpec } from './structured-call.ts';
 import type { ModelCapabilities } from '../schemas.ts';
 import { SCORE_TOOL } from './prompt.ts';

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { renderConversation } from '../conversation/render.ts';
 import type { Demonstration, Turn } from '../schemas.ts';
-import { fence, newNonce } from './fence.ts';
+import { fence, newNonce } from '../conversation/fence.ts';
 import type { PromptEvaluator, BuiltPrompt } from './prompt.ts';
 import type { Checked } from './structured-call.ts';
 

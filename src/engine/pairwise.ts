@@ -18,18 +18,18 @@ import { prepareRunInput, type RunInput } from '../conversation/validate.ts';
 import { newId } from '../ids.ts';
 import type { ComparisonEvaluatorResult, ComparisonInput, ComparisonOrder, ComparisonResult, EvaluatorResult, Preference, Turn } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
-import { costUsd, sumCosts } from './cost.ts';
+import { costUsd, sumCosts } from './providers/cost.ts';
 import { degenerateReason } from './degenerate.ts';
-import type { ModelErrorKind } from './model-errors.ts';
+import type { ModelErrorKind } from './providers/model-errors.ts';
 import { buildPairwisePrompt, PAIRWISE_TOOL, parsePairwiseAnswer, type PairwiseItem, type PositionPreference } from './pairwise-prompt.ts';
 import { checkRequiredInputs, Engine, MALFORMED_RETRIES, requireModel, type ScoringTarget } from './scoring.ts';
 import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
 import type { ScoringEngine } from './types.ts';
 import { scoresWithoutModel } from '../checks/score.ts'; // h-checks
 import { compareWithoutModel } from '../checks/pairwise.ts';
-import { roundMs } from './result-base.ts';
+import { roundMs } from '../checks/result-base.ts';
 import { attachmentNote, checkAttachmentTargets, loadAttachments } from './attachments.ts';
-import type { ModelAttachment } from './model.ts';
+import type { ModelAttachment } from './providers/model.ts';
 
 type Side = 'a' | 'b';
 type LogHeader = Pick<ExecutionLogRecord, 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>;

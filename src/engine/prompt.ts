@@ -10,7 +10,7 @@
 // docs/SCORING.md shows a whole prompt.
 import { renderConversation, type ConversationItem } from '../conversation/render.ts';
 import type { Demonstration } from '../schemas.ts';
-import { escapeData, fence, newNonce } from './fence.ts';
+import { escapeData, fence, newNonce } from '../conversation/fence.ts';
 
 export { escapeData, newNonce };
 

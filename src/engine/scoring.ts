@@ -13,17 +13,17 @@ import { newId } from '../ids.ts';
 import { hasRequestMaterial, prepareRunInput, type RunInput } from '../conversation/validate.ts';
 import type { EvaluatorResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
-import { NOT_CONFIGURED_MESSAGE } from './anthropic-model.ts';
+import { NOT_CONFIGURED_MESSAGE } from './providers/anthropic-model.ts';
 import { parseAnswer } from './answer.ts';
-import { costUsd, sumCosts, type PriceTable, type PricedProvider } from './cost.ts';
+import { costUsd, sumCosts, type PriceTable, type PricedProvider } from './providers/cost.ts';
 import { checkBaseUrl, modelApiKey, registeredModelNamed } from '../domain/models.ts';
 import { RegisteredModelPool, strategyFor } from './providers/index.ts';
-import type { ModelCallObserver } from './resilient-model.ts';
+import type { ModelCallObserver } from './providers/resilient-model.ts';
 import type { AnswerStrategy } from './providers/json-answer.ts';
-import type { JudgeModel } from './model.ts';
-import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
+import type { JudgeModel } from './providers/model.ts';
+import { ModelCallError, type ModelErrorKind } from './providers/model-errors.ts';
 import { buildPrompt, SCORE_TOOL } from './prompt.ts';
-import { versionNonce } from './fence.ts';
+import { versionNonce } from '../conversation/fence.ts';
 import { withResultCache, type ResultSettings } from './result-cache.ts';
 import { degenerateReason } from './degenerate.ts';
 import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
@@ -35,7 +35,7 @@ import { scoresWithoutModel, scoreWithoutModel } from '../checks/score.ts'; // h
 import { feedReviewQueues } from '../review/sources.ts'; // h-review
 import { log as processLog } from '../log.ts';
 import { confidenceOf, withConfidence } from './confidence.ts';
-import { resultBase, roundMs } from './result-base.ts';
+import { resultBase, roundMs } from '../checks/result-base.ts';
 import { attachmentNote, checkAttachmentTargets, loadAttachments } from './attachments.ts';
 
 /** A malformed or out-of-range answer is asked again at most this many times. */

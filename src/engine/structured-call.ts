@@ -2,8 +2,8 @@
 // call, add up the tokens spent (failed and malformed attempts are billed too), validate the answer,
 // and ask again with the problems when it is malformed. Transport retries (rate limits, overload,
 // timeouts) happen below, in resilient-model.ts; this loop retries only answers it cannot use.
-import type { JudgeModel, ModelUsage, StructuredAnswer, StructuredCall } from './model.ts';
-import { ModelCallError, type ModelErrorKind } from './model-errors.ts';
+import type { JudgeModel, ModelUsage, StructuredAnswer, StructuredCall } from './providers/model.ts';
+import { ModelCallError, type ModelErrorKind } from './providers/model-errors.ts';
 
 export interface CallUsage {
   calls: number;
@@ -79,12 +79,9 @@ export async function callStructured<T>(model: JudgeModel, spec: StructuredCallS
   return { ok: false, usage, model: answeredBy, failure: { kind: 'malformed', message: problems.join('; '), attempts: 1, problems } };
 }
 
-/** The HTTP status for failed calls: 504 when all timed out, 503 when all were throttled, else 502. */
-export function failureStatus(kinds: ModelErrorKind[]): 502 | 503 | 504 {
-  if (kinds.length && kinds.every((k) => k === 'timeout')) return 504;
-  if (kinds.length && kinds.every((k) => k === 'rate_limited' || k === 'overloaded')) return 503;
-  return 502;
-}
+// The HTTP status of failed calls is the model layer's (providers/model-errors.ts); re-exported for
+// the callers of this loop.
+export { failureStatus } from './providers/model-errors.ts';
 
 /** " Gave up after N attempts." when the model layer retried, else "". */
 export const gaveUp = (failure: CallFailure) => (failure.attempts > 1 ? ` Gave up after ${failure.attempts} attempts.` : '');

@@ -1,7 +1,7 @@
 // The seam between the tool handlers and scoring. The real engine lives beside this file.
 import type { RequestContext } from '../context.ts';
-import type { JudgeModel } from './model.ts';
-import type { PriceTable, PricedProvider } from './cost.ts';
+import type { JudgeModel } from './providers/model.ts';
+import type { PriceTable, PricedProvider } from './providers/cost.ts';
 import type { ComparisonInput, ComparisonResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 

@@ -11,8 +11,8 @@ import { hardRulesOf } from '../checks/hard-rules.ts'; // h-checks
 import { createJudge, getEditableJudge, reviseJudge } from '../domain/judges.ts';
 import type { Preset } from '../domain/presets.ts';
 import { resolveProjectId } from '../domain/projects.ts';
-import { NOT_CONFIGURED_MESSAGE } from '../engine/anthropic-model.ts';
-import type { JudgeModel } from '../engine/model.ts';
+import { NOT_CONFIGURED_MESSAGE } from '../engine/providers/anthropic-model.ts';
+import type { JudgeModel } from '../engine/providers/model.ts';
 import type { EvaluatorRef, JudgeGeneration } from '../schemas.ts';
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import { contextStep, fieldName, designStep, presetCatalog, rubricText, stagesStep, THINKING_BUDGET, type DesignAnswer, type NewEvaluator } from './steps.ts';

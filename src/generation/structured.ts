@@ -4,7 +4,7 @@
 // retries is a model_unavailable error: the caller stores nothing.
 import { z } from 'zod';
 import { TribunalError } from '../errors.ts';
-import type { JudgeModel, StructuredCall } from '../engine/model.ts';
+import type { JudgeModel, StructuredCall } from '../engine/providers/model.ts';
 import { callStructured, failureStatus, gaveUp } from '../engine/structured-call.ts';
 
 /** Attempts per step: the first answer plus at most two retries. */

@@ -2,8 +2,8 @@
 // hands it to buildServices (the model observer) and createServer (the HTTP side); shutdown calls
 // readiness.beginShutdown() first and shutdown() last.
 import type { Config } from '../config.ts';
-import { costUsd } from '../engine/cost.ts';
-import type { ModelCallObserver } from '../engine/resilient-model.ts';
+import { costUsd } from '../engine/providers/cost.ts';
+import type { ModelCallObserver } from '../engine/providers/resilient-model.ts';
 import { createLogger, silentLogger, type Logger } from './logger.ts';
 import { TribunalMetrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';

@@ -1,9 +1,9 @@
 // Prometheus metrics (prom-client), on a registry of this server's own: no global registry, so
 // tests and embedders can build several servers in one process.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Limiter } from '../engine/limiter.ts';
-import type { ModelAttemptEvent } from '../engine/resilient-model.ts';
-import type { ModelUsage } from '../engine/model.ts';
+import type { Limiter } from '../engine/providers/limiter.ts';
+import type { ModelAttemptEvent } from '../engine/providers/resilient-model.ts';
+import type { ModelUsage } from '../engine/providers/model.ts';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -118,7 +118,7 @@ export class TribunalMetrics {
     if (!e.usage) return;
     this.modelTokens.inc({ model: e.model, direction: 'input' }, e.usage.input_tokens);
     this.modelTokens.inc({ model: e.model, direction: 'output' }, e.usage.output_tokens);
-    // Priced as the execution log prices it: cached prompt tokens at the cache rates (engine/cost.ts).
+    // Priced as the execution log prices it: cached prompt tokens at the cache rates (engine/providers/cost.ts).
     const cost = this.costOf(e.model, e.usage);
     if (cost !== null) this.modelCost.inc({ model: e.model }, cost);
   }

@@ -5,7 +5,7 @@
 import { SpanKind, SpanStatusCode, trace, ROOT_CONTEXT, type Span, type Tracer } from '@opentelemetry/api';
 import type { BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import type { SpanRunner } from '../context.ts';
-import type { ModelAttemptEvent } from '../engine/resilient-model.ts';
+import type { ModelAttemptEvent } from '../engine/providers/resilient-model.ts';
 import { requestContext } from './request-context.ts';
 
 export interface TracingSettings {

@@ -5,7 +5,7 @@
 // fetched (the server would otherwise fetch any address a caller names): the judge sees it named in
 // the text, `[image_url]`, as before.
 import { createHash } from 'node:crypto';
-import type { ModelAttachment } from '../engine/model.ts';
+import type { ModelAttachment } from '../engine/providers/model.ts';
 import { sniffType } from '../files/sniff.ts';
 
 type Json = Record<string, any>;

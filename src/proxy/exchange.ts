@@ -1,7 +1,7 @@
 // A Chat Completions exchange as a conversation to judge (SPEC sections 10 and 13): the request's
 // messages are the turns (system and developer messages the system prompt), the assistant's answer
 // (text and tool calls) the judged turn. Streamed answers are put together chunk by chunk.
-import type { ModelAttachment } from '../engine/model.ts';
+import type { ModelAttachment } from '../engine/providers/model.ts';
 import type { ToolCall, Turn } from '../schemas.ts';
 import { messagesAttachments } from './attachments.ts';
 

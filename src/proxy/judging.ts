@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import type { RequestContext } from '../context.ts';
 import { resolveProjectId } from '../domain/projects.ts';
-import { costUsd } from '../engine/cost.ts';
+import { costUsd } from '../engine/providers/cost.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { log } from '../log.ts';

@@ -2,13 +2,13 @@
 // with its own stored key (never the caller's), or else one the server's configuration offers by
 // name (TRIBUNAL_PROXY_UPSTREAMS, with the key from the environment). Calls go over a keep-alive
 // undici pool. The body comes back as a stream so that SSE chunks can be passed on as they arrive;
-// what is read whole goes through the one bound every upstream read shares (engine/bounded-body.ts).
+// what is read whole goes through the one bound every upstream read shares (engine/providers/bounded-body.ts).
 import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import type { ProxyUpstream } from '../schemas/proxy-upstreams.ts';
 import type { RequestContext } from '../context.ts';
 import { checkBaseUrl, modelApiKey, registeredModelNamed } from '../domain/models.ts';
-import { DEFAULT_UPSTREAM_MAX_BYTES, readBoundedBody, UpstreamTooLargeError } from '../engine/bounded-body.ts';
+import { DEFAULT_UPSTREAM_MAX_BYTES, readBoundedBody, UpstreamTooLargeError } from '../engine/providers/bounded-body.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import type { ModelRecord } from '../store/types.ts';
 

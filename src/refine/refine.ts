@@ -6,8 +6,8 @@
 import type { RequestContext } from '../context.ts';
 import { checkBaseUrl, modelApiKey, registeredModelNamed } from '../domain/models.ts';
 import { degenerateReason } from '../engine/degenerate.ts';
-import { fence } from '../engine/fence.ts';
-import type { JudgeModel } from '../engine/model.ts';
+import { fence } from '../conversation/fence.ts';
+import type { JudgeModel } from '../engine/providers/model.ts';
 import { providerModel, strategyFor } from '../engine/providers/index.ts';
 import { requireModel } from '../engine/scoring.ts';
 import { callStructured } from '../engine/structured-call.ts';

@@ -4,8 +4,8 @@
 // whole, so the last one wins and nothing is mixed.
 import type { Caller } from '../auth.ts';
 import type { Config } from '../config.ts';
-import type { JudgeModel } from '../engine/model.ts';
-import { NOT_CONFIGURED_MESSAGE } from '../engine/anthropic-model.ts';
+import type { JudgeModel } from '../engine/providers/model.ts';
+import { NOT_CONFIGURED_MESSAGE } from '../engine/providers/anthropic-model.ts';
 import { TribunalError } from '../errors.ts';
 import { loadJudgeEvaluators } from '../domain/judges.ts';
 import type { Store, SyntheticDataRecord } from '../store/types.ts';

@@ -3,8 +3,8 @@
 // one that fails one evaluator in a specific, named way (quality low), covering every evaluator.
 // The answer is checked (names, coverage, counts) and retried with the problems spelled out.
 import { z } from 'zod';
-import type { JudgeModel } from '../engine/model.ts';
-import { escapeData } from '../engine/fence.ts';
+import type { JudgeModel } from '../engine/providers/model.ts';
+import { escapeData } from '../conversation/fence.ts';
 import { runStep } from '../generation/structured.ts';
 import type { EvaluatorRecord, JudgeRecord, SyntheticSample } from '../store/types.ts';
 

@@ -5,9 +5,9 @@
 // the provider part only: submitting, polling, collecting and cancelling one batch. Which rows go in
 // and what is stored of them belong to the batch runner.
 import Anthropic from '@anthropic-ai/sdk';
-import { costUsd, type PriceTable, type PricedProvider } from '../cost.ts';
-import type { ModelUsage, StructuredAnswer, StructuredCall } from '../model.ts';
-import { thinkingShape } from '../thinking-form.ts';
+import { costUsd, type PriceTable, type PricedProvider } from './cost.ts';
+import type { ModelUsage, StructuredAnswer, StructuredCall } from './model.ts';
+import { thinkingShape } from './thinking-form.ts';
 
 /** Anthropic bills every token of a batch request, cache reads and writes included, at half the live rate. */
 export const BATCH_PRICE_MULTIPLE = 0.5;

@@ -5,13 +5,15 @@
 import type { Config } from '../../config.ts';
 import type { ModelCapabilities } from '../../schemas.ts';
 import type { ModelRecord } from '../../store/types.ts';
-import { AnthropicJudgeModel } from '../anthropic-model.ts';
-import { Limiter } from '../limiter.ts';
-import type { JudgeModel } from '../model.ts';
-import { ResilientJudgeModel, type ModelCallObserver } from '../resilient-model.ts';
+import { TribunalError } from '../../errors.ts';
+import { failureStatus, ModelCallError } from './model-errors.ts';
+import { AnthropicJudgeModel } from './anthropic-model.ts';
+import { Limiter } from './limiter.ts';
+import type { JudgeModel } from './model.ts';
+import { ResilientJudgeModel, type ModelCallObserver } from './resilient-model.ts';
 import type { AnswerStrategy } from './json-answer.ts';
 import { OpenAIJudgeModel } from './openai.ts';
-import type { AddressPolicy } from '../address-policy.ts';
+import type { AddressPolicy } from './address-policy.ts';
 import { RedactingModel } from './upstream-text.ts';
 
 export type ProviderModel = JudgeModel & { verify(model: string, timeoutMs: number): Promise<ModelCapabilities> };
@@ -45,6 +47,21 @@ export function strategyFor(capabilities: ModelCapabilities | null): AnswerStrat
 export function addressPolicy(config: Config): AddressPolicy {
   // h-harden: settings appended to config.ts's registry block.
   return { allowLoopback: config.registry.allowLoopback, allowPrivate: config.registry.allowPrivate };
+}
+
+/**
+ * Verify a registered model: one tiny real call per answer strategy through the provider's client,
+ * answering what the model supports. The provider's refusal becomes model_unavailable with its
+ * message (the key redacted); domain/models.ts checks the record and stores what this found.
+ */
+export async function verifyRegisteredModel(config: Config, record: ModelRecord, apiKey: string | null): Promise<ModelCapabilities> {
+  const timeoutMs = config.model.timeoutMs;
+  try {
+    return await providerModel(record, apiKey, timeoutMs + 5_000, addressPolicy(config)).verify(record.model, timeoutMs);
+  } catch (err) {
+    if (!(err instanceof ModelCallError)) throw err;
+    throw new TribunalError('model_unavailable', failureStatus([err.kind]), `Verifying model ${record.name} (${record.provider}, ${record.model}) failed: ${err.message}`);
+  }
 }
 
 export class RegisteredModelPool {

@@ -3,7 +3,7 @@
 // "required"): the answer is asked for as one JSON object against the tool's own schema, and only a
 // reply that is exactly such an object (optionally in one ``` fence) is taken. The value then goes
 // through the same zod check and malformed-answer retry as a tool call; a score is never read out of prose.
-import type { StructuredCall } from '../model.ts';
+import type { StructuredCall } from './model.ts';
 
 /** How a structured answer is asked for; chosen from a registered model's verified capabilities. */
 export type AnswerStrategy = 'tool' | 'json_schema' | 'json';

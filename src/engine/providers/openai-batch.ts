@@ -4,7 +4,7 @@
 // back line by line; half the live price. Only for a registered model whose base URL serves the Batch
 // API (OpenAI's own). The provider part only: which rows go in belongs to the batch runner.
 import OpenAI, { toFile } from 'openai';
-import type { ModelUsage, StructuredCall } from '../model.ts';
+import type { ModelUsage, StructuredCall } from './model.ts';
 import { parseJsonReply } from './json-answer.ts';
 import type { BatchOutcome, ProviderBatch, ProviderBatchStatus } from './anthropic-batch.ts';
 

@@ -5,11 +5,11 @@
 // format, or JSON asked for in the prompt (json-answer.ts); `verify` finds which ones a server honours.
 import OpenAI from 'openai';
 import type { ModelCapabilities } from '../../schemas.ts';
-import { createHttpFetch } from '../http-fetch.ts';
-import type { JudgeModel, StructuredAnswer, StructuredCall, TokenLogprob } from '../model.ts';
-import { kindForStatus, ModelCallError, parseRetryAfter } from '../model-errors.ts';
+import { createHttpFetch } from './http-fetch.ts';
+import type { JudgeModel, StructuredAnswer, StructuredCall, TokenLogprob } from './model.ts';
+import { kindForStatus, ModelCallError, parseRetryAfter } from './model-errors.ts';
 import { jsonInstruction, parseJsonReply } from './json-answer.ts';
-import type { AddressPolicy } from '../address-policy.ts';
+import type { AddressPolicy } from './address-policy.ts';
 import { refusalOf } from './upstream-text.ts';
 import { PROBE_PROMPT, PROBE_SYSTEM, PROBE_TOOL, probeStep } from './probe.ts';
 

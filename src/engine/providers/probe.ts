@@ -2,7 +2,7 @@
 // tokens. A step that the server refuses (400) or answers unusably means "not supported"; a fault
 // that says the model cannot be used at all (key refused, unreachable, rate limited) ends verify
 // with that error, so the caller sees the provider's own words.
-import { ModelCallError } from '../model-errors.ts';
+import { ModelCallError } from './model-errors.ts';
 
 export const PROBE_TOOL = {
   name: 'submit_check',

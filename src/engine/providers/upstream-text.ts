@@ -4,10 +4,10 @@
 // into a verify error, a result or a log line; a target that answers with a page of its own text
 // must not have it echoed back verbatim (SSRF read-back).
 import type { ModelCapabilities } from '../../schemas.ts';
-import { AddressRefusedError } from '../address-policy.ts';
-import { UpstreamTooLargeError } from '../bounded-body.ts';
-import type { JudgeModel, StructuredAnswer, StructuredCall } from '../model.ts';
-import { ModelCallError } from '../model-errors.ts';
+import { AddressRefusedError } from './address-policy.ts';
+import { UpstreamTooLargeError } from './bounded-body.ts';
+import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
+import { ModelCallError } from './model-errors.ts';
 
 /** How much of an upstream error text is kept. */
 export const UPSTREAM_TEXT_MAX = 200;

@@ -1,12 +1,12 @@
 // Demo organizations are temporary: once their key has expired and the retention has passed
 // (TRIBUNAL_DEMO_RETENTION, default 7 days), they are deleted with everything they made. Every
 // instance runs the sweep; deleting what is already gone is harmless, so several need no coordination.
-import type { Config } from '../config.ts';
-import type { Store } from '../store/types.ts';
-import { log } from '../log.ts';
-import { reviewStore } from '../review/store.ts';
-import { ruleStoreOf } from '../traces/rules/store.ts';
-import { traceStoreOf } from '../traces/store.ts';
+import type { Config } from './config.ts';
+import type { Store } from './store/types.ts';
+import { log } from './log.ts';
+import { reviewStore } from './review/store.ts';
+import { ruleStoreOf } from './traces/rules/store.ts';
+import { traceStoreOf } from './traces/store.ts';
 
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
 

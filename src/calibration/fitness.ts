@@ -1,8 +1,8 @@
 // What a judge's calibration permits (SPEC section 17): 95% intervals on the agreement metrics by a
 // seeded paired bootstrap over items, expected calibration error of a confidence, and the fitness
 // level every judge and evaluator read carries.
-import { confusion, kappaOf, pearson, spearman } from '../calibration/metrics.ts';
-import { confidenceCalibration, reliabilityOf } from '../calibration/reliability.ts';
+import { confusion, kappaOf, pearson, spearman } from './metrics.ts';
+import { confidenceCalibration, reliabilityOf } from './reliability.ts';
 
 export type Interval = [number, number] | null;
 export interface MetricIntervals {

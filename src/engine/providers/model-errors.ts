@@ -73,3 +73,10 @@ export function kindForStatus(status: number): ModelErrorKind {
   if (status >= 500 || status === 408 || status === 409) return 'server_error';
   return 'rejected';
 }
+
+/** The HTTP status for failed calls: 504 when all timed out, 503 when all were throttled, else 502. */
+export function failureStatus(kinds: ModelErrorKind[]): 502 | 503 | 504 {
+  if (kinds.length && kinds.every((k) => k === 'timeout')) return 504;
+  if (kinds.length && kinds.every((k) => k === 'rate_limited' || k === 'overloaded')) return 503;
+  return 502;
+}

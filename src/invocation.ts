@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../../bin/tribunal.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/tribunal.js', import.meta.url));
 
 export interface Invocation {
   env: NodeJS.ProcessEnv;

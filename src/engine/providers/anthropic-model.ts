@@ -6,11 +6,11 @@ import { MessagesEndpoint } from './messages-request.ts';
 import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
 import { kindForStatus, ModelCallError, parseRetryAfter } from './model-errors.ts';
 import { thinkingGeneration, thinkingShape } from './thinking-form.ts';
-import { jsonInstruction, parseJsonReply } from './providers/json-answer.ts';
-import { PROBE_PROMPT, PROBE_SYSTEM, PROBE_TOOL, probeStep } from './providers/probe.ts';
-import type { ModelCapabilities } from '../schemas.ts';
+import { jsonInstruction, parseJsonReply } from './json-answer.ts';
+import { PROBE_PROMPT, PROBE_SYSTEM, PROBE_TOOL, probeStep } from './probe.ts';
+import type { ModelCapabilities } from '../../schemas.ts';
 import type { AddressPolicy } from './address-policy.ts';
-import { refusalOf } from './providers/upstream-text.ts';
+import { refusalOf } from './upstream-text.ts';
 
 export interface AnthropicModelOptions {
   /** ANTHROPIC_API_KEY; without it the model is not configured and every call fails with `auth`. */

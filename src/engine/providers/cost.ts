@@ -7,7 +7,7 @@
 // the cache rates instead of `input`. A price may carry cache_read / cache_write; without them the
 // provider's published multiples of the input price apply: Anthropic writes at 1.25x and reads at
 // 0.1x (5-minute cache); OpenAI reads cached input at 0.5x and has no write charge.
-import type { ModelPriceRates, PriceTable } from '../prices.ts';
+import type { ModelPriceRates, PriceTable } from '../../prices.ts';
 import type { ModelUsage } from './model.ts';
 
 export type { PriceTable };

@@ -9,7 +9,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { type BufferedAnswer, createHttpExchange, type HttpExchange } from './http-fetch.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { sdkDeprecationNotice } from './model-check.ts';
-import { log } from '../log.ts';
+import { log } from '../../log.ts';
 import { VERSION } from '@anthropic-ai/sdk/version';
 
 /** The Messages API version the installed SDK sends (its client.mjs buildHeaders). */
