@@ -36,7 +36,7 @@ const CORE_ORDER: Rooms = [
   ['calibration', [/^src\/calibration\//]],
   ['review', [/^src\/review\/(?!ops\.ts$)/]],
   ['surface', [/^src\/surface\/(?!routes\.ts$)/]],
-  ['traces', [/^src\/traces\/(normalize|proto|hooks|store|extract\/(formats|index)|rules\/(match|intake|assemble|store|domain|writeback))\.ts$/]],
+  ['traces', [/^src\/traces\/(normalize|normalize-logs|proto|hooks|store|extract\/(formats|index)|rules\/(match|intake|assemble|store|domain|writeback))\.ts$/]],
 ];
 
 // The entry points, lowest first: the server (main.ts) must not import the CLI that starts it.
@@ -80,8 +80,7 @@ LAYERS[3][1].push(/^src\/review\/ops\.ts$/);
 LAYERS[4][1].push(/^src\/files\/routes\.ts$/);
 // the operational paths of the OpenAPI document with the doors
 LAYERS[4][1].push(/^src\/openapi-ops\.ts$/);
-// h-otellogs: OTLP log records -> span events in core; the logs receiver with the doors (beside receiver.ts)
-LAYERS[2][1].push(/^src\/traces\/normalize-logs\.ts$/);
+// h-otellogs: the logs receiver with the doors (beside receiver.ts); its records -> span events are in the traces room
 LAYERS[4][1].push(/^src\/traces\/logs-receiver\.ts$/);
 
 const layerOf = (file: string) => LAYERS.findIndex(([, members]) => members.some((re) => re.test(file)));
