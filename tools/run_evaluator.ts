@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { resolveEvaluator } from '../src/domain/evaluators.ts';
 import { looksLikeId } from '../src/ids.ts';
 import { ExecutionInputShape, ExecutionResult } from '../src/schemas.ts';
+import { answerOf } from '../src/engine/outcome.ts';
 import { defineTool } from '../src/tool.ts';
 
 export default defineTool({
@@ -24,6 +25,6 @@ export default defineTool({
     // An exact name where an id is expected (e.g. POST /v1/evaluators/Clarity/execute/) is looked up by name.
     const ref = evaluator_id && !looksLikeId(evaluator_id) ? { name: evaluator_id } : { id: evaluator_id, name: evaluator_name };
     const evaluator = await resolveEvaluator(ctx, ref);
-    return ctx.engine.runEvaluator(ctx, evaluator, inputs);
+    return answerOf(await ctx.engine.runEvaluator(ctx, evaluator, inputs));
   },
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { assertRunnable, resolveJudge } from '../src/domain/judges.ts';
 import { looksLikeId } from '../src/ids.ts';
 import { ExecutionInputShape, ExecutionResult } from '../src/schemas.ts';
+import { answerOf } from '../src/engine/outcome.ts';
 import { defineTool } from '../src/tool.ts';
 
 export default defineTool({
@@ -27,6 +28,6 @@ export default defineTool({
     const judge = await resolveJudge(ctx, ref);
     // A generation draft waits for answers: a 409 that says how to complete it, before any model call.
     assertRunnable(judge);
-    return ctx.engine.runJudge(ctx, judge, inputs);
+    return answerOf(await ctx.engine.runJudge(ctx, judge, inputs));
   },
 });
