@@ -9,11 +9,12 @@ import { TribunalError } from '../src/errors.ts';
 import { overloaded, toolAnswer } from './helpers/fake-anthropic.ts';
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
 import { until } from './helpers/wait.ts';
+import { exportSpans, ExportResultCode, recordSpans } from './helpers/otel-export.ts';
 
 let rig: ScoringRig;
 let judge: any;
 before(async () => {
-  rig = await startScoringRig({ TRIBUNAL_BATCH_CHUNK: '10' });
+  rig = await startScoringRig({ TRIBUNAL_BATCH_CHUNK: '10', TRIBUNAL_BATCH_LEASE: '1s' });
   const a = await rig.createEvaluator(evaluatorBody());
   const b = await rig.createEvaluator(evaluatorBody());
   judge = await rig.createJudge({ name: `Outcome judge ${Math.random()}`, intent: 'grade answers', evaluator_ids: [a.id, b.id] });
@@ -87,6 +88,39 @@ describe('a failed run is a value', () => {
       assert.match(row.error, /failed for every evaluator/);
       assert.equal(row.evaluator_results.length, 2);
       assert.equal((await rig.get(`/v1/execution-logs/${row.execution_log_id}/`)).status, 200);
+    } finally {
+      rig.fake.respondWith(null);
+    }
+  });
+});
+
+describe('online evaluation reads the value', () => {
+  test('a span whose every evaluator failed is judged again after its lease, then counted failed', async () => {
+    rig.fake.respondWith(() => overloaded());
+    try {
+      const created = await rig.post('/v1/evaluation-rules/', { name: 'outcome rule', judge_id: judge.id, filter: [{ field: 'service.name', op: 'eq', value: 'outcome-bot' }] });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const attributes = {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'What is 2+2?' }] }]),
+        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Four.' }], finish_reason: 'stop' }]),
+      };
+      const spans = await recordSpans('outcome-bot', (tracer) => tracer.startSpan('chat', { attributes }).end());
+      const sent = await exportSpans({ url: rig.server.url, key: rig.key, encoding: 'protobuf' }, spans);
+      assert.equal(sent.code, ExportResultCode.SUCCESS, String(sent.error));
+      const status = await until(
+        'the unit to be counted failed',
+        async () => {
+          const st = (await rig.get(`/v1/evaluation-rules/${created.body.id}/`)).body.status;
+          return st.failed === 1 && st;
+        },
+        20_000,
+      );
+      assert.equal(status.done, 0);
+      // One logged run per attempt, each without a score: three attempts in all.
+      const logs = (await rig.get(`/v1/execution-logs/?trace_id=${spans[0].spanContext().traceId}`)).body.results;
+      assert.equal(logs.length, 3);
+      assert.ok(logs.every((l: any) => l.score === null));
     } finally {
       rig.fake.respondWith(null);
     }
