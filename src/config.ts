@@ -178,6 +178,8 @@ const EnvSchema = z.object({
   // h-traces: the OTLP receiver and online evaluation (docs/TRACES.md).
   TRIBUNAL_TRACE_RETENTION: duration.default(parseDuration('7d')),
   TRIBUNAL_TRACE_MAX_SPANS: int(1).default(200_000),
+  TRIBUNAL_TRACE_MAX_LOG_RECORDS: int(1).default(400_000),
+  TRIBUNAL_TRACE_CONTENT_WAIT: duration.default(parseDuration('30s')),
   TRIBUNAL_OTLP_MAX_BODY: bytes.default(parseBytes('4mb')),
   TRIBUNAL_OTLP_MAX_DECOMPRESSED: bytes.default(parseBytes('32mb')),
   TRIBUNAL_EVAL_EXPORT_OTLP_ENDPOINT: z.string().url().optional(),
@@ -345,6 +347,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     traces: {
       retentionMs: e.TRIBUNAL_TRACE_RETENTION,
       maxSpansPerOrg: e.TRIBUNAL_TRACE_MAX_SPANS,
+      /** GenAI log events (POST /otel/v1/logs) held per organization, their spans stored or not. */
+      maxLogEventsPerOrg: e.TRIBUNAL_TRACE_MAX_LOG_RECORDS,
+      /** How long after a GenAI span arrives without content a rule waits for its log records before counting it unreadable. */
+      contentWaitMs: e.TRIBUNAL_TRACE_CONTENT_WAIT,
       maxBodyBytes: e.TRIBUNAL_OTLP_MAX_BODY,
       maxDecompressedBytes: e.TRIBUNAL_OTLP_MAX_DECOMPRESSED,
       evalExportEndpoint: e.TRIBUNAL_EVAL_EXPORT_OTLP_ENDPOINT,

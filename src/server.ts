@@ -24,6 +24,7 @@ import { demoUserRoute, restRouter } from './rest.ts';
 import type { Services } from './tool.ts';
 import { webRouter, webSessionAuth } from './web/router.ts';
 import { otlpReceiver } from './traces/receiver.ts'; // h-traces
+import { otlpLogsReceiver } from './traces/logs-receiver.ts'; // h-otellogs
 
 export interface ServerOptions {
   /** Shared rate-limit counters (Redis) for several instances; default in memory, per instance. */
@@ -74,6 +75,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
 
   // h-traces: the OTLP/HTTP receiver reads its own body (protobuf or JSON, gzip), within its own limits.
   app.use(otlpReceiver(config, store, authenticator));
+  app.use(otlpLogsReceiver(config, store, authenticator)); // h-otellogs: GenAI events sent as OTLP log records
 
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument());

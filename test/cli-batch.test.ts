@@ -20,7 +20,9 @@ const ok = (r: CliResult) => {
 const scoreAll = (score: number) => rig.fake.respondWith(() => toolAnswer({ justification: `scored ${score}`, score }));
 
 before(async () => {
-  rig = await startCliRig({ TRIBUNAL_RATE_LIMIT: '100000' });
+  // Two row slots: the cancel test needs rows still waiting when its `batch cancel` (a CLI process,
+  // seconds to start on a loaded machine) lands; with the default 64 every row starts at once.
+  rig = await startCliRig({ TRIBUNAL_RATE_LIMIT: '100000', TRIBUNAL_BATCH_CONCURRENCY: '2' });
   const judge = await rig.server.request('POST', '/v1/judges/', {
     key: rig.key,
     body: { name: 'batch judge', intent: 'Support answers.', evaluator_ids: ['Answer Relevance', 'Clarity'] },

@@ -58,6 +58,9 @@ LAYERS[4][1].push(/^src\/files\/routes\.ts$/);
 // operational paths of the OpenAPI document with the doors
 LAYERS[2][1].push(/^src\/quotas\//, /^src\/secret-file\.ts$/);
 LAYERS[4][1].push(/^src\/openapi-ops\.ts$/);
+// h-otellogs: OTLP log records -> span events in core; the logs receiver with the doors (beside receiver.ts)
+LAYERS[2][1].push(/^src\/traces\/normalize-logs\.ts$/);
+LAYERS[4][1].push(/^src\/traces\/logs-receiver\.ts$/);
 
 const layerOf = (file: string) => LAYERS.findIndex(([, members]) => members.some((re) => re.test(file)));
 

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { migrateRooms } from '../src/cli/migrate-rooms.ts';
 import { syncPresets } from '../src/domain/presets.ts';
 import { JsonStore } from '../src/store/json-store.ts';
 import { PostgresStore } from '../src/store/postgres-store.ts';
@@ -379,7 +380,7 @@ describe('tribunal migrate: datasets, batch runs, calibration runs, registered m
 
   it('copies them a page at a time, keeping ids, order, rows and counters, and they read back the same through the store', async () => {
     const { migrateJsonToPostgres, formatReport } = await import('../src/store/migrate-json.ts');
-    const report = await migrateJsonToPostgres({ dataDir, databaseUrl: schema.url, batchSize: 2 });
+    const report = await migrateJsonToPostgres({ dataDir, databaseUrl: schema.url, batchSize: 2, rooms: migrateRooms });
     assert.equal(report.ok, true, formatReport(report));
     const c = report.counts;
     assert.deepEqual(c.datasets, { source: 1, copied: 0, verified: 1 }); // there already, from the interrupted run
@@ -470,7 +471,7 @@ describe('tribunal migrate: datasets, batch runs, calibration runs, registered m
       await pg.sql('DELETE FROM batch_rows WHERE batch_id = $1 AND position = 1', [inlineRunId]);
       const { migrateJsonToPostgres } = await import('../src/store/migrate-json.ts');
       // The deleted row is copied again (its counters are not: they count it already), the edited item is not.
-      const report = await migrateJsonToPostgres({ dataDir, databaseUrl: schema.url });
+      const report = await migrateJsonToPostgres({ dataDir, databaseUrl: schema.url, rooms: migrateRooms });
       assert.equal(report.ok, false);
       assert.deepEqual(report.mismatches, [`dataset_items: ${datasetId} ${itemIds[1]} differs in PostgreSQL`, `batch_executions: ${inlineRunId} differs in PostgreSQL`]);
       assert.equal(report.counts.batch_rows.copied, 1);

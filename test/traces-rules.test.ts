@@ -37,7 +37,8 @@ const status = async (id: string) => (await rig.get(`/v1/evaluation-rules/${id}/
 
 before(async () => {
   sink = await startOtlpSink();
-  rig = await startScoringRig({ TRIBUNAL_EVAL_EXPORT_OTLP_ENDPOINT: sink.url, TRIBUNAL_METRICS_TOKEN: METRICS_TOKEN });
+  // A GenAI span without content waits this long for its log records before it is counted unreadable.
+  rig = await startScoringRig({ TRIBUNAL_EVAL_EXPORT_OTLP_ENDPOINT: sink.url, TRIBUNAL_METRICS_TOKEN: METRICS_TOKEN, TRIBUNAL_TRACE_CONTENT_WAIT: '1s' });
   const ev = await rig.createEvaluator(evaluatorBody());
   judgeId = (await rig.createJudge({ name: 'Online judge', intent: 'grade answers', evaluator_ids: [ev.id] })).id;
 });
@@ -64,7 +65,8 @@ describe('evaluation rules', () => {
       const root = tracer.startSpan('POST /ask', { kind: SpanKind.SERVER });
       const ctx = trace.setSpan(ROOT_CONTEXT, root);
       tracer.startSpan('chat gpt-4o-mini', { kind: SpanKind.CLIENT, attributes: chat('What is 2+2?', 'Four.') }, ctx).end();
-      // Matches the filter but carries no content: counted as unreadable, never dropped silently.
+      // Matches the filter but carries no content (nor do log records bring any within
+      // TRIBUNAL_TRACE_CONTENT_WAIT): counted as unreadable, never dropped silently.
       tracer.startSpan('chat gpt-4o-mini', { kind: SpanKind.CLIENT, attributes: { 'gen_ai.operation.name': 'chat' } }, ctx).end();
       root.end();
     });

@@ -64,6 +64,28 @@ describe('trace store', () => {
     assert.equal((await ts.getSpan('org_a', hex(1, 32), hex(2, 16)))?.status.code, 'error');
   });
 
+  it('holds the cap exactly when many requests of one organization store at once', async () => {
+    // PostgreSQL stores optimistically and checks the cap before COMMIT: requests racing past the cap
+    // must be undone and decided exactly, none stored half, the counter equal to the rows.
+    const ts = await traceStoreOf(store);
+    const batches = Array.from({ length: 8 }, (_, b) => Array.from({ length: 10 }, (_, i) => mk(100 + b, i)));
+    const results = await Promise.all(batches.map((spans) => ts.insertSpans('org_race', spans, 45)));
+    const inserted = results.reduce((a, r) => a + r.inserted, 0);
+    assert.equal(inserted, 45, 'exactly the cap is stored');
+    assert.equal(
+      results.reduce((a, r) => a + r.refused, 0),
+      80 - 45,
+    );
+    assert.equal(await ts.countSpans('org_race'), 45);
+    let rows = 0;
+    for (let b = 0; b < 8; b++) rows += (await ts.getTrace('org_race', hex(101 + b, 32))).length;
+    assert.equal(rows, 45, 'the counter matches the stored rows');
+    for (const r of results) assert.equal(r.stored.length, r.inserted);
+    // A retry of everything at the cap: all already stored or refused, nothing counted twice.
+    const retry = await ts.insertSpans('org_race', batches.flat(), 45);
+    assert.deepEqual([retry.inserted, retry.duplicates, retry.refused], [0, 45, 35]);
+  });
+
   it('lists traces newest first with filters and pages', async () => {
     const ts = await traceStoreOf(store);
     const p1 = await ts.listTraces({ org_id: 'org_a' }, { limit: 2 });
@@ -173,5 +195,51 @@ describe('rule store queue', () => {
     assert.equal(c.done, 1);
     assert.equal(await rs.deleteRule('erl_b'), true);
     assert.equal((await rs.queueStats('erl_b')).queued + (await rs.queueStats('erl_b')).running, 0);
+  });
+
+  it('enqueues a batch with the outcomes and counts of the same calls one by one', async () => {
+    // Two rules fed the same sequence, one call at a time and as one batch: merges within the batch
+    // and with units already waiting, shedding the oldest (held before the batch, then the batch's own)
+    // and the newest. Queue contents, outcomes and counters must be the same.
+    const rs = await ruleStoreOf(store);
+    const t = (s: number) => new Date(Date.UTC(2026, 0, 2, 0, 0, s)).toISOString();
+    const c = { always: { matched: 1, sampled: 1 }, queued: { 'day:x:runs': 1 } };
+    // The first sequence merges into a unit held before and sheds held units (PostgreSQL then plays the
+    // calls one by one); the second sheds held units and then the batch's own, merging only within it.
+    const sequences = [
+      [3, 3, 1, 4, 5, 6, 5, 7],
+      [3, 3, 4, 5, 6, 4, 7],
+    ];
+    for (const [si, seq] of sequences.entries())
+      for (const policy of ['drop_oldest', 'drop_newest'] as const) {
+        const [one, many] = [`erl_one_${si}_${policy}`, `erl_many_${si}_${policy}`];
+        await rs.createRule({ ...rule(one), shed_policy: policy });
+        await rs.createRule({ ...rule(many), shed_policy: policy });
+        // Held before: units 1 and 2 (limit 3).
+        for (const r of [one, many]) for (const n of [1, 2]) await rs.enqueue(job(r, n, t(n)), 3, policy, c);
+        const one1: string[] = [];
+        for (const n of seq) one1.push(await rs.enqueue(job(one, n, t(n)), 3, policy, c));
+        const many1 = await rs.enqueueMany(
+          many,
+          seq.map((n) => ({ job: job(many, n, t(n)), counts: c })),
+          3,
+          policy,
+        );
+        assert.deepEqual(many1, one1, `${policy}: outcomes`);
+        assert.deepEqual(await rs.counters(many), await rs.counters(one), `${policy}: counters`);
+        assert.deepEqual(await rs.queueStats(many), await rs.queueStats(one), `${policy}: queue`);
+        const claimed = await rs.claim(100, t(100), t(200));
+        const ids = (r: string) =>
+          claimed
+            .filter((j) => j.rule_id === r)
+            .map((j) => j.id.split(':')[1])
+            .sort();
+        assert.deepEqual(ids(many), ids(one), `${policy}: the same units wait`);
+      }
+    // Both policies shed in this sequence (the test would not show a difference otherwise).
+    for (const si of [0, 1]) {
+      assert.ok((await rs.counters(`erl_many_${si}_drop_oldest`))['skipped:shed_oldest'] > 0);
+      assert.ok((await rs.counters(`erl_many_${si}_drop_newest`))['skipped:shed_newest'] > 0);
+    }
   });
 });

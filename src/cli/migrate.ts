@@ -11,9 +11,13 @@ const MIGRATE_USAGE = `Usage: tribunal migrate --from json --to postgres [--data
 
 Copies everything in a JSON data directory (organizations, API keys, projects, evaluators and judges
 with every version, execution logs, registered models, annotations, datasets with their items, batch
-runs with their rows, calibration runs) into PostgreSQL, then reads each record back and compares
-it. The result cache is not copied (it is disposable). Records already in PostgreSQL are kept, so
-an interrupted run can be run again. A batch run left queued or running resumes on PostgreSQL.
+runs with their rows, calibration runs, attachments with their bytes, claim tokens, synthetic data,
+budget caps and counters, provider batches, review queues with their items, leases and labels,
+evaluation rules with their counters and waiting units, spans with their evaluations) into
+PostgreSQL, then reads each record back and compares it. Not copied: the result cache (disposable)
+and budget reservations (runs in flight; the report lists any). Records already in PostgreSQL are
+kept, so an interrupted run can be run again. A batch run left queued or running, and a rule's
+waiting units, resume on PostgreSQL.
 
   --data-dir <dir>        the JSON data directory (default: TRIBUNAL_DATA_DIR, else .tribunal-data)
   --database-url <url>    the PostgreSQL database (default: DATABASE_URL)
@@ -54,9 +58,10 @@ export async function migrate(argv: string[]): Promise<number> {
   const config = loadConfig({ ...env, TRIBUNAL_STORE: 'json' });
   if (!config.databaseUrl) throw usageError('No PostgreSQL database: give --database-url postgres://... or set DATABASE_URL.');
   const { migrateJsonToPostgres, formatReport } = await import('../store/migrate-json.ts');
+  const { migrateRooms } = await import('./migrate-rooms.ts');
   const log = values.json ? () => {} : (line: string) => console.error(line);
   log(`Migrating ${config.dataDir} -> ${describeUrl(config.databaseUrl)}`);
-  const report = await migrateJsonToPostgres({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, log });
+  const report = await migrateJsonToPostgres({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, log, rooms: migrateRooms });
   console.log(values.json ? JSON.stringify(report) : formatReport(report));
   return report.ok ? 0 : 1;
 }

@@ -162,6 +162,13 @@ export class JsonReviewStore implements ReviewStore {
     return null;
   }
 
+  async nextInQueue(queueId: string, orgId: string, annotatorId: string, now: string) {
+    const queue = this.data.queues[queueId];
+    if (!queue || queue.org_id !== orgId) return null;
+    const expires = new Date(Date.parse(now) + queue.lease_seconds * 1000).toISOString();
+    return { queue: structuredClone(queue), got: await this.next(queue, annotatorId, now, expires) };
+  }
+
   private check(queueId: string, itemId: string, annotatorId: string, now: string): { outcome: LeaseOutcome; lease?: ReviewLeaseRecord; item?: ReviewItemRecord } {
     const item = this.itemIndex.get(itemId);
     if (!item || item.queue_id !== queueId) return { outcome: 'no_item' };

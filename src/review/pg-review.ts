@@ -1,12 +1,13 @@
 // The PostgreSQL store's review queues (migrations/016_review_queues.sql). Every change to an item's
-// leases or labels happens in a transaction that holds the item's row lock; `next` takes the oldest
-// open item with FOR UPDATE SKIP LOCKED and, once the lock is held, checks again with a fresh
-// statement (READ COMMITTED: it sees whatever the previous holder committed), so two instances never
-// lease one item to more people than asked. A lease commits without waiting for the WAL flush
-// (synchronous_commit off for that transaction only): a crash may forget a lease of the last moment,
-// which only hands that item out again; labels and completions (submit) are committed durably.
+// leases or labels happens in a transaction that holds the item's row lock; `next` is one call of
+// review_next (migrations/025_review_next.sql), which takes the oldest open item with FOR UPDATE
+// SKIP LOCKED and, once the lock is held, checks again with a fresh statement (READ COMMITTED: it sees
+// whatever the previous holder committed), so two instances never lease one item to more people than
+// asked. A lease commits without waiting for the WAL flush (synchronous_commit off for that
+// transaction only): a crash may forget a lease of the last moment, which only hands that item out
+// again; labels and completions (submit) are committed durably.
 import type pg from 'pg';
-import { decodeRow, encodeParam, iso, json, type Row } from '../store/postgres/codecs.ts';
+import { decodeRow, encodeParam, iso, json, logFromRow, type Row } from '../store/postgres/codecs.ts';
 import type { Page, PageQuery } from '../store/types.ts';
 import type { LeaseOutcome, ReviewCounts, ReviewItemRecord, ReviewLabelRecord, ReviewLeaseRecord, ReviewQueueRecord, ReviewStore } from './types.ts';
 
@@ -41,6 +42,32 @@ const labelFromRow = (r: Row): ReviewLabelRecord => ({
   created_at: iso(r.created_at)!,
 });
 
+/** A row of review_next: the item and the lease it gave, or null when it gave none. */
+const leasedFromRow = (r: Row, annotatorId: string, now: string): { item: ReviewItemRecord; lease: ReviewLeaseRecord } | null => {
+  if (r.item_id === null) return null;
+  const queueId = (r.queue_record as ReviewQueueRecord).id;
+  const item: ReviewItemRecord = {
+    id: r.item_id,
+    queue_id: queueId,
+    execution_log_id: r.item_log_id,
+    source: r.item_source,
+    done: Number(r.item_done),
+    adjudicated_at: iso(r.item_adjudicated_at),
+    created_at: iso(r.item_created_at)!,
+  };
+  const lease: ReviewLeaseRecord = {
+    item_id: item.id,
+    queue_id: queueId,
+    annotator_id: annotatorId,
+    state: 'leased',
+    expires_at: iso(r.lease_expires_at)!,
+    reason: null,
+    created_at: iso(r.lease_created_at)!,
+    updated_at: now,
+  };
+  return { item, lease };
+};
+
 const LEASE_CHECK = `SELECT i.done, l.state, l.expires_at > $3::timestamptz AS live
   FROM review_items i LEFT JOIN review_leases l ON l.item_id = i.id AND l.annotator_id = $2
   WHERE i.id = $1 AND i.queue_id = $4 FOR UPDATE OF i`;
@@ -54,11 +81,10 @@ export class PgReviewStore implements ReviewStore {
     return result;
   }
 
-  /** `soft`: the transaction's commit does not wait for the WAL flush (a lease is soft state, see next). */
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>, soft = false): Promise<T> {
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     const c = await this.pool.connect();
     try {
-      await c.query(soft ? 'BEGIN; SET LOCAL synchronous_commit TO OFF' : 'BEGIN');
+      await c.query('BEGIN');
       const out = await fn(c);
       await c.query('COMMIT');
       return out;
@@ -157,37 +183,26 @@ export class PgReviewStore implements ReviewStore {
   }
 
   async next(queue: ReviewQueueRecord, annotatorId: string, now: string, expiresAt: string) {
-    const wanted = `NOT EXISTS (SELECT 1 FROM review_leases l WHERE l.item_id = i.id AND l.annotator_id = $2 AND (l.state <> 'leased' OR l.expires_at > $3::timestamptz))
-      AND i.done + (SELECT count(*) FROM review_leases l WHERE l.item_id = i.id AND l.state = 'leased' AND l.expires_at > $3::timestamptz) < $4::int`;
-    return this.tx(async (c) => {
-      const passed: string[] = [];
-      for (let attempt = 0; attempt < 20; attempt++) {
-        const { rows } = await this.q(
-          `SELECT i.* FROM review_items i WHERE i.queue_id = $1 AND i.open AND i.id <> ALL($5::text[]) AND ${wanted}
-           ORDER BY i.id LIMIT 1 FOR UPDATE OF i SKIP LOCKED`,
-          [queue.id, annotatorId, now, queue.annotators_per_item, passed],
-          c,
-        );
-        if (!rows.length) return null;
-        const item = itemFromRow(rows[0]);
-        // The lock is ours now: the insert checks again in a statement of its own, which sees every
-        // commit before it (READ COMMITTED), so a lease a previous holder of the lock committed counts.
-        const { rows: leased } = await this.q(
-          `INSERT INTO review_leases (item_id, annotator_id, queue_id, state, expires_at, reason, created_at, updated_at)
-           SELECT i.id, $2, i.queue_id, 'leased', $5, NULL, $3, $3 FROM review_items i WHERE i.id = $1 AND i.open AND ${wanted}
-           ON CONFLICT (item_id, annotator_id) DO UPDATE SET state = 'leased', expires_at = EXCLUDED.expires_at, reason = NULL, updated_at = EXCLUDED.updated_at
-           RETURNING *`,
-          [item.id, annotatorId, now, queue.annotators_per_item, expiresAt],
-          c,
-        );
-        if (!leased.length) {
-          passed.push(item.id);
-          continue;
-        }
-        return { item, lease: leaseFromRow(leased[0]) };
-      }
-      return null;
-    }, true);
+    const { rows } = await this.q('SELECT * FROM review_next($1, NULL, $2, $3, $4)', [queue.id, annotatorId, now, expiresAt]);
+    return rows.length ? leasedFromRow(rows[0], annotatorId, now) : null;
+  }
+
+  /**
+   * The route's whole read in one round trip (on a busy machine each round trip waits for a CPU):
+   * the queue (null when it is not this organization's), the lease (migration 025's review_next, the
+   * guarantees described there) and the item's log for the answer.
+   */
+  async nextInQueue(queueId: string, orgId: string, annotatorId: string, now: string) {
+    const { rows } = await this.q('SELECT n.*, l.* FROM review_next($1, $2, $3, $4, NULL) n LEFT JOIN execution_logs l ON l.id = n.item_log_id', [
+      queueId,
+      orgId,
+      annotatorId,
+      now,
+    ]);
+    if (!rows.length) return null;
+    const r = rows[0];
+    const got = leasedFromRow(r, annotatorId, now);
+    return { queue: r.queue_record as ReviewQueueRecord, got, log: got && r.id !== null ? logFromRow(r) : null };
   }
 
   private async check(c: pg.PoolClient, queueId: string, itemId: string, annotatorId: string, now: string): Promise<LeaseOutcome> {

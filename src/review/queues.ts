@@ -175,13 +175,13 @@ export async function listItems(ctx: Ctx, queueId: string, page: PageQuery) {
 }
 
 export async function nextItem(ctx: Ctx, queueId: string) {
-  const q = await getOwnQueue(ctx, queueId);
-  const rs = reviewStore(ctx.store);
-  const now = new Date();
-  const expires = new Date(now.getTime() + q.lease_seconds * 1000).toISOString();
-  const got = await rs.next(q, ctx.caller.key.id, now.toISOString(), expires);
+  // One step of the store: the queue (another organization's is a 404), the lease and, on
+  // PostgreSQL, the log, in one round trip (issue 31's 5 ms p95).
+  const found = await reviewStore(ctx.store).nextInQueue(queueId, ctx.caller.org.id, ctx.caller.key.id, new Date().toISOString());
+  if (!found) throw notFound('Review queue', queueId);
+  const { queue: q, got } = found;
   if (!got) return {};
-  const log = await ctx.store.getExecutionLog(got.item.execution_log_id);
+  const log = found.log !== undefined ? found.log : await ctx.store.getExecutionLog(got.item.execution_log_id);
   return {
     item_id: got.item.id,
     execution_log_id: got.item.execution_log_id,

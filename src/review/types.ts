@@ -1,6 +1,6 @@
 // Review queues (SPEC section 17): the records and the store contract of the review room. Kept beside
 // the Store (not in it): reviewStore(store) in ./store.ts gives the implementation for either store.
-import type { Page, PageQuery } from '../store/types.ts';
+import type { ExecutionLogRecord, Page, PageQuery } from '../store/types.ts';
 
 /** What feeds a queue automatically as runs happen (all optional; none = items only by hand). */
 export interface ReviewSources {
@@ -97,6 +97,17 @@ export interface ReviewStore {
    * instances never hand one item to more people than asked. Null when none is left for them.
    */
   next(queue: ReviewQueueRecord, annotatorId: string, now: string, expiresAt: string): Promise<{ item: ReviewItemRecord; lease: ReviewLeaseRecord } | null>;
+  /**
+   * `next` as the route needs it, in as few round trips as the store can: the queue (null when it
+   * does not exist or is not `orgId`'s), the lease (expiring after the queue's lease_seconds), and
+   * the item's log when the store read it in the same step (`log` undefined: the caller reads it).
+   */
+  nextInQueue(
+    queueId: string,
+    orgId: string,
+    annotatorId: string,
+    now: string,
+  ): Promise<{ queue: ReviewQueueRecord; got: { item: ReviewItemRecord; lease: ReviewLeaseRecord } | null; log?: ExecutionLogRecord | null } | null>;
   /** Records the labels and completes the annotator's unexpired lease, all or nothing. */
   submit(queue: ReviewQueueRecord, itemId: string, annotatorId: string, labels: ReviewLabelRecord[], now: string): Promise<LeaseOutcome>;
   /** Gives the item back: the lease becomes `skipped` with the reason. */

@@ -5,7 +5,7 @@
 // that were running when the process died are taken again (their lease is void in a new process).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EnqueueCounts, EvalJob, RuleRecord, RuleStore } from '../traces/rules/types.ts';
+import type { EnqueueCounts, EnqueueOutcome, EvalJob, RuleRecord, RuleStore } from '../traces/rules/types.ts';
 
 interface Data {
   rules: Record<string, RuleRecord>;
@@ -97,21 +97,29 @@ export class JsonRuleStore implements RuleStore {
   }
 
   async enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest', counts: EnqueueCounts = { always: {}, queued: {} }) {
+    const outcome = this.enqueueOne(job, limit, policy, counts);
+    await this.save();
+    return outcome;
+  }
+  async enqueueMany(_ruleId: string, items: Array<{ job: EvalJob; counts: EnqueueCounts }>, limit: number, policy: 'drop_oldest' | 'drop_newest') {
+    const outcomes = items.map(({ job, counts }) => this.enqueueOne(job, limit, policy, counts));
+    await this.save();
+    return outcomes;
+  }
+  private enqueueOne(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest', counts: EnqueueCounts): EnqueueOutcome {
     this.add(job.rule_id, counts.always);
     const existing = this.data.jobs[job.id];
     if (existing) {
       this.add(job.rule_id, { 'skipped:merged': 1 });
       if (existing.state === 'queued' && job.run_after > existing.run_after) existing.run_after = job.run_after;
-      await this.save();
-      return 'waiting' as const;
+      return 'waiting';
     }
     const waiting = Object.values(this.data.jobs).filter((j) => j.rule_id === job.rule_id && j.state === 'queued');
     let outcome: 'queued' | 'shed_oldest' = 'queued';
     if (waiting.length >= limit) {
       if (policy === 'drop_newest') {
         this.add(job.rule_id, { 'skipped:shed_newest': 1 });
-        await this.save();
-        return 'shed_newest' as const;
+        return 'shed_newest';
       }
       const oldest = waiting.reduce((a, b) => (b.created_at < a.created_at ? b : a));
       delete this.data.jobs[oldest.id];
@@ -120,8 +128,7 @@ export class JsonRuleStore implements RuleStore {
     }
     this.data.jobs[job.id] = structuredClone(job);
     this.add(job.rule_id, counts.queued);
-    await this.save();
-    return outcome === 'shed_oldest' ? ('shed_oldest' as const) : ('queued' as const);
+    return outcome;
   }
 
   async claim(n: number, now: string, leaseUntil: string) {
@@ -138,6 +145,13 @@ export class JsonRuleStore implements RuleStore {
     if (!j) return false;
     delete this.data.jobs[jobId];
     this.add(j.rule_id, counts);
+    await this.save();
+    return true;
+  }
+  async postpone(jobId: string, runAfter: string) {
+    const j = this.data.jobs[jobId];
+    if (j?.state !== 'running') return false;
+    Object.assign(j, { state: 'queued', lease_until: null, run_after: runAfter, attempts: Math.max(0, j.attempts - 1) });
     await this.save();
     return true;
   }

@@ -1,16 +1,37 @@
 // The JSON store's spans (src/traces/types.ts): traces/spans.jsonl and traces/evaluations.jsonl in
 // the data directory, append-only, one JSON line per record; held in memory per organization (the
-// span cap per organization, TRIBUNAL_TRACE_MAX_SPANS, bounds it). A torn last line (a crash
+// span cap per organization, TRIBUNAL_TRACE_MAX_SPANS, bounds it). Log events (OTLP logs of GenAI
+// events) are traces/log-events.jsonl, bounded by TRIBUNAL_TRACE_MAX_LOG_RECORDS, merged into their
+// span when it is read. A torn last line (a crash
 // mid-append) is dropped at load; pruning (retention) rewrites the file through a temp file + rename.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Span, SpanEvaluation, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../traces/types.ts';
-import { spanKey } from '../traces/types.ts';
+import type { Span, SpanEvaluation, SpanLogEvent, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../traces/types.ts';
+import { logEventKey, spanKey, withLogEvents } from '../traces/types.ts';
 
 interface OrgSpans {
   traces: Map<string, SpanRecord[]>;
   count: number;
 }
+
+/** An organization's log events (traces/log-events.jsonl), by span (trace:span), whether or not the span is stored. */
+interface OrgLogEvents {
+  bySpan: Map<string, (SpanLogEvent & { key: string })[]>;
+  count: number;
+}
+type LogLine = SpanLogEvent & { org_id: string; key: string };
+
+const nanos = (v: string) => v.padStart(24, '0');
+const logOrder = (a: SpanLogEvent, b: SpanLogEvent) =>
+  a.time_unix_nano !== b.time_unix_nano
+    ? nanos(a.time_unix_nano) < nanos(b.time_unix_nano)
+      ? -1
+      : 1
+    : a.received_at !== b.received_at
+      ? a.received_at < b.received_at
+        ? -1
+        : 1
+      : a.seq - b.seq;
 
 function readLines<T>(file: string): T[] {
   if (!fs.existsSync(file)) return [];
@@ -64,8 +85,10 @@ export function spanMatches(s: SpanRecord, f: TraceFilter): boolean {
 export class JsonTraceStore implements TraceStore {
   private readonly orgs = new Map<string, OrgSpans>();
   private readonly evaluations = new Map<string, SpanEvaluation[]>(); // org:trace -> evaluations
+  private readonly logs = new Map<string, OrgLogEvents>();
   private readonly spansFile: string;
   private readonly evalFile: string;
+  private readonly logFile: string;
   private chain: Promise<unknown> = Promise.resolve();
 
   constructor(dataDir: string) {
@@ -73,7 +96,9 @@ export class JsonTraceStore implements TraceStore {
     fs.mkdirSync(dir, { recursive: true });
     this.spansFile = path.join(dir, 'spans.jsonl');
     this.evalFile = path.join(dir, 'evaluations.jsonl');
+    this.logFile = path.join(dir, 'log-events.jsonl');
     for (const s of readLines<SpanRecord>(this.spansFile)) this.add(s);
+    for (const l of readLines<LogLine>(this.logFile)) this.addLog(l.org_id, l);
     for (const e of readLines<SpanEvaluation>(this.evalFile)) this.addEval(e);
   }
 
@@ -90,6 +115,31 @@ export class JsonTraceStore implements TraceStore {
     o.traces.set(s.trace_id, list);
     o.count++;
     return true;
+  }
+  private orgLogs(orgId: string): OrgLogEvents {
+    let o = this.logs.get(orgId);
+    if (!o) this.logs.set(orgId, (o = { bySpan: new Map(), count: 0 }));
+    return o;
+  }
+  private addLog(orgId: string, l: SpanLogEvent & { key: string }): boolean {
+    const o = this.orgLogs(orgId);
+    const k = spanKey(l);
+    const list = o.bySpan.get(k) ?? [];
+    if (list.some((x) => x.key === l.key)) return false;
+    list.push(l);
+    o.bySpan.set(k, list);
+    o.count++;
+    return true;
+  }
+  /** Spans (already cloned) with their log events merged in. */
+  private merged<S extends SpanRecord>(orgId: string, spans: S[]): S[] {
+    const o = this.logs.get(orgId);
+    if (!o?.count) return spans;
+    for (const s of spans) {
+      const list = o.bySpan.get(spanKey(s));
+      if (list) withLogEvents(s, structuredClone([...list].sort(logOrder).map((l) => l.event)));
+    }
+    return spans;
   }
   private addEval(e: SpanEvaluation) {
     const k = `${e.org_id}:${e.trace_id}`;
@@ -128,17 +178,41 @@ export class JsonTraceStore implements TraceStore {
     return { inserted, duplicates, refused, stored };
   }
 
+  async insertLogEvents(orgId: string, events: SpanLogEvent[], maxEvents: number) {
+    const o = this.orgLogs(orgId);
+    let inserted = 0;
+    let duplicates = 0;
+    let refused = 0;
+    const lines: string[] = [];
+    for (const e of events) {
+      const line: LogLine = { org_id: orgId, key: logEventKey(e), ...e };
+      if (o.bySpan.get(spanKey(e))?.some((x) => x.key === line.key)) duplicates++;
+      else if (o.count >= maxEvents) refused++;
+      else if (this.addLog(orgId, line)) {
+        inserted++;
+        lines.push(JSON.stringify(line));
+      } else duplicates++;
+    }
+    if (lines.length) await this.append(this.logFile, `${lines.join('\n')}\n`);
+    return { inserted, duplicates, refused };
+  }
+  async countLogEvents(orgId: string) {
+    return this.logs.get(orgId)?.count ?? 0;
+  }
+
   async getTrace(orgId: string, traceId: string) {
     const list = this.orgs.get(orgId)?.traces.get(traceId) ?? [];
-    return structuredClone(list).sort((a, b) => (a.start_time_unix_nano.padStart(20, '0') < b.start_time_unix_nano.padStart(20, '0') ? -1 : 1));
+    return this.merged(
+      orgId,
+      structuredClone(list).sort((a, b) => (a.start_time_unix_nano.padStart(20, '0') < b.start_time_unix_nano.padStart(20, '0') ? -1 : 1)),
+    );
   }
   async getSpan(orgId: string, traceId: string, spanId: string) {
-    return structuredClone(
-      this.orgs
-        .get(orgId)
-        ?.traces.get(traceId)
-        ?.find((s) => s.span_id === spanId) ?? null,
-    );
+    const s = this.orgs
+      .get(orgId)
+      ?.traces.get(traceId)
+      ?.find((x) => x.span_id === spanId);
+    return s ? this.merged(orgId, [structuredClone(s)])[0] : null;
   }
 
   async listTraces(f: TraceFilter, page: TracePageQuery) {
@@ -169,7 +243,7 @@ export class JsonTraceStore implements TraceStore {
       }
     }
     rows.sort((a, b) => (a.received_at !== b.received_at ? (a.received_at < b.received_at ? -1 : 1) : spanKey(a) < spanKey(b) ? -1 : 1));
-    return structuredClone(rows.slice(0, q.limit));
+    return this.merged(orgId, structuredClone(rows.slice(0, q.limit)));
   }
 
   async prune(before: string) {
@@ -184,7 +258,31 @@ export class JsonTraceStore implements TraceStore {
       }
     }
     if (removed) await this.rewrite();
+    const beforeNanos = nanos(`${BigInt(Date.parse(before)) * 1_000_000n}`);
+    let logsRemoved = 0;
+    for (const o of this.logs.values()) {
+      for (const [k, list] of o.bySpan) {
+        const keep = list.filter((l) => nanos(l.time_unix_nano) >= beforeNanos);
+        logsRemoved += list.length - keep.length;
+        o.count -= list.length - keep.length;
+        if (keep.length) o.bySpan.set(k, keep);
+        else o.bySpan.delete(k);
+      }
+    }
+    if (logsRemoved) await this.rewriteLogs();
     return removed;
+  }
+
+  private rewriteLogs(): Promise<void> {
+    const next = this.chain.then(async () => {
+      const tmp = `${this.logFile}.tmp`;
+      const lines: string[] = [];
+      for (const [orgId, o] of this.logs) for (const list of o.bySpan.values()) for (const l of list) lines.push(JSON.stringify({ org_id: orgId, ...l }));
+      await fs.promises.writeFile(tmp, lines.length ? `${lines.join('\n')}\n` : '');
+      await fs.promises.rename(tmp, this.logFile);
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
   }
 
   private rewrite(): Promise<void> {
@@ -211,6 +309,7 @@ export class JsonTraceStore implements TraceStore {
   }
   async purgeOrganization(orgId: string) {
     if (this.orgs.delete(orgId)) await this.rewrite();
+    if (this.logs.delete(orgId)) await this.rewriteLogs();
     for (const k of [...this.evaluations.keys()]) if (k.startsWith(`${orgId}:`)) this.evaluations.delete(k);
   }
 }

@@ -12,46 +12,18 @@
 import { isDeepStrictEqual } from 'node:util';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Organization } from '../schemas.ts';
 import { isLogRecord } from './json-files.ts';
 import { JsonStore } from './json-store.ts';
-import { migrateRuns, RUN_KINDS, type RunKind } from './migrate-runs.ts';
+import type { JsonData } from './json-data.ts';
+import { EXTRA_KINDS, ROOM_KINDS, type Counts, type Kind, type MigrateContext, type RoomMigration } from './migrate-context.ts';
+import { migrateExtras } from './migrate-extras.ts';
+import { migrateRuns, RUN_KINDS } from './migrate-runs.ts';
 import { PostgresStore } from './postgres-store.ts';
-import {
-  StoreConflictError,
-  type AnnotationRecord,
-  type ApiKeyRecord,
-  type EvaluatorRecord,
-  type ExecutionLogRecord,
-  type JudgeRecord,
-  type ModelRecord,
-  type ProjectRecord,
-} from './types.ts';
+import { StoreConflictError, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord } from './types.ts';
 
-interface JsonFile {
-  organizations?: Record<string, Organization>;
-  api_keys?: Record<string, ApiKeyRecord>;
-  projects?: Record<string, ProjectRecord>;
-  evaluators?: Record<string, EvaluatorRecord>;
-  models?: Record<string, ModelRecord>;
-  evaluator_versions?: Record<string, EvaluatorRecord[]>;
-  judges?: Record<string, JudgeRecord>;
-  judge_versions?: Record<string, JudgeRecord[]>;
-  annotations?: Record<string, AnnotationRecord>;
-}
+type JsonFile = Partial<JsonData>;
 
-export type Kind =
-  | 'organizations'
-  | 'api_keys'
-  | 'projects'
-  | 'evaluators'
-  | 'evaluator_versions'
-  | 'judges'
-  | 'judge_versions'
-  | 'models'
-  | 'execution_logs'
-  | 'annotations'
-  | RunKind;
+export type { Kind } from './migrate-context.ts';
 export const KINDS: Kind[] = [
   'organizations',
   'api_keys',
@@ -64,11 +36,15 @@ export const KINDS: Kind[] = [
   'execution_logs',
   'annotations',
   ...RUN_KINDS,
+  ...EXTRA_KINDS,
+  ...ROOM_KINDS,
 ];
 
 export interface MigrationReport {
-  counts: Record<Kind, { source: number; copied: number; verified: number }>;
+  counts: Counts;
   mismatches: string[];
+  /** What was deliberately left behind, and why (leases in flight, queued rule units, reservations). */
+  not_copied: string[];
   ok: boolean;
 }
 
@@ -79,9 +55,11 @@ export interface MigrateOptions {
   log?: (line: string) => void;
   /** Logs per INSERT / verification batch, and dataset items and batch rows per page (default 1000). */
   batchSize?: number;
+  /** The rooms beside the Store (review queues, evaluation rules, spans): src/cli/migrate-rooms.ts. */
+  rooms: RoomMigration;
 }
 
-const TIMESTAMP_FIELDS = new Set(['created_at', 'updated_at', 'expires_at', 'last_used_at', 'revoked_at']);
+const TIMESTAMP_FIELDS = new Set(['created_at', 'updated_at', 'expires_at', 'last_used_at', 'revoked_at', 'used_at', 'adjudicated_at']);
 
 /**
  * The form a record has once stored: undefined members dropped (as JSON does) and timestamps in
@@ -153,6 +131,7 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
 
     const counts = Object.fromEntries(KINDS.map((k) => [k, { source: 0, copied: 0, verified: 0 }])) as MigrationReport['counts'];
     const mismatches: string[] = [];
+    const notCopied: string[] = [];
     const compare = (kind: Kind, label: string, want: unknown, got: unknown) => {
       if ((got === null || got === undefined) && mismatches.some((m) => m.startsWith(`${kind}: ${label} not copied`))) return;
       if (got === null || got === undefined) mismatches.push(`${kind}: ${label} is missing in PostgreSQL`);
@@ -254,8 +233,27 @@ export async function migrateJsonToPostgres(opts: MigrateOptions): Promise<Migra
       equal: (a, b) => isDeepStrictEqual(canonical(a), canonical(b)),
       log,
     });
+    // This round's tables of db.json, then the rooms beside the Store (their own files).
+    const ctx: MigrateContext = {
+      dataDir: opts.dataDir,
+      source,
+      target: t,
+      batchSize,
+      counts,
+      mismatches,
+      notCopied,
+      compare,
+      equal: (a, b) => isDeepStrictEqual(canonical(a), canonical(b)),
+      log,
+    };
+    await migrateExtras(
+      ctx,
+      db,
+      orgs.map((o) => o.id),
+    );
+    await opts.rooms(ctx);
     const ok = mismatches.length === 0 && KINDS.every((k) => counts[k].verified === counts[k].source);
-    return { counts, mismatches, ok };
+    return { counts, mismatches, not_copied: notCopied, ok };
   } finally {
     await target?.close();
     await source.close();
@@ -267,11 +265,12 @@ export function formatReport(report: MigrationReport): string {
     (k) => `  ${k.padEnd(20)} ${String(report.counts[k].source).padStart(9)} ${String(report.counts[k].copied).padStart(9)} ${String(report.counts[k].verified).padStart(9)}`,
   );
   const head = `  ${'kind'.padEnd(20)} ${'in JSON'.padStart(9)} ${'copied'.padStart(9)} ${'verified'.padStart(9)}`;
+  const left = report.not_copied.length ? `\nNot copied, on purpose:\n${report.not_copied.map((m) => `  ${m}`).join('\n')}` : '';
   const tail = report.ok
     ? 'Every record is in PostgreSQL and reads back equal to the JSON data.'
     : `Verification FAILED (${report.mismatches.length} differences):\n${report.mismatches
         .slice(0, 20)
         .map((m) => `  ${m}`)
         .join('\n')}${report.mismatches.length > 20 ? `\n  ... and ${report.mismatches.length - 20} more` : ''}`;
-  return `${head}\n${rows.join('\n')}\n${tail}`;
+  return `${head}\n${rows.join('\n')}\n${tail}${left}`;
 }

@@ -4,6 +4,7 @@
 import type { Caller } from '../auth.ts';
 import type { Store } from '../store/types.ts';
 import type { Span } from './types.ts';
+import { log } from '../log.ts';
 
 export type SpansListener = (caller: Caller, spans: Span[]) => Promise<void>;
 const listeners = new WeakMap<Store, SpansListener>();
@@ -16,7 +17,7 @@ export function onSpansStored(store: Store, listener: SpansListener): void {
 export async function notifySpansStored(store: Store, caller: Caller, spans: Span[]): Promise<void> {
   const l = listeners.get(store);
   if (!l) return;
-  await l(caller, spans).catch((err) => console.error(`[tribunal] traces: evaluation rules could not take new spans: ${(err as Error).message}`));
+  await l(caller, spans).catch((err) => log.error('traces: evaluation rules could not take new spans', { err }));
 }
 
 // Rule changes (create, update, delete), so that a worker's cached rules of the organization are read again.

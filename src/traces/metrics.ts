@@ -7,6 +7,15 @@ import { ruleStoreOf } from './rules/store.ts';
 
 const received = new WeakMap<Store, { spans: number; rejected: number }>();
 const registered = new WeakSet<Registry>();
+/** Log records received on /otel/v1/logs by this instance, by outcome. */
+export type LogOutcome = 'kept' | 'duplicate' | 'rejected' | 'ignored' | 'unattached';
+const logRecords = new WeakMap<Store, Record<LogOutcome, number>>();
+
+export function countLogRecords(store: Store, counts: Partial<Record<LogOutcome, number>>): void {
+  const c = logRecords.get(store) ?? { kept: 0, duplicate: 0, rejected: 0, ignored: 0, unattached: 0 };
+  for (const [k, n] of Object.entries(counts) as [LogOutcome, number][]) c[k] += n;
+  logRecords.set(store, c);
+}
 
 export function countReceived(store: Store, spans: number, rejected: number): void {
   const c = received.get(store) ?? { spans: 0, rejected: 0 };
@@ -28,6 +37,16 @@ export function registerTraceMetrics(registry: Registry, store: Store): void {
       this.reset();
       this.inc({ outcome: 'stored' }, c.spans);
       this.inc({ outcome: 'rejected' }, c.rejected);
+    },
+  });
+  new Counter({
+    name: 'tribunal_otlp_log_records_total',
+    help: 'Log records received on /otel/v1/logs by this instance, by outcome: kept (GenAI events of a span), duplicate, rejected, ignored (not GenAI events), unattached (GenAI events naming no span).',
+    labelNames: ['outcome'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, n] of Object.entries(logRecords.get(store) ?? {})) this.inc({ outcome }, n);
     },
   });
   // Registered before the age gauge, whose values its collect sets: the registry collects in order.

@@ -21,14 +21,14 @@ const MAX_VALUE_CHARS = 256 * 1024;
 export class OtlpShapeError extends Error {}
 
 /** The field in either spelling: snake_case (protobuf) or lowerCamelCase (OTLP/JSON). */
-function field(o: Obj, snake: string): unknown {
+export function field(o: Obj, snake: string): unknown {
   if (snake in o) return o[snake];
   const camel = snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
   return o[camel];
 }
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function list(o: Obj, name: string, where: string): Obj[] {
+export function list(o: Obj, name: string, where: string): Obj[] {
   const v = field(o, name);
   if (v === undefined || v === null) return [];
   // Named as the sender spelled it (resource_spans in protobuf terms, resourceSpans in OTLP/JSON).
@@ -39,7 +39,7 @@ function list(o: Obj, name: string, where: string): Obj[] {
 }
 
 /** An id: bytes (protobuf) or hex text (OTLP/JSON) -> lowercase hex of `bytes` bytes, or null when absent/empty. */
-function hexId(v: unknown, bytes: number): string | null | 'invalid' {
+export function hexId(v: unknown, bytes: number): string | null | 'invalid' {
   if (v === undefined || v === null || v === '') return null;
   let hex: string;
   if (Array.isArray(v) || v instanceof Uint8Array) hex = Buffer.from(v as number[]).toString('hex');
@@ -50,14 +50,14 @@ function hexId(v: unknown, bytes: number): string | null | 'invalid' {
   return hex;
 }
 
-function int64(v: unknown): bigint | null {
+export function int64(v: unknown): bigint | null {
   if (v === undefined || v === null) return null;
   if (typeof v === 'number' && Number.isFinite(v)) return BigInt(Math.trunc(v));
   if (typeof v === 'string' && /^\d+$/.test(v)) return BigInt(v);
   return null;
 }
 
-const isoOfNanos = (n: bigint) => new Date(Number(n / 1_000_000n)).toISOString();
+export const isoOfNanos = (n: bigint) => new Date(Number(n / 1_000_000n)).toISOString();
 
 /** AnyValue -> a plain JSON value. */
 export function anyValue(v: unknown): unknown {

@@ -13,6 +13,7 @@ function loadRoot(): protobuf.Root {
   r.resolvePath = (_origin, target) => path.join(PROTO_DIR, target);
   // keepCase: field names as in the .proto files (trace_id), so one reader serves both encodings.
   r.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto', { keepCase: true });
+  r.loadSync('opentelemetry/proto/collector/logs/v1/logs_service.proto', { keepCase: true });
   // google.rpc.Status, the body of an OTLP error answer (OTLP/HTTP spec, "Failures").
   r.add(new protobuf.Type('Status').add(new protobuf.Field('code', 1, 'int32')).add(new protobuf.Field('message', 2, 'string')));
   r.resolveAll();
@@ -43,4 +44,15 @@ export function encodeStatus(code: number, message: string): Uint8Array {
 export function encodeExportRequest(request: Record<string, unknown>): Uint8Array {
   const t = type('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
   return t.encode(t.fromObject(request)).finish();
+}
+
+/** Decodes an ExportLogsServiceRequest (POST /otel/v1/logs); throws protobufjs's own error on a malformed body. */
+export function decodeLogsRequest(body: Uint8Array): Record<string, unknown> {
+  const t = type('opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest');
+  return t.toObject(t.decode(body), { longs: String, enums: Number, bytes: Array, defaults: false, arrays: true }) as Record<string, unknown>;
+}
+
+export function encodeLogsResponse(partial?: { rejected_log_records: number; error_message: string }): Uint8Array {
+  const t = type('opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse');
+  return t.encode(t.fromObject(partial ? { partial_success: partial } : {})).finish();
 }

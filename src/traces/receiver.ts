@@ -16,13 +16,14 @@ import { countReceived } from './metrics.ts';
 import { normalizeRequest, OtlpShapeError } from './normalize.ts';
 import { decodeExportRequest, encodeExportResponse, encodeStatus } from './proto.ts';
 import { traceStoreOf } from './store.ts';
+import { log } from '../log.ts';
 
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);
 
-type Encoding = 'protobuf' | 'json';
+export type Encoding = 'protobuf' | 'json';
 
-class OtlpError extends Error {
+export class OtlpError extends Error {
   constructor(
     readonly status: number,
     /** google.rpc.Code: 3 INVALID_ARGUMENT, 8 RESOURCE_EXHAUSTED, 14 UNAVAILABLE. */
@@ -46,7 +47,7 @@ function send(res: Response, encoding: Encoding, status: number, body: { partial
 }
 
 /** Reads the body, at most `limit` bytes as sent; throws 413 beyond. */
-function readBody(req: Request, limit: number): Promise<Buffer> {
+export function readBody(req: Request, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -76,7 +77,7 @@ function readBody(req: Request, limit: number): Promise<Buffer> {
   });
 }
 
-async function decompress(body: Buffer, encoding: string, max: number): Promise<Buffer> {
+export async function decompress(body: Buffer, encoding: string, max: number): Promise<Buffer> {
   if (encoding === 'identity' || encoding === '') return body;
   try {
     return encoding === 'gzip' ? await gunzip(body, { maxOutputLength: max }) : await inflate(body, { maxOutputLength: max });
@@ -146,7 +147,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       const now = Date.now();
       if (now - lastPrune > 60_000) {
         lastPrune = now;
-        void ts.prune(new Date(now - traces.retentionMs).toISOString()).catch((err) => console.error(`[tribunal] traces: pruning failed: ${(err as Error).message}`));
+        void ts.prune(new Date(now - traces.retentionMs).toISOString()).catch((err) => log.error('traces: pruning failed', { err }));
       }
       // Spans that started before the retention period would be pruned at once: refused, counted.
       const cutoff = new Date(now - traces.retentionMs).toISOString();
@@ -169,7 +170,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
         return send(res, encoding, err.status, { error: { code: err.grpcCode, message: err.message } });
       }
       const unavailable = (err as Error).name === 'StoreUnavailableError';
-      if (!unavailable) console.error('[tribunal] traces: unexpected error:', err);
+      if (!unavailable) log.error('traces: unexpected error', { err });
       // 503 is retryable for an OTLP exporter: nothing was stored half (one statement per batch).
       send(res, encoding, unavailable ? 503 : 500, {
         error: { code: unavailable ? 14 : 13, message: unavailable ? 'The store is unreachable; the exporter will retry.' : 'Internal error.' },

@@ -1,6 +1,7 @@
 // The span as Tribunal keeps it (one per OTLP span, per organization) and the store parts for
 // traces: one interface, a JSON and a PostgreSQL implementation (src/store/json-traces.ts,
 // src/store/postgres/traces.ts), one contract test (test/store-contract-traces.ts).
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 export const SpanKind = z.enum(['unspecified', 'internal', 'server', 'client', 'producer', 'consumer']);
@@ -75,6 +76,23 @@ export interface SpanEvaluation {
   created_at: string;
 }
 
+/**
+ * A GenAI event that arrived as an OTLP log record (POST /otel/v1/logs), for the span its trace and
+ * span ids name. Kept beside the spans and merged into that span's `events` whenever the span is
+ * read, so a record that arrives before its span and one that arrives after it read the same.
+ */
+export interface SpanLogEvent {
+  trace_id: string;
+  span_id: string;
+  /** The record's time in nanoseconds since the epoch (time_unix_nano, else observed_time_unix_nano, else arrival). */
+  time_unix_nano: string;
+  received_at: string;
+  /** Its place in its request: records of one instant keep the order they were sent in. */
+  seq: number;
+  event: SpanEvent;
+}
+export type SpanEvent = z.infer<typeof SpanEvent>;
+
 export interface TraceStore {
   /**
    * Stores spans of one organization, skipping any (trace_id, span_id) already stored (an exporter's
@@ -82,13 +100,20 @@ export interface TraceStore {
    * and counted in `refused`. Answers how many were new.
    */
   insertSpans(orgId: string, spans: Span[], maxSpans: number): Promise<{ inserted: number; duplicates: number; refused: number; stored: Span[] }>;
-  /** The spans of one trace of one organization, by start time. */
+  /**
+   * Keeps log events of one organization, skipping any already kept (an exporter's retry: the same
+   * span, time, name and content). At most `maxEvents` are held per organization; those beyond are
+   * refused and counted. Their spans need not be stored yet.
+   */
+  insertLogEvents(orgId: string, events: SpanLogEvent[], maxEvents: number): Promise<{ inserted: number; duplicates: number; refused: number }>;
+  countLogEvents(orgId: string): Promise<number>;
+  /** The spans of one trace of one organization, by start time. Reads of spans include their log events. */
   getTrace(orgId: string, traceId: string): Promise<SpanRecord[]>;
   getSpan(orgId: string, traceId: string, spanId: string): Promise<SpanRecord | null>;
   listTraces(filter: TraceFilter, page: TracePageQuery): Promise<{ items: TraceSummary[]; last?: { start_time: string; trace_id: string } }>;
   /** Spans of one organization received in [from, to), oldest first, at most `limit`, after the cursor. */
   listSpans(orgId: string, q: { from?: string; to?: string; limit: number; after?: { received_at: string; key: string } }): Promise<SpanRecord[]>;
-  /** Removes spans that started before `before` (retention); answers how many. */
+  /** Removes spans that started before `before`, and log events from before it (retention); answers how many spans. */
   prune(before: string): Promise<number>;
   countSpans(orgId: string): Promise<number>;
   addEvaluation(e: SpanEvaluation): Promise<void>;
@@ -98,3 +123,18 @@ export interface TraceStore {
 
 /** The cursor key of a span in listSpans: received_at, then trace and span id. */
 export const spanKey = (s: { trace_id: string; span_id: string }) => `${s.trace_id}:${s.span_id}`;
+
+/** A log event's identity within its span: an exporter's retry sends the same time, name and content. */
+export const logEventKey = (e: SpanLogEvent) =>
+  createHash('sha256')
+    .update(JSON.stringify([e.time_unix_nano, e.event.name, e.event.attributes]))
+    .digest('hex')
+    .slice(0, 32);
+
+/** A span read with its log events (each store's order: time, then arrival): after its own events, in time order. */
+export function withLogEvents<S extends Span>(span: S, logs: SpanEvent[] | null | undefined): S {
+  if (!logs?.length) return span;
+  // A stable sort: events of one instant keep the order they were recorded or sent in.
+  span.events = [...span.events, ...logs].sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
+  return span;
+}

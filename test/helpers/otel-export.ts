@@ -3,6 +3,9 @@
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { OTLPLogExporter as JsonLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
+import { OTLPLogExporter as ProtoLogExporter } from '@opentelemetry/exporter-logs-otlp-proto';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { Tracer } from '@opentelemetry/api';
@@ -40,6 +43,24 @@ export function otlpExporter(o: ExportOptions) {
 export async function exportSpans(o: ExportOptions, spans: ReadableSpan[]): Promise<ExportResult> {
   const exporter = otlpExporter(o);
   const result = await new Promise<ExportResult>((resolve) => exporter.export(spans, resolve));
+  await exporter.shutdown();
+  return result;
+}
+
+/** The real OTLP logs exporter (protobuf or JSON) pointed at POST /otel/v1/logs. */
+export function otlpLogExporter(o: ExportOptions) {
+  const opts = {
+    url: `${o.url}/otel/v1/logs`,
+    headers: { authorization: `${o.scheme ?? 'Bearer'} ${o.key}` },
+    ...(o.gzip ? { compression: 'gzip' as never } : {}),
+  };
+  return o.encoding === 'protobuf' ? new ProtoLogExporter(opts) : new JsonLogExporter(opts);
+}
+
+/** Exports the log records once; answers the exporter's own result. */
+export async function exportLogs(o: ExportOptions, records: ReadableLogRecord[]): Promise<ExportResult> {
+  const exporter = otlpLogExporter(o);
+  const result = await new Promise<ExportResult>((resolve) => exporter.export(records, resolve));
   await exporter.shutdown();
   return result;
 }

@@ -2,7 +2,7 @@
 // the store's pool. Queue changes of one rule hold its rule row (FOR UPDATE), so the queue limit holds
 // with several instances; units are claimed with FOR UPDATE SKIP LOCKED, so each is taken by one worker.
 import type pg from 'pg';
-import type { EnqueueCounts, EvalJob, RuleRecord, RuleStore } from '../../traces/rules/types.ts';
+import type { EnqueueCounts, EnqueueOutcome, EvalJob, RuleRecord, RuleStore } from '../../traces/rules/types.ts';
 import { StoreUnavailableError } from '../types.ts';
 import { isConnectionError } from './connection.ts';
 
@@ -128,6 +128,87 @@ export class PgRuleStore implements RuleStore {
     });
   }
 
+  async enqueueMany(ruleId: string, items: Array<{ job: EvalJob; counts: EnqueueCounts }>, limit: number, policy: 'drop_oldest' | 'drop_newest') {
+    if (!items.length) return [];
+    // The calls one by one, played in memory against what the queue holds (its waiting count and the
+    // units already there), then written at once: a few statements for the whole batch.
+    const planned = await this.tx(async (c) => {
+      await c.query('SELECT 1 FROM evaluation_rules WHERE id = $1 FOR UPDATE', [ruleId]);
+      const ids = [...new Set(items.map((i) => i.job.id))];
+      const there = new Map<string, string>();
+      for (const r of (await c.query('SELECT id, state FROM evaluation_jobs WHERE id = ANY($1::text[])', [ids])).rows) there.set(r.id as string, r.state as string);
+      let older = Number((await c.query(`SELECT count(*) AS n FROM evaluation_jobs WHERE rule_id = $1 AND state = 'queued'`, [ruleId])).rows[0].n);
+      const counts: Record<string, number> = {};
+      const add = (more: Record<string, number>) => {
+        for (const [k, n] of Object.entries(more)) counts[k] = (counts[k] ?? 0) + n;
+      };
+      const fresh: EvalJob[] = [];
+      const merged = new Map<string, string>();
+      let dropOlder = 0;
+      let mergedIntoQueue = false;
+      const outcomes: EnqueueOutcome[] = [];
+      for (const { job, counts: more } of items) {
+        add(more.always);
+        const pending = fresh.find((j) => j.id === job.id);
+        if (pending || there.has(job.id)) {
+          add({ 'skipped:merged': 1 });
+          if (pending && job.run_after > pending.run_after) pending.run_after = job.run_after;
+          if (!pending && there.get(job.id) === 'queued') {
+            mergedIntoQueue = true;
+            if (job.run_after > (merged.get(job.id) ?? '')) merged.set(job.id, job.run_after);
+          }
+          outcomes.push('waiting');
+          continue;
+        }
+        let outcome: EnqueueOutcome = 'queued';
+        if (older + fresh.length >= limit) {
+          if (policy === 'drop_newest') {
+            add({ 'skipped:shed_newest': 1 });
+            outcomes.push('shed_newest');
+            continue;
+          }
+          // The oldest waiting unit gives way: one the queue held (older than this batch), else this batch's first.
+          if (older > 0) {
+            older--;
+            dropOlder++;
+          } else fresh.shift();
+          add({ 'skipped:shed_oldest': 1 });
+          outcome = 'shed_oldest';
+        }
+        fresh.push({ ...job });
+        add(more.queued);
+        outcomes.push(outcome);
+      }
+      // A unit merged into and also among the oldest shed: the order matters, so the calls go one by one.
+      if (mergedIntoQueue && dropOlder) return null;
+      if (dropOlder) {
+        await c.query(`DELETE FROM evaluation_jobs WHERE id IN (SELECT id FROM evaluation_jobs WHERE rule_id = $1 AND state = 'queued' ORDER BY created_at, id LIMIT $2)`, [
+          ruleId,
+          dropOlder,
+        ]);
+      }
+      if (merged.size) {
+        await c.query(
+          `UPDATE evaluation_jobs j SET run_after = GREATEST(j.run_after, u.r) FROM unnest($1::text[], $2::timestamptz[]) AS u(id, r) WHERE j.id = u.id AND j.state = 'queued'`,
+          [[...merged.keys()], [...merged.values()]],
+        );
+      }
+      if (fresh.length) {
+        await c.query(
+          `INSERT INTO evaluation_jobs (id, rule_id, state, created_at, run_after, lease_until, record)
+           SELECT id, $1, 'queued', c, r, NULL, rec FROM unnest($2::text[], $3::timestamptz[], $4::timestamptz[], $5::json[]) AS t(id, c, r, rec)`,
+          [ruleId, fresh.map((j) => j.id), fresh.map((j) => j.created_at), fresh.map((j) => j.run_after), fresh.map((j) => JSON.stringify(j))],
+        );
+      }
+      await PgRuleStore.countSql(c, ruleId, counts);
+      return outcomes;
+    });
+    if (planned) return planned;
+    const outcomes: EnqueueOutcome[] = [];
+    for (const { job, counts } of items) outcomes.push(await this.enqueue(job, limit, policy, counts));
+    return outcomes;
+  }
+
   async claim(n: number, now: string, leaseUntil: string) {
     const { rows } = await this.q(
       `UPDATE evaluation_jobs j SET state = 'running', lease_until = $2::timestamptz,
@@ -147,6 +228,15 @@ export class PgRuleStore implements RuleStore {
       await PgRuleStore.countSql(c, rows[0].rule_id as string, counts);
       return true;
     });
+  }
+  async postpone(jobId: string, runAfter: string) {
+    const { rowCount } = await this.q(
+      `UPDATE evaluation_jobs j SET state = 'queued', lease_until = NULL, run_after = $2::timestamptz,
+              record = jsonb_set(j.record::jsonb, '{attempts}', to_jsonb(GREATEST(coalesce((j.record->>'attempts')::int, 0) - 1, 0)))::json
+       WHERE j.id = $1 AND j.state = 'running'`,
+      [jobId, runAfter],
+    );
+    return (rowCount ?? 0) > 0;
   }
   async queueStats(ruleId: string) {
     const { rows } = await this.q(

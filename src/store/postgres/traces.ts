@@ -1,12 +1,59 @@
-// The PostgreSQL store's spans (migrations/013_traces.sql), over the store's pool. A batch of spans
-// is one statement (json_array_elements), within one transaction that holds the organization's
-// counter row, so the size cap holds with several instances receiving at once.
+// The PostgreSQL store's spans (migrations/013_traces.sql, 023_trace_cap_check.sql), over the store's
+// pool. A batch of spans is one statement that inserts them, adds them to the organization's counter
+// row and checks the cap, undone as a whole past it; so the size cap holds with several instances
+// receiving at once, while requests below the cap never wait for each other.
 import type pg from 'pg';
-import type { Span, SpanEvaluation, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../../traces/types.ts';
+import type { Span, SpanEvaluation, SpanEvent, SpanLogEvent, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../../traces/types.ts';
+import { logEventKey, withLogEvents } from '../../traces/types.ts';
 import { StoreUnavailableError } from '../types.ts';
 import { isConnectionError } from './connection.ts';
 
 type Q = Pick<pg.Pool, 'query'>;
+
+// One statement for a batch: each column as an array parameter (unnest, zipped by ROWS FROM), the
+// records as one JSON array parsed once by json_array_elements; attributes are the record's, as jsonb
+// for the attribute filter. Nothing is serialised per span beyond the record itself.
+const INSERT_SPANS = `INSERT INTO trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, attributes, record)
+  SELECT $1, t, s, p, n, svc, st, b, e, bn, rcv, (r->'attributes')::jsonb, r
+  FROM ROWS FROM (unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::text[]), unnest($7::text[]),
+                  unnest($8::timestamptz[]), unnest($9::timestamptz[]), unnest($10::numeric[]), unnest($11::timestamptz[]), json_array_elements($12::json))
+       AS x(t, s, p, n, svc, st, b, e, bn, rcv, r)
+  ON CONFLICT DO NOTHING`;
+
+// A span as read: its record and its log events (migration 026), in time order then as they arrived.
+const SPAN_READ = `s.record, (SELECT json_agg(l.event ORDER BY l.time_nanos, l.received_at, l.seq) FROM trace_log_events l
+  WHERE l.org_id = s.org_id AND l.trace_id = s.trace_id AND l.span_id = s.span_id) AS log_events`;
+const spanOf = (r: { record: SpanRecord; log_events: SpanEvent[] | null }) => withLogEvents(r.record, r.log_events);
+
+/** SQLSTATE raised by tribunal_trace_cap when a batch would pass the organization's span cap. */
+const CAP_PASSED = 'TRB01';
+
+function spanParams(orgId: string, spans: Span[]): unknown[] {
+  const org = `{"org_id":${JSON.stringify(orgId)},`;
+  // Each record is the span with its org_id first: the span's own JSON, its opening brace replaced.
+  const records = `[${spans.map((s) => org + JSON.stringify(s).slice(1)).join(',')}]`;
+  return [
+    orgId,
+    spans.map((s) => s.trace_id),
+    spans.map((s) => s.span_id),
+    spans.map((s) => s.parent_span_id),
+    spans.map((s) => s.name),
+    spans.map((s) => s.service_name),
+    spans.map((s) => s.status.code),
+    spans.map((s) => s.start_time),
+    spans.map((s) => s.end_time),
+    spans.map((s) => s.start_time_unix_nano),
+    spans.map((s) => s.received_at),
+    records,
+  ];
+}
+
+/** The spans of `spans` whose keys the insert returned (the new ones), in their order. */
+function storedOf(spans: Span[], keys: string[]): Span[] {
+  if (keys.length === spans.length) return spans;
+  const k = new Set(keys);
+  return spans.filter((s) => k.has(`${s.trace_id}:${s.span_id}`));
+}
 
 function mapError(err: unknown): unknown {
   return isConnectionError(err) ? new StoreUnavailableError(`PostgreSQL is unreachable: ${(err as Error).message}`, { cause: err }) : err;
@@ -25,6 +72,83 @@ export class PgTraceStore implements TraceStore {
 
   async insertSpans(orgId: string, spans: Span[], maxSpans: number) {
     if (!spans.length) return { inserted: 0, duplicates: 0, refused: 0, stored: [] };
+    // Duplicates within the request are dropped here; those already stored by ON CONFLICT below.
+    const seen = new Set<string>();
+    const fresh: Span[] = [];
+    let duplicates = 0;
+    for (const s of spans) {
+      const k = `${s.trace_id}:${s.span_id}`;
+      if (seen.has(k)) duplicates++;
+      else {
+        seen.add(k);
+        fresh.push(s);
+      }
+    }
+    // Optimistic: one statement in autocommit inserts the batch, adds it to the organization's count
+    // and checks the cap (tribunal_trace_cap, migration 023); past the cap it raises and nothing of it
+    // stays (nothing stored half), and the exact path below decides. Requests below the cap never wait
+    // for each other beyond the count row's update, and each costs one round trip.
+    try {
+      const { rows } = await this.pool.query<{ held: string; keys: string[] | null }>(
+        `WITH ins AS (${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k),
+              c AS (INSERT INTO trace_span_counts AS t (org_id, spans) SELECT $1, count(*) FROM ins
+                    ON CONFLICT (org_id) DO UPDATE SET spans = t.spans + excluded.spans RETURNING spans)
+         SELECT tribunal_trace_cap((SELECT spans FROM c), $13) AS held, (SELECT array_agg(k) FROM ins) AS keys`,
+        [...spanParams(orgId, fresh), maxSpans],
+      );
+      const keys = rows[0].keys ?? [];
+      return { inserted: keys.length, duplicates: duplicates + fresh.length - keys.length, refused: 0, stored: storedOf(fresh, keys) };
+    } catch (err) {
+      if ((err as { code?: string }).code !== CAP_PASSED) throw mapError(err);
+    }
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw mapError(err);
+    }
+    try {
+      const exact = await this.insertNearCap(client, orgId, fresh, maxSpans);
+      client.release();
+      return { ...exact, duplicates: duplicates + exact.duplicates };
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {});
+      client.release(isConnectionError(err) ? (err as Error) : undefined);
+      throw mapError(err);
+    }
+  }
+
+  /** Near the cap: the organization's counter row is held first, and only the room left is taken. */
+  private async insertNearCap(client: pg.PoolClient, orgId: string, spans: Span[], maxSpans: number) {
+    await client.query('BEGIN');
+    await client.query('INSERT INTO trace_span_counts (org_id, spans) VALUES ($1, 0) ON CONFLICT DO NOTHING', [orgId]);
+    const held = Number((await client.query('SELECT spans FROM trace_span_counts WHERE org_id = $1 FOR UPDATE', [orgId])).rows[0].spans);
+    // Spans already stored (a retry) must not take the room of new ones.
+    const existing = await client.query<{ k: string }>(
+      `SELECT trace_id || ':' || span_id AS k FROM trace_spans WHERE org_id = $1 AND (trace_id, span_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
+      [orgId, spans.map((s) => s.trace_id), spans.map((s) => s.span_id)],
+    );
+    const already = new Set(existing.rows.map((r) => r.k));
+    const fresh = spans.filter((s) => !already.has(`${s.trace_id}:${s.span_id}`));
+    let duplicates = spans.length - fresh.length;
+    const take = fresh.slice(0, Math.max(0, maxSpans - held));
+    let keys: string[] = [];
+    if (take.length) {
+      const r = await client.query<{ k: string }>(`${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k`, spanParams(orgId, take));
+      keys = r.rows.map((x) => x.k);
+      duplicates += take.length - keys.length;
+      await client.query('UPDATE trace_span_counts SET spans = spans + $2 WHERE org_id = $1', [orgId, keys.length]);
+    }
+    await client.query('COMMIT');
+    return { inserted: keys.length, duplicates, refused: fresh.length - take.length, stored: storedOf(take, keys) };
+  }
+
+  /**
+   * Log events are one transaction with the organization's count row held: below the cap, what fits
+   * is inserted (a retry's duplicates take no room) and counted; the rest is refused.
+   */
+  async insertLogEvents(orgId: string, events: SpanLogEvent[], maxEvents: number) {
+    if (!events.length) return { inserted: 0, duplicates: 0, refused: 0 };
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -33,68 +157,68 @@ export class PgTraceStore implements TraceStore {
     }
     try {
       await client.query('BEGIN');
-      await client.query('INSERT INTO trace_span_counts (org_id, spans) VALUES ($1, 0) ON CONFLICT DO NOTHING', [orgId]);
-      const held = Number((await client.query('SELECT spans FROM trace_span_counts WHERE org_id = $1 FOR UPDATE', [orgId])).rows[0].spans);
-      // Duplicates within the request are dropped here; those already stored by ON CONFLICT below.
+      await client.query('INSERT INTO trace_log_event_counts (org_id, events) VALUES ($1, 0) ON CONFLICT DO NOTHING', [orgId]);
+      const held = Number((await client.query('SELECT events FROM trace_log_event_counts WHERE org_id = $1 FOR UPDATE', [orgId])).rows[0].events);
+      const keys = events.map(logEventKey);
+      const existing = await client.query<{ k: string }>(
+        `SELECT trace_id || ':' || span_id || ':' || key AS k FROM trace_log_events
+          WHERE org_id = $1 AND (trace_id, span_id, key) IN (SELECT * FROM unnest($2::text[], $3::text[], $4::text[]))`,
+        [orgId, events.map((e) => e.trace_id), events.map((e) => e.span_id), keys],
+      );
+      const already = new Set(existing.rows.map((r) => r.k));
+      const fresh: number[] = [];
       const seen = new Set<string>();
-      const fresh: SpanRecord[] = [];
-      let duplicates = 0;
-      for (const s of spans) {
-        const k = `${s.trace_id}:${s.span_id}`;
-        if (seen.has(k)) duplicates++;
-        else {
+      for (const [i, e] of events.entries()) {
+        const k = `${e.trace_id}:${e.span_id}:${keys[i]}`;
+        if (!already.has(k) && !seen.has(k)) {
           seen.add(k);
-          fresh.push({ ...s, org_id: orgId });
+          fresh.push(i);
         }
       }
-      if (held + fresh.length > maxSpans) {
-        // Near the cap: spans already stored (a retry) must not take the room of new ones.
-        const existing = await client.query<{ k: string }>(
-          `SELECT trace_id || ':' || span_id AS k FROM trace_spans WHERE org_id = $1 AND (trace_id, span_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`,
-          [orgId, fresh.map((s) => s.trace_id), fresh.map((s) => s.span_id)],
-        );
-        const stored = new Set(existing.rows.map((r) => r.k));
-        duplicates += fresh.length;
-        fresh.splice(0, fresh.length, ...fresh.filter((s) => !stored.has(`${s.trace_id}:${s.span_id}`)));
-        duplicates -= fresh.length;
-      }
-      const room = Math.max(0, maxSpans - held);
-      const take = fresh.slice(0, room);
+      const take = fresh.slice(0, Math.max(0, maxEvents - held));
       let inserted = 0;
-      let stored: Span[] = [];
       if (take.length) {
+        const col = <T>(f: (e: SpanLogEvent, i: number) => T) => take.map((i) => f(events[i], i));
         const r = await client.query(
-          `INSERT INTO trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, attributes, record)
-           SELECT $1, r->>'trace_id', r->>'span_id', r->>'parent_span_id', r->>'name', r->>'service_name', r->'status'->>'code',
-                  (r->>'start_time')::timestamptz, (r->>'end_time')::timestamptz, (r->>'start_time_unix_nano')::numeric,
-                  (r->>'received_at')::timestamptz, (r->'attributes')::jsonb, r
-           FROM json_array_elements($2::json) AS r
-           ON CONFLICT DO NOTHING RETURNING trace_id || ':' || span_id AS k`,
-          [orgId, JSON.stringify(take)],
+          `INSERT INTO trace_log_events (org_id, trace_id, span_id, key, time_nanos, received_at, seq, event)
+           SELECT $1, t, s, k, n, rcv, q, ev FROM ROWS FROM (unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::numeric[]),
+             unnest($6::timestamptz[]), unnest($7::int[]), json_array_elements($8::json)) AS x(t, s, k, n, rcv, q, ev)
+           ON CONFLICT DO NOTHING`,
+          [
+            orgId,
+            col((e) => e.trace_id),
+            col((e) => e.span_id),
+            col((_, i) => keys[i]),
+            col((e) => e.time_unix_nano),
+            col((e) => e.received_at),
+            col((e) => e.seq),
+            JSON.stringify(col((e) => e.event)),
+          ],
         );
         inserted = r.rowCount ?? 0;
-        const keys = new Set(r.rows.map((x) => x.k as string));
-        stored = take.filter((s) => keys.has(`${s.trace_id}:${s.span_id}`)).map(({ org_id: _o, ...s }) => s);
-        duplicates += take.length - inserted;
-        await client.query('UPDATE trace_span_counts SET spans = spans + $2 WHERE org_id = $1', [orgId, inserted]);
+        await client.query('UPDATE trace_log_event_counts SET events = events + $2 WHERE org_id = $1', [orgId, inserted]);
       }
       await client.query('COMMIT');
       client.release();
-      return { inserted, duplicates, refused: fresh.length - take.length, stored };
+      return { inserted, duplicates: events.length - fresh.length + (take.length - inserted), refused: fresh.length - take.length };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       client.release(isConnectionError(err) ? (err as Error) : undefined);
       throw mapError(err);
     }
   }
+  async countLogEvents(orgId: string) {
+    const { rows } = await this.q('SELECT events FROM trace_log_event_counts WHERE org_id = $1', [orgId]);
+    return rows[0] ? Number(rows[0].events) : 0;
+  }
 
   async getTrace(orgId: string, traceId: string) {
-    const { rows } = await this.q('SELECT record FROM trace_spans WHERE org_id = $1 AND trace_id = $2 ORDER BY start_nanos, span_id', [orgId, traceId]);
-    return rows.map((r) => r.record as SpanRecord);
+    const { rows } = await this.q(`SELECT ${SPAN_READ} FROM trace_spans s WHERE s.org_id = $1 AND s.trace_id = $2 ORDER BY s.start_nanos, s.span_id`, [orgId, traceId]);
+    return rows.map(spanOf);
   }
   async getSpan(orgId: string, traceId: string, spanId: string) {
-    const { rows } = await this.q('SELECT record FROM trace_spans WHERE org_id = $1 AND trace_id = $2 AND span_id = $3', [orgId, traceId, spanId]);
-    return (rows[0]?.record as SpanRecord | undefined) ?? null;
+    const { rows } = await this.q(`SELECT ${SPAN_READ} FROM trace_spans s WHERE s.org_id = $1 AND s.trace_id = $2 AND s.span_id = $3`, [orgId, traceId, spanId]);
+    return rows[0] ? spanOf(rows[0]) : null;
   }
 
   async listTraces(f: TraceFilter, page: TracePageQuery) {
@@ -143,15 +267,15 @@ export class PgTraceStore implements TraceStore {
   async listSpans(orgId: string, q: { from?: string; to?: string; limit: number; after?: { received_at: string; key: string } }) {
     const params: unknown[] = [orgId];
     const p = (v: unknown) => `$${params.push(v)}`;
-    const where = ['org_id = $1'];
-    if (q.from !== undefined) where.push(`received_at >= ${p(q.from)}::timestamptz`);
-    if (q.to !== undefined) where.push(`received_at < ${p(q.to)}::timestamptz`);
+    const where = ['s.org_id = $1'];
+    if (q.from !== undefined) where.push(`s.received_at >= ${p(q.from)}::timestamptz`);
+    if (q.to !== undefined) where.push(`s.received_at < ${p(q.to)}::timestamptz`);
     if (q.after) {
-      const [t, s] = q.after.key.split(':');
-      where.push(`(received_at, trace_id, span_id) > (${p(q.after.received_at)}::timestamptz, ${p(t)}::text COLLATE "C", ${p(s)}::text COLLATE "C")`);
+      const [t, sp] = q.after.key.split(':');
+      where.push(`(s.received_at, s.trace_id, s.span_id) > (${p(q.after.received_at)}::timestamptz, ${p(t)}::text COLLATE "C", ${p(sp)}::text COLLATE "C")`);
     }
-    const { rows } = await this.q(`SELECT record FROM trace_spans WHERE ${where.join(' AND ')} ORDER BY received_at, trace_id, span_id LIMIT ${p(q.limit)}`, params);
-    return rows.map((r) => r.record as SpanRecord);
+    const { rows } = await this.q(`SELECT ${SPAN_READ} FROM trace_spans s WHERE ${where.join(' AND ')} ORDER BY s.received_at, s.trace_id, s.span_id LIMIT ${p(q.limit)}`, params);
+    return rows.map(spanOf);
   }
 
   async prune(before: string) {
@@ -161,6 +285,13 @@ export class PgTraceStore implements TraceStore {
             u AS (UPDATE trace_span_counts k SET spans = GREATEST(0, k.spans - n.c) FROM n WHERE k.org_id = n.org_id RETURNING 1)
        SELECT coalesce(sum(c), 0)::int AS removed FROM n`,
       [before],
+    );
+    // Log events from before the retention period, whether their span came or not.
+    await this.q(
+      `WITH gone AS (DELETE FROM trace_log_events WHERE time_nanos < $1 RETURNING org_id),
+            n AS (SELECT org_id, count(*) AS c FROM gone GROUP BY org_id)
+       UPDATE trace_log_event_counts k SET events = GREATEST(0, k.events - n.c) FROM n WHERE k.org_id = n.org_id`,
+      [(BigInt(Date.parse(before)) * 1_000_000n).toString()],
     );
     return rows[0].removed as number;
   }
@@ -186,5 +317,7 @@ export class PgTraceStore implements TraceStore {
     await this.q('DELETE FROM trace_spans WHERE org_id = $1', [orgId]);
     await this.q('DELETE FROM trace_span_counts WHERE org_id = $1', [orgId]);
     await this.q('DELETE FROM trace_evaluations WHERE org_id = $1', [orgId]);
+    await this.q('DELETE FROM trace_log_events WHERE org_id = $1', [orgId]);
+    await this.q('DELETE FROM trace_log_event_counts WHERE org_id = $1', [orgId]);
   }
 }

@@ -69,7 +69,10 @@ export function genAiLegacy(s: SpanRecord): Found | null {
       const t = turnOf({ role: m[1], ...(body ?? {}), ...e.attributes });
       if (t) input.push(t);
     } else if (e.name === 'gen_ai.choice') {
-      const msg = jsonOf(e.attributes.message) ?? e.attributes.message;
+      // The message is an attribute (span events) or in the body (log records: {index, finish_reason, message}).
+      const body = jsonOf(e.attributes['event.body'] ?? e.attributes.body) as Attrs | null;
+      const raw = e.attributes.message ?? body?.message;
+      const msg = jsonOf(raw) ?? raw;
       const t = turnOf({ role: 'assistant', ...((msg as Attrs) ?? {}) });
       if (t) output.push(t);
     } else if (e.name === 'gen_ai.content.prompt') {

@@ -7,7 +7,14 @@ import type { SpanRecord, TraceStore } from '../types.ts';
 import { matches, sessionOf } from './match.ts';
 import type { EvalJob, RuleRecord } from './types.ts';
 
-export type Assembled = { ok: true; inputs: Extracted; span: SpanRecord; spans: number } | { ok: false; reason: string };
+/**
+ * `recheck`: nothing could be read yet, but a GenAI span arrived within `contentWaitMs`: its content
+ * may still be on its way as OTLP log records (sent by their own batching exporter), so the unit is
+ * looked at again rather than counted unreadable.
+ */
+export type Assembled = { ok: true; inputs: Extracted; span: SpanRecord; spans: number } | { ok: false; reason: string; recheck?: boolean };
+
+const mayAwaitContent = (s: SpanRecord, now: number, waitMs: number) => now - Date.parse(s.received_at) < waitMs && Object.keys(s.attributes).some((k) => k.startsWith('gen_ai.'));
 
 const sameTurn = (a: Turn, b: Turn) => a.role === b.role && a.content === b.content;
 
@@ -36,7 +43,8 @@ function merge(parts: Extracted[]): Extracted {
   return out;
 }
 
-export async function assemble(traces: TraceStore, rule: RuleRecord, job: EvalJob): Promise<Assembled> {
+/** `contentWaitMs` (TRIBUNAL_TRACE_CONTENT_WAIT, for the worker; 0 elsewhere): how long a GenAI span's log records are waited for. */
+export async function assemble(traces: TraceStore, rule: RuleRecord, job: EvalJob, contentWaitMs = 0): Promise<Assembled> {
   let spans: SpanRecord[];
   if (job.scope === 'span') {
     const s = await traces.getSpan(job.org_id, job.trace_id, job.span_id!);
@@ -62,7 +70,10 @@ export async function assemble(traces: TraceStore, rule: RuleRecord, job: EvalJo
     if (ex.ok) parts.push(ex.value);
     else firstReason ??= ex.reason;
   }
-  if (!parts.length) return { ok: false, reason: `unreadable_${firstReason}` };
+  if (!parts.length) {
+    const now = Date.now();
+    return { ok: false, reason: `unreadable_${firstReason}`, ...(spans.some((s) => mayAwaitContent(s, now, contentWaitMs)) ? { recheck: true } : {}) };
+  }
   const readable = spans.filter((s) => extractSpan(s, rule.extractor ?? undefined).ok);
   return { ok: true, inputs: merge(parts), span: readable[readable.length - 1], spans: parts.length };
 }

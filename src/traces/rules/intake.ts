@@ -4,9 +4,21 @@
 // already waiting), or a queued unit, which ends done, failed or skipped with its reason.
 import type { Span } from '../types.ts';
 import { matches, sampled, sessionOf } from './match.ts';
-import type { EvalJob, RuleRecord, RuleStore } from './types.ts';
+import type { EnqueueCounts, EvalJob, RuleRecord, RuleStore } from './types.ts';
 
 export const today = (now = new Date()) => now.toISOString().slice(0, 10);
+
+/**
+ * When a unit's delay starts (ms). Span scope: at the span's end, as delay_seconds says ("after the
+ * span"), so the time the exporter took to send it is not added; never later than now (a clock ahead).
+ * Trace and session scope: at arrival, because their delay is a quiet period in which the rest of
+ * the trace may still be on its way from the application's batching exporter.
+ */
+export function dueBase(rule: RuleRecord, span: Span, now: Date): number {
+  if (rule.scope !== 'span') return now.getTime();
+  const end = Date.parse(span.end_time);
+  return Number.isFinite(end) ? Math.min(end, now.getTime()) : now.getTime();
+}
 
 /** The unit a span is judged in, for a rule; null for session scope when the span names no session. */
 export function unitOf(rule: RuleRecord, span: Span, now: Date): EvalJob | null {
@@ -23,7 +35,7 @@ export function unitOf(rule: RuleRecord, span: Span, now: Date): EvalJob | null 
     session_id: session,
     state: 'queued',
     created_at: now.toISOString(),
-    run_after: new Date(now.getTime() + rule.delay_seconds * 1000).toISOString(),
+    run_after: new Date(dueBase(rule, span, now) + rule.delay_seconds * 1000).toISOString(),
     lease_until: null,
     attempts: 0,
   };
@@ -46,6 +58,7 @@ export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span
     const add = (k: string, n = 1) => (counts[k] = (counts[k] ?? 0) + n);
     let counters: Record<string, number> | null = null;
     let queuedHere = 0;
+    const batch: Array<{ job: EvalJob; counts: EnqueueCounts }> = [];
     for (const span of spans) {
       if (!matches(span, rule.filter)) continue;
       if (!sampled(span.trace_id, rule.sampling_rate)) {
@@ -60,8 +73,15 @@ export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span
         add('skipped:no_session_id');
         continue;
       }
-      counters ??= await rules.counters(rule.id);
       const day = `day:${today(now)}:runs`;
+      // matched and sampled are counted with the queue change itself: a crash never leaves a queued span uncounted.
+      const jobCounts = { always: { matched: 1, sampled: 1 }, queued: { [day]: 1 } };
+      if (!rule.budget) {
+        // No budget to gate on: the units wait for one queue write for the whole batch.
+        batch.push({ job, counts: jobCounts });
+        continue;
+      }
+      counters ??= await rules.counters(rule.id);
       const runsToday = (counters[day] ?? 0) + queuedHere;
       if (overBudget(rule, { ...counters, [day]: runsToday })) {
         add('matched');
@@ -69,12 +89,14 @@ export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span
         add('skipped:budget_exhausted');
         continue;
       }
-      // matched and sampled are counted with the queue change itself: a crash never leaves a queued span uncounted.
-      const outcome = await rules.enqueue(job, rule.queue_limit, rule.shed_policy, { always: { matched: 1, sampled: 1 }, queued: { [day]: 1 } });
+      const outcome = await rules.enqueue(job, rule.queue_limit, rule.shed_policy, jobCounts);
       if (outcome === 'queued' || outcome === 'shed_oldest') {
         queued++;
         queuedHere++;
       }
+    }
+    if (batch.length) {
+      for (const outcome of await rules.enqueueMany(rule.id, batch, rule.queue_limit, rule.shed_policy)) if (outcome === 'queued' || outcome === 'shed_oldest') queued++;
     }
     if (Object.keys(counts).length) await rules.count(rule.id, counts);
   }

@@ -10,23 +10,32 @@ import { runJudgeOutcome } from '../../../tools/run_judge.ts';
 import type { TraceStore } from '../types.ts';
 import { assemble } from './assemble.ts';
 import { today } from './intake.ts';
-import type { EvalJob, RuleStore } from './types.ts';
+import type { EvalJob, RuleRecord, RuleStore } from './types.ts';
 import { writeBack } from './writeback.ts';
+import { log } from '../../log.ts';
 
-const log = (line: string) => console.error(`[tribunal] evaluation rules: ${line}`);
+/** How soon a unit waiting for its spans' content is looked at again (the worker's poll takes it then). */
+const RECHECK_MS = 1000;
 
-export async function runUnit(services: Services, rules: RuleStore, traces: TraceStore, job: EvalJob): Promise<void> {
+/** `cached` is the rule as the worker holds it (read again within seconds of a change), saving a read per unit. */
+export async function runUnit(services: Services, rules: RuleStore, traces: TraceStore, job: EvalJob, cached?: RuleRecord): Promise<void> {
   const { store } = services;
-  const rule = await rules.getRule(job.rule_id);
+  const rule = cached ?? (await rules.getRule(job.rule_id));
   if (!rule) return void (await rules.finish(job.id, {}));
-  const [org, key] = await Promise.all([store.getOrganization(rule.org_id), store.getApiKey(rule.key_id)]);
+  // Read together (each is a round trip on PostgreSQL); the unit's spans are only a read, used below
+  // once the owner and the previous attempt are checked.
+  const [org, key, unit] = await Promise.all([store.getOrganization(rule.org_id), store.getApiKey(rule.key_id), assemble(traces, rule, job, services.config.traces.contentWaitMs)]);
   if (!org || !key) return void (await rules.finish(job.id, { 'skipped:owner_gone': 1 }));
   const caller: Caller = { org, key };
   // A crash after the result was linked but before the unit left the queue: done already, not run twice.
-  const linked = (await traces.listEvaluations(job.org_id, job.trace_id)).find((e) => e.rule_id === rule.id && (job.scope !== 'span' || e.span_id === job.span_id));
-  if (linked && job.attempts > 1) return void (await rules.finish(job.id, { done: 1 }));
+  // Only a unit taken again can have been linked already: the first attempt skips the read.
+  if (job.attempts > 1) {
+    const linked = (await traces.listEvaluations(job.org_id, job.trace_id)).find((e) => e.rule_id === rule.id && (job.scope !== 'span' || e.span_id === job.span_id));
+    if (linked) return void (await rules.finish(job.id, { done: 1 }));
+  }
 
-  const unit = await assemble(traces, rule, job);
+  // A GenAI span whose content (log records) may not have arrived yet: looked at again shortly, still queued.
+  if (!unit.ok && unit.recheck) return void (await rules.postpone(job.id, new Date(Date.now() + RECHECK_MS).toISOString()));
   if (!unit.ok) return void (await rules.finish(job.id, { [`skipped:${unit.reason}`]: 1 }));
   const x = unit.inputs;
   const inputs = {
@@ -48,8 +57,8 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     if (result.failed) {
       // Every evaluator failed (the run is logged): the model is unavailable; the unit stays and is
       // taken again after its lease, at most 3 attempts in all.
-      if (job.attempts < 3) return void log(`unit ${job.id} will be tried again: ${result.failed.message}`);
-      log(`unit ${job.id} failed: ${result.failed.message}`);
+      if (job.attempts < 3) return void log.warn(`evaluation rules: unit ${job.id} will be tried again: ${result.failed.message}`);
+      log.error(`evaluation rules: unit ${job.id} failed: ${result.failed.message}`);
       return void (await rules.finish(job.id, { failed: 1, 'failure:model_unavailable': 1 }));
     }
     const name = rule.judge_id ? `judge ${rule.judge_id}` : `evaluator ${rule.evaluator_id}`;
@@ -65,17 +74,19 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     });
     await rules.finish(job.id, { done: 1, ...(result.cost_usd ? { [`day:${today()}:cost_usd`]: result.cost_usd } : {}) });
     if (services.config.traces.evalExportEndpoint) {
-      writeBack(services.config.traces.evalExportEndpoint, unit.span, rule.name, result).catch((err) => log(`write-back to the export endpoint failed: ${(err as Error).message}`));
+      writeBack(services.config.traces.evalExportEndpoint, unit.span, rule.name, result).catch((err) =>
+        log.warn('evaluation rules: write-back to the export endpoint failed', { err }),
+      );
     }
   } catch (err) {
     const code = err instanceof TribunalError ? err.code : 'internal_error';
     if (code === 'not_found') return void (await rules.finish(job.id, { 'skipped:target_deleted': 1 }));
     if (err instanceof TribunalError && err.status >= 500 && job.attempts < 3) {
       // The model or the store is unavailable: the unit stays and is taken again after its lease.
-      log(`unit ${job.id} will be tried again: ${err.message}`);
+      log.warn(`evaluation rules: unit ${job.id} will be tried again`, { err });
       return;
     }
-    log(`unit ${job.id} failed: ${(err as Error).message}`);
+    log.error(`evaluation rules: unit ${job.id} failed`, { err });
     await rules.finish(job.id, { failed: 1, [`failure:${code}`]: 1 });
   }
 }

@@ -95,6 +95,8 @@ export interface EnqueueCounts {
   queued: Record<string, number>;
 }
 
+export type EnqueueOutcome = 'queued' | 'waiting' | 'shed_newest' | 'shed_oldest';
+
 export interface RuleStore {
   createRule(r: RuleRecord): Promise<void>;
   getRule(id: string): Promise<RuleRecord | null>;
@@ -110,10 +112,20 @@ export interface RuleStore {
    * Queues a unit unless it waits already (then its run_after moves to the later of the two: a trace
    * not yet quiet). When the rule has `limit` units waiting, sheds by `policy`. Answers what happened.
    */
-  enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest', counts?: EnqueueCounts): Promise<'queued' | 'waiting' | 'shed_newest' | 'shed_oldest'>;
+  enqueue(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest', counts?: EnqueueCounts): Promise<EnqueueOutcome>;
+  /**
+   * `enqueue` for several units of one rule in one store write (one transaction on PostgreSQL), in
+   * order, with exactly the outcomes and counts the same calls one by one would give.
+   */
+  enqueueMany(ruleId: string, items: Array<{ job: EvalJob; counts: EnqueueCounts }>, limit: number, policy: 'drop_oldest' | 'drop_newest'): Promise<EnqueueOutcome[]>;
   /** Takes up to `n` due units (queued and due, or running with an expired lease), leased until `leaseUntil`. */
   claim(n: number, now: string, leaseUntil: string): Promise<EvalJob[]>;
   /** Removes the unit and counts its outcome, at once; false when it was not there (another worker finished it). */
   finish(jobId: string, counts: Record<string, number>): Promise<boolean>;
+  /**
+   * Puts a running unit back in the queue until `runAfter`, its attempt not counted (its spans' content
+   * may still be on its way, e.g. GenAI log records); false when it was not running here any more.
+   */
+  postpone(jobId: string, runAfter: string): Promise<boolean>;
   queueStats(ruleId: string): Promise<{ queued: number; running: number; oldest_queued_at: string | null }>;
 }

@@ -7,12 +7,17 @@ import type { Services } from '../../tool.ts';
 import { onRulesChanged, onSpansStored } from '../hooks.ts';
 import { traceStoreOf } from '../store.ts';
 import type { TraceStore } from '../types.ts';
-import { intake } from './intake.ts';
+import { dueBase, intake } from './intake.ts';
 import { runUnit } from './run.ts';
 import { ruleStoreOf } from './store.ts';
 import type { RuleRecord, RuleStore } from './types.ts';
+import { log } from '../../log.ts';
 
 const POLL_MS = 500;
+/** Wake-up instants are rounded up to this, so a stream of spans makes a few timers, not one per span. */
+const WAKE_STEP_MS = 50;
+/** At most this many distinct wake-ups are remembered; beyond, the poll alone finds due units. */
+const MAX_WAKES = 1000;
 const RULE_CACHE_MS = 2000;
 const workers = new WeakMap<object, TraceEvaluationWorker>();
 
@@ -20,8 +25,12 @@ export class TraceEvaluationWorker {
   private timer?: NodeJS.Timeout;
   private readonly inFlight = new Set<Promise<void>>();
   private ticking = false;
+  private kickAgain = false;
   private stopped = false;
   private readonly ruleCache = new Map<string, { at: number; rules: RuleRecord[] }>();
+  /** Instants (ms) when units queued here fall due, ascending; the timer is set for the first. */
+  private readonly wakes: number[] = [];
+  private wakeTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly services: Services,
@@ -36,7 +45,17 @@ export class TraceEvaluationWorker {
     workers.set(services.store, w);
     onSpansStored(services.store, async (caller, spans) => {
       const active = (await w.activeRules(caller.org.id)).filter((r) => r.active);
-      if (active.length && (await intake(rules, active, spans))) w.kick();
+      if (!active.length || !(await intake(rules, active, spans))) return;
+      w.kick();
+      // The units just queued fall due after their rule's delay: wake then rather than at the next poll.
+      const now = new Date();
+      for (const r of active) {
+        // From the earliest delay start to the latest: the first and last units of the batch.
+        let first = now.getTime();
+        for (const s of spans) first = Math.min(first, dueBase(r, s, now));
+        w.wakeAt(first + r.delay_seconds * 1000);
+        w.wakeAt(now.getTime() + r.delay_seconds * 1000);
+      }
     });
     onRulesChanged(services.store, (orgId) => w.forget(orgId));
     if (services.config.batch.worker) {
@@ -64,15 +83,54 @@ export class TraceEvaluationWorker {
     return rules;
   }
 
+  /**
+   * Takes work at `at` (ms since the epoch): when a unit queued by this instance falls due, so the lag
+   * after a rule's delay is not up to a whole poll interval. Units queued by other instances are found
+   * by the poll.
+   */
+  wakeAt(at: number): void {
+    if (this.stopped || !this.services.config.batch.worker) return;
+    const t = Math.ceil(at / WAKE_STEP_MS) * WAKE_STEP_MS;
+    let i = this.wakes.length;
+    while (i > 0 && this.wakes[i - 1] > t) i--;
+    if (this.wakes[i - 1] === t || this.wakes.length >= MAX_WAKES) return;
+    this.wakes.splice(i, 0, t);
+    if (i === 0) this.armWake();
+  }
+
+  private armWake(): void {
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = undefined;
+    const next = this.wakes[0];
+    if (next === undefined || this.stopped) return;
+    this.wakeTimer = setTimeout(
+      () => {
+        const now = Date.now();
+        while (this.wakes.length && this.wakes[0] <= now) this.wakes.shift();
+        this.kick();
+        this.armWake();
+      },
+      Math.max(0, next - Date.now()),
+    );
+    this.wakeTimer.unref();
+  }
+
   kick(): void {
-    if (this.stopped || this.ticking || !this.services.config.batch.worker) return;
+    if (this.stopped || !this.services.config.batch.worker) return;
+    if (this.ticking) {
+      // A wake-up during a claim is kept, not lost: the claim may have run just before a unit fell due.
+      this.kickAgain = true;
+      return;
+    }
     this.ticking = true;
+    this.kickAgain = false;
     void this.tick()
       .catch((err) => {
-        if (!this.stopped) console.error(`[tribunal] evaluation rules: could not take work: ${(err as Error).message}`);
+        if (!this.stopped) log.error('evaluation rules: could not take work', { err });
       })
       .finally(() => {
         this.ticking = false;
+        if (this.kickAgain) this.kick();
       });
   }
 
@@ -82,8 +140,10 @@ export class TraceEvaluationWorker {
     const now = new Date();
     const jobs = await this.rules.claim(free, now.toISOString(), new Date(now.getTime() + this.services.config.batch.leaseMs).toISOString());
     for (const job of jobs) {
-      const p = runUnit(this.services, this.rules, this.traces, job)
-        .catch((err) => console.error(`[tribunal] evaluation rules: unit ${job.id}: ${(err as Error).message}`))
+      const hit = this.ruleCache.get(job.org_id);
+      const cached = hit && Date.now() - hit.at < RULE_CACHE_MS ? hit.rules.find((r) => r.id === job.rule_id) : undefined;
+      const p = runUnit(this.services, this.rules, this.traces, job, cached)
+        .catch((err) => log.error(`evaluation rules: unit ${job.id} failed`, { err }))
         .finally(() => {
           this.inFlight.delete(p);
           this.kick();
@@ -96,6 +156,7 @@ export class TraceEvaluationWorker {
   async stop(ms = 5000): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
     await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => setTimeout(r, ms).unref())]);
   }
 }
