@@ -1,6 +1,6 @@
 // The shape of a tool module (tools/*.ts) and the one way every caller invokes a tool handler.
 // REST routes (tools and REST-only operations) and MCP tool calls all go through invokeTool, so validation and limits apply alike.
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Config } from './config.ts';
 import type { RequestContext, SpanRunner } from './context.ts';
 import type { BatchRunner } from './batch/runner.ts';
@@ -62,9 +62,22 @@ export async function invokeTool<I extends z.ZodObject, O extends z.ZodObject, C
   rawInput: unknown,
   ctx: C,
 ): Promise<z.infer<O>> {
+  const input = toolInput(tool, rawInput, ctx);
+  return inToolSpan(tool, ctx, () => tool.handler(input, ctx));
+}
+
+/** A tool's input checked as invokeTool checks it (schema, then limits): for a caller that runs the tool's work itself. */
+export function toolInput<I extends z.ZodObject>(
+  tool: Pick<ToolDefinition<I, z.ZodObject, never>, 'input' | 'name'>,
+  rawInput: unknown,
+  ctx: Pick<Services, 'config'>,
+): z.infer<I> {
   const parsed = tool.input.safeParse(rawInput ?? {});
   if (!parsed.success) throw fromZodError(parsed.error, `input to ${tool.name}`);
   enforceLimits(parsed.data, ctx.config.limits);
-  const run = () => tool.handler(parsed.data, ctx);
-  return ctx.spans ? ctx.spans.inSpan(`tool ${tool.name}`, { 'tribunal.tool': tool.name }, run) : run();
+  return parsed.data;
 }
+
+/** The tool's trace span around `run`, when tracing is on. */
+export const inToolSpan = <T>(tool: { name: string }, ctx: Pick<Services, 'spans'>, run: () => Promise<T>): Promise<T> =>
+  ctx.spans ? ctx.spans.inSpan(`tool ${tool.name}`, { 'tribunal.tool': tool.name }, run) : run();

@@ -8,7 +8,7 @@ import { getOwnDataset } from '../datasets/datasets.ts';
 import { pageQuery, toPage } from '../domain/pagination.ts';
 import type { DatasetItemInput } from '../schemas.ts';
 import type { BatchExecution, BatchRow, BatchStatus } from '../schemas/batches.ts';
-import type { BatchExecutionRecord, BatchRowRecord, BatchRowScores, EvaluatorRecord, JudgeRecord, Store } from '../store/types.ts';
+import type { BatchExecutionRecord, BatchRowRecord, BatchRowScores, DatasetRecord, EvaluatorRecord, JudgeRecord, Store } from '../store/types.ts';
 import { batchSummary } from './summary.ts';
 import { log } from '../log.ts';
 import { checkBatchQuota } from '../quotas/quotas.ts';
@@ -33,7 +33,8 @@ export const batchToWire = ({ org_id: _o, key_id: _k, planned: _p, planned_all: 
 export const rowToWire = ({ cost_usd: _c, ...row }: BatchRowRecord): BatchRow => row;
 
 export type BatchTarget = { judge: JudgeRecord } | { evaluator: EvaluatorRecord };
-export type BatchSource = { dataset_id: string } | { items: DatasetItemInput[] };
+/** `dataset`: a door that has read the dataset already hands it over, so a start reads it once. */
+export type BatchSource = { dataset_id: string } | { dataset: DatasetRecord } | { items: DatasetItemInput[] };
 
 export const MAX_INLINE_ITEMS = 1000;
 
@@ -46,8 +47,8 @@ export async function startBatch(
   let datasetId: string | null = null;
   let total: number;
   let items: DatasetItemInput[] | undefined;
-  if ('dataset_id' in source) {
-    const dataset = await getOwnDataset(ctx, source.dataset_id);
+  if (!('items' in source)) {
+    const dataset = 'dataset' in source ? source.dataset : await getOwnDataset(ctx, source.dataset_id);
     datasetId = dataset.id;
     total = dataset.item_count;
   } else {

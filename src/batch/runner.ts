@@ -16,7 +16,21 @@ import { isTerminal, registerDispatcher, type BatchDispatcher } from './batches.
 import { PgBatchQueue } from './pg-queue.ts';
 import { FairSlots } from './fair-slots.ts';
 import { KeyLiveness } from './key-liveness.ts';
-import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, planNext, recordedIn, resummarize, runRow, type BatchEnv, type Chunk, type PlanState } from './work.ts';
+import {
+  batchCaller,
+  batchTarget,
+  DatasetGone,
+  failBatch,
+  maybeFinish,
+  planNext,
+  prepareChunk,
+  recordedIn,
+  resummarize,
+  runRow,
+  type BatchEnv,
+  type Chunk,
+  type PlanState,
+} from './work.ts';
 import { log } from '../log.ts';
 import { modeOf, providerRowOptions } from './provider-mode.ts';
 import { dropHub } from './provider-hub.ts';
@@ -301,6 +315,7 @@ export class BatchRunner implements BatchDispatcher {
     }
     if (batch.status === 'queued') await this.store.updateBatchExecution(batch.id, { status: 'running', started_at: new Date().toISOString(), if_status: ['queued'] });
     const done = await recordedIn(this.store, chunk);
+    const prepared = done.size < chunk.rows.length ? await prepareChunk(this.env, caller, target) : null;
     const started: Array<Promise<unknown>> = [];
     for (let i = 0; i < chunk.rows.length; i++) {
       const position = chunk.first + i;
@@ -312,7 +327,7 @@ export class BatchRunner implements BatchDispatcher {
         release();
         break;
       }
-      const row = runRow(this.env, caller, now, target, position, chunk.rows[i], provider?.(position)).finally(release);
+      const row = runRow(this.env, caller, now, target, position, chunk.rows[i], provider?.(position), prepared ?? undefined).finally(release);
       started.push(row);
       this.track(row, run?.rows ?? new Set(), run);
     }

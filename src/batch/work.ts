@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Caller } from '../auth.ts';
 import type { RequestContext } from '../context.ts';
 import { TribunalError } from '../errors.ts';
-import type { RunOptions, ScoringEngine } from '../engine/types.ts';
+import type { PreparedRun, RunOptions, ScoringEngine } from '../engine/types.ts';
 import { runAsBatchWork } from '../engine/providers/limiter.ts';
 import type { DatasetItemInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
 import {
@@ -125,6 +125,15 @@ const fromLog = (position: number, row: ChunkRow, log: Pick<ExecutionLogRecord, 
   cost_usd: log.cost_usd,
 });
 
+/** A failed row's cost: null when any call's cost is unknown. */
+const costOf = (results: EvaluatorResult[]) => results.reduce<number | null>((sum, r) => (sum === null || r.cost_usd === null ? null : sum + r.cost_usd), 0);
+
+/**
+ * The target's versions and models for a chunk's rows, loaded once. Null when loading fails: each row
+ * then loads them itself and fails (or is recorded failed) as it always has.
+ */
+export const prepareChunk = (env: BatchEnv, caller: Caller, target: Target): Promise<PreparedRun | null> => env.engine.prepare({ ...env.ctx, caller }, target).catch(() => null);
+
 /**
  * Throws once the run has ended (cancelled, failed): asked before each of a row's model calls
  * starts, so that no call starts after a cancel was answered, even one that waited for a slot.
@@ -143,6 +152,7 @@ export async function runRow(
   position: number,
   row: ChunkRow,
   retarget?: RunOptions['retarget'], // issue 32: a provider_batch row's calls (batch/provider-mode.ts)
+  prepared?: PreparedRun, // the target's versions and models, loaded once per chunk (runner.ts)
 ): Promise<boolean> {
   const logId = rowLogId(batch.id, position);
   const existing = await env.store.getExecutionLog(logId);
@@ -155,7 +165,7 @@ export async function runRow(
   delete (input as { metadata?: unknown }).metadata;
   delete (input as { expected_scores?: unknown }).expected_scores;
   const ctx: RequestContext = { ...env.ctx, caller };
-  const options = { batch_execution_id: batch.id, log_id: logId, ...(retarget ? { retarget } : {}) };
+  const options = { batch_execution_id: batch.id, log_id: logId, ...(retarget ? { retarget } : {}), ...(prepared ? { prepared } : {}) };
   let record: BatchRowRecord;
   try {
     const result = await runAsBatchWork(
@@ -163,6 +173,8 @@ export async function runRow(
       () => stillRunning(env.store, batch.id),
     );
     record = fromLog(position, row, { id: result.execution_log_id, score: result.score, evaluator_results: result.evaluator_results, cost_usd: result.cost_usd }, null);
+    // Every evaluator failed: the row is recorded as failed, with its log and each evaluator's error.
+    if (result.failed) record = { ...record, score: null, error: result.failed.message, cost_usd: costOf(result.evaluator_results) };
   } catch (err) {
     if (err instanceof StoreConflictError && err.reason.kind === 'id_taken') {
       // Another worker wrote this row's log meanwhile: its result stands.
@@ -172,19 +184,9 @@ export async function runRow(
     }
     // Budgets (room h-cost): a cap that is spent stops the run; this row is not recorded (never scored).
     if (err instanceof TribunalError && err.code === 'budget_exceeded') return stopAtBudget(env.store, batch.id, err);
+    // A row refused before any model call (a missing input, ...) is recorded as failed, without a log.
     if (!(err instanceof TribunalError) || (err.status >= 500 && err.code !== 'model_unavailable')) throw err;
-    const logged = err.extra?.execution_log_id;
-    const results = (err.extra?.evaluator_results as EvaluatorResult[] | undefined) ?? [];
-    record = {
-      position,
-      item_id: row.item_id,
-      index: row.index,
-      execution_log_id: typeof logged === 'string' ? logged : null,
-      score: null,
-      evaluator_results: results,
-      error: err.message,
-      cost_usd: results.reduce<number | null>((sum, r) => (sum === null || r.cost_usd === null ? null : sum + r.cost_usd), 0),
-    };
+    record = { position, item_id: row.item_id, index: row.index, execution_log_id: null, score: null, evaluator_results: [], error: err.message, cost_usd: 0 };
   }
   return env.store.recordBatchRow(batch.id, record);
 }

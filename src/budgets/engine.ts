@@ -3,14 +3,13 @@
 // and settles with what it really cost after. Without a cap the run is only counted (the org's
 // spend today). The engine itself knows nothing of budgets.
 import type { RequestContext } from '../context.ts';
+import { log } from '../log.ts';
 import { loadJudgeEvaluators } from '../domain/judges.ts';
-import { TribunalError } from '../errors.ts';
 import type { RunOptions, ScoringEngine } from '../engine/types.ts';
 import type { ComparisonInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import { appliedCaps, reserve, type RunScopes } from './budgets.ts';
 import { callPricings, RunTally } from './estimate.ts';
-import { log } from '../log.ts';
 
 /** Unknown costs (a model without a price) count as 0: they cannot be weighed against a cap. */
 const usd = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -29,6 +28,10 @@ export class BudgetedEngine implements ScoringEngine {
     return this.inner.model;
   }
 
+  prepare(ctx: RequestContext, subject: { judge: JudgeRecord } | { evaluator: EvaluatorRecord }) {
+    return this.inner.prepare(ctx, subject);
+  }
+
   assertCanScore(ctx: RequestContext, evaluators: EvaluatorRecord[]) {
     return this.inner.assertCanScore(ctx, evaluators);
   }
@@ -40,7 +43,7 @@ export class BudgetedEngine implements ScoringEngine {
       ids,
       options?.batch_execution_id,
       input,
-      () => loadJudgeEvaluators(ctx, judge),
+      async () => options?.prepared?.evaluators ?? loadJudgeEvaluators(ctx, judge),
       () => this.inner.runJudge(ctx, judge, input, options),
     );
   }
@@ -108,12 +111,11 @@ export class BudgetedEngine implements ScoringEngine {
     try {
       result = await run();
     } catch (err) {
-      // A run that failed after some model calls (model_unavailable) still spent them.
-      const partial = err instanceof TribunalError ? ((err.extra?.evaluator_results as EvaluatorResult[] | undefined) ?? []) : [];
-      const spent = spentOf(partial);
-      await reservation.settle(spent.total, spent.by).catch((err) => log.error('budget: settling a failed run', { err }));
+      // Thrown before any model call (a refusal) or by the store: nothing was spent.
+      await reservation.settle(0, new Map()).catch((err) => log.error('budget: settling a failed run', { err }));
       throw err;
     }
+    // A run that failed after its model calls (every evaluator failed: `failed`) still spent them.
     const perEvaluator = result.evaluator_results.every((r) => 'cost_usd' in r);
     const spent = perEvaluator
       ? spentOf(result.evaluator_results as Array<Pick<EvaluatorResult, 'evaluator_id' | 'cost_usd'>>)

@@ -91,7 +91,7 @@ export async function startCalibrationRun(ctx: RequestContext & { engine: Pick<S
   }
   await assertLabelled(ctx.store, dataset.id, dataset.name, refs);
   const previous = await previousRun(ctx, { ...record, dataset_id: dataset.id });
-  const batch = await startBatch(ctx, target, { dataset_id: dataset.id }, { tags: ['calibration'], ...(input.mode ? { mode: input.mode } : {}) });
+  const batch = await startBatch(ctx, target, { dataset }, { tags: ['calibration'], ...(input.mode ? { mode: input.mode } : {}) });
   const run: CalibrationRunRecord = {
     id: newId('cal'),
     org_id: ctx.caller.org.id,

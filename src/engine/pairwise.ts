@@ -25,6 +25,7 @@ import { buildPairwisePrompt, PAIRWISE_TOOL, parsePairwiseAnswer, type PairwiseI
 import { checkRequiredInputs, Engine, MALFORMED_RETRIES, requireModel, type ScoringTarget } from './scoring.ts';
 import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
 import type { ScoringEngine } from './types.ts';
+import type { Outcome } from './outcome.ts';
 import { scoresWithoutModel } from '../checks/score.ts'; // h-checks
 import { compareWithoutModel } from '../checks/pairwise.ts';
 import { roundMs } from '../checks/result-base.ts';
@@ -237,7 +238,7 @@ export class ComparingEngine extends Engine implements ScoringEngine {
     pair: PreparedPair,
     header: LogHeader,
     what: string,
-  ): Promise<ComparisonResult> {
+  ): Promise<Outcome<ComparisonResult>> {
     const id = newId('log');
     const created_at = new Date().toISOString();
     const started = performance.now();
@@ -327,20 +328,16 @@ export class ComparingEngine extends Engine implements ScoringEngine {
     const write = () => ctx.store.appendExecutionLog(record);
     await (ctx.spans ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, write) : write());
 
+    const result = { execution_log_id: id, evaluator_results: results, ...totals, cost_usd: cost, latency_ms: latency };
     const failures = compared.filter((c) => c.failure);
-    if (results.length && failures.length === results.length) {
-      const reasons = results.map((r) => `${r.evaluator_name}: ${r.error}`).join(' | ');
-      throw new TribunalError(
-        'model_unavailable',
-        failureStatus(failures.map((f) => f.failure!)),
-        `The judge model failed for every evaluator of ${what}, so there is no preference (the comparison is logged as ${id}). ${reasons}`,
-        { extra: { execution_log_id: id, evaluator_results: results } },
-      );
-    }
-    return { execution_log_id: id, evaluator_results: results, ...totals, cost_usd: cost, latency_ms: latency };
+    if (!results.length || failures.length < results.length) return result;
+    // Every evaluator failed: logged, answered as a value that says so (outcome.ts).
+    const reasons = results.map((r) => `${r.evaluator_name}: ${r.error}`).join(' | ');
+    const message = `The judge model failed for every evaluator of ${what}, so there is no preference (the comparison is logged as ${id}). ${reasons}`;
+    return { ...result, failed: { status: failureStatus(failures.map((f) => f.failure!)), message } };
   }
 
-  async compareJudge(ctx: RequestContext, judge: JudgeRecord, input: ComparisonInput): Promise<ComparisonResult> {
+  async compareJudge(ctx: RequestContext, judge: JudgeRecord, input: ComparisonInput): Promise<Outcome<ComparisonResult>> {
     const evaluators = await loadJudgeEvaluators(ctx, judge);
     const pair = preparePair(input, evaluators, ctx.config.limits);
     // What the evaluators declare must be there; the two responses share request (or earlier turns), contexts and expected output.
@@ -358,7 +355,7 @@ export class ComparingEngine extends Engine implements ScoringEngine {
     return this.compare(ctx, evaluators, input, pair, header, `judge ${judge.name}`);
   }
 
-  async compareEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, given: ComparisonInput & { project_id?: string }): Promise<ComparisonResult> {
+  async compareEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, given: ComparisonInput & { project_id?: string }): Promise<Outcome<ComparisonResult>> {
     const { project_id, ...input } = given;
     const pair = preparePair(input, [evaluator], ctx.config.limits);
     checkRequiredInputs([evaluator], pair.run);

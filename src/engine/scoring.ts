@@ -2,8 +2,8 @@
 // Order of a run: load the exact evaluator versions -> refuse missing inputs (no model call) ->
 // a degenerate response scores 0 everywhere without the model (degenerate.ts) -> refuse when no
 // model is configured -> score every evaluator concurrently (the server-wide limit in the model
-// queues the excess) -> write the log (also when evaluators failed) -> answer, or model_unavailable
-// when every evaluator failed. The run's score: runScore below (docs/SCORING.md).
+// queues the excess) -> write the log (also when evaluators failed) -> answer: the result, or, when
+// every evaluator failed, the result marked `failed` (outcome.ts; the doors answer model_unavailable). The run's score: runScore below (docs/SCORING.md).
 import { performance } from 'node:perf_hooks';
 import type { RequestContext } from '../context.ts';
 import { loadJudgeEvaluators } from '../domain/judges.ts';
@@ -30,7 +30,8 @@ import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
 import { scoreJury } from './jury.ts';
 import { callLogprobs } from './logprobs.ts';
 import type { ModelCapabilities } from '../schemas.ts';
-import type { RunOptions } from './types.ts';
+import type { PreparedRun, RunOptions } from './types.ts';
+import type { Outcome } from './outcome.ts';
 import { scoresWithoutModel, scoreWithoutModel } from '../checks/score.ts'; // h-checks
 import { feedReviewQueues } from '../review/sources.ts'; // h-review
 import { log as processLog } from '../log.ts';
@@ -186,6 +187,11 @@ export class Engine {
     return targets;
   }
 
+  async prepare(ctx: RequestContext, subject: { judge: JudgeRecord } | { evaluator: EvaluatorRecord }): Promise<PreparedRun> {
+    const evaluators = 'judge' in subject ? await loadJudgeEvaluators(ctx, subject.judge) : [subject.evaluator];
+    return { evaluators, targets: await this.targets(ctx, evaluators) };
+  }
+
   async assertCanScore(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<void> {
     const targets = await this.targets(ctx, evaluators);
     if ([...targets.values()].some((t) => t.model === this.model)) requireModel(this.model);
@@ -270,7 +276,7 @@ export class Engine {
     log: Pick<ExecutionLogRecord, 'type' | 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>,
     what: string,
     options: RunOptions = {},
-  ): Promise<ExecutionResult> {
+  ): Promise<Outcome<ExecutionResult>> {
     const id = options.log_id ?? newId('log');
     const created_at = new Date().toISOString();
     const started = performance.now();
@@ -281,7 +287,7 @@ export class Engine {
     let scored: Scored[];
     if (degenerate) scored = evaluators.map((e) => this.degenerateResult(e, degenerate));
     else {
-      const found = await this.targets(ctx, evaluators);
+      const found = (options.prepared?.targets as Map<string, ScoringTarget> | undefined) ?? (await this.targets(ctx, evaluators));
       if ([...found.values()].some((t) => t.model === this.model)) requireModel(this.model);
       // Issue 32: a provider_batch row's calls go through the provider's batch API (batch/provider-model.ts).
       const targets = options.retarget ? new Map([...found].map(([k, t]) => [k, options.retarget!(t)])) : found;
@@ -333,20 +339,17 @@ export class Engine {
     await (ctx.spans ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, write) : write());
     // h-review: review queues whose sources match this run add it (never fails the run).
     await feedReviewQueues(ctx.store, record).catch((err: Error) => processLog.error(`review queue sources: ${err.message}`));
-
+    const result = { execution_log_id: id, evaluator_results: results, score: record.score, cost_usd: record.cost_usd, latency_ms: record.latency_ms };
     const failures = scored.filter((s) => s.failure);
-    if (results.length && failures.length === results.length) {
-      const status = failureStatus(failures.map((f) => f.failure!));
-      const reasons = results.map((r) => `${r.evaluator_name}: ${r.error}`).join(' | ');
-      throw new TribunalError('model_unavailable', status, `The judge model failed for every evaluator of ${what}, so there is no score (the run is logged as ${id}). ${reasons}`, {
-        extra: { execution_log_id: id, evaluator_results: results },
-      });
-    }
-    return { execution_log_id: id, evaluator_results: results, score: record.score, cost_usd: record.cost_usd, latency_ms: record.latency_ms };
+    if (!results.length || failures.length < results.length) return result;
+    // Every evaluator failed: logged, answered as a value that says so (outcome.ts).
+    const reasons = results.map((r) => `${r.evaluator_name}: ${r.error}`).join(' | ');
+    const message = `The judge model failed for every evaluator of ${what}, so there is no score (the run is logged as ${id}). ${reasons}`;
+    return { ...result, failed: { status: failureStatus(failures.map((f) => f.failure!)), message } };
   }
 
-  async runJudge(ctx: RequestContext, judge: JudgeRecord, given: ExecutionInput, options?: RunOptions): Promise<ExecutionResult> {
-    const evaluators = await loadJudgeEvaluators(ctx, judge);
+  async runJudge(ctx: RequestContext, judge: JudgeRecord, given: ExecutionInput, options?: RunOptions): Promise<Outcome<ExecutionResult>> {
+    const evaluators = options?.prepared?.evaluators ?? (await loadJudgeEvaluators(ctx, judge));
     const input = prepareRunInput(given, evaluators, ctx.config.limits);
     checkRequiredInputs(evaluators, input);
     // A public judge of another organization: the log is the caller's, filed in the caller's default project.
@@ -370,7 +373,7 @@ export class Engine {
     );
   }
 
-  async runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }, options?: RunOptions): Promise<ExecutionResult> {
+  async runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }, options?: RunOptions): Promise<Outcome<ExecutionResult>> {
     const { project_id, ...given } = input;
     const inputs = prepareRunInput(given, [evaluator], ctx.config.limits);
     checkRequiredInputs([evaluator], inputs);

@@ -4,6 +4,7 @@ import type { JudgeModel } from './providers/model.ts';
 import type { PriceTable, PricedProvider } from './providers/cost.ts';
 import type { ComparisonInput, ComparisonResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
+import type { Outcome } from './outcome.ts';
 
 /** How a run is filed: a row of a batch run gets the batch's id and a log id fixed by its position. */
 export interface RunOptions {
@@ -16,7 +17,19 @@ export interface RunOptions {
    * Issue 32: replaces each evaluator's scoring target (model, prices). A row of a provider_batch run
    * sends its calls through the provider's batch API, priced at its batch rate (batch/provider-model.ts).
    */
+  /** Loaded once for many runs (prepare): the run neither reloads the versions nor resolves the models again. */
+  prepared?: PreparedRun;
   retarget?: <T extends { model: JudgeModel; modelName: string; prices: PriceTable; provider?: PricedProvider; identity?: string }>(target: T) => T;
+}
+
+/**
+ * A judge's (or an evaluator's) exact versions and each model's scoring target, loaded once for many
+ * runs (the rows of a batch chunk) by prepare and handed to each run as RunOptions.prepared. The
+ * targets are the engine's own (scoring.ts); opaque to everyone else.
+ */
+export interface PreparedRun {
+  readonly evaluators: EvaluatorRecord[];
+  readonly targets: ReadonlyMap<string, unknown>;
 }
 
 export interface ScoringEngine {
@@ -28,12 +41,16 @@ export interface ScoringEngine {
    * checks it when it starts rather than failing every row.
    */
   assertCanScore(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<void>;
+  // A run in which every evaluator failed is a value marked `failed` (outcome.ts), never an exception;
+  // refusals before any model call (missing inputs, no model, a budget spent) are still thrown.
+  /** The versions and scoring targets of a judge or an evaluator, for RunOptions.prepared (a batch loads them once per chunk). */
+  prepare(ctx: RequestContext, subject: { judge: JudgeRecord } | { evaluator: EvaluatorRecord }): Promise<PreparedRun>;
   /** Runs every evaluator of the judge on the inputs and writes one execution log. */
-  runJudge(ctx: RequestContext, judge: JudgeRecord, input: ExecutionInput, options?: RunOptions): Promise<ExecutionResult>;
+  runJudge(ctx: RequestContext, judge: JudgeRecord, input: ExecutionInput, options?: RunOptions): Promise<Outcome<ExecutionResult>>;
   /** Runs one evaluator on the inputs and writes one execution log. */
-  runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }, options?: RunOptions): Promise<ExecutionResult>;
+  runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }, options?: RunOptions): Promise<Outcome<ExecutionResult>>;
   /** Compares two responses with every evaluator of the judge, in both orders (pairwise.ts); writes one comparison log. */
-  compareJudge(ctx: RequestContext, judge: JudgeRecord, input: ComparisonInput): Promise<ComparisonResult>;
+  compareJudge(ctx: RequestContext, judge: JudgeRecord, input: ComparisonInput): Promise<Outcome<ComparisonResult>>;
   /** Compares two responses with one evaluator, in both orders; writes one comparison log. */
-  compareEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ComparisonInput & { project_id?: string }): Promise<ComparisonResult>;
+  compareEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ComparisonInput & { project_id?: string }): Promise<Outcome<ComparisonResult>>;
 }

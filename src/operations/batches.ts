@@ -57,12 +57,12 @@ export const batchExecuteOperation = defineTool({
     assertRunnable(judge);
     // No model to score with is refused now (503, as a single run is), not found out row by row;
     // after the input's own errors (an unknown dataset is a 404 first).
-    if (dataset_id !== undefined) await getOwnDataset(ctx, dataset_id);
+    const dataset = dataset_id !== undefined ? await getOwnDataset(ctx, dataset_id) : undefined;
     const evaluators = await loadJudgeEvaluators(ctx, judge);
     // dry_run (room h-cost): the estimate, answered 200 (rest.ts), nothing stored or called.
     if (dry_run) return (await estimateRun(ctx, evaluators, dataset_id !== undefined ? { dataset_id } : { items: items! })) as never;
     await ctx.engine.assertCanScore(ctx, evaluators);
-    const batch = await startBatch(ctx, { judge }, dataset_id !== undefined ? { dataset_id } : { items: items! }, {
+    const batch = await startBatch(ctx, { judge }, dataset ? { dataset } : { items: items! }, {
       tags,
       use_cache,
       ...(budget_usd !== undefined ? { budget_usd } : {}),

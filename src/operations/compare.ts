@@ -5,6 +5,7 @@ import { resolveEvaluator } from '../domain/evaluators.ts';
 import { assertRunnable, resolveJudge } from '../domain/judges.ts';
 import { looksLikeId } from '../ids.ts';
 import { ComparisonInputShape, ComparisonResult } from '../schemas.ts';
+import { answerOf } from '../engine/outcome.ts';
 import { defineTool } from '../tool.ts';
 
 const RUNS = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true } as const;
@@ -27,7 +28,7 @@ export const compareWithJudgeOperation = defineTool({
   async handler({ judge_id, ...input }, ctx) {
     const judge = await resolveJudge(ctx, looksLikeId(judge_id) ? { id: judge_id } : { name: judge_id });
     assertRunnable(judge);
-    return ctx.engine.compareJudge(ctx, judge, input);
+    return answerOf(await ctx.engine.compareJudge(ctx, judge, input));
   },
 });
 
@@ -44,6 +45,6 @@ export const compareWithEvaluatorOperation = defineTool({
   annotations: RUNS,
   async handler({ evaluator_id, ...input }, ctx) {
     const evaluator = await resolveEvaluator(ctx, looksLikeId(evaluator_id) ? { id: evaluator_id } : { name: evaluator_id });
-    return ctx.engine.compareEvaluator(ctx, evaluator, input);
+    return answerOf(await ctx.engine.compareEvaluator(ctx, evaluator, input));
   },
 });

@@ -6,6 +6,7 @@ import { assertRunnable, judgeToWire, resolveJudge } from '../domain/judges.ts';
 import { Evaluator, ExecutionInputShape, ExecutionResult, Judge } from '../schemas.ts';
 import { claimJudge } from '../surface/claim.ts';
 import { duplicateEvaluator, duplicateJudge } from '../surface/copy.ts';
+import { answerOf } from '../engine/outcome.ts';
 import { defineTool } from '../tool.ts';
 import { WRITE } from './annotations.ts';
 
@@ -45,7 +46,7 @@ export const executeJudgeByNameOperation = defineTool({
   async handler({ name, ...inputs }, ctx) {
     const judge = await resolveJudge(ctx, { name });
     assertRunnable(judge);
-    return ctx.engine.runJudge(ctx, judge, inputs);
+    return answerOf(await ctx.engine.runJudge(ctx, judge, inputs));
   },
 });
 

@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import type { RequestContext } from '../context.ts';
 import { resolveProjectId } from '../domain/projects.ts';
 import { costUsd } from '../engine/providers/cost.ts';
-import { TribunalError, validationError } from '../errors.ts';
+import { validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { log } from '../log.ts';
 import type { EvaluatorResult } from '../schemas.ts';
@@ -101,6 +101,8 @@ export async function judgeExchange(ctx: ProxyContext, x: JudgeExchange): Promis
   };
   try {
     const result = await ctx.engine.runJudge(ctx, x.judge, input, { log_id: x.logId, decorate });
+    // Every evaluator failed: the run is logged already (as type proxy), without a score.
+    if (result.failed) return { execution_log_id: result.execution_log_id, score: null, evaluator_results: result.evaluator_results, error: result.failed.message };
     const below = belowGuardrail(guardrail, result.score);
     return {
       execution_log_id: result.execution_log_id,
@@ -109,12 +111,8 @@ export async function judgeExchange(ctx: ProxyContext, x: JudgeExchange): Promis
       ...(guardrail ? { flagged: below, blocked: below && guardrail.action === 'block' } : {}),
     };
   } catch (err) {
+    // Refused before any model call (or the store failed): the exchange is logged unjudged.
     const message = err instanceof Error ? err.message : String(err);
-    const extra = err instanceof TribunalError ? err.extra : undefined;
-    if (typeof extra?.execution_log_id === 'string') {
-      // Every evaluator failed: the run is logged already (as type proxy), without a score.
-      return { execution_log_id: extra.execution_log_id, score: null, evaluator_results: (extra.evaluator_results as EvaluatorResult[]) ?? [], error: message };
-    }
     await logUnjudged(ctx, { ...x, answer: x.answer }, `not judged: ${message}`).catch((err) =>
       log.error('judge proxy: the exchange could not be logged', { err, execution_log_id: x.logId }),
     );

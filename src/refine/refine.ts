@@ -13,6 +13,7 @@ import { requireModel } from '../engine/scoring.ts';
 import { callStructured } from '../engine/structured-call.ts';
 import type { RunOptions, ScoringEngine } from '../engine/types.ts';
 import { TribunalError } from '../errors.ts';
+import { answerOf } from '../engine/outcome.ts';
 import { randomBytes } from 'node:crypto';
 import type { EvaluatorResult, ExecutionInput, ExecutionResult, Turn } from '../schemas.ts';
 import type { JudgeRecord } from '../store/types.ts';
@@ -132,7 +133,8 @@ export async function refineResponse(
   onIteration: (it: RefineIteration) => void = () => {},
   runOptions: () => RunOptions = () => ({}),
 ): Promise<RefineResult> {
-  const original = await ctx.engine.runJudge(ctx, judge, input, runOptions());
+  // A run in which every evaluator failed ends refine with the execute door's error (outcome.ts): there is no score to improve on.
+  const original = answerOf(await ctx.engine.runJudge(ctx, judge, input, runOptions()));
   const first: RefineIteration = { iteration: 0, response: responseOf(input), score: original.score, execution_log_id: original.execution_log_id };
   const iterations: RefineIteration[] = [first];
   onIteration(first);
@@ -173,7 +175,7 @@ export async function refineResponse(
         it = { iteration: i, response: rewrite, score: 0, execution_log_id: null, rejected: degenerate };
         stale++;
       } else {
-        const result = await ctx.engine.runJudge(ctx, judge, withResponse(input, rewrite), runOptions());
+        const result = answerOf(await ctx.engine.runJudge(ctx, judge, withResponse(input, rewrite), runOptions()));
         it = { iteration: i, response: rewrite, score: result.score, execution_log_id: result.execution_log_id };
         const gain = (result.score ?? -1) - (best.result.score ?? -1);
         if (result.score !== null && (best.result.score === null || result.score > best.result.score)) best = { response: rewrite, result };

@@ -3,8 +3,10 @@
 // linked to the span (trace_evaluations) and, when an export endpoint is set, written back as OTLP.
 import type { Caller } from '../../auth.ts';
 import { TribunalError } from '../../errors.ts';
-import { invokeTool, type Services } from '../../tool.ts';
+import { inToolSpan, toolInput, type Services } from '../../tool.ts';
 import { tools } from '../../../tools/index.ts';
+import { runEvaluatorOutcome } from '../../../tools/run_evaluator.ts';
+import { runJudgeOutcome } from '../../../tools/run_judge.ts';
 import type { TraceStore } from '../types.ts';
 import { assemble } from './assemble.ts';
 import { today } from './intake.ts';
@@ -48,9 +50,17 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
   };
   try {
     const ctx = { ...services, caller };
+    // The tool's own run (its input checks, then the engine), read as a value (engine/outcome.ts).
     const result = rule.judge_id
-      ? await invokeTool(tools.runJudge, { judge_id: rule.judge_id, ...inputs }, ctx)
-      : await invokeTool(tools.runEvaluator, { evaluator_id: rule.evaluator_id!, ...inputs }, ctx);
+      ? await inToolSpan(tools.runJudge, ctx, () => runJudgeOutcome(toolInput(tools.runJudge, { judge_id: rule.judge_id, ...inputs }, ctx), ctx))
+      : await inToolSpan(tools.runEvaluator, ctx, () => runEvaluatorOutcome(toolInput(tools.runEvaluator, { evaluator_id: rule.evaluator_id!, ...inputs }, ctx), ctx));
+    if (result.failed) {
+      // Every evaluator failed (the run is logged): the model is unavailable; the unit stays and is
+      // taken again after its lease, at most 3 attempts in all.
+      if (job.attempts < 3) return void log.warn(`evaluation rules: unit ${job.id} will be tried again: ${result.failed.message}`);
+      log.error(`evaluation rules: unit ${job.id} failed: ${result.failed.message}`);
+      return void (await rules.finish(job.id, { failed: 1, 'failure:model_unavailable': 1 }));
+    }
     const name = rule.judge_id ? `judge ${rule.judge_id}` : `evaluator ${rule.evaluator_id}`;
     await traces.addEvaluation({
       org_id: job.org_id,
