@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { serverError } from './helpers/fake-anthropic.ts';
 import { startProxyRig, waitForLog, type ProxyRig } from './helpers/proxy-rig.ts';
+import { until } from './helpers/wait.ts';
 
 let rig: ProxyRig;
 before(async () => {
@@ -79,9 +80,12 @@ describe('the upstream fails', () => {
     rig.upstream.enqueue({ status: 429, message: 'Rate limit reached for gpt-test', headers: { 'retry-after': '7' } });
     const err = await rejects(rig.client().chat.completions.create({ model: 'app-model', messages: MESSAGES }), OpenAI.RateLimitError, 429, /Rate limit reached for gpt-test/);
     assert.equal(err.headers.get('retry-after'), '7');
-    const logs = (await rig.get(`/v1/execution-logs/?type=proxy&judge_id=${rig.judge.id}`)).body.results;
-    const log = logs.find((l: any) => l.proxy.outcome === 'upstream_error');
-    assert.ok(log, 'the failed exchange is logged');
+    // The failed exchange is logged after the error is answered (the client is not kept waiting for it).
+    const log = await until(
+      'the failed exchange to be logged',
+      async () => (await rig.get(`/v1/execution-logs/?type=proxy&judge_id=${rig.judge.id}`)).body.results.find((l: any) => l.proxy.outcome === 'upstream_error'),
+      10_000,
+    );
     assert.equal(log.proxy.status, 429);
     assert.deepEqual(log.evaluator_results, []);
   });
