@@ -37,7 +37,8 @@ test("an organization's purge deletes its batch jobs from the queue", { skip: pr
     // Another organization's run with a job waiting in the queue (a job as the planner sends it).
     const other = batch('org_other_purge');
     await store.createBatchExecution(other);
-    await pool.query(`INSERT INTO "${queue}".job (id, name, data) VALUES (gen_random_uuid(), 'tribunal_batch_chunk', $1)`, [
+    // Due tomorrow: the running server's worker must not take it (and retry or archive it) before the count.
+    await pool.query(`INSERT INTO "${queue}".job (id, name, data, start_after) VALUES (gen_random_uuid(), 'tribunal_batch_chunk', $1, now() + interval '1 day')`, [
       JSON.stringify({ batch_id: other.id, first: 0, rows: [] }),
     ]);
     const held = await count(marker);
