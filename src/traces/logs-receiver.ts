@@ -8,13 +8,12 @@ import express, { type Response } from 'express';
 import type { Authenticator, Caller } from '../auth.ts';
 import type { Config } from '../config.ts';
 import { authenticate } from '../http/authenticate.ts';
-import { log } from '../log.ts';
 import type { Store } from '../store/types.ts';
 import { countLogRecords } from './metrics.ts';
 import { normalizeLogsRequest } from './normalize-logs.ts';
 import { OtlpShapeError } from './normalize.ts';
 import { decodeLogsRequest, encodeLogsResponse, encodeStatus } from './proto.ts';
-import { decompress, type Encoding, OtlpError, readBody } from './receiver.ts';
+import { answerFailure, type Encoding, encodingOf, OtlpError, readOtlpBody } from './receiver.ts';
 import { traceStoreOf } from './store.ts';
 
 type Partial = { rejected_log_records: number; error_message: string };
@@ -49,23 +48,9 @@ export function otlpLogsReceiver(config: Config, store: Store, authenticator: Au
   const router = express.Router();
   const { traces } = config;
   router.post('/otel/v1/logs', authenticate(authenticator), async (req, res) => {
-    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    const encoding: Encoding = type === 'application/json' ? 'json' : 'protobuf';
+    const { type, encoding } = encodingOf(req);
     try {
-      if (type !== 'application/x-protobuf' && type !== 'application/protobuf' && type !== 'application/json') {
-        throw new OtlpError(415, 3, `Send OTLP as Content-Type application/x-protobuf or application/json (got ${JSON.stringify(type || '(none)')}).`);
-      }
-      const contentEncoding = String(req.headers['content-encoding'] ?? 'identity')
-        .trim()
-        .toLowerCase();
-      if (!['identity', '', 'gzip', 'deflate'].includes(contentEncoding)) {
-        throw new OtlpError(415, 3, `Content-Encoding ${JSON.stringify(contentEncoding)} is not supported; send gzip or no encoding.`);
-      }
-      if (Number(req.headers['content-length'] ?? 0) > traces.maxBodyBytes) {
-        res.setHeader('Connection', 'close');
-        throw new OtlpError(413, 8, `The body is over the limit of ${traces.maxBodyBytes} bytes as sent (TRIBUNAL_OTLP_MAX_BODY); export smaller batches.`);
-      }
-      const body = await decompress(await readBody(req, traces.maxBodyBytes), contentEncoding, traces.maxDecompressedBytes);
+      const body = await readOtlpBody(req, res, type, traces);
       let normalized;
       try {
         normalized = normalizeLogsRequest(parse(body, encoding));
@@ -92,16 +77,7 @@ export function otlpLogsReceiver(config: Config, store: Store, authenticator: Au
       if (normalized.unattached) parts.push(`${normalized.unattached} GenAI log record(s) have no trace_id/span_id and were not kept: emit them inside the span's context`);
       send(res, encoding, 200, parts.length ? { partial: { rejected_log_records: rejected, error_message: parts.join('; ') } } : {});
     } catch (err) {
-      if (err instanceof OtlpError) {
-        if (!req.complete) res.setHeader('Connection', 'close');
-        return send(res, encoding, err.status, { error: { code: err.grpcCode, message: err.message } });
-      }
-      const unavailable = (err as Error).name === 'StoreUnavailableError';
-      if (!unavailable) log.error('traces: unexpected error receiving logs', { err });
-      // 503 is retryable for an OTLP exporter: a batch is one transaction, nothing stored half.
-      send(res, encoding, unavailable ? 503 : 500, {
-        error: { code: unavailable ? 14 : 13, message: unavailable ? 'The store is unreachable; the exporter will retry.' : 'Internal error.' },
-      });
+      answerFailure(req, res, err, 'log records', (status, error) => send(res, encoding, status, { error }));
     }
   });
   return router;

@@ -46,6 +46,47 @@ function send(res: Response, encoding: Encoding, status: number, body: { partial
   }
 }
 
+/** The encoding an OTLP request's Content-Type asks for (its answer is sent the same way). */
+export function encodingOf(req: Request): { type: string; encoding: Encoding } {
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  return { type, encoding: type === 'application/json' ? 'json' : 'protobuf' };
+}
+
+/**
+ * The checks and reading both OTLP doors (traces and logs) share: the content type, the content
+ * encoding, the body limit as sent (before reading) and after decompression. Throws OtlpError.
+ */
+export async function readOtlpBody(req: Request, res: Response, type: string, traces: Config['traces']): Promise<Buffer> {
+  if (type !== 'application/x-protobuf' && type !== 'application/protobuf' && type !== 'application/json') {
+    throw new OtlpError(415, 3, `Send OTLP as Content-Type application/x-protobuf or application/json (got ${JSON.stringify(type || '(none)')}).`);
+  }
+  const contentEncoding = String(req.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
+  if (!['identity', '', 'gzip', 'deflate'].includes(contentEncoding)) {
+    throw new OtlpError(415, 3, `Content-Encoding ${JSON.stringify(contentEncoding)} is not supported; send gzip or no encoding.`);
+  }
+  if (Number(req.headers['content-length'] ?? 0) > traces.maxBodyBytes) {
+    res.setHeader('Connection', 'close');
+    throw new OtlpError(413, 8, `The body is over the limit of ${traces.maxBodyBytes} bytes as sent (TRIBUNAL_OTLP_MAX_BODY); export smaller batches.`);
+  }
+  return decompress(await readBody(req, traces.maxBodyBytes), contentEncoding, traces.maxDecompressedBytes);
+}
+
+/**
+ * A failed export as OTLP says: the OtlpError's status and code; 503 (retryable: a batch is one
+ * write, nothing stored half) when the store is unreachable; else 500, logged.
+ */
+export function answerFailure(req: Request, res: Response, err: unknown, what: string, sendError: (status: number, error: { code: number; message: string }) => void): void {
+  if (err instanceof OtlpError) {
+    if (!req.complete) res.setHeader('Connection', 'close');
+    return sendError(err.status, { code: err.grpcCode, message: err.message });
+  }
+  const unavailable = (err as Error).name === 'StoreUnavailableError';
+  if (!unavailable) log.error(`traces: unexpected error receiving ${what}`, { err });
+  sendError(unavailable ? 503 : 500, { code: unavailable ? 14 : 13, message: unavailable ? 'The store is unreachable; the exporter will retry.' : 'Internal error.' });
+}
+
 /** Reads the body, at most `limit` bytes as sent; throws 413 beyond. */
 export function readBody(req: Request, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -116,25 +157,9 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
   const { traces } = config;
   let lastPrune = 0;
   router.post('/otel/v1/traces', authenticate(authenticator), async (req, res) => {
-    const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-    const encoding: Encoding = type === 'application/json' ? 'json' : 'protobuf';
+    const { type, encoding } = encodingOf(req);
     try {
-      if (type !== 'application/x-protobuf' && type !== 'application/protobuf' && type !== 'application/json') {
-        throw new OtlpError(415, 3, `Send OTLP as Content-Type application/x-protobuf or application/json (got ${JSON.stringify(type || '(none)')}).`);
-      }
-      const contentEncoding = String(req.headers['content-encoding'] ?? 'identity')
-        .trim()
-        .toLowerCase();
-      if (!['identity', '', 'gzip', 'deflate'].includes(contentEncoding)) {
-        throw new OtlpError(415, 3, `Content-Encoding ${JSON.stringify(contentEncoding)} is not supported; send gzip or no encoding.`);
-      }
-      const declared = Number(req.headers['content-length'] ?? 0);
-      if (declared > traces.maxBodyBytes) {
-        res.setHeader('Connection', 'close');
-        throw new OtlpError(413, 8, `The body is over the limit of ${traces.maxBodyBytes} bytes as sent (TRIBUNAL_OTLP_MAX_BODY); export smaller batches.`);
-      }
-      const raw = await readBody(req, traces.maxBodyBytes);
-      const body = await decompress(raw, contentEncoding, traces.maxDecompressedBytes);
+      const body = await readOtlpBody(req, res, type, traces);
       let normalized;
       try {
         normalized = normalizeRequest(parse(body, encoding));
@@ -165,16 +190,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
         rejected ? { partial: { rejected_spans: rejected, error_message: describeRejections(normalized.reasons, stored.refused, traces.maxSpansPerOrg) } } : {},
       );
     } catch (err) {
-      if (err instanceof OtlpError) {
-        if (!req.complete) res.setHeader('Connection', 'close');
-        return send(res, encoding, err.status, { error: { code: err.grpcCode, message: err.message } });
-      }
-      const unavailable = (err as Error).name === 'StoreUnavailableError';
-      if (!unavailable) log.error('traces: unexpected error', { err });
-      // 503 is retryable for an OTLP exporter: nothing was stored half (one statement per batch).
-      send(res, encoding, unavailable ? 503 : 500, {
-        error: { code: unavailable ? 14 : 13, message: unavailable ? 'The store is unreachable; the exporter will retry.' : 'Internal error.' },
-      });
+      answerFailure(req, res, err, 'spans', (status, error) => send(res, encoding, status, { error }));
     }
   });
   return router;
