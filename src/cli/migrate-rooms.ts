@@ -16,6 +16,7 @@ import path from 'node:path';
 import type pg from 'pg';
 import { PgReviewStore } from '../review/pg-review.ts';
 import type { ReviewItemRecord, ReviewLabelRecord, ReviewLeaseRecord, ReviewQueueRecord } from '../review/types.ts';
+import { readLines } from '../store/json-traces.ts';
 import type { MigrateContext } from '../store/migrate-context.ts';
 import { PgRuleStore } from '../store/postgres/eval-rules.ts';
 import { PgTraceStore } from '../store/postgres/traces.ts';
@@ -25,21 +26,6 @@ import { logEventKey, type SpanEvaluation, type SpanLogEvent, type SpanRecord } 
 function readJson<T>(file: string, empty: T): T {
   if (!fs.existsSync(file)) return empty;
   return { ...empty, ...(JSON.parse(fs.readFileSync(file, 'utf8')) as T) };
-}
-
-/** One record per line; a torn last line (a crash mid-append) is left out, as the JSON server does. */
-function readLines<T>(file: string): T[] {
-  if (!fs.existsSync(file)) return [];
-  const out: T[] = [];
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    if (!line) continue;
-    try {
-      out.push(JSON.parse(line) as T);
-    } catch {
-      /* torn line */
-    }
-  }
-  return out;
 }
 
 async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {

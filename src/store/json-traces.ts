@@ -33,7 +33,8 @@ const logOrder = (a: SpanLogEvent, b: SpanLogEvent) =>
         : 1
       : a.seq - b.seq;
 
-function readLines<T>(file: string): T[] {
+/** One record per line; a torn last line (a crash mid-append) is left out. Also read by `tribunal migrate`. */
+export function readLines<T>(file: string): T[] {
   if (!fs.existsSync(file)) return [];
   const out: T[] = [];
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
