@@ -160,3 +160,25 @@ test("judges list: the caller's own by default; --public adds others' public one
   const evaluators = ok(await rig.cli(['evaluators', 'list', '--search', 'Clarity']));
   assert.match(evaluators.stdout, /preset_clarity/);
 });
+
+test('a full non-blocking pipe (EAGAIN) or a partial write never loses output: writeAllSync waits and goes on', async () => {
+  const { writeAllSync } = await import('../src/cli/output.ts');
+  const fs = (await import('node:fs')).default;
+  const real = fs.writeSync;
+  const written: Buffer[] = [];
+  let calls = 0;
+  (fs as { writeSync: unknown }).writeSync = (_fd: number, data: Buffer) => {
+    calls++;
+    if (calls <= 2) throw Object.assign(new Error('EAGAIN: resource temporarily unavailable, write'), { code: 'EAGAIN' });
+    const n = calls === 3 ? 4 : data.length; // then a partial write of 4 bytes
+    written.push(Buffer.from(data.subarray(0, n)));
+    return n;
+  };
+  try {
+    writeAllSync(99, '{"row":1}\n');
+  } finally {
+    (fs as { writeSync: unknown }).writeSync = real;
+  }
+  assert.equal(Buffer.concat(written).toString(), '{"row":1}\n');
+  assert.equal(calls, 4);
+});

@@ -7,7 +7,7 @@ import { list, num, oneOf, runGroup, str, type Command, type Values } from './co
 import { compareCommand } from './batch-compare.ts';
 import { batchPath, providerBatchLine, reportBatch, waitForBatches, type BatchRecord } from './batch-wait.ts';
 import { EXIT, usageError } from './errors.ts';
-import { day, printJson, printNextPage, printTable, usd } from './output.ts';
+import { day, printJson, printNextPage, printTable, usd, writeAllSync } from './output.ts';
 import type { Group } from './shared.ts';
 import { ESTIMATE_HELP, ESTIMATE_OPTIONS, estimateFirst } from './estimate.ts';
 
@@ -221,7 +221,7 @@ Each line: {position, item_id | index, execution_log_id, score, evaluator_result
       for await (const row of batchResults(client(), positionals[0], limit)) {
         if (limit !== undefined && rows >= limit) break;
         try {
-          fs.writeSync(fd, `${JSON.stringify(row)}\n`);
+          writeAllSync(fd, `${JSON.stringify(row)}\n`);
         } catch (err) {
           // `| head -1`: the reader has what it wanted; a closed pipe is a normal end (issue 26).
           if ((err as NodeJS.ErrnoException).code === 'EPIPE') return EXIT.ok;

@@ -1,4 +1,5 @@
 // Human output: aligned tables and short key/value blocks; --json prints the API's answer as is.
+import fs from 'node:fs';
 import { withCommandName } from '../invocation.ts';
 
 export function printJson(value: unknown): void {
@@ -79,4 +80,23 @@ export function wrap(line: string, width: number): string[] {
   }
   out.push(rest);
   return out;
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes all of `text` to `fd` synchronously. A pipe to a slow reader (`| head`, `| less`) can be
+ * non-blocking and answer EAGAIN when full, or take part of a write: wait a moment and go on. A
+ * closed pipe (EPIPE) is thrown for the caller to end quietly.
+ */
+export function writeAllSync(fd: number, text: string): void {
+  let data = Buffer.from(text);
+  while (data.length) {
+    try {
+      data = data.subarray(fs.writeSync(fd, data));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+      Atomics.wait(pause, 0, 0, 5);
+    }
+  }
 }
