@@ -4,46 +4,20 @@
 import { num, type Command } from './command.ts';
 import { EXIT } from './errors.ts';
 import { printJson, table } from './output.ts';
+import type { Comparison } from '../batch/experiments.ts';
 
-interface EvaluatorLine {
-  evaluator_id: string;
-  evaluator_name: string;
-  n: number;
-  mean_a: number | null;
-  mean_b: number | null;
-  delta: number | null;
-  ci_low: number | null;
-  ci_high: number | null;
-  wins_a: number;
-  wins_b: number;
-  ties: number;
-  verdict: 'improved' | 'regressed' | 'unclear' | 'no_pairs';
+/** A compared run as the answer names it. */
+interface RunRef {
+  id: string;
+  judge_id: string | null;
+  judge_version: number | null;
+  dataset_id: string | null;
+  status: string;
+  total: number;
 }
 
-export interface ComparisonAnswer {
-  a: { id: string; judge_id: string | null; judge_version: number | null; dataset_id: string | null; status: string; total: number };
-  b: ComparisonAnswer['a'];
-  paired_by: 'item_id' | 'position';
-  pairs: number;
-  unpaired_a: number;
-  unpaired_b: number;
-  resamples: number;
-  confidence: number;
-  evaluators: EvaluatorLine[];
-  overall: Omit<EvaluatorLine, 'evaluator_id' | 'evaluator_name'>;
-  only_in_a: Array<{ evaluator_id: string; evaluator_name: string }>;
-  only_in_b: Array<{ evaluator_id: string; evaluator_name: string }>;
-  moved: Array<{
-    item_id: string | null;
-    position_a: number;
-    position_b: number;
-    score_a: number | null;
-    score_b: number | null;
-    delta: number;
-    execution_log_id_a: string | null;
-    execution_log_id_b: string | null;
-  }>;
-}
+/** GET /v1/judges/batch-executions/compare/: the server's comparison (batch/experiments.ts) and the two runs. */
+export type ComparisonAnswer = Comparison & { a: RunRef; b: RunRef };
 
 const f = (n: number | null) => (n === null ? '-' : n.toFixed(3));
 const signed = (n: number | null) => (n === null ? '-' : `${n >= 0 ? '+' : ''}${n.toFixed(3)}`);
