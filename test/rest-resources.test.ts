@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from './helpers/server.ts';
+import { until } from './helpers/wait.ts';
 
 let srv: TestServer;
 let keyA: string; // a real (non-demo) organization
@@ -82,7 +83,16 @@ describe('demo users and keys', () => {
     assert.ok(!JSON.stringify(listed.body).includes(created.body.api_key));
     assert.ok(!('hash' in listed.body.results[0]));
     const ciKey = listed.body.results[0];
-    assert.ok(ciKey.last_used_at, 'last_used_at is recorded');
+    // last_used_at is written beside the request, not before its answer (auth.ts): read until it lands.
+    const used = await until(
+      'last_used_at to be recorded',
+      async () => {
+        const keys = (await srv.request('GET', '/v1/api-keys/', { key: keyA })).body.results;
+        return keys.find((k: { id: string; last_used_at: string | null }) => k.id === ciKey.id)?.last_used_at;
+      },
+      10_000,
+    );
+    assert.ok(used, 'last_used_at is recorded');
     // another org cannot revoke it
     assert.equal((await srv.request('DELETE', `/v1/api-keys/${ciKey.id}/`, { key: keyB })).status, 404);
     const revoked = await srv.request('DELETE', `/v1/api-keys/${ciKey.id}/`, { key: keyA });
