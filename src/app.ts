@@ -6,7 +6,8 @@ import type { SpanRunner } from './context.ts';
 import { syncPresets } from './domain/presets.ts';
 import { log } from './log.ts';
 import { settleJudging } from './proxy/background.ts'; // h-proxy
-import { createJudgeModel, createScoringEngine } from './engine/index.ts';
+import { createJudgeModel } from './engine/index.ts';
+import { createScoringEngine } from './runs/index.ts';
 import type { ModelCallObserver } from './engine/providers/resilient-model.ts';
 import { createJudgeGenerator } from './generation/generator.ts';
 import type { Store } from './store/types.ts';

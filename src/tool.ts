@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import type { RequestContext, SpanRunner } from './context.ts';
 import type { BatchRunner } from './batch/runner.ts';
 import type { SyntheticRunner } from './surface/synthetic-runner.ts';
-import type { ScoringEngine } from './engine/types.ts';
+import type { ScoringEngine } from './runs/types.ts';
 import type { JudgeGenerator } from './generation/types.ts';
 import { fromZodError } from './errors.ts';
 import { enforceLimits } from './limits.ts';

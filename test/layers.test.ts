@@ -28,7 +28,10 @@ const CORE_ORDER: Rooms = [
   ['datasets', [/^src\/datasets\/(?!stream-routes)/]],
   // a review queue's records and its sources (a run's log fed into queues), below the engine that feeds them
   ['review records', [/^src\/review\/(store|json-review|pg-review|types|ids|sources)\.ts$/]],
+  // the pure scoring engine and its scoring kinds: no store, no domain, no log written
   ['engine', [/^src\/engine\/(?!providers\/)/]],
+  // the runs (issue 25): execute, compare, prepare a batch; they load, resolve models, ask the engine and write the log
+  ['runs', [/^src\/runs\//]],
   ['generation', [/^src\/generation\//]],
   ['refine', [/^src\/refine\//]],
   ['budgets', [/^src\/budgets\//]],
@@ -99,6 +102,37 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => path.posix.normalize(path.posix.join(path.posix.dirname(file), m[1])));
 }
 
+/**
+ * Relative imports a file needs when it runs: every import and re-export but the type-only ones
+ * (`import type { ... }`, or braces whose every name is marked `type`), which vanish when compiled.
+ */
+function runtimeImportsOf(file: string, text = fs.readFileSync(path.join(ROOT, file), 'utf8')): string[] {
+  const found: string[] = [];
+  for (const m of text.matchAll(/\b(import|export)\s+(type\s+)?([^'";]*?)\s*\bfrom\s*'(\.{1,2}\/[^']+)'|\bimport\s*\(\s*'(\.{1,2}\/[^']+)'\s*\)|\bimport\s+'(\.{1,2}\/[^']+)'/g)) {
+    const spec = m[4] ?? m[5] ?? m[6];
+    if (m[4] !== undefined) {
+      if (m[2]) continue;
+      const braces = /^\{([^}]*)\}$/.exec(m[3].trim());
+      const names = braces
+        ? braces[1]
+            .split(',')
+            .map((n) => n.trim())
+            .filter(Boolean)
+        : null;
+      if (names?.length && names.every((n) => n.startsWith('type '))) continue;
+    }
+    found.push(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)));
+  }
+  return found;
+}
+
+/** Runtime imports of the engine (not its providers) into the store, domain/ or review/: the engine is pure scoring (issue 25). */
+const impureEngineImports = (files: string[], read?: (file: string) => string) =>
+  files
+    .filter((f) => /^src\/engine\/(?!providers\/)/.test(f))
+    .flatMap((f) => runtimeImportsOf(f, read?.(f)).map((target) => [f, target]))
+    .filter(([, target]) => /^src\/(domain|store|review)\//.test(target));
+
 const roomOf = (rooms: Rooms, file: string) => rooms.findIndex(([, members]) => members.some((re) => re.test(file)));
 
 /** The ordered layers a file is ranked in: the outer layers, and its layer's rooms when that layer has an order. */
@@ -162,18 +196,45 @@ describe('layers (docs/ARCHITECTURE.md)', () => {
     assert.ok(importsOf('tools/run_judge.ts').length > 0, 'imports are found');
     assert.equal(upwardImports([['src/store/json-store.ts', 'src/http/problem.ts']]).length, 1);
     // The rooms of issue 25: providers below the rest of the engine, domain below the engine,
-    // conversation below the engine, the server below the CLI.
+    // conversation below the engine, the server below the CLI, the engine below the runs.
     for (const [from, to] of [
       ['src/engine/providers/index.ts', 'src/engine/scoring.ts'],
       ['src/domain/models.ts', 'src/engine/structured-call.ts'],
       ['src/conversation/render.ts', 'src/engine/prompt.ts'],
       ['src/main.ts', 'src/cli/serve.ts'],
+      // the pure engine below the runs that use it; the runs below the batch and the budgets that call them
+      ['src/engine/engine.ts', 'src/runs/frame.ts'],
+      ['src/runs/execute.ts', 'src/batch/work.ts'],
+      ['src/runs/index.ts', 'src/budgets/engine.ts'],
     ]) {
       assert.equal(upwardImports([[from, to]]).length, 1, `${from} -> ${to} must be refused`);
       assert.deepEqual(upwardImports([[to, from]]), [], `${to} -> ${from} is allowed`);
     }
     // Inside one room anything goes.
     assert.deepEqual(upwardImports([['src/engine/scoring.ts', 'src/engine/pairwise.ts']]), []);
+  });
+
+  test('engine/ imports nothing at runtime from domain/, store/ or review/ (type-only imports of record shapes are fine)', () => {
+    assert.deepEqual(impureEngineImports(files), []);
+  });
+
+  test('the purity check sees a runtime import and lets type-only ones pass (it can fail)', () => {
+    const file = 'src/engine/scoring.ts';
+    const real = fs.readFileSync(path.join(ROOT, file), 'utf8');
+    const withImport = (line: string) => () => `${line}\n${real}`;
+    const put = (line: string) => impureEngineImports([file], withImport(line));
+    for (const line of [
+      "import { loadJudgeEvaluators } from '../domain/judges.ts';",
+      "import { feedReviewQueues, type X } from '../review/sources.ts';",
+      "import '../store/json-store.ts';",
+      "export { JsonStore } from '../store/json-store.ts';",
+      "const m = await import('../domain/models.ts');",
+    ]) {
+      assert.equal(put(line).length, 1, `${line} must be refused`);
+    }
+    for (const line of ["import type { Store } from '../store/types.ts';", "import { type EvaluatorRecord, type JudgeRecord } from '../store/types.ts';"]) {
+      assert.deepEqual(put(line), [], `${line} is type-only`);
+    }
   });
 
   test('providers/ never imports the rest of engine/ (the imports run one way)', () => {

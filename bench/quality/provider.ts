@@ -11,7 +11,7 @@ import type { JudgeModel } from '../../src/engine/providers/model.ts';
 import type { AnswerStrategy } from '../../src/engine/providers/json-answer.ts';
 import { defaultBaseUrl, providerModel } from '../../src/engine/providers/index.ts';
 import { ResilientJudgeModel } from '../../src/engine/providers/resilient-model.ts';
-import type { ScoringTarget } from '../../src/engine/scoring.ts';
+import type { ScoringTarget } from '../../src/engine/target.ts';
 
 export type BenchProvider = 'anthropic' | 'openai';
 export const PROVIDERS: BenchProvider[] = ['anthropic', 'openai'];

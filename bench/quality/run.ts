@@ -17,8 +17,9 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config.ts';
 import { loadPresets } from '../../src/domain/presets.ts';
 import { costUsd } from '../../src/engine/providers/cost.ts';
-import { ComparingEngine, preparePair, ruleVerdict } from '../../src/engine/pairwise.ts';
-import type { ScoringTarget } from '../../src/engine/scoring.ts';
+import { Engine } from '../../src/engine/engine.ts';
+import { preparePair, ruleVerdict } from '../../src/engine/pairwise.ts';
+import type { ScoringTarget } from '../../src/engine/target.ts';
 import { callStructured } from '../../src/engine/structured-call.ts';
 import type { Preference } from '../../src/schemas.ts';
 import type { EvaluatorRecord } from '../../src/store/types.ts';
@@ -122,7 +123,7 @@ function presetEvaluator(name: string): EvaluatorRecord {
 }
 
 async function judgePair(
-  engine: ComparingEngine,
+  engine: Engine,
   target: ScoringTarget,
   config: ReturnType<typeof loadConfig>,
   evaluator: EvaluatorRecord,
@@ -329,7 +330,7 @@ async function main(argv: string[]): Promise<number> {
   if (values['base-url'] && provider === 'anthropic') env.ANTHROPIC_BASE_URL = values['base-url'];
   const config = loadConfig(env);
   const { model, target } = benchTarget(config, env, { provider, keyEnv: values['api-key-env'], baseUrl: values['base-url'], strategy });
-  const engine = new ComparingEngine(model);
+  const engine = new Engine(model);
   const started = new Date().toISOString();
   const t0 = performance.now();
   const progress = (total: number) => (done: number) => {

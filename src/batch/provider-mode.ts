@@ -6,7 +6,7 @@ import type { Caller } from '../auth.ts';
 import type { RequestContext } from '../context.ts';
 import { loadJudgeEvaluators } from '../domain/judges.ts';
 import { log } from '../log.ts';
-import type { RunOptions } from '../engine/types.ts';
+import type { RunOptions } from '../runs/types.ts';
 import type { BatchExecution } from '../schemas/batches.ts';
 import type { BatchExecutionRecord, EvaluatorRecord, JudgeRecord, Store } from '../store/types.ts';
 import { hubFor } from './provider-hub.ts';

@@ -13,7 +13,7 @@ import type { JudgeModel, StructuredAnswer, StructuredCall } from '../engine/pro
 import { ModelCallError } from '../engine/providers/model-errors.ts';
 import { cacheRates, priceFor, type PriceTable, type PricedProvider } from '../engine/providers/cost.ts';
 import { BATCH_PRICE_MULTIPLE } from '../engine/providers/anthropic-batch.ts';
-import type { RunOptions } from '../engine/types.ts';
+import type { RunOptions } from '../runs/types.ts';
 import type { EvaluatorRecord } from '../store/types.ts';
 import { RESUBMIT, type ProviderAccount, type ProviderBatchHub } from './provider-hub.ts';
 

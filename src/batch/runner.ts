@@ -10,7 +10,7 @@
 // At start-up every queued or running run is picked up again by itself.
 import type { Config } from '../config.ts';
 import type { SpanRunner } from '../context.ts';
-import type { ScoringEngine } from '../engine/types.ts';
+import type { ScoringEngine } from '../runs/types.ts';
 import type { BatchExecutionRecord, Store } from '../store/types.ts';
 import { isTerminal, registerDispatcher, type BatchDispatcher } from './batches.ts';
 import { PgBatchQueue } from './pg-queue.ts';

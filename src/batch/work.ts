@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Caller } from '../auth.ts';
 import type { RequestContext } from '../context.ts';
 import { TribunalError } from '../errors.ts';
-import type { PreparedRun, RunOptions, ScoringEngine } from '../engine/types.ts';
+import type { PreparedRun, RunOptions, ScoringEngine } from '../runs/types.ts';
 import { runAsBatchWork } from '../engine/providers/limiter.ts';
 import type { DatasetItemInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
 import {

@@ -5,7 +5,7 @@
 import type { RequestContext } from '../context.ts';
 import { log } from '../log.ts';
 import { loadJudgeEvaluators } from '../domain/judges.ts';
-import type { RunOptions, ScoringEngine } from '../engine/types.ts';
+import type { RunOptions, ScoringEngine } from '../runs/types.ts';
 import type { ComparisonInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import { appliedCaps, reserve, type RunScopes } from './budgets.ts';

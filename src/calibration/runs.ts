@@ -3,7 +3,7 @@
 // metrics are computed once the batch has completed (on the first read that sees it) and stored.
 import { batchRowScores, batchRows, getVisibleBatch, isTerminal, startBatch } from '../batch/batches.ts';
 import type { RequestContext } from '../context.ts';
-import type { ScoringEngine } from '../engine/types.ts';
+import type { ScoringEngine } from '../runs/types.ts';
 import { getDatasetItems } from './items.ts';
 import { getOwnDataset } from '../datasets/datasets.ts';
 import { getVisibleEvaluator } from '../domain/evaluators.ts';

@@ -1,13 +1,10 @@
-// Builds the judge model and the scoring engine from the config. One model instance per server:
+// Builds the judge model from the config (the scoring engine around it: runs/index.ts). One model instance per server:
 // its limiter is the server-wide cap on judge-model calls in flight (TRIBUNAL_MODEL_CONCURRENCY),
 // so judge generation should be handed the same instance as scoring.
 import type { Config } from '../config.ts';
 import { AnthropicJudgeModel } from './providers/anthropic-model.ts';
 import { Limiter } from './providers/limiter.ts';
-import type { JudgeModel } from './providers/model.ts';
 import { ResilientJudgeModel, type ModelCallObserver } from './providers/resilient-model.ts';
-import { ComparingEngine } from './pairwise.ts';
-import type { ScoringEngine } from './types.ts';
 
 export function createJudgeModel(config: Config, observer?: ModelCallObserver): ResilientJudgeModel {
   const m = config.model;
@@ -18,9 +15,4 @@ export function createJudgeModel(config: Config, observer?: ModelCallObserver): 
     policy: { retries: m.retries, timeoutMs: m.timeoutMs, backoffMs: m.backoffMs, backoffMaxMs: m.backoffMaxMs },
     observer,
   });
-}
-
-/** `observer` also watches the calls to organizations' registered models (their limiters are their own). */
-export function createScoringEngine(model: JudgeModel, observer?: ModelCallObserver): ScoringEngine {
-  return new ComparingEngine(model, observer && { attemptFinished: (event) => observer.attemptFinished(event) });
 }

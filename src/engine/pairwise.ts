@@ -4,41 +4,26 @@
 // strategies apply as for scoring). Labels belong to positions: the response shown first is "A".
 // When the two orders disagree, the evaluator's preference is "tie" and `consistent` is false:
 // position bias is shown, never hidden.
-// Order of a comparison: check the inputs (two responses, or two conversations that share every turn
-// before the compared assistant turn) and each evaluator's declared inputs (no model call) -> rules that need no model: identical responses tie, a degenerate response loses to a
-// non-degenerate one, two degenerate responses tie -> refuse when no model is configured -> ask
-// every evaluator in both orders, all at once -> write one log of type "comparison" -> answer, or
-// model_unavailable when every evaluator failed.
+// The comparison as a use case (inputs, rules, models, the log) is runs/compare.ts; this file asks
+// the model and reads its answers.
 import { performance } from 'node:perf_hooks';
 import type { RequestContext } from '../context.ts';
-import { loadJudgeEvaluators } from '../domain/judges.ts';
-import { resolveProjectId } from '../domain/projects.ts';
 import { TribunalError, validationError, type FieldError } from '../errors.ts';
 import { prepareRunInput, type RunInput } from '../conversation/validate.ts';
-import { newId } from '../ids.ts';
-import type { ComparisonEvaluatorResult, ComparisonInput, ComparisonOrder, ComparisonResult, EvaluatorResult, Preference, Turn } from '../schemas.ts';
-import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
-import { costUsd, sumCosts } from './providers/cost.ts';
+import type { ComparisonInput, ComparisonOrder, Preference, Turn } from '../schemas.ts';
+import type { EvaluatorRecord } from '../store/types.ts';
+import { costUsd } from './providers/cost.ts';
 import { degenerateReason } from './degenerate.ts';
+import type { JudgeModel, ModelAttachment } from './providers/model.ts';
 import type { ModelErrorKind } from './providers/model-errors.ts';
 import { buildPairwisePrompt, PAIRWISE_TOOL, parsePairwiseAnswer, type PairwiseItem, type PositionPreference } from './pairwise-prompt.ts';
-import { checkRequiredInputs, Engine, MALFORMED_RETRIES, requireModel, type ScoringTarget } from './scoring.ts';
-import { callStructured, failureStatus, gaveUp } from './structured-call.ts';
-import type { ScoringEngine } from './types.ts';
-import type { Outcome } from './outcome.ts';
-import { scoresWithoutModel } from '../checks/score.ts'; // h-checks
-import { compareWithoutModel } from '../checks/pairwise.ts';
+import { MALFORMED_RETRIES, type ScoringTarget } from './target.ts';
+import { callStructured, gaveUp } from './structured-call.ts';
 import { roundMs } from '../checks/result-base.ts';
-import { attachmentNote, checkAttachmentTargets, loadAttachments } from './attachments.ts';
-import type { ModelAttachment } from './providers/model.ts';
+import { attachmentNote } from './attachments.ts';
+import type { Compared } from './kinds/kind.ts';
 
 type Side = 'a' | 'b';
-type LogHeader = Pick<ExecutionLogRecord, 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>;
-
-interface Compared {
-  result: ComparisonEvaluatorResult;
-  failure?: ModelErrorKind;
-}
 
 interface AskedOrder {
   order: ComparisonOrder;
@@ -76,7 +61,13 @@ const degenerateOf = (x: string | Turn) => (typeof x === 'string' ? degenerateRe
  * The rules that need no model: identical responses tie; a degenerate response (degenerate.ts)
  * loses to a non-degenerate one; two degenerate responses tie. Null when the model must be asked.
  */
-export function ruleVerdict(a: string | Turn, b: string | Turn): { preference: Preference; degenerate: boolean; justification: string } | null {
+export interface RuleVerdict {
+  preference: Preference;
+  degenerate: boolean;
+  justification: string;
+}
+
+export function ruleVerdict(a: string | Turn, b: string | Turn): RuleVerdict | null {
   if (JSON.stringify(a) === JSON.stringify(b))
     return { preference: 'tie', degenerate: false, justification: 'The two responses are identical, so they tie. Decided without calling the judge model.' };
   const degA = degenerateOf(a);
@@ -99,7 +90,7 @@ export interface PreparedPair {
   attached?: ModelAttachment[];
 }
 
-const textOf = (x: string | Turn) => (typeof x === 'string' ? x : x.content);
+export const textOf = (x: string | Turn) => (typeof x === 'string' ? x : x.content);
 
 /** A problem of one conversation, named by its own field (turns_a or turns_b). */
 function renamed(err: unknown, field: 'turns_a' | 'turns_b'): unknown {
@@ -161,214 +152,77 @@ export function preparePair(input: ComparisonInput, evaluators: EvaluatorRecord[
   return { shared: { contexts, expected_output, conversation: { before, system_prompt } }, a: a.turn, b: b.turn, run: a.run, turns_b };
 }
 
-const resultBase = (evaluator: EvaluatorRecord) => ({ evaluator_id: evaluator.id, evaluator_name: evaluator.name, evaluator_version: evaluator.version });
+export const comparisonBase = (evaluator: EvaluatorRecord) => ({ evaluator_id: evaluator.id, evaluator_name: evaluator.name, evaluator_version: evaluator.version });
 
-/** The ScoringEngine the server uses: scoring (Engine) plus comparison. */
-export class ComparingEngine extends Engine implements ScoringEngine {
-  /** Asks one evaluator in one order; never throws. */
-  private async ask(
-    ctx: Pick<RequestContext, 'config'>,
-    evaluator: EvaluatorRecord,
-    pair: PreparedPair,
-    shownFirst: Side,
-    target: ScoringTarget | undefined,
-    requested: string,
-  ): Promise<AskedOrder> {
-    const item: PairwiseItem = { ...pair.shared, first: shownFirst === 'a' ? pair.a : pair.b, second: shownFirst === 'a' ? pair.b : pair.a };
-    const outcome = await callStructured(target?.model ?? this.model, {
-      attempts: MALFORMED_RETRIES + 1,
-      // A fresh nonce per attempt, as in scoring.
-      request: () => {
-        const { system, prompt, nonce } = buildPairwisePrompt(evaluator, item);
-        return {
-          model: requested,
-          system,
-          prompt: prompt + attachmentNote(pair.attached, nonce),
-          tool: PAIRWISE_TOOL,
-          maxTokens: ctx.config.model.maxTokens,
-          strategy: target?.strategy,
-          temperature: target?.temperature,
-          ...(pair.attached ? { attachments: pair.attached } : {}),
-        };
-      },
-      check: parsePairwiseAnswer,
-    });
-    const spent = { model: outcome.model, input_tokens: outcome.usage.input_tokens, output_tokens: outcome.usage.output_tokens };
-    if (outcome.ok) {
-      return { ...spent, order: { shown_first: shownFirst, preference: toResponse(outcome.value.preference, shownFirst), justification: outcome.value.justification } };
-    }
-    const { failure } = outcome;
-    const error =
-      failure.kind === 'malformed'
-        ? `No valid answer from the judge model in ${MALFORMED_RETRIES + 1} attempts; the last: ${failure.message}`
-        : `${failure.message}${gaveUp(failure)}`;
-    return { ...spent, failure: failure.kind, order: { shown_first: shownFirst, preference: null, justification: null, error } };
+/** Asks one evaluator in one order; never throws. */
+async function ask(
+  ctx: Pick<RequestContext, 'config'>,
+  fallback: JudgeModel,
+  evaluator: EvaluatorRecord,
+  pair: PreparedPair,
+  shownFirst: Side,
+  target: ScoringTarget | undefined,
+  requested: string,
+): Promise<AskedOrder> {
+  const item: PairwiseItem = { ...pair.shared, first: shownFirst === 'a' ? pair.a : pair.b, second: shownFirst === 'a' ? pair.b : pair.a };
+  const outcome = await callStructured(target?.model ?? fallback, {
+    attempts: MALFORMED_RETRIES + 1,
+    // A fresh nonce per attempt, as in scoring.
+    request: () => {
+      const { system, prompt, nonce } = buildPairwisePrompt(evaluator, item);
+      return {
+        model: requested,
+        system,
+        prompt: prompt + attachmentNote(pair.attached, nonce),
+        tool: PAIRWISE_TOOL,
+        maxTokens: ctx.config.model.maxTokens,
+        strategy: target?.strategy,
+        temperature: target?.temperature,
+        ...(pair.attached ? { attachments: pair.attached } : {}),
+      };
+    },
+    check: parsePairwiseAnswer,
+  });
+  const spent = { model: outcome.model, input_tokens: outcome.usage.input_tokens, output_tokens: outcome.usage.output_tokens };
+  if (outcome.ok) {
+    return { ...spent, order: { shown_first: shownFirst, preference: toResponse(outcome.value.preference, shownFirst), justification: outcome.value.justification } };
   }
+  const { failure } = outcome;
+  const error =
+    failure.kind === 'malformed'
+      ? `No valid answer from the judge model in ${MALFORMED_RETRIES + 1} attempts; the last: ${failure.message}`
+      : `${failure.message}${gaveUp(failure)}`;
+  return { ...spent, failure: failure.kind, order: { shown_first: shownFirst, preference: null, justification: null, error } };
+}
 
-  /** Compares with one evaluator in both orders at once; never throws. */
-  async compareEvaluatorPair(ctx: Pick<RequestContext, 'config'>, evaluator: EvaluatorRecord, pair: PreparedPair, target?: ScoringTarget): Promise<Compared> {
-    const started = performance.now();
-    const requested = target?.modelName ?? evaluator.model ?? ctx.config.model.name;
-    const [ab, ba] = await Promise.all([this.ask(ctx, evaluator, pair, 'a', target, requested), this.ask(ctx, evaluator, pair, 'b', target, requested)]);
-    const usage = { input_tokens: ab.input_tokens + ba.input_tokens, output_tokens: ab.output_tokens + ba.output_tokens };
-    const base = {
-      ...resultBase(evaluator),
-      orders: [ab.order, ba.order],
-      model: ba.model ?? ab.model ?? requested,
-      ...usage,
-      cost_usd: costUsd(requested, usage, target?.prices ?? ctx.config.model.prices),
-      latency_ms: roundMs(performance.now() - started),
-    };
-    if (ab.order.preference === null || ba.order.preference === null) {
-      const failed = [ab, ba].filter((o) => o.failure);
-      const error = failed.map((o) => `with response ${o.order.shown_first} shown first: ${o.order.error}`).join('; ');
-      return { result: { ...base, preference: null, consistent: false, justification: null, error }, failure: failed[0].failure };
-    }
-    const { preference, consistent } = combineOrders(ab.order.preference, ba.order.preference);
-    const justification = consistent
-      ? ab.order.justification
-      : `The two orders disagreed (with response a shown first the judge preferred ${ab.order.preference}; with response b shown first, ${ba.order.preference}), so this is a tie: the verdict followed the position, not the responses. Each order's reasoning is in orders.`;
-    return { result: { ...base, preference, consistent, justification } };
+/** Compares with one evaluator in both orders at once; never throws. */
+export async function compareEvaluatorPair(
+  ctx: Pick<RequestContext, 'config'>,
+  fallback: JudgeModel,
+  evaluator: EvaluatorRecord,
+  pair: PreparedPair,
+  target?: ScoringTarget,
+): Promise<Compared> {
+  const started = performance.now();
+  const requested = target?.modelName ?? evaluator.model ?? ctx.config.model.name;
+  const [ab, ba] = await Promise.all([ask(ctx, fallback, evaluator, pair, 'a', target, requested), ask(ctx, fallback, evaluator, pair, 'b', target, requested)]);
+  const usage = { input_tokens: ab.input_tokens + ba.input_tokens, output_tokens: ab.output_tokens + ba.output_tokens };
+  const base = {
+    ...comparisonBase(evaluator),
+    orders: [ab.order, ba.order],
+    model: ba.model ?? ab.model ?? requested,
+    ...usage,
+    cost_usd: costUsd(requested, usage, target?.prices ?? ctx.config.model.prices),
+    latency_ms: roundMs(performance.now() - started),
+  };
+  if (ab.order.preference === null || ba.order.preference === null) {
+    const failed = [ab, ba].filter((o) => o.failure);
+    const error = failed.map((o) => `with response ${o.order.shown_first} shown first: ${o.order.error}`).join('; ');
+    return { result: { ...base, preference: null, consistent: false, justification: null, error }, failure: failed[0].failure };
   }
-
-  private async compare(
-    ctx: RequestContext,
-    evaluators: EvaluatorRecord[],
-    input: ComparisonInput,
-    pair: PreparedPair,
-    header: LogHeader,
-    what: string,
-  ): Promise<Outcome<ComparisonResult>> {
-    const id = newId('log');
-    const created_at = new Date().toISOString();
-    const started = performance.now();
-    pair = { ...pair, attached: await loadAttachments(ctx, input.attachments) }; // a 404 before anything runs
-    const rule = ruleVerdict(pair.a, pair.b);
-    let compared: Compared[];
-    if (rule) {
-      compared = evaluators.map((e) => ({
-        result: {
-          ...resultBase(e),
-          preference: rule.preference,
-          consistent: true,
-          justification: rule.justification,
-          ...(rule.degenerate ? { degenerate: true } : {}),
-          orders: [],
-          model: null,
-          input_tokens: 0,
-          output_tokens: 0,
-          cost_usd: 0,
-          latency_ms: 0,
-        },
-      }));
-    } else {
-      const targets = await this.targets(ctx, evaluators);
-      if ([...targets.values()].some((t) => t.model === this.model)) requireModel(this.model);
-      checkAttachmentTargets(evaluators, targets, pair.attached);
-      // A jury evaluator compares with its first juror's model: a pairwise jury is not built (docs/SCORING.md).
-      // h-checks: a check or code evaluator compares each side's score, without a model.
-      const runB: RunInput = { ...pair.run, response: textOf(pair.b), ...(pair.turns_b ? { turns: pair.turns_b } : {}) };
-      compared = await Promise.all(
-        evaluators.map((e) =>
-          scoresWithoutModel(e)
-            ? compareWithoutModel(ctx.config, ctx.caller.org.id, e, pair.run, runB)
-            : this.compareEvaluatorPair(ctx, e, pair, targets.get(e.models?.length ? e.models[0] : (e.model ?? ''))),
-        ),
-      );
-    }
-    const results = compared.map((c) => c.result);
-    const totals = tally(results.map((r) => r.preference));
-    const cost = sumCosts(results.map((r) => r.cost_usd));
-    const latency = roundMs(performance.now() - started);
-    const scoredShape: EvaluatorResult[] = results.map((r) => ({
-      ...resultBase(evaluators.find((e) => e.id === r.evaluator_id)!),
-      score: null,
-      justification: r.justification,
-      ...(r.degenerate ? { degenerate: true } : {}),
-      model: r.model,
-      input_tokens: r.input_tokens,
-      output_tokens: r.output_tokens,
-      cost_usd: r.cost_usd,
-      latency_ms: r.latency_ms,
-      ...(r.error ? { error: r.error } : {}),
-    }));
-    const record: ExecutionLogRecord = {
-      id,
-      org_id: ctx.caller.org.id,
-      type: 'comparison',
-      ...header,
-      request: input.request ?? null,
-      response: textOf(pair.a),
-      turns: input.turns_a ?? null,
-      system_prompt: input.system_prompt ?? null,
-      contexts: input.contexts ?? null,
-      expected_output: input.expected_output ?? null,
-      user_id: input.user_id ?? null,
-      session_id: input.session_id ?? null,
-      tags: input.tags ?? [],
-      ...(input.attachments?.length ? { attachments: input.attachments } : {}),
-      evaluator_results: scoredShape,
-      score: null,
-      cost_usd: cost,
-      latency_ms: latency,
-      created_at,
-      comparison: {
-        response_b: textOf(pair.b),
-        ...(pair.turns_b ? { turns_b: pair.turns_b } : {}),
-        ...totals,
-        evaluators: results.map((r) => ({
-          evaluator_id: r.evaluator_id,
-          preference: r.preference,
-          consistent: r.consistent,
-          ...(r.degenerate ? { degenerate: true } : {}),
-          orders: r.orders,
-        })),
-      },
-    };
-    const write = () => ctx.store.appendExecutionLog(record);
-    await (ctx.spans ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, write) : write());
-
-    const result = { execution_log_id: id, evaluator_results: results, ...totals, cost_usd: cost, latency_ms: latency };
-    const failures = compared.filter((c) => c.failure);
-    if (!results.length || failures.length < results.length) return result;
-    // Every evaluator failed: logged, answered as a value that says so (outcome.ts).
-    const reasons = results.map((r) => `${r.evaluator_name}: ${r.error}`).join(' | ');
-    const message = `The judge model failed for every evaluator of ${what}, so there is no preference (the comparison is logged as ${id}). ${reasons}`;
-    return { ...result, failed: { status: failureStatus(failures.map((f) => f.failure!)), message } };
-  }
-
-  async compareJudge(ctx: RequestContext, judge: JudgeRecord, input: ComparisonInput): Promise<Outcome<ComparisonResult>> {
-    const evaluators = await loadJudgeEvaluators(ctx, judge);
-    const pair = preparePair(input, evaluators, ctx.config.limits);
-    // What the evaluators declare must be there; the two responses share request (or earlier turns), contexts and expected output.
-    checkRequiredInputs(evaluators, pair.run);
-    const projectId = judge.org_id === ctx.caller.org.id ? judge.project_id : await resolveProjectId(ctx, undefined);
-    const header = {
-      judge_id: judge.id,
-      judge_name: judge.name,
-      judge_version: judge.version,
-      evaluator_id: null,
-      evaluator_name: null,
-      evaluator_version: null,
-      project_id: projectId,
-    };
-    return this.compare(ctx, evaluators, input, pair, header, `judge ${judge.name}`);
-  }
-
-  async compareEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, given: ComparisonInput & { project_id?: string }): Promise<Outcome<ComparisonResult>> {
-    const { project_id, ...input } = given;
-    const pair = preparePair(input, [evaluator], ctx.config.limits);
-    checkRequiredInputs([evaluator], pair.run);
-    const projectId = await resolveProjectId(ctx, project_id);
-    const header = {
-      judge_id: null,
-      judge_name: null,
-      judge_version: null,
-      evaluator_id: evaluator.id,
-      evaluator_name: evaluator.name,
-      evaluator_version: evaluator.version,
-      project_id: projectId,
-    };
-    return this.compare(ctx, [evaluator], input, pair, header, `evaluator ${evaluator.name}`);
-  }
+  const { preference, consistent } = combineOrders(ab.order.preference, ba.order.preference);
+  const justification = consistent
+    ? ab.order.justification
+    : `The two orders disagreed (with response a shown first the judge preferred ${ab.order.preference}; with response b shown first, ${ba.order.preference}), so this is a tie: the verdict followed the position, not the responses. Each order's reasoning is in orders.`;
+  return { result: { ...base, preference, consistent, justification } };
 }

@@ -1,5 +1,5 @@
 // REST-only operations: compare two responses with a judge or one evaluator, in both orders
-// (SPEC section 9; the engine is src/engine/pairwise.ts). Never registered with MCP (14 tools).
+// (SPEC section 9; the use case is src/runs/compare.ts). Never registered with MCP (14 tools).
 import { z } from 'zod';
 import { resolveEvaluator } from '../domain/evaluators.ts';
 import { assertRunnable, resolveJudge } from '../domain/judges.ts';

@@ -8,7 +8,7 @@ import { getDatasetItems } from '../calibration/items.ts';
 import { startCalibrationRun } from '../calibration/runs.ts';
 import type { RequestContext } from '../context.ts';
 import { createDataset, getOwnDataset } from '../datasets/datasets.ts';
-import type { ScoringEngine } from '../engine/types.ts';
+import type { ScoringEngine } from '../runs/types.ts';
 import { validationError } from '../errors.ts';
 import { adjudicateItem, listDisagreements } from './adjudication.ts';
 import { getOwnQueue } from './queues.ts';

@@ -1,10 +1,11 @@
-// The seam between the tool handlers and scoring. The real engine lives beside this file.
+// The seam between the tool handlers and the runs (a run, a comparison, a batch's preparation). The
+// runs live beside this file (index.ts); the pure scoring engine under them is engine/engine.ts.
 import type { RequestContext } from '../context.ts';
-import type { JudgeModel } from './providers/model.ts';
-import type { PriceTable, PricedProvider } from './providers/cost.ts';
+import type { JudgeModel } from '../engine/providers/model.ts';
+import type { PriceTable, PricedProvider } from '../engine/providers/cost.ts';
 import type { ComparisonInput, ComparisonResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
-import type { Outcome } from './outcome.ts';
+import type { Outcome } from '../engine/outcome.ts';
 
 /** How a run is filed: a row of a batch run gets the batch's id and a log id fixed by its position. */
 export interface RunOptions {
@@ -25,7 +26,7 @@ export interface RunOptions {
 /**
  * A judge's (or an evaluator's) exact versions and each model's scoring target, loaded once for many
  * runs (the rows of a batch chunk) by prepare and handed to each run as RunOptions.prepared. The
- * targets are the engine's own (scoring.ts); opaque to everyone else.
+ * targets are the runs' own (targets.ts); opaque to everyone else.
  */
 export interface PreparedRun {
   readonly evaluators: EvaluatorRecord[];
@@ -49,7 +50,7 @@ export interface ScoringEngine {
   runJudge(ctx: RequestContext, judge: JudgeRecord, input: ExecutionInput, options?: RunOptions): Promise<Outcome<ExecutionResult>>;
   /** Runs one evaluator on the inputs and writes one execution log. */
   runEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ExecutionInput & { project_id?: string }, options?: RunOptions): Promise<Outcome<ExecutionResult>>;
-  /** Compares two responses with every evaluator of the judge, in both orders (pairwise.ts); writes one comparison log. */
+  /** Compares two responses with every evaluator of the judge, in both orders (compare.ts); writes one comparison log. */
   compareJudge(ctx: RequestContext, judge: JudgeRecord, input: ComparisonInput): Promise<Outcome<ComparisonResult>>;
   /** Compares two responses with one evaluator, in both orders; writes one comparison log. */
   compareEvaluator(ctx: RequestContext, evaluator: EvaluatorRecord, input: ComparisonInput & { project_id?: string }): Promise<Outcome<ComparisonResult>>;

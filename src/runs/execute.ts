@@ -1,0 +1,120 @@
+// A run: a judge's or one evaluator's evaluators score one response, and one execution log is
+// written. Order: load the exact evaluator versions -> refuse missing inputs (no model call) ->
+// (the frame, frame.ts: attachments) -> resolve the models only when a kind of the run uses one
+// (a degenerate response scores 0 everywhere without the model; check and code evaluators need none)
+// and refuse when the server's model is needed and not configured -> the engine scores every
+// evaluator concurrently -> the log -> the answer. The run's score: engine/scoring.ts's runScore.
+import type { RequestContext } from '../context.ts';
+import { prepareRunInput, type RunInput } from '../conversation/validate.ts';
+import { loadJudgeEvaluators } from '../domain/judges.ts';
+import { withConfidence } from '../engine/confidence.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { Outcome } from '../engine/outcome.ts';
+import { sumCosts } from '../engine/providers/cost.ts';
+import { runScore } from '../engine/scoring.ts';
+import type { ScoringTarget } from '../engine/target.ts';
+import type { ExecutionInput, ExecutionResult } from '../schemas.ts';
+import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
+import { checkAttachmentTargets } from './attachments.ts';
+import { evaluatorHeader, judgeHeader, logLabels, logMaterial, runFrame, type LogHeader } from './frame.ts';
+import { checkRequiredInputs } from './inputs.ts';
+import type { Targets } from './targets.ts';
+import type { RunOptions } from './types.ts';
+
+/** What the runs are made of: the pure engine, and the models it scores with. */
+export interface RunParts {
+  engine: Engine;
+  targets: Targets;
+}
+
+const NO_TARGETS: ReadonlyMap<string, ScoringTarget> = new Map();
+
+/** The models of a run: resolved (or prepared), the server's checked, retargeted for a provider batch, checked against the attachments. */
+async function targetsOf(parts: RunParts, ctx: RequestContext, evaluators: EvaluatorRecord[], input: RunInput, options: RunOptions) {
+  const found = (options.prepared?.targets as Map<string, ScoringTarget> | undefined) ?? (await parts.targets.resolve(ctx, evaluators));
+  parts.targets.requireModels(found);
+  // Issue 32: a provider_batch row's calls go through the provider's batch API (batch/provider-model.ts).
+  const targets = options.retarget ? new Map([...found].map(([k, t]) => [k, options.retarget!(t)])) : found;
+  checkAttachmentTargets(evaluators, found, input.attached);
+  return targets;
+}
+
+function execute(
+  parts: RunParts,
+  ctx: RequestContext,
+  evaluators: EvaluatorRecord[],
+  given: RunInput,
+  header: Pick<ExecutionLogRecord, 'type'> & LogHeader,
+  what: string,
+  options: RunOptions,
+): Promise<Outcome<ExecutionResult>> {
+  return runFrame<ExecutionResult>(ctx, {
+    what,
+    lacks: 'score',
+    logged: 'run',
+    logId: options.log_id,
+    attachments: given.attachments,
+    feedsReview: true,
+    score: async (loaded) => {
+      // Stored files after any the door gave inline (the proxy's data URLs).
+      const input: RunInput = { ...given, attached: given.attached?.length ? [...given.attached, ...(loaded ?? [])] : loaded };
+      const subjects = parts.engine.scoreSubjects(evaluators, input);
+      const targets = parts.engine.needsModel(subjects) ? await targetsOf(parts, ctx, evaluators, input, options) : NO_TARGETS;
+      const cache = { store: ctx.store, orgId: ctx.caller.org.id, maxEntries: ctx.config.model.resultCacheMax };
+      const scored = await parts.engine.score({ ctx, orgId: ctx.caller.org.id, targets, cache }, subjects);
+      const results = scored.map((s) => withConfidence(s.result)); // confidence: room surface (confidence.ts)
+      return {
+        failures: scored.flatMap((s) => (s.failure ? [s.failure] : [])),
+        record: (stamp) => {
+          const built: ExecutionLogRecord = {
+            id: stamp.id,
+            org_id: stamp.org_id,
+            ...header,
+            ...logMaterial(input),
+            ...(input.attachments?.length ? { attachments: input.attachments } : {}),
+            ...logLabels(input),
+            // Only when given, so the logs of ordinary runs stay as they were written before (issue 28).
+            ...(input.trace_id ? { trace_id: input.trace_id } : {}),
+            ...(input.span_id ? { span_id: input.span_id } : {}),
+            evaluator_results: results,
+            score: runScore(results),
+            cost_usd: sumCosts(results.map((r) => r.cost_usd)),
+            latency_ms: stamp.latency_ms,
+            ...(options.batch_execution_id ? { batch_execution_id: options.batch_execution_id } : {}),
+            created_at: stamp.created_at,
+          };
+          return options.decorate ? options.decorate(built) : built; // h-proxy
+        },
+        answer: (record) => ({
+          execution_log_id: record.id,
+          evaluator_results: results,
+          score: record.score,
+          cost_usd: record.cost_usd,
+          latency_ms: record.latency_ms,
+        }),
+      };
+    },
+  });
+}
+
+export async function runJudge(parts: RunParts, ctx: RequestContext, judge: JudgeRecord, given: ExecutionInput, options: RunOptions = {}): Promise<Outcome<ExecutionResult>> {
+  const evaluators = options.prepared?.evaluators ?? (await loadJudgeEvaluators(ctx, judge));
+  const input = prepareRunInput(given, evaluators, ctx.config.limits);
+  checkRequiredInputs(evaluators, input);
+  const header = await judgeHeader(ctx, judge);
+  return execute(parts, ctx, evaluators, input, { type: 'judge', ...header }, `judge ${judge.name}`, options);
+}
+
+export async function runEvaluator(
+  parts: RunParts,
+  ctx: RequestContext,
+  evaluator: EvaluatorRecord,
+  input: ExecutionInput & { project_id?: string },
+  options: RunOptions = {},
+): Promise<Outcome<ExecutionResult>> {
+  const { project_id, ...given } = input;
+  const inputs = prepareRunInput(given, [evaluator], ctx.config.limits);
+  checkRequiredInputs([evaluator], inputs);
+  const header = await evaluatorHeader(ctx, evaluator, project_id);
+  return execute(parts, ctx, [evaluator], inputs, { type: 'evaluator', ...header }, `evaluator ${evaluator.name}`, options);
+}
