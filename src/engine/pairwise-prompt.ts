@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { renderConversation } from '../conversation/render.ts';
 import type { Demonstration, Turn } from '../schemas.ts';
 import { fence, newNonce } from '../conversation/fence.ts';
-import { evaluatorSection, type PromptEvaluator, type BuiltPrompt } from './prompt.ts';
+import { evaluatorSection, referenceMaterial, type PromptEvaluator, type BuiltPrompt } from './prompt.ts';
 import type { Checked } from './structured-call.ts';
 
 /** The forced tool of a comparison. Property order puts the justification first. */
@@ -72,15 +72,8 @@ export function parsePairwiseAnswer(input: unknown): Checked<PairwiseVerdict> {
 }
 
 function shared(evaluator: PromptEvaluator, nonce: string, item: { request?: string | null; contexts?: string[] | null; expected_output?: string | null }): string[] {
-  const parts: string[] = [];
-  if (item.request !== undefined && item.request !== null) parts.push(fence('request', nonce, item.request));
-  else parts.push('(No request was given: judge the responses on their own.)');
-  if (evaluator.requires_contexts && item.contexts?.length) {
-    const inner = item.contexts.map((c, i) => fence('context', nonce, c, ` number="${i + 1}"`)).join('\n');
-    parts.push(`<contexts_${nonce}>\n${inner}\n</contexts_${nonce}>`);
-  }
-  if (evaluator.requires_expected_output && item.expected_output !== undefined && item.expected_output !== null) parts.push(fence('expected_output', nonce, item.expected_output));
-  return parts;
+  const request = item.request !== undefined && item.request !== null ? fence('request', nonce, item.request) : '(No request was given: judge the responses on their own.)';
+  return [request, ...referenceMaterial(evaluator, nonce, item)];
 }
 
 /** A scored example of the evaluator, shown to calibrate what its rubric means (the same as in scoring). */

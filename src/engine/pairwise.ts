@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import type { RequestContext } from '../context.ts';
 import { TribunalError, validationError, type FieldError } from '../errors.ts';
 import { prepareRunInput, type RunInput } from '../conversation/validate.ts';
-import type { ComparisonInput, ComparisonOrder, Preference, Turn } from '../schemas.ts';
+import type { ComparisonEvaluatorResult, ComparisonInput, ComparisonOrder, Preference, Turn } from '../schemas.ts';
 import type { EvaluatorRecord } from '../store/types.ts';
 import { costUsd } from './providers/cost.ts';
 import { degenerateReason } from './degenerate.ts';
@@ -21,9 +21,14 @@ import { MALFORMED_RETRIES, type ScoringTarget } from './target.ts';
 import { callStructured, gaveUp } from './structured-call.ts';
 import { roundMs } from '../checks/result-base.ts';
 import { attachmentNote } from './attachments.ts';
-import type { Compared } from './kinds/kind.ts';
 
 type Side = 'a' | 'b';
+
+/** One evaluator's comparison: the result, and why it failed when it did. */
+export interface Compared {
+  result: ComparisonEvaluatorResult;
+  failure?: ModelErrorKind;
+}
 
 interface AskedOrder {
   order: ComparisonOrder;

@@ -83,6 +83,17 @@ export interface PromptItem extends ConversationItem {
   expected_output?: string | null;
 }
 
+/** What the evaluator declares it reads beside the response, fenced: the contexts and the expected output (scoring and pairwise alike). */
+export function referenceMaterial(evaluator: PromptEvaluator, nonce: string, item: Pick<PromptItem, 'contexts' | 'expected_output'>): string[] {
+  const parts: string[] = [];
+  if (evaluator.requires_contexts && item.contexts?.length) {
+    const inner = item.contexts.map((c, i) => fence('context', nonce, c, ` number="${i + 1}"`)).join('\n');
+    parts.push(`<contexts_${nonce}>\n${inner}\n</contexts_${nonce}>`);
+  }
+  if (evaluator.requires_expected_output && item.expected_output !== undefined && item.expected_output !== null) parts.push(fence('expected_output', nonce, item.expected_output));
+  return parts;
+}
+
 function material(evaluator: PromptEvaluator, nonce: string, item: PromptItem): string[] {
   // The system prompt and the turns before the judged one come first; with turns, they stand for the request.
   const conversation = renderConversation(item, nonce);
@@ -91,11 +102,7 @@ function material(evaluator: PromptEvaluator, nonce: string, item: PromptItem): 
     if (item.request !== undefined && item.request !== null) parts.push(fence('request', nonce, item.request));
     else parts.push('(No request was given: judge the response on its own.)');
   }
-  if (evaluator.requires_contexts && item.contexts?.length) {
-    const inner = item.contexts.map((c, i) => fence('context', nonce, c, ` number="${i + 1}"`)).join('\n');
-    parts.push(`<contexts_${nonce}>\n${inner}\n</contexts_${nonce}>`);
-  }
-  if (evaluator.requires_expected_output && item.expected_output !== undefined && item.expected_output !== null) parts.push(fence('expected_output', nonce, item.expected_output));
+  parts.push(...referenceMaterial(evaluator, nonce, item));
   parts.push(...(conversation.judged ?? [fence('response', nonce, item.response ?? '')]));
   return parts;
 }

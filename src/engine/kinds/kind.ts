@@ -6,9 +6,9 @@
 // A kind never throws for a failed model call: the failure is part of what it returns.
 import type { RequestContext } from '../../context.ts';
 import type { RunInput } from '../../conversation/validate.ts';
-import type { ComparisonEvaluatorResult, EvaluatorResult } from '../../schemas.ts';
+import type { EvaluatorResult } from '../../schemas.ts';
 import type { EvaluatorRecord } from '../../store/types.ts';
-import type { PreparedPair, RuleVerdict } from '../pairwise.ts';
+import type { Compared, PreparedPair, RuleVerdict } from '../pairwise.ts';
 import type { JudgeModel } from '../providers/model.ts';
 import type { ModelErrorKind } from '../providers/model-errors.ts';
 import type { ResultCacheOptions } from '../result-cache.ts';
@@ -67,10 +67,7 @@ export interface CompareJob extends CompareSubject, Scoring {
   runB: RunInput;
 }
 
-export interface Compared {
-  result: ComparisonEvaluatorResult;
-  failure?: ModelErrorKind;
-}
+export type { Compared } from '../pairwise.ts';
 
 export type ScoringKind = Kind<ScoreSubject, ScoreJob, Scored>;
 export type ComparingKind = Kind<CompareSubject, CompareJob, Compared>;
