@@ -1,5 +1,5 @@
 // Confidence of an evaluator result (SPEC section 16): how sure the scoring was, 0..1, or null when
-// nothing measures it. Pure; applied once to every result (scoring.ts). The first that applies wins:
+// nothing measures it. Pure; applied once to every result (runs/execute.ts). The first that applies wins:
 // - logprobs scoring: the probability the model put on its most likely grade (grade_probabilities);
 // - a jury: agreement, 1 - spread (the highest minus the lowest juror score), with two or more jurors scoring;
 // - one model writing its score: the confidence it stated in the same structured answer (answer.ts),
