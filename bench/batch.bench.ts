@@ -22,20 +22,13 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { collectRows, compareRuns, type ExperimentRow } from '../src/batch/experiments.ts';
-import { childCpuMicros, demoWithJudges, runBench, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
+import { api, serveBatchChild, withBatchRig } from './batch-rig.ts';
+import { childCpuMicros, demoWithJudges, runBench, type Child } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const EVALUATORS = ['Answer Relevance', 'Clarity', 'Conciseness'];
 
-if (process.argv[2] === '--serve') {
-  const kind = process.argv[3];
-  if (kind === 'fake') await serveChild(() => serveFake(Number(process.argv[4])));
-  else {
-    const pgUrl = process.argv[6];
-    const pgEnv: Record<string, string> = pgUrl ? { TRIBUNAL_STORE: 'postgres', DATABASE_URL: pgUrl } : {};
-    await serveChild(() => serveTribunal(process.argv[4], { TRIBUNAL_MODEL_CONCURRENCY: process.argv[5], TRIBUNAL_REQUEST_TIMEOUT: '600s', ...pgEnv }));
-  }
-}
+if (process.argv[2] === '--serve') await serveBatchChild();
 
 const { values } = parseArgs({
   args: process.argv[2] === '--serve' ? [] : process.argv.slice(2),
@@ -61,17 +54,6 @@ const rssMb = (pid: number) => {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
 };
-
-async function api(base: string, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as any;
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 400)}`);
-  return json;
-}
 
 /** Server CPU (microseconds) of each instance. */
 const cpuEach = (servers: Child[]) => Promise.all(servers.map((x) => childCpuMicros(x.child)));
@@ -121,18 +103,8 @@ function pureComparison() {
   console.log(`experiments (pure): 10,000 pairs x 3 evaluators, 2,000 resamples: ${cold.toFixed(0)} ms CPU cold, ${warm.toFixed(0)} ms warm (median of 5); goal < 300 ms`);
 }
 
-runBench(async () => {
-  let fake: Child | undefined;
-  const servers: Child[] = [];
-  let schema: { url: string; drop(): Promise<void> } | undefined;
-  try {
-    fake = await startChild(SELF, 'fake', [String(LATENCY)]);
-    if (STORE === 'postgres') {
-      const { createTestSchema } = await import('../test/helpers/postgres.ts');
-      schema = await createTestSchema('trb_bench');
-    }
-    // One at a time: the first migrates the schema.
-    for (let i = 0; i < INSTANCES; i++) servers.push(await startChild(SELF, 'tribunal', [fake.ready.url, String(CONCURRENCY), ...(schema ? [schema.url] : [])]));
+runBench(() =>
+  withBatchRig(SELF, { latency: LATENCY, concurrency: CONCURRENCY, store: STORE, instances: INSTANCES }, async ({ servers }) => {
     const base = servers[0].ready.url;
     const { key, judgeIds } = await demoWithJudges(base, { 'bench batch three': EVALUATORS });
     const dataset = await api(base, key, 'POST', '/v1/datasets/', { name: 'bench batch' });
@@ -177,9 +149,5 @@ runBench(async () => {
         );
       }
     }
-  } finally {
-    stopChildren([...servers, fake]);
-    // The servers close their pools on SIGINT; give them a moment before the schema goes.
-    if (schema) await new Promise((r) => setTimeout(r, 1000)).then(() => schema!.drop()).catch((err) => console.error(`dropping the bench schema: ${(err as Error).message}`));
-  }
-});
+  }),
+);

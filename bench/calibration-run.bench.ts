@@ -14,20 +14,13 @@
 //   node --import tsx bench/calibration-run.bench.ts [--items N] [--rounds R] [--latency MS] [--concurrency C] [--store json|postgres]
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { childCpuMicros, demoWithJudges, runBench, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
+import { api, serveBatchChild, withBatchRig } from './batch-rig.ts';
+import { childCpuMicros, demoWithJudges, runBench, type Child } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const EVALUATORS = ['Answer Relevance', 'Clarity', 'Conciseness'];
 
-if (process.argv[2] === '--serve') {
-  const kind = process.argv[3];
-  if (kind === 'fake') await serveChild(() => serveFake(Number(process.argv[4])));
-  else {
-    const pgUrl = process.argv[6];
-    const pgEnv: Record<string, string> = pgUrl ? { TRIBUNAL_STORE: 'postgres', DATABASE_URL: pgUrl } : {};
-    await serveChild(() => serveTribunal(process.argv[4], { TRIBUNAL_MODEL_CONCURRENCY: process.argv[5], TRIBUNAL_REQUEST_TIMEOUT: '600s', ...pgEnv }));
-  }
-}
+if (process.argv[2] === '--serve') await serveBatchChild();
 
 const { values } = parseArgs({
   args: process.argv[2] === '--serve' ? [] : process.argv.slice(2),
@@ -38,17 +31,6 @@ const ROUNDS = Number(values.rounds ?? 2);
 const LATENCY = Number(values.latency ?? 300);
 const CONCURRENCY = Number(values.concurrency ?? 64);
 const STORE = values.store ?? 'json';
-
-async function api(base: string, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(base + path, {
-    method,
-    headers: { authorization: `Api-Key ${key}`, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = (await res.json()) as any;
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json).slice(0, 400)}`);
-  return json;
-}
 
 const ENDED = ['completed', 'failed', 'cancelled'];
 
@@ -69,18 +51,8 @@ async function measured<T>(server: Child, fn: () => Promise<T>): Promise<{ value
   return { value, cpuMs: ((await childCpuMicros(server.child)) - cpu) / 1000, wallMs };
 }
 
-runBench(async () => {
-  let fake: Child | undefined;
-  let server: Child | undefined;
-  let schema: { url: string; drop(): Promise<void> } | undefined;
-  try {
-    fake = await startChild(SELF, 'fake', [String(LATENCY)]);
-    if (STORE === 'postgres') {
-      const { createTestSchema } = await import('../test/helpers/postgres.ts');
-      schema = await createTestSchema('trb_bench');
-    }
-    server = await startChild(SELF, 'tribunal', [fake.ready.url, String(CONCURRENCY), ...(schema ? [schema.url] : [])]);
-    const s = server;
+runBench(() =>
+  withBatchRig(SELF, { latency: LATENCY, concurrency: CONCURRENCY, store: STORE }, async ({ servers: [s] }) => {
     const base = s.ready.url;
     const { key, judgeIds } = await demoWithJudges(base, { 'bench calibration three': EVALUATORS });
     const judgeId = judgeIds[0];
@@ -128,8 +100,5 @@ runBench(async () => {
     }
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
     console.log(`mean ratio calibration/batch over ${ROUNDS} round(s): CPU ${mean(ratios.map((r) => r.cpu)).toFixed(3)}x, wall ${mean(ratios.map((r) => r.wall)).toFixed(3)}x`);
-  } finally {
-    stopChildren([server, fake]);
-    if (schema) await new Promise((r) => setTimeout(r, 1000)).then(() => schema!.drop()).catch((err) => console.error(`dropping the bench schema: ${(err as Error).message}`));
-  }
-});
+  }),
+);

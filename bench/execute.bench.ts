@@ -23,34 +23,19 @@
 import http from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import {
-  childCpuMicros,
-  demoWithJudges,
-  envNumber,
-  forDuration,
-  median,
-  quantile,
-  request,
-  resetFake,
-  serveChild,
-  serveFake,
-  serveTribunal,
-  setFakeLatency,
-  startChild,
-  stopChildren,
-  type Child,
-  type Ready,
-  listenOnLoopback,
-  runBench,
-} from './harness.ts';
+// The measuring helpers, then the child servers' lifecycle (bench/harness.ts).
+import { benchEnv, childCpuMicros, demoWithJudges, forDuration, median, quantile, request, runBench } from './harness.ts';
+import { listenOnLoopback, resetFake, serveChild, serveFake, serveTribunal, setFakeLatency, startChild, stopChildren, type Child, type Ready } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
-const SECONDS = envNumber('BENCH_SECONDS', 4);
-const ROUNDS = envNumber('BENCH_ROUNDS', 5);
-const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
-const RUNS = envNumber('BENCH_RUNS', 30);
-const WARMUP_MS = envNumber('BENCH_WARMUP_MS', 2000);
-const INITIAL_WARMUP_MS = envNumber('BENCH_INITIAL_WARMUP_MS', 10_000);
+const { SECONDS, ROUNDS, CONCURRENCY, RUNS, WARMUP_MS, INITIAL_WARMUP_MS } = benchEnv({
+  SECONDS: 4,
+  ROUNDS: 5,
+  CONCURRENCY: 16,
+  RUNS: 30,
+  WARMUP_MS: 2000,
+  INITIAL_WARMUP_MS: 10_000,
+});
 const MODEL_LATENCY_MS = 300;
 
 const BODY = JSON.stringify({

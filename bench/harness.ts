@@ -24,6 +24,16 @@ export interface Child<R extends Ready = Ready> {
 /** A number from the environment, or the default. */
 export const envNumber = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
+/**
+ * A bench's knobs at once: each key K is read from BENCH_K in the environment, or takes its default
+ * here (`benchEnv({ SECONDS: 4, ROUNDS: 7 })` reads BENCH_SECONDS and BENCH_ROUNDS).
+ */
+export function benchEnv<const K extends string>(defaults: Record<K, number>): Record<K, number> {
+  const knobs = {} as Record<K, number>;
+  for (const key of Object.keys(defaults) as K[]) knobs[key] = envNumber(`BENCH_${key}`, defaults[key]);
+  return knobs;
+}
+
 // ---- child side ---------------------------------------------------------------------------------
 
 /**

@@ -19,31 +19,13 @@
 import http from 'node:http';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import {
-  childCpuMicros,
-  demoWithJudges,
-  envNumber,
-  forDuration,
-  median,
-  request,
-  resetFake,
-  serveChild,
-  serveFake,
-  serveTribunal,
-  startChild,
-  stopChildren,
-  type Child,
-  type Ready,
-  listenOnLoopback,
-  runBench,
-} from './harness.ts';
+// The measuring helpers, then the child servers' lifecycle (bench/harness.ts).
+import { benchEnv, childCpuMicros, demoWithJudges, forDuration, median, request, runBench } from './harness.ts';
+import { listenOnLoopback, resetFake, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child, type Ready } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
-const SECONDS = envNumber('BENCH_SECONDS', 4);
-const ROUNDS = envNumber('BENCH_ROUNDS', 7);
-const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 16);
+const { SECONDS, ROUNDS, CONCURRENCY, INITIAL_WARMUP_MS } = benchEnv({ SECONDS: 4, ROUNDS: 7, CONCURRENCY: 16, INITIAL_WARMUP_MS: 10_000 });
 const WARMUP_MS = 1000;
-const INITIAL_WARMUP_MS = envNumber('BENCH_INITIAL_WARMUP_MS', 10_000);
 const PROTOCOL_VERSION = '2025-06-18';
 
 interface Servers extends Ready {

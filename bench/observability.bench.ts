@@ -18,30 +18,12 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  childCpuMicros,
-  demoWithJudges,
-  envNumber,
-  forDuration,
-  median,
-  request,
-  resetFake,
-  serveChild,
-  serveFake,
-  startChild,
-  stopChildren,
-  type Child,
-  type Ready,
-  listenOnLoopback,
-  runBench,
-} from './harness.ts';
+// The measuring helpers, then the child servers' lifecycle (bench/harness.ts).
+import { benchEnv, childCpuMicros, demoWithJudges, forDuration, median, request, runBench } from './harness.ts';
+import { listenOnLoopback, resetFake, serveChild, serveFake, startChild, stopChildren, type Child, type Ready } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
-const SECONDS = envNumber('BENCH_SECONDS', 4);
-const ROUNDS = envNumber('BENCH_ROUNDS', 10);
-const CONCURRENCY = envNumber('BENCH_CONCURRENCY', 8);
-const WARMUP_MS = envNumber('BENCH_WARMUP_MS', 1500);
-const INITIAL_WARMUP_MS = envNumber('BENCH_INITIAL_WARMUP_MS', 8000);
+const { SECONDS, ROUNDS, CONCURRENCY, WARMUP_MS, INITIAL_WARMUP_MS } = benchEnv({ SECONDS: 4, ROUNDS: 10, CONCURRENCY: 8, WARMUP_MS: 1500, INITIAL_WARMUP_MS: 8000 });
 const BODY = JSON.stringify({ request: 'How do I reset my password?', response: 'Open Settings, choose Security, then Reset password.', tags: ['bench'] });
 // BENCH_PROCESS_METRICS=false measures "on" without prom-client's process metrics (TRIBUNAL_PROCESS_METRICS).
 const SETTINGS = {

@@ -18,14 +18,10 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { childCpuMicros, envNumber, median, quantile, runBench, serveChild, serveFake, serveTribunal, setFakeLatency, startChild, stopChildren, type Child } from './harness.ts';
+import { benchEnv, childCpuMicros, median, quantile, runBench, serveChild, serveFake, serveTribunal, setFakeLatency, startChild, stopChildren, type Child } from './harness.ts';
 
 const FILE = fileURLToPath(import.meta.url);
-const ROUNDS = envNumber('BENCH_ROUNDS', 60);
-const UPSTREAM_MS = envNumber('BENCH_UPSTREAM_MS', 80);
-const JUDGE_MS = envNumber('BENCH_JUDGE_MS', 150);
-const WARMUP = envNumber('BENCH_WARMUP', 150);
-const CPU_ROUNDS = envNumber('BENCH_CPU_ROUNDS', 200);
+const { ROUNDS, UPSTREAM_MS, JUDGE_MS, WARMUP, CPU_ROUNDS } = benchEnv({ ROUNDS: 60, UPSTREAM_MS: 80, JUDGE_MS: 150, WARMUP: 150, CPU_ROUNDS: 200 });
 const SECRET = randomBytes(32).toString('base64');
 
 if (process.argv[2] === '--serve') {

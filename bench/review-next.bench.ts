@@ -42,17 +42,19 @@ import { reviewStore } from '../src/review/store.ts';
 import type { ReviewLabelRecord, ReviewQueueRecord } from '../src/review/types.ts';
 import { PostgresStore } from '../src/store/postgres-store.ts';
 import type { Store } from '../src/store/types.ts';
-import { childCpuMicros, envNumber, median, quantile, request, runBench, serveChild, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
+import { benchEnv, childCpuMicros, envNumber, median, quantile, request, runBench, serveChild, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const ITEMS = envNumber('BENCH_ITEMS', 100_000);
-const REVIEWERS = envNumber('BENCH_REVIEWERS', 20);
-const NEXTS = envNumber('BENCH_NEXTS', 600);
-const ROUNDS = envNumber('BENCH_ROUNDS', 3);
-const PER_ITEM = envNumber('BENCH_PER_ITEM', 1);
-const LABELS = envNumber('BENCH_LABELS', 100_000);
-const CPU_CALLS = envNumber('BENCH_CPU_CALLS', 100);
+const { ITEMS, REVIEWERS, NEXTS, ROUNDS, PER_ITEM, LABELS, CPU_CALLS } = benchEnv({
+  ITEMS: 100_000,
+  REVIEWERS: 20,
+  NEXTS: 600,
+  ROUNDS: 3,
+  PER_ITEM: 1,
+  LABELS: 100_000,
+  CPU_CALLS: 100,
+});
 const SCHEMA = `tribunal_bench_review_${process.pid}`;
 const APP = `tribunal_bench_review_${process.pid}`;
 const GOAL_MS = 5;

@@ -1,5 +1,7 @@
 // Wires the services a server needs from a config and an open store.
-import { BatchRunner } from './batch/runner.ts';
+import { InProcessBatchQueue } from './batch/in-process-queue.ts';
+import { PgBossBatchQueue } from './batch/pg-boss-queue.ts';
+import type { BatchQueue } from './batch/queue.ts';
 import { BudgetedEngine } from './budgets/engine.ts';
 import type { Config } from './config.ts';
 import type { SpanRunner } from './context.ts';
@@ -22,8 +24,11 @@ export async function buildServices(config: Config, store: Store, modelObserver?
   const model = createJudgeModel(config, modelObserver);
   // Budgets (room h-cost): every run passes the budget gate before the engine calls a model.
   const engine = new BudgetedEngine(createScoringEngine(model, modelObserver));
-  // Batch runs resume by themselves: the runner picks up every queued or running run as it starts.
-  const batches = new BatchRunner({ config, store, engine, ...(spans ? { spans } : {}) });
+  // Batch runs resume by themselves: the queue picks up every queued or running run as it starts.
+  // Its adapter follows the store: pg-boss on PostgreSQL (any number of instances share a run's
+  // chunks), in-process on the JSON store (one process owns its data directory).
+  const Queue = store.kind === 'postgres' ? PgBossBatchQueue : InProcessBatchQueue;
+  const batches: BatchQueue = new Queue({ config, store, engine, ...(spans ? { spans } : {}) });
   await batches.start();
   // Synthetic test data (room surface): pending generations resume as the runner starts.
   const synthetic = new SyntheticRunner({ store, config, model });

@@ -2,7 +2,7 @@
 // validate with, so the document cannot drift from the code.
 import { METRICS_SECURITY_SCHEME, operationalPaths } from './openapi-ops.ts';
 import { z } from 'zod';
-import { datasetStreamOpenApi } from './datasets/stream-routes.ts';
+import { datasetStreamOpenApi } from './http/dataset-stream.ts';
 import { judgeFileOpenApi } from './surface/routes.ts';
 import { fileUploadOpenApi } from './files/routes.ts';
 import { routes, type RestRoute } from './rest.ts';

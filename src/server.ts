@@ -5,7 +5,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Store as RateLimitStore } from 'express-rate-limit';
 import { Authenticator } from './auth.ts';
-import { datasetStreamRoutes } from './datasets/stream-routes.ts';
+import { datasetStreamRoutes } from './http/dataset-stream.ts';
 import { judgeFileRoutes } from './surface/routes.ts';
 import { fileUploadRoute } from './files/routes.ts';
 import { TribunalError } from './errors.ts';

@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import type { Config } from './config.ts';
 import type { RequestContext, SpanRunner } from './context.ts';
-import type { BatchRunner } from './batch/runner.ts';
+import type { BatchQueue } from './batch/queue.ts';
 import type { SyntheticRunner } from './surface/synthetic-runner.ts';
 import type { ScoringEngine } from './runs/types.ts';
 import type { JudgeGenerator } from './generation/types.ts';
@@ -28,7 +28,7 @@ export interface Services {
   /** Trace spans for tools and store writes, when tracing is on. */
   spans?: SpanRunner;
   /** The batch runner of this process (started by buildServices); stop it before closing the store. */
-  batches?: BatchRunner;
+  batches?: BatchQueue;
   /** Synthetic test data generation in the background (room surface; src/surface/synthetic-runner.ts). */
   synthetic?: SyntheticRunner;
   /** Online evaluation of received spans (src/traces/rules/worker.ts); stopped by stopServices. */

@@ -1,6 +1,6 @@
 // Batch runs (SPEC section 7), the API the doors and other features use: start a run over a dataset
 // or given items, read it (404 when unknown or another organization's), its rows in item order,
-// list runs, cancel. The work itself is done by the runner (runner.ts), which each server starts.
+// list runs, cancel. The work itself is done by the batch queue (queue.ts), which each server starts.
 import type { RequestContext } from '../context.ts';
 import { notFound, TribunalError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';

@@ -1,5 +1,5 @@
 // REST-only operations on datasets and their items (SPEC section 7). Never registered with MCP: the
-// 14 tools stay as they are. Streamed import and export are plain routes (src/datasets/stream-routes.ts),
+// 14 tools stay as they are. Streamed import and export are plain routes (src/http/dataset-stream.ts),
 // since their bodies are not JSON.
 import { z } from 'zod';
 import {

@@ -43,7 +43,7 @@ export async function createTestSchema(prefix = 'trb_test'): Promise<TestSchema>
     async drop() {
       if (dropped) return;
       dropped = true;
-      // The batch queue's schema beside it (src/batch/pg-queue.ts), when a batch ran.
+      // The batch queue's schema beside it (src/batch/pg-jobs.ts), when a batch ran.
       await admin((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${schema}_queue CASCADE`));
     },
   };

@@ -1,4 +1,4 @@
-// The pg-boss queue of batch work (src/batch/pg-queue.ts) lives in a schema beside the store's;
+// The pg-boss queue of batch work (src/batch/pg-jobs.ts) lives in a schema beside the store's;
 // its jobs hold rows' text. Here: where that schema is, and the removal of one organization's jobs
 // when the organization is purged (h-harden, issue 24 item 9), so no item text outlives the purge.
 import type { Queryable } from './connection.ts';

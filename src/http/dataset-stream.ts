@@ -1,14 +1,15 @@
 // The two dataset routes whose bodies are not JSON: POST .../items/import/ reads JSONL or CSV as a
 // stream (no body-size limit: it is never held whole), GET .../items/export/ writes JSONL as a
 // stream. Mounted after authentication and rate limits and before the JSON body parser (server.ts).
+// A door (issue 25): the import, export and quota rules it calls are the datasets room's.
 import { once } from 'node:events';
 import express, { type Request, type Response } from 'express';
 import type { Caller } from '../auth.ts';
 import { TribunalError } from '../errors.ts';
-import { sendProblem } from '../http/problem.ts';
+import { sendProblem } from './problem.ts';
 import type { Services } from '../tool.ts';
-import { getOwnDataset, itemToWire } from './datasets.ts';
-import { csvRecords, importItems, jsonlLines } from './import.ts';
+import { getOwnDataset, itemToWire } from '../datasets/datasets.ts';
+import { csvRecords, importItems, jsonlLines } from '../datasets/import.ts';
 import { importOverQuota, itemAllowance } from '../quotas/quotas.ts';
 
 const JSONL_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/json-lines', 'application/x-jsonlines'];

@@ -1,5 +1,5 @@
-// The batch work queue on PostgreSQL: pg-boss 10 (docs/BATCH.md), in its own schema beside the
-// store's, over the store's connection pool.
+// The pg-boss queue's jobs (pg-boss-queue.ts): pg-boss 10 (docs/BATCH.md), in its own schema beside
+// the store's, over the store's connection pool.
 //
 // - `tribunal_batch_plan`: one job per run (its id derived from the run's), which reads the items a
 //   page at a time and sends one chunk job per page.
@@ -34,14 +34,14 @@ export interface PgQueueOptions {
   onChunk(chunk: Chunk): Promise<void>;
 }
 
-export class PgBatchQueue {
+export class PgBatchJobs {
   private constructor(
     private readonly boss: PgBoss,
     private readonly pool: pg.Pool,
     private readonly schema: string,
   ) {}
 
-  static async start(store: Store, opts: PgQueueOptions): Promise<PgBatchQueue> {
+  static async start(store: Store, opts: PgQueueOptions): Promise<PgBatchJobs> {
     const pool = (store as unknown as { pool: pg.Pool }).pool;
     const { rows } = await pool.query<{ s: string }>('SELECT current_schema() AS s');
     // The store's schema is `public` in most deployments; a named schema (tests, several
@@ -70,7 +70,7 @@ export class PgBatchQueue {
     for (let i = 0; i < opts.workers; i++) {
       await boss.work<Chunk>(CHUNK, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => opts.onChunk(job.data));
     }
-    return new PgBatchQueue(boss, pool, schema);
+    return new PgBatchJobs(boss, pool, schema);
   }
 
   async sendPlan(batchId: string): Promise<void> {
