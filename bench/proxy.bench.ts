@@ -9,13 +9,19 @@
 //      judging (each window then holds its whole run);
 //   4. sync judging: proxied latency / (direct upstream + the judge's own run via REST execute)
 //      (target <= 1.05).
+// The in-run reference for 1: a pass-through proxy of 20 lines (servePassThrough) in the same rounds,
+// with the upstream answering at once and at its latency. What it adds to the direct call is the cost
+// of one more process hop on this machine (with an idle gap: the wake-up of idle processes and CPUs),
+// which no proxy can avoid; Tribunal / pass-through is what Tribunal itself adds.
 // Every path is warmed up first (BENCH_WARMUP rounds with the upstream answering at once), so the
 // figures are the server's steady state, not V8 compiling it. Each server (fake judge model, fake
 // upstream, Tribunal) is a child process of its own.
 //   node --import tsx bench/proxy.bench.ts   (BENCH_ROUNDS=60, BENCH_UPSTREAM_MS=80, BENCH_JUDGE_MS=150,
 //                                             BENCH_WARMUP=150, BENCH_CPU_ROUNDS=200)
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchEnv, childCpuMicros, median, quantile, runBench, serveChild, serveFake, serveTribunal, setFakeLatency, startChild, stopChildren, type Child } from './harness.ts';
@@ -42,8 +48,57 @@ if (process.argv[2] === '--serve') {
       });
       return { url: fake.url };
     }
+    if (kind === 'passthrough') return servePassThrough(process.argv[4]!);
     return serveTribunal(process.argv[4]!, { TRIBUNAL_DEMO_MODELS: 'true', TRIBUNAL_SECRET_KEY: SECRET });
   });
+}
+
+/**
+ * The in-run reference for the latency ratio: the least a proxy can be. It forwards the body to the
+ * upstream over the same undici client set-up Tribunal uses (src/proxy/upstream.ts), reads the JSON
+ * answer whole and writes it back, with no authentication, lookups, judging or logging. What it adds
+ * to the direct call is the cost of one more process hop on this machine.
+ */
+async function servePassThrough(upstreamUrl: string): Promise<{ url: string }> {
+  const { Agent, request } = await import('undici');
+  const dispatcher = new Agent({ keepAliveTimeout: 30_000 });
+  const server = http.createServer(async (req, res) => {
+    const parts: Buffer[] = [];
+    for await (const c of req) parts.push(c as Buffer);
+    const up = await request(`${upstreamUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: req.headers.authorization ?? '' },
+      body: Buffer.concat(parts),
+      dispatcher,
+    });
+    const text = await up.body.text();
+    res.writeHead(up.statusCode, { 'content-type': 'application/json' });
+    res.end(text);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** Paired JSON rounds: latencies (ms) and the proxies' main-thread CPU per call (ms). */
+interface Hops {
+  direct: number[];
+  pass: number[];
+  proxy: number[];
+  passCpu: number[];
+  proxyCpu: number[];
+}
+const hops = (): Hops => ({ direct: [], pass: [], proxy: [], passCpu: [], proxyCpu: [] });
+
+/**
+ * A process's main-thread CPU time so far (ms), read by the parent from /proc (the child is not
+ * woken to answer, as an IPC question would); NaN where there is no /proc.
+ */
+function mainThreadCpuMs(pid: number): number {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** Time to the first body byte and to the end of one POST over a keep-alive agent. */
@@ -72,6 +127,8 @@ runBench(async () => {
     children.push(upstream);
     const tribunal = await startChild(FILE, 'tribunal', [judge.ready.url]);
     children.push(tribunal);
+    const pass = await startChild(FILE, 'passthrough', [upstream.ready.url]);
+    children.push(pass);
     const base = tribunal.ready.url;
     const demo = (await (await fetch(`${base}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
     const headers = { authorization: `Bearer ${demo.api_key}`, 'content-type': 'application/json' };
@@ -89,6 +146,7 @@ runBench(async () => {
     const chat = (stream: boolean) => JSON.stringify({ model: 'gpt-bench', stream, messages: [{ role: 'user', content: 'What is the capital of France?' }] });
     const proxied = (stream: boolean) => JSON.stringify({ model: 'app-model', stream, messages: [{ role: 'user', content: 'What is the capital of France?' }] });
     const directUrl = new URL(`${upstream.ready.url}/chat/completions`);
+    const passUrl = new URL(`${pass.ready.url}/chat/completions`);
     const proxyUrl = (q: string) => new URL(`${base}/v1/judges/${j.id}/openai/chat/completions${q}`);
     const upHeaders = { authorization: 'Bearer sk-bench-dummy', 'content-type': 'application/json' };
 
@@ -106,6 +164,7 @@ runBench(async () => {
     await setFakeLatency(upstream.child, 0);
     for (let i = 0; i < WARMUP; i++) {
       await timed(agent, directUrl, upHeaders, chat(false));
+      await timed(agent, passUrl, upHeaders, chat(false));
       await timed(agent, proxyUrl('?async_judge=true'), headers, proxied(false));
       await timed(agent, directUrl, upHeaders, chat(true));
       await timed(agent, proxyUrl('?async_judge=true'), headers, proxied(true));
@@ -138,17 +197,33 @@ runBench(async () => {
       pairDiffs.push((c2 - c1 - (c1 - c0)) / 1000);
     }
 
+    // 1: a JSON round: direct, through the pass-through reference, through Tribunal with async judging.
+    const jsonRound = async (h: Hops) => {
+      h.direct.push((await timed(agent, directUrl, upHeaders, chat(false))).total);
+      const c0 = mainThreadCpuMs(pass.child.pid!);
+      h.pass.push((await timed(agent, passUrl, upHeaders, chat(false))).total);
+      const c1 = mainThreadCpuMs(pass.child.pid!);
+      const t0 = mainThreadCpuMs(tribunal.child.pid!);
+      const p = await timed(agent, proxyUrl('?async_judge=true'), headers, proxied(false));
+      const t1 = mainThreadCpuMs(tribunal.child.pid!);
+      if (p.status !== 200) throw new Error(`proxy answered ${p.status}`);
+      h.proxy.push(p.total);
+      h.passCpu.push(c1 - c0);
+      h.proxyCpu.push(t1 - t0);
+    };
+    // The same rounds with the upstream answering at once: what a hop costs when no process has idled.
+    const atOnce = hops();
+    for (let i = 0; i < ROUNDS; i++) await jsonRound(atOnce);
+    await settle();
+
     // 1 and 2: async judging, JSON and streamed, paired with direct calls, at the upstream's latency.
     await setFakeLatency(upstream.child, UPSTREAM_MS);
-    const direct: number[] = [];
-    const proxy: number[] = [];
+    const late = hops();
+    const { direct, proxy } = late;
     const directFirst: number[] = [];
     const proxyFirst: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      direct.push((await timed(agent, directUrl, upHeaders, chat(false))).total);
-      const p = await timed(agent, proxyUrl('?async_judge=true'), headers, proxied(false));
-      if (p.status !== 200) throw new Error(`proxy answered ${p.status}`);
-      proxy.push(p.total);
+      await jsonRound(late);
       directFirst.push((await timed(agent, directUrl, upHeaders, chat(true))).first);
       proxyFirst.push((await timed(agent, proxyUrl('?async_judge=true'), headers, proxied(true))).first);
     }
@@ -181,6 +256,16 @@ runBench(async () => {
     );
     console.log(
       `  time to first chunk, streamed: direct p50 ${ms(median(directFirst))} p95 ${ms(quantile(directFirst, 0.95))}, proxied p50 ${ms(median(proxyFirst))} p95 ${ms(quantile(proxyFirst, 0.95))} -> overhead at p95 ${ms(ttfc)} (target <= 5 ms); per-round difference p50 ${ms(median(firstDiffs))} p95 ${ms(quantile(firstDiffs, 0.95))}`,
+    );
+    const added = (h: Hops, xs: number[]) => ms(median(xs.map((x, i) => x - h.direct[i]!)));
+    console.log(
+      `  in-run reference, one more process hop (a pass-through proxy of 20 lines on the same undici client set-up): upstream ${UPSTREAM_MS} ms: pass-through / direct ${(median(late.pass) / median(direct)).toFixed(3)}, ` +
+        `Tribunal / pass-through ${(ratio * (median(direct) / median(late.pass))).toFixed(3)}; added per call (median of paired differences) pass-through ${added(late, late.pass)}, Tribunal ${added(late, proxy)}; ` +
+        `upstream 0 ms: pass-through ${added(atOnce, atOnce.pass)}, Tribunal ${added(atOnce, atOnce.proxy)}`,
+    );
+    console.log(
+      `  main-thread CPU per call (/proc schedstat, medians; Tribunal's includes the start of its async judging): pass-through ${ms(median(atOnce.passCpu))} with the upstream at once, ${ms(median(late.passCpu))} at ${UPSTREAM_MS} ms; ` +
+        `Tribunal ${ms(median(atOnce.proxyCpu))}, ${ms(median(late.proxyCpu))}`,
     );
     console.log(`  sync judging: proxied median ${ms(median(sync))} vs upstream + judge run median ${ms(median(reference))} -> ratio ${syncRatio.toFixed(3)} (target <= 1.05)`);
   } finally {

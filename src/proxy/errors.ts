@@ -10,6 +10,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
   401: 'authentication_error',
   403: 'permission_error',
   404: 'not_found_error',
+  405: 'invalid_request_error',
   409: 'invalid_request_error',
   413: 'invalid_request_error',
   415: 'invalid_request_error',
@@ -20,16 +21,16 @@ export function openAIErrorBody(status: number, message: string, code: string | 
   return { error: { message, type: TYPE_BY_STATUS[status] ?? (status >= 500 ? 'server_error' : 'invalid_request_error'), param, code } };
 }
 
-/** Anything thrown, as OpenAI's error shape (never a bare 500 with a stack). */
-export function sendOpenAIError(res: Response, err: unknown): void {
+/** Anything thrown, as OpenAI's error shape (never a bare 500 with a stack); `code` names a finer code than the error's. */
+export function sendOpenAIError(res: Response, err: unknown, code?: string): void {
   const error = problemOf(err);
   if (error.code === 'internal_error') log.error('unexpected error on the judge proxy', { err });
   if (res.headersSent) return;
   const req = res.req;
   const hasBody = req && (req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0);
   if (hasBody && !req.complete) res.setHeader('Connection', 'close');
-  res.locals.problemCode = error.code;
+  res.locals.problemCode = code ?? error.code;
   for (const [k, v] of Object.entries(error.headers ?? {})) res.setHeader(k, v);
   const param = error.errors?.[0]?.field ?? null;
-  res.status(error.status).json(openAIErrorBody(error.status, error.message, error.code, param));
+  res.status(error.status).json(openAIErrorBody(error.status, error.message, code ?? error.code, param));
 }

@@ -12,10 +12,12 @@ import { proxyChatCompletions } from './chat.ts';
 import { proxyRefineChat } from './refine-chat.ts';
 import { proxyResponses } from './responses.ts';
 import { sendOpenAIError } from './errors.ts';
+import { methodNotAllowed, proxyPathErrors, unknownProxyPath } from './strays.ts';
 import type { ProxyContext } from './judging.ts';
 
 export const CHAT_PATHS = ['/v1/judges/openai/chat/completions', '/v1/judges/:judge_id/openai/chat/completions'];
 export const RESPONSES_PATHS = ['/v1/judges/openai/responses', '/v1/judges/:judge_id/openai/responses'];
+export const REFINE_PATH = '/v1/judges/:judge_id/refine/openai/chat/completions';
 
 type Handler = (ctx: ProxyContext, req: Request, res: Response) => Promise<void>;
 
@@ -50,6 +52,11 @@ export function proxyRouter(services: Services, authenticator: Authenticator, li
   };
   router.post(CHAT_PATHS, auth, tooLarge, parse, bodyErrors, handle(proxyChatCompletions));
   router.post(RESPONSES_PATHS, auth, tooLarge, parse, bodyErrors, handle(proxyResponses));
-  router.post('/v1/judges/:judge_id/refine/openai/chat/completions', auth, tooLarge, parse, bodyErrors, handle(proxyRefineChat));
+  router.post(REFINE_PATH, auth, tooLarge, parse, bodyErrors, handle(proxyRefineChat));
+  // What no route above took, under the proxy's prefixes, still answers in OpenAI's shape (an OpenAI
+  // client pointed at the proxy raises its usual exception, not a parse error): see strays.ts.
+  router.all([...CHAT_PATHS, ...RESPONSES_PATHS, REFINE_PATH], methodNotAllowed);
+  router.use(unknownProxyPath);
+  router.use(proxyPathErrors);
   return router;
 }
