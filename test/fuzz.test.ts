@@ -253,10 +253,6 @@ function proxyViolation(req: FuzzRequest, res: { status: number; text: string; j
   if (res.status < 400) return null;
   const shaped = typeof res.json?.error?.message === 'string' && typeof res.json?.error?.type === 'string';
   if (shaped) return null;
-  // A path the proxy's routes never match (an empty judge id, a malformed percent-encoding that
-  // express cannot decode) is answered by the /v1 door before the proxy: a problem+json, also fine.
-  const unrouted = /\/\/|%(?![0-9A-Fa-f]{2})|%[89A-Fa-f][0-9A-Fa-f]|%E0|%ED|%C0/.test(req.path.split('?')[0]);
-  if (unrouted && typeof res.json?.code === 'string') return null;
   return `${res.status} not OpenAI's error shape: ${res.text.slice(0, 200)}`;
 }
 
