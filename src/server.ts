@@ -12,7 +12,7 @@ import { TribunalError } from './errors.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody } from './http/body.ts';
 import type { InFlightRequests } from './http/in-flight.ts';
-import { onlyFor } from './http/mount.ts';
+import { inSeries, onlyFor } from './http/mount.ts';
 import { sendProblem } from './http/problem.ts';
 import { demoRateLimit, keyRateLimit } from './http/rate-limits.ts';
 import { mcpRouter } from './mcp.ts';
@@ -89,12 +89,12 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
 
   // The caller is known from the headers (a key, or the web app's session cookie with its CSRF
   // checks) before a byte of the body is read: an unauthenticated upload is refused unread.
-  app.use('/v1', webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit.middleware);
+  app.use('/v1', inSeries(webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit.middleware));
   // Dataset import and export stream their bodies (JSONL/CSV, any size): before the JSON body parser.
   app.use(onlyFor(/^\/v1\/datasets\//i, datasetStreamRoutes(services)));
   app.use(onlyFor(/^\/v1\/(?:judges|evaluators)\/.*(?:export|import)/i, judgeFileRoutes(services))); // room surface: judges as files (YAML or JSON bodies)
   app.use(onlyFor(/^\/v1\/files/i, fileUploadRoute(services))); // h-attach: attachments (multipart)
-  app.use('/v1', jsonBody(config.limits.bodyBytes));
+  app.use('/v1', inSeries(...jsonBody(config.limits.bodyBytes)));
   app.use(onlyFor(/^\/v1\/judges\/.*\/refine/i, refineStreamRoute(services))); // h-proxy: refine with stream: true (SSE)
   app.use(restRouter(services));
 

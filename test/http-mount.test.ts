@@ -5,9 +5,10 @@ import fs from 'node:fs';
 import { after, before, test } from 'node:test';
 import { buildServices, stopServices } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import type { GuardedRouter } from '../src/http/mount.ts';
+import { inSeries, type GuardedRouter } from '../src/http/mount.ts';
 import { createServer } from '../src/server.ts';
 import type { Services } from '../src/tool.ts';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { openTestStore, tempDir } from './helpers/server.ts';
 
 type Layer = { handle: unknown; route?: { path: string | string[] } };
@@ -57,4 +58,42 @@ test('a judged call and the REST reads pass no guard', () => {
     const entered = guarded.filter((g) => g.paths.test(path)).map((g) => String(g.paths));
     assert.deepEqual(entered, [], `${path} enters ${entered.join(', ')}`);
   }
+});
+
+/** Runs a series on a fake request; resolves with what reached the router's next and the steps taken. */
+function runSeries(...handlers: Array<RequestHandler | ErrorRequestHandler>): Promise<{ out: unknown; steps: string[] }> {
+  const steps: string[] = [];
+  const req = { steps } as unknown as Request;
+  return new Promise((resolve) => inSeries(...handlers)(req, {} as Response, ((out?: unknown) => resolve({ out, steps })) as NextFunction));
+}
+const step =
+  (name: string): RequestHandler =>
+  (req, _res, next) => {
+    (req as unknown as { steps: string[] }).steps.push(name);
+    next();
+  };
+const recover =
+  (name: string): ErrorRequestHandler =>
+  (err, req, _res, next) => {
+    (req as unknown as { steps: string[] }).steps.push(`${name}(${(err as Error).message})`);
+    next();
+  };
+
+test('inSeries runs its middlewares in order and skips error handlers while nothing failed', async () => {
+  assert.deepEqual(await runSeries(step('a'), recover('r'), step('b')), { out: undefined, steps: ['a', 'b'] });
+});
+
+test('inSeries passes a failure, thrown, rejected or given to next, to the next error handler only', async () => {
+  const thrower: RequestHandler = () => {
+    throw new Error('thrown');
+  };
+  assert.deepEqual((await runSeries(step('a'), thrower, step('skipped'), recover('r'), step('b'))).steps, ['a', 'r(thrown)', 'b']);
+  const rejecter: RequestHandler = async () => {
+    throw new Error('rejected');
+  };
+  assert.deepEqual((await runSeries(rejecter, step('skipped'), recover('r'))).steps, ['r(rejected)']);
+  const failing: RequestHandler = (_req, _res, next) => next(new Error('given'));
+  const unhandled = await runSeries(failing, step('skipped'));
+  assert.equal((unhandled.out as Error).message, 'given', 'no error handler: the failure goes on to the router');
+  assert.deepEqual(unhandled.steps, []);
 });
