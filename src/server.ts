@@ -12,6 +12,7 @@ import { TribunalError } from './errors.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody } from './http/body.ts';
 import type { InFlightRequests } from './http/in-flight.ts';
+import { inSeries, onlyFor } from './http/mount.ts';
 import { sendProblem } from './http/problem.ts';
 import { demoRateLimit, keyRateLimit } from './http/rate-limits.ts';
 import { mcpRouter } from './mcp.ts';
@@ -67,32 +68,34 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
     }
   });
 
-  app.use(demoUserRoute(services, demoRateLimit(config, opts.rateLimitStore)));
+  // Each door's router below is entered only for the paths it answers (src/http/mount.ts): a
+  // judged call no longer walks every one of them on its way to /v1 (issue 33).
+  app.use(onlyFor(/^\/create-demo-user/i, demoUserRoute(services, demoRateLimit(config, opts.rateLimitStore))));
 
   // One limiter for REST and MCP alike: a key limited to N requests a minute gets N in total.
   const perKeyLimit = keyRateLimit(config, opts.rateLimitStore);
   app.use('/mcp', mcpRouter(services, authenticator, perKeyLimit));
 
   // h-traces: the OTLP/HTTP receiver reads its own body (protobuf or JSON, gzip), within its own limits.
-  app.use(otlpReceiver(config, store, authenticator));
-  app.use(otlpLogsReceiver(config, store, authenticator)); // h-otellogs: GenAI events sent as OTLP log records
+  app.use(onlyFor(/^\/otel\//i, otlpReceiver(config, store, authenticator)));
+  app.use(onlyFor(/^\/otel\//i, otlpLogsReceiver(config, store, authenticator))); // h-otellogs: GenAI events sent as OTLP log records
 
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
 
   // h-proxy: the judge proxy's OpenAI-compatible paths answer in OpenAI's protocol, errors included (src/proxy/).
-  app.use(proxyRouter(services, authenticator, perKeyLimit));
+  app.use(onlyFor(/\/openai\//i, proxyRouter(services, authenticator, perKeyLimit)));
 
   // The caller is known from the headers (a key, or the web app's session cookie with its CSRF
   // checks) before a byte of the body is read: an unauthenticated upload is refused unread.
-  app.use('/v1', webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit.middleware);
+  app.use('/v1', inSeries(webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit.middleware));
   // Dataset import and export stream their bodies (JSONL/CSV, any size): before the JSON body parser.
-  app.use(datasetStreamRoutes(services));
-  app.use(judgeFileRoutes(services)); // room surface: judges as files (YAML or JSON bodies)
-  app.use(fileUploadRoute(services)); // h-attach: attachments (multipart)
-  app.use('/v1', jsonBody(config.limits.bodyBytes));
-  app.use(refineStreamRoute(services)); // h-proxy: refine with stream: true (SSE)
+  app.use(onlyFor(/^\/v1\/datasets\//i, datasetStreamRoutes(services)));
+  app.use(onlyFor(/^\/v1\/(?:judges|evaluators)\/.*(?:export|import)/i, judgeFileRoutes(services))); // room surface: judges as files (YAML or JSON bodies)
+  app.use(onlyFor(/^\/v1\/files/i, fileUploadRoute(services))); // h-attach: attachments (multipart)
+  app.use('/v1', inSeries(...jsonBody(config.limits.bodyBytes)));
+  app.use(onlyFor(/^\/v1\/judges\/.*\/refine/i, refineStreamRoute(services))); // h-proxy: refine with stream: true (SSE)
   app.use(restRouter(services));
 
   app.get('/', (_req, res) => res.redirect(302, '/app/'));

@@ -27,7 +27,7 @@ interface ObservedRig {
   close(): Promise<void>;
 }
 
-async function startObservedServer(env: Record<string, string> = {}): Promise<ObservedRig> {
+async function startObservedServer(env: Record<string, string> = {}, logLevel = 'info'): Promise<ObservedRig> {
   const fake = await startFakeAnthropic();
   const fullEnv = {
     ANTHROPIC_API_KEY: DUMMY_KEY,
@@ -51,7 +51,7 @@ async function startObservedServer(env: Record<string, string> = {}): Promise<Ob
       }
     },
   };
-  const obs = await createObservability(config, { logger: await createLogger({ logLevel: 'info', logPretty: false }, destination), processMetrics: false });
+  const obs = await createObservability(config, { logger: await createLogger({ logLevel, logPretty: false }, destination), processMetrics: false });
   const engine = createScoringEngine(createJudgeModel(config, obs.modelObserver));
   const server = await startTestServer(fullEnv, { observability: obs, services: { engine, ...(obs.tracing.enabled ? { spans: obs.tracing } : {}) } });
   const demo = await server.demoUser();
@@ -86,11 +86,12 @@ const ok = (score = 0.75) => toolAnswer({ justification: 'Meets most of the rubr
 describe('request ids and log lines', () => {
   let rig: ObservedRig;
   before(async () => {
-    rig = await startObservedServer();
+    // debug: a successful model attempt's own line is debug-level (issue 33); failures are warnings.
+    rig = await startObservedServer({}, 'debug');
   });
   after(() => rig.close());
 
-  test('a given x-request-id comes back and is in the request log line; each model call has its line', async () => {
+  test('a given x-request-id comes back and is in the request log line; each model call has its line at debug', async () => {
     const modelLinesBefore = rig.lines.filter((l) => l.msg === 'model call').length;
     rig.fake.enqueue(ok(0.5));
     const res = await rig.server.request('POST', '/v1/evaluators/preset_clarity/execute/', {
@@ -110,6 +111,7 @@ describe('request ids and log lines', () => {
     assert.equal(modelLines.length, 1);
     const model = modelLines[0]!;
     assert.equal(model.outcome, 'ok');
+    assert.equal(model.level, 20, 'debug');
     assert.equal(model.attempt, 1);
     assert.equal(model.model, rig.server.config.model.name);
     assert.equal(typeof model.input_tokens, 'number');
@@ -239,6 +241,9 @@ describe('/metrics', () => {
     const failed = await rig.server.request('POST', '/v1/evaluators/preset_clarity/execute/', { key: rig.key, body: { request: 'q', response: 'a' } });
     assert.ok(failed.status >= 500, JSON.stringify(failed.body));
     await eventually(() => rig.lines.filter((l) => l.msg === 'request' && l.route === route).length >= 2 || undefined, 'both runs answered');
+    // At info (this rig), only the failed attempts have lines of their own; the metrics below count every attempt.
+    const modelLines = rig.lines.filter((l) => l.msg === 'model call');
+    assert.ok(modelLines.some((l) => l.outcome === 'rate_limited' && l.level === 40) && modelLines.every((l) => l.outcome !== 'ok'), JSON.stringify(modelLines));
     const now = await scrape();
     const delta = (name: string, labels: Record<string, string>) => sample(now, name, labels) - sample(before, name, labels);
     assert.equal(delta('tribunal_http_requests_total', { method: 'POST', route, status: '200' }), 1);
@@ -321,7 +326,7 @@ describe('traces', () => {
     });
     await new Promise<void>((r) => collector.listen(0, '127.0.0.1', () => r()));
     const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-    const rig = await startObservedServer({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint });
+    const rig = await startObservedServer({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }, 'debug');
     try {
       const judge = await rig.server.request('POST', '/v1/judges/', {
         key: rig.key,

@@ -1,10 +1,11 @@
 // Rate limits: per API key for REST and MCP together, per client address for demo users. Counters
 // live in the given store (Redis, shared by every instance) or in this instance's memory.
-import type { Request, Response } from 'express';
-import { MemoryStore, rateLimit, type Store as RateLimitStore } from 'express-rate-limit';
+import type { Request, RequestHandler, Response } from 'express';
+import { MemoryStore, rateLimit, type Options, type Store as RateLimitStore } from 'express-rate-limit';
 import type { Caller } from '../auth.ts';
 import type { Config } from '../config.ts';
 import { TribunalError } from '../errors.ts';
+import { log } from '../log.ts';
 import { sendProblem } from './problem.ts';
 
 const retryAfterSeconds = (resetTime: Date | undefined, windowMs: number) => Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
@@ -20,7 +21,7 @@ function rateLimitedHandler(windowMs: number, detail: string) {
 
 export interface KeyRateLimit {
   /** Counts the request once; answers 429 when the key is over its budget. */
-  middleware: import('express').RequestHandler;
+  middleware: RequestHandler;
   /**
    * Counts `units` more against the caller's key (a JSON-RPC batch costs one unit per message).
    * Answers 429 itself and resolves false when that goes over the budget.
@@ -32,24 +33,46 @@ export interface KeyRateLimit {
 export function keyRateLimit(config: Config, makeStore?: () => RateLimitStore): KeyRateLimit {
   const { limit, windowMs } = config.rateLimit;
   const store = makeStore?.() ?? new MemoryStore();
+  // What express-rate-limit does when it builds a limiter: the store learns the window (memory expiry, Redis keys).
+  const initFailed = (err: unknown) => log.error('rate limit: the store failed to start; requests are let through while it fails', { err });
+  try {
+    const started = store.init?.({ windowMs, limit } as Options);
+    if (started instanceof Promise) started.catch(initFailed);
+  } catch (err) {
+    initFailed(err);
+  }
   const detail = `This API key is limited to ${limit} requests per ${windowMs / 1000} s (TRIBUNAL_RATE_LIMIT); wait and retry.`;
   const keyOf = (res: Response) => `key:${(res.locals.caller as Caller).key.id}`;
-  const middleware = rateLimit({
-    windowMs,
-    limit,
-    standardHeaders: 'draft-7',
-    legacyHeaders: false,
-    store,
-    passOnStoreError: true, // a Redis outage must not take the API down: fail open
-    keyGenerator: (_req, res) => keyOf(res),
-    handler: rateLimitedHandler(windowMs, detail),
-    validate: { keyGeneratorIpFallback: false },
-  });
+  const policy = `${limit};w=${Math.ceil(windowMs / 1000)}`;
+  // async: a store may answer synchronously, or throw.
+  const count = async (res: Response) => store.increment(keyOf(res));
+  // Every authenticated request passes here. express-rate-limit's middleware (kept for the demo
+  // users) awaited five promises and ran its development checks on each one; this counts the
+  // request in the same store and sets the same IETF draft-7 headers, and a key over its limit gets
+  // the same 429 problem with Retry-After (issue 33).
+  const middleware: RequestHandler = (_req, res, next) => {
+    count(res).then(
+      ({ totalHits, resetTime }) => {
+        if (!res.headersSent) {
+          const reset = resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : Math.ceil(windowMs / 1000);
+          res.setHeader('RateLimit-Policy', policy);
+          res.setHeader('RateLimit', `limit=${limit}, remaining=${Math.max(limit - totalHits, 0)}, reset=${reset}`);
+        }
+        if (totalHits > limit) sendProblem(res, limited(detail, retryAfterSeconds(resetTime, windowMs)));
+        else next();
+      },
+      (err) => {
+        // A Redis outage must not take the API down: fail open (the shared store already falls back to memory).
+        log.error('rate limit: the store failed; the request is let through', { err });
+        next();
+      },
+    );
+  };
   async function charge(res: Response, units: number, send: (res: Response, err: unknown) => void = sendProblem): Promise<boolean> {
     for (let i = 0; i < units; i++) {
       let hits: { totalHits: number; resetTime?: Date };
       try {
-        hits = await store.increment(keyOf(res));
+        hits = await count(res);
       } catch {
         return true; // fail open, as the middleware does
       }

@@ -44,7 +44,12 @@ function assemble(config: Config, logger: Logger, tracing: Tracing, processMetri
       const ctx = requestContext.getStore();
       metrics.modelAttempt(e);
       tracing.modelAttempt(e, ctx?.span);
-      logger[e.outcome === 'ok' ? 'info' : 'warn'](
+      // A successful attempt's line is debug-level (issue 33): the request's own line, the model
+      // metrics (calls, latency, tokens, cost per model) and the trace span carry the same facts,
+      // and it was a second pino line per judged call. Failed and retried attempts stay warnings.
+      const level = e.outcome === 'ok' ? 'debug' : 'warn';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
         {
           req_id: ctx?.requestId,
           model: e.model,

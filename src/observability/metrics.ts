@@ -5,6 +5,8 @@ import type { Limiter } from '../engine/providers/limiter.ts';
 import type { ModelAttemptEvent } from '../engine/providers/resilient-model.ts';
 import type { ModelUsage } from '../engine/providers/model.ts';
 
+type Inc = { inc(by?: number): void };
+
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export class TribunalMetrics {
@@ -66,6 +68,8 @@ export class TribunalMetrics {
   });
   private limiter?: Limiter;
   private readonly httpSeries = new Map<string, { count: { inc(): void }; duration: { observe(v: number): void } }>();
+  private readonly modelSeries = new Map<string, { calls: Inc; duration: { observe(v: number): void } }>();
+  private readonly modelUsage = new Map<string, { input: Inc; output: Inc; cost?: Inc }>();
 
   constructor(
     private readonly costOf: (model: string, usage: ModelUsage) => number | null,
@@ -111,15 +115,27 @@ export class TribunalMetrics {
   }
 
   modelAttempt(e: ModelAttemptEvent): void {
-    const labels = { model: e.model, outcome: e.outcome };
-    this.modelCalls.inc(labels);
-    this.modelDuration.observe(labels, e.durationMs / 1000);
+    // As for requests: the labelled children looked up once per label set, not hashed per call.
+    // Each is made on its first use, so a series appears in /metrics exactly when it did before.
+    const key = `${e.model} ${e.outcome}`;
+    let series = this.modelSeries.get(key);
+    if (!series) {
+      series = { calls: this.modelCalls.labels(e.model, e.outcome), duration: this.modelDuration.labels(e.model, e.outcome) };
+      this.modelSeries.set(key, series);
+    }
+    series.calls.inc();
+    series.duration.observe(e.durationMs / 1000);
     if (e.retrying) this.modelRetries.inc({ model: e.model, reason: e.outcome });
     if (!e.usage) return;
-    this.modelTokens.inc({ model: e.model, direction: 'input' }, e.usage.input_tokens);
-    this.modelTokens.inc({ model: e.model, direction: 'output' }, e.usage.output_tokens);
+    let perModel = this.modelUsage.get(e.model);
+    if (!perModel) {
+      perModel = { input: this.modelTokens.labels(e.model, 'input'), output: this.modelTokens.labels(e.model, 'output') };
+      this.modelUsage.set(e.model, perModel);
+    }
+    perModel.input.inc(e.usage.input_tokens);
+    perModel.output.inc(e.usage.output_tokens);
     // Priced as the execution log prices it: cached prompt tokens at the cache rates (engine/providers/cost.ts).
     const cost = this.costOf(e.model, e.usage);
-    if (cost !== null) this.modelCost.inc({ model: e.model }, cost);
+    if (cost !== null) (perModel.cost ??= this.modelCost.labels(e.model)).inc(cost);
   }
 }
