@@ -152,7 +152,7 @@ export async function runRow(
   position: number,
   row: ChunkRow,
   retarget?: RunOptions['retarget'], // issue 32: a provider_batch row's calls (batch/provider-mode.ts)
-  prepared?: PreparedRun, // the target's versions and models, loaded once per chunk (runner.ts)
+  prepared?: PreparedRun, // the target's versions and models, loaded once per chunk (chunk-runner.ts)
 ): Promise<boolean> {
   const logId = rowLogId(batch.id, position);
   const existing = await env.store.getExecutionLog(logId);
