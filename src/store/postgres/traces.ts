@@ -11,10 +11,11 @@ import { isConnectionError } from './connection.ts';
 type Q = Pick<pg.Pool, 'query'>;
 
 // One statement for a batch: each column as an array parameter (unnest, zipped by ROWS FROM), the
-// records as one JSON array parsed once by json_array_elements; attributes are the record's, as jsonb
-// for the attribute filter. Nothing is serialised per span beyond the record itself.
-const INSERT_SPANS = `INSERT INTO trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, attributes, record)
-  SELECT $1, t, s, p, n, svc, st, b, e, bn, rcv, (r->'attributes')::jsonb, r
+// records as one JSON array parsed once by json_array_elements. Nothing is serialised per span beyond
+// the record itself, and nothing of the record is parsed again (migration 029: no jsonb copy of the
+// attributes; the attribute filter reads the record's).
+const INSERT_SPANS = `INSERT INTO trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, record)
+  SELECT $1, t, s, p, n, svc, st, b, e, bn, rcv, r
   FROM ROWS FROM (unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::text[]), unnest($7::text[]),
                   unnest($8::timestamptz[]), unnest($9::timestamptz[]), unnest($10::numeric[]), unnest($11::timestamptz[]), json_array_elements($12::json))
        AS x(t, s, p, n, svc, st, b, e, bn, rcv, r)
@@ -229,19 +230,21 @@ export class PgTraceStore implements TraceStore {
     if (f.span_name !== undefined) where.push(`s.name = ${p(f.span_name)}`);
     if (f.date_from !== undefined) where.push(`s.start_time >= ${p(f.date_from)}::timestamptz`);
     if (f.date_to !== undefined) where.push(`s.start_time <= ${p(f.date_to)}::timestamptz`);
+    let from = 'trace_spans s';
     if (f.attribute) {
-      where.push(`s.attributes ? ${p(f.attribute.key)}`);
-      if (f.attribute.value !== undefined) {
-        const k = p(f.attribute.key);
-        const v = p(f.attribute.value);
-        where.push(`(CASE WHEN jsonb_typeof(s.attributes -> ${k}) = 'string' THEN s.attributes ->> ${k} ELSE (s.attributes -> ${k})::text END) = ${v}`);
-      }
+      // The attribute as the record holds it (one path lookup per span, migration 029): present when
+      // not SQL NULL; a string compared by its value, anything else by its JSON text, which is the
+      // record's own (JSON.stringify), as the JSON store compares.
+      // OFFSET 0 keeps the lookup in its subquery: once per span of the organization, not once per use.
+      from += ` CROSS JOIN LATERAL (SELECT s.record #> ARRAY['attributes', ${p(f.attribute.key)}::text] AS v OFFSET 0) x`;
+      where.push('x.v IS NOT NULL');
+      if (f.attribute.value !== undefined) where.push(`(CASE WHEN json_typeof(x.v) = 'string' THEN x.v #>> '{}' ELSE x.v::text END) = ${p(f.attribute.value)}`);
     }
     const evalCount = `(SELECT count(*) FROM trace_evaluations e WHERE e.org_id = $1 AND e.trace_id = t.trace_id)`;
     const outer: string[] = [];
     if (f.has_evaluation !== undefined) outer.push(`${evalCount} ${f.has_evaluation ? '>' : '='} 0`);
     if (page.after) outer.push(`(t.start_time, t.trace_id) < (${p(page.after.start_time)}::timestamptz, ${p(page.after.trace_id)}::text COLLATE "C")`);
-    const sql = `WITH matched AS (SELECT DISTINCT s.trace_id FROM trace_spans s WHERE ${where.join(' AND ')}),
+    const sql = `WITH matched AS (SELECT DISTINCT s.trace_id FROM ${from} WHERE ${where.join(' AND ')}),
       t AS (SELECT a.trace_id, min(a.start_time) AS start_time, max(a.end_time) AS end_time, count(*)::int AS span_count,
                    count(*) FILTER (WHERE a.status_code = 'error')::int AS error_count,
                    (array_agg(a.name ORDER BY a.start_nanos) FILTER (WHERE a.parent_span_id IS NULL))[1] AS root_span_name,
@@ -280,7 +283,9 @@ export class PgTraceStore implements TraceStore {
 
   async prune(before: string) {
     const { rows } = await this.q(
-      `WITH gone AS (DELETE FROM trace_spans WHERE start_time < $1::timestamptz RETURNING org_id),
+      // Organization by organization over trace_spans_by_start (migration 029); every organization
+      // with spans has its count row.
+      `WITH gone AS (DELETE FROM trace_spans WHERE org_id = ANY (ARRAY(SELECT org_id FROM trace_span_counts)) AND start_time < $1::timestamptz RETURNING org_id),
             n AS (SELECT org_id, count(*) AS c FROM gone GROUP BY org_id),
             u AS (UPDATE trace_span_counts k SET spans = GREATEST(0, k.spans - n.c) FROM n WHERE k.org_id = n.org_id RETURNING 1)
        SELECT coalesce(sum(c), 0)::int AS removed FROM n`,
