@@ -7,14 +7,16 @@ import type { Span, SpanEvaluation, SpanEvent, SpanLogEvent, SpanRecord, TraceFi
 import { logEventKey, withLogEvents } from '../../traces/types.ts';
 import { StoreUnavailableError } from '../types.ts';
 import { isConnectionError } from './connection.ts';
+import { SpanGroupCommit } from './span-group-commit.ts';
 
 type Q = Pick<pg.Pool, 'query'>;
 
 // One statement for a batch: each column as an array parameter (unnest, zipped by ROWS FROM), the
-// records as one JSON array parsed once by json_array_elements; attributes are the record's, as jsonb
-// for the attribute filter. Nothing is serialised per span beyond the record itself.
-const INSERT_SPANS = `INSERT INTO trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, attributes, record)
-  SELECT $1, t, s, p, n, svc, st, b, e, bn, rcv, (r->'attributes')::jsonb, r
+// records as one JSON array parsed once by json_array_elements. Nothing is serialised per span beyond
+// the record itself, and nothing of the record is parsed again (migration 029: no jsonb copy of the
+// attributes; the attribute filter reads the record's).
+const INSERT_SPANS = `INSERT INTO trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, record)
+  SELECT $1, t, s, p, n, svc, st, b, e, bn, rcv, r
   FROM ROWS FROM (unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::text[]), unnest($7::text[]),
                   unnest($8::timestamptz[]), unnest($9::timestamptz[]), unnest($10::numeric[]), unnest($11::timestamptz[]), json_array_elements($12::json))
        AS x(t, s, p, n, svc, st, b, e, bn, rcv, r)
@@ -70,6 +72,13 @@ export class PgTraceStore implements TraceStore {
     }
   }
 
+  // Concurrent requests' batches share one statement and one commit (span-group-commit.ts).
+  private readonly spanGroups = new SpanGroupCommit({
+    insertTogether: (orgId, spans, maxSpans) => this.insertOptimistic(orgId, spans, maxSpans),
+    insertAlone: (orgId, spans, maxSpans) => this.insertRequest(orgId, spans, maxSpans),
+    isEveryones: (err) => err instanceof StoreUnavailableError,
+  });
+
   async insertSpans(orgId: string, spans: Span[], maxSpans: number) {
     if (!spans.length) return { inserted: 0, duplicates: 0, refused: 0, stored: [] };
     // Duplicates within the request are dropped here; those already stored by ON CONFLICT below.
@@ -84,22 +93,34 @@ export class PgTraceStore implements TraceStore {
         fresh.push(s);
       }
     }
-    // Optimistic: one statement in autocommit inserts the batch, adds it to the organization's count
-    // and checks the cap (tribunal_trace_cap, migration 023); past the cap it raises and nothing of it
-    // stays (nothing stored half), and the exact path below decides. Requests below the cap never wait
-    // for each other beyond the count row's update, and each costs one round trip.
+    const r = await this.spanGroups.insert(orgId, fresh, maxSpans);
+    return { ...r, duplicates: duplicates + r.duplicates };
+  }
+
+  /**
+   * Optimistic: one statement in autocommit inserts the spans, adds them to the organization's count
+   * and checks the cap (tribunal_trace_cap, migration 023); past the cap it raises and nothing of it
+   * stays (nothing stored half). Answers the keys it stored; throws what PostgreSQL raised, or
+   * StoreUnavailableError.
+   */
+  private async insertOptimistic(orgId: string, spans: Span[], maxSpans: number): Promise<string[]> {
+    const { rows } = await this.q<{ held: string; keys: string[] | null }>(
+      `WITH ins AS (${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k),
+            c AS (INSERT INTO trace_span_counts AS t (org_id, spans) SELECT $1, count(*) FROM ins
+                  ON CONFLICT (org_id) DO UPDATE SET spans = t.spans + excluded.spans RETURNING spans)
+       SELECT tribunal_trace_cap((SELECT spans FROM c), $13) AS held, (SELECT array_agg(k) FROM ins) AS keys`,
+      [...spanParams(orgId, spans), maxSpans],
+    );
+    return rows[0].keys ?? [];
+  }
+
+  /** One request's spans (distinct keys): the optimistic statement, and past the cap the exact path. */
+  private async insertRequest(orgId: string, fresh: Span[], maxSpans: number) {
     try {
-      const { rows } = await this.pool.query<{ held: string; keys: string[] | null }>(
-        `WITH ins AS (${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k),
-              c AS (INSERT INTO trace_span_counts AS t (org_id, spans) SELECT $1, count(*) FROM ins
-                    ON CONFLICT (org_id) DO UPDATE SET spans = t.spans + excluded.spans RETURNING spans)
-         SELECT tribunal_trace_cap((SELECT spans FROM c), $13) AS held, (SELECT array_agg(k) FROM ins) AS keys`,
-        [...spanParams(orgId, fresh), maxSpans],
-      );
-      const keys = rows[0].keys ?? [];
-      return { inserted: keys.length, duplicates: duplicates + fresh.length - keys.length, refused: 0, stored: storedOf(fresh, keys) };
+      const keys = await this.insertOptimistic(orgId, fresh, maxSpans);
+      return { inserted: keys.length, duplicates: fresh.length - keys.length, refused: 0, stored: storedOf(fresh, keys) };
     } catch (err) {
-      if ((err as { code?: string }).code !== CAP_PASSED) throw mapError(err);
+      if ((err as { code?: string }).code !== CAP_PASSED) throw err;
     }
     let client: pg.PoolClient;
     try {
@@ -110,7 +131,7 @@ export class PgTraceStore implements TraceStore {
     try {
       const exact = await this.insertNearCap(client, orgId, fresh, maxSpans);
       client.release();
-      return { ...exact, duplicates: duplicates + exact.duplicates };
+      return exact;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       client.release(isConnectionError(err) ? (err as Error) : undefined);
@@ -229,19 +250,21 @@ export class PgTraceStore implements TraceStore {
     if (f.span_name !== undefined) where.push(`s.name = ${p(f.span_name)}`);
     if (f.date_from !== undefined) where.push(`s.start_time >= ${p(f.date_from)}::timestamptz`);
     if (f.date_to !== undefined) where.push(`s.start_time <= ${p(f.date_to)}::timestamptz`);
+    let from = 'trace_spans s';
     if (f.attribute) {
-      where.push(`s.attributes ? ${p(f.attribute.key)}`);
-      if (f.attribute.value !== undefined) {
-        const k = p(f.attribute.key);
-        const v = p(f.attribute.value);
-        where.push(`(CASE WHEN jsonb_typeof(s.attributes -> ${k}) = 'string' THEN s.attributes ->> ${k} ELSE (s.attributes -> ${k})::text END) = ${v}`);
-      }
+      // The attribute as the record holds it (one path lookup per span, migration 029): present when
+      // not SQL NULL; a string compared by its value, anything else by its JSON text, which is the
+      // record's own (JSON.stringify), as the JSON store compares.
+      // OFFSET 0 keeps the lookup in its subquery: once per span of the organization, not once per use.
+      from += ` CROSS JOIN LATERAL (SELECT s.record #> ARRAY['attributes', ${p(f.attribute.key)}::text] AS v OFFSET 0) x`;
+      where.push('x.v IS NOT NULL');
+      if (f.attribute.value !== undefined) where.push(`(CASE WHEN json_typeof(x.v) = 'string' THEN x.v #>> '{}' ELSE x.v::text END) = ${p(f.attribute.value)}`);
     }
     const evalCount = `(SELECT count(*) FROM trace_evaluations e WHERE e.org_id = $1 AND e.trace_id = t.trace_id)`;
     const outer: string[] = [];
     if (f.has_evaluation !== undefined) outer.push(`${evalCount} ${f.has_evaluation ? '>' : '='} 0`);
     if (page.after) outer.push(`(t.start_time, t.trace_id) < (${p(page.after.start_time)}::timestamptz, ${p(page.after.trace_id)}::text COLLATE "C")`);
-    const sql = `WITH matched AS (SELECT DISTINCT s.trace_id FROM trace_spans s WHERE ${where.join(' AND ')}),
+    const sql = `WITH matched AS (SELECT DISTINCT s.trace_id FROM ${from} WHERE ${where.join(' AND ')}),
       t AS (SELECT a.trace_id, min(a.start_time) AS start_time, max(a.end_time) AS end_time, count(*)::int AS span_count,
                    count(*) FILTER (WHERE a.status_code = 'error')::int AS error_count,
                    (array_agg(a.name ORDER BY a.start_nanos) FILTER (WHERE a.parent_span_id IS NULL))[1] AS root_span_name,
@@ -280,7 +303,9 @@ export class PgTraceStore implements TraceStore {
 
   async prune(before: string) {
     const { rows } = await this.q(
-      `WITH gone AS (DELETE FROM trace_spans WHERE start_time < $1::timestamptz RETURNING org_id),
+      // Organization by organization over trace_spans_by_start (migration 029); every organization
+      // with spans has its count row.
+      `WITH gone AS (DELETE FROM trace_spans WHERE org_id = ANY (ARRAY(SELECT org_id FROM trace_span_counts)) AND start_time < $1::timestamptz RETURNING org_id),
             n AS (SELECT org_id, count(*) AS c FROM gone GROUP BY org_id),
             u AS (UPDATE trace_span_counts k SET spans = GREATEST(0, k.spans - n.c) FROM n WHERE k.org_id = n.org_id RETURNING 1)
        SELECT coalesce(sum(c), 0)::int AS removed FROM n`,
