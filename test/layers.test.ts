@@ -27,7 +27,7 @@ const CORE_ORDER: Rooms = [
   ['files', [/^src\/files\/(?!routes\.ts$)/]],
   ['datasets', [/^src\/datasets\/(?!stream-routes)/]],
   // a review queue's records and its sources (a run's log fed into queues), below the engine that feeds them
-  ['review records', [/^src\/review\/(store|json-review|pg-review|types|ids|sources)\.ts$/]],
+  ['review records', [/^src\/review\/(store|json-review|json-review-state|json-review-journal|pg-review|types|ids|sources)\.ts$/]],
   ['engine', [/^src\/engine\/(?!providers\/)/]],
   ['generation', [/^src\/generation\//]],
   ['refine', [/^src\/refine\//]],

@@ -79,6 +79,8 @@ export class JsonStore implements Store {
   private logCommit!: GroupCommit;
   private logs?: LogFile;
   private closed = false;
+  /** Rooms beside the store that write into its directory (review queues): flushed before the lock goes. */
+  private closers: Array<() => Promise<void>> = [];
   /** Datasets live beside db.json, not in it (json-datasets.ts). */
   private datasets!: JsonDatasets;
   /** Batch runs live beside db.json too (json-batches.ts). */
@@ -126,9 +128,14 @@ export class JsonStore implements Store {
     if (this.closed) return;
     this.closed = true;
     // Let writes already acknowledged-to-be be on disk before the files and the lock are let go.
-    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush(), this.batches?.flush()]);
+    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush(), this.batches?.flush(), ...this.closers.map((close) => close())]);
     await this.logs?.close();
     this.lock?.release();
+  }
+
+  /** Runs `close` when the store closes, before the data directory's lock is released. */
+  onClose(close: () => Promise<void>): void {
+    this.closers.push(close);
   }
 
   async ping(): Promise<void> {
