@@ -85,7 +85,15 @@ const queueRecord = (): ReviewQueueRecord => ({
   updated_at: new Date().toISOString(),
 });
 const itemsOf = (q: ReviewQueueRecord, n: number) =>
-  Array.from({ length: n }, (_, k) => ({ id: reviewId('rvi'), queue_id: q.id, execution_log_id: `log_${k}`, source: 'manual', done: 0, adjudicated_at: null, created_at: new Date().toISOString() }));
+  Array.from({ length: n }, (_, k) => ({
+    id: reviewId('rvi'),
+    queue_id: q.id,
+    execution_log_id: `log_${k}`,
+    source: 'manual',
+    done: 0,
+    adjudicated_at: null,
+    created_at: new Date().toISOString(),
+  }));
 const labelFor = (q: ReviewQueueRecord, itemId: string, who: string, score: number) => ({
   id: reviewId('rvl'),
   queue_id: q.id,
