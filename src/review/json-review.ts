@@ -142,6 +142,11 @@ export class JsonReviewStore implements ReviewStore {
     return { queue: structuredClone(queue), got: await this.next(queue, annotatorId, now, expires) };
   }
 
+  async itemInQueue(queueId: string, itemId: string) {
+    const queue = this.data.queues[queueId];
+    return queue ? { queue: structuredClone(queue), item: await this.getItem(queueId, itemId) } : null;
+  }
+
   private check(queueId: string, itemId: string, annotatorId: string, now: string): { outcome: LeaseOutcome; lease?: ReviewLeaseRecord; item?: ReviewItemRecord } {
     const item = this.state.itemIndex.get(itemId);
     if (!item || item.queue_id !== queueId) return { outcome: 'no_item' };
