@@ -211,4 +211,13 @@ test('compaction writes review.json whole and empties the journal; a crash betwe
   // And the snapshot before it with that journal: the lines after its number are replayed once.
   fs.writeFileSync(path.join(dir, 'review.json'), snapshotBefore);
   await check(new JsonReviewStore(dir));
+  // A crash in a compaction after the journal was set aside (review.journal.jsonl.old) and before
+  // the snapshot was written: the old journal, then the new one, are replayed; the start compacts.
+  fs.renameSync(journal, `${journal}.old`);
+  fs.writeFileSync(journal, '');
+  const resumed = new JsonReviewStore(dir);
+  await check(resumed);
+  await resumed.close();
+  assert.equal(fs.existsSync(`${journal}.old`), false, 'the interrupted compaction was finished');
+  await check(new JsonReviewStore(dir));
 });

@@ -1,41 +1,46 @@
 // Writing the JSON store's review changes: each change is one line appended to review.journal.jsonl
-// and synced before its caller is answered (so what is acknowledged survives a crash), instead of
-// review.json rewritten whole per lease and per submit (21.6 MB at 100,000 items, issue 31). Callers
-// that arrive while a write is in flight share the next one (group commit). When the journal has
-// grown past the snapshot's size (or 4 MiB), and at close, the snapshot is written whole (temp file,
-// fsync, rename) with the number of the last change it holds, and the journal is emptied: one
-// writer does both in turn, so no line is appended while the journal is being emptied.
+// instead of review.json rewritten whole per lease and per submit (21.6 MB at 100,000 items, issue 31).
+//
+// A line is written (write(2), synchronously) in the same tick as the change is applied in memory,
+// so the file holds the changes in their order and a process crash loses nothing written. A durable
+// change (labels, skips, queue edits: everything but a lease) is answered after an fdatasync that
+// began after its line was written; callers that arrive while one is in flight share the next (group
+// commit). A lease is answered once written, and synced with the next durable change or within
+// 200 ms: like PostgreSQL's leases (synchronous_commit off), an OS crash may forget a lease of the
+// last moment, which only hands that item out again.
+//
+// Compaction (when the journal has grown past the snapshot's size, at least 4 MiB, and at close): the
+// journal is renamed to review.journal.jsonl.old and a new one started (synchronously, between two
+// changes), then the snapshot (which holds every change so far and its number) is written whole
+// (temp file, fsync, rename) and the old journal removed. A crash at any step replays the old journal
+// then the new one, skipping the lines the snapshot already holds (by number).
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { log } from '../log.ts';
-import { writeFileDurably } from '../store/json-files.ts';
-import { JOURNAL, type JournalScan, SNAPSHOT } from './json-review-state.ts';
+import { GroupCommit, syncDir, writeFileDurably } from '../store/json-files.ts';
+import { JOURNAL, type JournalScan, OLD_JOURNAL, SNAPSHOT } from './json-review-state.ts';
 
 const MIN_COMPACT_BYTES = 4 * 2 ** 20;
-
-interface Waiter {
-  resolve: () => void;
-  reject: (e: unknown) => void;
-}
+/** How long a written lease may wait for its sync when no durable change comes. */
+const LEASE_SYNC_MS = 200;
 
 export class ReviewJournal {
+  private readonly dir: string;
   private readonly journalFile: string;
-  private readonly snapshotFile: string;
-  private handle?: fsp.FileHandle;
+  private fd: number;
   /** Bytes in the journal file now; compared with the snapshot's size to decide a compaction. */
   private bytes: number;
   private snapshotBytes: number;
-  private lines: string[] = [];
-  private waiters: Waiter[] = [];
-  private wantSnapshot = false;
-  private running = false;
+  /** The directory changed (a journal renamed or made) and is not synced yet. */
+  private dirDirty = false;
+  private readonly sync: GroupCommit;
+  private compacting?: Promise<void>;
+  private leaseTimer?: NodeJS.Timeout;
   private closed = false;
 
   /**
-   * `snapshot` gives the snapshot's text of the state at the moment it is called (it holds every
-   * change applied so far, so the lines still waiting are dropped when it is written).
-   * `compactBytes` overrides the journal size that triggers a compaction (tests).
+   * `snapshot` gives the snapshot's text of the state at the moment it is called (every change
+   * applied so far). `compactBytes` overrides the journal size that triggers a compaction (tests).
    */
   constructor(
     dataDir: string,
@@ -43,21 +48,27 @@ export class ReviewJournal {
     private readonly snapshot: () => string,
     private readonly compactBytes?: number,
   ) {
+    this.dir = dataDir;
     this.journalFile = path.join(dataDir, JOURNAL);
-    this.snapshotFile = path.join(dataDir, SNAPSHOT);
-    this.snapshotBytes = fs.existsSync(this.snapshotFile) ? fs.statSync(this.snapshotFile).size : 0;
-    this.bytes = scan.whole;
+    const snapshotFile = path.join(dataDir, SNAPSHOT);
+    this.snapshotBytes = fs.existsSync(snapshotFile) ? fs.statSync(snapshotFile).size : 0;
     if (scan.rejected.length) this.setAside(scan.rejected);
+    this.dirDirty = !fs.existsSync(this.journalFile);
+    this.fd = fs.openSync(this.journalFile, 'a');
     // Before anything is appended: a torn last line is cut off, a whole one gets its newline.
     if (scan.torn) {
-      const fd = fs.openSync(this.journalFile, 'r+');
-      try {
-        fs.ftruncateSync(fd, scan.whole);
-        fs.fdatasyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-    } else if (scan.unterminated) this.lines.push('\n');
+      fs.ftruncateSync(this.fd, scan.whole);
+      fs.fdatasyncSync(this.fd);
+    } else if (scan.unterminated) fs.writeSync(this.fd, '\n');
+    this.bytes = fs.fstatSync(this.fd).size;
+    this.sync = new GroupCommit(async () => {
+      const dirty = this.dirDirty;
+      this.dirDirty = false;
+      await new Promise<void>((resolve, reject) => fs.fdatasync(this.fd, (err) => (err ? reject(err) : resolve())));
+      if (dirty) await syncDir(this.dir);
+    });
+    // A journal left by a compaction that a crash interrupted: its lines are replayed; compact again.
+    if (fs.existsSync(path.join(dataDir, OLD_JOURNAL))) void this.compact().catch((err) => log.warn(`review journal: ${err.message}`));
   }
 
   /**
@@ -76,69 +87,57 @@ export class ReviewJournal {
     }
   }
 
-  /** Appends one change line; resolves once it is on disk. */
-  append(line: string): Promise<void> {
-    return this.enqueue(() => this.lines.push(`${line}\n`));
+  /** Writes one change line now; resolves once it is on disk (`durable`) or at once (a lease). */
+  append(line: string, durable: boolean): Promise<void> {
+    // After close the directory may belong to another process: never write to it again.
+    if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
+    const text = `${line}\n`;
+    fs.writeSync(this.fd, text);
+    this.bytes += Buffer.byteLength(text);
+    if (!this.compacting && this.bytes >= (this.compactBytes ?? Math.max(MIN_COMPACT_BYTES, this.snapshotBytes))) {
+      void this.compact().catch((err) => log.warn(`review journal: compaction failed (${err.message}); the journal keeps growing and is replayed at start`));
+    }
+    if (durable) return this.sync.commit();
+    this.leaseTimer ??= setTimeout(() => {
+      this.leaseTimer = undefined;
+      if (!this.closed) this.sync.commit().catch((err) => log.warn(`review journal: ${err.message}`));
+    }, LEASE_SYNC_MS).unref();
+    return Promise.resolve();
   }
 
-  /** Writes the snapshot whole and empties the journal; resolves once both are on disk. */
+  /** Starts a new journal, writes the snapshot whole and removes the old journal; resolves once all is on disk. */
   compact(): Promise<void> {
-    return this.enqueue(() => (this.wantSnapshot = true));
+    this.compacting ??= this.rotateAndSnapshot().finally(() => (this.compacting = undefined));
+    return this.compacting;
+  }
+
+  private async rotateAndSnapshot(): Promise<void> {
+    const old = path.join(this.dir, OLD_JOURNAL);
+    // Synchronously, between two changes: the snapshot text holds every line of the renamed journal.
+    // An old journal still there (a compaction that failed) holds lines the snapshot holds too.
+    if (!fs.existsSync(old)) fs.renameSync(this.journalFile, old);
+    const oldFd = this.fd;
+    this.fd = fs.openSync(this.journalFile, 'a');
+    this.bytes = 0;
+    this.dirDirty = true;
+    const text = this.snapshot();
+    // The old journal's lines that were only written (leases) are synced with it before it goes.
+    await new Promise<void>((resolve, reject) => fs.fdatasync(oldFd, (err) => (err ? reject(err) : resolve())));
+    fs.closeSync(oldFd);
+    await writeFileDurably(path.join(this.dir, SNAPSHOT), text);
+    this.snapshotBytes = Buffer.byteLength(text);
+    fs.rmSync(old, { force: true });
+    await syncDir(this.dir);
   }
 
   /** Compacts, then lets the file go: nothing is written after (the directory may belong to another process). */
   async close(): Promise<void> {
     if (this.closed) return;
-    const last = this.compact();
+    clearTimeout(this.leaseTimer);
+    await this.compacting?.catch(() => {});
+    await this.compact();
+    await this.sync.commit();
     this.closed = true;
-    await last.finally(() => this.handle?.close());
-  }
-
-  private enqueue(add: () => void): Promise<void> {
-    // After close the directory may belong to another process: never write to it again.
-    if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
-    return new Promise((resolve, reject) => {
-      add();
-      this.waiters.push({ resolve, reject });
-      if (!this.running) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.running = true;
-    while (this.waiters.length) {
-      const batch = this.waiters.splice(0);
-      try {
-        if (this.wantSnapshot || this.bytes >= (this.compactBytes ?? Math.max(MIN_COMPACT_BYTES, this.snapshotBytes))) await this.writeSnapshot();
-        else await this.appendLines();
-        for (const w of batch) w.resolve();
-      } catch (err) {
-        for (const w of batch) w.reject(err);
-      }
-    }
-    this.running = false;
-  }
-
-  private async appendLines(): Promise<void> {
-    const text = this.lines.join('');
-    this.lines = [];
-    this.handle ??= await fsp.open(this.journalFile, 'a');
-    await this.handle.write(text);
-    await this.handle.datasync();
-    this.bytes += Buffer.byteLength(text);
-  }
-
-  private async writeSnapshot(): Promise<void> {
-    // Taken in the same tick: the snapshot holds every change whose line is dropped here.
-    this.lines = [];
-    this.wantSnapshot = false;
-    const text = this.snapshot();
-    await writeFileDurably(this.snapshotFile, text);
-    this.snapshotBytes = Buffer.byteLength(text);
-    // A crash before the journal is emptied only replays lines the snapshot already holds (skipped by number).
-    this.handle ??= await fsp.open(this.journalFile, 'a');
-    await this.handle.truncate(0);
-    await this.handle.datasync();
-    this.bytes = 0;
+    fs.closeSync(this.fd);
   }
 }

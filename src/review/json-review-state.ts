@@ -1,5 +1,5 @@
 // The JSON store's review queues in memory, and how they are read from disk: review.json (a snapshot)
-// and review.journal.jsonl beside it (every change since, one line each, numbered). Every change is a
+// and review.journal.jsonl beside it (every change since, one line each, numbered, in order). Every change is a
 // ReviewChange applied by `apply`, both when it happens and when the journal is replayed at start, so
 // a replay rebuilds exactly what the process held. The snapshot carries the number of the last change
 // it holds (`journal_seq`); replay skips lines up to it, so a crash between writing a snapshot and
@@ -27,6 +27,8 @@ export type ReviewChange =
 
 export const SNAPSHOT = 'review.json';
 export const JOURNAL = 'review.journal.jsonl';
+/** The journal a compaction started from, until its snapshot is written (json-review-journal.ts). */
+export const OLD_JOURNAL = 'review.journal.jsonl.old';
 
 const leaseKey = (itemId: string, annotatorId: string) => `${itemId}\u0000${annotatorId}`;
 const CHANGES = new Set(['queue', 'delete', 'items', 'lease', 'done', 'skip', 'adjudicated']);
@@ -145,19 +147,26 @@ export interface JournalScan {
 }
 
 /**
- * Reads the snapshot and replays the journal over it, changing no file. A last line without its
- * newline (a crash mid-append) is applied if it parses whole and otherwise left out: what was
- * acknowledged had its newline written and synced first.
+ * Reads the snapshot and replays the journals over it (the one a compaction left, then the current
+ * one), changing no file. A last line without its newline (a crash mid-append) is applied if it
+ * parses whole and otherwise left out.
  */
 export function loadReviewState(dataDir: string): { state: ReviewState; scan: JournalScan } {
   const snapshotFile = path.join(dataDir, SNAPSHOT);
   const state = new ReviewState(fs.existsSync(snapshotFile) ? JSON.parse(fs.readFileSync(snapshotFile, 'utf8')) : undefined);
+  // Lines up to the snapshot's number are in it already; the rest are replayed in file order.
+  const after = state.seq;
+  replay(state, after, path.join(dataDir, OLD_JOURNAL));
+  return { state, scan: replay(state, after, path.join(dataDir, JOURNAL)) };
+}
+
+function replay(state: ReviewState, after: number, file: string): JournalScan {
   const scan: JournalScan = { whole: 0, rejected: [], torn: false, unterminated: false };
   let bytes: Buffer;
   try {
-    bytes = fs.readFileSync(path.join(dataDir, JOURNAL));
+    bytes = fs.readFileSync(file);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { state, scan };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return scan;
     throw err;
   }
   let start = 0;
@@ -179,10 +188,10 @@ export function loadReviewState(dataDir: string): { state: ReviewState; scan: Jo
     if (nl < 0) scan.unterminated = true;
     if (isChangeLine(change)) {
       const { s, ...rest } = change;
-      if (s > state.seq) state.apply(rest as ReviewChange, s);
+      if (s > after) state.apply(rest as ReviewChange, s);
     } else if (text.trim()) scan.rejected.push({ line: lineNo, text, reason: 'not a review change, skipped and left in place' });
     start = nl < 0 ? bytes.length : nl + 1;
   }
   scan.whole = start;
-  return { state, scan };
+  return scan;
 }

@@ -2,7 +2,7 @@
 // since, one line each), beside db.json; the data directory's lock makes this process their only
 // writer (json-review-state.ts reads them, json-review-journal.ts writes them). Checks and changes
 // happen synchronously between awaits, so a lease is decided atomically; each change is then one
-// journal line, synced before the caller is answered.
+// journal line, synced before the caller is answered (a lease: written, synced within 200 ms).
 import { newestFirst, type Page, type PageQuery } from '../store/types.ts';
 import { ReviewJournal } from './json-review-journal.ts';
 import { loadReviewState, type ReviewChange, type ReviewState } from './json-review-state.ts';
@@ -23,10 +23,10 @@ export class JsonReviewStore implements ReviewStore {
     return this.state.data;
   }
 
-  /** Applies a change in memory at once and resolves when its journal line is on disk. */
+  /** Applies a change in memory and writes its journal line at once; resolves when the line is on disk (a lease: when written). */
   private change(change: ReviewChange): Promise<void> {
     const seq = this.state.apply(change);
-    return this.journal.append(JSON.stringify({ s: seq, ...change }));
+    return this.journal.append(JSON.stringify({ s: seq, ...change }), change.k !== 'lease');
   }
 
   /** Writes the snapshot and lets the files go (the JSON store calls this before it releases its lock). */
