@@ -10,12 +10,12 @@ const stores = new WeakMap<Store, ReviewStore>();
 export function reviewStore(store: Store): ReviewStore {
   let found = stores.get(store);
   if (!found) {
-    const s = store as Store & { pool?: ConstructorParameters<typeof PgReviewStore>[0]; dataDir?: string; onClose?: (close: () => Promise<void>) => void };
+    const s = store as Store & { pool?: ConstructorParameters<typeof PgReviewStore>[0]; dataDir?: string; closers?: Array<() => Promise<void>> };
     if (s.kind === 'postgres' && s.pool) found = new PgReviewStore(s.pool);
     else if (s.dataDir) {
       const json = new JsonReviewStore(s.dataDir);
       // Its journal is compacted into review.json and let go before the directory's lock is.
-      s.onClose?.(() => json.close());
+      s.closers?.push(() => json.close());
       found = json;
     } else throw new Error('review queues need the JSON or the PostgreSQL store');
     stores.set(store, found);

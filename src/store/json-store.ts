@@ -79,8 +79,7 @@ export class JsonStore implements Store {
   private logCommit!: GroupCommit;
   private logs?: LogFile;
   private closed = false;
-  /** Rooms beside the store that write into its directory (review queues): flushed before the lock goes. */
-  private closers: Array<() => Promise<void>> = [];
+  readonly closers: Array<() => Promise<void>> = []; // rooms writing into its directory (review queues): closed before the lock goes
   /** Datasets live beside db.json, not in it (json-datasets.ts). */
   private datasets!: JsonDatasets;
   /** Batch runs live beside db.json too (json-batches.ts). */
@@ -131,11 +130,6 @@ export class JsonStore implements Store {
     await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush(), this.batches?.flush(), ...this.closers.map((close) => close())]);
     await this.logs?.close();
     this.lock?.release();
-  }
-
-  /** Runs `close` when the store closes, before the data directory's lock is released. */
-  onClose(close: () => Promise<void>): void {
-    this.closers.push(close);
   }
 
   async ping(): Promise<void> {

@@ -59,11 +59,12 @@ RETURNS text
 LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
-  outcome text := review_lease_check(p_queue, p_item, p_annotator, p_now);
+  result text;
 BEGIN
-  IF outcome = 'ok' THEN
+  result := review_lease_check(p_queue, p_item, p_annotator, p_now);
+  IF result = 'ok' THEN
     UPDATE review_leases SET state = 'skipped', reason = p_reason, updated_at = p_now WHERE item_id = p_item AND annotator_id = p_annotator;
   END IF;
-  RETURN outcome;
+  RETURN result;
 END
 $$;
