@@ -131,7 +131,6 @@ export class JsonStore implements Store {
     await this.logs?.close();
     this.lock?.release();
   }
-
   async ping(): Promise<void> {
     if (this.closed) throw new Error('store is closed');
   }
