@@ -107,14 +107,18 @@ const labelFor = (q: ReviewQueueRecord, itemId: string, who: string, score: numb
 });
 const soon = () => new Date().toISOString();
 const later = () => new Date(Date.now() + 600_000).toISOString();
-
-test('a crash (no close) keeps every acknowledged lease, label and skip: the journal is replayed over review.json', async () => {
-  const dir = tempDir();
+/** A store on `dir` with a new queue of `n` items, and key_1 holding a lease on the first. */
+async function leasedQueue(dir: string, n: number) {
   const q = queueRecord();
   const rs = new JsonReviewStore(dir);
   await rs.createQueue(q);
-  await rs.addItems(q.id, itemsOf(q, 3));
-  const a = (await rs.next(q, 'key_1', soon(), later()))!;
+  await rs.addItems(q.id, itemsOf(q, n));
+  return { q, rs, a: (await rs.next(q, 'key_1', soon(), later()))! };
+}
+
+test('a crash (no close) keeps every acknowledged lease, label and skip: the journal is replayed over review.json', async () => {
+  const dir = tempDir();
+  const { q, rs, a } = await leasedQueue(dir, 3);
   assert.equal(await rs.submit(q, a.item.id, 'key_1', [labelFor(q, a.item.id, 'key_1', 0.25)], soon()), 'ok');
   const b = (await rs.next(q, 'key_1', soon(), later()))!;
   assert.equal(await rs.skip(q.id, b.item.id, 'key_1', 'unreadable', soon()), 'ok');
@@ -147,11 +151,7 @@ test('a crash (no close) keeps every acknowledged lease, label and skip: the jou
 
 test('a torn last journal line (a crash mid-append) is cut off; the lines before it hold, and appends go on after it', async () => {
   const dir = tempDir();
-  const q = queueRecord();
-  const rs = new JsonReviewStore(dir);
-  await rs.createQueue(q);
-  await rs.addItems(q.id, itemsOf(q, 2));
-  const a = (await rs.next(q, 'key_1', soon(), later()))!;
+  const { q, a } = await leasedQueue(dir, 2);
   const journal = path.join(dir, 'review.journal.jsonl');
   const whole = fs.statSync(journal).size;
   fs.appendFileSync(journal, '{"s":99,"k":"lease","lease":{"item_id":"rvi_torn","annot');
