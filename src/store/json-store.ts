@@ -79,6 +79,7 @@ export class JsonStore implements Store {
   private logCommit!: GroupCommit;
   private logs?: LogFile;
   private closed = false;
+  readonly closers: Array<() => Promise<void>> = []; // rooms writing into its directory (review queues): closed before the lock goes
   /** Datasets live beside db.json, not in it (json-datasets.ts). */
   private datasets!: JsonDatasets;
   /** Batch runs live beside db.json too (json-batches.ts). */
@@ -126,11 +127,10 @@ export class JsonStore implements Store {
     if (this.closed) return;
     this.closed = true;
     // Let writes already acknowledged-to-be be on disk before the files and the lock are let go.
-    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush(), this.batches?.flush()]);
+    await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush(), this.batches?.flush(), ...this.closers.map((close) => close())]);
     await this.logs?.close();
     this.lock?.release();
   }
-
   async ping(): Promise<void> {
     if (this.closed) throw new Error('store is closed');
   }
