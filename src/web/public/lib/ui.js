@@ -111,6 +111,31 @@ export async function withBusy(buttonEl, busyText, fn) {
   }
 }
 
+/**
+ * A run started from a form (try it, compare): the button busy and a waiting note in `results` while
+ * `send` runs; then its answer drawn there with the focus on its heading, or the error on the form.
+ * @template T
+ * @param {HTMLFormElement} form
+ * @param {HTMLButtonElement} submit
+ * @param {HTMLElement} results
+ * @param {{ busyText: string, waiting: string, send: () => Promise<T>, render: (result: T) => Node, onRun?: (result: T) => void }} run
+ */
+export async function runFromForm(form, submit, results, { busyText, waiting, send, render, onRun }) {
+  await withBusy(submit, busyText, async () => {
+    clear(results).append(h('p', { class: 'muted', role: 'status' }, waiting));
+    try {
+      const result = await send();
+      clearFormErrors(form);
+      clear(results).append(render(result));
+      /** @type {HTMLElement | null} */ (results.querySelector('h3'))?.focus();
+      onRun?.(result);
+    } catch (err) {
+      clear(results);
+      showFormError(form, err);
+    }
+  });
+}
+
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 export function time(iso, empty = '—') {
