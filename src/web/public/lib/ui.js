@@ -191,6 +191,31 @@ export function showMore(area, label, nextCursor, loadNext) {
 
 export const tableWrap = (table) => h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': table.getAttribute('aria-label') ?? 'table' }, table);
 
+/**
+ * One page of a paged list drawn into `area`: the first page (no cursor) starts the table, or shows
+ * `empty()` when the list has nothing; a later page adds its rows to that table. Then the button for
+ * the next page, when there is one.
+ * @template T
+ * @param {HTMLElement} area
+ * @param {string | undefined} cursor the cursor this page was read with
+ * @param {{ results: T[], next_cursor?: string | null }} data
+ * @param {{ label: string, columns: string[], empty: () => Node, row: (item: T) => Node, more: string, load: (cursor: string) => Promise<void> }} list
+ */
+export function showPage(area, cursor, data, { label, columns, empty, row, more, load }) {
+  let tbody = area.querySelector('tbody');
+  if (!cursor) {
+    if (!data.results.length) {
+      clear(area).append(empty());
+      return;
+    }
+    tbody = h('tbody');
+    const headings = columns.map((t) => h('th', { scope: 'col' }, t));
+    clear(area).append(tableWrap(h('table', { 'aria-label': label }, h('thead', {}, h('tr', {}, headings)), tbody)));
+  }
+  for (const item of data.results) tbody?.append(row(item));
+  showMore(area, more, data.next_cursor, load);
+}
+
 /** A modal confirmation. Resolves true when confirmed; Escape or Cancel resolve false. */
 export function confirmDialog({ title, message, confirmText, danger = true }) {
   return new Promise((resolve) => {
