@@ -20,7 +20,7 @@ export function notice(text, kind = 'info') {
 /**
  * A labelled form control: field({label, name, hint}, control). The wrapper carries data-field so a
  * problem's field errors land next to the control that caused them.
- * @param {{ label: string, name?: string, hint?: string, required?: boolean }} spec
+ * @param {{ label: string, name?: string, hint?: string | null, required?: boolean }} spec
  * @param {HTMLElement & { name?: string, required?: boolean }} control
  */
 export function field({ label, name, hint, required }, control) {
