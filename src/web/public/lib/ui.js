@@ -192,6 +192,19 @@ export function showMore(area, label, nextCursor, loadNext) {
 export const tableWrap = (table) => h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': table.getAttribute('aria-label') ?? 'table' }, table);
 
 /**
+ * A list's first page, or the reason it could not be read in its place.
+ * @param {HTMLElement} area
+ * @param {() => Promise<void>} load
+ */
+export async function firstPage(area, load) {
+  try {
+    await load();
+  } catch (err) {
+    clear(area).append(errorBox(err));
+  }
+}
+
+/**
  * One page of a paged list drawn into `area`: the first page (no cursor) starts the table, or shows
  * `empty()` when the list has nothing; a later page adds its rows to that table. Then the button for
  * the next page, when there is one.

@@ -1,7 +1,7 @@
 // Datasets: the organization's datasets, newest first, and a form to make one.
 import { api } from '../lib/api.js';
-import { clear, h } from '../lib/dom.js';
-import { errorBox, field, link, pageHeading, showFormError, showPage, time, withBusy } from '../lib/ui.js';
+import { h } from '../lib/dom.js';
+import { field, link, pageHeading, showFormError, firstPage, showPage, time, withBusy } from '../lib/ui.js';
 
 export default async function datasets(page, { app }) {
   const name = h('input', { autocomplete: 'off', maxlength: 200 });
@@ -54,9 +54,5 @@ export default async function datasets(page, { app }) {
     form,
     listArea,
   );
-  try {
-    await load();
-  } catch (err) {
-    clear(listArea).append(errorBox(err));
-  }
+  await firstPage(listArea, load);
 }

@@ -1,7 +1,7 @@
 // Evaluators: presets and custom ones, searchable.
 import { api } from '../lib/api.js';
-import { clear, h } from '../lib/dom.js';
-import { badge, errorBox, field, link, needs, pageHeading, select, showPage } from '../lib/ui.js';
+import { h } from '../lib/dom.js';
+import { badge, field, link, needs, pageHeading, select, firstPage, showPage } from '../lib/ui.js';
 
 export default async function evaluators(page, { app, query }) {
   const search = query.get('search') ?? '';
@@ -66,9 +66,5 @@ export default async function evaluators(page, { app, query }) {
     form,
     listArea,
   );
-  try {
-    await load();
-  } catch (err) {
-    clear(listArea).append(errorBox(err));
-  }
+  await firstPage(listArea, load);
 }

@@ -1,8 +1,8 @@
 // Judges: a searchable list, newest first. It opens on the caller's own judges; other organizations'
 // public ones (demo users' drafts among them) are shown on request (?include_public=true).
 import { api } from '../lib/api.js';
-import { clear, h } from '../lib/dom.js';
-import { badge, checkboxField, errorBox, field, link, pageHeading, showPage, time } from '../lib/ui.js';
+import { h } from '../lib/dom.js';
+import { badge, checkboxField, field, link, pageHeading, firstPage, showPage, time } from '../lib/ui.js';
 
 export default async function judges(page, { app, query }) {
   const search = query.get('search') ?? '';
@@ -70,9 +70,5 @@ export default async function judges(page, { app, query }) {
     form,
     listArea,
   );
-  try {
-    await load();
-  } catch (err) {
-    clear(listArea).append(errorBox(err));
-  }
+  await firstPage(listArea, load);
 }
