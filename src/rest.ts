@@ -11,7 +11,7 @@ import { restOnlyOperations as ops } from './operations/index.ts';
 import { CostEstimateSchema } from './budgets/dry-run.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
 import { tools } from '../tools/index.ts';
-import { traceRoutes } from './traces/routes.ts'; // h-traces
+import { traceRoutes, type ResourceOperations } from './traces/routes.ts'; // h-traces
 import * as review from './review/ops.ts'; // h-review: review queues (SPEC section 17)
 
 export interface RestRoute {
@@ -43,6 +43,26 @@ const route = (method: RestRoute['method'], path: string, operation: RestRoute['
   operation,
 });
 
+/**
+ * A resource's five routes, in the table's order: list and create on the collection, read, update and
+ * delete on one member named by the `id` path parameter.
+ */
+const resource = (collection: string, id: string, o: ResourceOperations<RestRoute['operation']>): RestRoute[] => [
+  route('get', collection, o.list),
+  route('post', collection, o.create, 201),
+  route('get', `${collection}:${id}/`, o.get),
+  route('patch', `${collection}:${id}/`, o.update),
+  route('delete', `${collection}:${id}/`, o.remove),
+];
+
+/** A run that answers 202 when started, or 200 with the estimate when dry_run is given (room h-cost). */
+const orDryRun = (started: RestRoute): RestRoute => ({
+  ...started,
+  output: started.output!.or(CostEstimateSchema),
+  statusFor: (output) => (output && typeof output === 'object' && 'dry_run' in output ? 200 : started.status),
+  otherStatuses: [{ status: 200, description: 'dry_run: the estimated calls, tokens and cost; nothing was run' }],
+});
+
 export const routes: RestRoute[] = [
   route('get', '/v1/judges/', tools.listJudges),
   route('post', '/v1/judges/', tools.createJudge, 201),
@@ -59,13 +79,7 @@ export const routes: RestRoute[] = [
   route('get', '/v1/judges/batch-executions/:batch_execution_id/', ops.getBatchExecution),
   route('get', '/v1/judges/batch-executions/:batch_execution_id/results/', ops.listBatchResults),
   route('post', '/v1/judges/batch-executions/:batch_execution_id/cancel/', ops.cancelBatchExecution),
-  {
-    ...route('post', '/v1/judges/:judge_id/batch-execute/', ops.batchExecute, 202),
-    // dry_run (room h-cost): 200 with the estimate instead of 202 with a queued run.
-    output: ops.batchExecute.output.or(CostEstimateSchema),
-    statusFor: (output) => (output && typeof output === 'object' && 'dry_run' in output ? 200 : 202),
-    otherStatuses: [{ status: 200, description: 'dry_run: the estimated calls, tokens and cost; nothing was run' }],
-  },
+  orDryRun(route('post', '/v1/judges/:judge_id/batch-execute/', ops.batchExecute, 202)),
   route('get', '/v1/judges/:judge_id/versions/', ops.listJudgeVersions),
   route('get', '/v1/judges/:judge_id/', tools.getJudge),
   route('patch', '/v1/judges/:judge_id/', tools.updateJudge),
@@ -92,11 +106,7 @@ export const routes: RestRoute[] = [
   route('get', '/v1/api-keys/', ops.listApiKeys),
   route('post', '/v1/api-keys/', ops.createApiKey, 201),
   route('delete', '/v1/api-keys/:key_id/', ops.revokeApiKey),
-  route('get', '/v1/datasets/', ops.listDatasets),
-  route('post', '/v1/datasets/', ops.createDataset, 201),
-  route('get', '/v1/datasets/:dataset_id/', ops.getDataset),
-  route('patch', '/v1/datasets/:dataset_id/', ops.updateDataset),
-  route('delete', '/v1/datasets/:dataset_id/', ops.deleteDataset),
+  ...resource('/v1/datasets/', 'dataset_id', { list: ops.listDatasets, create: ops.createDataset, get: ops.getDataset, update: ops.updateDataset, remove: ops.deleteDataset }),
   route('get', '/v1/datasets/:dataset_id/items/', ops.listDatasetItems),
   route('post', '/v1/datasets/:dataset_id/items/', ops.addDatasetItems, 201),
   // Before :item_id, which would otherwise take the name as an item id.
@@ -104,29 +114,21 @@ export const routes: RestRoute[] = [
   route('get', '/v1/datasets/:dataset_id/items/:item_id/', ops.getDatasetItem),
   route('patch', '/v1/datasets/:dataset_id/items/:item_id/', ops.updateDatasetItem),
   route('delete', '/v1/datasets/:dataset_id/items/:item_id/', ops.deleteDatasetItem),
-  route('get', '/v1/models/', ops.listModels),
-  route('post', '/v1/models/', ops.createModel, 201),
-  route('get', '/v1/models/:model_id/', ops.getModel),
-  route('patch', '/v1/models/:model_id/', ops.updateModel),
-  route('delete', '/v1/models/:model_id/', ops.deleteModel),
+  ...resource('/v1/models/', 'model_id', { list: ops.listModels, create: ops.createModel, get: ops.getModel, update: ops.updateModel, remove: ops.deleteModel }),
   route('post', '/v1/models/:model_id/verify/', ops.verifyModel),
   route('get', '/v1/model-registry/', ops.getModelRegistry), // issue 26 item 12: can this server keep model API keys
   // Budgets (room h-cost)
   route('get', '/v1/budgets/', ops.getBudgets),
   route('post', '/v1/budgets/evaluators/:evaluator_id/', ops.setEvaluatorBudget),
-  route('get', '/v1/annotations/', ops.listAnnotations),
-  route('post', '/v1/annotations/', ops.createAnnotation, 201),
-  route('get', '/v1/annotations/:annotation_id/', ops.getAnnotation),
-  route('patch', '/v1/annotations/:annotation_id/', ops.updateAnnotation),
-  route('delete', '/v1/annotations/:annotation_id/', ops.deleteAnnotation),
+  ...resource('/v1/annotations/', 'annotation_id', {
+    list: ops.listAnnotations,
+    create: ops.createAnnotation,
+    get: ops.getAnnotation,
+    update: ops.updateAnnotation,
+    remove: ops.deleteAnnotation,
+  }),
   route('get', '/v1/calibration-runs/', ops.listCalibrationRuns),
-  {
-    ...route('post', '/v1/calibration-runs/', ops.startCalibrationRun, 202),
-    // dry_run (room h-cost): 200 with the estimate instead of 202 with a run.
-    output: ops.startCalibrationRun.output.or(CostEstimateSchema),
-    statusFor: (output) => (output && typeof output === 'object' && 'dry_run' in output ? 200 : 202),
-    otherStatuses: [{ status: 200, description: 'dry_run: the estimated calls, tokens and cost; nothing was run' }],
-  },
+  orDryRun(route('post', '/v1/calibration-runs/', ops.startCalibrationRun, 202)),
   route('get', '/v1/calibration-runs/:calibration_run_id/', ops.getCalibrationRun),
   route('get', '/v1/calibration-runs/:calibration_run_id/items/', ops.listCalibrationItems),
   route('post', '/v1/calibration-runs/:calibration_run_id/demonstrations/', ops.calibrationDemonstrations),
@@ -143,13 +145,15 @@ export const routes: RestRoute[] = [
   route('get', '/v1/files/:file_id/', ops.getFile),
   route('delete', '/v1/files/:file_id/', ops.deleteFile),
   // h-traces: received traces and evaluation rules (src/traces/routes.ts).
-  ...traceRoutes(route),
+  ...traceRoutes(route, resource),
   // h-review: review queues (SPEC section 17, src/review/)
-  route('get', '/v1/review-queues/', review.listReviewQueues),
-  route('post', '/v1/review-queues/', review.createReviewQueue, 201),
-  route('get', '/v1/review-queues/:queue_id/', review.getReviewQueue),
-  route('patch', '/v1/review-queues/:queue_id/', review.updateReviewQueue),
-  route('delete', '/v1/review-queues/:queue_id/', review.deleteReviewQueue),
+  ...resource('/v1/review-queues/', 'queue_id', {
+    list: review.listReviewQueues,
+    create: review.createReviewQueue,
+    get: review.getReviewQueue,
+    update: review.updateReviewQueue,
+    remove: review.deleteReviewQueue,
+  }),
   route('get', '/v1/review-queues/:queue_id/items/', review.listReviewItems),
   route('post', '/v1/review-queues/:queue_id/items/', review.addReviewItems, 201),
   {

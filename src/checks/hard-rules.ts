@@ -48,27 +48,25 @@ function limit(intent: string, unit: string): number | null {
   return m[2] ? n - 1 : n;
 }
 
+/** The length limits an intent may state: the words that name the unit, the check's unit, the rule's noun (words first). */
+const LENGTH_RULES: Array<[pattern: string, unit: 'words' | 'chars', noun: string]> = [
+  ['words?', 'words', 'words'],
+  ['(?:characters?|chars)', 'chars', 'characters'],
+];
+
 export function hardRulesOf(intent: string): HardRule[] {
   const rules: HardRule[] = [];
   if (JSON_RULE.test(intent)) {
     rules.push({ name: 'Answers in valid JSON', intent: 'The application must answer in JSON: the response parses as JSON.', kind: 'check', checks: [{ type: 'json_valid' }] });
   }
-  const words = limit(intent, 'words?');
-  if (words !== null) {
+  for (const [pattern, unit, noun] of LENGTH_RULES) {
+    const max = limit(intent, pattern);
+    if (max === null) continue;
     rules.push({
-      name: `At most ${words} words`,
-      intent: `The response is at most ${words} words long, as the application requires.`,
+      name: `At most ${max} ${noun}`,
+      intent: `The response is at most ${max} ${noun} long, as the application requires.`,
       kind: 'check',
-      checks: [{ type: 'length', max: words, unit: 'words' }],
-    });
-  }
-  const chars = limit(intent, '(?:characters?|chars)');
-  if (chars !== null) {
-    rules.push({
-      name: `At most ${chars} characters`,
-      intent: `The response is at most ${chars} characters long, as the application requires.`,
-      kind: 'check',
-      checks: [{ type: 'length', max: chars, unit: 'chars' }],
+      checks: [{ type: 'length', max, unit }],
     });
   }
   const sentences = limit(intent, 'sentences?');

@@ -5,16 +5,10 @@ import { num, type Command } from './command.ts';
 import { EXIT } from './errors.ts';
 import { printJson, table } from './output.ts';
 import type { Comparison } from '../batch/experiments.ts';
+import type { BatchExecution } from '../schemas/batches.ts';
 
-/** A compared run as the answer names it. */
-interface RunRef {
-  id: string;
-  judge_id: string | null;
-  judge_version: number | null;
-  dataset_id: string | null;
-  status: string;
-  total: number;
-}
+/** A compared run as the answer names it: part of the run's wire type (the zod schema). */
+type RunRef = Pick<BatchExecution, 'id' | 'judge_id' | 'judge_version' | 'dataset_id' | 'status' | 'total'>;
 
 /** GET /v1/judges/batch-executions/compare/: the server's comparison (batch/experiments.ts) and the two runs. */
 export type ComparisonAnswer = Comparison & { a: RunRef; b: RunRef };

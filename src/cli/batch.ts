@@ -10,6 +10,11 @@ import { EXIT, usageError } from './errors.ts';
 import { day, printJson, printNextPage, printTable, usd, writeAllSync } from './output.ts';
 import type { Group } from './shared.ts';
 import { ESTIMATE_HELP, ESTIMATE_OPTIONS, estimateFirst } from './estimate.ts';
+import type { z } from 'zod';
+import type { batchExecuteOperation } from '../operations/batches.ts';
+
+/** What batch_execute answers: the wire type, from its zod schema (one source of truth). */
+type Started = z.infer<typeof batchExecuteOperation.output>;
 
 const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 
@@ -38,12 +43,6 @@ export const tagsFrom = (values: Values): string[] | undefined => {
   const all = [...(list(values.tag) ?? []), ...(str(values.tags)?.split(',') ?? [])].map((t) => t.trim()).filter(Boolean);
   return all.length ? all : undefined;
 };
-
-interface Started {
-  batch_execution_id: string;
-  status_url: string;
-  status: string;
-}
 
 const run: Command = {
   summary: 'run a judge over a stored dataset on the server',

@@ -9,18 +9,26 @@
 // The server checks turns in full (roles, the judged turn, limits); a row it refuses is reported.
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
+import { z } from 'zod';
+import { ExecutionInputShape } from '../schemas/core.ts';
 
-export interface RunInput {
-  response?: string;
-  request?: string;
-  turns?: Array<Record<string, unknown>>;
-  system_prompt?: string;
-  session_id?: string;
-  contexts?: string[];
-  expected_output?: string;
-  tags?: string[];
-  user_id?: string;
-}
+/**
+ * The fields a row may give: the execute call's own, taken from the schema the server checks them
+ * with, so a row is refused here with the server's rule (and, for limits, the server's words).
+ * Unknown columns are dropped, as the server would.
+ */
+const RowInput = z.object({
+  turns: ExecutionInputShape.turns,
+  response: ExecutionInputShape.response,
+  request: ExecutionInputShape.request,
+  system_prompt: ExecutionInputShape.system_prompt,
+  contexts: ExecutionInputShape.contexts,
+  expected_output: ExecutionInputShape.expected_output,
+  tags: ExecutionInputShape.tags,
+  user_id: ExecutionInputShape.user_id,
+  session_id: ExecutionInputShape.session_id,
+});
+export type RunInput = z.infer<typeof RowInput>;
 
 export interface DatasetRow {
   /** 1-based position among the data rows (blank lines and the CSV header are not rows). */
@@ -51,42 +59,33 @@ export function parseDataset(text: string, format: DatasetFormat): DatasetRow[] 
   return format === 'csv' ? parseCsvDataset(text) : parseJsonl(text);
 }
 
-const TEXT_FIELDS = ['request', 'expected_output', 'user_id', 'session_id', 'system_prompt'] as const;
-
 const present = (v: unknown) => v !== undefined && v !== null;
 
-/** A conversation row's turns: a non-empty list of objects with a role and a text content. */
-function turnsError(turns: unknown): string | null {
-  if (!Array.isArray(turns) || !turns.length) return '"turns" must be a non-empty array of turns';
-  const bad = turns.findIndex((t) => !t || typeof t !== 'object' || Array.isArray(t) || typeof t.role !== 'string' || typeof t.content !== 'string');
-  return bad < 0 ? null : `"turns" item ${bad + 1} must be an object with a "role" and a "content" string`;
+/** The row's first schema problem in the CLI's words: the field in quotes, and a turn by its number. */
+function issueMessage(issue: z.core.$ZodIssue): string {
+  const [field, index] = issue.path;
+  const name = `"${String(field)}"`;
+  if (field === 'turns' && typeof index === 'number') {
+    const shape = issue.path.length <= 3 && issue.code === 'invalid_type';
+    return shape ? `${name} item ${index + 1} must be an object with a "role" and a "content" string` : `${name} item ${index + 1}: ${issue.message}`;
+  }
+  if (issue.code !== 'invalid_type') return issue.message; // a limit: the schema's own words name the field
+  if (field === 'turns') return `${name} must be a non-empty array of turns`;
+  if (field === 'contexts' || field === 'tags') return `${name} must be an array of strings`;
+  return `${name} must be a string`;
 }
 
 /** Checks one row's fields; answers the run input or the reason it is bad. */
 function toRunInput(raw: Record<string, unknown>): { input?: RunInput; id?: string; error?: string } {
-  const id = raw.id === undefined || raw.id === null ? undefined : String(raw.id);
-  const input: RunInput = {};
-  if (present(raw.turns)) {
-    if (present(raw.response) || present(raw.request)) return { id, error: 'give either "turns" or "request"/"response", not both' };
-    const problem = turnsError(raw.turns);
-    if (problem) return { id, error: problem };
-    input.turns = raw.turns as RunInput['turns'];
-  } else if (typeof raw.response !== 'string') {
-    return { id, error: raw.response === undefined || raw.response === null ? 'missing "response"' : '"response" must be a string' };
-  } else input.response = raw.response;
-  for (const field of TEXT_FIELDS) {
-    const v = raw[field];
-    if (v === undefined || v === null) continue;
-    if (typeof v !== 'string') return { id, error: `"${field}" must be a string` };
-    input[field] = v;
-  }
-  for (const field of ['contexts', 'tags'] as const) {
-    const v = raw[field];
-    if (v === undefined || v === null) continue;
-    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) return { id, error: `"${field}" must be an array of strings` };
-    input[field] = v as string[];
-  }
-  return { input, id };
+  const id = present(raw.id) ? String(raw.id) : undefined;
+  // An empty CSV cell or a JSON null is an absent field, as the comment at the top says.
+  const given = Object.fromEntries(Object.entries(raw).filter(([, v]) => present(v)));
+  if (present(given.turns) && (present(given.response) || present(given.request))) return { id, error: 'give either "turns" or "request"/"response", not both' };
+  if (!present(given.turns) && !present(given.response)) return { id, error: 'missing "response"' };
+  const parsed = RowInput.safeParse(given);
+  if (!parsed.success) return { id, error: issueMessage(parsed.error.issues[0]) };
+  if (parsed.data.turns && !parsed.data.turns.length) return { id, error: '"turns" must be a non-empty array of turns' };
+  return { input: parsed.data, id };
 }
 
 function parseJsonl(text: string): DatasetRow[] {

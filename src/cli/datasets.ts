@@ -12,13 +12,8 @@ import { num, runGroup, str, type Command } from './command.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
 import { clip, day, printJson, printNextPage, printTable } from './output.ts';
 import type { Group } from './shared.ts';
+import type { ImportResult } from '../datasets/import.ts';
 import type { Dataset } from '../schemas/datasets.ts'; // the wire type, from the zod schema (one source of truth)
-
-interface ImportAnswer {
-  created: number;
-  skipped: Array<{ line: number; error: string }>;
-  skipped_count: number;
-}
 
 const datasetPath = (ref: string) => `/v1/datasets/${encodeURIComponent(ref)}/`;
 
@@ -58,15 +53,15 @@ async function failure(res: http.IncomingMessage, what: string): Promise<CliErro
   return new CliError(code, `${what}: ${detail}`, { status: res.statusCode });
 }
 
-async function uploadPart(client: ApiClient, ref: string, type: string, body: Readable): Promise<ImportAnswer> {
+async function uploadPart(client: ApiClient, ref: string, type: string, body: Readable): Promise<ImportResult> {
   const res = await streamRequest(client, 'POST', `${datasetPath(ref)}items/import/`, { 'content-type': type, 'transfer-encoding': 'chunked' }, body);
   if (res.statusCode !== 201) throw await failure(res, 'the import was refused');
-  return JSON.parse(await readAll(res)) as ImportAnswer;
+  return JSON.parse(await readAll(res)) as ImportResult;
 }
 
 /** JSONL in parts of `perPart` lines; the server's line numbers are turned back into the file's. */
-async function importJsonl(client: ApiClient, ref: string, file: string, perPart: number): Promise<ImportAnswer> {
-  const total: ImportAnswer = { created: 0, skipped: [], skipped_count: 0 };
+async function importJsonl(client: ApiClient, ref: string, file: string, perPart: number): Promise<ImportResult> {
+  const total: ImportResult = { created: 0, skipped: [], skipped_count: 0 };
   const lines = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity })[Symbol.asyncIterator]();
   let offset = 0;
   for (let done = false; !done; ) {

@@ -5,14 +5,11 @@ import type { ApiClient } from './client.ts';
 import { EXIT, CliError } from './errors.ts';
 import { printJson, usd } from './output.ts';
 import { confirm, isInteractive } from './prompt.ts';
+import type { z } from 'zod';
+import type { CostEstimateSchema } from '../budgets/dry-run.ts';
 
-export interface Estimate {
-  dry_run: true;
-  calls: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: { live: number | null; cached: number | null; provider_batch: number | null };
-}
+/** The dry_run answer: the wire type, from the zod schema (one source of truth). */
+export type Estimate = z.infer<typeof CostEstimateSchema>;
 
 export const ESTIMATE_OPTIONS = { 'dry-run': { type: 'boolean' }, yes: { type: 'boolean' }, budget: { type: 'string' } } as const;
 export const ESTIMATE_HELP = `  --dry-run                print the estimate (calls, tokens, cost live / cached / provider

@@ -10,23 +10,13 @@ import { batchResults } from './batch.ts';
 import { batchPath, waitForBatches } from './batch-wait.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
 import type { BatchSummary, ResultLine } from './eval-runner.ts';
+import type { BatchRow } from '../schemas/batches.ts'; // the wire type, from the zod schema (one source of truth)
 
 export const ITEMS_PER_BATCH = 1000;
 
-interface ServerRow {
-  index: number | null;
-  execution_log_id: string | null;
-  score: number | null;
-  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; evaluator_version?: number; score: number | null; justification?: string | null; error?: string }>;
-  error: string | null;
-  cost_usd?: number | null;
-}
-
 /** Why a row cannot go into a server batch, if it cannot (the server checks the rest and names the line). */
 function serverRowError(row: DatasetRow): string | undefined {
-  if (row.error) return row.error;
-  if (!row.input!.turns && !row.input!.response) return '"response" is empty';
-  return undefined;
+  return row.error;
 }
 
 /** A refusal of one batch's items, with the item indexes turned back into the file's line numbers. */
@@ -94,7 +84,7 @@ export async function runOnServer(
   for (const [c, id] of batchIds.entries()) {
     const chunk = chunks[c];
     for await (const raw of batchResults(api, id)) {
-      const r = raw as unknown as ServerRow & { position: number };
+      const r = raw as unknown as BatchRow;
       const row = chunk[r.index ?? r.position];
       if (!row) continue;
       const base = { row: row.row, line: row.line, ...(row.id ? { id: row.id } : {}), input_hash: row.hash, judge_id: judge.id };

@@ -7,15 +7,7 @@ import { num, runGroup, str, type Command } from './command.ts';
 import { EXIT, usageError } from './errors.ts';
 import { day, printJson, printNextPage, printTable } from './output.ts';
 import type { Group } from './shared.ts';
-
-interface FileObject {
-  id: string;
-  name: string;
-  content_type: string;
-  bytes: number;
-  sha256: string;
-  created_at: string;
-}
+import type { FileObject } from '../schemas/files.ts'; // the wire type, from the zod schema (one source of truth)
 
 /** The server's limit, checked here too so that a huge file is never read into memory. */
 const MAX_BYTES = 20 * 1024 * 1024;

@@ -9,26 +9,13 @@ import { printJson } from './output.ts';
 import { isInteractive, Prompter } from './prompt.ts';
 import { printJudge } from './judge-view.ts';
 import { withCommandName } from '../invocation.ts';
+import type { z } from 'zod';
+import type { GenerateJudgeOutput } from '../generation/types.ts';
+import type { Judge } from '../schemas/core.ts';
 
-interface Question {
-  form_field_name: string;
-  form_field_description: string;
-}
-interface Outcome {
-  judge_id?: string;
-  evaluator_details?: Array<{ id: string; name: string; intent: string; is_preset: boolean }>;
-  error_code?: 'missing_context_from_system_goal' | 'multiple_stages';
-  missing_context_from_system_goal?: Question[];
-  stages?: string[];
-}
-
-interface DraftCandidate {
-  id: string;
-  name: string;
-  intent: string;
-  project_id: string;
-  generation: { status: string } | null;
-}
+// The wire types, from the zod schemas (one source of truth).
+type Outcome = z.infer<typeof GenerateJudgeOutput>;
+type DraftCandidate = Pick<Judge, 'id' | 'name' | 'intent' | 'project_id' | 'generation'>;
 
 /** The caller's newest draft generated from exactly this intent (in this project, when given). */
 async function findOwnDraft(api: ApiClient, intent: string, projectId: string | undefined): Promise<DraftCandidate | undefined> {

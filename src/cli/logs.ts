@@ -5,7 +5,7 @@ import { resolveId } from './client.ts';
 import { EXIT } from './errors.ts';
 import { clip, day, printFields, printJson, printNextPage, printTable, score, usd } from './output.ts';
 import type { Group } from './shared.ts';
-import type { ExecutionLog } from '../schemas/core.ts'; // the wire type, from the zod schema (one source of truth)
+import type { ExecutionLog, JurorResult } from '../schemas/core.ts'; // the wire type, from the zod schema (one source of truth)
 
 type Log = ExecutionLog;
 
@@ -144,14 +144,7 @@ const get: Command = {
   },
 };
 
-interface Juror {
-  model: string;
-  score: number | null;
-  not_applicable?: boolean;
-  cost_usd: number | null;
-  latency_ms: number;
-  error?: string;
-}
+type Juror = Pick<JurorResult, 'model' | 'score' | 'not_applicable' | 'cost_usd' | 'latency_ms' | 'error'>;
 
 /** A jury's jurors under its result: each one's score (or why it has none), cost and latency, and the spread. */
 function printJurors(jurors: Juror[], spread: number | null): void {

@@ -4,6 +4,7 @@ import type { Command, Values } from './command.ts';
 import { list, str } from './command.ts';
 import { CliError, usageError } from './errors.ts';
 import { clip, printJson, score, usd } from './output.ts';
+import type { ExecutionResult } from '../schemas/core.ts';
 
 export const RUN_OPTIONS = {
   response: { type: 'string' },
@@ -67,13 +68,8 @@ export function readJsonObject(path: string | undefined, flag = '--file'): Recor
 /** Drops undefined members so that PATCH bodies carry only what the user gave. */
 export const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
-export interface RunResult {
-  execution_log_id: string;
-  evaluator_results: Array<{ evaluator_id: string; evaluator_name: string; score: number | null; justification: string | null; error?: string; cost_usd?: number | null }>;
-  score: number | null;
-  cost_usd: number | null;
-  latency_ms?: number;
-}
+/** What execute answers (a judge's or an evaluator's run): the wire type, from the zod schema. */
+export type RunResult = ExecutionResult;
 
 export function printRunResult(title: string, result: RunResult, json: boolean): void {
   if (json) return printJson(result);

@@ -30,7 +30,12 @@ import rules from './pages/rules.js';
 import rule from './pages/rule.js';
 import ruleForm from './pages/rule-form.js';
 
-const routes = [
+/**
+ * A page: it fills `page` for the address's params and query.
+ * @typedef {(page: HTMLElement, ctx: { params: Record<string, string>, query: URLSearchParams, app: typeof app, isCurrent: () => boolean }) => Promise<void>} Page
+ */
+/** @type {Array<[pattern: string, page: Page, opts?: { public?: boolean }]>} */
+const ROUTE_TABLE = [
   ['/app/sign-in', signIn, { public: true }],
   ['/app/keys', keys],
   ['/app/models', models],
@@ -61,7 +66,8 @@ const routes = [
   ['/app/rules/new', ruleForm],
   ['/app/rules/:id', rule],
   ['/app/rules/:id/edit', ruleForm],
-].map((/** @type {[string, Function, object?]} */ [pattern, page, opts = {}]) => ({
+];
+const routes = ROUTE_TABLE.map(([pattern, page, opts = {}]) => ({
   page,
   ...opts,
   names: [...pattern.matchAll(/:(\w+)/g)].map((m) => m[1]),
@@ -83,6 +89,11 @@ const NAV = [
   ['/app/keys', 'API keys'],
 ];
 
+/**
+ * The signed-in session as GET /app/session answers it (src/web/router.ts).
+ * @typedef {{ signed_in: true, csrf_token: string, session_expires_at: string, organization: { id: string, name: string, is_demo: boolean }, key: { id: string, name: string, prefix: string, expires_at: string | null } }} Session
+ */
+/** @type {{ session: Session | null, projectIds: Set<string> | null, flash: Node[], renderId: number, rendered: boolean, renderedAddress: string | null }} */
 const state = { session: null, projectIds: null, flash: [], renderId: 0, rendered: false, renderedAddress: null };
 
 export const app = {
@@ -134,8 +145,9 @@ onSessionLost((detail) => {
 });
 
 function renderHeader() {
-  const nav = document.getElementById('nav');
-  const account = document.getElementById('account');
+  // The page shell (index.html) always has both.
+  const nav = /** @type {HTMLElement} */ (document.getElementById('nav'));
+  const account = /** @type {HTMLElement} */ (document.getElementById('account'));
   clear(nav);
   clear(account);
   if (!state.session) return;
@@ -157,7 +169,7 @@ function renderHeader() {
 async function render() {
   const id = ++state.renderId;
   state.renderedAddress = location.pathname + location.search;
-  const main = document.getElementById('main');
+  const main = /** @type {HTMLElement} */ (document.getElementById('main')); // the page shell (index.html) always has it
   const path = location.pathname.replace(/\/+$/, '') || '/';
   if (path === '/app' || path === '/') {
     return app.navigate(state.session ? '/app/judges' : '/app/sign-in', { replace: true });
@@ -178,13 +190,13 @@ async function render() {
   if (!route) {
     page.append(h('h1', { tabindex: '-1' }, 'Page not found'), h('p', {}, `There is no page at ${location.pathname}. `, h('a', { href: '/app/judges' }, 'Go to judges')));
   } else {
-    const params = Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(path.match(route.regex)[i + 1])]));
+    const params = Object.fromEntries(route.names.map((n, i) => [n, decodeURIComponent(/** @type {RegExpMatchArray} */ (path.match(route.regex))[i + 1])]));
     const ctx = { params, query: new URLSearchParams(location.search), app, isCurrent: () => id === state.renderId };
     try {
       await route.page(page, ctx);
     } catch (err) {
       // The page could not load (an unknown id, a server problem): say so, with the problem's detail.
-      page.replaceChildren(h('h1', { tabindex: '-1' }, err.status === 404 ? 'Not found' : 'This page could not be loaded'), errorBox(err));
+      page.replaceChildren(h('h1', { tabindex: '-1' }, /** @type {{ status?: number }} */ (err).status === 404 ? 'Not found' : 'This page could not be loaded'), errorBox(err));
     }
   }
   if (id !== state.renderId) return;
@@ -201,7 +213,7 @@ document.addEventListener('click', (event) => {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const a = /** @type {HTMLAnchorElement | null} */ (/** @type {Element} */ (event.target).closest?.('a[href]'));
   if (!a || a.target || a.hasAttribute('download')) return;
-  const url = new URL(a.getAttribute('href'), location.href); // getAttribute: SVG links have no string .href
+  const url = new URL(/** @type {string} */ (a.getAttribute('href')), location.href); // the selector asked for a[href] // getAttribute: SVG links have no string .href
   if (url.origin !== location.origin || !url.pathname.startsWith('/app') || url.pathname.startsWith('/app/static/')) return;
   if (url.pathname === location.pathname && url.search === location.search && url.hash) return;
   event.preventDefault();

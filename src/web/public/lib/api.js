@@ -1,6 +1,7 @@
 // Same-origin calls to the /v1 API, authenticated by the session cookie. State-changing calls carry the
 // session's CSRF token. Failures become ApiError with the problem's detail and field errors.
 
+/** @type {string | null} */
 let csrfToken = null;
 /** @type {(message: string) => void} */
 let onSignedOut = () => {};
@@ -52,7 +53,7 @@ export async function api(method, path, opts = {}) {
   try {
     res = await fetch(url, { method, headers, body, credentials: 'same-origin', cache: 'no-store' });
   } catch (err) {
-    throw new ApiError(0, { detail: `Could not reach the Tribunal server (${err.message}). Check your connection and try again.` });
+    throw new ApiError(0, { detail: `Could not reach the Tribunal server (${/** @type {Error} */ (err).message}). Check your connection and try again.` });
   }
   const text = await res.text();
   let data = null;

@@ -27,8 +27,9 @@ export function attachmentsField() {
         form.append('file', file, file.name);
         try {
           ids.push((await api('POST', '/v1/files/', { form })).id);
-        } catch (err) {
+        } catch (thrown) {
           // The server's reason (wrong type, too large, quota), shown at the field with the file's name.
+          const err = /** @type {ApiError} */ (thrown); // api() throws only ApiError
           const message = `${file.name}: ${err.message}`;
           throw new ApiError(err.status ?? 0, { detail: message, code: err.code, errors: [{ field: 'attachments', message }] });
         }

@@ -4,9 +4,15 @@
 // tests import it as the browser does.
 
 /**
+ * One point of the chart per evaluator: an interactive run, or a batch run's mean.
+ * @typedef {{ id: string, created_at: string, href: string, batch: { id: string, rows: number } | null, evaluator_results: Array<{ evaluator_id: string, evaluator_name: string, score: number }> }} ChartRun
+ */
+
+/**
  * A finished or running batch run as one chart run, from its summary (per evaluator, the mean of its
  * rows): the judge page reads batch runs apart from interactive logs, so a batch of any size is one
  * point and never pushes interactive runs out of the page it reads.
+ * @returns {ChartRun | null}
  */
 export function batchChartRun(batch) {
   const scored = (batch.summary ?? []).filter((s) => typeof s.mean === 'number');
@@ -24,9 +30,10 @@ export function batchChartRun(batch) {
  * logs: execution logs (any order). Returns runs oldest to newest, each
  * { id, created_at, href, batch: null | { id, rows }, evaluator_results: [{ evaluator_id, evaluator_name, score }] },
  * keeping only runs with at least one numeric score.
+ * @returns {ChartRun[]}
  */
 export function chartRuns(logs, batchRuns = []) {
-  const runs = batchRuns.map(batchChartRun).filter(Boolean);
+  const runs = /** @type {ChartRun[]} */ (batchRuns.map(batchChartRun).filter(Boolean));
   const batches = new Map();
   for (const log of logs) {
     const scored = log.evaluator_results.filter((r) => typeof r.score === 'number');

@@ -3,13 +3,13 @@
 // whether the two orders agreed, and its justification out (POST /v1/judges/{id}/compare/).
 import { api } from './api.js';
 import { contextsField } from './contexts-field.js';
-import { clear, h } from './dom.js';
-import { badge, clearFormErrors, errorBox, field, fmtCost, fmtInt, fmtMs, link, showFormError, withBusy } from './ui.js';
+import { h } from './dom.js';
+import { badge, errorBox, field, fmtCost, fmtInt, fmtMs, link, runFromForm, showFormError } from './ui.js';
 
 const names = (list) => list.map((e) => e.name).join(', ');
 const PREFERS = { a: 'prefers A', b: 'prefers B', tie: 'tie' };
 
-/** @param {{ evaluators: any[], endpoint: string, onRun?: Function }} opts */
+/** @param {{ evaluators: any[], endpoint: string, onRun?: (result: any) => void }} opts */
 export function compareForm({ evaluators, endpoint, onRun }) {
   const needContexts = evaluators.filter((e) => e.requires_contexts);
   const needExpected = evaluators.filter((e) => e.requires_expected_output);
@@ -46,18 +46,12 @@ export function compareForm({ evaluators, endpoint, onRun }) {
     const list = contexts.read();
     if (list.length) body.contexts = list;
     if (expected.value.trim()) body.expected_output = expected.value;
-    await withBusy(submit, 'Comparing…', async () => {
-      clear(results).append(h('p', { class: 'muted', role: 'status' }, 'Comparing: each evaluator is asked twice, with the responses swapped…'));
-      try {
-        const result = await api('POST', endpoint, { body });
-        clearFormErrors(form);
-        clear(results).append(renderComparison(result));
-        results.querySelector('h3')?.focus();
-        onRun?.(result);
-      } catch (err) {
-        clear(results);
-        showFormError(form, err);
-      }
+    await runFromForm(form, submit, results, {
+      busyText: 'Comparing…',
+      waiting: 'Comparing: each evaluator is asked twice, with the responses swapped…',
+      send: () => api('POST', endpoint, { body }),
+      render: renderComparison,
+      onRun,
     });
   });
   return h('div', {}, form, results);

@@ -82,7 +82,7 @@ export function conversationFields() {
       try {
         out.turns = JSON.parse(turns.value);
       } catch (err) {
-        throw { message: `Turns are not valid JSON: ${err.message}`, errors: [{ field: 'turns', message: 'Not valid JSON.' }] };
+        throw { message: `Turns are not valid JSON: ${/** @type {SyntaxError} */ (err).message}`, errors: [{ field: 'turns', message: 'Not valid JSON.' }] };
       }
     }
     if (systemPrompt.value.trim()) out.system_prompt = systemPrompt.value;

@@ -4,12 +4,12 @@ import { api } from './api.js';
 import { attachmentsField } from './attachments-field.js';
 import { contextsField } from './contexts-field.js';
 import { conversationFields } from './conversation.js';
-import { clear, h } from './dom.js';
-import { clearFormErrors, errorBox, field, fmtCost, fmtInt, fmtMs, link, scoreBar, showFormError, withBusy } from './ui.js';
+import { h } from './dom.js';
+import { errorBox, field, fmtCost, fmtInt, fmtMs, link, runFromForm, scoreBar, showFormError } from './ui.js';
 
 const names = (list) => list.map((e) => e.name).join(', ');
 
-/** @param {{ evaluators: any[], endpoint: string, submitText?: string, onRun?: Function }} opts */
+/** @param {{ evaluators: any[], endpoint: string, submitText?: string, onRun?: (result: any) => void }} opts */
 export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
   const needContexts = evaluators.filter((e) => e.requires_contexts);
   const needExpected = evaluators.filter((e) => e.requires_expected_output);
@@ -71,20 +71,16 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
       .map((t) => t.trim())
       .filter(Boolean);
     if (tagList.length) body.tags = tagList;
-    await withBusy(submit, 'Running…', async () => {
-      clear(results).append(h('p', { class: 'muted', role: 'status' }, 'Scoring: each evaluator asks the judge model…'));
-      try {
+    await runFromForm(form, submit, results, {
+      busyText: 'Running…',
+      waiting: 'Scoring: each evaluator asks the judge model…',
+      send: async () => {
         const ids = await attachments.upload();
         if (ids.length) body.attachments = ids;
-        const result = await api('POST', endpoint, { body });
-        clearFormErrors(form);
-        clear(results).append(renderResult(result));
-        results.querySelector('h3')?.focus();
-        onRun?.(result);
-      } catch (err) {
-        clear(results);
-        showFormError(form, err);
-      }
+        return api('POST', endpoint, { body });
+      },
+      render: renderResult,
+      onRun,
     });
   });
 

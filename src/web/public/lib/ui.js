@@ -20,7 +20,7 @@ export function notice(text, kind = 'info') {
 /**
  * A labelled form control: field({label, name, hint}, control). The wrapper carries data-field so a
  * problem's field errors land next to the control that caused them.
- * @param {{ label: string, name?: string, hint?: string, required?: boolean }} spec
+ * @param {{ label: string, name?: string, hint?: string | null, required?: boolean }} spec
  * @param {HTMLElement & { name?: string, required?: boolean }} control
  */
 export function field({ label, name, hint, required }, control) {
@@ -111,6 +111,31 @@ export async function withBusy(buttonEl, busyText, fn) {
   }
 }
 
+/**
+ * A run started from a form (try it, compare): the button busy and a waiting note in `results` while
+ * `send` runs; then its answer drawn there with the focus on its heading, or the error on the form.
+ * @template T
+ * @param {HTMLFormElement} form
+ * @param {HTMLButtonElement} submit
+ * @param {HTMLElement} results
+ * @param {{ busyText: string, waiting: string, send: () => Promise<T>, render: (result: T) => Node, onRun?: (result: T) => void }} run
+ */
+export async function runFromForm(form, submit, results, { busyText, waiting, send, render, onRun }) {
+  await withBusy(submit, busyText, async () => {
+    clear(results).append(h('p', { class: 'muted', role: 'status' }, waiting));
+    try {
+      const result = await send();
+      clearFormErrors(form);
+      clear(results).append(render(result));
+      /** @type {HTMLElement | null} */ (results.querySelector('h3'))?.focus();
+      onRun?.(result);
+    } catch (err) {
+      clear(results);
+      showFormError(form, err);
+    }
+  });
+}
+
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 export function time(iso, empty = '—') {
@@ -165,6 +190,44 @@ export function showMore(area, label, nextCursor, loadNext) {
 }
 
 export const tableWrap = (table) => h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': table.getAttribute('aria-label') ?? 'table' }, table);
+
+/**
+ * A list's first page, or the reason it could not be read in its place.
+ * @param {HTMLElement} area
+ * @param {() => Promise<void>} load
+ */
+export async function firstPage(area, load) {
+  try {
+    await load();
+  } catch (err) {
+    clear(area).append(errorBox(err));
+  }
+}
+
+/**
+ * One page of a paged list drawn into `area`: the first page (no cursor) starts the table, or shows
+ * `empty()` when the list has nothing; a later page adds its rows to that table. Then the button for
+ * the next page, when there is one.
+ * @template T
+ * @param {HTMLElement} area
+ * @param {string | undefined} cursor the cursor this page was read with
+ * @param {{ results: T[], next_cursor?: string | null }} data
+ * @param {{ label: string, columns: string[], empty: () => Node, row: (item: T) => Node, more: string, load: (cursor: string) => Promise<void> }} list
+ */
+export function showPage(area, cursor, data, { label, columns, empty, row, more, load }) {
+  let tbody = area.querySelector('tbody');
+  if (!cursor) {
+    if (!data.results.length) {
+      clear(area).append(empty());
+      return;
+    }
+    tbody = h('tbody');
+    const headings = columns.map((t) => h('th', { scope: 'col' }, t));
+    clear(area).append(tableWrap(h('table', { 'aria-label': label }, h('thead', {}, h('tr', {}, headings)), tbody)));
+  }
+  for (const item of data.results) tbody?.append(row(item));
+  showMore(area, more, data.next_cursor, load);
+}
 
 /** A modal confirmation. Resolves true when confirmed; Escape or Cancel resolve false. */
 export function confirmDialog({ title, message, confirmText, danger = true }) {

@@ -1,7 +1,7 @@
 // Datasets: the organization's datasets, newest first, and a form to make one.
 import { api } from '../lib/api.js';
-import { clear, h } from '../lib/dom.js';
-import { errorBox, field, link, pageHeading, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
+import { h } from '../lib/dom.js';
+import { field, link, pageHeading, showFormError, firstPage, showPage, time, withBusy } from '../lib/ui.js';
 
 export default async function datasets(page, { app }) {
   const name = h('input', { autocomplete: 'off', maxlength: 200 });
@@ -30,34 +30,11 @@ export default async function datasets(page, { app }) {
   const listArea = h('div');
   async function load(cursor) {
     const data = await api('GET', '/v1/datasets/', { query: { limit: 50, cursor } });
-    let tbody = listArea.querySelector('tbody');
-    if (!cursor) {
-      if (!data.results.length) {
-        clear(listArea).append(h('p', { class: 'empty' }, 'You have no datasets yet: create one above, then import a JSONL or CSV file into it.'));
-        return;
-      }
-      tbody = h('tbody');
-      clear(listArea).append(
-        tableWrap(
-          h(
-            'table',
-            { 'aria-label': 'Datasets' },
-            h(
-              'thead',
-              {},
-              h(
-                'tr',
-                {},
-                ['Name', 'Description', 'Items', 'Updated'].map((t) => h('th', { scope: 'col' }, t)),
-              ),
-            ),
-            tbody,
-          ),
-        ),
-      );
-    }
-    for (const d of data.results) {
-      tbody.append(
+    showPage(listArea, cursor, data, {
+      label: 'Datasets',
+      columns: ['Name', 'Description', 'Items', 'Updated'],
+      empty: () => h('p', { class: 'empty' }, 'You have no datasets yet: create one above, then import a JSONL or CSV file into it.'),
+      row: (d) =>
         h(
           'tr',
           {},
@@ -66,9 +43,9 @@ export default async function datasets(page, { app }) {
           h('td', { class: 'num' }, String(d.item_count)),
           h('td', {}, time(d.updated_at)),
         ),
-      );
-    }
-    showMore(listArea, 'Show more datasets', data.next_cursor, load);
+      more: 'Show more datasets',
+      load,
+    });
   }
 
   page.append(
@@ -77,9 +54,5 @@ export default async function datasets(page, { app }) {
     form,
     listArea,
   );
-  try {
-    await load();
-  } catch (err) {
-    clear(listArea).append(errorBox(err));
-  }
+  await firstPage(listArea, load);
 }

@@ -96,7 +96,10 @@ export default async function evaluatorForm(page, { app, params, query }) {
       try {
         body.demonstrations = JSON.parse(demos.value);
       } catch (err) {
-        showFormError(form, { message: `Demonstrations are not valid JSON: ${err.message}`, errors: [{ field: 'demonstrations', message: 'Not valid JSON.' }] });
+        showFormError(form, {
+          message: `Demonstrations are not valid JSON: ${/** @type {SyntaxError} */ (err).message}`,
+          errors: [{ field: 'demonstrations', message: 'Not valid JSON.' }],
+        });
         return;
       }
     } else if (editing?.demonstrations?.length) body.demonstrations = [];

@@ -64,7 +64,7 @@ export function kindEditor(start, llmOnly) {
     try {
       parsed = JSON.parse(checks.value);
     } catch (err) {
-      throw { message: `Checks are not valid JSON: ${err.message}`, errors: [{ field: 'checks', message: 'Not valid JSON.' }] };
+      throw { message: `Checks are not valid JSON: ${/** @type {SyntaxError} */ (err).message}`, errors: [{ field: 'checks', message: 'Not valid JSON.' }] };
     }
     return { kind: 'check', checks: parsed, combine: combine.value };
   };

@@ -1,7 +1,7 @@
 // Evaluators: presets and custom ones, searchable.
 import { api } from '../lib/api.js';
-import { clear, h } from '../lib/dom.js';
-import { badge, errorBox, field, link, needs, pageHeading, select, tableWrap, showMore } from '../lib/ui.js';
+import { h } from '../lib/dom.js';
+import { badge, field, link, needs, pageHeading, select, firstPage, showPage } from '../lib/ui.js';
 
 export default async function evaluators(page, { app, query }) {
   const search = query.get('search') ?? '';
@@ -37,36 +37,11 @@ export default async function evaluators(page, { app, query }) {
   async function load(cursor) {
     const isPreset = kind === 'preset' ? 'true' : kind === 'custom' ? 'false' : undefined;
     const data = await api('GET', '/v1/evaluators/', { query: { search, is_preset: isPreset, limit: 100, cursor } });
-    let tbody = listArea.querySelector('tbody');
-    if (!cursor) {
-      if (!data.results.length) {
-        clear(listArea).append(
-          h('p', { class: 'empty' }, search ? `No evaluator matches “${search}”. ` : 'No evaluators here yet. ', link('/app/evaluators/new', 'Write one'), '.'),
-        );
-        return;
-      }
-      tbody = h('tbody');
-      clear(listArea).append(
-        tableWrap(
-          h(
-            'table',
-            { 'aria-label': 'Evaluators' },
-            h(
-              'thead',
-              {},
-              h(
-                'tr',
-                {},
-                ['Name', 'Intent', 'Required inputs', 'Version', 'Kind'].map((t) => h('th', { scope: 'col' }, t)),
-              ),
-            ),
-            tbody,
-          ),
-        ),
-      );
-    }
-    for (const e of data.results) {
-      tbody.append(
+    showPage(listArea, cursor, data, {
+      label: 'Evaluators',
+      columns: ['Name', 'Intent', 'Required inputs', 'Version', 'Kind'],
+      empty: () => h('p', { class: 'empty' }, search ? `No evaluator matches “${search}”. ` : 'No evaluators here yet. ', link('/app/evaluators/new', 'Write one'), '.'),
+      row: (e) =>
         h(
           'tr',
           {},
@@ -76,9 +51,9 @@ export default async function evaluators(page, { app, query }) {
           h('td', { class: 'num' }, String(e.version)),
           h('td', {}, e.is_preset ? badge('preset', 'preset') : own.has(e.project_id) ? badge('yours', 'good') : badge('public')),
         ),
-      );
-    }
-    showMore(listArea, 'Show more evaluators', data.next_cursor, load);
+      more: 'Show more evaluators',
+      load,
+    });
   }
 
   page.append(
@@ -91,9 +66,5 @@ export default async function evaluators(page, { app, query }) {
     form,
     listArea,
   );
-  try {
-    await load();
-  } catch (err) {
-    clear(listArea).append(errorBox(err));
-  }
+  await firstPage(listArea, load);
 }

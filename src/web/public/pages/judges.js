@@ -1,8 +1,8 @@
 // Judges: a searchable list, newest first. It opens on the caller's own judges; other organizations'
 // public ones (demo users' drafts among them) are shown on request (?include_public=true).
 import { api } from '../lib/api.js';
-import { clear, h } from '../lib/dom.js';
-import { badge, checkboxField, errorBox, field, link, pageHeading, tableWrap, time, showMore } from '../lib/ui.js';
+import { h } from '../lib/dom.js';
+import { badge, checkboxField, field, link, pageHeading, firstPage, showPage, time } from '../lib/ui.js';
 
 export default async function judges(page, { app, query }) {
   const search = query.get('search') ?? '';
@@ -29,45 +29,22 @@ export default async function judges(page, { app, query }) {
   async function load(cursor) {
     // The REST default includes public judges (SPEC section 2); the web app asks for them explicitly.
     const data = await api('GET', '/v1/judges/', { query: { search, include_public: String(includePublic), limit: 50, cursor } });
-    let tbody = listArea.querySelector('tbody');
-    if (!cursor) {
-      if (!data.results.length) {
+    showPage(listArea, cursor, data, {
+      label: 'Judges',
+      columns: ['Name', 'Intent', 'Stage', 'Evaluators', 'Owner', 'Updated'],
+      empty: () => {
         const withPublic = new URLSearchParams({ ...(search ? { search } : {}), include_public: 'true' });
-        clear(listArea).append(
-          h(
-            'p',
-            { class: 'empty' },
-            search ? `No judge${includePublic ? '' : ' of yours'} matches “${search}”. ` : includePublic ? 'No judges yet. ' : 'You have no judges yet. ',
-            link('/app/judges/generate', 'Generate one from a description'),
-            ' or ',
-            link('/app/judges/new', 'assemble one from evaluators'),
-            includePublic ? '.' : [', or ', link(`/app/judges?${withPublic}`, 'browse public judges of other organizations'), '.'],
-          ),
+        return h(
+          'p',
+          { class: 'empty' },
+          search ? `No judge${includePublic ? '' : ' of yours'} matches “${search}”. ` : includePublic ? 'No judges yet. ' : 'You have no judges yet. ',
+          link('/app/judges/generate', 'Generate one from a description'),
+          ' or ',
+          link('/app/judges/new', 'assemble one from evaluators'),
+          includePublic ? '.' : [', or ', link(`/app/judges?${withPublic}`, 'browse public judges of other organizations'), '.'],
         );
-        return;
-      }
-      tbody = h('tbody');
-      clear(listArea).append(
-        tableWrap(
-          h(
-            'table',
-            { 'aria-label': 'Judges' },
-            h(
-              'thead',
-              {},
-              h(
-                'tr',
-                {},
-                ['Name', 'Intent', 'Stage', 'Evaluators', 'Owner', 'Updated'].map((t) => h('th', { scope: 'col' }, t)),
-              ),
-            ),
-            tbody,
-          ),
-        ),
-      );
-    }
-    for (const j of data.results) {
-      tbody.append(
+      },
+      row: (j) =>
         h(
           'tr',
           {},
@@ -78,9 +55,9 @@ export default async function judges(page, { app, query }) {
           h('td', {}, own.has(j.project_id) ? badge('yours', 'good') : badge('public')),
           h('td', {}, time(j.updated_at)),
         ),
-      );
-    }
-    showMore(listArea, 'Show more judges', data.next_cursor, load);
+      more: 'Show more judges',
+      load,
+    });
   }
 
   page.append(
@@ -93,9 +70,5 @@ export default async function judges(page, { app, query }) {
     form,
     listArea,
   );
-  try {
-    await load();
-  } catch (err) {
-    clear(listArea).append(errorBox(err));
-  }
+  await firstPage(listArea, load);
 }

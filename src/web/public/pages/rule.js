@@ -89,7 +89,8 @@ export default async function rule(page, { app, params, isCurrent }) {
       if (JSON.stringify(now.status) !== shown) clear(statusArea).append(statusView(now));
       shown = JSON.stringify(now.status);
       refreshed.textContent = `Live: read every 2 s while this page is open (last ${new Date().toLocaleTimeString()}).`;
-    } catch (err) {
+    } catch (thrown) {
+      const err = /** @type {import('../lib/api.js').ApiError} */ (thrown); // api() throws only ApiError
       if (err.status === 404) return void clear(statusArea).append(errorBox(err));
       refreshed.textContent = `Could not refresh: ${err.message}. Trying again.`;
     }

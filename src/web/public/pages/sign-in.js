@@ -61,7 +61,7 @@ export default async function signIn(page, { app, query }) {
         );
         app.navigate(next);
       } catch (err) {
-        demo.querySelector('.form-error').replaceChildren(h('p', { class: 'error', role: 'alert' }, err.message));
+        demo.querySelector('.form-error').replaceChildren(h('p', { class: 'error', role: 'alert' }, /** @type {Error} */ (err).message));
       }
     });
   });
