@@ -8,6 +8,7 @@
 // again; labels and completions (submit) are committed durably.
 import type pg from 'pg';
 import { decodeRow, encodeParam, iso, json, logFromRow, type Row } from '../store/postgres/codecs.ts';
+import { inTransaction } from '../store/postgres/transaction.ts';
 import type { Page, PageQuery } from '../store/types.ts';
 import type { LeaseOutcome, ReviewCounts, ReviewItemRecord, ReviewLabelRecord, ReviewLeaseRecord, ReviewQueueRecord, ReviewStore } from './types.ts';
 
@@ -81,19 +82,8 @@ export class PgReviewStore implements ReviewStore {
     return result;
   }
 
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
-      const out = await fn(c);
-      await c.query('COMMIT');
-      return out;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      c.release();
-    }
+  private tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn);
   }
 
   async createQueue(q: ReviewQueueRecord) {
