@@ -139,7 +139,7 @@ export const JUDGE_INSERT_COLUMNS = [...JUDGE_COLUMNS.slice(0, 8), 'evaluator_id
  * A record whose fields are its columns, in column order, after what `extra` kept; timestamps
  * (created_at, updated_at) come back as ISO-8601 text, as they were written.
  */
-function recordFromRow<T>(r: Row, columns: readonly string[]): T {
+export function recordFromRow<T>(r: Row, columns: readonly string[]): T {
   const record: Row = { ...r.extra };
   for (const c of columns) record[c] = r[c] instanceof Date ? iso(r[c]) : r[c];
   return record as T;
