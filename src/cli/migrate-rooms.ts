@@ -21,6 +21,7 @@ import { readLines } from '../store/json-traces.ts';
 import type { MigrateContext } from '../store/migrate-context.ts';
 import { PgRuleStore } from '../store/postgres/eval-rules.ts';
 import { PgTraceStore } from '../store/postgres/traces.ts';
+import { inTransaction } from '../store/postgres/transaction.ts';
 import type { EvalJob, RuleRecord } from '../traces/rules/types.ts';
 import { logEventKey, type SpanEvaluation, type SpanLogEvent, type SpanRecord } from '../traces/types.ts';
 
@@ -29,19 +30,9 @@ function readJson<T>(file: string, empty: T): T {
   return { ...empty, ...(JSON.parse(fs.readFileSync(file, 'utf8')) as T) };
 }
 
-async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
-    const out = await fn(c);
-    await c.query('COMMIT');
-    return out;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    c.release();
-  }
+/** A record row (id, org_id, created_at, record) unless its id is there: how queues and rules are copied. */
+function insertRecordRow(c: pg.PoolClient, table: string, r: { id: string; org_id: string; created_at: string }) {
+  return c.query(`INSERT INTO ${table} (id, org_id, created_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`, [r.id, r.org_id, r.created_at, JSON.stringify(r)]);
 }
 
 const oldestFirst = <T extends { created_at: string; id: string }>(a: T, b: T) =>
@@ -85,12 +76,7 @@ async function migrateReview(ctx: MigrateContext): Promise<void> {
     counts.review_labels.source += labels.length;
     // One transaction per queue: a queue is in PostgreSQL with all of its rows or none of them.
     await inTransaction(target.pool, async (c) => {
-      const added = await c.query('INSERT INTO review_queues (id, org_id, created_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
-        q.id,
-        q.org_id,
-        q.created_at,
-        JSON.stringify(q),
-      ]);
+      const added = await insertRecordRow(c, 'review_queues', q);
       counts.review_queues.copied += added.rowCount ?? 0;
       counts.review_items.copied += await bulk(
         c,
@@ -174,12 +160,7 @@ async function migrateRules(ctx: MigrateContext): Promise<void> {
     counts.rule_units.source += units(r.id).length;
     // The counters and units only with the rule, in one transaction: a second run adds nothing to them.
     await inTransaction(target.pool, async (c) => {
-      const added = await c.query('INSERT INTO evaluation_rules (id, org_id, created_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
-        r.id,
-        r.org_id,
-        r.created_at,
-        JSON.stringify(r),
-      ]);
+      const added = await insertRecordRow(c, 'evaluation_rules', r);
       if (!added.rowCount) return;
       counts.evaluation_rules.copied++;
       const keys = Object.keys(counters);

@@ -1,10 +1,11 @@
 // Evaluators: visibility, name resolution, versioned edits. Shared by the tools and REST.
-import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
-import { looksLikeId, newId } from '../ids.ts';
+import { permissionDenied, TribunalError, validationError } from '../errors.ts';
+import { newId } from '../ids.ts';
 import type { Demonstration, Evaluator } from '../schemas.ts';
 import type { EvaluatorRecord } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
 import { conflictToError } from './conflicts.ts';
+import { canRead, getVisible, listVisibleVersions, resolve, revise, type VersionedKind } from './versioned.ts';
 import { resolveProjectId } from './projects.ts';
 import { demonstrationShapeProblem } from '../conversation/validate.ts';
 import { applyModelPatch, checkModelFields, modelFieldsForCreate, type EvaluatorModelFields } from './evaluator-models.ts';
@@ -21,58 +22,62 @@ export const evaluatorToWire = ({ org_id: _org, ...wire }: EvaluatorRecord): Eva
   critical: wire.critical ?? false,
 });
 
-/**
- * Decided for the caller on every record, current or past: each stored version keeps the visibility
- * it was saved with, so a version saved private stays private to its organization even after a
- * later version was made public (publishing publishes from then on, not the history).
- */
-export function canRead(ctx: Ctx, rec: { org_id: string | null; visibility: string }): boolean {
-  return rec.org_id === ctx.caller.org.id || rec.visibility === 'public';
-}
-
 /** A demo organization's resources are always public (SPEC section 1). */
 export function effectiveVisibility(ctx: Ctx, requested: 'private' | 'public' | undefined): 'private' | 'public' {
   return ctx.caller.org.is_demo ? 'public' : (requested ?? 'private');
 }
 
-export async function getVisibleEvaluator(ctx: Ctx, id: string, version?: number): Promise<EvaluatorRecord> {
-  // Names are accepted wherever ids are (GET /v1/evaluators/Faithfulness/, get_evaluator, PATCH, DELETE).
-  if (!looksLikeId(id)) return resolveEvaluator(ctx, { name: id }, version);
-  const latest = await ctx.store.getEvaluator(id);
-  if (!latest || !canRead(ctx, latest)) throw notFound('Evaluator', id);
-  if (version === undefined || version === latest.version) return latest;
-  const old = await ctx.store.getEvaluatorVersion(id, version);
-  if (!old || !canRead(ctx, old)) throw new TribunalError('not_found', 404, `Evaluator ${id} has no version ${version} visible to you; its latest is ${latest.version}.`);
-  return old;
-}
+export { canRead };
+
+/** Evaluators as a versioned resource (versioned.ts): presets rank after the caller's own, before others' public ones. */
+const EVALUATORS: VersionedKind<EvaluatorRecord> = {
+  noun: 'evaluator',
+  get: (store, id) => store.getEvaluator(id),
+  getVersion: (store, id, version) => store.getEvaluatorVersion(id, version),
+  listVersions: (store, id) => store.listEvaluatorVersions(id),
+  named: async (ctx, name) => (await ctx.store.listEvaluators({ org_id: ctx.caller.org.id, include_public: true, name }, { limit: 20 })).items,
+  candidates(ctx, items) {
+    const own = items.filter((e) => e.org_id === ctx.caller.org.id);
+    const presets = items.filter((e) => e.is_preset);
+    return own.length ? own : presets.length ? presets : items;
+  },
+  editable: (ctx, id) => getEditableEvaluator(ctx, id),
+  update: (store, next, expected) => store.updateEvaluator(next, expected),
+  fields: [
+    'name',
+    'intent',
+    'rubric',
+    'requires_contexts',
+    'requires_expected_output',
+    'requires_request',
+    'requires_turns',
+    'critical',
+    'demonstrations',
+    'model',
+    'models',
+    'aggregation',
+    'scoring',
+    'visibility',
+    'project_id',
+    // h-checks
+    'kind',
+    'checks',
+    'combine',
+    'code',
+  ],
+  conflictHint: 'choose another name or edit the existing one.',
+};
+
+export const getVisibleEvaluator = (ctx: Ctx, id: string, version?: number): Promise<EvaluatorRecord> => getVisible(EVALUATORS, ctx, id, version);
 
 /** Every version the caller may read, newest first (versions saved private are its owner's only). */
-export async function listVisibleEvaluatorVersions(ctx: Ctx, idOrName: string): Promise<EvaluatorRecord[]> {
-  const { id } = await getVisibleEvaluator(ctx, idOrName);
-  return (await ctx.store.listEvaluatorVersions(id)).filter((v) => canRead(ctx, v));
-}
+export const listVisibleEvaluatorVersions = (ctx: Ctx, idOrName: string): Promise<EvaluatorRecord[]> => listVisibleVersions(EVALUATORS, ctx, idOrName);
 
 /**
  * Finds an evaluator by id, or by exact name: the caller's own first, then presets, then other
  * organizations' public ones (ambiguity there is an error that lists the candidates).
  */
-export async function resolveEvaluator(ctx: Ctx, ref: { id?: string; name?: string }, version?: number): Promise<EvaluatorRecord> {
-  if (ref.id) return getVisibleEvaluator(ctx, ref.id, version);
-  if (!ref.name) throw validationError('Give evaluator_id or evaluator_name.', [{ field: 'evaluator_id', message: 'required (or evaluator_name)' }]);
-  const { items } = await ctx.store.listEvaluators({ org_id: ctx.caller.org.id, include_public: true, name: ref.name }, { limit: 20 });
-  const own = items.filter((e) => e.org_id === ctx.caller.org.id);
-  const presets = items.filter((e) => e.is_preset);
-  const candidates = own.length ? own : presets.length ? presets : items;
-  if (candidates.length === 0) {
-    throw new TribunalError('not_found', 404, `No evaluator named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive).`);
-  }
-  if (candidates.length > 1) {
-    throw validationError(`Several public evaluators are named ${JSON.stringify(ref.name)} (${candidates.map((c) => c.id).join(', ')}); pass evaluator_id instead.`, [
-      { field: 'evaluator_name', message: 'ambiguous' },
-    ]);
-  }
-  return version === undefined ? candidates[0] : getVisibleEvaluator(ctx, candidates[0].id, version);
-}
+export const resolveEvaluator = (ctx: Ctx, ref: { id?: string; name?: string }, version?: number): Promise<EvaluatorRecord> => resolve(EVALUATORS, ctx, ref, version);
 
 export interface EvaluatorContent extends Omit<KindContent, 'rubric'> {
   name: string;
@@ -130,7 +135,7 @@ function checkDemonstrations(content: Pick<EvaluatorContent, 'demonstrations' | 
   });
 }
 
-const conflict = (err: unknown) => conflictToError(err, 'choose another name or edit the existing one.');
+const conflict = (err: unknown) => conflictToError(err, EVALUATORS.conflictHint);
 
 export async function createEvaluator(ctx: WriteCtx, input: EvaluatorContent & { visibility?: 'private' | 'public'; project_id?: string }): Promise<EvaluatorRecord> {
   input = await settleKind(ctx.config, input); // h-checks: kind llm, check or code
@@ -178,38 +183,15 @@ export async function getEditableEvaluator(ctx: Ctx, id: string): Promise<Evalua
   return current;
 }
 
-const CONTENT_FIELDS = [
-  'name',
-  'intent',
-  'rubric',
-  'requires_contexts',
-  'requires_expected_output',
-  'requires_request',
-  'requires_turns',
-  'critical',
-  'demonstrations',
-  'model',
-  'models',
-  'aggregation',
-  'scoring',
-  'visibility',
-  'project_id',
-  // h-checks
-  'kind',
-  'checks',
-  'combine',
-  'code',
-] as const;
+const CONTENT_FIELDS = EVALUATORS.fields as readonly (keyof EvaluatorContent | 'visibility' | 'project_id')[];
 
 export async function updateEvaluator(
   ctx: WriteCtx,
   id: string,
   patch: Partial<EvaluatorContent & { visibility: 'private' | 'public'; project_id: string }>,
 ): Promise<EvaluatorRecord> {
-  // Optimistic concurrency: re-read and retry when another edit lands between read and write.
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const current = await getEditableEvaluator(ctx, id);
-    let next: EvaluatorRecord = { ...current };
+  return revise(EVALUATORS, ctx, id, async (copy, current) => {
+    let next = copy;
     if (patch.project_id !== undefined) next.project_id = await resolveProjectId(ctx, patch.project_id);
     for (const field of CONTENT_FIELDS) {
       if (field === 'project_id' || patch[field] === undefined) continue;
@@ -225,18 +207,9 @@ export async function updateEvaluator(
     if (patch.model !== undefined) await checkModel(ctx, patch.model);
     applyModelPatch(next, patch);
     await checkModelFields(ctx, next, patch);
-    const changed = CONTENT_FIELDS.some((f) => JSON.stringify(next[f]) !== JSON.stringify(current[f]));
-    if (!changed) return current;
     if (next.visibility === 'private' && current.visibility === 'public') await assertNoPublicJudgeUses(ctx, current.id);
-    next.version = current.version + 1;
-    next.updated_at = new Date().toISOString();
-    try {
-      if (await ctx.store.updateEvaluator(next, current.version)) return next;
-    } catch (err) {
-      throw conflict(err);
-    }
-  }
-  throw new TribunalError('conflict', 409, `Evaluator ${id} is being edited concurrently; try again.`, { reason: 'edited_concurrently' });
+    return next;
+  });
 }
 
 async function assertNoPublicJudgeUses(ctx: Ctx, evaluatorId: string) {

@@ -1,12 +1,13 @@
 // Judges: a named, versioned list of evaluator references. Shared by the tools and REST.
-import { notFound, permissionDenied, TribunalError, validationError } from '../errors.ts';
-import { looksLikeId, newId } from '../ids.ts';
+import { permissionDenied, TribunalError, validationError } from '../errors.ts';
+import { newId } from '../ids.ts';
 import type { EvaluatorRef, Judge, JudgeFull, JudgeGeneration } from '../schemas.ts';
 import type { Guardrail } from '../schemas/proxy.ts'; // h-proxy
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import type { RequestContext } from '../context.ts';
 import { conflictToError } from './conflicts.ts';
-import { canRead, effectiveVisibility, evaluatorToWire, resolveEvaluator } from './evaluators.ts';
+import { effectiveVisibility, evaluatorToWire, resolveEvaluator } from './evaluators.ts';
+import { canRead, getVisible, listVisibleVersions, resolve, revise, type VersionedKind } from './versioned.ts';
 import { resolveProjectId } from './projects.ts';
 
 type Ctx = Pick<RequestContext, 'store' | 'caller'>;
@@ -34,40 +35,30 @@ export function assertRunnable(judge: JudgeRecord): void {
   );
 }
 
-export async function getVisibleJudge(ctx: Ctx, id: string, version?: number): Promise<JudgeRecord> {
-  // Names are accepted wherever ids are (GET/PATCH/DELETE /v1/judges/Support%20replies/, get_judge).
-  if (!looksLikeId(id)) return resolveJudge(ctx, { name: id }, version);
-  const latest = await ctx.store.getJudge(id);
-  if (!latest || !canRead(ctx, latest)) throw notFound('Judge', id);
-  if (version === undefined || version === latest.version) return latest;
-  const old = await ctx.store.getJudgeVersion(id, version);
-  if (!old || !canRead(ctx, old)) throw new TribunalError('not_found', 404, `Judge ${id} has no version ${version} visible to you; its latest is ${latest.version}.`);
-  return old;
-}
+/** Judges as a versioned resource (versioned.ts): the caller's own first, then other organizations' public ones. */
+const JUDGES: VersionedKind<JudgeRecord> = {
+  noun: 'judge',
+  get: (store, id) => store.getJudge(id),
+  getVersion: (store, id, version) => store.getJudgeVersion(id, version),
+  listVersions: (store, id) => store.listJudgeVersions(id),
+  named: async (ctx, name) => (await ctx.store.listJudges({ org_id: ctx.caller.org.id, include_public: true, name }, { limit: 20 })).items,
+  candidates(ctx, items) {
+    const own = items.filter((j) => j.org_id === ctx.caller.org.id);
+    return own.length ? own : items;
+  },
+  editable: (ctx, id) => getEditableJudge(ctx, id),
+  update: (store, next, expected) => store.updateJudge(next, expected),
+  fields: ['name', 'intent', 'stage', 'visibility', 'project_id', 'evaluators', 'generation', 'guardrail'], // guardrail: h-proxy
+  conflictHint: 'choose another name or edit the existing judge.',
+};
+
+export const getVisibleJudge = (ctx: Ctx, id: string, version?: number): Promise<JudgeRecord> => getVisible(JUDGES, ctx, id, version);
 
 /** Every version the caller may read, newest first (versions saved private are its owner's only). */
-export async function listVisibleJudgeVersions(ctx: Ctx, idOrName: string): Promise<JudgeRecord[]> {
-  const { id } = await getVisibleJudge(ctx, idOrName);
-  return (await ctx.store.listJudgeVersions(id)).filter((v) => canRead(ctx, v));
-}
+export const listVisibleJudgeVersions = (ctx: Ctx, idOrName: string): Promise<JudgeRecord[]> => listVisibleVersions(JUDGES, ctx, idOrName);
 
 /** By id, or by exact name: the caller's own judges first, then other organizations' public ones. */
-export async function resolveJudge(ctx: Ctx, ref: { id?: string; name?: string }, version?: number): Promise<JudgeRecord> {
-  if (ref.id) return getVisibleJudge(ctx, ref.id, version);
-  if (!ref.name) throw validationError('Give judge_id or judge_name.', [{ field: 'judge_id', message: 'required (or judge_name)' }]);
-  const { items } = await ctx.store.listJudges({ org_id: ctx.caller.org.id, include_public: true, name: ref.name }, { limit: 20 });
-  const own = items.filter((j) => j.org_id === ctx.caller.org.id);
-  const candidates = own.length ? own : items;
-  if (!candidates.length) {
-    throw new TribunalError('not_found', 404, `No judge named ${JSON.stringify(ref.name)} is visible to you; names are exact (case-sensitive).`);
-  }
-  if (candidates.length > 1) {
-    throw validationError(`Several public judges are named ${JSON.stringify(ref.name)} (${candidates.map((c) => c.id).join(', ')}); pass judge_id instead.`, [
-      { field: 'judge_name', message: 'ambiguous' },
-    ]);
-  }
-  return version === undefined ? candidates[0] : getVisibleJudge(ctx, candidates[0].id, version);
-}
+export const resolveJudge = (ctx: Ctx, ref: { id?: string; name?: string }, version?: number): Promise<JudgeRecord> => resolve(JUDGES, ctx, ref, version);
 
 /**
  * The evaluators a judge applies, at the versions it runs: pinned ones at their pin, the rest at
@@ -134,7 +125,7 @@ async function buildRefs(ctx: WriteCtx, evaluatorIds: string[], pin: boolean, vi
   return refs;
 }
 
-const conflict = (err: unknown) => conflictToError(err, 'choose another name or edit the existing judge.');
+const conflict = (err: unknown) => conflictToError(err, JUDGES.conflictHint);
 
 export interface JudgeInput {
   name: string;
@@ -182,21 +173,8 @@ export async function getEditableJudge(ctx: Ctx, id: string): Promise<JudgeRecor
 }
 
 /** Applies a change to the latest version, bumping `version` when anything changed. */
-export async function reviseJudge(ctx: Ctx, id: string, change: (current: JudgeRecord) => Promise<JudgeRecord>): Promise<JudgeRecord> {
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const current = await getEditableJudge(ctx, id);
-    const next = await change({ ...current });
-    const fields = ['name', 'intent', 'stage', 'visibility', 'project_id', 'evaluators', 'generation', 'guardrail'] as const; // guardrail: h-proxy
-    if (fields.every((f) => JSON.stringify(next[f]) === JSON.stringify(current[f]))) return current;
-    next.version = current.version + 1;
-    next.updated_at = new Date().toISOString();
-    try {
-      if (await ctx.store.updateJudge(next, current.version)) return next;
-    } catch (err) {
-      throw conflict(err);
-    }
-  }
-  throw new TribunalError('conflict', 409, `Judge ${id} is being edited concurrently; try again.`, { reason: 'edited_concurrently' });
+export function reviseJudge(ctx: Ctx, id: string, change: (current: JudgeRecord) => Promise<JudgeRecord>): Promise<JudgeRecord> {
+  return revise(JUDGES, ctx, id, change);
 }
 
 /**

@@ -8,7 +8,8 @@
 // transaction only): a crash may forget a lease of the last moment, which only hands that item out
 // again; labels and completions (submit) are committed durably.
 import type pg from 'pg';
-import { decodeRow, encodeParam, iso, json, logFromRow, type Row } from '../store/postgres/codecs.ts';
+import { decodeRow, encodeParam, iso, json, logFromRow, recordFromRow, type Row } from '../store/postgres/codecs.ts';
+import { inTransaction } from '../store/postgres/transaction.ts';
 import type { Page, PageQuery } from '../store/types.ts';
 import type { LeaseOutcome, ReviewCounts, ReviewItemRecord, ReviewLabelRecord, ReviewLeaseRecord, ReviewQueueRecord, ReviewStore } from './types.ts';
 
@@ -21,16 +22,8 @@ const itemFromRow = (r: Row): ReviewItemRecord => ({
   adjudicated_at: iso(r.adjudicated_at),
   created_at: iso(r.created_at)!,
 });
-const leaseFromRow = (r: Row): ReviewLeaseRecord => ({
-  item_id: r.item_id,
-  queue_id: r.queue_id,
-  annotator_id: r.annotator_id,
-  state: r.state,
-  expires_at: iso(r.expires_at)!,
-  reason: r.reason,
-  created_at: iso(r.created_at)!,
-  updated_at: iso(r.updated_at)!,
-});
+const LEASE_COLUMNS = ['item_id', 'queue_id', 'annotator_id', 'state', 'expires_at', 'reason', 'created_at', 'updated_at'] as const;
+const leaseFromRow = (r: Row): ReviewLeaseRecord => recordFromRow(r, LEASE_COLUMNS);
 const labelFromRow = (r: Row): ReviewLabelRecord => ({
   id: r.id,
   queue_id: r.queue_id,
@@ -81,19 +74,8 @@ export class PgReviewStore implements ReviewStore {
     return result;
   }
 
-  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
-      const out = await fn(c);
-      await c.query('COMMIT');
-      return out;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      c.release();
-    }
+  private tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn);
   }
 
   async createQueue(q: ReviewQueueRecord) {

@@ -31,6 +31,9 @@ import { JsonFileTable } from './json-files-table.ts';
 import type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
 import { ResultCacheLru } from './result-cache-lru.ts';
 import { DataDirLock, type LockOwner } from './lock.ts';
+import { composed } from './compose.ts';
+import { jsonVersionedParts } from './json-versioned.ts';
+import type { EvaluatorStore, JudgeStore } from './parts/versioned.ts';
 import {
   newestFirst,
   StoreConflictError,
@@ -48,11 +51,7 @@ import {
   type DatasetItemRecord,
   type DatasetRecord,
   type ModelRecord,
-  type EvaluatorFilter,
-  type EvaluatorRecord,
   type ExecutionLogRecord,
-  type JudgeFilter,
-  type JudgeRecord,
   type LogFilter,
   type Page,
   type PageQuery,
@@ -61,7 +60,7 @@ import {
   type Store,
 } from './types.ts';
 
-import { clone, emptyData, matchesSearch, paginate, visibleTo, withoutPrototypes, type JsonData } from './json-data.ts';
+import { clone, emptyData, paginate, withoutPrototypes, type JsonData } from './json-data.ts';
 
 export interface JsonStoreOptions {
   dataDir: string;
@@ -71,7 +70,7 @@ export interface JsonStoreOptions {
   adminSocket?: string;
 }
 
-export class JsonStore implements Store {
+export class JsonStore extends composed<EvaluatorStore & JudgeStore>() implements Store {
   readonly kind = 'json' as const;
   private db!: Low<JsonData>;
   private lock?: DataDirLock;
@@ -85,7 +84,20 @@ export class JsonStore implements Store {
   /** Batch runs live beside db.json too (json-batches.ts). */
   private batches!: JsonBatches;
 
-  constructor(private readonly opts: JsonStoreOptions) {}
+  constructor(private readonly opts: JsonStoreOptions) {
+    // Evaluators and judges: one versioned table each (json-versioned.ts), over db.json once init has
+    // read it. The parts are made before super() (they are what it assembles), so they reach the
+    // store through `self`, set right after and read only when a method runs.
+    // biome-ignore lint/complexity/noUselessThisAlias: `this` does not exist yet where the parts are made.
+    let self!: JsonStore;
+    super(
+      jsonVersionedParts(
+        () => self.data,
+        () => self.save(),
+      ),
+    );
+    self = this;
+  }
 
   get dataDir() {
     return this.opts.dataDir;
@@ -252,109 +264,6 @@ export class JsonStore implements Store {
   getProject = (id: string) => this.projectTable.get(id);
   getDefaultProject = (orgId: string) => this.projectTable.getDefault(orgId);
   listProjects = (orgId: string, page: PageQuery) => this.projectTable.list(orgId, page);
-
-  // Evaluators and judges share their versioning logic.
-
-  private assertUniqueName(
-    table: Record<string, { id: string; org_id: string | null; name: string }>,
-    rec: { id: string; org_id: string | null; name: string },
-    resource: 'evaluator' | 'judge',
-  ) {
-    const clash = Object.values(table).find((r) => r.org_id === rec.org_id && r.name === rec.name && r.id !== rec.id);
-    if (clash) throw new StoreConflictError({ kind: 'name_taken', resource, name: rec.name });
-  }
-
-  async createEvaluator(evaluator: EvaluatorRecord): Promise<void> {
-    if (this.data.evaluators[evaluator.id]) throw new StoreConflictError({ kind: 'id_taken', resource: 'evaluator', id: evaluator.id });
-    this.assertUniqueName(this.data.evaluators, evaluator, 'evaluator');
-    this.data.evaluators[evaluator.id] = clone(evaluator);
-    this.data.evaluator_versions[evaluator.id] = [clone(evaluator)];
-    await this.save();
-  }
-  async getEvaluator(id: string) {
-    return clone(this.data.evaluators[id] ?? null);
-  }
-  async getEvaluatorVersion(id: string, version: number) {
-    return clone(this.data.evaluator_versions[id]?.find((v) => v.version === version) ?? null);
-  }
-  async listEvaluatorVersions(id: string) {
-    return clone([...(this.data.evaluator_versions[id] ?? [])].reverse());
-  }
-  async listEvaluators(filter: EvaluatorFilter, page: PageQuery) {
-    const rows = Object.values(this.data.evaluators).filter(
-      (e) =>
-        visibleTo(filter, e) &&
-        (filter.project_id === undefined || e.project_id === filter.project_id) &&
-        (filter.name === undefined || e.name === filter.name) &&
-        (filter.is_preset === undefined || e.is_preset === filter.is_preset) &&
-        matchesSearch(filter.search, e.name, e.intent),
-    );
-    return paginate(rows.sort(newestFirst), page);
-  }
-  async updateEvaluator(next: EvaluatorRecord, expectedVersion: number): Promise<boolean> {
-    const current = this.data.evaluators[next.id];
-    if (!current || current.version !== expectedVersion) return false;
-    this.assertUniqueName(this.data.evaluators, next, 'evaluator');
-    this.data.evaluators[next.id] = clone(next);
-    (this.data.evaluator_versions[next.id] ??= []).push(clone(next));
-    await this.save();
-    return true;
-  }
-  async deleteEvaluator(id: string): Promise<boolean> {
-    if (!this.data.evaluators[id]) return false;
-    delete this.data.evaluators[id];
-    delete this.data.evaluator_versions[id];
-    await this.save();
-    return true;
-  }
-
-  async createJudge(judge: JudgeRecord): Promise<void> {
-    if (this.data.judges[judge.id]) throw new StoreConflictError({ kind: 'id_taken', resource: 'judge', id: judge.id });
-    this.assertUniqueName(this.data.judges, judge, 'judge');
-    this.data.judges[judge.id] = clone(judge);
-    this.data.judge_versions[judge.id] = [clone(judge)];
-    await this.save();
-  }
-  async getJudge(id: string) {
-    return clone(this.data.judges[id] ?? null);
-  }
-  async getJudgeVersion(id: string, version: number) {
-    return clone(this.data.judge_versions[id]?.find((v) => v.version === version) ?? null);
-  }
-  async listJudgeVersions(id: string) {
-    return clone([...(this.data.judge_versions[id] ?? [])].reverse());
-  }
-  async listJudges(filter: JudgeFilter, page: PageQuery) {
-    const rows = Object.values(this.data.judges).filter(
-      (j) =>
-        visibleTo(filter, j) &&
-        (filter.project_id === undefined || j.project_id === filter.project_id) &&
-        (filter.name === undefined || j.name === filter.name) &&
-        matchesSearch(filter.search, j.name, j.intent, j.stage ?? ''),
-    );
-    return paginate(rows.sort(newestFirst), page);
-  }
-  async updateJudge(next: JudgeRecord, expectedVersion: number): Promise<boolean> {
-    const current = this.data.judges[next.id];
-    if (!current || current.version !== expectedVersion) return false;
-    this.assertUniqueName(this.data.judges, next, 'judge');
-    this.data.judges[next.id] = clone(next);
-    (this.data.judge_versions[next.id] ??= []).push(clone(next));
-    await this.save();
-    return true;
-  }
-  async deleteJudge(id: string): Promise<boolean> {
-    if (!this.data.judges[id]) return false;
-    delete this.data.judges[id];
-    delete this.data.judge_versions[id];
-    await this.save();
-    return true;
-  }
-  async findJudgesUsingEvaluator(evaluatorId: string) {
-    return Object.values(this.data.judges)
-      .filter((j) => j.evaluators.some((e) => e.id === evaluatorId))
-      .map((j) => ({ id: j.id, name: j.name, org_id: j.org_id }));
-  }
 
   // Execution logs
   async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {

@@ -1,19 +1,90 @@
 // The PostgreSQL store: the same Store contract as the JSON store, for several instances on one
 // database. The schema comes from src/store/migrations (see migrate-schema.ts), applied at init.
 //
-// The store is in three rooms: postgres/connection.ts (pool, statements, error mapping),
-// postgres/codecs.ts (row codecs and SQL builders), postgres/contract.ts (the Store contract). This
-// file adds the bulk import that `tribunal migrate --from json` uses, which is not part of the contract.
+// The store is its parts (one per resource, postgres/*.ts, each over the shared connection of
+// postgres/connection.ts), assembled here as the JSON store assembles its own (compose.ts), plus
+// the bulk import that `tribunal migrate --from json` uses, which is not part of the contract.
+// - Filtered and sorted fields are real columns; document-shaped parts are JSON documents (`json`,
+//   which keeps key order); fields a record has beyond the known columns go to `extra` and come back
+//   unchanged.
+// - Every write is one statement or one transaction, committed before the call returns: an
+//   acknowledged write is durable. Optimistic updates are `UPDATE ... WHERE version = expected`.
 import type { Organization } from '../schemas.ts';
-import { EVALUATOR_COLUMNS, evaluatorValues, json, JUDGE_COLUMNS, judgeValues, LOG_INSERT_COLUMNS, logFromRow, logValues, placeholders } from './postgres/codecs.ts';
-import { PostgresContractStore } from './postgres/contract.ts';
-import { StoreConflictError, type ApiKeyRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type ProjectRecord } from './types.ts';
+import { composed } from './compose.ts';
+import type { BudgetStore } from './parts/budgets.ts';
+import { pgApiKeys, pgOrganizations, pgProjects } from './postgres/accounts.ts';
+import { pgBatches } from './postgres/batches.ts';
+import { pgBudgets } from './postgres/budgets.ts';
+import { pgCalibration } from './postgres/calibration.ts';
+import { PgConnection, type PostgresStoreOptions } from './postgres/connection.ts';
+import { pgDatasets } from './postgres/datasets.ts';
+import { evaluatorTable, pgEvaluators } from './postgres/evaluators.ts';
+import { PgFiles } from './postgres/files.ts';
+import { judgeTable, pgJudges } from './postgres/judges.ts';
+import { getExecutionLogs, importExecutionLogs, pgLogs, pgResultCache } from './postgres/logs.ts';
+import { pgModels } from './postgres/models.ts';
+import { pgProviderBatches } from './postgres/provider-batches.ts';
+import { pgSurface } from './postgres/surface.ts';
+import { StoreConflictError, type ApiKeyRecord, type EvaluatorRecord, type ExecutionLogRecord, type JudgeRecord, type ProjectRecord, type Store } from './types.ts';
 
 // What callers outside the store use (the CLI, the log benchmark, tests), from where they always came.
 export { logPageQuery, logWhere } from './postgres/codecs.ts';
 export { describeUrl, type PostgresStoreOptions } from './postgres/connection.ts';
 
-export class PostgresStore extends PostgresContractStore {
+/** Every resource part of the store, over one connection. */
+const partsOver = (db: PgConnection, budgets: BudgetStore) => ({
+  ...pgOrganizations(db),
+  ...pgApiKeys(db),
+  ...pgProjects(db),
+  ...pgEvaluators(db),
+  ...pgJudges(db),
+  ...pgModels(db),
+  ...pgLogs(db),
+  ...pgResultCache(db),
+  ...pgDatasets(db),
+  ...pgBatches(db),
+  ...pgCalibration(db),
+  ...pgSurface(db),
+  ...budgets,
+  ...pgProviderBatches(db),
+  files: new PgFiles(
+    (sql, params) => db.query(sql, params),
+    (sql, params) => db.write(sql, params),
+  ),
+});
+
+export class PostgresStore extends composed<ReturnType<typeof partsOver>>() implements Store {
+  readonly kind = 'postgres' as const;
+  private readonly db: PgConnection;
+  private readonly stopBudgetHolds: () => void;
+
+  constructor(opts: PostgresStoreOptions) {
+    const db = new PgConnection(opts);
+    const budgets = pgBudgets(db);
+    super(partsOver(db, budgets.part));
+    this.db = db;
+    this.stopBudgetHolds = budgets.stop;
+  }
+
+  /** The pool, for the rooms that keep their own tables in the same database (review, traces, the batch queue). */
+  get pool() {
+    return this.db.pool;
+  }
+  init() {
+    return this.db.init();
+  }
+  close() {
+    this.stopBudgetHolds();
+    return this.db.close();
+  }
+  ping() {
+    return this.db.ping();
+  }
+  /** Raw SQL for tools (migration checks, the benchmark); not used by the server. */
+  sql(text: string, params: unknown[] = []) {
+    return this.db.sql(text, params);
+  }
+
   // Bulk import (tribunal migrate --from json): not part of the Store contract.
 
   /**
@@ -45,53 +116,23 @@ export class PostgresStore extends PostgresContractStore {
    * Imports an evaluator or judge with its whole version history. One whose id exists keeps its
    * latest version; only versions it lacks are added.
    */
-  async importVersioned(
+  importVersioned(
     kind: 'evaluator' | 'judge',
     latest: EvaluatorRecord | JudgeRecord,
     versions: Array<EvaluatorRecord | JudgeRecord>,
   ): Promise<{ latest: boolean; versions: number }> {
-    const table = kind === 'evaluator' ? 'evaluators' : 'judges';
-    return this.transaction(
-      async (c) => {
-        const exists = await c.query(`SELECT 1 FROM ${table} WHERE id = $1`, [latest.id]);
-        if (!exists.rowCount) {
-          if (kind === 'evaluator') {
-            await c.query(`INSERT INTO evaluators (${EVALUATOR_COLUMNS.join(', ')}, extra) VALUES (${placeholders(16)})`, evaluatorValues(latest as EvaluatorRecord));
-          } else {
-            await c.query(
-              `INSERT INTO judges (${JUDGE_COLUMNS.slice(0, 8).join(', ')}, evaluator_ids, ${JUDGE_COLUMNS.slice(8).join(', ')}, extra) VALUES (${placeholders(13)})`,
-              judgeValues(latest as JudgeRecord),
-            );
-          }
-        }
-        let added = 0;
-        for (const v of versions.length ? versions : [latest]) {
-          const r = await c.query(`INSERT INTO ${kind}_versions (id, version, record) VALUES ($1, $2, $3) ON CONFLICT (id, version) DO NOTHING`, [v.id, v.version, json(v)]);
-          added += r.rowCount ?? 0;
-        }
-        return { latest: !exists.rowCount, versions: added };
-      },
-      kind === 'evaluator' ? this.evaluatorConflict(latest as EvaluatorRecord) : this.judgeConflict(latest as JudgeRecord),
-    );
+    return kind === 'evaluator'
+      ? evaluatorTable(this.db).importWithHistory(latest as EvaluatorRecord, versions as EvaluatorRecord[])
+      : judgeTable(this.db).importWithHistory(latest as JudgeRecord, versions as JudgeRecord[]);
   }
 
   /** Several logs by id (those that exist), for verification. */
-  async getExecutionLogs(ids: string[]): Promise<ExecutionLogRecord[]> {
-    const { rows } = await this.query('SELECT * FROM execution_logs WHERE id = ANY($1::text[])', [ids]);
-    return rows.map(logFromRow);
+  getExecutionLogs(ids: string[]): Promise<ExecutionLogRecord[]> {
+    return getExecutionLogs(this.db, ids);
   }
 
   /** Inserts logs in multi-row statements, skipping ids already present; answers how many were new. */
-  async importExecutionLogs(logs: ExecutionLogRecord[]): Promise<number> {
-    const perRow = LOG_INSERT_COLUMNS.length;
-    const batch = Math.floor(60_000 / perRow);
-    let inserted = 0;
-    for (let i = 0; i < logs.length; i += batch) {
-      const chunk = logs.slice(i, i + batch);
-      const rows = chunk.map((_, r) => `(${placeholders(perRow, r * perRow)})`).join(', ');
-      const result = await this.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES ${rows} ON CONFLICT (id) DO NOTHING`, chunk.flatMap(logValues));
-      inserted += result.rowCount ?? 0;
-    }
-    return inserted;
+  importExecutionLogs(logs: ExecutionLogRecord[]): Promise<number> {
+    return importExecutionLogs(this.db, logs);
   }
 }

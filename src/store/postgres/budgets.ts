@@ -2,7 +2,9 @@
 // conditional UPDATE ... WHERE spent + reserved < cap RETURNING: the row lock makes concurrent
 // reservations from any number of instances take turns, so none passes a check another has spent.
 import { randomUUID } from 'node:crypto';
+import type { BudgetStore } from '../parts/budgets.ts';
 import type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from '../types.ts';
+import type { PgConnection } from './connection.ts';
 
 type Rows = { rows: Array<Record<string, unknown>> };
 export type PgRun = (sql: string, params: unknown[]) => Promise<Rows>;
@@ -135,4 +137,24 @@ export async function pgListBudgetCaps(run: PgRun, orgId: string): Promise<Budge
     period: r.period as 'daily' | 'total',
     cap_usd: Number(r.cap_usd),
   }));
+}
+
+/**
+ * The budget part over the store's connection. Reservations and settlements are single statements,
+ * never retried; they are held by this process (BudgetHolds, started at the first reservation), so
+ * one killed mid-run lets go after the lease. `stop` ends the renewals (the store's close).
+ */
+export function pgBudgets(db: PgConnection): { part: BudgetStore; stop: () => void } {
+  const write: PgRun = (sql, params) => db.write(sql, params);
+  const read: PgRun = (sql, params) => db.query(sql, params);
+  let holds: BudgetHolds | undefined;
+  const hold = () => (holds ??= BudgetHolds.started(write, db.budgetLeaseMs)).hold;
+  const part: BudgetStore = {
+    reserveBudget: (key, amount, cap) => pgReserveBudget(write, key, amount, cap, hold()),
+    settleBudget: (key, reserved, spent) => pgSettleBudget(write, key, reserved, spent, hold()),
+    listBudgetCounters: (filter) => pgListBudgetCounters(read, filter),
+    setBudgetCap: (cap) => pgSetBudgetCap(write, cap),
+    listBudgetCaps: (orgId) => pgListBudgetCaps(read, orgId),
+  };
+  return { part, stop: () => holds?.stop() };
 }

@@ -111,24 +111,9 @@ export const evaluatorValues = (e: EvaluatorRecord) => [
   e.updated_at,
   extraOf(e, EVALUATOR_COLUMNS),
 ];
-export const evaluatorFromRow = (r: Row): EvaluatorRecord => ({
-  ...r.extra,
-  id: r.id,
-  org_id: r.org_id,
-  name: r.name,
-  intent: r.intent,
-  rubric: r.rubric,
-  requires_contexts: r.requires_contexts,
-  requires_expected_output: r.requires_expected_output,
-  demonstrations: r.demonstrations,
-  model: r.model,
-  visibility: r.visibility,
-  is_preset: r.is_preset,
-  project_id: r.project_id,
-  version: r.version,
-  created_at: iso(r.created_at)!,
-  updated_at: iso(r.updated_at)!,
-});
+export const evaluatorFromRow = (r: Row): EvaluatorRecord => recordFromRow(r, EVALUATOR_COLUMNS);
+/** Insert (and update) order: the columns, then extra. */
+export const EVALUATOR_INSERT_COLUMNS = [...EVALUATOR_COLUMNS, 'extra'];
 
 export const JUDGE_COLUMNS = ['id', 'org_id', 'name', 'intent', 'stage', 'visibility', 'project_id', 'evaluators', 'version', 'created_at', 'updated_at'] as const;
 export const judgeValues = (j: JudgeRecord) => [
@@ -146,20 +131,19 @@ export const judgeValues = (j: JudgeRecord) => [
   j.updated_at,
   extraOf(j, JUDGE_COLUMNS),
 ];
-export const judgeFromRow = (r: Row): JudgeRecord => ({
-  ...r.extra,
-  id: r.id,
-  org_id: r.org_id,
-  name: r.name,
-  intent: r.intent,
-  stage: r.stage,
-  visibility: r.visibility,
-  project_id: r.project_id,
-  evaluators: r.evaluators,
-  version: r.version,
-  created_at: iso(r.created_at)!,
-  updated_at: iso(r.updated_at)!,
-});
+export const judgeFromRow = (r: Row): JudgeRecord => recordFromRow(r, JUDGE_COLUMNS);
+/** Insert (and update) order: judgeValues's, with evaluator_ids (migration 003's filter column) after the evaluators. */
+export const JUDGE_INSERT_COLUMNS = [...JUDGE_COLUMNS.slice(0, 8), 'evaluator_ids', ...JUDGE_COLUMNS.slice(8), 'extra'];
+
+/**
+ * A record whose fields are its columns, in column order, after what `extra` kept; timestamps
+ * (created_at, updated_at) come back as ISO-8601 text, as they were written.
+ */
+export function recordFromRow<T>(r: Row, columns: readonly string[]): T {
+  const record: Row = { ...r.extra };
+  for (const c of columns) record[c] = r[c] instanceof Date ? iso(r[c]) : r[c];
+  return record as T;
+}
 
 export const LOG_COLUMNS = [
   'id',

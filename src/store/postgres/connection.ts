@@ -1,5 +1,6 @@
 // The PostgreSQL store's connection: the pool, start-up (waiting for the database, migrations),
-// statements, transactions, and the mapping of driver errors to the store's errors.
+// statements, transactions, and the mapping of driver errors to the store's errors. One connection
+// is shared by every part of the store (postgres-store.ts assembles them over it).
 //
 // - An unreachable database becomes StoreUnavailableError (the server answers 503). The pool opens
 //   fresh connections on demand, so the store recovers by itself when the database returns. Reads,
@@ -64,7 +65,7 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class PgConnection {
   readonly pool: pg.Pool;
-  protected closed = false;
+  private closed = false;
 
   constructor(private readonly opts: PostgresStoreOptions) {
     this.pool = new pg.Pool({
@@ -83,7 +84,7 @@ export class PgConnection {
     this.pool.on('connect', (client) => client.on('error', () => {}));
   }
 
-  protected get budgetLeaseMs(): number {
+  get budgetLeaseMs(): number {
     return this.opts.budgetLeaseMs ?? 60_000;
   }
 
@@ -123,7 +124,7 @@ export class PgConnection {
   }
 
   /** Maps a driver error to the store's errors: unreachable -> StoreUnavailableError, unique -> StoreConflictError. */
-  protected storeError(err: unknown, conflict?: (constraint: string) => ConflictReason): unknown {
+  storeError(err: unknown, conflict?: (constraint: string) => ConflictReason): unknown {
     if (err instanceof StoreUnavailableError || err instanceof StoreConflictError) return err;
     if (isConnectionError(err)) return new StoreUnavailableError(`PostgreSQL is unreachable: ${(err as Error).message}`, { cause: err });
     const e = err as { code?: string; constraint?: string };
@@ -132,7 +133,7 @@ export class PgConnection {
   }
 
   /** A pooled connection; a failure to connect is retried briefly (nothing was sent yet). */
-  protected async connect(retries = 2): Promise<pg.PoolClient> {
+  async connect(retries = 2): Promise<pg.PoolClient> {
     if (this.closed) throw new StoreUnavailableError('The store is closed.');
     for (let attempt = 0; ; attempt++) {
       try {
@@ -148,11 +149,7 @@ export class PgConnection {
    * One statement. `idempotent` statements (reads) are retried on a broken connection, e.g. a pooled
    * connection the database closed on restart; a write is not, since it may have been applied.
    */
-  protected async query(
-    sql: string,
-    params: unknown[],
-    opts: { idempotent?: boolean; retries?: number; conflict?: (c: string) => ConflictReason } = {},
-  ): Promise<pg.QueryResult<Row>> {
+  async query(sql: string, params: unknown[], opts: { idempotent?: boolean; retries?: number; conflict?: (c: string) => ConflictReason } = {}): Promise<pg.QueryResult<Row>> {
     const retries = opts.retries ?? 2;
     for (let attempt = 0; ; attempt++) {
       const client = await this.connect(retries);
@@ -170,12 +167,12 @@ export class PgConnection {
     }
   }
 
-  protected write(sql: string, params: unknown[], conflict?: (c: string) => ConflictReason) {
+  write(sql: string, params: unknown[], conflict?: (c: string) => ConflictReason) {
     return this.query(sql, params, { idempotent: false, conflict });
   }
 
   /** Runs `fn` in a transaction; it commits unless `fn` throws or answers `{ rollback: value }`. */
-  protected async transaction<T>(fn: (c: Queryable) => Promise<T | { rollback: T }>, conflict?: (c: string) => ConflictReason): Promise<T> {
+  async transaction<T>(fn: (c: Queryable) => Promise<T | { rollback: T }>, conflict?: (c: string) => ConflictReason): Promise<T> {
     const client = await this.connect();
     const q: Queryable = {
       query: async (sql: string, params: unknown[] = []) => {
@@ -203,7 +200,7 @@ export class PgConnection {
     }
   }
 
-  protected async one<T>(sql: string, params: unknown[], fromRow: (r: Row) => T): Promise<T | null> {
+  async one<T>(sql: string, params: unknown[], fromRow: (r: Row) => T): Promise<T | null> {
     const { rows } = await this.query(sql, params);
     return rows[0] ? fromRow(rows[0]) : null;
   }

@@ -1,5 +1,7 @@
 // The PostgreSQL store's provider batches (migrations/019_provider_batches.sql, issue 32).
+import type { ProviderBatchStore } from '../parts/batches.ts';
 import type { ProviderBatchPatch, ProviderBatchRecord } from '../provider-batch-types.ts';
+import type { PgConnection } from './connection.ts';
 
 type Rows = { rows: Array<Record<string, unknown>> };
 export type PgRun = (sql: string, params: unknown[]) => Promise<Rows>;
@@ -43,3 +45,10 @@ export async function pgListProviderBatches(run: PgRun, batchId: string): Promis
   const { rows } = await run('SELECT * FROM provider_batches WHERE batch_id = $1 ORDER BY created_at, id', [batchId]);
   return rows.map(fromRow);
 }
+
+/** The provider-batch part over the store's connection. */
+export const pgProviderBatches = (db: PgConnection): ProviderBatchStore => ({
+  createProviderBatch: (r) => pgCreateProviderBatch((sql, params) => db.write(sql, params), r),
+  updateProviderBatch: (id, patch) => pgUpdateProviderBatch((sql, params) => db.write(sql, params), id, patch),
+  listProviderBatches: (batchId) => pgListProviderBatches((sql, params) => db.query(sql, params), batchId),
+});

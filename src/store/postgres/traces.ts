@@ -64,6 +64,15 @@ function mapError(err: unknown): unknown {
 export class PgTraceStore implements TraceStore {
   constructor(private readonly pool: pg.Pool) {}
 
+  /** A pooled connection, an unreachable database mapped to the store's error. */
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      throw mapError(err);
+    }
+  }
+
   private async q<R extends pg.QueryResultRow = any>(sql: string, params: unknown[] = [], c: Q = this.pool): Promise<pg.QueryResult<R>> {
     try {
       return await c.query<R>(sql, params);
@@ -122,12 +131,7 @@ export class PgTraceStore implements TraceStore {
     } catch (err) {
       if ((err as { code?: string }).code !== CAP_PASSED) throw err;
     }
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw mapError(err);
-    }
+    const client = await this.connect();
     try {
       const exact = await this.insertNearCap(client, orgId, fresh, maxSpans);
       client.release();
@@ -170,12 +174,7 @@ export class PgTraceStore implements TraceStore {
    */
   async insertLogEvents(orgId: string, events: SpanLogEvent[], maxEvents: number) {
     if (!events.length) return { inserted: 0, duplicates: 0, refused: 0 };
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw mapError(err);
-    }
+    const client = await this.connect();
     try {
       await client.query('BEGIN');
       await client.query('INSERT INTO trace_log_event_counts (org_id, events) VALUES ($1, 0) ON CONFLICT DO NOTHING', [orgId]);

@@ -1,0 +1,35 @@
+// Store parts for batch runs (their rows and inline items) and the provider batches they submit.
+import type { DatasetItemInput } from '../../schemas.ts';
+import type { BatchExecutionRecord, BatchFilter, BatchPatch, BatchRowQuery, BatchRowRecord, BatchRowScores } from '../batch-types.ts';
+import type { ProviderBatchPatch, ProviderBatchRecord } from '../provider-batch-types.ts';
+import type { Page, PageQuery } from './page.ts';
+
+export interface BatchStore {
+  /** Stores a batch run, with the items given in the request (inline runs) in their order. */
+  createBatchExecution(batch: BatchExecutionRecord, items?: DatasetItemInput[]): Promise<void>;
+  getBatchExecution(id: string): Promise<BatchExecutionRecord | null>;
+  /** Newest first. */
+  listBatchExecutions(filter: BatchFilter, page: PageQuery): Promise<Page<BatchExecutionRecord>>;
+  /** Every run still queued or running, in any organization (resumed at start-up). */
+  listUnfinishedBatchExecutions(): Promise<BatchExecutionRecord[]>;
+  /** Sets the fields given; null when the run is unknown or `if_status` did not hold. */
+  updateBatchExecution(id: string, patch: BatchPatch): Promise<BatchExecutionRecord | null>;
+  /**
+   * Records one finished row and counts it (done when it has a score, failed otherwise; its cost
+   * is added), atomically. False, changing nothing, when the row at this position exists already.
+   */
+  recordBatchRow(batchId: string, row: BatchRowRecord): Promise<boolean>;
+  listBatchRows(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowRecord[]; last?: number }>;
+  /** The same pages, each row cut to its scores (`rowScores`): what comparisons, summaries and the runner read. */
+  listBatchRowScores(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowScores[]; last?: number }>;
+  /** Items given in the request of an inline run: `count` from position `from`. */
+  getBatchItems(batchId: string, from: number, count: number): Promise<DatasetItemInput[]>;
+}
+
+/** Provider batches of runs in mode provider_batch (issue 32, src/batch/provider-*.ts); durable before answered. */
+export interface ProviderBatchStore {
+  createProviderBatch(record: ProviderBatchRecord): Promise<void>;
+  updateProviderBatch(id: string, patch: ProviderBatchPatch): Promise<ProviderBatchRecord | null>;
+  /** A run's provider batches, oldest first. */
+  listProviderBatches(batchId: string): Promise<ProviderBatchRecord[]>;
+}

@@ -1,0 +1,66 @@
+// The PostgreSQL store's execution logs (filter columns beside the record; see codecs.ts) and the
+// result cache (migrations/010_result_cache.sql), with the bulk log import `tribunal migrate` uses.
+import type { EvaluatorResult } from '../../schemas.ts';
+import type { ExecutionLogRecord, LogFilter, LogStore, LogValueField, ResultCacheStore, ValueQuery } from '../parts/logs.ts';
+import type { Page, PageQuery } from '../parts/page.ts';
+import { json, LOG_INSERT_COLUMNS, logFromRow, logPageQuery, logValues, logValuesQuery, placeholders, toPage } from './codecs.ts';
+import type { PgConnection } from './connection.ts';
+
+export const pgLogs = (db: PgConnection): LogStore => ({
+  async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {
+    await db.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(LOG_INSERT_COLUMNS.length)})`, logValues(log), () => ({
+      kind: 'id_taken',
+      resource: 'execution_log',
+      id: log.id,
+    }));
+  },
+  getExecutionLog(id: string) {
+    return db.one('SELECT * FROM execution_logs WHERE id = $1', [id], logFromRow);
+  },
+  async listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>> {
+    const { sql, params } = logPageQuery(filter, page);
+    return toPage((await db.query(sql, params)).rows, page, logFromRow);
+  },
+  async listLogValues(orgId: string, field: LogValueField, query: ValueQuery): Promise<{ values: string[]; more: boolean }> {
+    const { sql, params } = logValuesQuery(orgId, field, query);
+    const values = (await db.query(sql, params)).rows.map((r) => r.value as string);
+    return { values: values.slice(0, query.limit), more: values.length > query.limit };
+  },
+});
+
+/** A hit takes a new use number; a put evicts every entry maxEntries or more numbers below its own, in the same statement. */
+export const pgResultCache = (db: PgConnection): ResultCacheStore => ({
+  getCachedResult(orgId: string, key: string) {
+    return db.one("UPDATE result_cache SET used = nextval('result_cache_use') WHERE org_id = $1 AND key = $2 RETURNING result", [orgId, key], (r) => r.result as EvaluatorResult);
+  },
+  async putCachedResult(orgId: string, key: string, result: EvaluatorResult, maxEntries: number) {
+    await db.write(
+      `WITH put AS (
+         INSERT INTO result_cache (org_id, key, used, result) VALUES ($1, $2, nextval('result_cache_use'), $3)
+         ON CONFLICT (org_id, key) DO UPDATE SET used = EXCLUDED.used, result = EXCLUDED.result, created_at = now()
+         RETURNING used)
+       DELETE FROM result_cache WHERE used <= (SELECT used FROM put) - $4 AND NOT (org_id = $1 AND key = $2)`,
+      [orgId, key, json(result), Math.max(0, maxEntries)],
+    );
+  },
+});
+
+/** Several logs by id (those that exist), for verification after a bulk import. */
+export async function getExecutionLogs(db: PgConnection, ids: string[]): Promise<ExecutionLogRecord[]> {
+  const { rows } = await db.query('SELECT * FROM execution_logs WHERE id = ANY($1::text[])', [ids]);
+  return rows.map(logFromRow);
+}
+
+/** Inserts logs in multi-row statements, skipping ids already present; answers how many were new. */
+export async function importExecutionLogs(db: PgConnection, logs: ExecutionLogRecord[]): Promise<number> {
+  const perRow = LOG_INSERT_COLUMNS.length;
+  const batch = Math.floor(60_000 / perRow);
+  let inserted = 0;
+  for (let i = 0; i < logs.length; i += batch) {
+    const chunk = logs.slice(i, i + batch);
+    const rows = chunk.map((_, r) => `(${placeholders(perRow, r * perRow)})`).join(', ');
+    const result = await db.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES ${rows} ON CONFLICT (id) DO NOTHING`, chunk.flatMap(logValues));
+    inserted += result.rowCount ?? 0;
+  }
+  return inserted;
+}
