@@ -84,6 +84,22 @@ const JUDGE_FIELDS_HELP = `  --name <name>          judge name, unique in your o
   --project <id>         project for the judge
   --file <path>          a JSON body with the same fields (name, intent, evaluator_ids, ...); flags override it`;
 
+/** A create or update body: --file's object, then the flags given (create and update differ only in how stage and pinning are said). */
+function judgeBody(values: Record<string, string | boolean | string[] | undefined>, own: { stage: string | null | undefined; pin_versions: boolean | undefined }) {
+  return {
+    ...readJsonObject(str(values.file)),
+    ...defined({
+      name: str(values.name),
+      intent: str(values.intent),
+      evaluator_ids: list(values.evaluator),
+      stage: own.stage,
+      visibility: oneOf(values.visibility, 'visibility', VISIBILITY),
+      project_id: str(values.project),
+      pin_versions: own.pin_versions,
+    }),
+  };
+}
+
 const create: Command = {
   summary: 'create a judge from an explicit list of evaluators',
   help: `Usage: tribunal judges create --name <name> --intent <text> --evaluator <id|name> [--evaluator ...] [options]
@@ -101,18 +117,7 @@ ${JUDGE_FIELDS_HELP}
     'pin-versions': { type: 'boolean' },
   },
   async run({ values, json, client }) {
-    const body = {
-      ...readJsonObject(str(values.file)),
-      ...defined({
-        name: str(values.name),
-        intent: str(values.intent),
-        evaluator_ids: list(values.evaluator),
-        stage: str(values.stage),
-        visibility: oneOf(values.visibility, 'visibility', VISIBILITY),
-        project_id: str(values.project),
-        pin_versions: values['pin-versions'] ? true : undefined,
-      }),
-    };
+    const body = judgeBody(values, { stage: str(values.stage), pin_versions: values['pin-versions'] ? true : undefined });
     for (const [field, flag] of [
       ['name', '--name'],
       ['intent', '--intent'],
@@ -151,18 +156,10 @@ ${JUDGE_FIELDS_HELP.replace('an evaluator to apply, in order', 'the new full eva
   async run({ values, positionals, json, client }) {
     if (values.stage !== undefined && values['clear-stage']) throw usageError('give --stage or --clear-stage, not both.');
     if (values['pin-versions'] && values['unpin-versions']) throw usageError('give --pin-versions or --unpin-versions, not both.');
-    const body = {
-      ...readJsonObject(str(values.file)),
-      ...defined({
-        name: str(values.name),
-        intent: str(values.intent),
-        evaluator_ids: list(values.evaluator),
-        stage: values['clear-stage'] ? null : str(values.stage),
-        visibility: oneOf(values.visibility, 'visibility', VISIBILITY),
-        project_id: str(values.project),
-        pin_versions: values['pin-versions'] ? true : values['unpin-versions'] ? false : undefined,
-      }),
-    };
+    const body = judgeBody(values, {
+      stage: values['clear-stage'] ? null : str(values.stage),
+      pin_versions: values['pin-versions'] ? true : values['unpin-versions'] ? false : undefined,
+    });
     if (!Object.keys(body).length) throw usageError('nothing to change: give at least one of --name, --intent, --evaluator, --stage, --visibility, --project, --file.');
     const id = await resolveId(client(), 'judge', positionals[0]);
     const judge = await client().patch<JudgeFull>(`/v1/judges/${encodeURIComponent(id)}/`, body);

@@ -21,8 +21,8 @@ import type { DatasetItemInput } from '../schemas.ts';
 import { GroupCommit, setAside, writeFileDurably } from './json-files.ts';
 import { readTableFile } from './json-damage.ts';
 import { log } from '../log.ts';
+import { paginate } from './json-data.ts';
 import {
-  isAfter,
   newestFirst,
   StoreConflictError,
   type BatchExecutionRecord,
@@ -225,11 +225,7 @@ export class JsonBatches {
           (filter.date_to === undefined || b.created_at <= filter.date_to),
       )
       .sort(newestFirst);
-    const start = page.after ? sorted.findIndex((b) => isAfter(b, page.after!)) : 0;
-    if (start < 0) return { items: [] };
-    const items = sorted.slice(start, start + page.limit).map((b) => structuredClone(b));
-    const last = items[items.length - 1];
-    return { items, last: start + page.limit < sorted.length && last ? { created_at: last.created_at, id: last.id } : undefined };
+    return paginate(sorted, page);
   }
 
   unfinished(): BatchExecutionRecord[] {

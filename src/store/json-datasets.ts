@@ -14,8 +14,8 @@ import readline from 'node:readline';
 import { GroupCommit, setAside, writeFileDurably } from './json-files.ts';
 import { readTableFile } from './json-damage.ts';
 import { log } from '../log.ts';
+import { paginate } from './json-data.ts';
 import {
-  isAfter,
   newestFirst,
   StoreConflictError,
   type DatasetFilter,
@@ -192,11 +192,7 @@ export class JsonDatasets {
           (!needle || d.name.toLowerCase().includes(needle) || d.description.toLowerCase().includes(needle)),
       )
       .sort(newestFirst);
-    const start = page.after ? sorted.findIndex((d) => isAfter(d, page.after!)) : 0;
-    if (start < 0) return { items: [] };
-    const items = sorted.slice(start, start + page.limit).map((d) => ({ ...d }));
-    const last = items[items.length - 1];
-    return { items, last: start + page.limit < sorted.length && last ? { created_at: last.created_at, id: last.id } : undefined };
+    return paginate(sorted, page);
   }
 
   async update(id: string, patch: { name?: string; description?: string; updated_at: string }): Promise<DatasetRecord | null> {
