@@ -85,7 +85,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   });
 
   // h-proxy: the judge proxy's OpenAI-compatible paths answer in OpenAI's protocol, errors included (src/proxy/).
-  app.use(onlyFor(/\/openai\//i, proxyRouter(services, authenticator, perKeyLimit)));
+  app.use(onlyFor(/\/openai(?:[/?]|$)/i, proxyRouter(services, authenticator, perKeyLimit)));
 
   // The caller is known from the headers (a key, or the web app's session cookie with its CSRF
   // checks) before a byte of the body is read: an unauthenticated upload is refused unread.

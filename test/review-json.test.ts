@@ -188,10 +188,13 @@ test('compaction writes review.json whole and empties the journal; a crash betwe
   // 40 changes of ~300 bytes against a 2,000-byte limit: compacted several times on the way.
   const snapshot = JSON.parse(fs.readFileSync(path.join(dir, 'review.json'), 'utf8')) as { journal_seq: number };
   assert.ok(snapshot.journal_seq > 2, `a compaction ran (journal_seq ${snapshot.journal_seq})`);
-  assert.ok(fs.statSync(journal).size < 2000 + 1000, 'the journal stays near its limit');
   // A compaction the last change started runs on: the pair read below must be from after it (a
   // crash in the middle of one leaves review.journal.jsonl.old too, the case tested last).
   await until('the last compaction to finish', () => !fs.existsSync(`${journal}.old`));
+  // Compaction runs beside the appends, so under load the journal may pass its limit before one
+  // ends; what holds is that it was emptied on the way (all 40 changes take about 12,000 bytes).
+  const size = fs.statSync(journal).size;
+  assert.ok(size < 6000, `the journal was emptied on the way (${size} bytes)`);
   const journalBefore = fs.readFileSync(journal);
   const snapshotBefore = fs.readFileSync(path.join(dir, 'review.json'));
   await rs.close();
