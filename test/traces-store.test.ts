@@ -86,45 +86,6 @@ describe('trace store', () => {
     assert.deepEqual([retry.inserted, retry.duplicates, retry.refused], [0, 45, 35]);
   });
 
-  it('answers each of several requests stored at once with its own outcome', async () => {
-    // On PostgreSQL, requests arriving together share one statement (group commit): a span in two of
-    // them is the earlier request's, and a request PostgreSQL refuses fails alone.
-    const ts = await traceStoreOf(store);
-    const pg = store.kind === 'postgres';
-    const bad = mk(300, 0, { start_time: 'not a time' });
-    const [a, b, c, broken] = await Promise.all([
-      ts.insertSpans('org_group', [mk(200, 0), mk(200, 1)], 100),
-      ts.insertSpans('org_group', [mk(200, 1), mk(201, 0)], 100),
-      ts.insertSpans('org_group', [mk(202, 0)], 100),
-      pg
-        ? ts.insertSpans('org_group', [bad], 100).then(
-            () => null,
-            (err: Error) => err,
-          )
-        : null,
-    ]);
-    assert.deepEqual([a.inserted, a.duplicates, b.inserted, b.duplicates, c.inserted], [2, 0, 1, 1, 1]);
-    assert.deepEqual(
-      b.stored.map((s) => s.trace_id),
-      [hex(202, 32)],
-    );
-    if (pg) assert.match(String(broken), /time/);
-    assert.equal(await ts.countSpans('org_group'), 4);
-    // The attribute filter compares a value that is not a string by its JSON text, on both stores.
-    await ts.insertSpans('org_group', [mk(203, 0, { attributes: { tags: ['x', 'y'], n: 1.5, s: 'plain' } })], 100);
-    for (const [key, value, n] of [
-      ['tags', '["x","y"]', 1],
-      ['n', '1.5', 1],
-      ['s', 'plain', 1],
-      ['s', '"plain"', 0],
-      ['missing', undefined, 0],
-      ['tags', undefined, 1],
-    ] as const) {
-      const f = { org_id: 'org_group', attribute: value === undefined ? { key } : { key, value } };
-      assert.equal((await ts.listTraces(f, { limit: 10 })).items.length, n, `${key} = ${value}`);
-    }
-  });
-
   it('lists traces newest first with filters and pages', async () => {
     const ts = await traceStoreOf(store);
     const p1 = await ts.listTraces({ org_id: 'org_a' }, { limit: 2 });

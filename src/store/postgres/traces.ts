@@ -7,7 +7,6 @@ import type { Span, SpanEvaluation, SpanEvent, SpanLogEvent, SpanRecord, TraceFi
 import { logEventKey, withLogEvents } from '../../traces/types.ts';
 import { StoreUnavailableError } from '../types.ts';
 import { isConnectionError } from './connection.ts';
-import { SpanGroupCommit } from './span-group-commit.ts';
 
 type Q = Pick<pg.Pool, 'query'>;
 
@@ -81,13 +80,6 @@ export class PgTraceStore implements TraceStore {
     }
   }
 
-  // Concurrent requests' batches share one statement and one commit (span-group-commit.ts).
-  private readonly spanGroups = new SpanGroupCommit({
-    insertTogether: (orgId, spans, maxSpans) => this.insertOptimistic(orgId, spans, maxSpans),
-    insertAlone: (orgId, spans, maxSpans) => this.insertRequest(orgId, spans, maxSpans),
-    isEveryones: (err) => err instanceof StoreUnavailableError,
-  });
-
   async insertSpans(orgId: string, spans: Span[], maxSpans: number) {
     if (!spans.length) return { inserted: 0, duplicates: 0, refused: 0, stored: [] };
     // Duplicates within the request are dropped here; those already stored by ON CONFLICT below.
@@ -102,40 +94,28 @@ export class PgTraceStore implements TraceStore {
         fresh.push(s);
       }
     }
-    const r = await this.spanGroups.insert(orgId, fresh, maxSpans);
-    return { ...r, duplicates: duplicates + r.duplicates };
-  }
-
-  /**
-   * Optimistic: one statement in autocommit inserts the spans, adds them to the organization's count
-   * and checks the cap (tribunal_trace_cap, migration 023); past the cap it raises and nothing of it
-   * stays (nothing stored half). Answers the keys it stored; throws what PostgreSQL raised, or
-   * StoreUnavailableError.
-   */
-  private async insertOptimistic(orgId: string, spans: Span[], maxSpans: number): Promise<string[]> {
-    const { rows } = await this.q<{ held: string; keys: string[] | null }>(
-      `WITH ins AS (${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k),
-            c AS (INSERT INTO trace_span_counts AS t (org_id, spans) SELECT $1, count(*) FROM ins
-                  ON CONFLICT (org_id) DO UPDATE SET spans = t.spans + excluded.spans RETURNING spans)
-       SELECT tribunal_trace_cap((SELECT spans FROM c), $13) AS held, (SELECT array_agg(k) FROM ins) AS keys`,
-      [...spanParams(orgId, spans), maxSpans],
-    );
-    return rows[0].keys ?? [];
-  }
-
-  /** One request's spans (distinct keys): the optimistic statement, and past the cap the exact path. */
-  private async insertRequest(orgId: string, fresh: Span[], maxSpans: number) {
+    // Optimistic: one statement in autocommit inserts the batch, adds it to the organization's count
+    // and checks the cap (tribunal_trace_cap, migration 023); past the cap it raises and nothing of it
+    // stays (nothing stored half), and the exact path below decides. Requests below the cap never wait
+    // for each other beyond the count row's update, and each costs one round trip.
     try {
-      const keys = await this.insertOptimistic(orgId, fresh, maxSpans);
-      return { inserted: keys.length, duplicates: fresh.length - keys.length, refused: 0, stored: storedOf(fresh, keys) };
+      const { rows } = await this.pool.query<{ held: string; keys: string[] | null }>(
+        `WITH ins AS (${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k),
+              c AS (INSERT INTO trace_span_counts AS t (org_id, spans) SELECT $1, count(*) FROM ins
+                    ON CONFLICT (org_id) DO UPDATE SET spans = t.spans + excluded.spans RETURNING spans)
+         SELECT tribunal_trace_cap((SELECT spans FROM c), $13) AS held, (SELECT array_agg(k) FROM ins) AS keys`,
+        [...spanParams(orgId, fresh), maxSpans],
+      );
+      const keys = rows[0].keys ?? [];
+      return { inserted: keys.length, duplicates: duplicates + fresh.length - keys.length, refused: 0, stored: storedOf(fresh, keys) };
     } catch (err) {
-      if ((err as { code?: string }).code !== CAP_PASSED) throw err;
+      if ((err as { code?: string }).code !== CAP_PASSED) throw mapError(err);
     }
     const client = await this.connect();
     try {
       const exact = await this.insertNearCap(client, orgId, fresh, maxSpans);
       client.release();
-      return exact;
+      return { ...exact, duplicates: duplicates + exact.duplicates };
     } catch (err) {
       await client.query('ROLLBACK').catch(() => {});
       client.release(isConnectionError(err) ? (err as Error) : undefined);
