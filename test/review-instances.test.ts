@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { reviewId } from '../src/review/queues.ts';
 import { reviewStore } from '../src/review/store.ts';
-import type { ReviewQueueRecord } from '../src/review/types.ts';
+import { reviewQueueRecord } from './helpers/review.ts';
 
 const PG = process.env.TRIBUNAL_TEST_STORE === 'postgres';
 
@@ -21,19 +21,7 @@ describe('review leases on two instances', () => {
     try {
       const [a, b] = [reviewStore(one), reviewStore(two)];
       const now = () => new Date().toISOString();
-      const q: ReviewQueueRecord = {
-        id: reviewId('rvq'),
-        org_id: 'org_x',
-        name: 'race',
-        judge_id: null,
-        evaluator_ids: ['evl_x'],
-        annotators_per_item: 2,
-        lease_seconds: 600,
-        sources: {},
-        show_justification: false,
-        created_at: now(),
-        updated_at: now(),
-      };
+      const q = reviewQueueRecord('race');
       await a.createQueue(q);
       const ITEMS = 40;
       await b.addItems(
@@ -99,19 +87,7 @@ describe('review leases on two instances', () => {
       const rs = reviewStore(store);
       const t0 = Date.parse('2026-11-26T08:00:00.000Z');
       const at = (s: number) => new Date(t0 + s * 1000).toISOString();
-      const q: ReviewQueueRecord = {
-        id: reviewId('rvq'),
-        org_id: 'org_a',
-        name: 'one trip',
-        judge_id: null,
-        evaluator_ids: ['evl_x'],
-        annotators_per_item: 1,
-        lease_seconds: 30,
-        sources: {},
-        show_justification: false,
-        created_at: at(0),
-        updated_at: at(0),
-      };
+      const q = { ...reviewQueueRecord('one trip'), org_id: 'org_a', annotators_per_item: 1, lease_seconds: 30, created_at: at(0), updated_at: at(0) };
       await rs.createQueue(q);
       const [item] = await rs.addItems(q.id, [
         { id: reviewId('rvi'), queue_id: q.id, execution_log_id: 'log_missing', source: 'manual', done: 0, adjudicated_at: null, created_at: at(0) },

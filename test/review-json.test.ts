@@ -11,24 +11,13 @@ import type { ReviewQueueRecord } from '../src/review/types.ts';
 import { JsonStore } from '../src/store/json-store.ts';
 import { tempDir } from './helpers/server.ts';
 import { until } from './helpers/wait.ts';
+import { reviewQueueRecord } from './helpers/review.ts';
 
 test('review queues, leases and labels are kept across a restart of the JSON store', async () => {
   const dir = tempDir();
   const now = () => new Date().toISOString();
   const later = () => new Date(Date.now() + 600_000).toISOString();
-  const q: ReviewQueueRecord = {
-    id: reviewId('rvq'),
-    org_id: 'org_x',
-    name: 'restart',
-    judge_id: null,
-    evaluator_ids: ['evl_x'],
-    annotators_per_item: 1,
-    lease_seconds: 600,
-    sources: {},
-    show_justification: false,
-    created_at: now(),
-    updated_at: now(),
-  };
+  const q: ReviewQueueRecord = { ...reviewQueueRecord('restart'), annotators_per_item: 1 };
   let store = new JsonStore({ dataDir: dir });
   await store.init();
   let rs = reviewStore(store);
@@ -72,19 +61,7 @@ test('review queues, leases and labels are kept across a restart of the JSON sto
 
 // The journal (issue 31): each lease, label and skip is one line of review.journal.jsonl, synced
 // before the caller is answered; review.json is written whole only at compaction and close.
-const queueRecord = (): ReviewQueueRecord => ({
-  id: reviewId('rvq'),
-  org_id: 'org_x',
-  name: 'journal',
-  judge_id: null,
-  evaluator_ids: ['evl_x'],
-  annotators_per_item: 2,
-  lease_seconds: 600,
-  sources: {},
-  show_justification: false,
-  created_at: new Date().toISOString(),
-  updated_at: new Date().toISOString(),
-});
+const queueRecord = () => reviewQueueRecord('journal');
 const itemsOf = (q: ReviewQueueRecord, n: number) =>
   Array.from({ length: n }, (_, k) => ({
     id: reviewId('rvi'),
