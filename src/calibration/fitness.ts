@@ -1,6 +1,7 @@
 // What a judge's calibration permits (SPEC section 17): 95% intervals on the agreement metrics by a
 // seeded paired bootstrap over items, expected calibration error of a confidence, and the fitness
 // level every judge and evaluator read carries.
+import { mulberry32 } from '../batch/experiments.ts';
 import { confusion, kappaOf, pearson, spearman } from './metrics.ts';
 import { confidenceCalibration, reliabilityOf } from './reliability.ts';
 
@@ -17,17 +18,8 @@ export type Fitness = 'gating' | 'monitoring' | 'exploration' | 'uncalibrated';
 export const GATING = { kappa_low: 0.6, n: 100 };
 export const MONITORING = { kappa: 0.4, n: 30 };
 
-/** mulberry32: a small seeded generator, so that the same pairs always give the same intervals. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator of the experiments' bootstrap, so that the same pairs always give the same intervals. */
+export const seededRandom = mulberry32;
 
 /** The value at quantile q of sorted values (linear between neighbours, as numpy's default). */
 function quantile(sorted: number[], q: number): number {
