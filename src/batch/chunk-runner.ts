@@ -10,7 +10,8 @@ import { KeyLiveness } from './key-liveness.ts';
 import { dropHub } from './provider-hub.ts';
 import { modeOf, providerRowOptions } from './provider-mode.ts';
 import type { BatchQueue, BatchQueueServices } from './queue.ts';
-import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, prepareChunk, recordedIn, resummarize, runRow, type BatchEnv, type Chunk } from './work.ts';
+import { PreparedRuns } from './prepared-runs.ts';
+import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, prepareRun, recordedIn, resummarize, runRow, type BatchEnv, type Chunk } from './work.ts';
 import { log } from '../log.ts';
 
 export const batchLog = (line: string) => log.warn(`batch: ${line}`);
@@ -31,6 +32,8 @@ export class ChunkRunner {
   private readonly keys: KeyLiveness;
   private readonly env: BatchEnv;
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Issue 25 item 5: each run's evaluator versions and models, loaded once per run, not per chunk. */
+  readonly prepared = new PreparedRuns();
 
   constructor(private readonly services: BatchQueueServices) {
     this.store = services.store;
@@ -62,37 +65,26 @@ export class ChunkRunner {
    */
   async runChunk(chunk: Chunk, into?: RowSet): Promise<Array<Promise<unknown>>> {
     const batch = await this.store.getBatchExecution(chunk.batch_id);
-    if (!batch || isTerminal(batch.status)) return [];
-    if (batch.dataset_id && !(await this.store.getDataset(batch.dataset_id))) {
-      await failBatch(this.store, batch.id, new DatasetGone(batch.dataset_id).message);
-      return [];
-    }
+    if (!batch || isTerminal(batch.status)) return this.ended(chunk.batch_id);
+    if (batch.dataset_id && !(await this.store.getDataset(batch.dataset_id))) return this.ended(batch.id, new DatasetGone(batch.dataset_id).message);
     const [caller, target] = await Promise.all([batchCaller(this.store, batch), batchTarget(this.store, batch)]);
-    if (!caller) {
-      await failBatch(this.store, batch.id, 'the organization or API key that started the run no longer exists');
-      return [];
-    }
+    if (!caller) return this.ended(batch.id, 'the organization or API key that started the run no longer exists');
     // h-harden: a run whose key was revoked or expired is cancelled, with the reason.
-    if (await this.keys.endIfKeyEnded(batch)) return [];
+    if (await this.keys.endIfKeyEnded(batch)) return this.ended(batch.id);
     if (!target) {
-      await failBatch(
-        this.store,
-        batch.id,
-        `the ${batch.judge_id ? `judge ${batch.judge_id}` : `evaluator ${batch.evaluator_id}`} was deleted during the run; the rows scored before are kept`,
-      );
-      return [];
+      const what = batch.judge_id ? `judge ${batch.judge_id}` : `evaluator ${batch.evaluator_id}`;
+      return this.ended(batch.id, `the ${what} was deleted during the run; the rows scored before are kept`);
     }
     // Issue 32: a provider_batch run's rows wait for their provider batch, not for a row slot.
     let provider: Awaited<ReturnType<typeof providerRowOptions>>;
     try {
       provider = await providerRowOptions(this.env.ctx, caller, batch, target);
     } catch (err) {
-      await failBatch(this.store, batch.id, (err as Error).message);
-      return [];
+      return this.ended(batch.id, (err as Error).message);
     }
     if (batch.status === 'queued') await this.store.updateBatchExecution(batch.id, { status: 'running', started_at: new Date().toISOString(), if_status: ['queued'] });
     const done = await recordedIn(this.store, chunk);
-    const prepared = done.size < chunk.rows.length ? await prepareChunk(this.env, caller, target) : null;
+    const prepared = done.size < chunk.rows.length ? await this.prepared.of(batch.id, () => prepareRun(this.env, caller, target)) : null;
     const started: Array<Promise<unknown>> = [];
     for (let i = 0; i < chunk.rows.length; i++) {
       const position = chunk.first + i;
@@ -118,6 +110,13 @@ export class ChunkRunner {
     return started;
   }
 
+  /** A run that has ended (failed first with `failure` when given): its prepared versions are let go and no row of the chunk starts. */
+  private async ended(batchId: string, failure?: string): Promise<Array<Promise<unknown>>> {
+    if (failure) await failBatch(this.store, batchId, failure);
+    this.prepared.drop(batchId);
+    return [];
+  }
+
   /** Keeps `p` until it settles (stop() waits for it); a failure is logged and counted in `into`. */
   track(p: Promise<unknown>, into?: RowSet): void {
     const settled = p.catch((err) => {
@@ -135,9 +134,8 @@ export class ChunkRunner {
   /** After a chunk's rows: a run that ended meanwhile gets its summary again; one whose rows are all recorded completes. */
   async afterChunk(id: string): Promise<void> {
     const batch = await this.store.getBatchExecution(id);
-    if (!batch) return;
-    if (isTerminal(batch.status)) await resummarize(this.store, id);
-    else await maybeFinish(this.store, id);
+    if (batch && isTerminal(batch.status)) await resummarize(this.store, id);
+    if (!batch || isTerminal(batch.status) || (await maybeFinish(this.store, id))) this.prepared.drop(id);
   }
 
   /**

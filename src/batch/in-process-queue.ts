@@ -72,6 +72,7 @@ export class InProcessBatchQueue implements BatchQueue {
     const batch = await this.store.getBatchExecution(id);
     if (!batch || isTerminal(batch.status)) {
       this.local.delete(id);
+      this.rows.prepared.drop(id);
       // Rows in flight when it was cancelled are recorded; the summary takes them in.
       if (batch) this.rows.track(Promise.all([...run.rows]).then(() => resummarize(this.store, id)));
       return;
@@ -82,6 +83,7 @@ export class InProcessBatchQueue implements BatchQueue {
     } catch (err) {
       if (!(err instanceof DatasetGone)) throw err;
       this.local.delete(id);
+      this.rows.prepared.drop(id);
       await failBatch(this.store, id, err.message);
       return;
     }

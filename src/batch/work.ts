@@ -129,10 +129,10 @@ const fromLog = (position: number, row: ChunkRow, log: Pick<ExecutionLogRecord, 
 const costOf = (results: EvaluatorResult[]) => results.reduce<number | null>((sum, r) => (sum === null || r.cost_usd === null ? null : sum + r.cost_usd), 0);
 
 /**
- * The target's versions and models for a chunk's rows, loaded once. Null when loading fails: each row
- * then loads them itself and fails (or is recorded failed) as it always has.
+ * The target's versions and models for a run's rows, loaded once per run (prepared-runs.ts). Null when
+ * loading fails: each row then loads them itself and fails (or is recorded failed) as it always has.
  */
-export const prepareChunk = (env: BatchEnv, caller: Caller, target: Target): Promise<PreparedRun | null> => env.engine.prepare({ ...env.ctx, caller }, target).catch(() => null);
+export const prepareRun = (env: BatchEnv, caller: Caller, target: Target): Promise<PreparedRun | null> => env.engine.prepare({ ...env.ctx, caller }, target).catch(() => null);
 
 /**
  * Throws once the run has ended (cancelled, failed): asked before each of a row's model calls
@@ -152,7 +152,7 @@ export async function runRow(
   position: number,
   row: ChunkRow,
   retarget?: RunOptions['retarget'], // issue 32: a provider_batch row's calls (batch/provider-mode.ts)
-  prepared?: PreparedRun, // the target's versions and models, loaded once per chunk (chunk-runner.ts)
+  prepared?: PreparedRun, // the target's versions and models, loaded once per run (prepared-runs.ts)
 ): Promise<boolean> {
   const logId = rowLogId(batch.id, position);
   const existing = await env.store.getExecutionLog(logId);
@@ -191,12 +191,17 @@ export async function runRow(
   return env.store.recordBatchRow(batch.id, record);
 }
 
-/** Ends a run whose rows are all recorded: completed, with its summary. Safe to call from any instance, any number of times. */
-export async function maybeFinish(store: Store, batchId: string): Promise<void> {
+/**
+ * Ends a run whose rows are all recorded: completed, with its summary. Safe to call from any instance,
+ * any number of times. Answers whether the run has ended (now or before).
+ */
+export async function maybeFinish(store: Store, batchId: string): Promise<boolean> {
   const batch = await store.getBatchExecution(batchId);
-  if (!batch || isTerminal(batch.status) || !batch.planned_all || batch.done + batch.failed < batch.total) return;
+  if (!batch || isTerminal(batch.status)) return true;
+  if (!batch.planned_all || batch.done + batch.failed < batch.total) return false;
   const summary = await batchSummary(store, batch);
   await store.updateBatchExecution(batchId, { status: 'completed', finished_at: new Date().toISOString(), summary, if_status: ['queued', 'running'] });
+  return true;
 }
 
 /** Ends a run as failed with a reason; the rows recorded stay. */
