@@ -1,10 +1,13 @@
 // Issue 25 item 5: a batch run loads its judge's evaluator versions and scoring targets once per run
 // (per run per instance on PostgreSQL), not once per chunk or row (src/batch/prepared-runs.ts); the
 // run scores the versions it loaded first even when an unpinned evaluator is edited meanwhile; the
-// runner lets a run's versions go when it ends. Both stores (TRIBUNAL_TEST_STORE=postgres).
+// runner lets a run's versions go when it ends. The cancel checks of rows asked at once share reads,
+// never one that started before the ask (status-reads.ts). Both stores (TRIBUNAL_TEST_STORE=postgres).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PreparedRuns } from '../src/batch/prepared-runs.ts';
+import { RunStatusReads } from '../src/batch/status-reads.ts';
+import type { BatchExecutionRecord } from '../src/store/types.ts';
 import type { PreparedRun } from '../src/runs/types.ts';
 import { toolAnswer } from './helpers/fake-anthropic.ts';
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
@@ -129,5 +132,55 @@ describe('PreparedRuns', () => {
     assert.equal(loads, 3, 'a was kept');
     await runs.of('bat_b', load);
     assert.equal(loads, 4, 'b was let go and is loaded again');
+  });
+});
+
+describe('RunStatusReads', () => {
+  /** A store whose reads answer when `finish` is called, with the status at the moment each read started. */
+  function slowStore() {
+    const state = { status: 'running', started: 0, waiting: [] as Array<() => void> };
+    const store = {
+      getBatchExecution(id: string): Promise<BatchExecutionRecord | null> {
+        state.started++;
+        const seen = state.status;
+        return new Promise((resolve) => state.waiting.push(() => resolve({ id, status: seen } as BatchExecutionRecord)));
+      },
+    };
+    const finish = async () => {
+      for (const answer of state.waiting.splice(0)) answer();
+      await new Promise((r) => setImmediate(r));
+    };
+    return { state, store, finish };
+  }
+
+  test('asks made while a read is under way share the next read, which starts after it', async () => {
+    const { state, store, finish } = slowStore();
+    const reads = new RunStatusReads(store);
+    const first = reads.read('bat_1');
+    const later = [reads.read('bat_1'), reads.read('bat_1'), reads.read('bat_1')];
+    assert.equal(state.started, 1, 'the asks made meanwhile wait for the read under way');
+    await finish();
+    assert.equal((await first)?.status, 'running');
+    assert.equal(state.started, 2, 'the three asks share one read');
+    await finish();
+    const answers = await Promise.all(later);
+    assert.ok(answers.every((a) => a === answers[0]));
+  });
+
+  test('an ask made after a cancel is never answered by a read that started before it', async () => {
+    const { state, store, finish } = slowStore();
+    const reads = new RunStatusReads(store);
+    const before = reads.read('bat_1'); // under way while the run is cancelled
+    state.status = 'cancelled';
+    const after = reads.read('bat_1');
+    await finish();
+    assert.equal((await before)?.status, 'running');
+    await finish();
+    assert.equal((await after)?.status, 'cancelled');
+    // Nothing under way: the next ask reads at once.
+    const again = reads.read('bat_1');
+    assert.equal(state.started, 3);
+    await finish();
+    assert.equal((await again)?.status, 'cancelled');
   });
 });

@@ -11,6 +11,7 @@ import { dropHub } from './provider-hub.ts';
 import { modeOf, providerRowOptions } from './provider-mode.ts';
 import type { BatchQueue, BatchQueueServices } from './queue.ts';
 import { PreparedRuns } from './prepared-runs.ts';
+import { RunStatusReads } from './status-reads.ts';
 import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, prepareRun, recordedIn, resummarize, runRow, type BatchEnv, type Chunk } from './work.ts';
 import { log } from '../log.ts';
 
@@ -39,7 +40,12 @@ export class ChunkRunner {
     this.store = services.store;
     this.slots = new FairSlots(services.config.batch.concurrency);
     this.keys = new KeyLiveness(services.store);
-    this.env = { store: services.store, engine: services.engine, ctx: { store: services.store, config: services.config, ...(services.spans ? { spans: services.spans } : {}) } };
+    this.env = {
+      store: services.store,
+      status: new RunStatusReads(services.store),
+      engine: services.engine,
+      ctx: { store: services.store, config: services.config, ...(services.spans ? { spans: services.spans } : {}) },
+    };
   }
 
   /**
@@ -91,7 +97,7 @@ export class ChunkRunner {
       if (done.has(position)) continue;
       const release = provider ? () => {} : await this.slots.acquire(batch.org_id);
       // Checked when the row is about to start: after a cancel, no row starts.
-      const now = this.stopping ? null : await this.store.getBatchExecution(batch.id).catch((err) => (release(), Promise.reject(err)));
+      const now = this.stopping ? null : await this.env.status.read(batch.id).catch((err) => (release(), Promise.reject(err)));
       if (!now || isTerminal(now.status) || (await this.keys.endIfKeyEnded(now).catch((err) => (release(), Promise.reject(err))))) {
         release();
         break;

@@ -23,6 +23,7 @@ import {
   type Store,
 } from '../store/types.ts';
 import { isTerminal } from './batches.ts';
+import type { RunStatusReads } from './status-reads.ts';
 import { batchSummary } from './summary.ts';
 
 export interface ChunkRow {
@@ -39,6 +40,8 @@ export interface Chunk {
 
 export interface BatchEnv {
   store: Store;
+  /** The cancel checks' reads of a run, shared by the asks made at once (status-reads.ts). */
+  status: RunStatusReads;
   engine: ScoringEngine;
   ctx: Omit<RequestContext, 'caller'>;
 }
@@ -138,8 +141,8 @@ export const prepareRun = (env: BatchEnv, caller: Caller, target: Target): Promi
  * Throws once the run has ended (cancelled, failed): asked before each of a row's model calls
  * starts, so that no call starts after a cancel was answered, even one that waited for a slot.
  */
-async function stillRunning(store: Store, batchId: string): Promise<void> {
-  const now = await store.getBatchExecution(batchId);
+async function stillRunning(status: RunStatusReads, batchId: string): Promise<void> {
+  const now = await status.read(batchId);
   if (!now || isTerminal(now.status)) throw new Error(`The batch run was ${now?.status ?? 'deleted'} before this judge-model call started.`);
 }
 
@@ -170,7 +173,7 @@ export async function runRow(
   try {
     const result = await runAsBatchWork(
       () => ('judge' in target ? env.engine.runJudge(ctx, target.judge, input, options) : env.engine.runEvaluator(ctx, target.evaluator, input, options)),
-      () => stillRunning(env.store, batch.id),
+      () => stillRunning(env.status, batch.id),
     );
     record = fromLog(position, row, { id: result.execution_log_id, score: result.score, evaluator_results: result.evaluator_results, cost_usd: result.cost_usd }, null);
     // Every evaluator failed: the row is recorded as failed, with its log and each evaluator's error.

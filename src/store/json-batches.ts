@@ -40,6 +40,9 @@ import { byteLength, CACHED_INDEXES, linesOf, MAX_GAP, MAX_READ, parseRow, parse
 // The row format is json-batch-rows.ts's; tests write lines through this module.
 export { rowLine };
 
+/** How often batches.json follows the counters of the rows recorded. */
+const COUNTERS_EVERY_MS = 1000;
+
 export class JsonBatches {
   private batches: Record<string, BatchExecutionRecord> = Object.create(null);
   private readonly rows = new Map<string, RowIndex>();
@@ -75,8 +78,11 @@ export class JsonBatches {
       const index = await this.index(b.id);
       // h-harden: a finished run whose row file lost lines (set aside as damaged) is recounted from
       // the rows there are and says so, rather than read "completed 1500/1500" with rows missing.
+      // One whose counters are behind its rows (a row in flight at its end recorded just before a
+      // crash, its counters not yet in batches.json) is recounted too.
       const lost = unfinished ? 0 : b.done + b.failed - index.at.size;
-      if (!unfinished && lost <= 0) continue;
+      if (!unfinished && lost === 0) continue;
+      if (lost < 0) this.metaChanged = true;
       if (lost > 0) {
         b.error = `${lost} row(s) of this run were lost to damage on disk (see ${this.rowFile(b.id)}.rejected); counts are of the rows kept`;
         this.metaChanged = true;
@@ -93,9 +99,20 @@ export class JsonBatches {
 
   /** Set when load corrected a run: batches.json is written once loading is done. */
   private metaChanged = false;
+  private countersTimer: NodeJS.Timeout | null = null;
+
+  /** Writes batches.json with the counters of the rows recorded, within a second. */
+  private countersLater(): void {
+    this.countersTimer ??= setTimeout(() => {
+      this.countersTimer = null;
+      void this.metaCommit.commit().catch(() => {});
+    }, COUNTERS_EVERY_MS).unref();
+  }
 
   async flush(): Promise<void> {
     await Promise.all([...this.queues.values()]);
+    if (this.countersTimer) clearTimeout(this.countersTimer);
+    this.countersTimer = null;
     await this.metaCommit.commit();
   }
 
@@ -266,8 +283,9 @@ export class JsonBatches {
       index.size = start + byteLength(line) + 1;
       index.place(row.position, start, byteLength(line));
       this.count(b, row);
-      // The counters follow in batches.json; the rows file is the truth they are recounted from.
-      void this.metaCommit.commit().catch(() => {});
+      // The counters follow in batches.json, at most once a second rather than once a row: the rows
+      // file is the truth they are recounted from (load), and every change of a run's status commits at once.
+      this.countersLater();
       return true;
     });
   }

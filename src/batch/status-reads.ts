@@ -1,0 +1,48 @@
+// A run's record as read before each row and before each of its model calls (the cancel check,
+// work.ts): with dozens of rows in flight those reads come in bursts (a row's evaluators ask at
+// once), so the asks of one run share reads. Every ask is answered by a read that started after it
+// was made, never by one already under way, so a cancel answered before the ask is always seen: a
+// read is in flight, the asks that come meanwhile wait for it to end and share the next one.
+import type { BatchExecutionRecord, Store } from '../store/types.ts';
+
+type Read = Promise<BatchExecutionRecord | null>;
+
+interface RunReads {
+  /** The read under way. */
+  current: Read;
+  /** The read the asks made since `current` started will share; it starts when `current` ends. */
+  next: Read | null;
+}
+
+export class RunStatusReads {
+  private readonly runs = new Map<string, RunReads>();
+
+  constructor(private readonly store: Pick<Store, 'getBatchExecution'>) {}
+
+  /** The run as stored at some moment after this call (null when deleted). The answer is shared: read it, do not change it. */
+  read(id: string): Read {
+    const run = this.runs.get(id);
+    if (!run) {
+      const fresh: RunReads = { current: Promise.resolve(null), next: null };
+      this.runs.set(id, fresh);
+      return this.issue(id, fresh);
+    }
+    run.next ??= run.current
+      .catch(() => {})
+      .then(() => {
+        run.next = null;
+        return this.issue(id, run);
+      });
+    return run.next;
+  }
+
+  private issue(id: string, run: RunReads): Read {
+    const read = this.store.getBatchExecution(id);
+    run.current = read;
+    const settle = () => {
+      if (run.current === read && !run.next && this.runs.get(id) === run) this.runs.delete(id);
+    };
+    read.then(settle, settle);
+    return read;
+  }
+}

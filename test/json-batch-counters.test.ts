@@ -1,0 +1,44 @@
+// Issue 33 (server batch CPU): the JSON store writes a run's counters to batches/batches.json at most
+// once a second while rows are recorded, not once per row; the rows file stays the truth. A run that
+// ended with a row recorded after its last batches.json write (a crash before the counters followed)
+// is recounted from its rows at the next start.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { jsonTempDirs, openJson } from './helpers/json-store.ts';
+import { batch, row } from './store-contract-batches.ts';
+
+const tempDir = jsonTempDirs('tribunal-counters-');
+const storedRun = (dir: string, id: string) => JSON.parse(fs.readFileSync(path.join(dir, 'batches', 'batches.json'), 'utf8')).batches[id];
+
+describe('JSON store: batch counters in batches.json', () => {
+  it('follow the rows within a second, not once per row; a run ended with counters behind its rows is recounted at the next start', async () => {
+    const dir = tempDir();
+    const store = await openJson(dir);
+    const b = batch('org_a', { status: 'running', total: 3 });
+    await store.createBatchExecution(b);
+    for (const p of [0, 1]) await store.recordBatchRow(b.id, row(p));
+    // A cancel commits at once, with the counters of the rows recorded so far.
+    await store.updateBatchExecution(b.id, { status: 'cancelled', finished_at: new Date().toISOString() });
+    assert.equal(storedRun(dir, b.id).done, 2);
+    // A row in flight at the cancel is recorded after it: its line is durable, the counters follow later.
+    await store.recordBatchRow(b.id, row(2));
+    assert.equal((await store.getBatchExecution(b.id))!.done, 3, 'read from memory at once');
+    assert.equal(storedRun(dir, b.id).done, 2, 'batches.json is not rewritten for the row');
+    // A crash now: the directory as it is on disk, opened by a new process.
+    const crashed = tempDir();
+    fs.cpSync(dir, crashed, { recursive: true, filter: (f) => !path.basename(f).startsWith('tribunal.lock') });
+    await new Promise((r) => setTimeout(r, 1300));
+    assert.equal(storedRun(dir, b.id).done, 3, 'the counters followed within a second');
+    await store.close();
+    const reopened = await openJson(crashed);
+    try {
+      const run = (await reopened.getBatchExecution(b.id))!;
+      assert.deepEqual([run.status, run.done, run.failed, run.error], ['cancelled', 3, 0, null]);
+    } finally {
+      await reopened.close();
+    }
+    assert.equal(storedRun(crashed, b.id).done, 3, 'the recount is written back');
+  });
+});
