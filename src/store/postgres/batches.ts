@@ -105,22 +105,23 @@ export const pgBatches = (db: PgConnection): BatchStore => ({
     });
   },
 
+  /**
+   * The row and its counts in one statement (autocommit, so atomic): one round trip per row rather
+   * than four (BEGIN, insert, update, COMMIT). The counters move only when the row was inserted.
+   */
   async recordBatchRow(batchId: string, row: BatchRowRecord): Promise<boolean> {
-    return db.transaction(async (c) => {
-      const inserted = await c.query('INSERT INTO batch_rows (batch_id, position, record) VALUES ($1, $2, $3) ON CONFLICT (batch_id, position) DO NOTHING', [
-        batchId,
-        row.position,
-        json(row),
-      ]);
-      if (!inserted.rowCount) return false;
-      await c.query(
-        `UPDATE batch_executions SET done = done + $2, failed = failed + $3,
-           cost_usd = CASE WHEN cost_usd IS NULL OR $4::double precision IS NULL THEN NULL ELSE round((cost_usd + $4::double precision)::numeric, 9)::double precision END
-         WHERE id = $1`,
-        [batchId, row.score !== null ? 1 : 0, row.score !== null ? 0 : 1, row.cost_usd],
-      );
-      return true;
-    });
+    const { rows } = await db.write(
+      `WITH inserted AS (
+         INSERT INTO batch_rows (batch_id, position, record) VALUES ($1, $2, $3) ON CONFLICT (batch_id, position) DO NOTHING RETURNING position
+       ), counted AS (
+         UPDATE batch_executions SET done = done + $4, failed = failed + $5,
+           cost_usd = CASE WHEN cost_usd IS NULL OR $6::double precision IS NULL THEN NULL ELSE round((cost_usd + $6::double precision)::numeric, 9)::double precision END
+         WHERE id = $1 AND EXISTS (SELECT 1 FROM inserted)
+       )
+       SELECT count(*)::int AS n FROM inserted`,
+      [batchId, row.position, json(row), row.score !== null ? 1 : 0, row.score !== null ? 0 : 1, row.cost_usd],
+    );
+    return rows[0].n > 0;
   },
 
   listBatchRows: (batchId: string, query: BatchRowQuery) => listBatchRows(db, batchId, query),
