@@ -22,6 +22,15 @@ interface VersionedRecord {
   version: number;
 }
 
+/** What every command says of itself: its line in the group's help, its own help and its flags. */
+interface CommandText {
+  summary: string;
+  help: string;
+  options?: Options;
+}
+
+const textOf = ({ summary, help, options }: CommandText): CommandText => ({ summary, help, options });
+
 const memberPath = (kind: VersionedKind, id: string) => `/v1/${kind}s/${encodeURIComponent(id)}/`;
 
 /** The ids of the caller's own projects: what tells its resources from other organizations' public ones. */
@@ -29,10 +38,7 @@ export async function ownProjects(api: ApiClient): Promise<Set<string>> {
   return new Set((await api.listAll<{ id: string }>('/v1/projects/', {})).map((p) => p.id));
 }
 
-interface ListSpec<T> {
-  summary: string;
-  help: string;
-  options: Options;
+interface ListSpec<T> extends CommandText {
   /** The list's filters from the flags (it may refuse flags that contradict each other). */
   query(values: Values): Query;
   /** The page as a table; `mine` holds the caller's own projects when others' public ones are listed too. */
@@ -43,9 +49,7 @@ interface ListSpec<T> {
 export function listCommand<T>(kind: VersionedKind, spec: ListSpec<T>): Command {
   const collection = `/v1/${kind}s/`;
   return {
-    summary: spec.summary,
-    help: spec.help,
-    options: spec.options,
+    ...textOf(spec),
     async run({ values, json, client }) {
       const query = spec.query(values);
       if (values.own && values.public) throw usageError('give --own or --public, not both.');
@@ -64,10 +68,7 @@ export function listCommand<T>(kind: VersionedKind, spec: ListSpec<T>): Command 
   };
 }
 
-interface ShowSpec<T> {
-  summary: string;
-  help: string;
-  options?: Options;
+interface ShowSpec<T> extends CommandText {
   /** Query parameters of the read (a judge's --version). */
   query?(values: Values): Query;
   print(record: T): void;
@@ -76,9 +77,7 @@ interface ShowSpec<T> {
 /** `get`: one record by id or exact name. */
 export function showCommand<T>(kind: VersionedKind, spec: ShowSpec<T>): Command {
   return {
-    summary: spec.summary,
-    help: spec.help,
-    options: spec.options,
+    ...textOf(spec),
     positionals: [1, 1],
     async run({ values, positionals, json, client }) {
       const id = await resolveId(client(), kind, positionals[0]);
@@ -90,10 +89,7 @@ export function showCommand<T>(kind: VersionedKind, spec: ShowSpec<T>): Command 
   };
 }
 
-interface CreateSpec<T> {
-  summary: string;
-  help: string;
-  options: Options;
+interface CreateSpec<T> extends CommandText {
   body(values: Values): Record<string, unknown>;
   /** The body fields a create cannot go without, each with the flag that gives it. */
   required(body: Record<string, unknown>): Array<readonly [field: string, flag: string]>;
@@ -104,9 +100,7 @@ interface CreateSpec<T> {
 /** `create`: a body from --file and the flags; what is required is named by its flag. */
 export function createCommand<T>(kind: VersionedKind, spec: CreateSpec<T>): Command {
   return {
-    summary: spec.summary,
-    help: spec.help,
-    options: spec.options,
+    ...textOf(spec),
     async run({ values, json, client }) {
       const body = spec.body(values);
       for (const [field, flag] of spec.required(body)) {
@@ -120,10 +114,7 @@ export function createCommand<T>(kind: VersionedKind, spec: CreateSpec<T>): Comm
   };
 }
 
-interface UpdateSpec {
-  summary: string;
-  help: string;
-  options: Options;
+interface UpdateSpec extends CommandText {
   body(values: Values): Record<string, unknown>;
   /** Said when no flag changes anything. */
   nothingToChange: string;
@@ -132,9 +123,7 @@ interface UpdateSpec {
 /** `update`: only the fields given change, and the server makes a new version. */
 export function updateCommand(kind: VersionedKind, spec: UpdateSpec): Command {
   return {
-    summary: spec.summary,
-    help: spec.help,
-    options: spec.options,
+    ...textOf(spec),
     positionals: [1, 1],
     async run({ values, positionals, json, client }) {
       const body = spec.body(values);
@@ -174,10 +163,7 @@ export function deleteCommand(kind: VersionedKind, summary: string): Command {
   };
 }
 
-interface ExecuteSpec {
-  summary: string;
-  help: string;
-  options: Options;
+interface ExecuteSpec extends CommandText {
   body(values: Values): Record<string, unknown>;
 }
 
@@ -185,9 +171,7 @@ interface ExecuteSpec {
 export function executeCommand(kind: VersionedKind, spec: ExecuteSpec): Command {
   const title = kind === 'judge' ? 'Judge' : 'Evaluator';
   return {
-    summary: spec.summary,
-    help: spec.help,
-    options: spec.options,
+    ...textOf(spec),
     positionals: [1, 1],
     async run({ values, positionals, json, client }) {
       const body = spec.body(values);
