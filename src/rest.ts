@@ -55,6 +55,20 @@ const resource = (collection: string, id: string, o: ResourceOperations<RestRout
   route('delete', `${collection}:${id}/`, o.remove),
 ];
 
+/**
+ * The routes under one judge or one evaluator, in the table's order. The two kinds have the same
+ * member routes, so they are written once; each kind's operations carry its name (listJudgeVersions,
+ * getJudge, updateJudge, deleteJudge, runJudge, compareWithJudge; likewise for Evaluator).
+ */
+const versionedMemberRoutes = (kind: 'Judge' | 'Evaluator', member: string): RestRoute[] => [
+  route('get', `${member}versions/`, ops[`list${kind}Versions`]),
+  route('get', member, tools[`get${kind}`]),
+  route('patch', member, tools[`update${kind}`]),
+  route('delete', member, ops[`delete${kind}`]),
+  route('post', `${member}execute/`, tools[`run${kind}`]),
+  route('post', `${member}compare/`, ops[`compareWith${kind}`]),
+];
+
 /** A run that answers 202 when started, or 200 with the estimate when dry_run is given (room h-cost). */
 const orDryRun = (started: RestRoute): RestRoute => ({
   ...started,
@@ -80,22 +94,12 @@ export const routes: RestRoute[] = [
   route('get', '/v1/judges/batch-executions/:batch_execution_id/results/', ops.listBatchResults),
   route('post', '/v1/judges/batch-executions/:batch_execution_id/cancel/', ops.cancelBatchExecution),
   orDryRun(route('post', '/v1/judges/:judge_id/batch-execute/', ops.batchExecute, 202)),
-  route('get', '/v1/judges/:judge_id/versions/', ops.listJudgeVersions),
-  route('get', '/v1/judges/:judge_id/', tools.getJudge),
-  route('patch', '/v1/judges/:judge_id/', tools.updateJudge),
-  route('delete', '/v1/judges/:judge_id/', ops.deleteJudge),
-  route('post', '/v1/judges/:judge_id/execute/', tools.runJudge),
-  route('post', '/v1/judges/:judge_id/compare/', ops.compareWithJudge),
+  ...versionedMemberRoutes('Judge', '/v1/judges/:judge_id/'),
   route('post', '/v1/judges/:judge_id/refine/', ops.refine), // h-proxy
   route('get', '/v1/evaluators/', tools.listEvaluators),
   route('post', '/v1/evaluators/', tools.createEvaluator, 201),
   route('post', '/v1/evaluators/try/', ops.tryEvaluator), // h-checks: before :evaluator_id
-  route('get', '/v1/evaluators/:evaluator_id/versions/', ops.listEvaluatorVersions),
-  route('get', '/v1/evaluators/:evaluator_id/', tools.getEvaluator),
-  route('patch', '/v1/evaluators/:evaluator_id/', tools.updateEvaluator),
-  route('delete', '/v1/evaluators/:evaluator_id/', ops.deleteEvaluator),
-  route('post', '/v1/evaluators/:evaluator_id/execute/', tools.runEvaluator),
-  route('post', '/v1/evaluators/:evaluator_id/compare/', ops.compareWithEvaluator),
+  ...versionedMemberRoutes('Evaluator', '/v1/evaluators/:evaluator_id/'),
   route('get', '/v1/projects/', tools.listProjects),
   route('post', '/v1/projects/', ops.createProject, 201),
   route('get', '/v1/execution-logs/', tools.listExecutionLogs),
