@@ -11,7 +11,8 @@ import { restOnlyOperations as ops } from './operations/index.ts';
 import { CostEstimateSchema } from './budgets/dry-run.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
 import { tools } from '../tools/index.ts';
-import { traceRoutes, type ResourceOperations } from './traces/routes.ts'; // h-traces
+import { traceRoutes } from './traces/routes.ts'; // h-traces
+import { resourceOperations, type ResourceOperations } from './operations/resource-operations.ts';
 import * as review from './review/ops.ts'; // h-review: review queues (SPEC section 17)
 
 export interface RestRoute {
@@ -110,7 +111,7 @@ export const routes: RestRoute[] = [
   route('get', '/v1/api-keys/', ops.listApiKeys),
   route('post', '/v1/api-keys/', ops.createApiKey, 201),
   route('delete', '/v1/api-keys/:key_id/', ops.revokeApiKey),
-  ...resource('/v1/datasets/', 'dataset_id', { list: ops.listDatasets, create: ops.createDataset, get: ops.getDataset, update: ops.updateDataset, remove: ops.deleteDataset }),
+  ...resource('/v1/datasets/', 'dataset_id', resourceOperations(ops, 'Dataset')),
   route('get', '/v1/datasets/:dataset_id/items/', ops.listDatasetItems),
   route('post', '/v1/datasets/:dataset_id/items/', ops.addDatasetItems, 201),
   // Before :item_id, which would otherwise take the name as an item id.
@@ -118,19 +119,13 @@ export const routes: RestRoute[] = [
   route('get', '/v1/datasets/:dataset_id/items/:item_id/', ops.getDatasetItem),
   route('patch', '/v1/datasets/:dataset_id/items/:item_id/', ops.updateDatasetItem),
   route('delete', '/v1/datasets/:dataset_id/items/:item_id/', ops.deleteDatasetItem),
-  ...resource('/v1/models/', 'model_id', { list: ops.listModels, create: ops.createModel, get: ops.getModel, update: ops.updateModel, remove: ops.deleteModel }),
+  ...resource('/v1/models/', 'model_id', resourceOperations(ops, 'Model')),
   route('post', '/v1/models/:model_id/verify/', ops.verifyModel),
   route('get', '/v1/model-registry/', ops.getModelRegistry), // issue 26 item 12: can this server keep model API keys
   // Budgets (room h-cost)
   route('get', '/v1/budgets/', ops.getBudgets),
   route('post', '/v1/budgets/evaluators/:evaluator_id/', ops.setEvaluatorBudget),
-  ...resource('/v1/annotations/', 'annotation_id', {
-    list: ops.listAnnotations,
-    create: ops.createAnnotation,
-    get: ops.getAnnotation,
-    update: ops.updateAnnotation,
-    remove: ops.deleteAnnotation,
-  }),
+  ...resource('/v1/annotations/', 'annotation_id', resourceOperations(ops, 'Annotation')),
   route('get', '/v1/calibration-runs/', ops.listCalibrationRuns),
   orDryRun(route('post', '/v1/calibration-runs/', ops.startCalibrationRun, 202)),
   route('get', '/v1/calibration-runs/:calibration_run_id/', ops.getCalibrationRun),
@@ -151,13 +146,7 @@ export const routes: RestRoute[] = [
   // h-traces: received traces and evaluation rules (src/traces/routes.ts).
   ...traceRoutes(route, resource),
   // h-review: review queues (SPEC section 17, src/review/)
-  ...resource('/v1/review-queues/', 'queue_id', {
-    list: review.listReviewQueues,
-    create: review.createReviewQueue,
-    get: review.getReviewQueue,
-    update: review.updateReviewQueue,
-    remove: review.deleteReviewQueue,
-  }),
+  ...resource('/v1/review-queues/', 'queue_id', resourceOperations(review, 'ReviewQueue')),
   route('get', '/v1/review-queues/:queue_id/items/', review.listReviewItems),
   route('post', '/v1/review-queues/:queue_id/items/', review.addReviewItems, 201),
   {
