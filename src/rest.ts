@@ -11,7 +11,8 @@ import { restOnlyOperations as ops } from './operations/index.ts';
 import { CostEstimateSchema } from './budgets/dry-run.ts';
 import { invokeTool, type Services, type ToolDefinition } from './tool.ts';
 import { tools } from '../tools/index.ts';
-import { traceRoutes, type ResourceOperations } from './traces/routes.ts'; // h-traces
+import { traceRoutes } from './traces/routes.ts'; // h-traces
+import { resourceOperations, type ResourceOperations } from './operations/resource-operations.ts';
 import * as review from './review/ops.ts'; // h-review: review queues (SPEC section 17)
 
 export interface RestRoute {
@@ -55,6 +56,20 @@ const resource = (collection: string, id: string, o: ResourceOperations<RestRout
   route('delete', `${collection}:${id}/`, o.remove),
 ];
 
+/**
+ * The routes under one judge or one evaluator, in the table's order. The two kinds have the same
+ * member routes, so they are written once; each kind's operations carry its name (listJudgeVersions,
+ * getJudge, updateJudge, deleteJudge, runJudge, compareWithJudge; likewise for Evaluator).
+ */
+const versionedMemberRoutes = (kind: 'Judge' | 'Evaluator', member: string): RestRoute[] => [
+  route('get', `${member}versions/`, ops[`list${kind}Versions`]),
+  route('get', member, tools[`get${kind}`]),
+  route('patch', member, tools[`update${kind}`]),
+  route('delete', member, ops[`delete${kind}`]),
+  route('post', `${member}execute/`, tools[`run${kind}`]),
+  route('post', `${member}compare/`, ops[`compareWith${kind}`]),
+];
+
 /** A run that answers 202 when started, or 200 with the estimate when dry_run is given (room h-cost). */
 const orDryRun = (started: RestRoute): RestRoute => ({
   ...started,
@@ -80,22 +95,12 @@ export const routes: RestRoute[] = [
   route('get', '/v1/judges/batch-executions/:batch_execution_id/results/', ops.listBatchResults),
   route('post', '/v1/judges/batch-executions/:batch_execution_id/cancel/', ops.cancelBatchExecution),
   orDryRun(route('post', '/v1/judges/:judge_id/batch-execute/', ops.batchExecute, 202)),
-  route('get', '/v1/judges/:judge_id/versions/', ops.listJudgeVersions),
-  route('get', '/v1/judges/:judge_id/', tools.getJudge),
-  route('patch', '/v1/judges/:judge_id/', tools.updateJudge),
-  route('delete', '/v1/judges/:judge_id/', ops.deleteJudge),
-  route('post', '/v1/judges/:judge_id/execute/', tools.runJudge),
-  route('post', '/v1/judges/:judge_id/compare/', ops.compareWithJudge),
+  ...versionedMemberRoutes('Judge', '/v1/judges/:judge_id/'),
   route('post', '/v1/judges/:judge_id/refine/', ops.refine), // h-proxy
   route('get', '/v1/evaluators/', tools.listEvaluators),
   route('post', '/v1/evaluators/', tools.createEvaluator, 201),
   route('post', '/v1/evaluators/try/', ops.tryEvaluator), // h-checks: before :evaluator_id
-  route('get', '/v1/evaluators/:evaluator_id/versions/', ops.listEvaluatorVersions),
-  route('get', '/v1/evaluators/:evaluator_id/', tools.getEvaluator),
-  route('patch', '/v1/evaluators/:evaluator_id/', tools.updateEvaluator),
-  route('delete', '/v1/evaluators/:evaluator_id/', ops.deleteEvaluator),
-  route('post', '/v1/evaluators/:evaluator_id/execute/', tools.runEvaluator),
-  route('post', '/v1/evaluators/:evaluator_id/compare/', ops.compareWithEvaluator),
+  ...versionedMemberRoutes('Evaluator', '/v1/evaluators/:evaluator_id/'),
   route('get', '/v1/projects/', tools.listProjects),
   route('post', '/v1/projects/', ops.createProject, 201),
   route('get', '/v1/execution-logs/', tools.listExecutionLogs),
@@ -106,7 +111,7 @@ export const routes: RestRoute[] = [
   route('get', '/v1/api-keys/', ops.listApiKeys),
   route('post', '/v1/api-keys/', ops.createApiKey, 201),
   route('delete', '/v1/api-keys/:key_id/', ops.revokeApiKey),
-  ...resource('/v1/datasets/', 'dataset_id', { list: ops.listDatasets, create: ops.createDataset, get: ops.getDataset, update: ops.updateDataset, remove: ops.deleteDataset }),
+  ...resource('/v1/datasets/', 'dataset_id', resourceOperations(ops, 'Dataset')),
   route('get', '/v1/datasets/:dataset_id/items/', ops.listDatasetItems),
   route('post', '/v1/datasets/:dataset_id/items/', ops.addDatasetItems, 201),
   // Before :item_id, which would otherwise take the name as an item id.
@@ -114,19 +119,13 @@ export const routes: RestRoute[] = [
   route('get', '/v1/datasets/:dataset_id/items/:item_id/', ops.getDatasetItem),
   route('patch', '/v1/datasets/:dataset_id/items/:item_id/', ops.updateDatasetItem),
   route('delete', '/v1/datasets/:dataset_id/items/:item_id/', ops.deleteDatasetItem),
-  ...resource('/v1/models/', 'model_id', { list: ops.listModels, create: ops.createModel, get: ops.getModel, update: ops.updateModel, remove: ops.deleteModel }),
+  ...resource('/v1/models/', 'model_id', resourceOperations(ops, 'Model')),
   route('post', '/v1/models/:model_id/verify/', ops.verifyModel),
   route('get', '/v1/model-registry/', ops.getModelRegistry), // issue 26 item 12: can this server keep model API keys
   // Budgets (room h-cost)
   route('get', '/v1/budgets/', ops.getBudgets),
   route('post', '/v1/budgets/evaluators/:evaluator_id/', ops.setEvaluatorBudget),
-  ...resource('/v1/annotations/', 'annotation_id', {
-    list: ops.listAnnotations,
-    create: ops.createAnnotation,
-    get: ops.getAnnotation,
-    update: ops.updateAnnotation,
-    remove: ops.deleteAnnotation,
-  }),
+  ...resource('/v1/annotations/', 'annotation_id', resourceOperations(ops, 'Annotation')),
   route('get', '/v1/calibration-runs/', ops.listCalibrationRuns),
   orDryRun(route('post', '/v1/calibration-runs/', ops.startCalibrationRun, 202)),
   route('get', '/v1/calibration-runs/:calibration_run_id/', ops.getCalibrationRun),
@@ -147,13 +146,7 @@ export const routes: RestRoute[] = [
   // h-traces: received traces and evaluation rules (src/traces/routes.ts).
   ...traceRoutes(route, resource),
   // h-review: review queues (SPEC section 17, src/review/)
-  ...resource('/v1/review-queues/', 'queue_id', {
-    list: review.listReviewQueues,
-    create: review.createReviewQueue,
-    get: review.getReviewQueue,
-    update: review.updateReviewQueue,
-    remove: review.deleteReviewQueue,
-  }),
+  ...resource('/v1/review-queues/', 'queue_id', resourceOperations(review, 'ReviewQueue')),
   route('get', '/v1/review-queues/:queue_id/items/', review.listReviewItems),
   route('post', '/v1/review-queues/:queue_id/items/', review.addReviewItems, 201),
   {

@@ -8,7 +8,7 @@ import { compareCommand } from './batch-compare.ts';
 import { batchPath, providerBatchLine, reportBatch, waitForBatches, type BatchRecord } from './batch-wait.ts';
 import { EXIT, usageError } from './errors.ts';
 import { day, printJson, printNextPage, printTable, usd, writeAllSync } from './output.ts';
-import type { Group } from './shared.ts';
+import { oneRequestCommand, type Group } from './shared.ts';
 import { ESTIMATE_HELP, ESTIMATE_OPTIONS, estimateFirst } from './estimate.ts';
 import type { z } from 'zod';
 import type { batchExecuteOperation } from '../operations/batches.ts';
@@ -236,17 +236,13 @@ Each line: {position, item_id | index, execution_log_id, score, evaluator_result
   },
 };
 
-const cancel: Command = {
-  summary: 'stop a batch run: rows not started are never scored',
-  help: `Usage: tribunal batch cancel <batch id>`,
-  positionals: [1, 1],
-  async run({ positionals, json, client }) {
-    const record = await client().post<BatchRecord>(`${batchPath(positionals[0])}cancel/`, {});
-    if (json) printJson(record);
-    else console.log(`Batch ${record.id}: ${record.status} (${record.done + record.failed}/${record.total} rows finished${record.failed ? `, ${record.failed} failed` : ''}).`);
-    return EXIT.ok;
-  },
-};
+const cancel = oneRequestCommand(
+  'stop a batch run: rows not started are never scored',
+  `Usage: tribunal batch cancel <batch id>`,
+  (api, id) => api.post<BatchRecord>(`${batchPath(id)}cancel/`, {}),
+  (record) =>
+    console.log(`Batch ${record.id}: ${record.status} (${record.done + record.failed}/${record.total} rows finished${record.failed ? `, ${record.failed} failed` : ''}).`),
+);
 
 const batchCommands: Group = { run, status, list: list_, results, cancel, compare: compareCommand };
 

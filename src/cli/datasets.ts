@@ -11,7 +11,7 @@ import type { ApiClient } from './client.ts';
 import { num, runGroup, str, type Command } from './command.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
 import { clip, day, printJson, printNextPage, printTable } from './output.ts';
-import type { Group } from './shared.ts';
+import { oneRequestCommand, type Group } from './shared.ts';
 import type { ImportResult } from '../datasets/import.ts';
 import type { Dataset } from '../schemas/datasets.ts'; // the wire type, from the zod schema (one source of truth)
 
@@ -169,17 +169,12 @@ const export_: Command = {
   },
 };
 
-const delete_: Command = {
-  summary: 'delete a dataset and its items (execution logs stay)',
-  help: `Usage: tribunal datasets delete <dataset>`,
-  positionals: [1, 1],
-  async run({ positionals, json, client }) {
-    const answer = await client().delete<{ id: string }>(datasetPath(positionals[0]));
-    if (json) printJson(answer);
-    else console.log(`Deleted dataset ${answer.id}.`);
-    return EXIT.ok;
-  },
-};
+const delete_ = oneRequestCommand(
+  'delete a dataset and its items (execution logs stay)',
+  `Usage: tribunal datasets delete <dataset>`,
+  (api, ref) => api.delete<{ id: string }>(datasetPath(ref)),
+  (answer) => console.log(`Deleted dataset ${answer.id}.`),
+);
 
 const datasetCommands: Group = { list: list_, create, import: import_, export: export_, delete: delete_ };
 

@@ -1,17 +1,15 @@
 // tribunal evaluators list|get|create|update|delete|run
-import { num, oneOf, runGroup, str, type Command, type Values } from './command.ts';
-import { resolveId } from './client.ts';
-import { EXIT, usageError } from './errors.ts';
-import { clip, day, printFields, printJson, printNextPage, printTable } from './output.ts';
-import { confirm, isInteractive } from './prompt.ts';
-import { defined, inFlagTerms, printRunResult, readJsonObject, readText, RUN_HELP, RUN_OPTIONS, runInputFromFlags, type Group, type RunResult } from './shared.ts';
+import { oneOf, runGroup, str, type Values } from './command.ts';
+import { usageError } from './errors.ts';
+import { clip, day, printFields, printTable } from './output.ts';
+import { defined, readJsonObject, readText, RUN_HELP, RUN_OPTIONS, runInputFromFlags, type Group } from './shared.ts';
 import { declaredInputs } from './judge-view.ts';
-import { ownProjects } from './judges.ts';
+import { createCommand, deleteCommand, executeCommand, listCommand, showCommand, updateCommand } from './versioned-commands.ts';
 import type { Evaluator } from '../schemas/core.ts'; // the wire type, from the zod schema (one source of truth)
 
 const needs = (e: Evaluator) => declaredInputs(e);
 
-const list_: Command = {
+const list_ = listCommand<Evaluator>('evaluator', {
   summary: "list evaluators (yours and the shipped presets; --public: others' public ones too)",
   help: `Usage: tribunal evaluators list [--search <text>] [--presets | --no-presets] [--own | --public] [--project <id>] [--limit N] [--cursor C | --all]
 
@@ -35,63 +33,47 @@ const list_: Command = {
     cursor: { type: 'string' },
     all: { type: 'boolean' },
   },
-  async run({ values, json, client }) {
+  query(values) {
     if (values.presets && values['no-presets']) throw usageError('give --presets or --no-presets, not both.');
-    if (values.own && values.public) throw usageError('give --own or --public, not both.');
-    const query = {
+    return {
       search: str(values.search),
       project_id: str(values.project),
       include_public: values.public ? true : undefined,
       is_preset: values.presets ? true : values['no-presets'] || values.own ? false : undefined,
     };
-    const page = values.all
-      ? { results: await client().listAll('/v1/evaluators/', query), next_cursor: null }
-      : await client().get('/v1/evaluators/', { ...query, limit: num(values.limit, 'limit', { min: 1, integer: true }), cursor: str(values.cursor) });
-    if (json) printJson(page);
-    else {
-      const mine = values.public ? await ownProjects(client()) : null; // issue 26: whose, when others' are listed
-      printTable(
-        ['ID', 'NAME', 'KIND', 'NEEDS', 'INTENT'],
-        page.results.map((e: Evaluator) => [
-          e.id,
-          clip(e.name, 36),
-          e.is_preset ? 'preset' : mine && !mine.has(e.project_id ?? '') ? 'public, another org' : e.visibility,
-          needs(e),
-          clip(e.intent, 60),
-        ]),
-      );
-      printNextPage(page.next_cursor, 'tribunal evaluators list');
-    }
-    return EXIT.ok;
   },
-};
+  printRows: (results, mine) =>
+    printTable(
+      ['ID', 'NAME', 'KIND', 'NEEDS', 'INTENT'],
+      results.map((e) => [
+        e.id,
+        clip(e.name, 36),
+        e.is_preset ? 'preset' : mine && !mine.has(e.project_id ?? '') ? 'public, another org' : e.visibility,
+        needs(e),
+        clip(e.intent, 60),
+      ]),
+    ),
+});
 
-const get: Command = {
+const get = showCommand<Evaluator>('evaluator', {
   summary: 'show an evaluator with its rubric and required inputs',
   help: 'Usage: tribunal evaluators get <id or exact name>',
-  positionals: [1, 1],
-  async run({ positionals, json, client }) {
-    const id = await resolveId(client(), 'evaluator', positionals[0]);
-    const e = await client().get<Evaluator>(`/v1/evaluators/${encodeURIComponent(id)}/`);
-    if (json) printJson(e);
-    else
-      printFields([
-        ['id', e.id],
-        ['name', e.name],
-        ['kind', e.is_preset ? 'preset (read-only)' : e.visibility],
-        ['intent', e.intent],
-        ['needs', needs(e)],
-        ['model', e.models?.length ? `jury of ${e.models.join(', ')} (${e.aggregation ?? 'mean'})` : (e.model ?? 'server default')],
-        ['scoring', e.scoring === 'logprobs' ? 'logprobs (weighted 1-5 grade)' : null],
-        ['demonstrations', e.demonstrations.length],
-        ['project', e.project_id],
-        ['version', e.version],
-        ['updated', day(e.updated_at)],
-        ['rubric', e.rubric],
-      ]);
-    return EXIT.ok;
-  },
-};
+  print: (e) =>
+    printFields([
+      ['id', e.id],
+      ['name', e.name],
+      ['kind', e.is_preset ? 'preset (read-only)' : e.visibility],
+      ['intent', e.intent],
+      ['needs', needs(e)],
+      ['model', e.models?.length ? `jury of ${e.models.join(', ')} (${e.aggregation ?? 'mean'})` : (e.model ?? 'server default')],
+      ['scoring', e.scoring === 'logprobs' ? 'logprobs (weighted 1-5 grade)' : null],
+      ['demonstrations', e.demonstrations.length],
+      ['project', e.project_id],
+      ['version', e.version],
+      ['updated', day(e.updated_at)],
+      ['rubric', e.rubric],
+    ]),
+});
 
 const FIELD_OPTIONS = {
   name: { type: 'string' },
@@ -188,7 +170,7 @@ function kindFields(values: Values): Record<string, unknown> {
   };
 }
 
-const create: Command = {
+const create = createCommand<Evaluator>('evaluator', {
   summary: 'create an evaluator with its rubric',
   help: `Usage: tribunal evaluators create --name <name> --intent <text> --rubric <text> [options]
        tribunal evaluators create --name <name> --intent <text> --kind check --checks-file <path>
@@ -196,78 +178,33 @@ const create: Command = {
 
 ${FIELDS_HELP}`,
   options: FIELD_OPTIONS,
-  async run({ values, json, client }) {
-    const body = evaluatorBody(values);
-    // A check or code evaluator describes itself: no rubric needed (h-checks).
-    for (const field of ['name', 'intent', ...(body.kind === 'check' || body.kind === 'code' ? [] : ['rubric'])]) {
-      if (body[field] === undefined) throw usageError(`--${field} is required (see tribunal evaluators create --help).`);
-    }
-    const e = await client().post<Evaluator>('/v1/evaluators/', body);
-    if (json) printJson(e);
-    else console.log(`Created evaluator ${e.name} (${e.id}), version ${e.version}.`);
-    return EXIT.ok;
-  },
-};
+  body: evaluatorBody,
+  // A check or code evaluator describes itself: no rubric needed (h-checks).
+  required: (body) => ['name', 'intent', ...(body.kind === 'check' || body.kind === 'code' ? [] : ['rubric'])].map((field) => [field, `--${field}`] as const),
+  created: (e) => `Created evaluator ${e.name} (${e.id}), version ${e.version}.`,
+});
 
-const update: Command = {
+const update = updateCommand('evaluator', {
   summary: 'edit an evaluator (only the fields given change; makes a new version)',
   help: `Usage: tribunal evaluators update <id or exact name> [options]
 
 ${FIELDS_HELP}`,
   options: FIELD_OPTIONS,
-  positionals: [1, 1],
-  async run({ values, positionals, json, client }) {
-    const body = evaluatorBody(values);
-    if (!Object.keys(body).length) throw usageError('nothing to change: give at least one field (see tribunal evaluators update --help).');
-    const id = await resolveId(client(), 'evaluator', positionals[0]);
-    const e = await client().patch<Evaluator>(`/v1/evaluators/${encodeURIComponent(id)}/`, body);
-    if (json) printJson(e);
-    else console.log(`Updated evaluator ${e.name} (${e.id}); now version ${e.version}.`);
-    return EXIT.ok;
-  },
-};
+  body: evaluatorBody,
+  nothingToChange: 'nothing to change: give at least one field (see tribunal evaluators update --help).',
+});
 
-const delete_: Command = {
-  summary: 'delete an evaluator that no judge uses',
-  help: `Usage: tribunal evaluators delete <id or exact name> [--yes]
+const delete_ = deleteCommand('evaluator', 'delete an evaluator that no judge uses');
 
-  --yes   do not ask for confirmation (required when there is no terminal)`,
-  options: { yes: { type: 'boolean', short: 'y' } },
-  positionals: [1, 1],
-  async run({ values, positionals, json, client }) {
-    const id = await resolveId(client(), 'evaluator', positionals[0]);
-    if (!values.yes) {
-      if (!isInteractive()) throw usageError('deleting needs --yes when there is no terminal to confirm on.');
-      if (!(await confirm(`Delete evaluator ${positionals[0]}${positionals[0] === id ? '' : ` (${id})`}?`))) {
-        console.error('Not deleted.');
-        return EXIT.ok;
-      }
-    }
-    const result = await client().delete(`/v1/evaluators/${encodeURIComponent(id)}/`);
-    if (json) printJson(result);
-    else console.log(`Deleted evaluator ${id}.`);
-    return EXIT.ok;
-  },
-};
-
-const run: Command = {
+const run = executeCommand('evaluator', {
   summary: 'score one request/response pair with a single evaluator',
   help: `Usage: tribunal evaluators run <id or exact name> --response <text> [options]
 
 ${RUN_HELP}
   --project <id>            project the execution log is filed under`,
   options: { ...RUN_OPTIONS, project: { type: 'string' } },
-  positionals: [1, 1],
-  async run({ values, positionals, json, client }) {
-    const body = { ...runInputFromFlags(values), project_id: str(values.project) };
-    const id = await resolveId(client(), 'evaluator', positionals[0]);
-    const result = await client()
-      .post<RunResult>(`/v1/evaluators/${encodeURIComponent(id)}/execute/`, body)
-      .catch((err) => Promise.reject(inFlagTerms(err)));
-    printRunResult(`Evaluator ${positionals[0]}`, result, json);
-    return EXIT.ok;
-  },
-};
+  body: (values) => ({ ...runInputFromFlags(values), project_id: str(values.project) }),
+});
 
 const evaluatorCommands: Group = { list: list_, get, create, update, delete: delete_, run };
 

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { num, runGroup, str, type Command } from './command.ts';
 import { EXIT, usageError } from './errors.ts';
 import { day, printJson, printNextPage, printTable } from './output.ts';
-import type { Group } from './shared.ts';
+import { oneRequestCommand, type Group } from './shared.ts';
 import type { FileObject } from '../schemas/files.ts'; // the wire type, from the zod schema (one source of truth)
 
 /** The server's limit, checked here too so that a huge file is never read into memory. */
@@ -64,17 +64,12 @@ const list_: Command = {
   },
 };
 
-const delete_: Command = {
-  summary: 'delete a file',
-  help: 'Usage: tribunal files delete <file_id>',
-  positionals: [1, 1],
-  async run({ positionals, json, client }) {
-    const result = await client().delete(`/v1/files/${encodeURIComponent(positionals[0])}/`);
-    if (json) printJson(result);
-    else console.log(`Deleted file ${positionals[0]}.`);
-    return EXIT.ok;
-  },
-};
+const delete_ = oneRequestCommand(
+  'delete a file',
+  'Usage: tribunal files delete <file_id>',
+  (api, id) => api.delete(`/v1/files/${encodeURIComponent(id)}/`),
+  (_answer, id) => console.log(`Deleted file ${id}.`),
+);
 
 const fileCommands: Group = { upload, list: list_, delete: delete_ };
 

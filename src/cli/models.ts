@@ -5,7 +5,7 @@ import { num, oneOf, runGroup, str, type Command } from './command.ts';
 import { EXIT, usageError } from './errors.ts';
 import { clip, day, printFields, printJson, printNextPage, printTable } from './output.ts';
 import { confirm, isInteractive } from './prompt.ts';
-import { defined, type Group } from './shared.ts';
+import { defined, oneRequestCommand, type Group } from './shared.ts';
 import type { Model } from '../schemas/models.ts'; // the wire type, from the zod schema (one source of truth)
 
 const path = (idOrName: string) => `/v1/models/${encodeURIComponent(idOrName)}/`;
@@ -98,22 +98,17 @@ const add: Command = {
   },
 };
 
-const verify: Command = {
-  summary: 'check a model with one tiny real call and store what it supports',
-  help: `Usage: tribunal models verify <id or name>`,
-  positionals: [1, 1],
-  async run({ positionals, json, client }) {
-    const m = await client().post<Model>(`${path(positionals[0])}verify/`);
-    if (json) printJson(m);
-    else
-      printFields([
-        ['model', `${m.name} (${m.provider}, ${m.model})`],
-        ['capabilities', capabilities(m)],
-        ['verified', day(m.verified_at)],
-      ]);
-    return EXIT.ok;
-  },
-};
+const verify = oneRequestCommand(
+  'check a model with one tiny real call and store what it supports',
+  `Usage: tribunal models verify <id or name>`,
+  (api, ref) => api.post<Model>(`${path(ref)}verify/`),
+  (m) =>
+    printFields([
+      ['model', `${m.name} (${m.provider}, ${m.model})`],
+      ['capabilities', capabilities(m)],
+      ['verified', day(m.verified_at)],
+    ]),
+);
 
 const delete_: Command = {
   summary: 'delete a registered model (evaluators naming it stop scoring)',

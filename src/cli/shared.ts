@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import type { Command, Values } from './command.ts';
 import { list, str } from './command.ts';
-import { CliError, usageError } from './errors.ts';
+import type { ApiClient } from './client.ts';
+import { CliError, EXIT, usageError } from './errors.ts';
 import { clip, printJson, score, usd } from './output.ts';
 import type { ExecutionResult } from '../schemas/core.ts';
 
@@ -85,6 +86,24 @@ export function printRunResult(title: string, result: RunResult, json: boolean):
 }
 
 export type Group = Record<string, Command>;
+
+/**
+ * A command about one record named by its one argument: one request, then the answer as JSON with
+ * --json, else as `print` shows it to a person.
+ */
+export function oneRequestCommand<T>(summary: string, help: string, request: (api: ApiClient, ref: string) => Promise<T>, print: (answer: T, ref: string) => void): Command {
+  return {
+    summary,
+    help,
+    positionals: [1, 1],
+    async run({ positionals, json, client }) {
+      const answer = await request(client(), positionals[0]);
+      if (json) printJson(answer);
+      else print(answer, positionals[0]);
+      return EXIT.ok;
+    },
+  };
+}
 
 /**
  * The server names a missing input by its REST field (`contexts`); at the command line it is a

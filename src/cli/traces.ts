@@ -3,7 +3,7 @@
 import { num, oneOf, runGroup, str, type Command } from './command.ts';
 import { EXIT, usageError } from './errors.ts';
 import { clip, printFields, printJson, printNextPage, printTable } from './output.ts';
-import { defined, readJsonObject, type Group } from './shared.ts';
+import { defined, oneRequestCommand, readJsonObject, type Group } from './shared.ts';
 
 const tracesList: Command = {
   summary: 'list received traces, newest first',
@@ -50,23 +50,18 @@ const tracesList: Command = {
   },
 };
 
-const tracesGet: Command = {
-  summary: 'one trace: its span tree, what would be judged, and the scores',
-  help: `Usage: tribunal traces get <trace id>`,
-  positionals: [1, 1],
-  async run({ positionals, json, client }) {
-    const t = await client().get(`/v1/traces/${encodeURIComponent(positionals[0])}/`);
-    if (json) printJson(t);
-    else {
-      for (const s of t.spans) {
-        const scores = s.evaluations.map((e: any) => `${e.name}=${e.score ?? 'n/a'}`).join(' ');
-        const what = s.extracted ? ` [${s.extracted.source}] ${clip(JSON.stringify(s.extracted.response), 50)}` : '';
-        console.log(`${'  '.repeat(s.depth)}${s.name} (${s.kind}, ${s.status.code})${what}${scores ? `  scores: ${scores}` : ''}`);
-      }
+const tracesGet = oneRequestCommand(
+  'one trace: its span tree, what would be judged, and the scores',
+  `Usage: tribunal traces get <trace id>`,
+  (api, id) => api.get(`/v1/traces/${encodeURIComponent(id)}/`),
+  (t) => {
+    for (const s of t.spans) {
+      const scores = s.evaluations.map((e: any) => `${e.name}=${e.score ?? 'n/a'}`).join(' ');
+      const what = s.extracted ? ` [${s.extracted.source}] ${clip(JSON.stringify(s.extracted.response), 50)}` : '';
+      console.log(`${'  '.repeat(s.depth)}${s.name} (${s.kind}, ${s.status.code})${what}${scores ? `  scores: ${scores}` : ''}`);
     }
-    return EXIT.ok;
   },
-};
+);
 
 const rulePath = (id: string) => `/v1/evaluation-rules/${encodeURIComponent(id)}/`;
 const statusLine = (s: any) =>
@@ -187,17 +182,12 @@ const rulesUpdate: Command = {
     return EXIT.ok;
   },
 };
-const rulesDelete: Command = {
-  summary: 'delete a rule (its results stay)',
-  help: 'Usage: tribunal rules delete <id>',
-  positionals: [1, 1],
-  async run({ positionals, json, client }) {
-    const r = await client().delete(rulePath(positionals[0]));
-    if (json) printJson(r);
-    else console.log(`Deleted rule ${positionals[0]}.`);
-    return EXIT.ok;
-  },
-};
+const rulesDelete = oneRequestCommand(
+  'delete a rule (its results stay)',
+  'Usage: tribunal rules delete <id>',
+  (api, id) => api.delete(rulePath(id)),
+  (_answer, id) => console.log(`Deleted rule ${id}.`),
+);
 const rulesTest: Command = {
   summary: 'show what the rule would judge on the latest matching stored spans (no model call)',
   help: 'Usage: tribunal rules test <id> [--limit N]',

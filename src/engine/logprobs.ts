@@ -25,33 +25,27 @@ import { ModelCallError } from './providers/model-errors.ts';
 import { callStructured, type CallOutcome, type Checked, type StructuredCallSpec } from './structured-call.ts';
 import type { ModelCapabilities } from '../schemas.ts';
 import { SCORE_TOOL } from './prompt.ts';
+import { justifiedAnswerTool } from './answer-tool.ts';
 
 /** Alternatives asked for per token: every grade that is not among them has less probability than the least shown. */
 export const TOP_LOGPROBS = 10;
 export const GRADES = [1, 2, 3, 4, 5] as const;
 
 /** The answer asked for: the justification first, the grade last (so its token is found from the end). */
-export const GRADE_TOOL = {
+export const GRADE_TOOL = justifiedAnswerTool({
   name: 'submit_grade',
   description: 'Record your evaluation of the response: the justification first, then the grade from 1 to 5 decided from it.',
-  input_schema: {
-    type: 'object',
-    properties: {
-      justification: {
-        type: 'string',
-        description: 'Your reasoning, written before the grade: quote the parts of the response that meet or miss the rubric, name the most severe failure, then the band.',
-      },
-      not_applicable: { type: 'boolean', description: 'true only when the evaluator does not apply to this response at all; then grade is null.' },
-      grade: {
-        type: ['integer', 'null'],
-        enum: [1, 2, 3, 4, 5, null],
-        description: '1 = fails the rubric entirely, 5 = fully meets it; null only when not_applicable is true. Always the last field.',
-      },
+  justification: 'Your reasoning, written before the grade: quote the parts of the response that meet or miss the rubric, name the most severe failure, then the band.',
+  verdict: {
+    not_applicable: { type: 'boolean', description: 'true only when the evaluator does not apply to this response at all; then grade is null.' },
+    grade: {
+      type: ['integer', 'null'],
+      enum: [1, 2, 3, 4, 5, null],
+      description: '1 = fails the rubric entirely, 5 = fully meets it; null only when not_applicable is true. Always the last field.',
     },
-    required: ['justification', 'not_applicable', 'grade'],
-    additionalProperties: false,
   },
-};
+  required: ['not_applicable', 'grade'],
+});
 
 /** Appended to the user prompt, so the system prompt (the cached prefix) stays the same bytes. */
 export const GRADE_INSTRUCTION = [

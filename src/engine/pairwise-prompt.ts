@@ -9,30 +9,24 @@ import type { Demonstration, Turn } from '../schemas.ts';
 import { fence, newNonce } from '../conversation/fence.ts';
 import { evaluatorSection, referenceMaterial, type PromptEvaluator, type BuiltPrompt } from './prompt.ts';
 import type { Checked } from './structured-call.ts';
+import { justifiedAnswerTool } from './answer-tool.ts';
 
 /** The forced tool of a comparison. Property order puts the justification first. */
-export const PAIRWISE_TOOL = {
+export const PAIRWISE_TOOL = justifiedAnswerTool({
   name: 'submit_comparison',
   description: 'Record which of the two responses better meets the rubric. Call it exactly once. Write the justification first, then decide the preference from it.',
-  input_schema: {
-    type: 'object',
-    properties: {
-      justification: {
-        type: 'string',
-        description:
-          'Your reasoning, written before the preference: quote the parts of response A and of response B that meet or miss the rubric, name the most severe failure of each, then say which does better and why.',
-      },
-      preference: {
-        type: 'string',
-        enum: ['A', 'B', 'tie'],
-        description:
-          'Decided after the justification: "A" (the response shown first) or "B" (shown second) when it better meets the rubric; "tie" only when they meet it equally well or fail it equally.',
-      },
+  justification:
+    'Your reasoning, written before the preference: quote the parts of response A and of response B that meet or miss the rubric, name the most severe failure of each, then say which does better and why.',
+  verdict: {
+    preference: {
+      type: 'string',
+      enum: ['A', 'B', 'tie'],
+      description:
+        'Decided after the justification: "A" (the response shown first) or "B" (shown second) when it better meets the rubric; "tie" only when they meet it equally well or fail it equally.',
     },
-    required: ['justification', 'preference'],
-    additionalProperties: false,
   },
-} as const;
+  required: ['preference'],
+});
 
 /** A position's label, as the model sees it. */
 export type PositionPreference = 'A' | 'B' | 'tie';

@@ -11,6 +11,7 @@
 import { renderConversation, type ConversationItem } from '../conversation/render.ts';
 import type { Demonstration } from '../schemas.ts';
 import { escapeData, fence, newNonce } from '../conversation/fence.ts';
+import { justifiedAnswerTool } from './answer-tool.ts';
 
 export { escapeData, newNonce };
 
@@ -23,41 +24,34 @@ const CONFIDENCE_MEANING =
   'Optional, after the score: the probability, from 0 to 1, that a careful expert applying this rubric to the same material would give a score within 0.2 of yours. Low when the rubric is ambiguous here or the evidence is thin; null when not_applicable is true.';
 
 /** The forced tool the model answers through. Property order puts the justification first, the score before the confidence. */
-export const SCORE_TOOL = {
+export const SCORE_TOOL = justifiedAnswerTool({
   name: 'submit_evaluation',
   description: 'Record your evaluation of the response. Call it exactly once. Write the justification first, then decide the score from it.',
-  input_schema: {
-    type: 'object',
-    properties: {
-      justification: {
-        type: 'string',
-        description:
-          'Your reasoning, written before the score: quote the parts of the response (and of the other material) that meet or miss the rubric, name the most severe failure, then the band it puts the response in.',
-      },
-      not_applicable: {
-        type: 'boolean',
-        default: false,
-        description:
-          'true only when the evaluator does not apply to this response at all (for example a citation evaluator on an answer that was never meant to cite); then score is null. A response that the evaluator applies to and that does badly is scored low, not marked not applicable.',
-      },
-      score: {
-        type: ['number', 'null'],
-        minimum: 0,
-        maximum: 1,
-        description:
-          'The score, decided after the justification: 1 = fully meets the rubric, 0 = fails it entirely, values in between placed inside the band that fits. null only when not_applicable is true.',
-      },
-      confidence: {
-        type: ['number', 'null'],
-        minimum: 0,
-        maximum: 1,
-        description: CONFIDENCE_MEANING,
-      },
+  justification:
+    'Your reasoning, written before the score: quote the parts of the response (and of the other material) that meet or miss the rubric, name the most severe failure, then the band it puts the response in.',
+  verdict: {
+    not_applicable: {
+      type: 'boolean',
+      default: false,
+      description:
+        'true only when the evaluator does not apply to this response at all (for example a citation evaluator on an answer that was never meant to cite); then score is null. A response that the evaluator applies to and that does badly is scored low, not marked not applicable.',
     },
-    required: ['justification', 'score'],
-    additionalProperties: false,
+    score: {
+      type: ['number', 'null'],
+      minimum: 0,
+      maximum: 1,
+      description:
+        'The score, decided after the justification: 1 = fully meets the rubric, 0 = fails it entirely, values in between placed inside the band that fits. null only when not_applicable is true.',
+    },
+    confidence: {
+      type: ['number', 'null'],
+      minimum: 0,
+      maximum: 1,
+      description: CONFIDENCE_MEANING,
+    },
   },
-} as const;
+  required: ['score'],
+});
 
 export interface PromptEvaluator {
   name: string;

@@ -8,7 +8,7 @@ import { Annotation } from '../schemas/calibration.ts';
 import { defineTool } from '../tool.ts';
 import { READ, WRITE } from './annotations.ts';
 import { itemAllowance } from '../quotas/quotas.ts'; // h-harden
-import { Deleted } from './resources.ts';
+import { defineDeleteOperation } from './resources.ts';
 
 const annotationId = z.string().min(1).describe('id of the annotation');
 const score = z.number().min(0).max(1).describe('the score 0..1 the evaluator should have given');
@@ -69,14 +69,12 @@ export const updateAnnotationOperation = defineTool({
   handler: ({ annotation_id, ...patch }, ctx) => updateAnnotation(ctx, annotation_id, patch),
 });
 
-export const deleteAnnotationOperation = defineTool({
+export const deleteAnnotationOperation = defineDeleteOperation({
   name: 'delete_annotation',
   title: 'Delete an annotation',
   description: 'Delete one annotation (items already copied into a dataset stay).',
   input: z.object({ annotation_id: annotationId }),
-  output: Deleted,
-  annotations: WRITE,
-  handler: async ({ annotation_id }, ctx) => ({ deleted: true as const, id: await deleteAnnotation(ctx, annotation_id) }),
+  remove: ({ annotation_id }, ctx) => deleteAnnotation(ctx, annotation_id),
 });
 
 export const itemsFromAnnotationsOperation = defineTool({

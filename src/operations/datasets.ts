@@ -18,7 +18,7 @@ import {
 import { runnableItems } from '../datasets/item-shape.ts';
 import { Dataset, DatasetItem, DatasetItemInputShape, page, PageParams } from '../schemas.ts';
 import { defineTool } from '../tool.ts';
-import { Deleted } from './resources.ts';
+import { defineDeleteOperation } from './resources.ts';
 import { checkDatasetQuota, itemAllowance } from '../quotas/quotas.ts'; // h-harden
 import { READ, WRITE } from './annotations.ts';
 
@@ -68,14 +68,12 @@ export const updateDatasetOperation = defineTool({
   handler: ({ dataset_id, ...patch }, ctx) => updateDataset(ctx, dataset_id, patch),
 });
 
-export const deleteDatasetOperation = defineTool({
+export const deleteDatasetOperation = defineDeleteOperation({
   name: 'delete_dataset',
   title: 'Delete a dataset and its items (execution logs stay)',
   description: 'Delete a dataset and every item in it; logs of runs over it stay.',
   input: z.object({ dataset_id: datasetId }),
-  output: Deleted,
-  annotations: WRITE,
-  handler: async ({ dataset_id }, ctx) => ({ deleted: true as const, id: await deleteDataset(ctx, dataset_id) }),
+  remove: ({ dataset_id }, ctx) => deleteDataset(ctx, dataset_id),
 });
 
 export const listDatasetItemsOperation = defineTool({
@@ -140,12 +138,10 @@ export const updateDatasetItemOperation = defineTool({
   handler: ({ dataset_id, item_id, ...patch }, ctx) => updateItem(ctx, dataset_id, item_id, patch),
 });
 
-export const deleteDatasetItemOperation = defineTool({
+export const deleteDatasetItemOperation = defineDeleteOperation({
   name: 'delete_dataset_item',
   title: 'Delete one dataset item',
   description: 'Delete one item of a dataset.',
   input: z.object({ dataset_id: datasetId, item_id: itemId }),
-  output: Deleted,
-  annotations: WRITE,
-  handler: async ({ dataset_id, item_id }, ctx) => ({ deleted: true as const, id: await deleteItem(ctx, dataset_id, item_id) }),
+  remove: ({ dataset_id, item_id }, ctx) => deleteItem(ctx, dataset_id, item_id),
 });

@@ -35,19 +35,36 @@ function versionsOperation<K extends string, W extends z.ZodType, R>(
   });
 }
 
-/** DELETE a resource: REST and the web app only, never MCP. */
-function deleteOperation<K extends string>(what: string, idField: K, title: string, remove: (ctx: ToolContext, idOrName: string) => Promise<string>) {
+/**
+ * DELETE a record: REST and the web app only, never MCP. The answer is {deleted: true, id} with the id
+ * `remove` reports: the path may name the record, the answer carries its id.
+ */
+export function defineDeleteOperation<I extends z.ZodObject>(spec: {
+  name: string;
+  title: string;
+  description: string;
+  input: I;
+  remove: (input: z.infer<I>, ctx: ToolContext) => Promise<string>;
+}) {
   return defineTool({
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    input: spec.input,
+    output: Deleted,
+    annotations: WRITE,
+    handler: async (input, ctx) => ({ deleted: true as const, id: await spec.remove(input, ctx) }),
+  });
+}
+
+/** DELETE a judge or an evaluator by id or exact name. */
+function deleteOperation<K extends string>(what: string, idField: K, title: string, remove: (ctx: ToolContext, idOrName: string) => Promise<string>) {
+  return defineDeleteOperation({
     name: `delete_${what}`,
     title,
     description: title,
     input: z.object({ [idField]: z.string().min(1).describe(`id of the ${what}`) }) as z.ZodObject<Record<K, z.ZodString>>,
-    output: Deleted,
-    annotations: WRITE,
-    async handler(input, ctx) {
-      // The path may name the resource; the answer carries its id.
-      return { deleted: true as const, id: await remove(ctx, (input as Record<K, string>)[idField]) };
-    },
+    remove: (input, ctx) => remove(ctx, (input as Record<K, string>)[idField]),
   });
 }
 

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { pageQuery } from '../domain/pagination.ts';
 import { READ, WRITE } from '../operations/annotations.ts';
-import { Deleted } from '../operations/resources.ts';
+import { defineDeleteOperation } from '../operations/resources.ts';
 import { PageParams, page } from '../schemas.ts';
 import { defineTool } from '../tool.ts';
 import { adjudicateItem, listDisagreements } from './adjudication.ts';
@@ -12,6 +12,8 @@ import { addItems, createQueue, deleteQueue, getOwnQueue, listItems, listQueues,
 
 const queueId = z.string().min(1).describe('id of the review queue');
 const itemId = z.string().min(1).describe('id of the queue item (from next/ or items/)');
+/** What scoring an item writes (a person's scores, or the decided ones): the log's annotations for it. */
+const ItemAnnotations = z.object({ item_id: z.string(), execution_log_id: z.string(), annotations: z.array(z.record(z.string(), z.unknown())) });
 const Sources = z
   .object({
     confidence_below: z.number().min(0).max(1).optional().describe('add runs whose confidence is below this'),
@@ -109,14 +111,12 @@ export const updateReviewQueue = defineTool({
   handler: async ({ queue_id, ...patch }, ctx) => queueToWire(ctx, await updateQueue(ctx, queue_id, patch)),
 });
 
-export const deleteReviewQueue = defineTool({
+export const deleteReviewQueue = defineDeleteOperation({
   name: 'delete_review_queue',
   title: 'Delete a review queue',
   description: "Deletes the queue with its items, leases and people's labels (annotations made by adjudication stay).",
   input: z.object({ queue_id: queueId }),
-  output: Deleted,
-  annotations: WRITE,
-  handler: async ({ queue_id }, ctx) => ({ deleted: true as const, id: await deleteQueue(ctx, queue_id) }),
+  remove: ({ queue_id }, ctx) => deleteQueue(ctx, queue_id),
 });
 
 export const listReviewItems = defineTool({
@@ -161,7 +161,7 @@ export const submitReviewItem = defineTool({
   title: 'Score a leased item (completes your lease)',
   description: 'One score per evaluator of the item; the item must be leased to you and the lease unexpired.',
   input: z.object({ queue_id: queueId, item_id: itemId, annotations: z.array(Label).min(1).max(50) }),
-  output: z.object({ item_id: z.string(), execution_log_id: z.string(), annotations: z.array(z.record(z.string(), z.unknown())) }),
+  output: ItemAnnotations,
   annotations: WRITE,
   handler: ({ queue_id, item_id, annotations }, ctx) => submitItem(ctx, queue_id, item_id, annotations),
 });
@@ -196,7 +196,7 @@ export const adjudicateReviewItem = defineTool({
   title: "Decide an item's scores (what calibration uses)",
   description: "Writes the decided score per evaluator as the log's annotation (section 8); an evaluator left out gets the people's mean.",
   input: z.object({ queue_id: queueId, item_id: itemId, scores: z.array(Label).max(50).optional() }),
-  output: z.object({ item_id: z.string(), execution_log_id: z.string(), annotations: z.array(z.record(z.string(), z.unknown())) }),
+  output: ItemAnnotations,
   annotations: WRITE,
   handler: ({ queue_id, item_id, scores }, ctx) => adjudicateItem(ctx, queue_id, item_id, scores ?? []),
 });

@@ -1,7 +1,7 @@
 // The JSON store's API keys (db.json "api_keys", keyed by id) with an index by prefix: every request
 // looks its key up by prefix, so that lookup is a map read, not a scan.
-import { clone, paginate } from './json-data.ts';
-import { newestFirst, StoreConflictError, type ApiKeyRecord, type PageQuery } from './types.ts';
+import { clone, pageNewestFirst } from './json-data.ts';
+import { StoreConflictError, type ApiKeyRecord, type PageQuery } from './types.ts';
 
 export class JsonApiKeyTable {
   private readonly byPrefix = new Map<string, string>();
@@ -36,12 +36,7 @@ export class JsonApiKeyTable {
     return clone(this.table()[id] ?? null);
   }
   async list(orgId: string, page: PageQuery) {
-    return paginate(
-      Object.values(this.table())
-        .filter((k) => k.org_id === orgId)
-        .sort(newestFirst),
-      page,
-    );
+    return pageNewestFirst(this.table(), (k) => k.org_id === orgId, page);
   }
   async update(id: string, patch: Partial<Pick<ApiKeyRecord, 'revoked_at' | 'last_used_at'>>) {
     const key = this.table()[id];

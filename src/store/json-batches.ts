@@ -18,10 +18,10 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { DatasetItemInput } from '../schemas.ts';
-import { GroupCommit, setAside, writeFileDurably } from './json-files.ts';
+import { appendDurably, GroupCommit, setAside, writeFileDurably } from './json-files.ts';
 import { readTableFile } from './json-damage.ts';
 import { log } from '../log.ts';
-import { paginate } from './json-data.ts';
+import { createdWithin, matchesGiven, pageNewestFirst } from './json-data.ts';
 import {
   newestFirst,
   StoreConflictError,
@@ -231,18 +231,7 @@ export class JsonBatches {
   }
 
   list(filter: BatchFilter, page: PageQuery): Page<BatchExecutionRecord> {
-    const sorted = Object.values(this.batches)
-      .filter(
-        (b) =>
-          b.org_id === filter.org_id &&
-          (filter.judge_id === undefined || b.judge_id === filter.judge_id) &&
-          (filter.dataset_id === undefined || b.dataset_id === filter.dataset_id) &&
-          (filter.status === undefined || b.status === filter.status) &&
-          (filter.date_from === undefined || b.created_at >= filter.date_from) &&
-          (filter.date_to === undefined || b.created_at <= filter.date_to),
-      )
-      .sort(newestFirst);
-    return paginate(sorted, page);
+    return pageNewestFirst(this.batches, (b) => b.org_id === filter.org_id && matchesGiven(filter, b, ['judge_id', 'dataset_id', 'status']) && createdWithin(filter, b), page);
   }
 
   unfinished(): BatchExecutionRecord[] {
@@ -270,16 +259,7 @@ export class JsonBatches {
       if (index.at.has(row.position)) return false;
       const line = rowLine(row);
       const start = index.size;
-      const handle = await fsp.open(this.rowFile(batchId), 'a');
-      try {
-        await handle.write(`${line}\n`);
-        await handle.datasync();
-      } catch (err) {
-        await handle.truncate(start).catch(() => {});
-        throw err;
-      } finally {
-        await handle.close();
-      }
+      await appendDurably(this.rowFile(batchId), start, `${line}\n`);
       index.size = start + byteLength(line) + 1;
       index.place(row.position, start, byteLength(line));
       this.count(b, row);

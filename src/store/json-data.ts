@@ -6,6 +6,7 @@ import type { SurfaceTables } from './json-surface.ts';
 import type { FileTable } from './file-types.ts';
 import {
   isAfter,
+  newestFirst,
   type AnnotationRecord,
   type ApiKeyRecord,
   type CalibrationRunRecord,
@@ -107,6 +108,21 @@ export function paginate<T extends { created_at: string; id: string }>(sorted: T
   const more = start + page.limit < sorted.length;
   const lastItem = items[items.length - 1];
   return { items: items.map(clone), last: more && lastItem ? { created_at: lastItem.created_at, id: lastItem.id } : undefined };
+}
+
+/** A page of a table's rows that `keep` passes, newest first: how a JSON table answers a list. */
+export function pageNewestFirst<T extends { created_at: string; id: string }>(rows: Record<string, T>, keep: (row: T) => boolean, page: PageQuery): Page<T> {
+  return paginate(Object.values(rows).filter(keep).sort(newestFirst), page);
+}
+
+/** Whether a row passes a list filter's optional fields: each one given must equal the row's field of the same name. */
+export function matchesGiven<F extends object, R extends object>(filter: F, row: R, fields: Array<keyof F & keyof R>): boolean {
+  return fields.every((field) => filter[field] === undefined || (row[field] as unknown) === filter[field]);
+}
+
+/** Whether a row was created inside a filter's optional date_from..date_to (both ends included). */
+export function createdWithin(filter: { date_from?: string; date_to?: string }, row: { created_at: string }): boolean {
+  return (filter.date_from === undefined || row.created_at >= filter.date_from) && (filter.date_to === undefined || row.created_at <= filter.date_to);
 }
 
 export function visibleTo(filter: { org_id: string; include_public: boolean; include_presets?: boolean }, rec: { org_id: string | null; visibility: string }) {

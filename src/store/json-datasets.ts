@@ -11,21 +11,11 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
-import { GroupCommit, setAside, writeFileDurably } from './json-files.ts';
+import { appendDurably, GroupCommit, setAside, writeFileDurably } from './json-files.ts';
 import { readTableFile } from './json-damage.ts';
 import { log } from '../log.ts';
-import { paginate } from './json-data.ts';
-import {
-  newestFirst,
-  StoreConflictError,
-  type DatasetFilter,
-  type DatasetItemRecord,
-  type DatasetRecord,
-  type ItemPage,
-  type ItemPageQuery,
-  type Page,
-  type PageQuery,
-} from './types.ts';
+import { matchesGiven, pageNewestFirst } from './json-data.ts';
+import { StoreConflictError, type DatasetFilter, type DatasetItemRecord, type DatasetRecord, type ItemPage, type ItemPageQuery, type Page, type PageQuery } from './types.ts';
 
 /** Where each live item's latest line is. Positions are dense (one per item ever added), so arrays index by them. */
 class ItemIndex {
@@ -140,17 +130,7 @@ export class JsonDatasets {
 
   private async append(datasetId: string, index: ItemIndex, text: string): Promise<number> {
     const start = index.size;
-    const handle = await fsp.open(this.itemFile(datasetId), 'a');
-    try {
-      await handle.write(text);
-      await handle.datasync();
-    } catch (err) {
-      // Nothing half-written stays behind to be misread as an item.
-      await handle.truncate(start).catch(() => {});
-      throw err;
-    } finally {
-      await handle.close();
-    }
+    await appendDurably(this.itemFile(datasetId), start, text);
     index.size = start + byteLength(text);
     return start;
   }
@@ -183,16 +163,14 @@ export class JsonDatasets {
 
   list(filter: DatasetFilter, page: PageQuery): Page<DatasetRecord> {
     const needle = filter.search?.toLowerCase();
-    const sorted = Object.values(this.datasets)
-      .filter(
-        (d) =>
-          d.org_id === filter.org_id &&
-          (filter.project_id === undefined || d.project_id === filter.project_id) &&
-          (filter.name === undefined || d.name === filter.name) &&
-          (!needle || d.name.toLowerCase().includes(needle) || d.description.toLowerCase().includes(needle)),
-      )
-      .sort(newestFirst);
-    return paginate(sorted, page);
+    return pageNewestFirst(
+      this.datasets,
+      (d) =>
+        d.org_id === filter.org_id &&
+        matchesGiven(filter, d, ['project_id', 'name']) &&
+        (!needle || d.name.toLowerCase().includes(needle) || d.description.toLowerCase().includes(needle)),
+      page,
+    );
   }
 
   async update(id: string, patch: { name?: string; description?: string; updated_at: string }): Promise<DatasetRecord | null> {

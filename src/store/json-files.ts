@@ -76,6 +76,23 @@ export async function writeFileDurably(file: string, content: string): Promise<v
   await syncDir(path.dirname(file));
 }
 
+/**
+ * Appends `text` to a file of lines and syncs it. `start` is the file's size before: on a failed
+ * write the file is cut back to it, so nothing half-written stays behind to be misread as a line.
+ */
+export async function appendDurably(file: string, start: number, text: string): Promise<void> {
+  const handle = await fsp.open(file, 'a');
+  try {
+    await handle.write(text);
+    await handle.datasync();
+  } catch (err) {
+    await handle.truncate(start).catch(() => {});
+    throw err;
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function syncDir(dir: string): Promise<void> {
   const handle = await fsp.open(dir, 'r');
   try {

@@ -1,7 +1,7 @@
 // The JSON store's projects (db.json "projects", keyed by id). Few per organization, so lookups are
 // plain scans; at most one default project per organization, names unique within it.
-import { clone, paginate } from './json-data.ts';
-import { newestFirst, StoreConflictError, type PageQuery, type ProjectRecord } from './types.ts';
+import { clone, pageNewestFirst } from './json-data.ts';
+import { StoreConflictError, type PageQuery, type ProjectRecord } from './types.ts';
 
 export class JsonProjectTable {
   constructor(
@@ -23,11 +23,6 @@ export class JsonProjectTable {
     return clone(Object.values(this.table()).find((p) => p.org_id === orgId && p.is_default) ?? null);
   }
   async list(orgId: string, page: PageQuery) {
-    return paginate(
-      Object.values(this.table())
-        .filter((p) => p.org_id === orgId)
-        .sort(newestFirst),
-      page,
-    );
+    return pageNewestFirst(this.table(), (p) => p.org_id === orgId, page);
   }
 }

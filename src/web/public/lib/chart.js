@@ -11,6 +11,16 @@ const M = { left: 40, right: 16, top: 14, bottom: 36 };
 const COLORS = 8;
 const SHAPES = ['circle', 'square', 'diamond', 'triangle'];
 
+/**
+ * Gives a series' line and markers its colour (--s0 .. --s7, by its place): style.css strokes and
+ * fills with --series-colour. Set through the CSSOM, which the page's CSP allows (a style attribute
+ * in markup it would refuse).
+ */
+function inSeriesColour(el, cls) {
+  el.style.setProperty('--series-colour', `var(--${cls})`);
+  return el;
+}
+
 /** A marker of `shape` centred on (cx, cy), about 8 px across, with `title` as its tooltip when given. */
 function marker(shape, cx, cy, title) {
   const at = (dx, dy) => `${(cx + dx).toFixed(1)},${(cy + dy).toFixed(1)}`;
@@ -94,7 +104,7 @@ export function scoreChart(logs, { caption, batchRuns = [] }) {
   for (const se of series.values()) {
     const cls = `s${k % COLORS}`;
     const shape = SHAPES[k % SHAPES.length];
-    const g = s('g', { class: `series ${cls}`, 'data-shape': shape });
+    const g = inSeriesColour(s('g', { class: `series ${cls}`, 'data-shape': shape }), cls);
     const px = (p) => x(p.run, k);
     if (se.points.length > 1) g.append(s('polyline', { points: se.points.map((p) => `${px(p).toFixed(1)},${y(p.score).toFixed(1)}`).join(' ') }));
     for (const p of se.points) {
@@ -109,7 +119,11 @@ export function scoreChart(logs, { caption, batchRuns = [] }) {
       h(
         'li',
         {},
-        h('span', { class: 'legend-marker', 'aria-hidden': 'true' }, s('svg', { viewBox: '0 0 12 12', width: 12, height: 12, class: `series ${cls}` }, marker(shape, 6, 6))),
+        h(
+          'span',
+          { class: 'legend-marker', 'aria-hidden': 'true' },
+          inSeriesColour(s('svg', { viewBox: '0 0 12 12', width: 12, height: 12, class: `series ${cls}` }, marker(shape, 6, 6)), cls),
+        ),
         `${se.name} `,
         h('span', { class: 'muted' }, `(latest ${last.score.toFixed(2)}, ${se.points.length} run${se.points.length === 1 ? '' : 's'})`),
       ),
