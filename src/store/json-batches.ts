@@ -34,13 +34,14 @@ import {
   type Page,
   type PageQuery,
 } from './types.ts';
+import type { BatchStore } from './parts/batches.ts';
 
 import { byteLength, CACHED_INDEXES, linesOf, MAX_GAP, MAX_READ, parseRow, parseScores, positionOf, RowIndex, rowLine } from './json-batch-rows.ts';
 
 // The row format is json-batch-rows.ts's; tests write lines through this module.
 export { rowLine };
 
-export class JsonBatches {
+export class BatchFiles {
   private batches: Record<string, BatchExecutionRecord> = Object.create(null);
   private readonly rows = new Map<string, RowIndex>();
   private readonly metaCommit = new GroupCommit(() => writeFileDurably(this.metaFile, JSON.stringify({ format: 1, batches: this.batches })));
@@ -325,4 +326,19 @@ export class JsonBatches {
     }
     await this.metaCommit.commit();
   }
+}
+
+/** The batch run part of the JSON store, over its files (made and loaded by init). */
+export function jsonBatches(files: () => BatchFiles): BatchStore {
+  return {
+    createBatchExecution: (b, items) => files().create(b, items),
+    getBatchExecution: async (id) => files().get(id),
+    listBatchExecutions: async (filter, page) => files().list(filter, page),
+    listUnfinishedBatchExecutions: async () => files().unfinished(),
+    updateBatchExecution: (id, patch) => files().update(id, patch),
+    recordBatchRow: (batchId, row) => files().record(batchId, row),
+    listBatchRows: (batchId, query) => files().listRows(batchId, query),
+    listBatchRowScores: (batchId, query) => files().listRowScores(batchId, query),
+    getBatchItems: (batchId, from, count) => files().items(batchId, from, count),
+  };
 }

@@ -1,7 +1,7 @@
 // The shape of db.json in memory and the small helpers the JSON store's tables share: copying a
 // record out (so a caller can never change the stored one), pages, visibility and search.
 import type { Organization } from '../schemas.ts';
-import { JsonBudgetTables, type BudgetTables } from './json-budgets.ts';
+import { forgetReservations, type BudgetTables } from './json-budgets.ts';
 import type { SurfaceTables } from './json-surface.ts';
 import type { FileTable } from './file-types.ts';
 import {
@@ -72,7 +72,40 @@ export function withoutPrototypes(data: JsonData): void {
   data.budget_counters = Object.assign(Object.create(null) as BudgetTables['budget_counters'], data.budget_counters ?? {});
   data.provider_batches = Object.assign(Object.create(null) as NonNullable<JsonData['provider_batches']>, data.provider_batches ?? {});
   data.files = Object.assign(Object.create(null) as FileTable, data.files ?? {});
-  JsonBudgetTables.forget(data as BudgetTables);
+  forgetReservations(data as BudgetTables);
+}
+
+/**
+ * Tables of db.json whose records name their organization (`org_id`): an organization's purge takes
+ * its records out of each. A new table of organization records is added here.
+ */
+const ORG_TABLES = [
+  'api_keys',
+  'projects',
+  'evaluators',
+  'judges',
+  'models',
+  'annotations',
+  'calibration_runs',
+  'claim_tokens',
+  'synthetic_data',
+  'budget_caps',
+  'budget_counters',
+  'provider_batches',
+  'files',
+] as const satisfies ReadonlyArray<keyof JsonData>;
+
+/** Takes one organization, and every record of it, out of db.json (the caller commits). */
+export function purgeOrganizationData(data: JsonData, orgId: string): void {
+  for (const name of ORG_TABLES) {
+    const table = (data[name] ?? {}) as Record<string, { org_id: string | null }>;
+    for (const [key, record] of Object.entries(table)) if (record.org_id === orgId) delete table[key];
+  }
+  // Version histories are keyed by the resource's id; their records name the organization.
+  for (const name of ['evaluator_versions', 'judge_versions'] as const) {
+    for (const [id, versions] of Object.entries(data[name])) if (versions[0]?.org_id === orgId) delete data[name][id];
+  }
+  delete data.organizations[orgId];
 }
 
 /**
