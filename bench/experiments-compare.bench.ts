@@ -7,6 +7,7 @@
 // by the driver, then each repeat is a new process, so every first call is cold.
 //
 //   node --import tsx bench/experiments-compare.bench.ts [--store json|postgres] [--rows 10000] [--repeats 5]
+//                                                        [--cpu-prof DIR]  (a CPU profile of each measuring process)
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -23,7 +24,13 @@ import { median } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const { values: args } = parseArgs({
-  options: { store: { type: 'string', default: 'json' }, rows: { type: 'string', default: '10000' }, repeats: { type: 'string', default: '5' }, measure: { type: 'string' } },
+  options: {
+    store: { type: 'string', default: 'json' },
+    rows: { type: 'string', default: '10000' },
+    repeats: { type: 'string', default: '5' },
+    measure: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+  },
 });
 const STORE = args.store as 'json' | 'postgres';
 if (STORE !== 'json' && STORE !== 'postgres') throw new Error('--store is json or postgres');
@@ -142,7 +149,8 @@ async function measure(where: string, a: string, b: string): Promise<void> {
 
 function child(where: string, ids: [string, string]): Promise<{ first: number; firstWall: number; again: number; warm: number; pairs: number; digest: string }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', SELF, '--store', STORE, '--rows', String(ROWS), '--measure', [where, ...ids].join('\n')], {
+    const profile = args['cpu-prof'] ? ['--cpu-prof', `--cpu-prof-dir=${args['cpu-prof']}`] : [];
+    const proc = spawn(process.execPath, [...profile, '--import', 'tsx', SELF, '--store', STORE, '--rows', String(ROWS), '--measure', [where, ...ids].join('\n')], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

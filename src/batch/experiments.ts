@@ -165,11 +165,23 @@ export function pairedBootstrap(diffs: Float64Array, n: number, k: number, opts:
     values.push(v);
     present.push(p);
   }
-  // Every series the resamples sum (each column's values, then the presence of incomplete ones),
-  // packed four to a row: one fused pass per group of four draws the indexes and adds all four, with
-  // the same PRNG sequence for every group, so all series see the same resampled items.
-  const series: Float64Array[] = [...values, ...present.filter((p): p is Float64Array => p !== null)];
-  const countOf = present.map((p) => (p ? k + present.slice(0, present.indexOf(p)).filter(Boolean).length : -1));
+  // Every series the resamples sum, packed four to a row: one fused pass per group of four draws
+  // the indexes and adds all four, with the same PRNG sequence for every group, so all series see
+  // the same resampled items. The draws are random reads, so what is read per draw is kept small:
+  // the first group's pass also counts the drawn items of the first pattern of presence (the
+  // columns of a failed row are missing together, so one pattern usually serves every column) from
+  // bytes; a count is an integer, the same whatever adds it. Columns' values, then any other
+  // presence patterns, are the float series. Two runs with failed rows: one pass, where a group of
+  // counts took a second one drawing all 20 million indexes again.
+  const patterns: Float64Array[] = [];
+  const patternOf = present.map((p) => {
+    if (!p) return -1;
+    const same = patterns.findIndex((q) => sameValues(q, p));
+    return same >= 0 ? same : patterns.push(p) - 1;
+  });
+  const series: Float64Array[] = [...values, ...patterns.slice(1)];
+  const firstPattern = patterns.length ? Uint8Array.from(patterns[0]) : null;
+  const countOf = patternOf.map((p) => (p < 0 ? -1 : p === 0 ? -2 : k + p - 1));
   const groups = Math.ceil(series.length / 4);
   const packed = Array.from({ length: groups }, (_, g) => {
     const rows = new Float64Array(n * 4);
@@ -188,32 +200,38 @@ export function pairedBootstrap(diffs: Float64Array, n: number, k: number, opts:
   const scale = n / 4294967296;
   for (let r = 0; r < resamples; r++) {
     const start = state;
+    let firstCount = 0;
     for (let g = 0; g < groups; g++) {
       const rows = packed[g];
+      const counts = g === 0 ? firstPattern : null;
       state = start;
       let s0 = 0;
       let s1 = 0;
       let s2 = 0;
       let s3 = 0;
+      let m = 0;
       for (let i = 0; i < n; i++) {
         // mulberry32, inlined (the same sequence as mulberry32(seed) above).
         state = (state + 0x6d2b79f5) | 0;
         let t = state;
         t = Math.imul(t ^ (t >>> 15), t | 1);
         t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        const at = ((((t ^ (t >>> 14)) >>> 0) * scale) | 0) * 4;
-        s0 += rows[at];
-        s1 += rows[at + 1];
-        s2 += rows[at + 2];
-        s3 += rows[at + 3];
+        const at = (((t ^ (t >>> 14)) >>> 0) * scale) | 0;
+        const row = at * 4;
+        s0 += rows[row];
+        s1 += rows[row + 1];
+        s2 += rows[row + 2];
+        s3 += rows[row + 3];
+        if (counts) m += counts[at];
       }
+      if (g === 0) firstCount = m;
       sums[g * 4] = s0;
       sums[g * 4 + 1] = s1;
       sums[g * 4 + 2] = s2;
       sums[g * 4 + 3] = s3;
     }
     for (let c = 0; c < k; c++) {
-      const count = countOf[c] < 0 ? n : sums[countOf[c]];
+      const count = countOf[c] === -1 ? n : countOf[c] === -2 ? firstCount : sums[countOf[c]];
       means[c][r] = count ? sums[c] / count : NaN;
     }
   }
@@ -221,6 +239,12 @@ export function pairedBootstrap(diffs: Float64Array, n: number, k: number, opts:
     const sorted = m.filter((v) => !Number.isNaN(v)).sort();
     return [quantileSorted(sorted, alpha), quantileSorted(sorted, 1 - alpha)];
   });
+}
+
+/** Two series of the same length with the same values. */
+function sameValues(x: Float64Array, y: Float64Array): boolean {
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
 }
 
 export interface EvaluatorComparison {
