@@ -173,7 +173,9 @@ export class BatchFiles {
   /** The lines of these positions, each given to `parse`, in the order asked; one read per stretch of the file. */
   private async readLines<T>(id: string, index: RowIndex, positions: number[], parse: (line: Buffer) => T): Promise<T[]> {
     if (!positions.length) return [];
-    const places = positions.map((p, i) => ({ i, at: index.at.get(p)! })).sort((x, y) => x.at[0] - y.at[0]);
+    const places = positions.map((p, i) => ({ i, at: index.at.get(p)! }));
+    // Rows are mostly written in position order: sort only when the file order differs.
+    if (places.some((place, k) => k > 0 && place.at[0] < places[k - 1].at[0])) places.sort((x, y) => x.at[0] - y.at[0]);
     const out = new Array<T>(positions.length);
     const handle = await fsp.open(this.rowFile(id), 'r');
     try {
