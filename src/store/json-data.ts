@@ -2,19 +2,20 @@
 // record out (so a caller can never change the stored one), pages, visibility and search.
 import type { Organization } from '../schemas.ts';
 import { forgetReservations, type BudgetTables } from './json-budgets.ts';
-import type { SurfaceTables } from './json-surface.ts';
 import type { FileTable } from './file-types.ts';
 import {
   isAfter,
   type AnnotationRecord,
   type ApiKeyRecord,
   type CalibrationRunRecord,
+  type ClaimTokenRecord,
   type EvaluatorRecord,
   type JudgeRecord,
   type ModelRecord,
   type Page,
   type PageQuery,
   type ProjectRecord,
+  type SyntheticDataRecord,
 } from './types.ts';
 
 export interface JsonData {
@@ -32,8 +33,8 @@ export interface JsonData {
   annotations?: Record<string, AnnotationRecord>;
   calibration_runs?: Record<string, CalibrationRunRecord>;
   // Room surface (issue 30): absent in older files; created on load.
-  claim_tokens?: SurfaceTables['claim_tokens'];
-  synthetic_data?: SurfaceTables['synthetic_data'];
+  claim_tokens?: Record<string, ClaimTokenRecord>;
+  synthetic_data?: Record<string, SyntheticDataRecord>;
   /** Budgets (room h-cost, json-budgets.ts); absent in files written before them, created on load. */
   budget_caps?: BudgetTables['budget_caps'];
   budget_counters?: BudgetTables['budget_counters'];
@@ -65,8 +66,8 @@ export function withoutPrototypes(data: JsonData): void {
   data.models = Object.assign(Object.create(null) as Record<string, ModelRecord>, data.models ?? {});
   data.annotations = Object.assign(Object.create(null) as Record<string, AnnotationRecord>, data.annotations ?? {});
   data.calibration_runs = Object.assign(Object.create(null) as Record<string, CalibrationRunRecord>, data.calibration_runs ?? {});
-  data.claim_tokens = Object.assign(Object.create(null) as SurfaceTables['claim_tokens'], data.claim_tokens ?? {});
-  data.synthetic_data = Object.assign(Object.create(null) as SurfaceTables['synthetic_data'], data.synthetic_data ?? {});
+  data.claim_tokens = Object.assign(Object.create(null) as Record<string, ClaimTokenRecord>, data.claim_tokens ?? {});
+  data.synthetic_data = Object.assign(Object.create(null) as Record<string, SyntheticDataRecord>, data.synthetic_data ?? {});
   // Budgets (room h-cost)
   data.budget_caps = Object.assign(Object.create(null) as BudgetTables['budget_caps'], data.budget_caps ?? {});
   data.budget_counters = Object.assign(Object.create(null) as BudgetTables['budget_counters'], data.budget_counters ?? {});
