@@ -1,8 +1,8 @@
 // The JSON store's API keys (db.json "api_keys", keyed by id) with an index by prefix: every request
 // looks its key up by prefix, so that lookup is a map read, not a scan.
-import { clone, paginate } from './json-data.ts';
+import { clone, orgPage } from './json-data.ts';
 import type { ApiKeyStore } from './parts/accounts.ts';
-import { newestFirst, StoreConflictError, type ApiKeyRecord } from './types.ts';
+import { StoreConflictError, type ApiKeyRecord } from './types.ts';
 
 /** The API key part of the JSON store, over its table (read late: init loads db.json) and the commit. */
 export function jsonApiKeys(table: () => Record<string, ApiKeyRecord>, save: () => Promise<void>): ApiKeyStore {
@@ -28,14 +28,7 @@ export function jsonApiKeys(table: () => Record<string, ApiKeyRecord>, save: () 
     async getApiKey(id) {
       return clone(table()[id] ?? null);
     },
-    async listApiKeys(orgId, page) {
-      return paginate(
-        Object.values(table())
-          .filter((k) => k.org_id === orgId)
-          .sort(newestFirst),
-        page,
-      );
-    },
+    listApiKeys: async (orgId, page) => orgPage(table(), orgId, page),
     async updateApiKey(id, patch) {
       const key = table()[id];
       if (!key) return null;

@@ -5,6 +5,7 @@ import { forgetReservations, type BudgetTables } from './json-budgets.ts';
 import type { FileTable } from './file-types.ts';
 import {
   isAfter,
+  newestFirst,
   type AnnotationRecord,
   type ApiKeyRecord,
   type CalibrationRunRecord,
@@ -141,6 +142,16 @@ export function paginate<T extends { created_at: string; id: string }>(sorted: T
   const more = start + page.limit < sorted.length;
   const lastItem = items[items.length - 1];
   return { items: items.map(clone), last: more && lastItem ? { created_at: lastItem.created_at, id: lastItem.id } : undefined };
+}
+
+/** One organization's records of a table, newest first, a page of them (keys, projects, models, files). */
+export function orgPage<T extends { org_id: string; created_at: string; id: string }>(table: Record<string, T>, orgId: string, page: PageQuery): Page<T> {
+  return paginate(
+    Object.values(table)
+      .filter((r) => r.org_id === orgId)
+      .sort(newestFirst),
+    page,
+  );
 }
 
 export function visibleTo(filter: { org_id: string; include_public: boolean; include_presets?: boolean }, rec: { org_id: string | null; visibility: string }) {

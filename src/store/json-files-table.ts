@@ -6,8 +6,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { FileRecord, FileStore, FileTable } from './file-types.ts';
 import type { FilesPart } from './parts/files.ts';
-import { newestFirst, type Page, type PageQuery } from './types.ts';
-import { clone, paginate } from './json-data.ts';
+import type { Page, PageQuery } from './types.ts';
+import { clone, orgPage } from './json-data.ts';
 
 /** Ids and organization ids are made by Tribunal; anything else never reaches a path. */
 const SAFE = /^[A-Za-z0-9_-]{1,100}$/;
@@ -71,8 +71,7 @@ class JsonFileTable implements FileStore {
     }
   }
   async list(orgId: string, page: PageQuery): Promise<Page<FileRecord>> {
-    const mine = Object.values(this.table()).filter((f) => f.org_id === orgId);
-    return paginate(mine.sort(newestFirst), page);
+    return orgPage(this.table(), orgId, page);
   }
   async delete(orgId: string, id: string) {
     const key = `${orgId}/${id}`;

@@ -1,8 +1,8 @@
 // The JSON store's registered judge models (db.json "models", keyed by id; absent in files written
 // before the registry). Few rows per organization, so lookups are plain scans.
-import { clone, paginate } from './json-data.ts';
+import { clone, orgPage } from './json-data.ts';
 import type { ModelStore } from './parts/models.ts';
-import { newestFirst, StoreConflictError, type ModelRecord } from './types.ts';
+import { StoreConflictError, type ModelRecord } from './types.ts';
 
 /** The model part of the JSON store, over its table (read late: init loads db.json) and the commit. */
 export function jsonModels(table: () => Record<string, ModelRecord>, save: () => Promise<void>): ModelStore {
@@ -20,14 +20,7 @@ export function jsonModels(table: () => Record<string, ModelRecord>, save: () =>
     async getModelByName(orgId, name) {
       return clone(Object.values(table()).find((m) => m.org_id === orgId && m.name === name) ?? null);
     },
-    async listModels(orgId, page) {
-      return paginate(
-        Object.values(table())
-          .filter((m) => m.org_id === orgId)
-          .sort(newestFirst),
-        page,
-      );
-    },
+    listModels: async (orgId, page) => orgPage(table(), orgId, page),
     async updateModel(model) {
       if (!table()[model.id]) return false;
       if (nameTaken(model)) throw new StoreConflictError({ kind: 'name_taken', resource: 'model', name: model.name });

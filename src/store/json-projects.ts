@@ -1,8 +1,8 @@
 // The JSON store's projects (db.json "projects", keyed by id). Few per organization, so lookups are
 // plain scans; at most one default project per organization, names unique within it.
-import { clone, paginate } from './json-data.ts';
+import { clone, orgPage } from './json-data.ts';
 import type { ProjectStore } from './parts/accounts.ts';
-import { newestFirst, StoreConflictError, type ProjectRecord } from './types.ts';
+import { StoreConflictError, type ProjectRecord } from './types.ts';
 
 /** The project part of the JSON store, over its table (read late: init loads db.json) and the commit. */
 export function jsonProjects(table: () => Record<string, ProjectRecord>, save: () => Promise<void>): ProjectStore {
@@ -20,13 +20,6 @@ export function jsonProjects(table: () => Record<string, ProjectRecord>, save: (
     async getDefaultProject(orgId) {
       return clone(Object.values(table()).find((p) => p.org_id === orgId && p.is_default) ?? null);
     },
-    async listProjects(orgId, page) {
-      return paginate(
-        Object.values(table())
-          .filter((p) => p.org_id === orgId)
-          .sort(newestFirst),
-        page,
-      );
-    },
+    listProjects: async (orgId, page) => orgPage(table(), orgId, page),
   };
 }
