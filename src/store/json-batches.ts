@@ -170,9 +170,18 @@ export class BatchFiles {
     return this.readLines(id, index, positions, parseRow);
   }
 
-  /** The lines of these positions, each given to `parse`, in the order asked; one read per stretch of the file. */
+  /**
+   * A buffer the last page read left behind, reused by the next: a page of rows is a megabyte or
+   * more, and a new buffer of that size for every page costs more (fresh memory, collected later)
+   * than copying the bytes into it. A read that finds it taken (reads of two runs at once) makes its own.
+   */
+  private spare?: Buffer;
+
+  /** The lines of these positions, each given to `parse` (which keeps no view of the bytes), in the order asked; one read per stretch of the file. */
   private async readLines<T>(id: string, index: RowIndex, positions: number[], parse: (line: Buffer) => T): Promise<T[]> {
     if (!positions.length) return [];
+    let buffer = this.spare ?? Buffer.allocUnsafe(0);
+    this.spare = undefined;
     const places = positions.map((p, i) => ({ i, at: index.at.get(p)! }));
     // Rows are mostly written in position order: sort only when the file order differs.
     if (places.some((place, k) => k > 0 && place.at[0] < places[k - 1].at[0])) places.sort((x, y) => x.at[0] - y.at[0]);
@@ -185,13 +194,15 @@ export class BatchFiles {
         let j = k + 1;
         let to = from + places[k].at[1];
         while (j < places.length && places[j].at[0] - to <= MAX_GAP && places[j].at[0] + places[j].at[1] - from <= MAX_READ) to = places[j].at[0] + places[j++].at[1];
-        const bytes = Buffer.allocUnsafe(to - from);
+        if (buffer.length < to - from) buffer = Buffer.allocUnsafe(Math.max(to - from, Math.min(MAX_READ, buffer.length * 2)));
+        const bytes = buffer.subarray(0, to - from);
         const { bytesRead } = await handle.read(bytes, 0, bytes.length, from);
         if (bytesRead !== bytes.length) throw new Error(`${this.rowFile(id)} is shorter than its index: the file was changed under the server`);
         for (; k < j; k++) out[places[k].i] = parse(bytes.subarray(places[k].at[0] - from, places[k].at[0] - from + places[k].at[1]));
       }
       return out;
     } finally {
+      if (buffer.length <= MAX_READ) this.spare = buffer;
       await handle.close();
     }
   }
