@@ -164,7 +164,7 @@ async function main(): Promise<void> {
   try {
     const results = [];
     for (let r = 0; r < Number(args.repeats); r++) results.push(await child(where, ids));
-    const ms = (xs: number[]) => `median ${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
+    const ms = (xs: number[]) => `median ${median(xs).toFixed(1)} ms (${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)})`;
     const digests = new Set(results.map((r) => r.digest));
     console.log(`experiments compare, ${STORE} store, two runs of ${ROWS} rows, ${results[0].pairs} pairs, ${results.length} fresh processes:`);
     console.log(`  first call: CPU ${ms(results.map((r) => r.first))}, wall ${ms(results.map((r) => r.firstWall))} (goal < 300 ms CPU at 10,000 rows)`);
