@@ -264,9 +264,17 @@ function movedMost(a: RunScores, b: RunScores, pairs: Pairs, diffs: Float64Array
     change[p] = d;
     size[p] = Number.isNaN(d) ? -1 : Math.abs(d);
   }
-  const order = Array.from({ length: n }, (_, p) => p).filter((p) => size[p] > TIE);
-  order.sort((x, y) => size[y] - size[x] || x - y);
-  return order.slice(0, top).map((p) => {
+  // The `top` largest, kept in order while scanning: sorting every pair to keep ten is not needed.
+  // A later pair of the same size goes after the earlier ones (run a's order).
+  const best: number[] = [];
+  for (let p = 0; p < n && top > 0; p++) {
+    if (!(size[p] > TIE) || (best.length === top && size[p] <= size[best[top - 1]])) continue;
+    let at = best.length;
+    while (at > 0 && size[best[at - 1]] < size[p]) at--;
+    best.splice(at, 0, p);
+    if (best.length > top) best.pop();
+  }
+  return best.map((p) => {
     const ra = pairs.a[p];
     const rb = pairs.b[p];
     return {
