@@ -70,6 +70,7 @@ export function pairedBootstrap(diffs: Float64Array, n: number, k: number, opts:
   });
   const series: Float64Array[] = [...values, ...patterns.slice(1)];
   const firstPattern = patterns.length ? Uint8Array.from(patterns[0]) : null;
+  // Where each column's count comes from: -1 no gaps (n), -2 the first pattern (counted from bytes), else its series.
   const countOf = patternOf.map((p) => (p < 0 ? -1 : p === 0 ? -2 : k + p - 1));
   const groups = Math.ceil(series.length / 4);
   const packed = Array.from({ length: groups }, (_, g) => {
