@@ -24,6 +24,7 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string> }> =
   'conversation-prompt.bench.ts': { env: { BENCH_ITERATIONS: '20', BENCH_ROUNDS: '1', BENCH_TURNS: '4' } },
   'dataset-import.bench.ts': { env: { DATASET_IMPORT_LINES: '200', DATASET_IMPORT_FILLER: '20' } },
   'execute.bench.ts': { env: FAST_HTTP },
+  'experiments-compare.bench.ts': { args: ['--rows', '60', '--repeats', '1'] },
   'jury.bench.ts': { env: { BENCH_RUNS: '2', JURY_DELAYS: '5,10,15' } },
   'log-append.bench.ts': { env: { BENCH_APPENDS: '20', BENCH_LARGE: '2000' } },
   'log-store.bench.ts': { env: { BENCH_LOGS: '0,300' } },

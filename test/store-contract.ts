@@ -331,6 +331,10 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
           assert.deepEqual(await rooms(kept), { spans: 1, rules: 1, queues: 1 });
         }
         assert.equal(await purgeExpiredDemoOrganizations(store, { demoKeyTtlMs: day, demoRetentionMs: 7 * day }, now), 0);
+        // The purged key's prefix is free again: no index of prefixes still holds it.
+        const reused = apiKey(real.o.id, { prefix: expired.k.prefix });
+        await store.createApiKey(reused);
+        assert.deepEqual(await store.getApiKeyByPrefix(expired.k.prefix), reused);
       });
     });
 

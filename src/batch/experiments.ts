@@ -11,6 +11,11 @@
 // Float64Arrays in fused passes of four series: 10,000 pairs x 3 evaluators x 2,000 resamples take
 // about 150 ms of CPU on a busy 2-core machine (bench/batch.bench.ts).
 
+import { pairedBootstrap, type BootstrapOptions } from './bootstrap.ts';
+
+// The bootstrap and its seeded generator live in bootstrap.ts; callers keep importing them from here.
+export { mulberry32, pairedBootstrap, quantileSorted, type BootstrapOptions } from './bootstrap.ts';
+
 /** One row of a batch run, as the batch runner's `batchRows` yields it (only what is used here). */
 export interface ExperimentRow {
   position: number;
@@ -112,115 +117,6 @@ export function pairRuns(a: RunScores, b: RunScores, by: PairBy): Pairs {
     });
   }
   return { by, a: Int32Array.from(ia), b: Int32Array.from(ib), unpairedA: a.size - ia.length, unpairedB: b.size - ib.length };
-}
-
-/** mulberry32: a small, fast, seedable 32-bit PRNG; answers floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Linear-interpolation quantile (numpy's default, "type 7") of sorted values. */
-export function quantileSorted(sorted: Float64Array, q: number): number {
-  if (!sorted.length) return NaN;
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.min(sorted.length - 1, lo + 1);
-  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo]);
-}
-
-export interface BootstrapOptions {
-  resamples?: number;
-  seed?: number;
-  /** Two-sided confidence level of the interval (default 0.95). */
-  confidence?: number;
-}
-
-/**
- * Paired bootstrap of several columns of differences at once. `diffs` holds n rows of k columns
- * (row-major; NaN = no pair for that column); each resample draws n row indexes with replacement and
- * takes each column's mean over the drawn rows that have a value. Answers [low, high] per column.
- */
-export function pairedBootstrap(diffs: Float64Array, n: number, k: number, opts: BootstrapOptions = {}): Array<[number, number]> {
-  const resamples = opts.resamples ?? 2000;
-  const alpha = (1 - (opts.confidence ?? 0.95)) / 2;
-  if (n === 0) return Array.from({ length: k }, () => [NaN, NaN]);
-  // Each column's differences (0 where missing) and, for a column with gaps, where it has a value.
-  const values: Float64Array[] = [];
-  const present: Array<Float64Array | null> = [];
-  for (let c = 0; c < k; c++) {
-    const v = new Float64Array(n);
-    let p: Float64Array | null = null;
-    for (let i = 0; i < n; i++) {
-      const d = diffs[i * k + c];
-      if (Number.isNaN(d)) (p ??= new Float64Array(n).fill(1))[i] = 0;
-      else v[i] = d;
-    }
-    values.push(v);
-    present.push(p);
-  }
-  // Every series the resamples sum (each column's values, then the presence of incomplete ones),
-  // packed four to a row: one fused pass per group of four draws the indexes and adds all four, with
-  // the same PRNG sequence for every group, so all series see the same resampled items.
-  const series: Float64Array[] = [...values, ...present.filter((p): p is Float64Array => p !== null)];
-  const countOf = present.map((p) => (p ? k + present.slice(0, present.indexOf(p)).filter(Boolean).length : -1));
-  const groups = Math.ceil(series.length / 4);
-  const packed = Array.from({ length: groups }, (_, g) => {
-    const rows = new Float64Array(n * 4);
-    for (let j = 0; j < 4; j++) {
-      const col = series[g * 4 + j];
-      if (col) for (let i = 0; i < n; i++) rows[i * 4 + j] = col[i];
-    }
-    return rows;
-  });
-  const sums = new Float64Array(groups * 4);
-  const means = Array.from({ length: k }, () => new Float64Array(resamples));
-  let state = (opts.seed ?? 1) | 0;
-  // (u32 / 2^32) * n and u32 * (n / 2^32) are the same real number rounded once (dividing by a
-  // power of two is exact), so the indexes are bit for bit those of mulberry32() * n, one
-  // division a draw cheaper.
-  const scale = n / 4294967296;
-  for (let r = 0; r < resamples; r++) {
-    const start = state;
-    for (let g = 0; g < groups; g++) {
-      const rows = packed[g];
-      state = start;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      for (let i = 0; i < n; i++) {
-        // mulberry32, inlined (the same sequence as mulberry32(seed) above).
-        state = (state + 0x6d2b79f5) | 0;
-        let t = state;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        const at = ((((t ^ (t >>> 14)) >>> 0) * scale) | 0) * 4;
-        s0 += rows[at];
-        s1 += rows[at + 1];
-        s2 += rows[at + 2];
-        s3 += rows[at + 3];
-      }
-      sums[g * 4] = s0;
-      sums[g * 4 + 1] = s1;
-      sums[g * 4 + 2] = s2;
-      sums[g * 4 + 3] = s3;
-    }
-    for (let c = 0; c < k; c++) {
-      const count = countOf[c] < 0 ? n : sums[countOf[c]];
-      means[c][r] = count ? sums[c] / count : NaN;
-    }
-  }
-  return means.map((m) => {
-    const sorted = m.filter((v) => !Number.isNaN(v)).sort();
-    return [quantileSorted(sorted, alpha), quantileSorted(sorted, 1 - alpha)];
-  });
 }
 
 export interface EvaluatorComparison {
@@ -368,9 +264,17 @@ function movedMost(a: RunScores, b: RunScores, pairs: Pairs, diffs: Float64Array
     change[p] = d;
     size[p] = Number.isNaN(d) ? -1 : Math.abs(d);
   }
-  const order = Array.from({ length: n }, (_, p) => p).filter((p) => size[p] > TIE);
-  order.sort((x, y) => size[y] - size[x] || x - y);
-  return order.slice(0, top).map((p) => {
+  // The `top` largest, kept in order while scanning: sorting every pair to keep ten is not needed.
+  // A later pair of the same size goes after the earlier ones (run a's order).
+  const best: number[] = [];
+  for (let p = 0; p < n && top > 0; p++) {
+    if (!(size[p] > TIE) || (best.length === top && size[p] <= size[best[top - 1]])) continue;
+    let at = best.length;
+    while (at > 0 && size[best[at - 1]] < size[p]) at--;
+    best.splice(at, 0, p);
+    if (best.length > top) best.pop();
+  }
+  return best.map((p) => {
     const ra = pairs.a[p];
     const rb = pairs.b[p];
     return {

@@ -37,13 +37,13 @@ export function rowScores(row: BatchRow): BatchRowScores {
     execution_log_id: row.execution_log_id,
     score: row.score,
     error: row.error,
-    evaluator_results: row.evaluator_results.map((r) => ({
-      evaluator_id: r.evaluator_id,
-      evaluator_name: r.evaluator_name,
-      score: r.score,
-      ...(r.not_applicable === true ? { not_applicable: true as const } : {}),
-      ...(typeof r.confidence === 'number' ? { confidence: r.confidence } : {}),
-    })),
+    evaluator_results: row.evaluator_results.map((r) => {
+      // Fields set in place, not spread from a temporary object per result: every row of a run is cut.
+      const scores: BatchRowScores['evaluator_results'][number] = { evaluator_id: r.evaluator_id, evaluator_name: r.evaluator_name, score: r.score };
+      if (r.not_applicable === true) scores.not_applicable = true;
+      if (typeof r.confidence === 'number') scores.confidence = r.confidence;
+      return scores;
+    }),
   };
 }
 

@@ -1,48 +1,40 @@
 // The JSON store's API keys (db.json "api_keys", keyed by id) with an index by prefix: every request
 // looks its key up by prefix, so that lookup is a map read, not a scan.
-import { clone, pageNewestFirst } from './json-data.ts';
-import { StoreConflictError, type ApiKeyRecord, type PageQuery } from './types.ts';
+import { clone, orgPage } from './json-data.ts';
+import type { ApiKeyStore } from './parts/accounts.ts';
+import { StoreConflictError, type ApiKeyRecord } from './types.ts';
 
-export class JsonApiKeyTable {
-  private readonly byPrefix = new Map<string, string>();
-
-  constructor(
-    private readonly table: () => Record<string, ApiKeyRecord>,
-    private readonly save: () => Promise<void>,
-  ) {}
-
-  /** Builds the prefix index from the loaded keys (at start-up). */
-  index(): void {
-    this.byPrefix.clear();
-    for (const key of Object.values(this.table())) this.byPrefix.set(key.prefix, key.id);
-  }
-  /** Forgets one organization's keys (the caller commits). */
-  dropOrganization(orgId: string): void {
-    const keys = this.table();
-    for (const key of Object.values(keys)) if (key.org_id === orgId) this.byPrefix.delete(key.prefix), delete keys[key.id];
-  }
-
-  async create(key: ApiKeyRecord): Promise<void> {
-    if (this.byPrefix.has(key.prefix)) throw new StoreConflictError({ kind: 'key_prefix_taken' });
-    this.table()[key.id] = clone(key);
-    this.byPrefix.set(key.prefix, key.id);
-    await this.save();
-  }
-  async byPrefixOf(prefix: string) {
-    const id = this.byPrefix.get(prefix);
-    return id ? clone(this.table()[id] ?? null) : null;
-  }
-  async get(id: string) {
-    return clone(this.table()[id] ?? null);
-  }
-  async list(orgId: string, page: PageQuery) {
-    return pageNewestFirst(this.table(), (k) => k.org_id === orgId, page);
-  }
-  async update(id: string, patch: Partial<Pick<ApiKeyRecord, 'revoked_at' | 'last_used_at'>>) {
-    const key = this.table()[id];
-    if (!key) return null;
-    Object.assign(key, patch);
-    await this.save();
-    return clone(key);
-  }
+/** The API key part of the JSON store, over its table (read late: init loads db.json) and the commit. */
+export function jsonApiKeys(table: () => Record<string, ApiKeyRecord>, save: () => Promise<void>): ApiKeyStore {
+  // prefix -> key id, built from the loaded keys on first use. An organization's purge takes its keys
+  // out of the table only, so an entry counts only while its key is still there with that prefix.
+  let byPrefix: Map<string, string> | undefined;
+  const keyWithPrefix = (prefix: string): ApiKeyRecord | undefined => {
+    byPrefix ??= new Map(Object.values(table()).map((key) => [key.prefix, key.id]));
+    const id = byPrefix.get(prefix);
+    const key = id === undefined ? undefined : table()[id];
+    return key?.prefix === prefix ? key : undefined;
+  };
+  return {
+    async createApiKey(key) {
+      if (keyWithPrefix(key.prefix)) throw new StoreConflictError({ kind: 'key_prefix_taken' });
+      table()[key.id] = clone(key);
+      byPrefix!.set(key.prefix, key.id);
+      await save();
+    },
+    async getApiKeyByPrefix(prefix) {
+      return clone(keyWithPrefix(prefix) ?? null);
+    },
+    async getApiKey(id) {
+      return clone(table()[id] ?? null);
+    },
+    listApiKeys: async (orgId, page) => orgPage(table(), orgId, page),
+    async updateApiKey(id, patch) {
+      const key = table()[id];
+      if (!key) return null;
+      Object.assign(key, patch);
+      await save();
+      return clone(key);
+    },
+  };
 }

@@ -29,13 +29,11 @@ function encodeResult(r: BatchRowScores['evaluator_results'][number]): ResultTup
 }
 
 function decodeResult(r: ResultTuple): BatchRowScores['evaluator_results'][number] {
-  return {
-    evaluator_id: r[0],
-    evaluator_name: r[1],
-    score: r[2],
-    ...(r[3] === 1 ? { not_applicable: true as const } : {}),
-    ...(r.length === 5 ? { confidence: r[4] } : {}),
-  };
+  // Fields set in place, not spread from a temporary object per result: every row of a run is decoded.
+  const result: BatchRowScores['evaluator_results'][number] = { evaluator_id: r[0], evaluator_name: r[1], score: r[2] };
+  if (r[3] === 1) result.not_applicable = true;
+  if (r.length === 5) result.confidence = r[4];
+  return result;
 }
 
 /** A row's line in its run's rows file (without the newline): the scores, a tab, the whole row. */

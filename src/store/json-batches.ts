@@ -34,6 +34,7 @@ import {
   type Page,
   type PageQuery,
 } from './types.ts';
+import type { BatchStore } from './parts/batches.ts';
 
 import { byteLength, CACHED_INDEXES, linesOf, MAX_GAP, MAX_READ, parseRow, parseScores, positionOf, RowIndex, rowLine } from './json-batch-rows.ts';
 
@@ -43,7 +44,7 @@ export { rowLine };
 /** How often batches.json follows the counters of the rows recorded. */
 const COUNTERS_EVERY_MS = 1000;
 
-export class JsonBatches {
+export class BatchFiles {
   private batches: Record<string, BatchExecutionRecord> = Object.create(null);
   private readonly rows = new Map<string, RowIndex>();
   private readonly metaCommit = new GroupCommit(() => writeFileDurably(this.metaFile, JSON.stringify({ format: 1, batches: this.batches })));
@@ -186,10 +187,21 @@ export class JsonBatches {
     return this.readLines(id, index, positions, parseRow);
   }
 
-  /** The lines of these positions, each given to `parse`, in the order asked; one read per stretch of the file. */
+  /**
+   * A buffer the last page read left behind, reused by the next: a page of rows is a megabyte or
+   * more, and a new buffer of that size for every page costs more (fresh memory, collected later)
+   * than copying the bytes into it. A read that finds it taken (reads of two runs at once) makes its own.
+   */
+  private spare?: Buffer;
+
+  /** The lines of these positions, each given to `parse` (which keeps no view of the bytes), in the order asked; one read per stretch of the file. */
   private async readLines<T>(id: string, index: RowIndex, positions: number[], parse: (line: Buffer) => T): Promise<T[]> {
     if (!positions.length) return [];
-    const places = positions.map((p, i) => ({ i, at: index.at.get(p)! })).sort((x, y) => x.at[0] - y.at[0]);
+    let buffer = this.spare ?? Buffer.allocUnsafe(0);
+    this.spare = undefined;
+    const places = positions.map((p, i) => ({ i, at: index.at.get(p)! }));
+    // Rows are mostly written in position order: sort only when the file order differs.
+    if (places.some((place, k) => k > 0 && place.at[0] < places[k - 1].at[0])) places.sort((x, y) => x.at[0] - y.at[0]);
     const out = new Array<T>(positions.length);
     const handle = await fsp.open(this.rowFile(id), 'r');
     try {
@@ -199,13 +211,15 @@ export class JsonBatches {
         let j = k + 1;
         let to = from + places[k].at[1];
         while (j < places.length && places[j].at[0] - to <= MAX_GAP && places[j].at[0] + places[j].at[1] - from <= MAX_READ) to = places[j].at[0] + places[j++].at[1];
-        const bytes = Buffer.allocUnsafe(to - from);
+        if (buffer.length < to - from) buffer = Buffer.allocUnsafe(Math.max(to - from, Math.min(MAX_READ, buffer.length * 2)));
+        const bytes = buffer.subarray(0, to - from);
         const { bytesRead } = await handle.read(bytes, 0, bytes.length, from);
         if (bytesRead !== bytes.length) throw new Error(`${this.rowFile(id)} is shorter than its index: the file was changed under the server`);
         for (; k < j; k++) out[places[k].i] = parse(bytes.subarray(places[k].at[0] - from, places[k].at[0] - from + places[k].at[1]));
       }
       return out;
     } finally {
+      if (buffer.length <= MAX_READ) this.spare = buffer;
       await handle.close();
     }
   }
@@ -323,4 +337,19 @@ export class JsonBatches {
     }
     await this.metaCommit.commit();
   }
+}
+
+/** The batch run part of the JSON store, over its files (made and loaded by init). */
+export function jsonBatches(files: () => BatchFiles): BatchStore {
+  return {
+    createBatchExecution: (b, items) => files().create(b, items),
+    getBatchExecution: async (id) => files().get(id),
+    listBatchExecutions: async (filter, page) => files().list(filter, page),
+    listUnfinishedBatchExecutions: async () => files().unfinished(),
+    updateBatchExecution: (id, patch) => files().update(id, patch),
+    recordBatchRow: (batchId, row) => files().record(batchId, row),
+    listBatchRows: (batchId, query) => files().listRows(batchId, query),
+    listBatchRowScores: (batchId, query) => files().listRowScores(batchId, query),
+    getBatchItems: (batchId, from, count) => files().items(batchId, from, count),
+  };
 }

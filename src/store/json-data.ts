@@ -1,8 +1,7 @@
 // The shape of db.json in memory and the small helpers the JSON store's tables share: copying a
 // record out (so a caller can never change the stored one), pages, visibility and search.
 import type { Organization } from '../schemas.ts';
-import { JsonBudgetTables, type BudgetTables } from './json-budgets.ts';
-import type { SurfaceTables } from './json-surface.ts';
+import { forgetReservations, type BudgetTables } from './json-budgets.ts';
 import type { FileTable } from './file-types.ts';
 import {
   isAfter,
@@ -10,12 +9,14 @@ import {
   type AnnotationRecord,
   type ApiKeyRecord,
   type CalibrationRunRecord,
+  type ClaimTokenRecord,
   type EvaluatorRecord,
   type JudgeRecord,
   type ModelRecord,
   type Page,
   type PageQuery,
   type ProjectRecord,
+  type SyntheticDataRecord,
 } from './types.ts';
 
 export interface JsonData {
@@ -33,8 +34,8 @@ export interface JsonData {
   annotations?: Record<string, AnnotationRecord>;
   calibration_runs?: Record<string, CalibrationRunRecord>;
   // Room surface (issue 30): absent in older files; created on load.
-  claim_tokens?: SurfaceTables['claim_tokens'];
-  synthetic_data?: SurfaceTables['synthetic_data'];
+  claim_tokens?: Record<string, ClaimTokenRecord>;
+  synthetic_data?: Record<string, SyntheticDataRecord>;
   /** Budgets (room h-cost, json-budgets.ts); absent in files written before them, created on load. */
   budget_caps?: BudgetTables['budget_caps'];
   budget_counters?: BudgetTables['budget_counters'];
@@ -66,14 +67,47 @@ export function withoutPrototypes(data: JsonData): void {
   data.models = Object.assign(Object.create(null) as Record<string, ModelRecord>, data.models ?? {});
   data.annotations = Object.assign(Object.create(null) as Record<string, AnnotationRecord>, data.annotations ?? {});
   data.calibration_runs = Object.assign(Object.create(null) as Record<string, CalibrationRunRecord>, data.calibration_runs ?? {});
-  data.claim_tokens = Object.assign(Object.create(null) as SurfaceTables['claim_tokens'], data.claim_tokens ?? {});
-  data.synthetic_data = Object.assign(Object.create(null) as SurfaceTables['synthetic_data'], data.synthetic_data ?? {});
+  data.claim_tokens = Object.assign(Object.create(null) as Record<string, ClaimTokenRecord>, data.claim_tokens ?? {});
+  data.synthetic_data = Object.assign(Object.create(null) as Record<string, SyntheticDataRecord>, data.synthetic_data ?? {});
   // Budgets (room h-cost)
   data.budget_caps = Object.assign(Object.create(null) as BudgetTables['budget_caps'], data.budget_caps ?? {});
   data.budget_counters = Object.assign(Object.create(null) as BudgetTables['budget_counters'], data.budget_counters ?? {});
   data.provider_batches = Object.assign(Object.create(null) as NonNullable<JsonData['provider_batches']>, data.provider_batches ?? {});
   data.files = Object.assign(Object.create(null) as FileTable, data.files ?? {});
-  JsonBudgetTables.forget(data as BudgetTables);
+  forgetReservations(data as BudgetTables);
+}
+
+/**
+ * Tables of db.json whose records name their organization (`org_id`): an organization's purge takes
+ * its records out of each. A new table of organization records is added here.
+ */
+const ORG_TABLES = [
+  'api_keys',
+  'projects',
+  'evaluators',
+  'judges',
+  'models',
+  'annotations',
+  'calibration_runs',
+  'claim_tokens',
+  'synthetic_data',
+  'budget_caps',
+  'budget_counters',
+  'provider_batches',
+  'files',
+] as const satisfies ReadonlyArray<keyof JsonData>;
+
+/** Takes one organization, and every record of it, out of db.json (the caller commits). */
+export function purgeOrganizationData(data: JsonData, orgId: string): void {
+  for (const name of ORG_TABLES) {
+    const table = (data[name] ?? {}) as Record<string, { org_id: string | null }>;
+    for (const [key, record] of Object.entries(table)) if (record.org_id === orgId) delete table[key];
+  }
+  // Version histories are keyed by the resource's id; their records name the organization.
+  for (const name of ['evaluator_versions', 'judge_versions'] as const) {
+    for (const [id, versions] of Object.entries(data[name])) if (versions[0]?.org_id === orgId) delete data[name][id];
+  }
+  delete data.organizations[orgId];
 }
 
 /**
@@ -123,6 +157,11 @@ export function matchesGiven<F extends object, R extends object>(filter: F, row:
 /** Whether a row was created inside a filter's optional date_from..date_to (both ends included). */
 export function createdWithin(filter: { date_from?: string; date_to?: string }, row: { created_at: string }): boolean {
   return (filter.date_from === undefined || row.created_at >= filter.date_from) && (filter.date_to === undefined || row.created_at <= filter.date_to);
+}
+
+/** One organization's records of a table, newest first, a page of them (keys, projects, models, files). */
+export function orgPage<T extends { org_id: string; created_at: string; id: string }>(table: Record<string, T>, orgId: string, page: PageQuery): Page<T> {
+  return pageNewestFirst(table, (r) => r.org_id === orgId, page);
 }
 
 export function visibleTo(filter: { org_id: string; include_public: boolean; include_presets?: boolean }, rec: { org_id: string | null; visibility: string }) {

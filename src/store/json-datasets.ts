@@ -16,6 +16,7 @@ import { readTableFile } from './json-damage.ts';
 import { log } from '../log.ts';
 import { matchesGiven, pageNewestFirst } from './json-data.ts';
 import { StoreConflictError, type DatasetFilter, type DatasetItemRecord, type DatasetRecord, type ItemPage, type ItemPageQuery, type Page, type PageQuery } from './types.ts';
+import type { DatasetStore } from './parts/datasets.ts';
 
 /** Where each live item's latest line is. Positions are dense (one per item ever added), so arrays index by them. */
 class ItemIndex {
@@ -47,7 +48,7 @@ class ItemIndex {
 
 const byteLength = (text: string) => Buffer.byteLength(text, 'utf8');
 
-export class JsonDatasets {
+export class DatasetFiles {
   private datasets: Record<string, DatasetRecord> = Object.create(null);
   private readonly indexes = new Map<string, ItemIndex>();
   private readonly metaCommit = new GroupCommit(() => writeFileDurably(this.metaFile, JSON.stringify({ format: 1, datasets: this.datasets })));
@@ -291,4 +292,20 @@ export class JsonDatasets {
       return true;
     });
   }
+}
+
+/** The dataset part of the JSON store, over its files (made and loaded by init). */
+export function jsonDatasets(files: () => DatasetFiles): DatasetStore {
+  return {
+    createDataset: (d) => files().create(d),
+    getDataset: async (id) => files().get(id),
+    listDatasets: async (filter, page) => files().list(filter, page),
+    updateDataset: (id, patch) => files().update(id, patch),
+    deleteDataset: (id) => files().delete(id),
+    addDatasetItems: (id, items) => files().addItems(id, items),
+    getDatasetItem: (id, itemId) => files().getItem(id, itemId),
+    listDatasetItems: (id, page) => files().listItems(id, page),
+    updateDatasetItem: (id, item) => files().updateItem(id, item),
+    deleteDatasetItem: (id, itemId) => files().deleteItem(id, itemId),
+  };
 }

@@ -5,8 +5,9 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { FileRecord, FileStore, FileTable } from './file-types.ts';
-import { newestFirst, type Page, type PageQuery } from './types.ts';
-import { clone, paginate } from './json-data.ts';
+import type { FilesPart } from './parts/files.ts';
+import type { Page, PageQuery } from './types.ts';
+import { clone, orgPage } from './json-data.ts';
 
 /** Ids and organization ids are made by Tribunal; anything else never reaches a path. */
 const SAFE = /^[A-Za-z0-9_-]{1,100}$/;
@@ -20,16 +21,16 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-export class JsonFileTable implements FileStore {
+class JsonFileTable implements FileStore {
   constructor(
-    private readonly dir: () => string,
+    private readonly dir: string,
     private readonly table: () => FileTable,
     private readonly save: () => Promise<void>,
   ) {}
 
   private pathOf(orgId: string, id?: string): string {
     if (!SAFE.test(orgId) || (id !== undefined && !SAFE.test(id))) throw new Error(`unsafe file path part ${JSON.stringify(id ?? orgId)}`);
-    return id === undefined ? path.join(this.dir(), orgId) : path.join(this.dir(), orgId, id);
+    return id === undefined ? path.join(this.dir, orgId) : path.join(this.dir, orgId, id);
   }
 
   async put(record: FileRecord, data: Buffer) {
@@ -70,8 +71,7 @@ export class JsonFileTable implements FileStore {
     }
   }
   async list(orgId: string, page: PageQuery): Promise<Page<FileRecord>> {
-    const mine = Object.values(this.table()).filter((f) => f.org_id === orgId);
-    return paginate(mine.sort(newestFirst), page);
+    return orgPage(this.table(), orgId, page);
   }
   async delete(orgId: string, id: string) {
     const key = `${orgId}/${id}`;
@@ -92,13 +92,17 @@ export class JsonFileTable implements FileStore {
     }
     return { count, bytes };
   }
-  /** An organization's purge: its metadata goes with db.json's commit (then dropBytes). */
-  purgeOrganization(orgId: string): void {
-    const table = this.table();
-    for (const [key, f] of Object.entries(table)) if (f.org_id === orgId) delete table[key];
-  }
-  /** After the purge's commit: the organization's directory, so no metadata ever names missing bytes. */
-  async dropBytes(orgId: string): Promise<void> {
-    if (SAFE.test(orgId)) await fsp.rm(this.pathOf(orgId), { recursive: true, force: true });
-  }
+}
+
+/** The files part of the JSON store: bytes under `dir`, metadata in db.json's table (read late: init loads it). */
+export function jsonFiles(dir: string, table: () => FileTable, save: () => Promise<void>): FilesPart {
+  return { files: new JsonFileTable(dir, table, save) };
+}
+
+/**
+ * After an organization's purge is committed (its metadata left with db.json's other tables): its
+ * directory of bytes, so no metadata ever names missing bytes.
+ */
+export async function dropFileBytes(dir: string, orgId: string): Promise<void> {
+  if (SAFE.test(orgId)) await fsp.rm(path.join(dir, orgId), { recursive: true, force: true });
 }

@@ -1,48 +1,38 @@
-// The JSON store's table of registered judge models (db.json "models", keyed by id; absent in files
-// written before the registry). Few rows per organization, so lookups are plain scans.
-import { newestFirst, StoreConflictError, type ModelRecord, type Page } from './types.ts';
+// The JSON store's registered judge models (db.json "models", keyed by id; absent in files written
+// before the registry). Few rows per organization, so lookups are plain scans.
+import { clone, orgPage } from './json-data.ts';
+import type { ModelStore } from './parts/models.ts';
+import { StoreConflictError, type ModelRecord } from './types.ts';
 
-export class JsonModelTable {
-  constructor(
-    private readonly table: () => Record<string, ModelRecord>,
-    private readonly save: () => Promise<void>,
-  ) {}
-
-  private nameTaken(model: ModelRecord): boolean {
-    return Object.values(this.table()).some((m) => m.id !== model.id && m.org_id === model.org_id && m.name === model.name);
-  }
-
-  async create(model: ModelRecord): Promise<void> {
-    if (this.table()[model.id]) throw new StoreConflictError({ kind: 'id_taken', resource: 'model', id: model.id });
-    if (this.nameTaken(model)) throw new StoreConflictError({ kind: 'name_taken', resource: 'model', name: model.name });
-    this.table()[model.id] = structuredClone(model);
-    await this.save();
-  }
-  async get(id: string): Promise<ModelRecord | null> {
-    return structuredClone(this.table()[id] ?? null);
-  }
-  async byName(orgId: string, name: string): Promise<ModelRecord | null> {
-    return structuredClone(Object.values(this.table()).find((m) => m.org_id === orgId && m.name === name) ?? null);
-  }
-  /** `paginate` is the store's own (it copies the page's rows). */
-  async list(orgId: string, paginate: (sorted: ModelRecord[]) => Page<ModelRecord>): Promise<Page<ModelRecord>> {
-    return paginate(
-      Object.values(this.table())
-        .filter((m) => m.org_id === orgId)
-        .sort(newestFirst),
-    );
-  }
-  async update(model: ModelRecord): Promise<boolean> {
-    if (!this.table()[model.id]) return false;
-    if (this.nameTaken(model)) throw new StoreConflictError({ kind: 'name_taken', resource: 'model', name: model.name });
-    this.table()[model.id] = structuredClone(model);
-    await this.save();
-    return true;
-  }
-  async delete(id: string): Promise<boolean> {
-    if (!this.table()[id]) return false;
-    delete this.table()[id];
-    await this.save();
-    return true;
-  }
+/** The model part of the JSON store, over its table (read late: init loads db.json) and the commit. */
+export function jsonModels(table: () => Record<string, ModelRecord>, save: () => Promise<void>): ModelStore {
+  const nameTaken = (model: ModelRecord) => Object.values(table()).some((m) => m.id !== model.id && m.org_id === model.org_id && m.name === model.name);
+  return {
+    async createModel(model) {
+      if (table()[model.id]) throw new StoreConflictError({ kind: 'id_taken', resource: 'model', id: model.id });
+      if (nameTaken(model)) throw new StoreConflictError({ kind: 'name_taken', resource: 'model', name: model.name });
+      table()[model.id] = clone(model);
+      await save();
+    },
+    async getModel(id) {
+      return clone(table()[id] ?? null);
+    },
+    async getModelByName(orgId, name) {
+      return clone(Object.values(table()).find((m) => m.org_id === orgId && m.name === name) ?? null);
+    },
+    listModels: async (orgId, page) => orgPage(table(), orgId, page),
+    async updateModel(model) {
+      if (!table()[model.id]) return false;
+      if (nameTaken(model)) throw new StoreConflictError({ kind: 'name_taken', resource: 'model', name: model.name });
+      table()[model.id] = clone(model);
+      await save();
+      return true;
+    },
+    async deleteModel(id) {
+      if (!table()[id]) return false;
+      delete table()[id];
+      await save();
+      return true;
+    },
+  };
 }

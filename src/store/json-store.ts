@@ -10,57 +10,33 @@
 // - Every mutation is applied in memory synchronously (so checks and writes are serialized by the
 //   event loop) and then committed; concurrent commits are grouped into one disk write.
 // - tribunal.lock keeps a second process out (see lock.ts).
+//
+// The store is its parts (one per resource, json-*.ts, each over its table of db.json or its own
+// files), assembled as the PostgreSQL store assembles its own (compose.ts): this file keeps only the
+// data directory's lifecycle (lock, load, commits, close) and the composition.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import type { DatasetItemInput, EvaluatorResult, Organization } from '../schemas.ts';
-import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
-import { JsonCalibrationTables } from './json-calibration.ts';
-import { JsonBudgetTables, type BudgetTables } from './json-budgets.ts';
-import { JsonProviderBatches, type ProviderBatchTables } from './json-provider-batches.ts';
-import type { BudgetCap, BudgetKey, BudgetScope, ProviderBatchPatch, ProviderBatchRecord } from './types.ts';
-import { JsonBatches } from './json-batches.ts';
-import { JsonDatasets } from './json-datasets.ts';
-import { LogFile } from './log-file.ts';
-import type { ValueField } from './log-index.ts';
-import { JsonModelTable } from './json-models.ts';
-import { JsonProjectTable } from './json-projects.ts';
-import { JsonApiKeyTable } from './json-api-keys.ts';
-import { JsonSurfaceTables } from './json-surface.ts';
-import { JsonFileTable } from './json-files-table.ts';
-import type { ClaimTokenRecord, SyntheticDataRecord } from './surface-types.ts';
-import { ResultCacheLru } from './result-cache-lru.ts';
-import { DataDirLock, type LockOwner } from './lock.ts';
 import { composed } from './compose.ts';
-import { jsonVersionedParts } from './json-versioned.ts';
-import type { EvaluatorStore, JudgeStore } from './parts/versioned.ts';
-import {
-  newestFirst,
-  StoreConflictError,
-  type AnnotationFilter,
-  type AnnotationRecord,
-  type ApiKeyRecord,
-  type CalibrationRunFilter,
-  type CalibrationRunRecord,
-  type BatchExecutionRecord,
-  type BatchFilter,
-  type BatchPatch,
-  type BatchRowQuery,
-  type BatchRowRecord,
-  type DatasetFilter,
-  type DatasetItemRecord,
-  type DatasetRecord,
-  type ModelRecord,
-  type ExecutionLogRecord,
-  type LogFilter,
-  type Page,
-  type PageQuery,
-  type ProjectRecord,
-  type ItemPageQuery,
-  type Store,
-} from './types.ts';
-
-import { clone, emptyData, paginate, withoutPrototypes, type JsonData } from './json-data.ts';
+import { jsonApiKeys } from './json-api-keys.ts';
+import { BatchFiles, jsonBatches } from './json-batches.ts';
+import { jsonBudgets, type BudgetTables } from './json-budgets.ts';
+import { jsonCalibration } from './json-calibration.ts';
+import { emptyData, purgeOrganizationData, withoutPrototypes, type JsonData } from './json-data.ts';
+import { DatasetFiles, jsonDatasets } from './json-datasets.ts';
+import { dropFileBytes, jsonFiles } from './json-files-table.ts';
+import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
+import { jsonLogs } from './json-logs.ts';
+import { jsonModels } from './json-models.ts';
+import { jsonOrganizations } from './json-organizations.ts';
+import { jsonProjects } from './json-projects.ts';
+import { jsonProviderBatches } from './json-provider-batches.ts';
+import { jsonSurface } from './json-surface.ts';
+import { jsonEvaluators, jsonJudges } from './json-versioned.ts';
+import { DataDirLock, type LockOwner } from './lock.ts';
+import { LogFile } from './log-file.ts';
+import { jsonResultCache, ResultCacheLru } from './result-cache-lru.ts';
+import type { Store } from './types.ts';
 
 export interface JsonStoreOptions {
   dataDir: string;
@@ -70,37 +46,29 @@ export interface JsonStoreOptions {
   adminSocket?: string;
 }
 
-export class JsonStore extends composed<EvaluatorStore & JudgeStore>() implements Store {
-  readonly kind = 'json' as const;
+/** One data directory, held by this process: what the JSON store's parts read and commit through. */
+class JsonDataDir {
   private db!: Low<JsonData>;
   private lock?: DataDirLock;
   private dbCommit!: GroupCommit;
   private logCommit!: GroupCommit;
-  private logs?: LogFile;
-  private closed = false;
-  readonly closers: Array<() => Promise<void>> = []; // rooms writing into its directory (review queues): closed before the lock goes
-  /** Datasets live beside db.json, not in it (json-datasets.ts). */
-  private datasets!: JsonDatasets;
-  /** Batch runs live beside db.json too (json-batches.ts). */
-  private batches!: JsonBatches;
+  logs!: LogFile;
+  closed = false;
+  /** Rooms writing into the directory (review queues): closed before the lock goes. */
+  readonly closers: Array<() => Promise<void>> = [];
+  /** Datasets and batch runs live beside db.json, not in it (json-datasets.ts, json-batches.ts). */
+  datasets!: DatasetFiles;
+  batches!: BatchFiles;
+  /** The result cache: in memory only (result-cache-lru.ts). */
+  readonly resultCache = new ResultCacheLru();
 
-  constructor(private readonly opts: JsonStoreOptions) {
-    // Evaluators and judges: one versioned table each (json-versioned.ts), over db.json once init has
-    // read it. The parts are made before super() (they are what it assembles), so they reach the
-    // store through `self`, set right after and read only when a method runs.
-    // biome-ignore lint/complexity/noUselessThisAlias: `this` does not exist yet where the parts are made.
-    let self!: JsonStore;
-    super(
-      jsonVersionedParts(
-        () => self.data,
-        () => self.save(),
-      ),
-    );
-    self = this;
-  }
+  constructor(private readonly opts: JsonStoreOptions) {}
 
-  get dataDir() {
+  get path() {
     return this.opts.dataDir;
+  }
+  get filesDir() {
+    return path.join(this.opts.dataDir, 'files');
   }
 
   async init(): Promise<void> {
@@ -121,13 +89,12 @@ export class JsonStore extends composed<EvaluatorStore & JudgeStore>() implement
         await this.db.write();
       }
       withoutPrototypes(this.db.data);
-      this.apiKeys.index();
       this.dbCommit = new GroupCommit(() => this.db.write());
       this.logs = await LogFile.open(path.join(dir, 'logs.jsonl'));
-      this.logCommit = new GroupCommit(() => this.logs!.flush());
-      this.datasets = new JsonDatasets(path.join(dir, 'datasets'));
+      this.logCommit = new GroupCommit(() => this.logs.flush());
+      this.datasets = new DatasetFiles(path.join(dir, 'datasets'));
       await this.datasets.load();
-      this.batches = new JsonBatches(path.join(dir, 'batches'));
+      this.batches = new BatchFiles(path.join(dir, 'batches'));
       await this.batches.load();
     } catch (err) {
       this.lock.release();
@@ -143,166 +110,80 @@ export class JsonStore extends composed<EvaluatorStore & JudgeStore>() implement
     await this.logs?.close();
     this.lock?.release();
   }
-  async ping(): Promise<void> {
-    if (this.closed) throw new Error('store is closed');
+
+  /** What a part of db.json is given: its tables (read late: init loads them) and the commit. */
+  table<T>(pick: (data: JsonData) => T): [() => T, () => Promise<void>] {
+    return [() => pick(this.db.data), () => this.save()];
   }
 
-  private get data(): JsonData {
-    return this.db.data;
-  }
-
-  /** What a table of db.json is given: its part of the data (read late: init loads it) and the commit. */
-  private part<T>(pick: (data: JsonData) => T): [() => T, () => Promise<void>] {
-    return [() => pick(this.data), () => this.save()];
-  }
-
-  private save(): Promise<void> {
+  save(): Promise<void> {
     // After close the directory may belong to another process: never write to it again.
     if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
     return this.dbCommit.commit();
   }
 
-  // Organizations
-  async createOrganization(org: Organization): Promise<void> {
-    this.data.organizations[org.id] = clone(org);
-    await this.save();
-  }
-  async getOrganization(id: string) {
-    return clone(this.data.organizations[id] ?? null);
-  }
-  async findOrganizationByName(name: string) {
-    const found = Object.values(this.data.organizations).filter((o) => o.name === name && !o.is_demo);
-    found.sort(newestFirst);
-    return clone(found[found.length - 1] ?? null);
+  commitLogs(): Promise<void> {
+    return this.logCommit.commit();
   }
 
-  async listDemoOrganizations(createdBefore: string, limit: number) {
-    const found = Object.values(this.data.organizations).filter((o) => o.is_demo && o.created_at < createdBefore);
-    return clone(found.sort(newestFirst).reverse().slice(0, limit));
-  }
+  /** An organization and everything it owns, from every file of the directory. */
   async purgeOrganization(orgId: string): Promise<void> {
-    const d = this.data;
-    this.apiKeys.dropOrganization(orgId);
-    for (const table of ['projects', 'evaluators', 'judges'] as const) {
-      for (const rec of Object.values(d[table])) if (rec.org_id === orgId) delete d[table][rec.id];
-    }
-    for (const table of ['evaluator_versions', 'judge_versions'] as const) {
-      for (const [id, versions] of Object.entries(d[table])) if (versions[0]?.org_id === orgId) delete d[table][id];
-    }
-    for (const model of Object.values(d.models!)) if (model.org_id === orgId) delete d.models![model.id];
-    for (const table of [this.calibration, this.surface, this.budgets, this.providerBatches, this.files]) table.purgeOrganization(orgId);
-    delete d.organizations[orgId];
+    purgeOrganizationData(this.db.data, orgId);
     this.resultCache.purgeOrganization(orgId);
     await this.datasets.deleteOrg(orgId);
     await this.batches.deleteOrg(orgId);
     // The logs leave the index at once; the file is rewritten inside the log commit.
-    const purgedLogs = this.logs!.purgeOrganization(orgId);
+    const purgedLogs = this.logs.purgeOrganization(orgId);
     await this.save();
-    await this.files.dropBytes(orgId);
+    // After the commit that took the files' metadata: no metadata ever names missing bytes.
+    await dropFileBytes(this.filesDir, orgId);
     if (purgedLogs) await this.logCommit.commit();
   }
+}
 
-  // The result cache: in memory only (result-cache-lru.ts).
-  private readonly resultCache = new ResultCacheLru();
-  getCachedResult = async (orgId: string, key: string) => this.resultCache.get(orgId, key);
-  putCachedResult = async (orgId: string, key: string, result: EvaluatorResult, maxEntries: number) => this.resultCache.put(orgId, key, result, maxEntries);
+/** Every resource part of the store, over one data directory. */
+const partsOver = (dir: JsonDataDir) => ({
+  ...jsonOrganizations(...dir.table((d) => d.organizations), (orgId) => dir.purgeOrganization(orgId)),
+  ...jsonApiKeys(...dir.table((d) => d.api_keys)),
+  ...jsonProjects(...dir.table((d) => d.projects)),
+  ...jsonEvaluators(...dir.table((d) => d)),
+  ...jsonJudges(...dir.table((d) => d)),
+  ...jsonModels(...dir.table((d) => d.models!)),
+  ...jsonLogs(dir),
+  ...jsonResultCache(dir.resultCache),
+  ...jsonDatasets(() => dir.datasets),
+  ...jsonBatches(() => dir.batches),
+  ...jsonCalibration(...dir.table((d) => ({ annotations: d.annotations!, calibration_runs: d.calibration_runs! }))),
+  ...jsonSurface(...dir.table((d) => ({ claim_tokens: d.claim_tokens!, synthetic_data: d.synthetic_data! }))),
+  ...jsonBudgets(...dir.table((d) => d as BudgetTables)),
+  ...jsonProviderBatches(...dir.table((d) => d.provider_batches!)),
+  ...jsonFiles(dir.filesDir, ...dir.table((d) => d.files!)),
+});
 
-  // Registered judge models (json-models.ts)
-  private readonly modelTable = new JsonModelTable(...this.part((d) => d.models!));
-  createModel = (model: ModelRecord) => this.modelTable.create(model);
-  getModel = (id: string) => this.modelTable.get(id);
-  getModelByName = (orgId: string, name: string) => this.modelTable.byName(orgId, name);
-  listModels = (orgId: string, page: PageQuery) => this.modelTable.list(orgId, (sorted) => paginate(sorted, page));
-  updateModel = (model: ModelRecord) => this.modelTable.update(model);
-  deleteModel = (id: string) => this.modelTable.delete(id);
+export class JsonStore extends composed<ReturnType<typeof partsOver>>() implements Store {
+  readonly kind = 'json' as const;
+  private readonly dir: JsonDataDir;
 
-  // Annotations and calibration runs (json-calibration.ts)
-  private readonly calibration = new JsonCalibrationTables(...this.part((d) => ({ annotations: d.annotations!, calibration_runs: d.calibration_runs! })));
-  createAnnotation = (a: AnnotationRecord) => this.calibration.createAnnotation(a);
-  getAnnotation = (id: string) => this.calibration.getAnnotation(id);
-  listAnnotations = (filter: AnnotationFilter, page: PageQuery) => this.calibration.listAnnotations(filter, (sorted) => paginate(sorted, page));
-  updateAnnotation = (a: AnnotationRecord) => this.calibration.updateAnnotation(a);
-  deleteAnnotation = (id: string) => this.calibration.deleteAnnotation(id);
-  createCalibrationRun = (r: CalibrationRunRecord) => this.calibration.createCalibrationRun(r);
-  getCalibrationRun = (id: string) => this.calibration.getCalibrationRun(id);
-  listCalibrationRuns = (filter: CalibrationRunFilter, page: PageQuery) => this.calibration.listCalibrationRuns(filter, (sorted) => paginate(sorted, page));
-  updateCalibrationRun = (r: CalibrationRunRecord) => this.calibration.updateCalibrationRun(r);
-
-  // Attachments (h-attach): bytes in files/<org>/<id>, metadata in db.json (json-files-table.ts)
-  readonly files = new JsonFileTable(() => path.join(this.opts.dataDir, 'files'), ...this.part((d) => d.files!));
-  // Claim tokens and synthetic data (room surface; json-surface.ts)
-  private readonly surface = new JsonSurfaceTables(...this.part((d) => ({ claim_tokens: d.claim_tokens!, synthetic_data: d.synthetic_data! })));
-  createClaimToken = (t: ClaimTokenRecord) => this.surface.createClaimToken(t);
-  getClaimToken = (hash: string) => this.surface.getClaimToken(hash);
-  useClaimToken = (hash: string, usedAt: string, orgId: string) => this.surface.useClaimToken(hash, usedAt, orgId);
-  putSyntheticData = (r: SyntheticDataRecord) => this.surface.putSyntheticData(r);
-  getSyntheticData = (judgeId: string) => this.surface.getSyntheticData(judgeId);
-  listPendingSyntheticData = () => this.surface.listPendingSyntheticData();
-  // Budgets (room h-cost, json-budgets.ts)
-  private readonly budgets = new JsonBudgetTables(...this.part((d) => d as BudgetTables));
-  reserveBudget = (key: BudgetKey, amount: number, cap: number) => this.budgets.reserve(key, amount, cap);
-  settleBudget = (key: BudgetKey, reserved: number, spent: number) => this.budgets.settle(key, reserved, spent);
-  listBudgetCounters = (filter: { org_id?: string; period?: string; scope?: BudgetScope }) => this.budgets.list(filter);
-  setBudgetCap = (cap: Omit<BudgetCap, 'cap_usd'> & { cap_usd: number | null }) => this.budgets.setCap(cap);
-  listBudgetCaps = (orgId: string) => this.budgets.caps(orgId);
-  private readonly providerBatches = new JsonProviderBatches(...this.part((d) => d as unknown as ProviderBatchTables)); // issue 32
-  createProviderBatch = (r: ProviderBatchRecord) => this.providerBatches.create(r);
-  updateProviderBatch = (id: string, patch: ProviderBatchPatch) => this.providerBatches.update(id, patch);
-  listProviderBatches = (batchId: string) => this.providerBatches.list(batchId);
-
-  // API keys (json-api-keys.ts)
-  private readonly apiKeys = new JsonApiKeyTable(...this.part((d) => d.api_keys));
-  createApiKey = (key: ApiKeyRecord) => this.apiKeys.create(key);
-  getApiKeyByPrefix = (prefix: string) => this.apiKeys.byPrefixOf(prefix);
-  getApiKey = (id: string) => this.apiKeys.get(id);
-  listApiKeys = (orgId: string, page: PageQuery) => this.apiKeys.list(orgId, page);
-  updateApiKey = (id: string, patch: Partial<Pick<ApiKeyRecord, 'revoked_at' | 'last_used_at'>>) => this.apiKeys.update(id, patch);
-
-  // Projects (json-projects.ts)
-  private readonly projectTable = new JsonProjectTable(...this.part((d) => d.projects));
-  createProject = (project: ProjectRecord) => this.projectTable.create(project);
-  getProject = (id: string) => this.projectTable.get(id);
-  getDefaultProject = (orgId: string) => this.projectTable.getDefault(orgId);
-  listProjects = (orgId: string, page: PageQuery) => this.projectTable.list(orgId, page);
-
-  // Execution logs
-  async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {
-    if (this.closed) throw new Error('the JSON store is closed');
-    if (this.logs!.has(log.id)) throw new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id: log.id });
-    // No copy: add() keeps the record only as its JSON line and the index's own values, never the object.
-    this.logs!.add(log);
-    await this.logCommit.commit();
-  }
-  async getExecutionLog(id: string) {
-    return this.logs!.get(id);
-  }
-  async listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>> {
-    return this.logs!.list(filter, page);
-  }
-  async listLogValues(orgId: string, field: ValueField, query: { limit: number; after?: string; starts_with?: string }): Promise<{ values: string[]; more: boolean }> {
-    return this.logs!.values(orgId, field, query);
+  constructor(opts: JsonStoreOptions) {
+    const dir = new JsonDataDir(opts);
+    super(partsOver(dir));
+    this.dir = dir;
   }
 
-  // Datasets (json-datasets.ts)
-  createDataset = (d: DatasetRecord) => this.datasets.create(d);
-  getDataset = async (id: string) => this.datasets.get(id);
-  listDatasets = async (filter: DatasetFilter, page: PageQuery) => this.datasets.list(filter, page);
-  updateDataset = (id: string, patch: { name?: string; description?: string; updated_at: string }) => this.datasets.update(id, patch);
-  deleteDataset = (id: string) => this.datasets.delete(id);
-  addDatasetItems = (id: string, items: DatasetItemRecord[]) => this.datasets.addItems(id, items);
-  getDatasetItem = (id: string, itemId: string) => this.datasets.getItem(id, itemId);
-  listDatasetItems = (id: string, page: ItemPageQuery) => this.datasets.listItems(id, page);
-  updateDatasetItem = (id: string, item: DatasetItemRecord) => this.datasets.updateItem(id, item);
-  deleteDatasetItem = (id: string, itemId: string) => this.datasets.deleteItem(id, itemId);
-
-  // Batch runs (json-batches.ts)
-  createBatchExecution = (b: BatchExecutionRecord, items?: DatasetItemInput[]) => this.batches.create(b, items);
-  getBatchExecution = async (id: string) => this.batches.get(id);
-  listBatchExecutions = async (filter: BatchFilter, page: PageQuery) => this.batches.list(filter, page);
-  listUnfinishedBatchExecutions = async () => this.batches.unfinished();
-  updateBatchExecution = (id: string, patch: BatchPatch) => this.batches.update(id, patch);
-  recordBatchRow = (batchId: string, row: BatchRowRecord) => this.batches.record(batchId, row);
-  listBatchRows = (batchId: string, query: BatchRowQuery) => this.batches.listRows(batchId, query);
-  listBatchRowScores = (batchId: string, query: BatchRowQuery) => this.batches.listRowScores(batchId, query);
-  getBatchItems = (batchId: string, from: number, count: number) => this.batches.items(batchId, from, count);
+  get dataDir() {
+    return this.dir.path;
+  }
+  /** Rooms that write into the data directory (review queues) add their close here. */
+  get closers() {
+    return this.dir.closers;
+  }
+  init() {
+    return this.dir.init();
+  }
+  close() {
+    return this.dir.close();
+  }
+  async ping(): Promise<void> {
+    if (this.dir.closed) throw new Error('store is closed');
+  }
 }

@@ -77,8 +77,8 @@ export class JsonVersioned<R extends VersionedRecord, F> implements Versioned<R,
   }
 }
 
-/** The JSON store's evaluator and judge parts, over db.json (read late: init loads it) and its commit. */
-export function jsonVersionedParts(data: () => JsonData, save: () => Promise<void>): EvaluatorStore & JudgeStore {
+/** The JSON store's evaluator part, over db.json (read late: init loads it) and its commit. */
+export function jsonEvaluators(data: () => JsonData, save: () => Promise<void>): EvaluatorStore {
   const evaluators = new JsonVersioned<EvaluatorRecord, EvaluatorFilter>(
     'evaluator',
     () => ({ latest: data().evaluators, versions: data().evaluator_versions }),
@@ -90,6 +90,11 @@ export function jsonVersionedParts(data: () => JsonData, save: () => Promise<voi
       (f.is_preset === undefined || e.is_preset === f.is_preset) &&
       matchesSearch(f.search, e.name, e.intent),
   );
+  return evaluatorPart(evaluators);
+}
+
+/** The JSON store's judge part, likewise. */
+export function jsonJudges(data: () => JsonData, save: () => Promise<void>): JudgeStore {
   const judges = new JsonVersioned<JudgeRecord, JudgeFilter>(
     'judge',
     () => ({ latest: data().judges, versions: data().judge_versions }),
@@ -105,5 +110,5 @@ export function jsonVersionedParts(data: () => JsonData, save: () => Promise<voi
     Object.values(data().judges)
       .filter((j) => j.evaluators.some((e) => e.id === evaluatorId))
       .map((j) => ({ id: j.id, name: j.name, org_id: j.org_id }));
-  return { ...evaluatorPart(evaluators), ...judgePart(judges, judgesUsing) };
+  return judgePart(judges, judgesUsing);
 }

@@ -4,6 +4,7 @@
 // starts it empty (docs/MODELS.md, "Caching"). At most maxEntries entries across all organizations;
 // keys are scoped by organization, so one organization never reads another's entry.
 import type { EvaluatorResult } from '../schemas.ts';
+import type { ResultCacheStore } from './parts/logs.ts';
 
 export class ResultCacheLru {
   private readonly entries = new Map<string, string>();
@@ -41,4 +42,12 @@ export class ResultCacheLru {
   get size(): number {
     return this.entries.size;
   }
+}
+
+/** The result cache part of the JSON store, over its LRU (the store keeps it to purge an organization's entries). */
+export function jsonResultCache(lru: ResultCacheLru): ResultCacheStore {
+  return {
+    getCachedResult: async (orgId, key) => lru.get(orgId, key),
+    putCachedResult: async (orgId, key, result, maxEntries) => lru.put(orgId, key, result, maxEntries),
+  };
 }

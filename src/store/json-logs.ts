@@ -1,0 +1,27 @@
+// The JSON store's execution logs: logs.jsonl, append-only, with a compact index in memory
+// (log-file.ts, log-index.ts). Appends are committed in groups: concurrent appends share one flush.
+import type { LogFile } from './log-file.ts';
+import type { LogStore } from './parts/logs.ts';
+import { StoreConflictError } from './types.ts';
+
+/** What the log part needs of the store: the open file (after init), whether it closed, the group commit. */
+export interface LogHost {
+  readonly logs: LogFile;
+  readonly closed: boolean;
+  commitLogs(): Promise<void>;
+}
+
+export function jsonLogs(host: LogHost): LogStore {
+  return {
+    async appendExecutionLog(log) {
+      if (host.closed) throw new Error('the JSON store is closed');
+      if (host.logs.has(log.id)) throw new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id: log.id });
+      // No copy: add() keeps the record only as its JSON line and the index's own values, never the object.
+      host.logs.add(log);
+      await host.commitLogs();
+    },
+    getExecutionLog: async (id) => host.logs.get(id),
+    listExecutionLogs: async (filter, page) => host.logs.list(filter, page),
+    listLogValues: async (orgId, field, query) => host.logs.values(orgId, field, query),
+  };
+}
