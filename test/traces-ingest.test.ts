@@ -157,8 +157,15 @@ describe('migration 031 on spans stored before it', { skip: !PG }, () => {
       );
       assert.equal(cols[0].data_type, 'text');
       assert.deepEqual((await client.query('SELECT span_id, record AS t FROM trace_spans ORDER BY span_id')).rows, textBefore, 'each record kept as its exact text');
-      const { rows: idx } = await client.query(`SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'trace_spans_by_received'`);
-      assert.match(idx[0].indexdef, /\(org_id, received_at\)$/);
+      // lz4 for new records where the server has it (PostgreSQL 14+ built with lz4), the default elsewhere.
+      const lz4 = await client.query('CREATE TEMP TABLE lz4_probe (x text COMPRESSION lz4)').then(
+        () => true,
+        () => false,
+      );
+      if (lz4) {
+        const { rows } = await client.query(`SELECT attcompression::text AS c FROM pg_attribute WHERE attrelid = 'trace_spans'::regclass AND attname = 'record'`);
+        assert.equal(rows[0].c, 'l');
+      }
 
       const { PgTraceStore } = await import('../src/store/postgres/traces.ts');
       const pool = new pg.Pool({ connectionString: schema.url, max: 2 });

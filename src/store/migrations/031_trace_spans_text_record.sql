@@ -4,11 +4,16 @@
 -- every record on the way in only to validate it, about a tenth of the backend's work per span; as
 -- text it is stored as it comes, and read paths parse it in Node as before (node-pg parsed json
 -- columns the same way). A json value keeps its input text exactly, so record::text loses nothing.
---
--- trace_spans_by_received served listSpans (rule test panel, backfill) with every sort key in the
--- index; (org_id, received_at) is enough to find a page in order (the spans of one arrival sorted by
--- id on the way out), and a narrower key is cheaper to write for every span. Dropped before the
--- table is rewritten, so it is built once.
-DROP INDEX trace_spans_by_received;
 ALTER TABLE trace_spans ALTER COLUMN record TYPE text USING record::text;
-CREATE INDEX trace_spans_by_received ON trace_spans (org_id, received_at);
+
+-- A record past about 2 KB (a span with its prompt and completion) is compressed as it is stored;
+-- lz4 (PostgreSQL 14+, when built with it) takes about a third less backend CPU per span than the
+-- default pglz on 7 KB records. New values only; records stored before stay readable as they are.
+-- Where lz4 is not there (an older server, a build without it) the default stays.
+DO $$
+BEGIN
+  EXECUTE 'ALTER TABLE trace_spans ALTER COLUMN record SET COMPRESSION lz4';
+EXCEPTION WHEN syntax_error OR feature_not_supported OR invalid_parameter_value OR undefined_object THEN
+  NULL;
+END
+$$;

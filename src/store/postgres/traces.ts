@@ -11,11 +11,12 @@ import { isConnectionError } from './connection.ts';
 type Q = Pick<pg.Pool, 'query'>;
 
 // The rows of a batch: each short column as an array parameter (unnest, zipped by ROWS FROM), the
-// records as one text of lines (string_to_table): JSON.stringify never writes a raw newline, and the
-// record column is text (migration 031), so PostgreSQL neither parses nor unescapes a record.
+// records as one text of lines, split by string_to_array: JSON.stringify never writes a raw newline,
+// and the record column is text (migration 031), so PostgreSQL neither parses nor unescapes a record
+// (a text[] parameter would be unescaped, every quote of the JSON escaped on the way).
 const SPAN_ROWS = `SELECT $1, t, s, p, n, svc, st, b, e, bn, rcv, r
   FROM ROWS FROM (unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::text[]), unnest($7::text[]),
-                  unnest($8::timestamptz[]), unnest($9::timestamptz[]), unnest($10::numeric[]), unnest($11::timestamptz[]), string_to_table($12::text, E'\\n'))
+                  unnest($8::timestamptz[]), unnest($9::timestamptz[]), unnest($10::numeric[]), unnest($11::timestamptz[]), unnest(string_to_array($12::text, E'\\n')))
        AS x(t, s, p, n, svc, st, b, e, bn, rcv, r)`;
 const SPAN_COLUMNS = 'trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, record)';
 
