@@ -6,6 +6,8 @@
 // adds per span. Target of issue 28: throughput >= 0.5x the bare receiver, <= 30 us CPU per span.
 //
 //   node --import tsx bench/otlp-ingest.bench.ts   BENCH_SECONDS=4 BENCH_ROUNDS=3 BENCH_SPANS=100 BENCH_CONCURRENCY=4
+//   BENCH_PROMPT_BYTES=6000: each span's prompt that long (default a few words); a record past about
+//   2 KB is compressed by PostgreSQL as it is stored (lz4 since migration 031 where the server has it).
 //   TRIBUNAL_TEST_STORE=postgres node --import tsx bench/otlp-ingest.bench.ts   (needs the test database)
 import fs from 'node:fs';
 import http from 'node:http';
@@ -18,6 +20,14 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const SPANS = Number(process.env.BENCH_SPANS ?? 100);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PROMPT_BYTES = Number(process.env.BENCH_PROMPT_BYTES ?? 0);
+const WORDS = 'the user asks the assistant about retrieval augmented generation and the model answers with sources'.split(' ');
+/** Prompt text of about PROMPT_BYTES bytes after the question, words in a shifting order (compressible about as much as prose). */
+const PROMPT =
+  ' '.repeat(Math.min(1, PROMPT_BYTES)) +
+  Array.from({ length: Math.ceil(PROMPT_BYTES / 6) }, (_, k) => WORDS[(k * 7 + (k >> 3)) % WORDS.length])
+    .join(' ')
+    .slice(0, PROMPT_BYTES);
 
 let traceCounter = 1;
 /** One export request of SPANS GenAI chat spans, in traces of 5 spans; new ids every call. */
@@ -43,7 +53,7 @@ function body(): Buffer {
         { key: 'gen_ai.operation.name', value: { string_value: 'chat' } },
         { key: 'gen_ai.request.model', value: { string_value: 'gpt-4o-mini' } },
         { key: 'gen_ai.usage.input_tokens', value: { int_value: 120 } },
-        { key: 'gen_ai.input.messages', value: { string_value: JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: `question ${i}` }] }]) } },
+        { key: 'gen_ai.input.messages', value: { string_value: JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: `question ${i}${PROMPT}` }] }]) } },
         { key: 'gen_ai.output.messages', value: { string_value: JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: `answer ${i}` }] }]) } },
       ],
       status: { code: 1 },

@@ -13,8 +13,9 @@ import type { EvalJob, RuleRecord } from '../src/traces/rules/types.ts';
 import type { Store } from '../src/store/types.ts';
 
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
+const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
 const mk = (t: number, s: number, extra: Partial<Span> = {}): Span => {
-  const start = new Date(Date.UTC(2026, 0, 1, 0, 0, t)).toISOString();
+  const start = at(t);
   return {
     trace_id: hex(t + 1, 32),
     span_id: hex(s + 1, 16),
@@ -127,6 +128,85 @@ describe('trace store', () => {
     assert.equal(removed, 3);
     assert.equal(await ts.countSpans('org_a'), 1);
     assert.equal((await ts.insertSpans('org_a', [mk(5, 0)], 2)).inserted, 1);
+  });
+
+  it('stores a span named twice in one batch once, and a retry mixing stored and new spans', async () => {
+    const ts = await traceStoreOf(store);
+    const twice = await ts.insertSpans('org_dup', [mk(0, 0), mk(0, 1), mk(0, 0, { name: 'again' })], 100);
+    assert.deepEqual([twice.inserted, twice.duplicates, twice.refused], [2, 1, 0]);
+    assert.deepEqual(
+      twice.stored.map((s) => s.span_id),
+      [hex(1, 16), hex(2, 16)],
+    );
+    const retry = await ts.insertSpans('org_dup', [mk(0, 1), mk(0, 2), mk(0, 2)], 100);
+    assert.deepEqual([retry.inserted, retry.duplicates, retry.refused], [1, 2, 0]);
+    assert.deepEqual(
+      retry.stored.map((s) => s.span_id),
+      [hex(3, 16)],
+    );
+    assert.equal(await ts.countSpans('org_dup'), 3, 'the count follows the rows, repeats not counted');
+    const stored = await ts.getTrace('org_dup', hex(1, 32));
+    assert.deepEqual(
+      stored.map((s) => [s.span_id, s.name]),
+      [
+        [hex(1, 16), 'op'],
+        [hex(2, 16), 'op'],
+        [hex(3, 16), 'op'],
+      ],
+      'the first of the repeats is kept',
+    );
+  });
+
+  it('reads back a span as it was sent, characters JSON escapes included', async () => {
+    const ts = await traceStoreOf(store);
+    const odd = mk(1, 0, {
+      name: 'line\nbreak\ttab "quoted" \\ back',
+      attributes: { 'gen_ai.prompt': 'a\nb\r\nc\u0001', 'quote"key': 'v"1', 'back\\slash': ['x', { y: '\n' }], 'é ключ': 'ü' },
+    });
+    assert.equal((await ts.insertSpans('org_odd', [odd, mk(1, 1)], 100)).inserted, 2);
+    const back = await ts.getSpan('org_odd', odd.trace_id, odd.span_id);
+    assert.deepEqual(back, { org_id: 'org_odd', ...odd });
+    for (const [key, value] of [
+      ['quote"key', 'v"1'],
+      ['back\\slash', undefined],
+      ['é ключ', 'ü'],
+      ['gen_ai.prompt', 'a\nb\r\nc\u0001'],
+    ] as const) {
+      const found = await ts.listTraces({ org_id: 'org_odd', attribute: { key, ...(value === undefined ? {} : { value }) } }, { limit: 10 });
+      assert.deepEqual(
+        found.items.map((t) => t.trace_id),
+        [odd.trace_id],
+        `the attribute ${JSON.stringify(key)}`,
+      );
+    }
+    assert.equal((await ts.listTraces({ org_id: 'org_odd', attribute: { key: 'quote"key', value: 'v"2' } }, { limit: 10 })).items.length, 0);
+    // A key that only appears inside another value is not the attribute.
+    assert.equal((await ts.listTraces({ org_id: 'org_odd', attribute: { key: 'y' } }, { limit: 10 })).items.length, 0);
+  });
+
+  it('pages through the spans of one arrival in id order', async () => {
+    const ts = await traceStoreOf(store);
+    // One request of 7 spans of 3 traces (one received_at), sent out of order, then a later one.
+    const arrival = at(10);
+    const first = [5, 1, 3, 0, 6, 2, 4].map((i) => mk(20 + (i % 3), i, { received_at: arrival }));
+    await ts.insertSpans('org_page', first, 100);
+    await ts.insertSpans('org_page', [mk(30, 0, { received_at: at(11) })], 100);
+    const seen: string[] = [];
+    let cursor: { received_at: string; key: string } | undefined;
+    for (;;) {
+      const page = await ts.listSpans('org_page', { limit: 3, ...(cursor ? { after: cursor } : {}) });
+      if (!page.length) break;
+      for (const s of page) seen.push(`${s.trace_id}:${s.span_id}`);
+      const last = page[page.length - 1];
+      cursor = { received_at: last.received_at, key: `${last.trace_id}:${last.span_id}` };
+    }
+    const expected = [...first.map((s) => `${s.trace_id}:${s.span_id}`).sort(), `${hex(31, 32)}:${hex(1, 16)}`];
+    assert.deepEqual(seen, expected);
+    const period = await ts.listSpans('org_page', { from: at(11), to: at(12), limit: 10 });
+    assert.deepEqual(
+      period.map((s) => s.trace_id),
+      [hex(31, 32)],
+    );
   });
 });
 

@@ -1,7 +1,7 @@
-// The PostgreSQL store's spans (migrations/013_traces.sql, 023_trace_cap_check.sql), over the store's
-// pool. A batch of spans is one statement that inserts them, adds them to the organization's counter
-// row and checks the cap, undone as a whole past it; so the size cap holds with several instances
-// receiving at once, while requests below the cap never wait for each other.
+// The PostgreSQL store's spans (migrations/013_traces.sql, 023_trace_cap_check.sql, 029, 031), over the
+// store's pool. A batch of spans is one statement that inserts them, adds them to the organization's
+// counter row and checks the cap, undone as a whole past it; so the size cap holds with several
+// instances receiving at once, while requests below the cap never wait for each other.
 import type pg from 'pg';
 import type { Span, SpanEvaluation, SpanEvent, SpanLogEvent, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../../traces/types.ts';
 import { logEventKey, withLogEvents } from '../../traces/types.ts';
@@ -10,29 +10,62 @@ import { isConnectionError } from './connection.ts';
 
 type Q = Pick<pg.Pool, 'query'>;
 
-// One statement for a batch: each column as an array parameter (unnest, zipped by ROWS FROM), the
-// records as one JSON array parsed once by json_array_elements. Nothing is serialised per span beyond
-// the record itself, and nothing of the record is parsed again (migration 029: no jsonb copy of the
-// attributes; the attribute filter reads the record's).
-const INSERT_SPANS = `INSERT INTO trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, record)
-  SELECT $1, t, s, p, n, svc, st, b, e, bn, rcv, r
+// The rows of a batch: each short column as an array parameter (unnest, zipped by ROWS FROM), the
+// records as one text of lines, split by string_to_array: JSON.stringify never writes a raw newline,
+// and the record column is text (migration 031), so PostgreSQL neither parses nor unescapes a record
+// (a text[] parameter would be unescaped, every quote of the JSON escaped on the way).
+const SPAN_ROWS = `SELECT $1, t, s, p, n, svc, st, b, e, bn, rcv, r
   FROM ROWS FROM (unnest($2::text[]), unnest($3::text[]), unnest($4::text[]), unnest($5::text[]), unnest($6::text[]), unnest($7::text[]),
-                  unnest($8::timestamptz[]), unnest($9::timestamptz[]), unnest($10::numeric[]), unnest($11::timestamptz[]), json_array_elements($12::json))
-       AS x(t, s, p, n, svc, st, b, e, bn, rcv, r)
-  ON CONFLICT DO NOTHING`;
+                  unnest($8::timestamptz[]), unnest($9::timestamptz[]), unnest($10::numeric[]), unnest($11::timestamptz[]), unnest(string_to_array($12::text, E'\\n')))
+       AS x(t, s, p, n, svc, st, b, e, bn, rcv, r)`;
+const SPAN_COLUMNS = 'trace_spans (org_id, trace_id, span_id, parent_span_id, name, service_name, status_code, start_time, end_time, start_nanos, received_at, record)';
+
+/** The organization's count moved by the rows of `ins`, and the cap checked on the new count (migration 023). */
+const COUNT_AND_CAP = `c AS (INSERT INTO trace_span_counts AS t (org_id, spans) SELECT $1, count(*) FROM ins
+                    ON CONFLICT (org_id) DO UPDATE SET spans = t.spans + excluded.spans RETURNING spans)`;
+
+// The usual batch: new spans only. A plain INSERT checks the primary key while it writes each index
+// entry; ON CONFLICT would first search the key for every span, about a seventh of the statement's
+// work. A span already stored (an exporter's retry) or twice in the batch fails the statement as a
+// whole (unique_violation, nothing stays), and the batch is stored again by INSERT_SKIPPING_STORED.
+const INSERT_NEW = `WITH ins AS (INSERT INTO ${SPAN_COLUMNS} ${SPAN_ROWS} RETURNING 1), ${COUNT_AND_CAP}
+  SELECT tribunal_trace_cap((SELECT spans FROM c), $13) AS held`;
+
+// A batch holding spans already stored: those are skipped, and the keys of the new ones returned.
+const INSERT_SKIPPING = `INSERT INTO ${SPAN_COLUMNS} ${SPAN_ROWS} ON CONFLICT DO NOTHING RETURNING trace_id || ':' || span_id AS k`;
+const INSERT_SKIPPING_STORED = `WITH ins AS (${INSERT_SKIPPING}), ${COUNT_AND_CAP}
+  SELECT tribunal_trace_cap((SELECT spans FROM c), $13) AS held, (SELECT array_agg(k) FROM ins) AS keys`;
 
 // A span as read: its record and its log events (migration 026), in time order then as they arrived.
 const SPAN_READ = `s.record, (SELECT json_agg(l.event ORDER BY l.time_nanos, l.received_at, l.seq) FROM trace_log_events l
   WHERE l.org_id = s.org_id AND l.trace_id = s.trace_id AND l.span_id = s.span_id) AS log_events`;
-const spanOf = (r: { record: SpanRecord; log_events: SpanEvent[] | null }) => withLogEvents(r.record, r.log_events);
+// The record is the span's JSON as text (migration 031), parsed here as node-pg parsed a json column.
+const spanOf = (r: { record: string; log_events: SpanEvent[] | null }) => withLogEvents(JSON.parse(r.record) as SpanRecord, r.log_events);
 
 /** SQLSTATE raised by tribunal_trace_cap when a batch would pass the organization's span cap. */
 const CAP_PASSED = 'TRB01';
+/** SQLSTATE of a key already stored (or twice in one statement). */
+const UNIQUE_VIOLATION = '23505';
+
+/** The batch without its repeats (the same trace and span id twice), and how many there were. */
+function dedupe(spans: Span[]): { fresh: Span[]; duplicates: number } {
+  const seen = new Set<string>();
+  const fresh: Span[] = [];
+  for (const s of spans) {
+    const k = `${s.trace_id}:${s.span_id}`;
+    if (!seen.has(k)) {
+      seen.add(k);
+      fresh.push(s);
+    }
+  }
+  return { fresh, duplicates: spans.length - fresh.length };
+}
 
 function spanParams(orgId: string, spans: Span[]): unknown[] {
   const org = `{"org_id":${JSON.stringify(orgId)},`;
   // Each record is the span with its org_id first: the span's own JSON, its opening brace replaced.
-  const records = `[${spans.map((s) => org + JSON.stringify(s).slice(1)).join(',')}]`;
+  let records = '';
+  for (let i = 0; i < spans.length; i++) records += `${i ? '\n' : ''}${org}${JSON.stringify(spans[i]).slice(1)}`;
   return [
     orgId,
     spans.map((s) => s.trace_id),
@@ -82,35 +115,35 @@ export class PgTraceStore implements TraceStore {
 
   async insertSpans(orgId: string, spans: Span[], maxSpans: number) {
     if (!spans.length) return { inserted: 0, duplicates: 0, refused: 0, stored: [] };
-    // Duplicates within the request are dropped here; those already stored by ON CONFLICT below.
-    const seen = new Set<string>();
-    const fresh: Span[] = [];
-    let duplicates = 0;
-    for (const s of spans) {
-      const k = `${s.trace_id}:${s.span_id}`;
-      if (seen.has(k)) duplicates++;
-      else {
-        seen.add(k);
-        fresh.push(s);
-      }
-    }
     // Optimistic: one statement in autocommit inserts the batch, adds it to the organization's count
     // and checks the cap (tribunal_trace_cap, migration 023); past the cap it raises and nothing of it
     // stays (nothing stored half), and the exact path below decides. Requests below the cap never wait
     // for each other beyond the count row's update, and each costs one round trip.
+    const params = spanParams(orgId, spans);
+    params.push(maxSpans);
     try {
-      const { rows } = await this.pool.query<{ held: string; keys: string[] | null }>(
-        `WITH ins AS (${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k),
-              c AS (INSERT INTO trace_span_counts AS t (org_id, spans) SELECT $1, count(*) FROM ins
-                    ON CONFLICT (org_id) DO UPDATE SET spans = t.spans + excluded.spans RETURNING spans)
-         SELECT tribunal_trace_cap((SELECT spans FROM c), $13) AS held, (SELECT array_agg(k) FROM ins) AS keys`,
-        [...spanParams(orgId, fresh), maxSpans],
-      );
+      await this.pool.query(INSERT_NEW, params);
+      return { inserted: spans.length, duplicates: 0, refused: 0, stored: spans };
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code !== UNIQUE_VIOLATION && code !== CAP_PASSED) throw mapError(err);
+      if (code === CAP_PASSED) return this.insertExactly(orgId, dedupe(spans), maxSpans);
+    }
+    // A retry or a batch naming a span twice: its repeats dropped here, the spans already stored by
+    // ON CONFLICT, the rest stored and counted as above.
+    const { fresh, duplicates } = dedupe(spans);
+    try {
+      const { rows } = await this.pool.query<{ keys: string[] | null }>(INSERT_SKIPPING_STORED, fresh.length === spans.length ? params : [...spanParams(orgId, fresh), maxSpans]);
       const keys = rows[0].keys ?? [];
       return { inserted: keys.length, duplicates: duplicates + fresh.length - keys.length, refused: 0, stored: storedOf(fresh, keys) };
     } catch (err) {
       if ((err as { code?: string }).code !== CAP_PASSED) throw mapError(err);
     }
+    return this.insertExactly(orgId, { fresh, duplicates }, maxSpans);
+  }
+
+  /** Past the cap: decided with the organization's counter row held (insertNearCap). */
+  private async insertExactly(orgId: string, { fresh, duplicates }: { fresh: Span[]; duplicates: number }, maxSpans: number) {
     const client = await this.connect();
     try {
       const exact = await this.insertNearCap(client, orgId, fresh, maxSpans);
@@ -139,7 +172,7 @@ export class PgTraceStore implements TraceStore {
     const take = fresh.slice(0, Math.max(0, maxSpans - held));
     let keys: string[] = [];
     if (take.length) {
-      const r = await client.query<{ k: string }>(`${INSERT_SPANS} RETURNING trace_id || ':' || span_id AS k`, spanParams(orgId, take));
+      const r = await client.query<{ k: string }>(INSERT_SKIPPING, spanParams(orgId, take));
       keys = r.rows.map((x) => x.k);
       duplicates += take.length - keys.length;
       await client.query('UPDATE trace_span_counts SET spans = spans + $2 WHERE org_id = $1', [orgId, keys.length]);
@@ -234,8 +267,12 @@ export class PgTraceStore implements TraceStore {
       // The attribute as the record holds it (one path lookup per span, migration 029): present when
       // not SQL NULL; a string compared by its value, anything else by its JSON text, which is the
       // record's own (JSON.stringify), as the JSON store compares.
+      // Every record was written by JSON.stringify, which writes a key as JSON.stringify(key) then a
+      // colon: a record without that text cannot hold the attribute, and is passed over before its
+      // JSON is parsed (the record is text since migration 031, so a lookup parses it twice).
+      where.push(`strpos(s.record, ${p(`${JSON.stringify(f.attribute.key)}:`)}) > 0`);
       // OFFSET 0 keeps the lookup in its subquery: once per span of the organization, not once per use.
-      from += ` CROSS JOIN LATERAL (SELECT s.record #> ARRAY['attributes', ${p(f.attribute.key)}::text] AS v OFFSET 0) x`;
+      from += ` CROSS JOIN LATERAL (SELECT s.record::json #> ARRAY['attributes', ${p(f.attribute.key)}::text] AS v OFFSET 0) x`;
       where.push('x.v IS NOT NULL');
       if (f.attribute.value !== undefined) where.push(`(CASE WHEN json_typeof(x.v) = 'string' THEN x.v #>> '{}' ELSE x.v::text END) = ${p(f.attribute.value)}`);
     }
