@@ -17,6 +17,7 @@ import { checkProxyable, DEFAULT_BLOCK_MESSAGE, judgeExchange, logUnjudged, newL
 import { trackJudging } from './background.ts';
 import { eventData, SseSplitter, sseEvent } from './sse.ts';
 import { callUpstream, readUpstream, resolveUpstream, unreachable, type UpstreamAnswer, type UpstreamTarget } from './upstream.ts';
+import { UpstreamCancel } from './upstream-call.ts';
 
 type Json = Record<string, any>;
 
@@ -117,13 +118,13 @@ export async function forward(
   upstreamBody: unknown,
   api: ExchangeInfo['api'],
   streamed: boolean,
-  abort: AbortController,
+  cancel: UpstreamCancel,
 ): Promise<UpstreamAnswer | null> {
   let up: UpstreamAnswer;
   try {
-    up = await callUpstream(x.target, upstreamBody, abort.signal);
+    up = await callUpstream(x.target, upstreamBody, cancel);
   } catch (err) {
-    if (abort.signal.aborted) {
+    if (cancel.cancelled) {
       void logFailure(x, infoOf(x, api, streamed, null, 'client_disconnected', 'the client went away before the upstream answered'), null, 'client disconnected');
       return null;
     }
@@ -146,13 +147,13 @@ export async function forward(
   return null;
 }
 
-/** Aborts the upstream call when the client goes away before the answer is complete. */
-export function abortOnClose(res: Response): AbortController {
-  const abort = new AbortController();
+/** Cancels the upstream call when the client goes away before the answer is complete. */
+export function abortOnClose(res: Response): UpstreamCancel {
+  const cancel = new UpstreamCancel();
   res.on('close', () => {
-    if (!res.writableFinished) abort.abort(new Error('client disconnected'));
+    if (!res.writableFinished) cancel.cancel();
   });
-  return abort;
+  return cancel;
 }
 
 export async function proxyChatCompletions(ctx: ProxyContext, req: Request, res: Response): Promise<void> {
@@ -172,10 +173,10 @@ export async function proxyChatCompletions(ctx: ProxyContext, req: Request, res:
   // ask for it does not get the usage chunk.
   const hideUsage = streamed && body.stream_options?.include_usage !== true;
   if (hideUsage) upstreamBody.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-  const abort = abortOnClose(res);
-  const up = await forward(x, res, upstreamBody, 'chat.completions', streamed, abort);
+  const cancel = abortOnClose(res);
+  const up = await forward(x, res, upstreamBody, 'chat.completions', streamed, cancel);
   if (!up) return;
-  if (streamed && up.contentType.includes('text/event-stream')) return streamChat(x, res, up, abort, hideUsage);
+  if (streamed && up.contentType.includes('text/event-stream')) return streamChat(x, res, up, cancel, hideUsage);
   return jsonChat(x, res, up, streamed);
 }
 
@@ -219,7 +220,7 @@ export function sendWithTribunal(res: Response, status: number, text: string, pa
   res.end(body);
 }
 
-async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, abort: AbortController, hideUsage: boolean): Promise<void> {
+async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, cancel: UpstreamCancel, hideUsage: boolean): Promise<void> {
   res.status(up.status);
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache');
@@ -251,7 +252,7 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, abort:
     if (tail) take(tail);
   } catch (err) {
     const answer = acc.answer();
-    if (abort.signal.aborted) {
+    if (cancel.cancelled) {
       void logFailure(
         x,
         infoOf(x, 'chat.completions', true, up.status, 'client_disconnected', 'the client went away mid-stream; the upstream call was cancelled'),
