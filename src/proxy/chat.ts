@@ -230,7 +230,13 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, cancel
   // before the first token; a held (blocking) stream sends them now, so the client sees it is alive.
   if (blocking) res.flushHeaders();
   const held: string[] = [];
-  const pass = (event: string) => (blocking ? held.push(event) : res.write(event));
+  // The events of one upstream chunk leave in one write, as they arrived together (one syscall, not one an event).
+  let out = '';
+  const pass = (event: string) => (blocking ? held.push(event) : (out += event));
+  const flush = () => {
+    if (out) res.write(out);
+    out = '';
+  };
   const acc = new ChunkAccumulator();
   const splitter = new SseSplitter();
   const take = (event: string) => {
@@ -247,9 +253,13 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, cancel
     pass(`${event}\n\n`);
   };
   try {
-    for await (const bytes of up.body) for (const event of splitter.push(bytes as Buffer)) take(event);
+    for await (const bytes of up.body) {
+      for (const event of splitter.push(bytes)) take(event);
+      flush();
+    }
     const tail = splitter.rest();
     if (tail) take(tail);
+    flush();
   } catch (err) {
     const answer = acc.answer();
     if (cancel.cancelled) {
@@ -261,6 +271,7 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, cancel
       );
       return;
     }
+    flush();
     const why = `The upstream stream broke off: ${(err as Error).message}`;
     void logFailure(x, infoOf(x, 'chat.completions', true, up.status, 'upstream_error', why), answer, why);
     res.end(sseEvent(openAIErrorBody(502, why, 'model_unavailable')));

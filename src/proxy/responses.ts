@@ -132,16 +132,26 @@ async function streamResponses(x: Exchange, res: Response, up: UpstreamAnswer, c
     if (parsed?.type === 'response.output_text.delta' && typeof parsed.delta === 'string') text += parsed.delta;
     if ((parsed?.type === 'response.completed' || parsed?.type === 'response.incomplete' || parsed?.type === 'response.failed') && parsed.response) final = parsed.response;
     // With a blocking guardrail nothing but response.created is passed on before the verdict.
-    if (!blocking) res.write(`${event}\n\n`);
-    else if (parsed?.type === 'response.created') res.write(`${event}\n\n`);
+    if (!blocking || parsed?.type === 'response.created') out += `${event}\n\n`;
     else held.push(`${event}\n\n`);
   };
   const held: string[] = [];
+  // The events of one upstream chunk leave in one write, as they arrived together.
+  let out = '';
+  const flush = () => {
+    if (out) res.write(out);
+    out = '';
+  };
   try {
-    for await (const bytes of up.body) for (const event of splitter.push(bytes as Buffer)) take(event);
+    for await (const bytes of up.body) {
+      for (const event of splitter.push(bytes)) take(event);
+      flush();
+    }
     const tail = splitter.rest();
     if (tail) take(tail);
+    flush();
   } catch {
+    flush();
     if (!cancel.cancelled) res.end(frame('error', { code: 'model_unavailable', message: 'The upstream stream broke off.', sequence_number: seq }));
     return;
   }

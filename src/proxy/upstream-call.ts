@@ -136,39 +136,56 @@ export function splitUrl(url: string): { origin: string; path: string } {
   return hit;
 }
 
+/** The upstream's answer as soon as its headers arrive. */
+export interface UpstreamResponse {
+  status: number;
+  headers: UpstreamHeaders;
+  body: UpstreamBody;
+}
+
+/**
+ * undici's handler for one call, a class rather than an object of closures: the server runs under
+ * tsx, whose keepNames wraps every function made per call in a naming helper.
+ */
+class CallHandler implements Dispatcher.DispatchHandlers {
+  private answer: UpstreamBody | null = null;
+  private abort: (err: Error) => void = () => {};
+
+  constructor(
+    private readonly cancel: UpstreamCancel,
+    private readonly resolve: (answer: UpstreamResponse) => void,
+    private readonly reject: (err: Error) => void,
+  ) {}
+
+  onConnect(abort: (err?: Error) => void): void {
+    this.abort = abort;
+    this.cancel.attach(abort);
+  }
+
+  onHeaders(status: number, raw: Buffer[] | string[] | null, resume: () => void): boolean {
+    if (status < 200) return true; // 1xx: the answer is still to come
+    this.answer = new UpstreamBody(this.abort, resume);
+    this.resolve({ status, headers: wantedHeaders(raw), body: this.answer });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.answer ? this.answer.push(chunk) : true;
+  }
+
+  onComplete(): void {
+    this.answer?.end();
+  }
+
+  onError(err: Error): void {
+    if (this.answer) this.answer.fail(err);
+    else this.reject(err);
+  }
+}
+
 /** POSTs `body` to `url`; answers with the status, the wanted headers and the body as soon as the headers arrive. */
-export function dispatchPost(
-  dispatcher: Dispatcher,
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-  cancel: UpstreamCancel,
-): Promise<{ status: number; headers: UpstreamHeaders; body: UpstreamBody }> {
+export function dispatchPost(dispatcher: Dispatcher, url: string, headers: Record<string, string>, body: string, cancel: UpstreamCancel): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
-    let answer: UpstreamBody | null = null;
-    let abort: (err: Error) => void = () => {};
-    const handler: Dispatcher.DispatchHandlers = {
-      onConnect(a) {
-        abort = a;
-        cancel.attach(a);
-      },
-      onHeaders(status, raw, resume) {
-        if (status < 200) return true; // 1xx: the answer is still to come
-        answer = new UpstreamBody((err) => abort(err), resume);
-        resolve({ status, headers: wantedHeaders(raw as unknown as Buffer[]), body: answer });
-        return true;
-      },
-      onData(chunk) {
-        return answer ? answer.push(chunk) : true;
-      },
-      onComplete() {
-        answer?.end();
-      },
-      onError(err) {
-        if (answer) answer.fail(err);
-        else reject(err);
-      },
-    };
-    dispatcher.dispatch({ ...splitUrl(url), method: 'POST', headers, body }, handler);
+    dispatcher.dispatch({ ...splitUrl(url), method: 'POST', headers, body }, new CallHandler(cancel, resolve, reject));
   });
 }
