@@ -52,7 +52,8 @@ export async function openExchange(ctx: ProxyContext, req: Request, api: 'chat/c
     throw validationError('The request body must be a JSON object (an OpenAI request).', [{ field: '(body)', message: 'expected a JSON object' }]);
   const judge = await proxyJudge(ctx, req);
   checkProxyable(judge, await loadJudgeEvaluators(ctx, judge));
-  const asyncJudge = req.query.async_judge === 'true' || req.query.async_judge === '1';
+  const flag = req.query.async_judge; // express parses the query string again on every read of req.query
+  const asyncJudge = flag === 'true' || flag === '1';
   if (asyncJudge && judge.guardrail?.action === 'block') {
     throw validationError(`Judge ${judge.name} has a blocking guardrail, which needs synchronous judging: leave out async_judge.`, [
       { field: 'async_judge', message: 'not with a blocking guardrail' },
