@@ -33,7 +33,7 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string> }> =
   'observability.bench.ts': { env: FAST_HTTP },
   'otlp-ingest.bench.ts': { env: { BENCH_SECONDS: '0.3', BENCH_ROUNDS: '1', BENCH_SPANS: '10', BENCH_CONCURRENCY: '2' } },
   'postgres-logs.bench.ts': { env: { BENCH_LOGS: '300', BENCH_RUNS: '2' } },
-  'proxy.bench.ts': { env: { BENCH_ROUNDS: '3', BENCH_UPSTREAM_MS: '5', BENCH_JUDGE_MS: '5', BENCH_WARMUP: '2', BENCH_CPU_ROUNDS: '3' } },
+  'proxy.bench.ts': { env: { BENCH_ROUNDS: '3', BENCH_UPSTREAM_MS: '5', BENCH_JUDGE_MS: '5', BENCH_WARMUP: '2', BENCH_CPU_ROUNDS: '3', BENCH_CPU_REPEATS: '1' } },
   'provider-batch.bench.ts': { args: ['--rows', '20'] },
   'provider-batch-cpu.bench.ts': { args: ['--items', '12', '--rounds', '1'] },
   'review-next.bench.ts': {

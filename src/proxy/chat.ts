@@ -17,6 +17,7 @@ import { checkProxyable, DEFAULT_BLOCK_MESSAGE, judgeExchange, logUnjudged, newL
 import { trackJudging } from './background.ts';
 import { eventData, SseSplitter, sseEvent } from './sse.ts';
 import { callUpstream, readUpstream, resolveUpstream, unreachable, type UpstreamAnswer, type UpstreamTarget } from './upstream.ts';
+import { UpstreamCancel } from './upstream-call.ts';
 
 type Json = Record<string, any>;
 
@@ -51,7 +52,8 @@ export async function openExchange(ctx: ProxyContext, req: Request, api: 'chat/c
     throw validationError('The request body must be a JSON object (an OpenAI request).', [{ field: '(body)', message: 'expected a JSON object' }]);
   const judge = await proxyJudge(ctx, req);
   checkProxyable(judge, await loadJudgeEvaluators(ctx, judge));
-  const asyncJudge = req.query.async_judge === 'true' || req.query.async_judge === '1';
+  const flag = req.query.async_judge; // express parses the query string again on every read of req.query
+  const asyncJudge = flag === 'true' || flag === '1';
   if (asyncJudge && judge.guardrail?.action === 'block') {
     throw validationError(`Judge ${judge.name} has a blocking guardrail, which needs synchronous judging: leave out async_judge.`, [
       { field: 'async_judge', message: 'not with a blocking guardrail' },
@@ -117,13 +119,13 @@ export async function forward(
   upstreamBody: unknown,
   api: ExchangeInfo['api'],
   streamed: boolean,
-  abort: AbortController,
+  cancel: UpstreamCancel,
 ): Promise<UpstreamAnswer | null> {
   let up: UpstreamAnswer;
   try {
-    up = await callUpstream(x.target, upstreamBody, abort.signal);
+    up = await callUpstream(x.target, upstreamBody, cancel);
   } catch (err) {
-    if (abort.signal.aborted) {
+    if (cancel.cancelled) {
       void logFailure(x, infoOf(x, api, streamed, null, 'client_disconnected', 'the client went away before the upstream answered'), null, 'client disconnected');
       return null;
     }
@@ -146,13 +148,13 @@ export async function forward(
   return null;
 }
 
-/** Aborts the upstream call when the client goes away before the answer is complete. */
-export function abortOnClose(res: Response): AbortController {
-  const abort = new AbortController();
+/** Cancels the upstream call when the client goes away before the answer is complete. */
+export function abortOnClose(res: Response): UpstreamCancel {
+  const cancel = new UpstreamCancel();
   res.on('close', () => {
-    if (!res.writableFinished) abort.abort(new Error('client disconnected'));
+    if (!res.writableFinished) cancel.cancel();
   });
-  return abort;
+  return cancel;
 }
 
 export async function proxyChatCompletions(ctx: ProxyContext, req: Request, res: Response): Promise<void> {
@@ -172,10 +174,10 @@ export async function proxyChatCompletions(ctx: ProxyContext, req: Request, res:
   // ask for it does not get the usage chunk.
   const hideUsage = streamed && body.stream_options?.include_usage !== true;
   if (hideUsage) upstreamBody.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
-  const abort = abortOnClose(res);
-  const up = await forward(x, res, upstreamBody, 'chat.completions', streamed, abort);
+  const cancel = abortOnClose(res);
+  const up = await forward(x, res, upstreamBody, 'chat.completions', streamed, cancel);
   if (!up) return;
-  if (streamed && up.contentType.includes('text/event-stream')) return streamChat(x, res, up, abort, hideUsage);
+  if (streamed && up.contentType.includes('text/event-stream')) return streamChat(x, res, up, cancel, hideUsage);
   return jsonChat(x, res, up, streamed);
 }
 
@@ -219,7 +221,7 @@ export function sendWithTribunal(res: Response, status: number, text: string, pa
   res.end(body);
 }
 
-async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, abort: AbortController, hideUsage: boolean): Promise<void> {
+async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, cancel: UpstreamCancel, hideUsage: boolean): Promise<void> {
   res.status(up.status);
   res.setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache');
@@ -229,7 +231,13 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, abort:
   // before the first token; a held (blocking) stream sends them now, so the client sees it is alive.
   if (blocking) res.flushHeaders();
   const held: string[] = [];
-  const pass = (event: string) => (blocking ? held.push(event) : res.write(event));
+  // The events of one upstream chunk leave in one write, as they arrived together (one syscall, not one an event).
+  let out = '';
+  const pass = (event: string) => (blocking ? held.push(event) : (out += event));
+  const flush = () => {
+    if (out) res.write(out);
+    out = '';
+  };
   const acc = new ChunkAccumulator();
   const splitter = new SseSplitter();
   const take = (event: string) => {
@@ -246,12 +254,16 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, abort:
     pass(`${event}\n\n`);
   };
   try {
-    for await (const bytes of up.body) for (const event of splitter.push(bytes as Buffer)) take(event);
+    for await (const bytes of up.body) {
+      for (const event of splitter.push(bytes)) take(event);
+      flush();
+    }
     const tail = splitter.rest();
     if (tail) take(tail);
+    flush();
   } catch (err) {
     const answer = acc.answer();
-    if (abort.signal.aborted) {
+    if (cancel.cancelled) {
       void logFailure(
         x,
         infoOf(x, 'chat.completions', true, up.status, 'client_disconnected', 'the client went away mid-stream; the upstream call was cancelled'),
@@ -260,6 +272,7 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, abort:
       );
       return;
     }
+    flush();
     const why = `The upstream stream broke off: ${(err as Error).message}`;
     void logFailure(x, infoOf(x, 'chat.completions', true, up.status, 'upstream_error', why), answer, why);
     res.end(sseEvent(openAIErrorBody(502, why, 'model_unavailable')));

@@ -38,10 +38,12 @@ export interface Tribunal {
  * refused before the upstream is called, with what to do instead.
  */
 export function checkProxyable(judge: JudgeRecord, evaluators: EvaluatorRecord[]): void {
-  const needs = evaluators.flatMap((e) => [
-    ...(e.requires_contexts ? [`${e.name} needs \`contexts\``] : []),
-    ...(e.requires_expected_output ? [`${e.name} needs \`expected_output\``] : []),
-  ]);
+  // A plain loop: this runs on every proxied call, and nearly always finds nothing.
+  const needs: string[] = [];
+  for (const e of evaluators) {
+    if (e.requires_contexts) needs.push(`${e.name} needs \`contexts\``);
+    if (e.requires_expected_output) needs.push(`${e.name} needs \`expected_output\``);
+  }
   if (!needs.length) return;
   throw validationError(
     `Judge ${judge.name} cannot judge a chat exchange inline: ${needs.join('; ')}, which a Chat Completions request does not carry. Use a judge without those evaluators, or call POST /v1/judges/${judge.id}/execute/ with them.`,

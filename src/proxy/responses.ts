@@ -13,6 +13,7 @@ import { contentText, type Answer, type Conversation } from './exchange.ts';
 import { DEFAULT_BLOCK_MESSAGE } from './judging.ts';
 import { eventData, SseSplitter } from './sse.ts';
 import { readUpstream, type UpstreamAnswer } from './upstream.ts';
+import type { UpstreamCancel } from './upstream-call.ts';
 
 type Json = Record<string, any>;
 
@@ -92,10 +93,10 @@ export async function proxyResponses(ctx: Exchange['ctx'], req: Request, res: Re
   const { exchange: x, body } = opened;
   x.conversation = inputToConversation(body);
   const streamed = body.stream === true;
-  const abort = abortOnClose(res);
-  const up = await forward(x, res, { ...body, model: x.target.record.model }, 'responses', streamed, abort);
+  const cancel = abortOnClose(res);
+  const up = await forward(x, res, { ...body, model: x.target.record.model }, 'responses', streamed, cancel);
   if (!up) return;
-  if (streamed && up.contentType.includes('text/event-stream')) return streamResponses(x, res, up, abort);
+  if (streamed && up.contentType.includes('text/event-stream')) return streamResponses(x, res, up, cancel);
   let response: Json;
   try {
     response = JSON.parse((await readUpstream(up)).toString('utf8'));
@@ -109,7 +110,7 @@ export async function proxyResponses(ctx: Exchange['ctx'], req: Request, res: Re
 
 const frame = (type: string, data: Json) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
-async function streamResponses(x: Exchange, res: Response, up: UpstreamAnswer, abort: AbortController): Promise<void> {
+async function streamResponses(x: Exchange, res: Response, up: UpstreamAnswer, cancel: UpstreamCancel): Promise<void> {
   res.status(up.status).setHeader('content-type', 'text/event-stream; charset=utf-8');
   res.setHeader('cache-control', 'no-cache');
   const blocking = x.judge.guardrail?.action === 'block';
@@ -131,17 +132,27 @@ async function streamResponses(x: Exchange, res: Response, up: UpstreamAnswer, a
     if (parsed?.type === 'response.output_text.delta' && typeof parsed.delta === 'string') text += parsed.delta;
     if ((parsed?.type === 'response.completed' || parsed?.type === 'response.incomplete' || parsed?.type === 'response.failed') && parsed.response) final = parsed.response;
     // With a blocking guardrail nothing but response.created is passed on before the verdict.
-    if (!blocking) res.write(`${event}\n\n`);
-    else if (parsed?.type === 'response.created') res.write(`${event}\n\n`);
+    if (!blocking || parsed?.type === 'response.created') out += `${event}\n\n`;
     else held.push(`${event}\n\n`);
   };
   const held: string[] = [];
+  // The events of one upstream chunk leave in one write, as they arrived together.
+  let out = '';
+  const flush = () => {
+    if (out) res.write(out);
+    out = '';
+  };
   try {
-    for await (const bytes of up.body) for (const event of splitter.push(bytes as Buffer)) take(event);
+    for await (const bytes of up.body) {
+      for (const event of splitter.push(bytes)) take(event);
+      flush();
+    }
     const tail = splitter.rest();
     if (tail) take(tail);
+    flush();
   } catch {
-    if (!abort.signal.aborted) res.end(frame('error', { code: 'model_unavailable', message: 'The upstream stream broke off.', sequence_number: seq }));
+    flush();
+    if (!cancel.cancelled) res.end(frame('error', { code: 'model_unavailable', message: 'The upstream stream broke off.', sequence_number: seq }));
     return;
   }
   const answer = final ? responseAnswer(final) : { content: text, finish_reason: null, model: null, input_tokens: null, output_tokens: null, cached_tokens: 0 };

@@ -40,6 +40,8 @@ export class SseSplitter {
 
 /** The data of an event: its `data:` lines joined; null for an event without data (a comment). */
 export function eventData(event: string): string | null {
+  // The common event, one `data: ` line, without splitting it into lines.
+  if (event.startsWith('data: ') && !event.includes('\n')) return event.slice(6);
   let data: string | null = null;
   for (const line of event.split(/\r?\n/)) {
     if (!line.startsWith('data:')) continue;

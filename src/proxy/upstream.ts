@@ -3,14 +3,14 @@
 // name (TRIBUNAL_PROXY_UPSTREAMS, with the key from the environment). Calls go over a keep-alive
 // undici pool. The body comes back as a stream so that SSE chunks can be passed on as they arrive;
 // what is read whole goes through the one bound every upstream read shares (engine/providers/bounded-body.ts).
-import type { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import type { ProxyUpstream } from '../schemas/proxy-upstreams.ts';
 import type { RequestContext } from '../context.ts';
 import { checkBaseUrl, modelApiKey, registeredModelNamed } from '../domain/models.ts';
 import { DEFAULT_UPSTREAM_MAX_BYTES, readBoundedBody, UpstreamTooLargeError } from '../engine/providers/bounded-body.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import type { ModelRecord } from '../store/types.ts';
+import { dispatchPost, type UpstreamBody, type UpstreamCancel } from './upstream-call.ts';
 
 /** The most of an upstream answer read whole (a JSON answer; one SSE event): the bound of every upstream read. */
 export const MAX_UPSTREAM_BYTES = DEFAULT_UPSTREAM_MAX_BYTES;
@@ -93,25 +93,21 @@ export interface UpstreamAnswer {
   contentEncoding: string | undefined;
   requestId: string | undefined;
   retryAfter: string | undefined;
-  body: Readable;
+  body: UpstreamBody;
 }
 
-/** Sends the request body as JSON; answers as soon as the headers arrive. Throws when unreachable. */
-export async function callUpstream(target: UpstreamTarget, body: unknown, signal: AbortSignal): Promise<UpstreamAnswer> {
+/** Sends the request body as JSON; answers as soon as the headers arrive. Throws when unreachable or cancelled first. */
+export async function callUpstream(target: UpstreamTarget, body: unknown, cancel: UpstreamCancel): Promise<UpstreamAnswer> {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   if (target.apiKey) headers.authorization = `Bearer ${target.apiKey}`;
-  const res = await request(target.url, { method: 'POST', headers, body: JSON.stringify(body), signal, dispatcher });
-  const header = (name: string) => {
-    const v = res.headers[name];
-    return Array.isArray(v) ? v[0] : v;
-  };
+  const res = await dispatchPost(dispatcher, target.url, headers, JSON.stringify(body), cancel);
   return {
-    status: res.statusCode,
-    contentType: header('content-type') ?? 'application/json',
-    contentEncoding: header('content-encoding'),
-    requestId: header('x-request-id'),
-    retryAfter: header('retry-after'),
-    body: res.body as unknown as Readable,
+    status: res.status,
+    contentType: res.headers['content-type'] ?? 'application/json',
+    contentEncoding: res.headers['content-encoding'],
+    requestId: res.headers['x-request-id'],
+    retryAfter: res.headers['retry-after'],
+    body: res.body,
   };
 }
 
@@ -124,6 +120,7 @@ export async function readUpstream(up: UpstreamAnswer, maxBytes = MAX_UPSTREAM_B
   try {
     return await readBoundedBody(up.body, { encoding: up.contentEncoding ?? null, maxWireBytes: maxBytes, maxBytes });
   } catch (err) {
+    up.body.destroy();
     if (err instanceof UpstreamTooLargeError)
       throw new TribunalError('model_unavailable', 502, `The upstream answer is over ${err.limitBytes} bytes; the proxy does not read it whole.`);
     if (err instanceof Error && /content-encoding/.test(err.message)) throw new TribunalError('model_unavailable', 502, `The upstream answer could not be read: ${err.message}.`);
