@@ -6,7 +6,8 @@
 //
 // What the goal means is people reviewing: each spends time on an item between next and submit.
 // That is the `think` level (--think-ms, default 300 ms: each reviewer waits 0.5x..1.5x of it, at
-// random, so they do not ask in step), and its p95 is the one compared with the goal. Without think
+// random, so they do not ask in step, and each starts after 0..1x of it, as people do not open the page
+// in the same millisecond), and its p95 is the one compared with the goal. Without think
 // time (the `http` level) 20 reviewers keep 2 cores busy: a saturation test, whose p95 measures
 // queueing more than next. The load-independent figure is the CPU per next (server and PostgreSQL,
 // one reviewer alone).
@@ -17,7 +18,10 @@
 //   http   the route, as a reviewer calls it (auth, queue read, lease, the log for the answer), no think time;
 //   store  the lease step alone, the store's call from this process (what the route's SQL costs);
 //   sql    the bare candidate query (SELECT ... FOR UPDATE SKIP LOCKED, autocommit) from the 20
-//          reviewers over a pool of the server's size: the floor under the same load, the in-run reference.
+//          reviewers over a pool of the server's size: the floor under the same load, the in-run reference;
+//          its row lock makes its commit wait for the WAL flush, which review_next's does not (the lease
+//          commits with synchronous_commit off), so the same statement is measured a second time over
+//          connections with synchronous_commit off: the reference with our statement's durability.
 // Per round: median and p95 wall time, and for http the CPU per next+submit of the server process
 // and of its PostgreSQL backends (read from /proc; the backends are told apart by application_name);
 // then one reviewer alone, for the CPU of a next and of a submit each.
@@ -77,15 +81,15 @@ const THINK_MS = Number(flags['think-ms'] ?? process.env.BENCH_THINK_MS ?? 300);
 if (!(THINK_MS >= 0)) throw new Error(`--think-ms must be a number of milliseconds >= 0, not ${flags['think-ms'] ?? process.env.BENCH_THINK_MS}`);
 /** A reviewer's time on an item: 0.5x..1.5x THINK_MS, at random. */
 const think = () => new Promise((r) => setTimeout(r, THINK_MS * (0.5 + Math.random())));
-const THINK_NOTE = `think time ${THINK_MS} ms (0.5x..1.5x at random) between next and submit`;
+const THINK_NOTE = `think time ${THINK_MS} ms (0.5x..1.5x at random) between next and submit, each reviewer starting after 0..1x of it`;
 
 if (process.argv[2] === '--serve') {
   await serveChild(() => serveTribunal('http://127.0.0.1:9', { TRIBUNAL_STORE: 'postgres', DATABASE_URL: process.argv[4], TRIBUNAL_PG_POOL_MAX: String(POOL) }));
 }
 
-function schemaUrl(app: string) {
+function schemaUrl(app: string, settings = '') {
   const u = new URL(BASE_URL);
-  u.searchParams.set('options', `-c search_path=${SCHEMA}${app === APP && process.env.BENCH_PG_OPTIONS ? ` ${process.env.BENCH_PG_OPTIONS}` : ''}`);
+  u.searchParams.set('options', `-c search_path=${SCHEMA}${app === APP && process.env.BENCH_PG_OPTIONS ? ` ${process.env.BENCH_PG_OPTIONS}` : ''}${settings}`);
   // The connection string's application_name wins over the pool's, so the server's backends can be found.
   u.searchParams.set('application_name', app);
   return u.toString();
@@ -139,9 +143,11 @@ interface Rig {
   evaluatorId: string;
   keys: { secret: string; id: string }[];
   store: PostgresStore;
+  /** The bare query's second pool: connections whose commits do not wait for the WAL flush (as review_next's lease). */
+  asyncPool: pg.Pool;
 }
 
-async function setUp(base: string, store: PostgresStore): Promise<Rig> {
+async function setUp(base: string, store: PostgresStore, asyncPool: pg.Pool): Promise<Rig> {
   const demo = (await (await fetch(`${base}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
   const headers = { authorization: `Api-Key ${demo.api_key}`, 'content-type': 'application/json' };
   const post = async (path: string, body: unknown) => {
@@ -185,7 +191,7 @@ async function setUp(base: string, store: PostgresStore): Promise<Rig> {
     );
   }
   await store.sql('ANALYZE');
-  return { base, queue, evaluatorId: ev.id as string, keys, store };
+  return { base, queue, evaluatorId: ev.id as string, keys, store, asyncPool };
 }
 
 /** Who got what, checked after each level: never twice to one person, never to more people than asked. */
@@ -206,6 +212,8 @@ async function httpLevel(rig: Rig, server: Child, calls: number, thinking = fals
     rig.keys.map(async (key) => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       const headers = { authorization: `Api-Key ${key.secret}`, 'content-type': 'application/json' };
+      // People do not all ask in the same millisecond: with think time, each starts after 0..1x of it.
+      if (thinking) await new Promise((r) => setTimeout(r, THINK_MS * Math.random()));
       while (left-- > 0) {
         const t = performance.now();
         const res = await request(agent, new URL(`${rig.base}/v1/review-queues/${rig.queue.id}/next/`), headers, '{}');
@@ -312,8 +320,11 @@ async function storeLevel(rig: Rig, calls: number) {
   return stats(times);
 }
 
-/** The candidate query of next, bare: autocommit (its row lock ends with the statement), nothing written. */
-async function sqlLevel(rig: Rig, calls: number) {
+/**
+ * The candidate query of next, bare: autocommit (its row lock ends with the statement), nothing written
+ * but the lock. Over `pool`: the store's (commits wait for the WAL flush) or rig.asyncPool (they do not).
+ */
+async function sqlLevel(rig: Rig, calls: number, pool: Pick<pg.Pool, 'query'> = rig.store.pool) {
   const times: number[] = [];
   let left = calls;
   // review_next's candidate statement (migrations/025_review_next.sql), with its parameters.
@@ -327,7 +338,7 @@ async function sqlLevel(rig: Rig, calls: number) {
     rig.keys.map(async (_, r) => {
       while (left-- > 0) {
         const t = performance.now();
-        await rig.store.pool.query(sql, [rig.queue.id, rig.keys[r].id, new Date().toISOString(), PER_ITEM]);
+        await pool.query(sql, [rig.queue.id, rig.keys[r].id, new Date().toISOString(), PER_ITEM]);
         times.push(performance.now() - t);
       }
     }),
@@ -491,11 +502,12 @@ runBench(async () => {
   await admin(`CREATE SCHEMA ${SCHEMA}`);
   let server: Child | undefined;
   const store = new PostgresStore({ connectionString: schemaUrl('tribunal_bench_driver'), poolMax: POOL, migrate: false });
+  const asyncPool = new pg.Pool({ connectionString: schemaUrl('tribunal_bench_driver', ' -c synchronous_commit=off'), max: POOL });
   try {
     server = await startChild(SELF, 'tribunal', [schemaUrl(APP)]);
     await store.init();
     const t0 = Date.now();
-    const rig = await setUp(server.ready.url, store);
+    const rig = await setUp(server.ready.url, store, asyncPool);
     const load = fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '?';
     console.log(
       `${ITEMS.toLocaleString()} items (and their logs) queued in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${REVIEWERS} reviewers, annotators_per_item ${PER_ITEM}; ` +
@@ -509,17 +521,20 @@ runBench(async () => {
         const load = fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0] : '?';
         const t = await httpLevel(rig, server, NEXTS, true);
         const q = await sqlLevel(rig, NEXTS);
+        const qa = await sqlLevel(rig, NEXTS, rig.asyncPool);
         console.log(
-          `round ${round}: think (${REVIEWERS} reviewers, ${THINK_NOTE}): http next ${fmt(t)} (${perCall(t)}) | bare query ${fmt(q)} | load ${load}; ` +
+          `round ${round}: think (${REVIEWERS} reviewers, ${THINK_NOTE}): http next ${fmt(t)} (${perCall(t)}) | bare query ${fmt(q)} | ` +
+            `bare query, synchronous_commit off ${fmt(qa)} | load ${load}; ` +
             `goal p95 <= ${GOAL_MS} ms: ${t.p95 <= GOAL_MS ? 'met' : 'NOT met'}`,
         );
       }
       const h = await httpLevel(rig, server, NEXTS);
       const s = await storeLevel(rig, NEXTS);
       const q = await sqlLevel(rig, NEXTS);
+      const qa = await sqlLevel(rig, NEXTS, rig.asyncPool);
       console.log(
         `round ${round}: saturation (no think time): http next ${fmt(h)} (${perCall(h)}) | ` +
-          `store next ${fmt(s)} | bare query ${fmt(q)} | http/bare p95 ${(h.p95 / q.p95).toFixed(1)}x`,
+          `store next ${fmt(s)} | bare query ${fmt(q)} | bare query, synchronous_commit off ${fmt(qa)} | http/bare p95 ${(h.p95 / q.p95).toFixed(1)}x`,
       );
       console.log(`round ${round}: ${await cpuLevel(rig, server)}`);
     }
@@ -528,6 +543,7 @@ runBench(async () => {
   } finally {
     stopChildren([server]);
     await store.close();
+    await asyncPool.end();
     await new Promise((r) => setTimeout(r, 500));
     if (process.env.BENCH_KEEP === '1') console.log(`kept schema ${SCHEMA}`);
     else await admin(`DROP SCHEMA ${SCHEMA} CASCADE`).catch((err) => console.error(`dropping ${SCHEMA}: ${err.message}`));
