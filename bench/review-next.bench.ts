@@ -32,6 +32,9 @@
 //     BENCH_THINK_MS      the same as --think-ms (0: no think level)
 //     BENCH_DATABASE_URL  default postgres://postgres@127.0.0.1:5432/postgres
 //     BENCH_ITEMS         default 100000
+//     BENCH_DONE          default 0: items of the queue already done before the first round, on top of
+//                         BENCH_ITEMS (a queue with a history: its statistics taken while every item was
+//                         open, as after it was filled, and the oldest BENCH_DONE items done since)
 //     BENCH_REVIEWERS     default 20
 //     BENCH_NEXTS         default 600 (next calls per level per round, over all reviewers)
 //     BENCH_ROUNDS        default 3
@@ -61,8 +64,9 @@ import { benchEnv, childCpuMicros, envNumber, median, quantile, request, runBenc
 
 const SELF = fileURLToPath(import.meta.url);
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const { ITEMS, REVIEWERS, NEXTS, ROUNDS, PER_ITEM, LABELS, CPU_CALLS } = benchEnv({
+const { ITEMS, DONE, REVIEWERS, NEXTS, ROUNDS, PER_ITEM, LABELS, CPU_CALLS } = benchEnv({
   ITEMS: 100_000,
+  DONE: 0,
   REVIEWERS: 20,
   NEXTS: 600,
   ROUNDS: 3,
@@ -161,9 +165,10 @@ async function setUp(base: string, store: PostgresStore, asyncPool: pg.Pool): Pr
   const run = await post(`/v1/evaluators/${ev.id}/execute/`, { request: 'How do I reset my password?', response: 'Use the reset link on the sign-in page.' });
   const logId = run.execution_log_id as string;
   // 100,000 copies of that log (the items' logs, read by next and submit), made inside PostgreSQL.
+  const total = ITEMS + DONE;
   await store.sql(
     `INSERT INTO execution_logs SELECT (jsonb_populate_record(l, jsonb_build_object('id', $1 || g))).* FROM execution_logs l, generate_series(1, $2::int) g WHERE l.id = $1`,
-    [logId, ITEMS],
+    [logId, total],
   );
   const orgId = (await store.getExecutionLog(logId))!.org_id;
   const keys: Rig['keys'] = [];
@@ -175,8 +180,8 @@ async function setUp(base: string, store: PostgresStore, asyncPool: pg.Pool): Pr
   const created = await post('/v1/review-queues/', { name: 'bench', evaluator_ids: [ev.id], annotators_per_item: PER_ITEM });
   const queue = (await reviewStore(store).getQueue(created.id as string))!;
   const now = new Date().toISOString();
-  for (let i = 0; i < ITEMS; i += 5000) {
-    const n = Math.min(5000, ITEMS - i);
+  for (let i = 0; i < total; i += 5000) {
+    const n = Math.min(5000, total - i);
     await reviewStore(store).addItems(
       queue.id,
       Array.from({ length: n }, (_, k) => ({
@@ -191,6 +196,15 @@ async function setUp(base: string, store: PostgresStore, asyncPool: pg.Pool): Pr
     );
   }
   await store.sql('ANALYZE');
+  if (DONE > 0) {
+    // The history: the oldest items done by people of the past, as their submits leave them (no longer
+    // open, each with its completed leases), after the statistics were taken.
+    await store.sql(
+      `WITH done AS (UPDATE review_items SET done = $2, open = false WHERE id IN (SELECT id FROM review_items WHERE queue_id = $1 ORDER BY id LIMIT $3) RETURNING id)
+       INSERT INTO review_leases SELECT done.id, 'key_past_' || p, $1, 'done', now(), NULL, now(), now() FROM done, generate_series(1, $2::int) p`,
+      [queue.id, PER_ITEM, DONE],
+    );
+  }
   return { base, queue, evaluatorId: ev.id as string, keys, store, asyncPool };
 }
 
@@ -510,7 +524,7 @@ runBench(async () => {
     const rig = await setUp(server.ready.url, store, asyncPool);
     const load = fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '?';
     console.log(
-      `${ITEMS.toLocaleString()} items (and their logs) queued in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${REVIEWERS} reviewers, annotators_per_item ${PER_ITEM}; ` +
+      `${ITEMS.toLocaleString()} items (and their logs) queued${DONE ? ` after ${DONE.toLocaleString()} done` : ''} in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${REVIEWERS} reviewers, annotators_per_item ${PER_ITEM}; ` +
         `connection pools of ${POOL}; load average ${load}.`,
     );
     // Warm-up: connections, JIT, plans.
