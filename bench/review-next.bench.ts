@@ -515,7 +515,8 @@ runBench(async () => {
   if (process.env.BENCH_STORE === 'json') return jsonStore();
   await admin(`CREATE SCHEMA ${SCHEMA}`);
   let server: Child | undefined;
-  const store = new PostgresStore({ connectionString: schemaUrl('tribunal_bench_driver'), poolMax: POOL, migrate: false });
+  // The set-up's bulk inserts (100,000 logs and items) may take longer than the store's 30 s on a loaded machine.
+  const store = new PostgresStore({ connectionString: schemaUrl('tribunal_bench_driver'), poolMax: POOL, migrate: false, queryTimeoutMs: 600_000 });
   const asyncPool = new pg.Pool({ connectionString: schemaUrl('tribunal_bench_driver', ' -c synchronous_commit=off'), max: POOL });
   try {
     server = await startChild(SELF, 'tribunal', [schemaUrl(APP)]);
