@@ -1,8 +1,8 @@
 // What `next` on PostgreSQL may skip, and what it must keep (issue 31): a lease commits without
 // waiting for the WAL flush, so a crash may forget it; a submit commits durably. A forgotten lease
 // only returns its item to the queue, and its holder's submit is refused, so no item gets more
-// annotations than annotators_per_item. And the candidate scan stays on the open items whatever the
-// statistics say (migration 030). PostgreSQL only (TRIBUNAL_TEST_STORE=postgres).
+// annotations than annotators_per_item. And the candidate scan stays on the open items, and a submit
+// on the leases' primary key, whatever the statistics say (migration 030). PostgreSQL only (TRIBUNAL_TEST_STORE=postgres).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type pg from 'pg';
@@ -141,6 +141,50 @@ describe('review leases: soft state, durable annotations', () => {
       for (const plan of candidates) {
         assert.match(plan, /review_items_open/);
         assert.doesNotMatch(plan, /review_items_by_queue|review_items_pkey on review_items i/);
+      }
+    }),
+  );
+  it('a submit looks its lease up on the primary key, even when the leases were analyzed while there were none', { skip }, () =>
+    withStore(async (store) => {
+      const rs = reviewStore(store);
+      const q = { ...reviewQueueRecord('lookup'), annotators_per_item: 1 };
+      await rs.createQueue(q);
+      const added = await rs.addItems(q.id, items(q.id, 5000));
+      await store.sql('ANALYZE review_leases'); // empty, as in a new database
+      // Leases since (done), all but the last 8 items, which this test leases and submits.
+      const open = added.slice(-8).map((i) => i.id);
+      await store.sql(
+        `WITH done AS (UPDATE review_items SET done = 1, open = false WHERE queue_id = $1 AND id <> ALL ($2::text[]) RETURNING id)
+         INSERT INTO review_leases SELECT id, 'key_past', $1, 'done', now(), NULL, now(), now() FROM done`,
+        [q.id, open],
+      );
+      const client: pg.PoolClient = await store.pool.connect();
+      const plans: string[] = [];
+      const onNotice = (n: { message?: string }) => plans.push(n.message ?? '');
+      try {
+        await client.query("LOAD 'auto_explain'");
+        for (const [name, value] of Object.entries({ log_min_duration: '0', log_nested_statements: 'on', log_level: 'notice' })) {
+          await client.query(`SET auto_explain.${name} = '${value}'`);
+        }
+        client.on('notice', onNotice);
+        // The function's plans turn generic after five calls: eight submits see both kinds.
+        for (let i = 0; i < 8; i++) {
+          const who = `key_${i}`;
+          const leased = await client.query('SELECT * FROM review_next($1, NULL, $2, now(), NULL)', [q.id, who]);
+          const item = added.find((x) => x.id === leased.rows[0].item_id)!;
+          const { rows } = await client.query('SELECT review_submit($1, $2, $3, now(), 1, $4) AS outcome', [q.id, item.id, who, JSON.stringify([label(q.id, item, who)])]);
+          assert.equal(rows[0].outcome, 'ok');
+        }
+        await client.query('RESET auto_explain.log_min_duration');
+      } finally {
+        client.off('notice', onNotice);
+        client.release(true);
+      }
+      const lookups = plans.filter((p) => /FROM review_leases l WHERE l.item_id = p_item|UPDATE review_leases SET state/.test(p));
+      assert.equal(lookups.length, 16, 'the check and the completion of each submit');
+      for (const plan of lookups) {
+        assert.match(plan, /review_leases_pkey/, plan);
+        assert.doesNotMatch(plan, /review_leases_by_queue/, plan);
       }
     }),
   );
