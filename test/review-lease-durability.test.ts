@@ -49,6 +49,32 @@ async function withStore(fn: (store: import('../src/store/postgres-store.ts').Po
   }
 }
 
+/** A queue of one person per item, in the store's review room. */
+async function queueOfOne(store: import('../src/store/postgres-store.ts').PostgresStore, name: string) {
+  const rs = reviewStore(store);
+  const q = { ...reviewQueueRecord(name), annotators_per_item: 1 };
+  await rs.createQueue(q);
+  return { rs, q };
+}
+
+/** The plans auto_explain reports (as notices) for the statements `fn` runs on `client`, nested ones too. */
+async function explained(client: pg.PoolClient, fn: () => Promise<void>): Promise<string[]> {
+  const plans: string[] = [];
+  const onNotice = (n: { message?: string }) => plans.push(n.message ?? '');
+  await client.query("LOAD 'auto_explain'");
+  for (const [name, value] of Object.entries({ log_min_duration: '0', log_nested_statements: 'on', log_level: 'notice' })) {
+    await client.query(`SET auto_explain.${name} = '${value}'`);
+  }
+  client.on('notice', onNotice);
+  try {
+    await fn();
+  } finally {
+    client.off('notice', onNotice);
+    await client.query('RESET auto_explain.log_min_duration');
+  }
+  return plans;
+}
+
 describe('review leases: soft state, durable annotations', () => {
   it('a lease a crash forgot only returns the item: its holder is refused and nobody counts twice', { skip }, () =>
     withStore(async (store) => {
@@ -75,9 +101,7 @@ describe('review leases: soft state, durable annotations', () => {
 
   it('the lease transaction commits without waiting for the flush, the submit waits, and neither setting stays on the connection', { skip }, () =>
     withStore(async (store) => {
-      const rs = reviewStore(store);
-      const q = { ...reviewQueueRecord('durability'), annotators_per_item: 1 };
-      await rs.createQueue(q);
+      const { rs, q } = await queueOfOne(store, 'durability');
       const [item] = await rs.addItems(q.id, items(q.id, 1));
       const client: pg.PoolClient = await store.pool.connect();
       const setting = async () => (await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit as string;
@@ -103,17 +127,13 @@ describe('review leases: soft state, durable annotations', () => {
 
   it("the candidate scan reads the open items' index, the only one that gives its order", { skip }, () =>
     withStore(async (store) => {
-      const rs = reviewStore(store);
-      const q = { ...reviewQueueRecord('plan'), annotators_per_item: 1 };
-      await rs.createQueue(q);
+      const { rs, q } = await queueOfOne(store, 'plan');
       await rs.addItems(q.id, items(q.id, 400));
       await store.sql('ANALYZE review_items');
       // Worked after it was analyzed: most items done, as submits leave them (the statistics lag).
       await store.sql('UPDATE review_items SET done = 1, open = false WHERE id IN (SELECT id FROM review_items WHERE queue_id = $1 ORDER BY id LIMIT 300)', [q.id]);
       const client: pg.PoolClient = await store.pool.connect();
-      const plans: string[] = [];
-      const onNotice = (n: { message?: string }) => plans.push(n.message ?? '');
-      client.on('notice', onNotice);
+      let plans: string[];
       try {
         // Without `open`, no index gives the candidate's order, whatever the costs: the primary key is
         // not in that order, and review_items_by_queue (migration 030: id descending) is not either,
@@ -126,14 +146,10 @@ describe('review leases: soft state, durable annotations', () => {
         await client.query('DEALLOCATE ordered');
         await client.query('RESET plan_cache_mode');
         // And the function's own plans, custom then generic (they turn generic after five calls).
-        await client.query("LOAD 'auto_explain'");
-        for (const [name, value] of Object.entries({ log_min_duration: '0', log_nested_statements: 'on', log_level: 'notice' })) {
-          await client.query(`SET auto_explain.${name} = '${value}'`);
-        }
-        for (let i = 0; i < 10; i++) await client.query('SELECT * FROM review_next($1, NULL, $2, now(), NULL)', [q.id, `key_${i}`]);
-        await client.query('RESET auto_explain.log_min_duration');
+        plans = await explained(client, async () => {
+          for (let i = 0; i < 10; i++) await client.query('SELECT * FROM review_next($1, NULL, $2, now(), NULL)', [q.id, `key_${i}`]);
+        });
       } finally {
-        client.off('notice', onNotice);
         client.release(true);
       }
       const candidates = plans.filter((p) => p.includes('SKIP LOCKED'));
@@ -144,11 +160,10 @@ describe('review leases: soft state, durable annotations', () => {
       }
     }),
   );
+
   it('a submit looks its lease up on the primary key, even when the leases were analyzed while there were none', { skip }, () =>
     withStore(async (store) => {
-      const rs = reviewStore(store);
-      const q = { ...reviewQueueRecord('lookup'), annotators_per_item: 1 };
-      await rs.createQueue(q);
+      const { rs, q } = await queueOfOne(store, 'lookup');
       const added = await rs.addItems(q.id, items(q.id, 5000));
       await store.sql('ANALYZE review_leases'); // empty, as in a new database
       // Leases since (done), all but the last 8 items, which this test leases and submits.
@@ -159,25 +174,19 @@ describe('review leases: soft state, durable annotations', () => {
         [q.id, open],
       );
       const client: pg.PoolClient = await store.pool.connect();
-      const plans: string[] = [];
-      const onNotice = (n: { message?: string }) => plans.push(n.message ?? '');
+      let plans: string[];
       try {
-        await client.query("LOAD 'auto_explain'");
-        for (const [name, value] of Object.entries({ log_min_duration: '0', log_nested_statements: 'on', log_level: 'notice' })) {
-          await client.query(`SET auto_explain.${name} = '${value}'`);
-        }
-        client.on('notice', onNotice);
         // The function's plans turn generic after five calls: eight submits see both kinds.
-        for (let i = 0; i < 8; i++) {
-          const who = `key_${i}`;
-          const leased = await client.query('SELECT * FROM review_next($1, NULL, $2, now(), NULL)', [q.id, who]);
-          const item = added.find((x) => x.id === leased.rows[0].item_id)!;
-          const { rows } = await client.query('SELECT review_submit($1, $2, $3, now(), 1, $4) AS outcome', [q.id, item.id, who, JSON.stringify([label(q.id, item, who)])]);
-          assert.equal(rows[0].outcome, 'ok');
-        }
-        await client.query('RESET auto_explain.log_min_duration');
+        plans = await explained(client, async () => {
+          for (let i = 0; i < 8; i++) {
+            const who = `key_${i}`;
+            const leased = await client.query('SELECT * FROM review_next($1, NULL, $2, now(), NULL)', [q.id, who]);
+            const item = added.find((x) => x.id === leased.rows[0].item_id)!;
+            const { rows } = await client.query('SELECT review_submit($1, $2, $3, now(), 1, $4) AS outcome', [q.id, item.id, who, JSON.stringify([label(q.id, item, who)])]);
+            assert.equal(rows[0].outcome, 'ok');
+          }
+        });
       } finally {
-        client.off('notice', onNotice);
         client.release(true);
       }
       const lookups = plans.filter((p) => /FROM review_leases l WHERE l.item_id = p_item|UPDATE review_leases SET state/.test(p));
