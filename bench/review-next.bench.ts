@@ -6,7 +6,8 @@
 //
 // What the goal means is people reviewing: each spends time on an item between next and submit.
 // That is the `think` level (--think-ms, default 300 ms: each reviewer waits 0.5x..1.5x of it, at
-// random, so they do not ask in step), and its p95 is the one compared with the goal. Without think
+// random, so they do not ask in step, and each starts after 0..1x of it, as people do not open the page
+// in the same millisecond), and its p95 is the one compared with the goal. Without think
 // time (the `http` level) 20 reviewers keep 2 cores busy: a saturation test, whose p95 measures
 // queueing more than next. The load-independent figure is the CPU per next (server and PostgreSQL,
 // one reviewer alone).
@@ -17,7 +18,10 @@
 //   http   the route, as a reviewer calls it (auth, queue read, lease, the log for the answer), no think time;
 //   store  the lease step alone, the store's call from this process (what the route's SQL costs);
 //   sql    the bare candidate query (SELECT ... FOR UPDATE SKIP LOCKED, autocommit) from the 20
-//          reviewers over a pool of the server's size: the floor under the same load, the in-run reference.
+//          reviewers over a pool of the server's size: the floor under the same load, the in-run reference;
+//          its row lock makes its commit wait for the WAL flush, which review_next's does not (the lease
+//          commits with synchronous_commit off), so the same statement is measured a second time over
+//          connections with synchronous_commit off: the reference with our statement's durability.
 // Per round: median and p95 wall time, and for http the CPU per next+submit of the server process
 // and of its PostgreSQL backends (read from /proc; the backends are told apart by application_name);
 // then one reviewer alone, for the CPU of a next and of a submit each.
@@ -28,6 +32,9 @@
 //     BENCH_THINK_MS      the same as --think-ms (0: no think level)
 //     BENCH_DATABASE_URL  default postgres://postgres@127.0.0.1:5432/postgres
 //     BENCH_ITEMS         default 100000
+//     BENCH_DONE          default 0: items of the queue already done before the first round, on top of
+//                         BENCH_ITEMS (a queue with a history: its statistics taken while every item was
+//                         open, as after it was filled, and the oldest BENCH_DONE items done since)
 //     BENCH_REVIEWERS     default 20
 //     BENCH_NEXTS         default 600 (next calls per level per round, over all reviewers)
 //     BENCH_ROUNDS        default 3
@@ -57,8 +64,9 @@ import { benchEnv, childCpuMicros, envNumber, median, quantile, request, runBenc
 
 const SELF = fileURLToPath(import.meta.url);
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const { ITEMS, REVIEWERS, NEXTS, ROUNDS, PER_ITEM, LABELS, CPU_CALLS } = benchEnv({
+const { ITEMS, DONE, REVIEWERS, NEXTS, ROUNDS, PER_ITEM, LABELS, CPU_CALLS } = benchEnv({
   ITEMS: 100_000,
+  DONE: 0,
   REVIEWERS: 20,
   NEXTS: 600,
   ROUNDS: 3,
@@ -77,15 +85,15 @@ const THINK_MS = Number(flags['think-ms'] ?? process.env.BENCH_THINK_MS ?? 300);
 if (!(THINK_MS >= 0)) throw new Error(`--think-ms must be a number of milliseconds >= 0, not ${flags['think-ms'] ?? process.env.BENCH_THINK_MS}`);
 /** A reviewer's time on an item: 0.5x..1.5x THINK_MS, at random. */
 const think = () => new Promise((r) => setTimeout(r, THINK_MS * (0.5 + Math.random())));
-const THINK_NOTE = `think time ${THINK_MS} ms (0.5x..1.5x at random) between next and submit`;
+const THINK_NOTE = `think time ${THINK_MS} ms (0.5x..1.5x at random) between next and submit, each reviewer starting after 0..1x of it`;
 
 if (process.argv[2] === '--serve') {
   await serveChild(() => serveTribunal('http://127.0.0.1:9', { TRIBUNAL_STORE: 'postgres', DATABASE_URL: process.argv[4], TRIBUNAL_PG_POOL_MAX: String(POOL) }));
 }
 
-function schemaUrl(app: string) {
+function schemaUrl(app: string, settings = '') {
   const u = new URL(BASE_URL);
-  u.searchParams.set('options', `-c search_path=${SCHEMA}${app === APP && process.env.BENCH_PG_OPTIONS ? ` ${process.env.BENCH_PG_OPTIONS}` : ''}`);
+  u.searchParams.set('options', `-c search_path=${SCHEMA}${app === APP && process.env.BENCH_PG_OPTIONS ? ` ${process.env.BENCH_PG_OPTIONS}` : ''}${settings}`);
   // The connection string's application_name wins over the pool's, so the server's backends can be found.
   u.searchParams.set('application_name', app);
   return u.toString();
@@ -139,9 +147,11 @@ interface Rig {
   evaluatorId: string;
   keys: { secret: string; id: string }[];
   store: PostgresStore;
+  /** The bare query's second pool: connections whose commits do not wait for the WAL flush (as review_next's lease). */
+  asyncPool: pg.Pool;
 }
 
-async function setUp(base: string, store: PostgresStore): Promise<Rig> {
+async function setUp(base: string, store: PostgresStore, asyncPool: pg.Pool): Promise<Rig> {
   const demo = (await (await fetch(`${base}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
   const headers = { authorization: `Api-Key ${demo.api_key}`, 'content-type': 'application/json' };
   const post = async (path: string, body: unknown) => {
@@ -155,9 +165,10 @@ async function setUp(base: string, store: PostgresStore): Promise<Rig> {
   const run = await post(`/v1/evaluators/${ev.id}/execute/`, { request: 'How do I reset my password?', response: 'Use the reset link on the sign-in page.' });
   const logId = run.execution_log_id as string;
   // 100,000 copies of that log (the items' logs, read by next and submit), made inside PostgreSQL.
+  const total = ITEMS + DONE;
   await store.sql(
     `INSERT INTO execution_logs SELECT (jsonb_populate_record(l, jsonb_build_object('id', $1 || g))).* FROM execution_logs l, generate_series(1, $2::int) g WHERE l.id = $1`,
-    [logId, ITEMS],
+    [logId, total],
   );
   const orgId = (await store.getExecutionLog(logId))!.org_id;
   const keys: Rig['keys'] = [];
@@ -169,8 +180,8 @@ async function setUp(base: string, store: PostgresStore): Promise<Rig> {
   const created = await post('/v1/review-queues/', { name: 'bench', evaluator_ids: [ev.id], annotators_per_item: PER_ITEM });
   const queue = (await reviewStore(store).getQueue(created.id as string))!;
   const now = new Date().toISOString();
-  for (let i = 0; i < ITEMS; i += 5000) {
-    const n = Math.min(5000, ITEMS - i);
+  for (let i = 0; i < total; i += 5000) {
+    const n = Math.min(5000, total - i);
     await reviewStore(store).addItems(
       queue.id,
       Array.from({ length: n }, (_, k) => ({
@@ -185,7 +196,16 @@ async function setUp(base: string, store: PostgresStore): Promise<Rig> {
     );
   }
   await store.sql('ANALYZE');
-  return { base, queue, evaluatorId: ev.id as string, keys, store };
+  if (DONE > 0) {
+    // The history: the oldest items done by people of the past, as their submits leave them (no longer
+    // open, each with its completed leases), after the statistics were taken.
+    await store.sql(
+      `WITH done AS (UPDATE review_items SET done = $2, open = false WHERE id IN (SELECT id FROM review_items WHERE queue_id = $1 ORDER BY id LIMIT $3) RETURNING id)
+       INSERT INTO review_leases SELECT done.id, 'key_past_' || p, $1, 'done', now(), NULL, now(), now() FROM done, generate_series(1, $2::int) p`,
+      [queue.id, PER_ITEM, DONE],
+    );
+  }
+  return { base, queue, evaluatorId: ev.id as string, keys, store, asyncPool };
 }
 
 /** Who got what, checked after each level: never twice to one person, never to more people than asked. */
@@ -206,6 +226,8 @@ async function httpLevel(rig: Rig, server: Child, calls: number, thinking = fals
     rig.keys.map(async (key) => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       const headers = { authorization: `Api-Key ${key.secret}`, 'content-type': 'application/json' };
+      // People do not all ask in the same millisecond: with think time, each starts after 0..1x of it.
+      if (thinking) await new Promise((r) => setTimeout(r, THINK_MS * Math.random()));
       while (left-- > 0) {
         const t = performance.now();
         const res = await request(agent, new URL(`${rig.base}/v1/review-queues/${rig.queue.id}/next/`), headers, '{}');
@@ -312,8 +334,11 @@ async function storeLevel(rig: Rig, calls: number) {
   return stats(times);
 }
 
-/** The candidate query of next, bare: autocommit (its row lock ends with the statement), nothing written. */
-async function sqlLevel(rig: Rig, calls: number) {
+/**
+ * The candidate query of next, bare: autocommit (its row lock ends with the statement), nothing written
+ * but the lock. Over `pool`: the store's (commits wait for the WAL flush) or rig.asyncPool (they do not).
+ */
+async function sqlLevel(rig: Rig, calls: number, pool: Pick<pg.Pool, 'query'> = rig.store.pool) {
   const times: number[] = [];
   let left = calls;
   // review_next's candidate statement (migrations/025_review_next.sql), with its parameters.
@@ -327,7 +352,7 @@ async function sqlLevel(rig: Rig, calls: number) {
     rig.keys.map(async (_, r) => {
       while (left-- > 0) {
         const t = performance.now();
-        await rig.store.pool.query(sql, [rig.queue.id, rig.keys[r].id, new Date().toISOString(), PER_ITEM]);
+        await pool.query(sql, [rig.queue.id, rig.keys[r].id, new Date().toISOString(), PER_ITEM]);
         times.push(performance.now() - t);
       }
     }),
@@ -490,15 +515,17 @@ runBench(async () => {
   if (process.env.BENCH_STORE === 'json') return jsonStore();
   await admin(`CREATE SCHEMA ${SCHEMA}`);
   let server: Child | undefined;
-  const store = new PostgresStore({ connectionString: schemaUrl('tribunal_bench_driver'), poolMax: POOL, migrate: false });
+  // The set-up's bulk inserts (100,000 logs and items) may take longer than the store's 30 s on a loaded machine.
+  const store = new PostgresStore({ connectionString: schemaUrl('tribunal_bench_driver'), poolMax: POOL, migrate: false, queryTimeoutMs: 600_000 });
+  const asyncPool = new pg.Pool({ connectionString: schemaUrl('tribunal_bench_driver', ' -c synchronous_commit=off'), max: POOL });
   try {
     server = await startChild(SELF, 'tribunal', [schemaUrl(APP)]);
     await store.init();
     const t0 = Date.now();
-    const rig = await setUp(server.ready.url, store);
+    const rig = await setUp(server.ready.url, store, asyncPool);
     const load = fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ') : '?';
     console.log(
-      `${ITEMS.toLocaleString()} items (and their logs) queued in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${REVIEWERS} reviewers, annotators_per_item ${PER_ITEM}; ` +
+      `${ITEMS.toLocaleString()} items (and their logs) queued${DONE ? ` after ${DONE.toLocaleString()} done` : ''} in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${REVIEWERS} reviewers, annotators_per_item ${PER_ITEM}; ` +
         `connection pools of ${POOL}; load average ${load}.`,
     );
     // Warm-up: connections, JIT, plans.
@@ -509,17 +536,20 @@ runBench(async () => {
         const load = fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0] : '?';
         const t = await httpLevel(rig, server, NEXTS, true);
         const q = await sqlLevel(rig, NEXTS);
+        const qa = await sqlLevel(rig, NEXTS, rig.asyncPool);
         console.log(
-          `round ${round}: think (${REVIEWERS} reviewers, ${THINK_NOTE}): http next ${fmt(t)} (${perCall(t)}) | bare query ${fmt(q)} | load ${load}; ` +
+          `round ${round}: think (${REVIEWERS} reviewers, ${THINK_NOTE}): http next ${fmt(t)} (${perCall(t)}) | bare query ${fmt(q)} | ` +
+            `bare query, synchronous_commit off ${fmt(qa)} | load ${load}; ` +
             `goal p95 <= ${GOAL_MS} ms: ${t.p95 <= GOAL_MS ? 'met' : 'NOT met'}`,
         );
       }
       const h = await httpLevel(rig, server, NEXTS);
       const s = await storeLevel(rig, NEXTS);
       const q = await sqlLevel(rig, NEXTS);
+      const qa = await sqlLevel(rig, NEXTS, rig.asyncPool);
       console.log(
         `round ${round}: saturation (no think time): http next ${fmt(h)} (${perCall(h)}) | ` +
-          `store next ${fmt(s)} | bare query ${fmt(q)} | http/bare p95 ${(h.p95 / q.p95).toFixed(1)}x`,
+          `store next ${fmt(s)} | bare query ${fmt(q)} | bare query, synchronous_commit off ${fmt(qa)} | http/bare p95 ${(h.p95 / q.p95).toFixed(1)}x`,
       );
       console.log(`round ${round}: ${await cpuLevel(rig, server)}`);
     }
@@ -528,6 +558,7 @@ runBench(async () => {
   } finally {
     stopChildren([server]);
     await store.close();
+    await asyncPool.end();
     await new Promise((r) => setTimeout(r, 500));
     if (process.env.BENCH_KEEP === '1') console.log(`kept schema ${SCHEMA}`);
     else await admin(`DROP SCHEMA ${SCHEMA} CASCADE`).catch((err) => console.error(`dropping ${SCHEMA}: ${err.message}`));

@@ -6,7 +6,11 @@
 // whatever the previous holder committed), so two instances never lease one item to more people than
 // asked. A lease commits without waiting for the WAL flush (synchronous_commit off for that
 // transaction only): a crash may forget a lease of the last moment, which only hands that item out
-// again; labels and completions (submit) are committed durably.
+// again; labels and completions (submit) are committed durably. A submit that read a lease commits
+// after it in the WAL, so once the submit is on disk the lease is too: a forgotten lease is never
+// behind a stored annotation, and its holder's submit is refused (not_leased), so no item gets more
+// annotations than annotators_per_item. Migration 030 leaves review_items_open the only index that
+// gives next's candidate scan its order (test/review-lease-durability.test.ts).
 import type pg from 'pg';
 import { decodeRow, encodeParam, iso, json, logFromRow, recordFromRow, type Row } from '../store/postgres/codecs.ts';
 import { inTransaction } from '../store/postgres/transaction.ts';
