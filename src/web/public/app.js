@@ -104,22 +104,34 @@ export const app = {
   async ownProjectIds() {
     if (!state.projectIds) {
       const page = await api('GET', '/v1/projects/', { query: { limit: 200 } });
-      state.projectIds = new Set(page.results.map((p) => p.id));
+      state.projectIds = new Set(page.results.map((/** @type {{ id: any; }} */ p) => p.id));
     }
     return state.projectIds;
   },
+  /**
+   * @param {{ project_id: string; }} resource
+   */
   async isOwn(resource) {
     return Boolean(resource.project_id) && (await app.ownProjectIds()).has(resource.project_id);
   },
-  /** A notice (or any node) shown once at the top of the next page. */
+  /**
+   * A notice (or any node) shown once at the top of the next page.
+   * @param {string | number | boolean | Node | readonly (import("./lib/dom.js").Leaf | readonly (import("./lib/dom.js").Leaf | readonly import("./lib/dom.js").Leaf[])[])[] | null | undefined} node
+   */
   flash(node) {
     state.flash.push(typeof node === 'string' ? notice(node, 'success') : node);
   },
+  /**
+   * @param {string | URL | null | undefined} path
+   */
   navigate(path, { replace = false } = {}) {
     if (replace) history.replaceState(null, '', path);
     else history.pushState(null, '', path);
     void render();
   },
+  /**
+   * @param {Session | null} session
+   */
   setSession(session) {
     state.session = session?.signed_in ? session : null;
     state.projectIds = null;

@@ -5,11 +5,14 @@ import { api } from './api.js';
 import { clear, h } from './dom.js';
 import { field, fmtScore, notice, showFormError, time, withBusy } from './ui.js';
 
+/**
+ * @param {{ evaluator_results: any[]; id: any; }} log
+ */
 export async function annotationsSection(log) {
-  const results = log.evaluator_results.filter((r) => r.evaluator_id);
+  const results = log.evaluator_results.filter((/** @type {{ evaluator_id: any; }} */ r) => r.evaluator_id);
   if (!results.length) return null;
   const { results: existing } = await api('GET', '/v1/annotations/', { query: { execution_log_id: log.id, limit: 200 } });
-  const byEvaluator = new Map(existing.map((a) => [a.evaluator_id, a]));
+  const byEvaluator = new Map(existing.map((/** @type {{ evaluator_id: any; }} */ a) => [a.evaluator_id, a]));
   return h(
     'section',
     { 'aria-labelledby': 'annotate-title' },
@@ -18,11 +21,16 @@ export async function annotationsSection(log) {
     h(
       'div',
       { class: 'cards annotations' },
-      results.map((r) => annotationForm(log, r, byEvaluator.get(r.evaluator_id) ?? null)),
+      results.map((/** @type {{ evaluator_id: any; }} */ r) => annotationForm(log, r, byEvaluator.get(r.evaluator_id) ?? null)),
     ),
   );
 }
 
+/**
+ * @param {{ id: any; }} log
+ * @param {{ score: import("./ui.js").MaybeNumber; evaluator_id: any; evaluator_name: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; }} result
+ * @param {any} annotation
+ */
 function annotationForm(log, result, annotation) {
   let current = annotation;
   const score = h('input', { type: 'number', min: '0', max: '1', step: '0.05', required: true, value: current ? String(current.score) : '' });

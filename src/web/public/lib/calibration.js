@@ -8,20 +8,20 @@ const SIZE = 320;
 const M = { left: 44, right: 14, top: 14, bottom: 40 };
 
 // issue 26: a value that rounds to zero prints "0.000", never "-0.000".
-export const fmtStat = (v, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits).replace(/^-(0\.0*)$/, '$1'));
+export const fmtStat = (/** @type {number | null | undefined} */ v, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits).replace(/^-(0\.0*)$/, '$1'));
 
 // issue 26 item 8: a run's items are not its labels (m.n is per evaluator, so summing counts an item
 // once per evaluator labelled on it). The calibrations list shows its batch run's rows; when that
 // cannot be read, this lower bound: the most items any one evaluator measured.
-export const itemCount = (metrics) => (metrics?.length ? Math.max(...metrics.map((m) => m.n)) : null);
+export const itemCount = (/** @type {any[]} */ metrics) => (metrics?.length ? Math.max(...metrics.map((/** @type {{ n: any; }} */ m) => m.n)) : null);
 
 // issue 26 item 8: a row is a disagreement when its difference prints as something other than 0.00
 // (rows the judge did not score stay: they are listed as "not scored").
-export const isDisagreement = (item) => item.difference === null || Math.abs(item.difference) >= 0.005;
+export const isDisagreement = (/** @type {{ difference: number | null; }} */ item) => item.difference === null || Math.abs(item.difference) >= 0.005;
 
 /** The scatter plot's colours, said once: within 0.25 of the person, or 0.25 and more apart. */
 export function scatterLegend() {
-  const entry = (far, text) =>
+  const entry = (/** @type {boolean} */ far, /** @type {string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined} */ text) =>
     h(
       'li',
       {},
@@ -39,16 +39,17 @@ export function scatterLegend() {
  * items: calibration items of one evaluator ({expected, score, execution_log_id, difference}). Items the
  * judge did not score are left out (they are not in the metrics either). One circle per item, linking
  * to its run; the diagonal is perfect agreement, the dashed lines the pass threshold.
+ * @param {any[]} items
  */
 export function scatterPlot(items, { caption, threshold }) {
-  const points = items.filter((i) => typeof i.score === 'number');
+  const points = items.filter((/** @type {{ score: any; }} */ i) => typeof i.score === 'number');
   const plot = SIZE - M.left - M.right;
-  const x = (v) => M.left + v * plot;
-  const y = (v) => M.top + (1 - v) * plot;
+  const x = (/** @type {number} */ v) => M.left + v * plot;
+  const y = (/** @type {number} */ v) => M.top + (1 - v) * plot;
   const titleId = uid('scatter');
   const descId = uid('scatter-desc');
-  const above = points.filter((p) => p.score > p.expected).length;
-  const below = points.filter((p) => p.score < p.expected).length;
+  const above = points.filter((/** @type {{ score: number; expected: number; }} */ p) => p.score > p.expected).length;
+  const below = points.filter((/** @type {{ score: number; expected: number; }} */ p) => p.score < p.expected).length;
   const svg = s(
     'svg',
     { viewBox: `0 0 ${SIZE} ${SIZE + M.bottom - M.right}`, class: 'chart scatter', role: 'img', 'aria-labelledby': `${titleId} ${descId}`, 'data-points': points.length },
@@ -100,9 +101,13 @@ export function scatterPlot(items, { caption, threshold }) {
   );
 }
 
-/** The pass/fail confusion matrix, the person being the truth. */
+/**
+ * The pass/fail confusion matrix, the person being the truth.
+ * @param {{ tp: any; fn: any; fp: any; tn: any; }} c
+ * @param {string} label
+ */
 export function confusionTable(c, label) {
-  const cell = (n, cls) => h('td', { class: ['num', cls] }, String(n));
+  const cell = (/** @type {any} */ n, /** @type {string | boolean | null | undefined} */ cls) => h('td', { class: ['num', cls] }, String(n));
   return tableWrap(
     h(
       'table',
@@ -130,7 +135,12 @@ const ROWS = [
   ['spearman', 'Spearman', fmtStat],
 ];
 
-/** The metrics of one evaluator, with the previous run's beside them when there is one. */
+/**
+ * The metrics of one evaluator, with the previous run's beside them when there is one.
+ * @param {{ [x: string]: any; }} m
+ * @param {{ [x: string]: any; evaluator_version: any; }} previous
+ * @param {string} label
+ */
 export function metricsTable(m, previous, label) {
   return tableWrap(
     h(
@@ -167,6 +177,8 @@ export function metricsTable(m, previous, label) {
 /**
  * How well the judge's confidence predicted agreement with the person: the ECE and the non-empty
  * reliability bins (calibration/reliability.ts on the server). Without any confidence, it says so.
+ * @param {{ ece: null | undefined; reliability: any[]; }} m
+ * @param {string} label
  */
 export function reliabilityTable(m, label) {
   if (m.ece === null || m.ece === undefined || !m.reliability) {
@@ -174,8 +186,8 @@ export function reliabilityTable(m, label) {
   }
   const head = ['Confidence', 'Items', 'Mean confidence', 'Agreement'].map((t) => h('th', { scope: 'col' }, t));
   const rows = m.reliability
-    .filter((b) => b.n > 0)
-    .map((b) =>
+    .filter((/** @type {{ n: number; }} */ b) => b.n > 0)
+    .map((/** @type {{ lo: number; hi: number; n: any; mean_confidence: any; agreement_rate: any; }} */ b) =>
       h(
         'tr',
         { 'data-bin': b.lo.toFixed(1) },
@@ -197,9 +209,13 @@ export function reliabilityTable(m, label) {
   );
 }
 
-export const statusBadge = (status) => badge(status, status === 'completed' ? 'good' : status === 'failed' || status === 'cancelled' ? 'bad' : 'need');
+export const statusBadge = (/** @type {string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined} */ status) => badge(status, status === 'completed' ? 'good' : status === 'failed' || status === 'cancelled' ? 'bad' : 'need');
 
-/** A judge's or evaluator's `calibration` summary, or "uncalibrated" with a link to start one. */
+/**
+ * A judge's or evaluator's `calibration` summary, or "uncalibrated" with a link to start one.
+ * @param {{ fitness: string; kappa: any; mae: any; n: number; kappa_interval: any[]; finished_at: string | null | undefined; calibration_run_id: string | number | boolean; }} summary
+ * @param {string} startHref
+ */
 export function calibrationSummary(summary, startHref) {
   if (!summary) {
     return h('span', {}, badge('uncalibrated', 'need'), ' no calibration run measured this version. ', link(startHref, 'Calibrate it'));

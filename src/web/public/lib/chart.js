@@ -11,9 +11,15 @@ const M = { left: 40, right: 16, top: 14, bottom: 36 };
 const COLORS = 8;
 const SHAPES = ['circle', 'square', 'diamond', 'triangle'];
 
-/** A marker of `shape` centred on (cx, cy), about 8 px across, with `title` as its tooltip when given. */
+/**
+ * A marker of `shape` centred on (cx, cy), about 8 px across, with `title` as its tooltip when given.
+ * @param {string} shape
+ * @param {number} cx
+ * @param {number} cy
+ * @param {string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined} [title]
+ */
 function marker(shape, cx, cy, title) {
-  const at = (dx, dy) => `${(cx + dx).toFixed(1)},${(cy + dy).toFixed(1)}`;
+  const at = (/** @type {number} */ dx, /** @type {number} */ dy) => `${(cx + dx).toFixed(1)},${(cy + dy).toFixed(1)}`;
   const tip = title ? s('title', {}, title) : null;
   if (shape === 'square') return s('rect', { class: 'marker', x: (cx - 3.5).toFixed(1), y: (cy - 3.5).toFixed(1), width: 7, height: 7 }, tip);
   if (shape === 'diamond') return s('polygon', { class: 'marker', points: [at(0, -5), at(5, 0), at(0, 5), at(-5, 0)].join(' ') }, tip);
@@ -21,7 +27,11 @@ function marker(shape, cx, cy, title) {
   return s('circle', { class: 'marker', cx: cx.toFixed(1), cy: cy.toFixed(1), r: 4 }, tip);
 }
 
-/** Time labels as precise as the runs' spread needs. */
+/**
+ * Time labels as precise as the runs' spread needs.
+ * @param {string | number | Date} first
+ * @param {string | number | Date} last
+ */
 function timeFormat(first, last) {
   const span = last - first;
   if (span < 3_600_000 && new Date(first).toDateString() === new Date(last).toDateString())
@@ -30,7 +40,10 @@ function timeFormat(first, last) {
   return new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
-/** logs: execution logs (any order); batchRuns: batch runs, one point each. Returns a figure, or null when no run has a score. */
+/**
+ * logs: execution logs (any order); batchRuns: batch runs, one point each. Returns a figure, or null when no run has a score.
+ * @param {any} logs
+ */
 export function scoreChart(logs, { caption, batchRuns = [] }) {
   const series = new Map();
   // issue 26 item 7: a batch run is one point (its mean), not one per row.
@@ -51,13 +64,13 @@ export function scoreChart(logs, { caption, batchRuns = [] }) {
   const slot = plotW / runs.length;
   // Within a run's slot the series sit side by side (at most 7 px apart), centred on the slot.
   const nudge = series.size > 1 ? Math.min(7, (slot * 0.7) / (series.size - 1)) : 0;
-  const x = (run, k = (series.size - 1) / 2) => M.left + (run + 0.5) * slot + (k - (series.size - 1) / 2) * nudge;
-  const y = (score) => M.top + (1 - score) * plotH;
+  const x = (/** @type {number} */ run, k = (series.size - 1) / 2) => M.left + (run + 0.5) * slot + (k - (series.size - 1) / 2) * nudge;
+  const y = (/** @type {number} */ score) => M.top + (1 - score) * plotH;
   const t0 = Date.parse(runs[0].created_at);
   const t1 = Date.parse(runs[runs.length - 1].created_at);
   const titleId = uid('chart');
   const descId = uid('chart-desc');
-  const means = [...series.values()].map((se) => `${se.name} averages ${(se.points.reduce((a, p) => a + p.score, 0) / se.points.length).toFixed(2)} over ${se.points.length} runs`);
+  const means = [...series.values()].map((se) => `${se.name} averages ${(se.points.reduce((/** @type {any} */ a, /** @type {{ score: any; }} */ p) => a + p.score, 0) / se.points.length).toFixed(2)} over ${se.points.length} runs`);
   const svg = s(
     'svg',
     { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-labelledby': `${titleId} ${descId}`, preserveAspectRatio: 'xMidYMid meet' },
@@ -95,8 +108,8 @@ export function scoreChart(logs, { caption, batchRuns = [] }) {
     const cls = `s${k % COLORS}`;
     const shape = SHAPES[k % SHAPES.length];
     const g = s('g', { class: `series ${cls}`, 'data-shape': shape });
-    const px = (p) => x(p.run, k);
-    if (se.points.length > 1) g.append(s('polyline', { points: se.points.map((p) => `${px(p).toFixed(1)},${y(p.score).toFixed(1)}`).join(' ') }));
+    const px = (/** @type {{ run: any; }} */ p) => x(p.run, k);
+    if (se.points.length > 1) g.append(s('polyline', { points: se.points.map((/** @type {{ score: any; }} */ p) => `${px(p).toFixed(1)},${y(p.score).toFixed(1)}`).join(' ') }));
     for (const p of se.points) {
       // Each point opens its run.
       const of = p.batchRows ? ` (mean of a batch run's ${p.batchRows} row${p.batchRows === 1 ? '' : 's'})` : '';

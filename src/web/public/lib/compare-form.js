@@ -6,7 +6,7 @@ import { contextsField } from './contexts-field.js';
 import { h } from './dom.js';
 import { badge, errorBox, field, fmtCost, fmtInt, fmtMs, link, runFromForm, showFormError } from './ui.js';
 
-const names = (list) => list.map((e) => e.name).join(', ');
+const names = (/** @type {any[]} */ list) => list.map((/** @type {{ name: any; }} */ e) => e.name).join(', ');
 const PREFERS = { a: 'prefers A', b: 'prefers B', tie: 'tie' };
 
 /** @param {{ evaluators: any[], endpoint: string, onRun?: (result: any) => void }} opts */
@@ -57,13 +57,19 @@ export function compareForm({ evaluators, endpoint, onRun }) {
   return h('div', {}, form, results);
 }
 
-/** How one evaluator's two orders came out, as a badge. */
+/**
+ * How one evaluator's two orders came out, as a badge.
+ * @param {{ preference: null; degenerate: any; consistent: any; }} r
+ */
 export function consistencyBadge(r) {
   if (r.preference === null) return badge('failed', 'bad');
   if (r.degenerate) return badge('degenerate response', 'warn');
   return r.consistent ? badge('consistent', 'good') : badge('inconsistent: the orders disagreed', 'warn');
 }
 
+/**
+ * @param {{ preference: string; wins_a: any; wins_b: any; ties: any; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; execution_log_id: string | number | boolean; evaluator_results: any[]; }} result
+ */
 export function renderComparison(result) {
   const overall = result.preference === 'tie' ? 'Tie' : `Response ${result.preference.toUpperCase()} is preferred`;
   return h(
@@ -79,7 +85,7 @@ export function renderComparison(result) {
     h(
       'ul',
       { class: 'scores' },
-      result.evaluator_results.map((r) =>
+      result.evaluator_results.map((/** @type {{ evaluator_id: string | number | boolean; evaluator_name: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; preference: string | number; error: any; justification: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; model: any; input_tokens: import("./ui.js").MaybeNumber; output_tokens: import("./ui.js").MaybeNumber; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; }} */ r) =>
         h(
           'li',
           {},

@@ -4,9 +4,12 @@
 import { h } from './dom.js';
 import { button, field } from './ui.js';
 
-const names = (list) => list.map((e) => e.name).join(', ');
+const names = (/** @type {any[]} */ list) => list.map((/** @type {{ name: any; }} */ e) => e.name).join(', ');
 
-/** needContexts: the evaluators that require contexts. Returns { fieldset, read() → string[] }. */
+/**
+ * needContexts: the evaluators that require contexts. Returns { fieldset, read() → string[] }.
+ * @param {string | any[]} needContexts
+ */
 export function contextsField(needContexts) {
   const contextList = h('ol', { class: 'contexts' });
   const addContext = (text = '') => {

@@ -6,8 +6,11 @@ import { field } from './ui.js';
 
 const ROLE_LABELS = { user: 'User', assistant: 'Assistant', tool: 'Tool', system: 'System' };
 
-const argumentsText = (args) => (typeof args === 'string' ? args : JSON.stringify(args, null, 2));
+const argumentsText = (/** @type {any} */ args) => (typeof args === 'string' ? args : JSON.stringify(args, null, 2));
 
+/**
+ * @param {{ name: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; id: any; arguments: any; }} call
+ */
 function toolCall(call) {
   return h(
     'details',
@@ -17,6 +20,11 @@ function toolCall(call) {
   );
 }
 
+/**
+ * @param {{ role: string; name: any; tool_call_id: any; content: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; tool_calls: any; }} turn
+ * @param {number} index
+ * @param {boolean} judged
+ */
 function turnItem(turn, index, judged) {
   const label = [ROLE_LABELS[turn.role] ?? turn.role, turn.name ? ` · ${turn.name}` : '', judged ? ' · judged turn' : ''].join('');
   const body =
@@ -34,13 +42,20 @@ function turnItem(turn, index, judged) {
   );
 }
 
-/** The last assistant turn: the one a run judges. */
+/**
+ * The last assistant turn: the one a run judges.
+ * @param {string | any[]} turns
+ */
 export function judgedIndex(turns) {
   for (let i = turns.length - 1; i >= 0; i--) if (turns[i].role === 'assistant') return i;
   return -1;
 }
 
-/** A run's conversation, in order, with its system prompt first (folded). */
+/**
+ * A run's conversation, in order, with its system prompt first (folded).
+ * @param {any[]} turns
+ * @param {string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined} systemPrompt
+ */
 export function conversationView(turns, systemPrompt) {
   const judged = judgedIndex(turns);
   return h(
@@ -50,7 +65,7 @@ export function conversationView(turns, systemPrompt) {
     h(
       'ol',
       { class: 'turns', 'aria-label': 'Conversation' },
-      turns.map((t, i) => turnItem(t, i, i === judged)),
+      turns.map((/** @type {any} */ t, /** @type {number} */ i) => turnItem(t, i, i === judged)),
     ),
   );
 }

@@ -4,8 +4,11 @@
 import { h } from './dom.js';
 import { errorBox, fmtCost, fmtInt, fmtMs, scoreBar, tableWrap } from './ui.js';
 
-const fmtSpread = (spread) => (spread === null || spread === undefined ? '—' : spread.toFixed(2));
+const fmtSpread = (/** @type {number | null | undefined} */ spread) => (spread === null || spread === undefined ? '—' : spread.toFixed(2));
 
+/**
+ * @param {{ evaluator_name: any; spread: number; jurors: any[]; }} r
+ */
 function juryTable(r) {
   const label = `Jurors of ${r.evaluator_name}`;
   return h(
@@ -28,7 +31,7 @@ function juryTable(r) {
         h(
           'tbody',
           {},
-          r.jurors.map((j) =>
+          r.jurors.map((/** @type {{ model: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; error: any; not_applicable: any; score: import("./ui.js").MaybeNumber; justification: any; input_tokens: import("./ui.js").MaybeNumber; output_tokens: import("./ui.js").MaybeNumber; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; }} */ j) =>
             h(
               'tr',
               {},
@@ -46,9 +49,12 @@ function juryTable(r) {
   );
 }
 
-/** The section of jury tables, or null when no result of the run had a jury. */
+/**
+ * The section of jury tables, or null when no result of the run had a jury.
+ * @param {any[]} results
+ */
 export function jurySection(results) {
-  const juries = results.filter((r) => Array.isArray(r.jurors) && r.jurors.length);
+  const juries = results.filter((/** @type {{ jurors: string | any[]; }} */ r) => Array.isArray(r.jurors) && r.jurors.length);
   if (!juries.length) return null;
   return h('section', { 'aria-labelledby': 'jurors-title' }, h('h2', { id: 'jurors-title' }, 'Jurors'), juries.map(juryTable));
 }

@@ -8,9 +8,12 @@ import { badge, fmtInt } from './ui.js';
 /** Waiting units at this share of the rule's queue_limit count as falling behind (shedding is near). */
 export const DEPTH_WARNING = 0.8;
 
-const shed = (st) => (st.skipped.shed_oldest ?? 0) + (st.skipped.shed_newest ?? 0);
+const shed = (/** @type {{ skipped: { shed_oldest: any; shed_newest: any; }; }} */ st) => (st.skipped.shed_oldest ?? 0) + (st.skipped.shed_newest ?? 0);
 
-/** Why the rule is falling behind, or null when it keeps up. */
+/**
+ * Why the rule is falling behind, or null when it keeps up.
+ * @param {{ status: any; delay_seconds: any; queue_limit: import("./ui.js").MaybeNumber; shed_policy: string; }} rule
+ */
 export function fallingBehind(rule) {
   const st = rule.status;
   const why = [];
@@ -22,7 +25,10 @@ export function fallingBehind(rule) {
   return `Falling behind: ${why.join('; ')}. When the queue is full, ${policy} is dropped and counted as skipped${shed(st) ? ` (${fmtInt(shed(st))} so far)` : ''}.`;
 }
 
-/** A short summary for a table cell. */
+/**
+ * A short summary for a table cell.
+ * @param {{ status: any; }} rule
+ */
 export function statusSummary(rule) {
   const st = rule.status;
   const skipped = Object.values(st.skipped).reduce((a, b) => a + b, 0);
@@ -44,7 +50,10 @@ const COUNTERS = [
   ['failed', 'Failed', 'the run failed'],
 ];
 
-/** The counters as a definition list, the skipped reasons, the oldest waiting age and the warning. */
+/**
+ * The counters as a definition list, the skipped reasons, the oldest waiting age and the warning.
+ * @param {{ status: any; }} rule
+ */
 export function statusView(rule) {
   const st = rule.status;
   const warn = fallingBehind(rule);

@@ -4,11 +4,14 @@ import { api } from './api.js';
 import { clear, h } from './dom.js';
 import { badge, button, errorBox, link, withBusy } from './ui.js';
 
+/**
+ * @param {{ id: string | number | boolean; }} j
+ */
 export function syntheticSection(j) {
   const path = `/v1/judges/${encodeURIComponent(j.id)}/synthetic-data/`;
   const body = h('div', { 'aria-live': 'polite' });
   const generate = button('Generate test data', { class: 'secondary' });
-  const show = (state) => {
+  const show = (/** @type {{ status: string; error: any; name: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; description: any; samples: any[]; }} */ state) => {
     clear(body);
     if (state.status === 'pending') return body.append(h('p', { class: 'muted' }, 'Generating test data with the judge model… this page updates by itself.'));
     if (state.status === 'not_generated') {
@@ -30,7 +33,7 @@ export function syntheticSection(j) {
       h(
         'ul',
         { class: 'synthetic-samples', 'aria-label': 'Test data samples' },
-        state.samples.map((s) =>
+        state.samples.map((/** @type {{ quality: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; request: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; response: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; fails_evaluator: any; failure: any; }} */ s) =>
           h(
             'li',
             {},

@@ -7,7 +7,7 @@ import { conversationFields } from './conversation.js';
 import { h } from './dom.js';
 import { errorBox, field, fmtCost, fmtInt, fmtMs, link, runFromForm, scoreBar, showFormError } from './ui.js';
 
-const names = (list) => list.map((e) => e.name).join(', ');
+const names = (/** @type {any[]} */ list) => list.map((/** @type {{ name: any; }} */ e) => e.name).join(', ');
 
 /** @param {{ evaluators: any[], endpoint: string, submitText?: string, onRun?: (result: any) => void }} opts */
 export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
@@ -87,6 +87,9 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
   return h('div', {}, form, results);
 }
 
+/**
+ * @param {{ score: import("./ui.js").MaybeNumber; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; execution_log_id: string | number | boolean; evaluator_results: any[]; }} result
+ */
 export function renderResult(result) {
   return h(
     'section',
@@ -103,11 +106,14 @@ export function renderResult(result) {
     h(
       'ul',
       { class: 'scores' },
-      result.evaluator_results.map((r) => h('li', {}, evaluatorResult(r))),
+      result.evaluator_results.map((/** @type {any} */ r) => h('li', {}, evaluatorResult(r))),
     ),
   );
 }
 
+/**
+ * @param {{ evaluator_id: string | number | boolean; evaluator_name: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; evaluator_version: any; score: import("./ui.js").MaybeNumber; error: any; justification: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; model: any; input_tokens: import("./ui.js").MaybeNumber; output_tokens: import("./ui.js").MaybeNumber; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; }} r
+ */
 export function evaluatorResult(r) {
   return h(
     'article',

@@ -6,9 +6,12 @@ import { h } from '../lib/dom.js';
 import { badge, fmtScore, link, pageHeading, scoreBar, tableWrap } from '../lib/ui.js';
 import { nameOf, statusBadge, targetName } from './batches.js';
 
-const signed = (n) => (n === null || n === undefined ? '—' : `${n >= 0 ? '+' : ''}${n.toFixed(3)}`);
+const signed = (/** @type {number | null | undefined} */ n) => (n === null || n === undefined ? '—' : `${n >= 0 ? '+' : ''}${n.toFixed(3)}`);
 const VERDICT = { improved: ['B is better', 'good'], regressed: ['B is worse', 'bad'], unclear: ['no clear change', ''], no_pairs: ['no pairs', ''] };
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDivElement, arg2: HTMLParagraphElement | undefined, arg3: HTMLDivElement | undefined, arg4: HTMLParagraphElement | null | undefined, arg5: HTMLHeadingElement | undefined, arg6: HTMLDivElement | undefined) => void; }} page
+ */
 export default async function batchCompare(page, { query }) {
   const a = query.get('a');
   const b = query.get('b');
@@ -18,9 +21,9 @@ export default async function batchCompare(page, { query }) {
   }
   const c = await api('GET', '/v1/judges/batch-executions/compare/', { query: { a, b, top: 20 } });
   // issue 26 item 6: names of the judge (or evaluator) and dataset, their ids on hover.
-  const named = async (r) => ({ target: await targetName(r), dataset: r.dataset_id ? await nameOf('datasets', r.dataset_id) : null });
+  const named = async (/** @type {{ dataset_id: any; }} */ r) => ({ target: await targetName(r), dataset: r.dataset_id ? await nameOf('datasets', r.dataset_id) : null });
   const [namesA, namesB] = await Promise.all([named(c.a), named(c.b)]);
-  const run = (label, r, n) =>
+  const run = (/** @type {string} */ label, /** @type {{ id: string | number | boolean; status: any; judge_id: string | number | boolean; judge_version: any; evaluator_id: string | number | boolean; dataset_id: string | number | boolean; total: any; }} */ r, /** @type {{ target: any; dataset: any; }} */ n) =>
     h(
       'section',
       { class: 'card', 'aria-label': `Run ${label}` },
@@ -37,7 +40,7 @@ export default async function batchCompare(page, { query }) {
         ` · ${r.total} rows`,
       ),
     );
-  const line = (name, e, head) =>
+  const line = (/** @type {string} */ name, /** @type {{ n: any; mean_a: import("../lib/ui.js").MaybeNumber; mean_b: import("../lib/ui.js").MaybeNumber; delta: any; ci_low: null; ci_high: any; wins_a: any; wins_b: any; ties: any; verdict: string | number; }} */ e, /** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ head) =>
     h(
       'tr',
       {},
@@ -76,7 +79,7 @@ export default async function batchCompare(page, { query }) {
         h(
           'tbody',
           {},
-          c.evaluators.map((e) => line(e.evaluator_name, e, h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(e.evaluator_id)}`, e.evaluator_name)))),
+          c.evaluators.map((/** @type {{ evaluator_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; evaluator_id: string | number | boolean; }} */ e) => line(e.evaluator_name, e, h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(e.evaluator_id)}`, e.evaluator_name)))),
           line('Row score', c.overall, h('th', { scope: 'row' }, h('em', {}, 'Row score'))),
         ),
       ),
@@ -85,7 +88,7 @@ export default async function batchCompare(page, { query }) {
       ? h(
           'p',
           { class: 'muted' },
-          `Not compared (in one run only): ${[...c.only_in_a.map((e) => `${e.evaluator_name} (A)`), ...c.only_in_b.map((e) => `${e.evaluator_name} (B)`)].join(', ')}.`,
+          `Not compared (in one run only): ${[...c.only_in_a.map((/** @type {{ evaluator_name: any; }} */ e) => `${e.evaluator_name} (A)`), ...c.only_in_b.map((/** @type {{ evaluator_name: any; }} */ e) => `${e.evaluator_name} (B)`)].join(', ')}.`,
         )
       : null,
     h('h2', {}, 'Items that moved most'),
@@ -106,7 +109,7 @@ export default async function batchCompare(page, { query }) {
             h(
               'tbody',
               {},
-              c.moved.map((m) =>
+              c.moved.map((/** @type {{ item_id: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; position_a: any; score_a: import("../lib/ui.js").MaybeNumber; score_b: import("../lib/ui.js").MaybeNumber; delta: any; execution_log_id_a: string | number | boolean; execution_log_id_b: string | number | boolean; }} */ m) =>
                 h(
                   'tr',
                   {},

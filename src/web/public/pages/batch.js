@@ -8,6 +8,9 @@ import { nameOf, statusBadge } from './batches.js';
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 const POLL_MS = 1000;
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDivElement, arg2: HTMLDListElement, arg3: HTMLDivElement, arg4: HTMLHeadingElement, arg5: HTMLDivElement, arg6: HTMLHeadingElement, arg7: HTMLDivElement) => void; }} page
+ */
 export default async function batch(page, { params, isCurrent }) {
   const path = `/v1/judges/batch-executions/${encodeURIComponent(params.id)}/`;
   let b = await api('GET', path);
@@ -79,7 +82,7 @@ export default async function batch(page, { params, isCurrent }) {
               { 'data-provider-batches': '' },
               'Provider batch API (half price). ',
               (b.provider_batches ?? []).length
-                ? b.provider_batches.map((p, i) => h('span', {}, i ? ', ' : '', h('code', {}, p.id), ` ${p.status.replace('_', ' ')} (${p.requests} calls)`))
+                ? b.provider_batches.map((/** @type {{ id: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; status: string; requests: any; }} */ p, /** @type {any} */ i) => h('span', {}, i ? ', ' : '', h('code', {}, p.id), ` ${p.status.replace('_', ' ')} (${p.requests} calls)`))
                 : h('span', { class: 'muted' }, 'not submitted yet'),
             ),
           ]
@@ -117,7 +120,7 @@ export default async function batch(page, { params, isCurrent }) {
               h(
                 'tbody',
                 {},
-                b.summary.map((e) =>
+                b.summary.map((/** @type {{ evaluator_id: string | number | boolean; evaluator_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; n: any; mean: import("../lib/ui.js").MaybeNumber; min: import("../lib/ui.js").MaybeNumber; max: import("../lib/ui.js").MaybeNumber; errors: any; }} */ e) =>
                   h(
                     'tr',
                     {},
@@ -136,6 +139,9 @@ export default async function batch(page, { params, isCurrent }) {
     );
   }
 
+  /**
+     * @param {undefined} [cursor]
+     */
   async function loadResults(cursor) {
     const data = await api('GET', `${path}results/`, { query: { limit: 50, cursor } });
     let tbody = resultsArea.querySelector('tbody');
@@ -144,7 +150,7 @@ export default async function batch(page, { params, isCurrent }) {
         clear(resultsArea).append(h('p', { class: 'empty' }, 'No rows yet.'));
         return;
       }
-      const names = b.summary.map((e) => e.evaluator_name);
+      const names = b.summary.map((/** @type {{ evaluator_name: any; }} */ e) => e.evaluator_name);
       tbody = h('tbody');
       clear(resultsArea).append(
         tableWrap(
@@ -166,7 +172,7 @@ export default async function batch(page, { params, isCurrent }) {
       );
     }
     for (const r of data.results) {
-      const byEvaluator = new Map(r.evaluator_results.map((e) => [e.evaluator_id, e]));
+      const byEvaluator = new Map(r.evaluator_results.map((/** @type {{ evaluator_id: any; }} */ e) => [e.evaluator_id, e]));
       tbody.append(
         h(
           'tr',
@@ -174,7 +180,7 @@ export default async function batch(page, { params, isCurrent }) {
           h('td', { class: 'num' }, String(r.position + 1)),
           h('td', {}, r.item_id ? h('code', {}, r.item_id) : `item ${r.index ?? r.position}`),
           h('td', {}, r.error && r.score === null ? errorBox({ message: r.error }) : scoreBar(r.score, `Row ${r.position + 1}`)),
-          b.summary.map((e) => h('td', { class: 'num' }, fmtScore(byEvaluator.get(e.evaluator_id)?.score))),
+          b.summary.map((/** @type {{ evaluator_id: any; }} */ e) => h('td', { class: 'num' }, fmtScore(byEvaluator.get(e.evaluator_id)?.score))),
           h(
             'td',
             {},

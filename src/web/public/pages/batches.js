@@ -8,9 +8,12 @@ import { badge, errorBox, field, fmtCost, link, pageHeading, select, showFormErr
 const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
-export const statusBadge = (status) => badge(status, `status-${status}`);
-export const runLabel = (b) => `${b.id.slice(0, 12)}… · ${b.status} · ${b.total} rows${b.dataset_id ? '' : ' (given items)'} · ${new Date(b.created_at).toLocaleString()}`;
+export const statusBadge = (/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ status) => badge(status, `status-${status}`);
+export const runLabel = (/** @type {{ id: string | any[]; status: any; total: any; dataset_id: any; created_at: string | number | Date; }} */ b) => `${b.id.slice(0, 12)}… · ${b.status} · ${b.total} rows${b.dataset_id ? '' : ' (given items)'} · ${new Date(b.created_at).toLocaleString()}`;
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLParagraphElement, arg3: HTMLParagraphElement | null, arg4: HTMLFormElement, arg5: HTMLDivElement, arg6: HTMLDivElement) => void; }} page
+ */
 export default async function batches(page, { app, query }) {
   const status = STATUSES.includes(query.get('status')) ? query.get('status') : '';
   const datasetId = query.get('dataset_id') ?? '';
@@ -31,6 +34,9 @@ export default async function batches(page, { app, query }) {
 
   const listArea = h('div');
   const seen = [];
+  /**
+     * @param {undefined} [cursor]
+     */
   async function load(cursor) {
     const data = await api('GET', '/v1/judges/batch-executions/', { query: { limit: 50, cursor, status: status || undefined, dataset_id: datasetId || undefined } });
     let tbody = listArea.querySelector('tbody');
@@ -60,7 +66,7 @@ export default async function batches(page, { app, query }) {
       );
     }
     // Names, not ids (issue 26): the judge (or evaluator) and the dataset; the ids are on hover.
-    await Promise.all(data.results.flatMap((b) => [targetName(b), b.dataset_id ? nameOf('datasets', b.dataset_id) : null]));
+    await Promise.all(data.results.flatMap((/** @type {{ dataset_id: any; }} */ b) => [targetName(b), b.dataset_id ? nameOf('datasets', b.dataset_id) : null]));
     for (const b of data.results) {
       seen.push(b);
       tbody.append(
@@ -136,6 +142,10 @@ export default async function batches(page, { app, query }) {
 
 // A resource's name by id, asked once per page load; the id itself when it cannot be read (deleted).
 const names = new Map();
+/**
+ * @param {string} kind
+ * @param {string | number | boolean} id
+ */
 export function nameOf(kind, id) {
   const key = `${kind}/${id}`;
   if (!names.has(key))
@@ -149,4 +159,4 @@ export function nameOf(kind, id) {
   return names.get(key);
 }
 /** What a run ran: its judge's (or evaluator's) name. */
-export const targetName = (b) => (b.judge_id ? nameOf('judges', b.judge_id) : nameOf('evaluators', b.evaluator_id));
+export const targetName = (/** @type {{ dataset_id?: any; judge_id?: any; evaluator_id?: any; }} */ b) => (b.judge_id ? nameOf('judges', b.judge_id) : nameOf('evaluators', b.evaluator_id));

@@ -9,6 +9,9 @@ import { button, errorBox, fmtScore, link, notice, pageHeading, showMore, tableW
 const POLL_MS = 1000;
 const DONE = ['completed', 'failed', 'cancelled'];
 
+/**
+ * @param {{ judge_id: string | number | boolean; evaluator_versions: { evaluator_name: any; }[]; evaluator_id: string | number | boolean; }} run
+ */
 async function subjectName(run) {
   if (!run.judge_id) return { text: run.evaluator_versions[0]?.evaluator_name ?? run.evaluator_id, href: `/app/evaluators/${encodeURIComponent(run.evaluator_id)}` };
   try {
@@ -19,6 +22,9 @@ async function subjectName(run) {
   }
 }
 
+/**
+ * @param {{ append: (arg0: HTMLElement, arg1: HTMLDListElement | undefined) => void; }} page
+ */
 export default async function calibration(page, { app, params, isCurrent }) {
   const path = `/v1/calibration-runs/${encodeURIComponent(params.id)}`;
   const run = await api('GET', `${path}/`);
@@ -36,7 +42,7 @@ export default async function calibration(page, { app, params, isCurrent }) {
       h('dt', {}, run.judge_id ? 'Judge' : 'Evaluator'),
       h('dd', {}, subject.href ? link(subject.href, subject.text) : subject.text, run.judge_version ? h('span', { class: 'muted' }, ` version ${run.judge_version}`) : null),
       h('dt', {}, 'Evaluator versions'),
-      h('dd', {}, run.evaluator_versions.map((v) => `${v.evaluator_name} v${v.version}`).join(', ')),
+      h('dd', {}, run.evaluator_versions.map((/** @type {{ evaluator_name: any; version: any; }} */ v) => `${v.evaluator_name} v${v.version}`).join(', ')),
       h('dt', {}, 'Dataset'),
       h('dd', {}, link(`/app/datasets/${encodeURIComponent(run.dataset_id)}`, datasetName)),
       h('dt', {}, 'Pass threshold'),
@@ -82,10 +88,16 @@ export default async function calibration(page, { app, params, isCurrent }) {
     page.append(notice('No evaluator had labelled items the judge scored.', 'warn'));
     return;
   }
-  const previous = new Map((run.previous_metrics ?? []).map((m) => [m.evaluator_id, m]));
+  const previous = new Map((run.previous_metrics ?? []).map((/** @type {{ evaluator_id: any; }} */ m) => [m.evaluator_id, m]));
   for (const m of run.metrics) page.append(await evaluatorSection(run, m, previous.get(m.evaluator_id), path));
 }
 
+/**
+ * @param {{ threshold: any; }} run
+ * @param {{ [x: string]: any; evaluator_id?: any; kappa?: any; accuracy?: any; majority_baseline?: any; evaluator_name?: any; evaluator_version?: any; confusion?: any; ece?: null | undefined; reliability?: any[]; }} m
+ * @param {{ [x: string]: any; evaluator_version: any; }} previous
+ * @param {string} path
+ */
 async function evaluatorSection(run, m, previous, path) {
   const titleId = `ev-${m.evaluator_id}`;
   // The scatter needs every scored item (paged underneath); the list below pages on its own.
@@ -121,6 +133,11 @@ async function evaluatorSection(run, m, previous, path) {
   );
 }
 
+/**
+ * @param {any} run
+ * @param {{ evaluator_name: any; evaluator_id: any; }} m
+ * @param {any} path
+ */
 function disagreements(run, m, path) {
   const area = h('div', { class: 'disagreements' });
   const chosen = new Set();
@@ -159,6 +176,9 @@ function disagreements(run, m, path) {
     }),
   );
 
+  /**
+     * @param {undefined} [cursor]
+     */
   async function load(cursor) {
     const data = await api('GET', `${path}/items/`, { query: { evaluator_id: m.evaluator_id, limit: 20, cursor } });
     if (!cursor && !data.results.length) {

@@ -6,6 +6,9 @@ import { clear, h } from '../lib/dom.js';
 import { ownerLabels } from '../lib/owner.js';
 import { errorBox, field, link, pageHeading, showFormError, showMore, tableWrap, time, withBusy } from '../lib/ui.js';
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLHeadingElement, arg4: HTMLDivElement) => void; }} page
+ */
 export default async function calibrations(page, { app, query }) {
   const [judges, evaluators, datasets] = await Promise.all([listAll('/v1/judges/'), listAll('/v1/evaluators/'), listAll('/v1/datasets/')]);
   // issue 26 item 2: the owner where two share a name (an evaluator of yours beside a preset).
@@ -66,6 +69,9 @@ export default async function calibrations(page, { app, query }) {
   });
 
   const listArea = h('div');
+  /**
+     * @param {undefined} [cursor]
+     */
   async function load(cursor) {
     const data = await api('GET', '/v1/calibration-runs/', { query: { limit: 50, cursor } });
     let tbody = listArea.querySelector('tbody');
@@ -99,7 +105,7 @@ export default async function calibrations(page, { app, query }) {
     // issue 26 item 8: "Items" is the items the run scored (its batch run's rows), not the labels
     // (summing each evaluator's n counts an item once per evaluator that has a label on it).
     const totals = await Promise.all(
-      data.results.map((r) =>
+      data.results.map((/** @type {{ batch_execution_id: string | number | boolean; metrics: any[]; }} */ r) =>
         api('GET', `/v1/judges/batch-executions/${encodeURIComponent(r.batch_execution_id)}/`).then(
           (b) => b.total,
           () => itemCount(r.metrics),
@@ -110,7 +116,7 @@ export default async function calibrations(page, { app, query }) {
       const measured = r.judge_id
         ? `${judgeName.get(r.judge_id) ?? r.judge_id} (judge v${r.judge_version})`
         : `${r.evaluator_versions[0]?.evaluator_name ?? r.evaluator_id} (evaluator v${r.evaluator_versions[0]?.version ?? '?'})`;
-      const kappas = (r.metrics ?? []).map((m) => m.kappa);
+      const kappas = (r.metrics ?? []).map((/** @type {{ kappa: any; }} */ m) => m.kappa);
       const lowest = kappas.length ? (kappas.includes(null) ? null : Math.min(...kappas)) : null;
       tbody.append(
         h(

@@ -5,8 +5,11 @@ import { clear, h } from '../lib/dom.js';
 import { ownerLabels } from '../lib/owner.js';
 import { button, checkboxField, confirmDialog, errorBox, field, link, notice, pageHeading, select, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
 
-const preview = (text) => (text == null ? h('span', { class: 'muted' }, '—') : h('div', { class: 'clamp' }, text));
+const preview = (/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ text) => (text == null ? h('span', { class: 'muted' }, '—') : h('div', { class: 'clamp' }, text));
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDivElement, arg2: HTMLParagraphElement, arg3: HTMLParagraphElement | null, arg4: HTMLHeadingElement, arg5: HTMLFormElement, arg6: HTMLParagraphElement, arg7: HTMLHeadingElement, arg8: HTMLFormElement, arg9: HTMLDivElement, arg10: HTMLHeadingElement, arg11: HTMLDivElement) => void; }} page
+ */
 export default async function dataset(page, { app, params }) {
   const d = await api('GET', `/v1/datasets/${encodeURIComponent(params.id)}/`);
   const path = `/v1/datasets/${encodeURIComponent(d.id)}`;
@@ -34,7 +37,7 @@ export default async function dataset(page, { app, params }) {
           ? h(
               'ul',
               { class: 'skipped' },
-              answer.skipped.slice(0, 50).map((s) => h('li', {}, `line ${s.line}: ${s.error}`)),
+              answer.skipped.slice(0, 50).map((/** @type {{ line: any; error: any; }} */ s) => h('li', {}, `line ${s.line}: ${s.error}`)),
             )
           : null,
       );
@@ -47,7 +50,7 @@ export default async function dataset(page, { app, params }) {
   // Run a judge over every item on the server, then follow it on the batch page.
   const judges = await api('GET', '/v1/judges/', { query: { limit: 200 } });
   const judgeLabel = ownerLabels(judges.results, await app.ownProjectIds()); // issue 26 item 2: owners of shared names
-  const judgeSelect = select('judge_id', [['', 'Choose a judge'], ...judges.results.map((j) => [j.id, judgeLabel.get(j.id)])], '');
+  const judgeSelect = select('judge_id', [['', 'Choose a judge'], ...judges.results.map((/** @type {{ id: any; }} */ j) => [j.id, judgeLabel.get(j.id)])], '');
   const runTags = h('input', { type: 'text', autocomplete: 'off' });
   const useCache = checkboxField({ label: 'Reuse cached results', name: 'use_cache', hint: 'Rows identical to an earlier run may reuse its result.' });
   const runSubmit = h('button', { type: 'submit' }, 'Run batch');
@@ -78,6 +81,9 @@ export default async function dataset(page, { app, params }) {
   });
 
   const itemsArea = h('div');
+  /**
+     * @param {undefined} [cursor]
+     */
   async function loadItems(cursor) {
     const data = await api('GET', `${path}/items/`, { query: { limit: 50, cursor } });
     let tbody = itemsArea.querySelector('tbody');
@@ -112,7 +118,7 @@ export default async function dataset(page, { app, params }) {
           'tr',
           { 'data-item': item.id },
           // A conversation item shows its first user turn as the request and its last turn as the response.
-          h('td', { class: 'intent' }, preview(item.turns ? (item.turns.find((t) => t.role === 'user')?.content ?? '') : item.request)),
+          h('td', { class: 'intent' }, preview(item.turns ? (item.turns.find((/** @type {{ role: string; }} */ t) => t.role === 'user')?.content ?? '') : item.request)),
           h('td', { class: 'intent' }, preview(item.turns ? `${item.turns[item.turns.length - 1].content} (${item.turns.length} turns)` : item.response)),
           h('td', { class: 'num' }, String(item.contexts?.length ?? 0)),
           h('td', {}, item.tags.join(', ')),

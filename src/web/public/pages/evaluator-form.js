@@ -4,6 +4,9 @@ import { h } from '../lib/dom.js';
 import { checkboxField, field, link, pageHeading, select, showFormError, withBusy } from '../lib/ui.js';
 import { kindEditor } from './evaluator-kind.js';
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement | null, arg2: HTMLParagraphElement | null, arg3: HTMLFormElement) => void; }} page
+ */
 export default async function evaluatorForm(page, { app, params, query }) {
   const editing = params.id ? await api('GET', `/v1/evaluators/${encodeURIComponent(params.id)}/`) : null;
   const from = !editing && query.get('from') ? await api('GET', `/v1/evaluators/${encodeURIComponent(query.get('from'))}/`) : null;

@@ -13,6 +13,8 @@ const CODE_EXAMPLE =
  * Builds the kind controls. `llmOnly` are the form's fields that belong to kind llm (hidden for the
  * others). Returns the section to place in the form and `fields()`, which answers the body fields of
  * the chosen kind (or throws a message for the form).
+ * @param {{ kind: any; checks: any; combine: any; code: any; }} start
+ * @param {HTMLDivElement[]} llmOnly
  */
 export function kindEditor(start, llmOnly) {
   const kind = select(

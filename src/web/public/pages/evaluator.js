@@ -5,6 +5,9 @@ import { clear, h } from '../lib/dom.js';
 import { tryItForm } from '../lib/try-it.js';
 import { badge, button, confirmDialog, errorBox, fill, link, needs, pageHeading, time } from '../lib/ui.js';
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDivElement, arg2: HTMLParagraphElement, arg3: HTMLParagraphElement, arg4: HTMLDListElement, arg5: HTMLElement, arg6: HTMLElement | null, arg7: HTMLElement | null, arg8: HTMLElement | null, arg9: HTMLElement, arg10: HTMLElement) => void; }} page
+ */
 export default async function evaluator(page, { app, params }) {
   const e = await api('GET', `/v1/evaluators/${encodeURIComponent(params.id)}/`);
   const own = !e.is_preset && (await app.isOwn(e));
@@ -88,7 +91,7 @@ export default async function evaluator(page, { app, params }) {
           h(
             'ol',
             { class: 'demos' },
-            e.demonstrations.map((d) =>
+            e.demonstrations.map((/** @type {{ request: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; response: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; contexts: any[]; expected_output: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; score: number; justification: any; }} */ d) =>
               h(
                 'li',
                 { class: 'card' },
@@ -117,7 +120,7 @@ export default async function evaluator(page, { app, params }) {
     return h(
       'ol',
       { class: 'versions', reversed: true },
-      results.map((v) =>
+      results.map((/** @type {Pick<{ visibility: "public" | "private"; is_preset: boolean; project_id: string | null; version: number; created_at: string; updated_at: string; id: string; name: string; intent: string; rubric: string; requires_contexts: boolean; requires_expected_output: boolean; requires_request: boolean; requires_turns: boolean; critical: boolean; demonstrations: { score: number; request?: string | undefined; response?: string | undefined; turns?: { role: "user" | "assistant" | "tool" | "system"; content: string; tool_calls?: { name: string; arguments: string | Record<string, unknown>; id?: string | undefined; }[] | undefined; tool_call_id?: string | undefined; name?: string | undefined; }[] | undefined; system_prompt?: string | undefined; contexts?: string[] | undefined; expected_output?: string | undefined; justification?: string | undefined; }[]; model: string | null; kind?: "code" | "check" | "llm" | undefined; checks?: ({ type: "json_valid"; field?: "request" | "response" | "expected_output" | undefined; } | { type: "json_schema"; schema: Record<string, unknown>; field?: "request" | "response" | "expected_output" | undefined; } | { type: "regex"; pattern: string; field?: "request" | "response" | "expected_output" | undefined; flags?: string | undefined; } | { type: "contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "not_contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "equals"; field?: "request" | "response" | "expected_output" | undefined; value?: string | undefined; trim?: boolean | undefined; } | { type: "json_path"; path: string; field?: "request" | "response" | "expected_output" | undefined; equals?: unknown; } | { type: "length"; field?: "request" | "response" | "expected_output" | undefined; min?: number | undefined; max?: number | undefined; unit?: "chars" | "words" | undefined; } | { type: "tool_call"; name: string; called?: boolean | undefined; arguments_schema?: Record<string, unknown> | undefined; })[] | null | undefined; combine?: "any" | "all" | "fraction" | null | undefined; code?: string | null | undefined; models?: string[] | null | undefined; aggregation?: "mean" | "median" | "majority" | null | undefined; scoring?: "direct" | "logprobs" | undefined; }, "requires_contexts" | "requires_expected_output" | "requires_request" | "requires_turns" | "critical">} */ v) =>
         h(
           'li',
           {},

@@ -5,6 +5,9 @@ import { api } from '../lib/api.js';
 import { clear, h, uid } from '../lib/dom.js';
 import { checkboxField, field, link, notice, pageHeading, select, showFormError, withBusy } from '../lib/ui.js';
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLParagraphElement | null, arg3: HTMLFormElement, arg4: HTMLDivElement, arg5: HTMLParagraphElement) => void; }} page
+ */
 export default async function generate(page, { app }) {
   const demo = app.session.organization.is_demo;
   // What the follow-up calls carry over: the draft judge and every answer given so far.
@@ -61,6 +64,10 @@ export default async function generate(page, { app }) {
   );
   const followUp = h('div', { class: 'follow-up', 'aria-live': 'polite' });
 
+  /**
+     * @param {HTMLFormElement} sourceForm
+     * @param {HTMLButtonElement} sourceButton
+     */
   async function run(sourceForm, sourceButton) {
     if (!intent.value.trim()) {
       showFormError(form, { message: 'Describe the application and what to evaluate.', errors: [{ field: 'intent', message: 'Required.' }] });
@@ -85,6 +92,9 @@ export default async function generate(page, { app }) {
     });
   }
 
+  /**
+     * @param {{ error_code: string; stages: any; judge_id: string | number | boolean | undefined; missing_context_from_system_goal: any; evaluator_details: never[]; }} out
+     */
   function handle(out) {
     clear(followUp);
     if (out.error_code === 'multiple_stages') return askStage(out.stages ?? []);
@@ -101,13 +111,16 @@ export default async function generate(page, { app }) {
         h(
           'ul',
           {},
-          evaluators.map((e) => h('li', {}, `${e.name} (${e.is_preset ? 'preset' : 'written for this judge'})`)),
+          evaluators.map((/** @type {{ name: any; is_preset: any; }} */ e) => h('li', {}, `${e.name} (${e.is_preset ? 'preset' : 'written for this judge'})`)),
         ),
       ),
     );
     app.navigate(`/app/judges/${encodeURIComponent(out.judge_id)}`);
   }
 
+  /**
+     * @param {any[]} stages
+     */
   function askStage(stages) {
     const groupName = uid('stage');
     const otherId = uid('other');
@@ -122,7 +135,7 @@ export default async function generate(page, { app }) {
         'fieldset',
         { 'data-field': 'stage' },
         h('legend', {}, 'Stage'),
-        stages.map((st, i) => {
+        stages.map((/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ st, /** @type {number} */ i) => {
           const id = `${groupName}-${i}`;
           return h('div', { class: 'check' }, h('input', { type: 'radio', name: groupName, id, value: st, checked: i === 0 }), h('label', { for: id }, st));
         }),
@@ -147,9 +160,12 @@ export default async function generate(page, { app }) {
     stageForm.querySelector('h2').focus();
   }
 
+  /**
+     * @param {any[]} questions
+     */
   function askContext(questions) {
     const next = h('button', { type: 'submit' }, 'Continue');
-    const answers = questions.map((q) => ({ q, input: h('textarea', { rows: '3', value: state.extra[q.form_field_name] ?? '' }) }));
+    const answers = questions.map((/** @type {{ form_field_name: string | number; }} */ q) => ({ q, input: h('textarea', { rows: '3', value: state.extra[q.form_field_name] ?? '' }) }));
     const ctxForm = h(
       'form',
       { class: 'stack card', novalidate: true, 'aria-labelledby': 'ctx-title' },

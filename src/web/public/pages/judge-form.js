@@ -4,6 +4,9 @@ import { h, uid } from '../lib/dom.js';
 import { badge, field, link, pageHeading, select, showFormError, withBusy } from '../lib/ui.js';
 import { guardrailFields } from './judge-proxy.js'; // h-proxy
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement | null, arg2: HTMLFormElement) => void; }} page
+ */
 export default async function judgeForm(page, { app, params }) {
   const editing = params.id ? await api('GET', `/v1/judges/${encodeURIComponent(params.id)}/`) : null;
   const all = await listAll('/v1/evaluators/');
@@ -22,11 +25,11 @@ export default async function judgeForm(page, { app, params }) {
   );
 
   // Chosen evaluators keep the order in which they were ticked.
-  const chosen = editing ? editing.evaluators.map((e) => e.id) : [];
+  const chosen = editing ? editing.evaluators.map((/** @type {{ id: any; }} */ e) => e.id) : [];
   const chosenText = h('p', { class: 'small', 'aria-live': 'polite' });
   const showChosen = () => {
     const byId = new Map(all.map((e) => [e.id, e.name]));
-    chosenText.textContent = chosen.length ? `Order: ${chosen.map((id) => byId.get(id) ?? id).join(' → ')}` : 'No evaluator chosen yet.';
+    chosenText.textContent = chosen.length ? `Order: ${chosen.map((/** @type {any} */ id) => byId.get(id) ?? id).join(' → ')}` : 'No evaluator chosen yet.';
   };
   const filter = h('input', { type: 'search', autocomplete: 'off' });
   const list = h('ul', { class: 'picker' });

@@ -3,6 +3,9 @@
 import { h } from '../lib/dom.js';
 import { copyField } from '../lib/ui.js';
 
+/**
+ * @param {{ id: string | number | boolean; guardrail: any; }} j
+ */
 export function proxySection(j) {
   const base = `${location.origin}/v1/judges/${encodeURIComponent(j.id)}/openai`;
   const model = '<registered model name>';
@@ -41,7 +44,12 @@ export function proxySection(j) {
   );
 }
 
-/** The guardrail controls of the judge form, and the body field they make (undefined: unchanged). */
+/**
+ * The guardrail controls of the judge form, and the body field they make (undefined: unchanged).
+ * @param {{ guardrail: null; }} editing
+ * @param {{ ({ label, name, hint, required }: { label: string; name?: string; hint?: string | null; required?: boolean; }, control: HTMLElement & { name?: string; required?: boolean; }): HTMLDivElement; (arg0: { label: string; name: string; hint: string; }, arg1: HTMLInputElement): string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; }} field
+ * @param {{ (name: string, options: ReadonlyArray<readonly [string | number, string]>, value?: string | number | null): HTMLSelectElement; (arg0: string, arg1: string[][], arg2: any): any; }} select
+ */
 export function guardrailFields(editing, field, select) {
   const g = editing?.guardrail ?? null;
   const action = select(

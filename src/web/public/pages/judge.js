@@ -9,6 +9,9 @@ import { tryItForm } from '../lib/try-it.js';
 import { syntheticSection } from '../lib/synthetic.js';
 import { badge, button, confirmDialog, errorBox, field, fill, link, needs, notice, pageHeading, showFormError, time, withBusy } from '../lib/ui.js';
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDivElement, arg2: HTMLParagraphElement, arg3: HTMLParagraphElement, arg4: HTMLParagraphElement, arg5: HTMLDetailsElement | null, arg6: HTMLElement, arg7: HTMLElement, arg8: HTMLElement | null, arg9: HTMLElement | null, arg10: HTMLElement) => void; }} page
+ */
 export default async function judge(page, { app, params }) {
   const j = await api('GET', `/v1/judges/${encodeURIComponent(params.id)}/`);
   const own = await app.isOwn(j);
@@ -82,7 +85,7 @@ export default async function judge(page, { app, params }) {
       h(
         'ul',
         { class: 'cards' },
-        j.evaluators.map((e) =>
+        j.evaluators.map((/** @type {Pick<{ visibility: "public" | "private"; is_preset: boolean; project_id: string | null; version: number; created_at: string; updated_at: string; id: string; name: string; intent: string; rubric: string; requires_contexts: boolean; requires_expected_output: boolean; requires_request: boolean; requires_turns: boolean; critical: boolean; demonstrations: { score: number; request?: string | undefined; response?: string | undefined; turns?: { role: "user" | "assistant" | "tool" | "system"; content: string; tool_calls?: { name: string; arguments: string | Record<string, unknown>; id?: string | undefined; }[] | undefined; tool_call_id?: string | undefined; name?: string | undefined; }[] | undefined; system_prompt?: string | undefined; contexts?: string[] | undefined; expected_output?: string | undefined; justification?: string | undefined; }[]; model: string | null; kind?: "code" | "check" | "llm" | undefined; checks?: ({ type: "json_valid"; field?: "request" | "response" | "expected_output" | undefined; } | { type: "json_schema"; schema: Record<string, unknown>; field?: "request" | "response" | "expected_output" | undefined; } | { type: "regex"; pattern: string; field?: "request" | "response" | "expected_output" | undefined; flags?: string | undefined; } | { type: "contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "not_contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "equals"; field?: "request" | "response" | "expected_output" | undefined; value?: string | undefined; trim?: boolean | undefined; } | { type: "json_path"; path: string; field?: "request" | "response" | "expected_output" | undefined; equals?: unknown; } | { type: "length"; field?: "request" | "response" | "expected_output" | undefined; min?: number | undefined; max?: number | undefined; unit?: "chars" | "words" | undefined; } | { type: "tool_call"; name: string; called?: boolean | undefined; arguments_schema?: Record<string, unknown> | undefined; })[] | null | undefined; combine?: "any" | "all" | "fraction" | null | undefined; code?: string | null | undefined; models?: string[] | null | undefined; aggregation?: "mean" | "median" | "majority" | null | undefined; scoring?: "direct" | "logprobs" | undefined; }, "requires_contexts" | "requires_expected_output" | "requires_request" | "requires_turns" | "critical">} */ e) =>
           h(
             'li',
             { class: 'card' },
@@ -119,6 +122,9 @@ export default async function judge(page, { app, params }) {
 
 // A judge made by generate_judge carries its generation state (`generation`, null for hand-made
 // judges): show the context it was built from folded away.
+/**
+ * @param {{ answers: { [s: string]: any; } | ArrayLike<any>; status: string; context_aware: any; }} gen
+ */
 function generationRecord(gen) {
   if (!gen) return null;
   const answers = Object.entries(gen.answers);
@@ -140,6 +146,9 @@ function generationRecord(gen) {
 
 // A draft waits for answers to its open questions. Its owner answers them here: generation then
 // completes this same judge (same id, a new version), and the page shows it.
+/**
+ * @param {{ generation: { open_questions: any; }; intent: any; id: any; }} j
+ */
 function finishDraft(j, { own, app, base }) {
   const questions = j.generation.open_questions;
   const intro = h(
@@ -158,11 +167,11 @@ function finishDraft(j, { own, app, base }) {
       h(
         'ul',
         {},
-        questions.map((q) => h('li', {}, q.form_field_description)),
+        questions.map((/** @type {{ form_field_description: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; }} */ q) => h('li', {}, q.form_field_description)),
       ),
     );
   }
-  const inputs = questions.map((q) => ({ q, input: h('textarea', { rows: '3' }) }));
+  const inputs = questions.map((/** @type {any} */ q) => ({ q, input: h('textarea', { rows: '3' }) }));
   const submit = h('button', { type: 'submit' }, 'Complete the judge');
   const form = h(
     'form',
@@ -200,12 +209,16 @@ function finishDraft(j, { own, app, base }) {
   );
 }
 
-/** Try it: score one response, or compare two (each evaluator asked in both orders). */
+/**
+ * Try it: score one response, or compare two (each evaluator asked in both orders).
+ * @param {{ evaluators: any; id: string | number | boolean; }} j
+ * @param {{ (): Promise<void>; (): any; }} loadChart
+ */
 function tryModes(j, loadChart) {
   const score = tryItForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/execute/`, submitText: 'Run judge', onRun: () => void loadChart() });
   const compare = compareForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/compare/` });
   compare.hidden = true;
-  const radio = (value, text, checked) =>
+  const radio = (/** @type {string} */ value, /** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ text, /** @type {boolean} */ checked) =>
     h(
       'label',
       {},

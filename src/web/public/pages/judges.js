@@ -4,6 +4,9 @@ import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { badge, checkboxField, field, link, pageHeading, firstPage, showPage, time } from '../lib/ui.js';
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLDivElement) => void; }} page
+ */
 export default async function judges(page, { app, query }) {
   const search = query.get('search') ?? '';
   const includePublic = query.get('include_public') === 'true';
@@ -26,6 +29,9 @@ export default async function judges(page, { app, query }) {
   });
 
   const listArea = h('div');
+  /**
+     * @param {string | undefined} cursor
+     */
   async function load(cursor) {
     // The REST default includes public judges (SPEC section 2); the web app asks for them explicitly.
     const data = await api('GET', '/v1/judges/', { query: { search, include_public: String(includePublic), limit: 50, cursor } });

@@ -3,6 +3,9 @@ import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { badge, button, confirmDialog, copyField, errorBox, field, pageHeading, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLDivElement, arg4: HTMLHeadingElement, arg5: HTMLDivElement) => void; }} page
+ */
 export default async function keys(page, { app }) {
   const current = app.session.key;
   const created = h('div', { class: 'created-key' });
@@ -58,6 +61,10 @@ export default async function keys(page, { app }) {
     });
   });
 
+  /**
+     * @param {{ id: string | number | boolean; name: any; prefix: any; }} key
+     * @param {HTMLTableCellElement} cell
+     */
   async function revoke(key, cell) {
     const own = key.id === current.id;
     const ok = await confirmDialog({
@@ -78,12 +85,18 @@ export default async function keys(page, { app }) {
     }
   }
 
+  /**
+     * @param {{ revoked_at: string | null | undefined; expires_at: string | number | Date; }} key
+     */
   function status(key) {
     if (key.revoked_at) return h('span', {}, badge('revoked', 'bad'), ' ', time(key.revoked_at));
     if (key.expires_at && new Date(key.expires_at) <= new Date()) return badge('expired', 'bad');
     return badge('active', 'good');
   }
 
+  /**
+     * @param {string | undefined} [cursor]
+     */
   async function loadList(cursor, append = false) {
     const pageData = await api('GET', '/v1/api-keys/', { query: { limit: 50, cursor } });
     let tbody = listArea.querySelector('tbody');

@@ -8,6 +8,9 @@ import { jurySection } from '../lib/jurors.js';
 import { consistencyBadge } from '../lib/compare-form.js';
 import { badge, errorBox, fill, fmtCost, fmtInt, fmtMs, link, pageHeading, scoreBar, tableWrap, time } from '../lib/ui.js';
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDListElement, arg2: HTMLElement, arg3: HTMLElement | null, arg4: HTMLElement | null, arg5: HTMLDivElement | null, arg6: HTMLElement) => void; }} page
+ */
 export default async function log(page, { params }) {
   const l = await api('GET', `/v1/execution-logs/${encodeURIComponent(params.id)}/`);
   const ofJudge = l.judge_id !== null;
@@ -17,7 +20,7 @@ export default async function log(page, { params }) {
   const name = ofJudge ? l.judge_name : l.evaluator_name;
 
   const annotateArea = h('div');
-  const text = (label, value) => (value ? [h('h3', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null);
+  const text = (/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ label, /** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ value) => (value ? [h('h3', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null);
 
   page.append(
     pageHeading(cmp ? `Comparison with ${name}` : `Run of ${name}`),
@@ -44,7 +47,7 @@ export default async function log(page, { params }) {
       h('dt', {}, 'Latency'),
       h('dd', {}, fmtMs(l.latency_ms)),
       h('dt', {}, 'Tags'),
-      h('dd', {}, l.tags.length ? l.tags.map((t) => badge(t, 'tag')) : h('span', { class: 'muted' }, 'none')),
+      h('dd', {}, l.tags.length ? l.tags.map((/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ t) => badge(t, 'tag')) : h('span', { class: 'muted' }, 'none')),
       l.user_id ? [h('dt', {}, 'User'), h('dd', {}, l.user_id)] : null,
       l.session_id ? [h('dt', {}, 'Session'), h('dd', {}, link(`/app/sessions/${encodeURIComponent(l.session_id)}`, l.session_id))] : null,
       // Online evaluation (issue 28): the judged span's trace, where this score shows beside its span.
@@ -79,7 +82,7 @@ export default async function log(page, { params }) {
             h(
               'ol',
               { class: 'context-list' },
-              l.contexts.map((c) => h('li', {}, h('pre', { class: 'text' }, c))),
+              l.contexts.map((/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ c) => h('li', {}, h('pre', { class: 'text' }, c))),
             ),
           ]
         : null,
@@ -89,20 +92,20 @@ export default async function log(page, { params }) {
   if (!cmp) await fill(annotateArea, () => annotationsSection(l));
 }
 
-const tagValue = (l, name) => l.tags.find((t) => t.startsWith(`${name}:`))?.slice(name.length + 1);
-const traceOf = (l) => l.trace_id ?? tagValue(l, 'trace_id');
-const spanOf = (l) => l.span_id ?? tagValue(l, 'span_id');
+const tagValue = (/** @type {{ tags: any[]; }} */ l, /** @type {string | any[]} */ name) => l.tags.find((/** @type {string} */ t) => t.startsWith(`${name}:`))?.slice(name.length + 1);
+const traceOf = (/** @type {{ trace_id: any; }} */ l) => l.trace_id ?? tagValue(l, 'trace_id');
+const spanOf = (/** @type {{ span_id: any; }} */ l) => l.span_id ?? tagValue(l, 'span_id');
 
-const resultCells = (r) => [
+const resultCells = (/** @type {{ error: any; justification: any; model: any; input_tokens: import("../lib/ui.js").MaybeNumber; output_tokens: import("../lib/ui.js").MaybeNumber; cost_usd: import("../lib/ui.js").MaybeNumber; latency_ms: import("../lib/ui.js").MaybeNumber; }} */ r) => [
   h('td', { class: 'justification' }, r.error ? errorBox({ message: r.error }) : null, r.justification ?? ''),
   h('td', { class: 'model' }, r.model ?? '—'),
   h('td', { class: 'num' }, `${fmtInt(r.input_tokens)} / ${fmtInt(r.output_tokens)}`),
   h('td', { class: 'num' }, fmtCost(r.cost_usd)),
   h('td', { class: 'num' }, fmtMs(r.latency_ms)),
 ];
-const evaluatorCell = (r) =>
+const evaluatorCell = (/** @type {{ evaluator_id: string | number | boolean; evaluator_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; evaluator_version: any; }} */ r) =>
   h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name), h('span', { class: 'muted' }, ` v${r.evaluator_version}`));
-const resultsSection = (title, label, headers, rows) =>
+const resultsSection = (/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ title, /** @type {string} */ label, /** @type {any[]} */ headers, /** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ rows) =>
   h(
     'section',
     { 'aria-labelledby': 'scores-title' },
@@ -117,7 +120,7 @@ const resultsSection = (title, label, headers, rows) =>
           h(
             'tr',
             {},
-            headers.map((t) => h('th', { scope: 'col' }, t)),
+            headers.map((/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ t) => h('th', { scope: 'col' }, t)),
           ),
         ),
         h('tbody', {}, rows),
@@ -126,39 +129,53 @@ const resultsSection = (title, label, headers, rows) =>
   );
 const TAIL = ['Justification', 'Model', 'Tokens in / out', 'Cost', 'Latency'];
 
-/** The result's confidence and where it came from (docs/SURFACE.md): a stated one is a weak signal until calibrated. */
+/**
+ * The result's confidence and where it came from (docs/SURFACE.md): a stated one is a weak signal until calibrated.
+ * @param {{ confidence: number; grade_probabilities: any; jurors: any; }} r
+ */
 function confidenceNote(r) {
   if (typeof r.confidence !== 'number') return null;
   const source = r.grade_probabilities ? 'grade probabilities' : r.jurors ? 'jury agreement' : 'stated by the model';
   return h('div', { class: 'muted confidence' }, `confidence ${r.confidence.toFixed(2)} (${source})`);
 }
 
+/**
+ * @param {{ evaluator_results: any[]; }} l
+ */
 function scoresTable(l) {
   return resultsSection(
     'Scores',
     'Evaluator results',
     ['Evaluator', 'Score', ...TAIL],
-    l.evaluator_results.map((r) => h('tr', {}, evaluatorCell(r), h('td', {}, scoreBar(r.score, r.evaluator_name), confidenceNote(r)), resultCells(r))),
+    l.evaluator_results.map((/** @type {{ score: import("../lib/ui.js").MaybeNumber; evaluator_name: string | null | undefined; }} */ r) => h('tr', {}, evaluatorCell(r), h('td', {}, scoreBar(r.score, r.evaluator_name), confidenceNote(r)), resultCells(r))),
   );
 }
 
-/** Each evaluator's preference, with whether its two orders agreed (the comparison keeps them by evaluator id). */
+/**
+ * Each evaluator's preference, with whether its two orders agreed (the comparison keeps them by evaluator id).
+ * @param {{ evaluator_results: any[]; }} l
+ * @param {{ evaluators: any[]; }} cmp
+ */
 function preferencesTable(l, cmp) {
-  const rows = l.evaluator_results.map((r) => {
-    const c = cmp.evaluators.find((e) => e.evaluator_id === r.evaluator_id) ?? { preference: null, consistent: false };
+  const rows = l.evaluator_results.map((/** @type {{ evaluator_id: any; degenerate: any; }} */ r) => {
+    const c = cmp.evaluators.find((/** @type {{ evaluator_id: any; }} */ e) => e.evaluator_id === r.evaluator_id) ?? { preference: null, consistent: false };
     const preference = c.preference === null ? '—' : c.preference === 'tie' ? 'tie' : `prefers ${c.preference.toUpperCase()}`;
     return h('tr', {}, evaluatorCell(r), h('td', {}, preference), h('td', {}, consistencyBadge({ ...c, degenerate: c.degenerate ?? r.degenerate })), resultCells(r));
   });
   return resultsSection('Preferences', 'Evaluator preferences', ['Evaluator', 'Preference', 'Both orders', ...TAIL], rows);
 }
 
-/** issue 26: each evaluator's two orders, with what each preferred and why (the table's justification points here). */
+/**
+ * issue 26: each evaluator's two orders, with what each preferred and why (the table's justification points here).
+ * @param {{ evaluator_results: any[]; }} l
+ * @param {{ evaluators: any[]; }} cmp
+ */
 function ordersSection(l, cmp) {
-  const said = (o) => (o.preference === null ? 'failed' : o.preference === 'tie' ? 'tie' : `prefers ${o.preference.toUpperCase()}`);
+  const said = (/** @type {{ preference: string | null; }} */ o) => (o.preference === null ? 'failed' : o.preference === 'tie' ? 'tie' : `prefers ${o.preference.toUpperCase()}`);
   const blocks = cmp.evaluators
-    .filter((e) => e.orders?.length)
-    .map((e) => {
-      const name = l.evaluator_results.find((r) => r.evaluator_id === e.evaluator_id)?.evaluator_name ?? e.evaluator_id;
+    .filter((/** @type {{ orders: string | any[]; }} */ e) => e.orders?.length)
+    .map((/** @type {{ evaluator_id: any; orders: any[]; }} */ e) => {
+      const name = l.evaluator_results.find((/** @type {{ evaluator_id: any; }} */ r) => r.evaluator_id === e.evaluator_id)?.evaluator_name ?? e.evaluator_id;
       return h(
         'div',
         { class: 'order-pair', 'data-evaluator': e.evaluator_id },
@@ -166,7 +183,7 @@ function ordersSection(l, cmp) {
         h(
           'dl',
           { class: 'facts' },
-          e.orders.map((o) => [
+          e.orders.map((/** @type {{ shown_first: string; error: any; justification: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; }} */ o) => [
             h('dt', {}, `Response ${o.shown_first.toUpperCase()} shown first`),
             h('dd', {}, h('strong', {}, said(o)), o.error ? errorBox({ message: o.error }) : null, o.justification ? h('p', {}, o.justification) : null),
           ]),

@@ -8,6 +8,9 @@ import { badge, field, fill, fmtCost, fmtMs, link, pageHeading, scoreBar, select
 
 const FILTERS = ['judge_id', 'evaluator_id', 'session_id', 'trace_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to'];
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLElement | null, arg4: HTMLElement) => void; }} page
+ */
 export default async function logs(page, { app, query }) {
   const current = Object.fromEntries(FILTERS.map((k) => [k, query.get(k) ?? '']));
   const cursor = query.get('cursor') ?? undefined;
@@ -16,18 +19,18 @@ export default async function logs(page, { app, query }) {
 
   const [judges, evaluators] = await Promise.all([api('GET', '/v1/judges/', { query: { limit: 200 } }), api('GET', '/v1/evaluators/', { query: { limit: 200 } })]);
   const own = await app.ownProjectIds();
-  const options = (items, any, selected) => {
+  const options = (/** @type {any[]} */ items, /** @type {string} */ any, /** @type {any} */ selected) => {
     const label = ownerLabels(items, own); // issue 26 item 2: the owner where names are shared
-    const list = [['', any], ...items.map((i) => [i.id, label.get(i.id)])];
-    if (selected && !items.some((i) => i.id === selected)) list.push([selected, selected]);
+    const list = [['', any], ...items.map((/** @type {{ id: any; }} */ i) => [i.id, label.get(i.id)])];
+    if (selected && !items.some((/** @type {{ id: any; }} */ i) => i.id === selected)) list.push([selected, selected]);
     return list;
   };
   const judgeSelect = select('judge_id', options(judges.results, 'Any judge', current.judge_id), current.judge_id);
   const evaluatorSelect = select('evaluator_id', options(evaluators.results, 'Any evaluator', current.evaluator_id), current.evaluator_id);
-  const num = (name) => h('input', { type: 'number', min: '0', max: '1', step: '0.01', inputmode: 'decimal', value: current[name] });
+  const num = (/** @type {string} */ name) => h('input', { type: 'number', min: '0', max: '1', step: '0.01', inputmode: 'decimal', value: current[name] });
   const minScore = num('min_score');
   const maxScore = num('max_score');
-  const cost = (name) => h('input', { type: 'number', min: '0', step: 'any', inputmode: 'decimal', value: current[name] });
+  const cost = (/** @type {string} */ name) => h('input', { type: 'number', min: '0', step: 'any', inputmode: 'decimal', value: current[name] });
   const minCost = cost('min_cost');
   const maxCost = cost('max_cost');
   const tags = h('input', { type: 'text', value: current.tags, autocomplete: 'off' });
@@ -111,7 +114,7 @@ export default async function logs(page, { app, query }) {
     const tbody = h(
       'tbody',
       {},
-      data.results.map((l) =>
+      data.results.map((/** @type {{ id: string | number | boolean; created_at: string | null | undefined; judge_id: any; judge_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; evaluator_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; type: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; comparison: { preference: string; }; score: import("../lib/ui.js").MaybeNumber; evaluator_results: string | any[]; cost_usd: import("../lib/ui.js").MaybeNumber; latency_ms: import("../lib/ui.js").MaybeNumber; tags: any[]; }} */ l) =>
         h(
           'tr',
           {},
@@ -125,7 +128,7 @@ export default async function logs(page, { app, query }) {
           h(
             'td',
             {},
-            l.tags.map((t) => badge(t, 'tag')),
+            l.tags.map((/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ t) => badge(t, 'tag')),
           ),
         ),
       ),
@@ -161,7 +164,7 @@ export default async function logs(page, { app, query }) {
   if (current.judge_id) {
     await fill(chartArea, async () => {
       const all = await api('GET', '/v1/execution-logs/', { query: { ...filterQuery, limit: 200 } });
-      const name = judges.results.find((j) => j.id === current.judge_id)?.name ?? current.judge_id;
+      const name = judges.results.find((/** @type {{ id: any; }} */ j) => j.id === current.judge_id)?.name ?? current.judge_id;
       return scoreChart(all.results, { caption: `Scores of ${name} over time, one line per evaluator` }) ?? h('p', { class: 'muted' }, 'No scored runs to chart.');
     });
   }

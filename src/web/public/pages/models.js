@@ -4,7 +4,7 @@ import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { badge, button, checkboxField, confirmDialog, errorBox, field, notice, pageHeading, select, showFormError, tableWrap, time, withBusy } from '../lib/ui.js';
 
-const capabilityText = (c) =>
+const capabilityText = (/** @type {{ [s: string]: any; } | ArrayLike<any>} */ c) =>
   c
     ? Object.entries(c)
         .filter(([, v]) => v)
@@ -12,9 +12,12 @@ const capabilityText = (c) =>
         .join(', ') || 'JSON in the prompt only'
     : null;
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLHeadingElement, arg4: HTMLDivElement) => void; }} page
+ */
 export default async function models(page) {
   const listArea = h('div');
-  const input = (props) => h('input', { type: 'text', autocomplete: 'off', ...props });
+  const input = (/** @type {import("../lib/dom.js").Props | null | undefined} */ props) => h('input', { type: 'text', autocomplete: 'off', ...props });
   const nameInput = input({ maxlength: '200' });
   const providerSelect = select(
     'provider',
@@ -81,6 +84,11 @@ export default async function models(page) {
     });
   });
 
+  /**
+     * @param {{ id: string | number | boolean; }} model
+     * @param {HTMLTableCellElement} cell
+     * @param {HTMLButtonElement} btn
+     */
   async function verify(model, cell, btn) {
     await withBusy(btn, 'Verifying…', async () => {
       try {
@@ -92,6 +100,10 @@ export default async function models(page) {
     });
   }
 
+  /**
+     * @param {{ name: any; id: string | number | boolean; }} model
+     * @param {HTMLTableCellElement} cell
+     */
   async function remove(model, cell) {
     const ok = await confirmDialog({
       title: `Delete model “${model.name}”?`,

@@ -3,6 +3,9 @@ import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { link, pageHeading, tableWrap } from '../lib/ui.js';
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement) => void; }} page
+ */
 export default async function reviews(page) {
   const { results } = await api('GET', '/v1/review-queues/', { query: { limit: 200 } });
   page.append(pageHeading('Review queues'));
@@ -10,7 +13,7 @@ export default async function reviews(page) {
     page.append(h('p', { class: 'muted' }, 'No review queues yet. Create one with POST /v1/review-queues/ (docs/REVIEW.md).'));
     return;
   }
-  const alpha = (q) => q.agreement.map((a) => (a.alpha === null ? '—' : a.alpha.toFixed(2))).join(' · ');
+  const alpha = (/** @type {{ agreement: any[]; }} */ q) => q.agreement.map((/** @type {{ alpha: number | null; }} */ a) => (a.alpha === null ? '—' : a.alpha.toFixed(2))).join(' · ');
   page.append(
     tableWrap(
       h(
@@ -28,7 +31,7 @@ export default async function reviews(page) {
         h(
           'tbody',
           {},
-          results.map((q) =>
+          results.map((/** @type {{ id: string | number | boolean; name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; counts: { done: any; leased: any; queued: any; skipped: any; }; annotators_per_item: any; }} */ q) =>
             h(
               'tr',
               {},

@@ -17,19 +17,26 @@ const OPS = [
 ];
 const FIELDS = ['service.name', 'span.name', 'span.kind', 'status', 'gen_ai.operation.name', 'gen_ai.request.model', 'openinference.span.kind'];
 
-/** A row's value as the API takes it: a list for `in`, a number for gt/lt, none for exists. */
+/**
+ * A row's value as the API takes it: a list for `in`, a number for gt/lt, none for exists.
+ * @param {string} op
+ * @param {string} text
+ */
 function apiValue(op, text) {
   if (op === 'exists') return undefined;
   if (op === 'in')
     return text
       .split(',')
-      .map((v) => v.trim())
+      .map((/** @type {string} */ v) => v.trim())
       .filter(Boolean);
   if ((op === 'gt' || op === 'lt') && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text);
   return text;
 }
-const textOf = (value) => (value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value));
+const textOf = (/** @type {string | any[] | undefined} */ value) => (value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value));
 
+/**
+ * @param {any} initial
+ */
 function filterRows(initial) {
   const list = h('ol', { class: 'filter-rows' });
   const renumber = () =>
@@ -90,6 +97,9 @@ function filterRows(initial) {
   return { fieldset, read };
 }
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLFormElement) => void; }} page
+ */
 export default async function ruleForm(page, { app, params }) {
   const editing = params.id !== undefined;
   const [r, { judges, evaluators }] = await Promise.all([editing ? api('GET', `/v1/evaluation-rules/${encodeURIComponent(params.id)}/`) : null, targetNames()]);
@@ -102,12 +112,12 @@ export default async function ruleForm(page, { app, params }) {
     h(
       'optgroup',
       { label: 'Judges' },
-      judges.map((j) => h('option', { value: `judge:${j.id}`, selected: current === `judge:${j.id}` }, j.name)),
+      judges.map((/** @type {{ id: any; name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; }} */ j) => h('option', { value: `judge:${j.id}`, selected: current === `judge:${j.id}` }, j.name)),
     ),
     h(
       'optgroup',
       { label: 'Evaluators' },
-      evaluators.map((e) => h('option', { value: `evaluator:${e.id}`, selected: current === `evaluator:${e.id}` }, e.name)),
+      evaluators.map((/** @type {{ id: any; name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; }} */ e) => h('option', { value: `evaluator:${e.id}`, selected: current === `evaluator:${e.id}` }, e.name)),
     ),
   );
   const scope = select(
@@ -119,7 +129,7 @@ export default async function ruleForm(page, { app, params }) {
     ],
     r?.scope ?? 'span',
   );
-  const number = (value, props) => h('input', { type: 'number', inputmode: 'decimal', value: value ?? '', ...props });
+  const number = (/** @type {any} */ value, /** @type {import("../lib/dom.js").Props | null | undefined} */ props) => h('input', { type: 'number', inputmode: 'decimal', value: value ?? '', ...props });
   const rate = number(r?.sampling_rate ?? 1, { min: '0', max: '1', step: 'any' });
   const delay = number(r?.delay_seconds ?? 0, { min: '0', max: '86400', step: '1' });
   const maxRuns = number(r?.budget?.max_runs_per_day, { min: '0', step: '1' });
@@ -136,7 +146,7 @@ export default async function ruleForm(page, { app, params }) {
   const active = checkboxField({ label: 'Active', name: 'active', checked: r?.active ?? true, hint: 'A paused rule matches nothing.' });
   const filter = filterRows(r?.filter ?? [{ field: 'gen_ai.operation.name', op: 'eq', value: 'chat' }]);
   const save = h('button', { type: 'submit' }, editing ? 'Save rule' : 'Create rule');
-  const num = (input) => (input.value.trim() === '' ? undefined : Number(input.value));
+  const num = (/** @type {HTMLInputElement} */ input) => (input.value.trim() === '' ? undefined : Number(input.value));
   const form = h(
     'form',
     { class: 'stack rule-form', novalidate: true, 'aria-label': editing ? 'Edit rule' : 'New rule' },

@@ -11,8 +11,11 @@ import { targetNames, targetLabel } from './rules.js';
 /** How often the status is read again while the page is open. */
 export const REFRESH_MS = 2000;
 
-const filterText = (c) => `${c.field} ${c.op}${c.op === 'exists' ? '' : ` ${Array.isArray(c.value) ? c.value.join(', ') : c.value}`}`;
+const filterText = (/** @type {{ field: any; op: string; value: any[]; }} */ c) => `${c.field} ${c.op}${c.op === 'exists' ? '' : ` ${Array.isArray(c.value) ? c.value.join(', ') : c.value}`}`;
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDListElement, arg2: HTMLElement, arg3: HTMLElement) => void; querySelector: (arg0: string) => { (): any; new (): any; after: { (arg0: HTMLParagraphElement): any; new (): any; }; }; }} page
+ */
 export default async function rule(page, { app, params, isCurrent }) {
   const path = `/v1/evaluation-rules/${encodeURIComponent(params.id)}/`;
   const [r, { names }] = await Promise.all([api('GET', path), targetNames()]);
@@ -63,7 +66,7 @@ export default async function rule(page, { app, params, isCurrent }) {
           ? h(
               'ul',
               { class: 'plain' },
-              r.filter.map((c) => h('li', {}, h('code', {}, filterText(c)))),
+              r.filter.map((/** @type {any} */ c) => h('li', {}, h('code', {}, filterText(c)))),
             )
           : h('span', { class: 'muted' }, 'every span'),
       ),
@@ -99,6 +102,9 @@ export default async function rule(page, { app, params, isCurrent }) {
   setTimeout(tick, REFRESH_MS);
 }
 
+/**
+ * @param {string} path
+ */
 function testPanel(path) {
   const limit = select(
     'limit',
@@ -132,6 +138,9 @@ function testPanel(path) {
   );
 }
 
+/**
+ * @param {{ results: any[]; matched_spans: number; }} res
+ */
 function testResults(res) {
   if (!res.results.length) return h('p', { class: 'empty' }, 'No stored span matches this rule yet: check the filter, or send traces first.');
   return h(
@@ -154,7 +163,7 @@ function testResults(res) {
         h(
           'tbody',
           {},
-          res.results.map((x) =>
+          res.results.map((/** @type {{ trace_id: string | number | boolean; span_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; service_name: any; sampled: any; would_judge: { tool_call: any; source: any; model: any; turns: string | any[]; system_prompt: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; request: any; response: any; contexts: any[]; }; reason: any; }} */ x) =>
             h(
               'tr',
               {},

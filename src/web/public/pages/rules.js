@@ -11,9 +11,12 @@ export async function targetNames() {
   return { judges: judges.results, evaluators: evaluators.results, names: new Map([...judges.results, ...evaluators.results].map((x) => [x.id, x.name])) };
 }
 
-export const targetLabel = (rule, names) =>
+export const targetLabel = (/** @type {{ judge_id: any; evaluator_id: any; }} */ rule, /** @type {Map<any, any>} */ names) =>
   rule.judge_id ? `judge ${names.get(rule.judge_id) ?? rule.judge_id}` : `evaluator ${names.get(rule.evaluator_id) ?? rule.evaluator_id}`;
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement | undefined) => void; }} page
+ */
 export default async function rules(page) {
   const [list, { names }] = await Promise.all([api('GET', '/v1/evaluation-rules/'), targetNames()]);
   page.append(
@@ -41,7 +44,7 @@ export default async function rules(page) {
         h(
           'tbody',
           {},
-          list.results.map((r) =>
+          list.results.map((/** @type {{ id?: any; name?: any; active?: any; scope?: any; sampling_rate?: any; status?: any; }} */ r) =>
             h(
               'tr',
               {},

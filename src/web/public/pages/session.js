@@ -7,6 +7,9 @@ import { badge, fmtCost, link, pageHeading, scoreBar, tableWrap, time } from '..
 /** At most this many runs are shown; the logs page pages through more. */
 const MAX_RUNS = 1000;
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLDivElement) => void; }} page
+ */
 export default async function session(page, { params }) {
   const runs = [];
   let cursor;
@@ -16,7 +19,7 @@ export default async function session(page, { params }) {
     cursor = data.next_cursor ?? undefined;
   } while (cursor && runs.length < MAX_RUNS);
   runs.reverse();
-  const last = (l) => (l.turns?.length ? l.turns.length : null);
+  const last = (/** @type {{ turns: string | any[]; }} */ l) => (l.turns?.length ? l.turns.length : null);
   page.append(
     pageHeading(`Session ${params.id}`),
     h(

@@ -4,6 +4,9 @@ import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { button, copyField, field, showFormError, withBusy } from '../lib/ui.js';
 
+/**
+ * @param {{ append: (arg0: HTMLHeadingElement, arg1: HTMLParagraphElement, arg2: HTMLDivElement) => void; }} page
+ */
 export default async function signIn(page, { app, query }) {
   const next = safeNext(query.get('next'));
   if (app.session) return app.navigate(next, { replace: true });
@@ -73,7 +76,10 @@ export default async function signIn(page, { app, query }) {
   );
 }
 
-/** Only a path inside the app: a crafted ?next= must not send anyone to another site. */
+/**
+ * Only a path inside the app: a crafted ?next= must not send anyone to another site.
+ * @param {string} next
+ */
 function safeNext(next) {
   return next && /^\/app\/[^/\\]/.test(next) && !next.startsWith('/app/sign-in') ? next : '/app/judges';
 }

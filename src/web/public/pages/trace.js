@@ -5,17 +5,20 @@ import { h } from '../lib/dom.js';
 import { extractedView, unreadableText } from '../lib/extracted.js';
 import { badge, fmtMs, link, pageHeading, scoreBar, time } from '../lib/ui.js';
 
-const durationMs = (s) => Number(BigInt(s.end_time_unix_nano) - BigInt(s.start_time_unix_nano)) / 1e6;
+const durationMs = (/** @type {{ end_time_unix_nano: string | number | bigint | boolean; start_time_unix_nano: string | number | bigint | boolean; }} */ s) => Number(BigInt(s.end_time_unix_nano) - BigInt(s.start_time_unix_nano)) / 1e6;
 // Deeper levels stop indenting, so a deep agent trace still fits the page.
 const MAX_INDENT = 10;
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDListElement, arg2: HTMLElement) => void; }} page
+ */
 export default async function trace(page, { params }) {
   const t = await api('GET', `/v1/traces/${encodeURIComponent(params.id)}/`);
-  const root = t.spans.find((s) => s.depth === 0) ?? t.spans[0];
-  const services = [...new Set(t.spans.map((s) => s.service_name).filter(Boolean))];
-  const evaluations = t.spans.reduce((n, s) => n + s.evaluations.length, 0);
-  const starts = t.spans.map((s) => s.start_time).sort();
-  const ends = t.spans.map((s) => s.end_time).sort();
+  const root = t.spans.find((/** @type {{ depth: number; }} */ s) => s.depth === 0) ?? t.spans[0];
+  const services = [...new Set(t.spans.map((/** @type {{ service_name: any; }} */ s) => s.service_name).filter(Boolean))];
+  const evaluations = t.spans.reduce((/** @type {any} */ n, /** @type {{ evaluations: string | any[]; }} */ s) => n + s.evaluations.length, 0);
+  const starts = t.spans.map((/** @type {{ start_time: any; }} */ s) => s.start_time).sort();
+  const ends = t.spans.map((/** @type {{ end_time: any; }} */ s) => s.end_time).sort();
   page.append(
     pageHeading(`Trace: ${root.name}`, link(`/app/logs?trace_id=${encodeURIComponent(t.trace_id)}`, 'Its execution logs', { class: 'button secondary' })),
     h(
@@ -38,6 +41,9 @@ export default async function trace(page, { params }) {
   );
 }
 
+/**
+ * @param {{ span_id: any; depth: number; name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; kind: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; status: { code: string; message: any; }; evaluations: string | any[]; service_name: any; extracted: { tool_call: any; source: any; model: any; turns: string | any[]; system_prompt: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; request: any; response: any; contexts: any[]; }; unreadable: any; attributes: {}; }} s
+ */
 function spanItem(s) {
   const item = h(
     'li',
@@ -70,11 +76,11 @@ function spanItem(s) {
   return item;
 }
 
-const evaluationList = (list) =>
+const evaluationList = (/** @type {any[]} */ list) =>
   h(
     'ul',
     { class: 'span-evaluations', 'aria-label': 'Evaluations' },
-    list.map((e) =>
+    list.map((/** @type {{ name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; score: import("../lib/ui.js").MaybeNumber; execution_log_id: string | number | boolean; created_at: string | null | undefined; }} */ e) =>
       h(
         'li',
         {},

@@ -6,6 +6,9 @@ import { badge, field, link, pageHeading, select, showFormError, tableWrap, time
 
 const FILTERS = ['service', 'span_name', 'has_evaluation'];
 
+/**
+ * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLElement) => void; }} page
+ */
 export default async function traces(page, { app, query }) {
   const current = Object.fromEntries(FILTERS.map((k) => [k, query.get(k) ?? '']));
   const cursor = query.get('cursor') ?? undefined;
@@ -67,7 +70,7 @@ export default async function traces(page, { app, query }) {
     clear(tableArea).append(h('p', { class: 'empty' }, none));
     return;
   }
-  const rows = data.results.map((t) =>
+  const rows = data.results.map((/** @type {{ start_time: string | null | undefined; trace_id: string | number | boolean | any[]; root_span_name: any; service_name: any; span_count: any; error_count: any; evaluation_count: any; }} */ t) =>
     h(
       'tr',
       {},
