@@ -16,7 +16,7 @@ export function ownerOf(r, ownProjectIds) {
 /**
  * A label per item of list, by id: its name, with its owner in brackets when another item shares the name.
  * @param {any[]} list
- * @param {any} ownProjectIds
+ * @param {Set<string>} ownProjectIds
  */
 export function ownerLabels(list, ownProjectIds) {
   const count = new Map();

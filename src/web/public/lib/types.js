@@ -35,7 +35,36 @@
 /**
  * One page of a list endpoint.
  * @template T
- * @typedef {{ results: T[], next_cursor: string | null }} Page
+ * @typedef {{ results: T[], next_cursor: string | null }} ListPage
+ */
+
+/**
+ * The signed-in session as GET /app/session answers it (src/web/router.ts).
+ * @typedef {{ signed_in: true, csrf_token: string, session_expires_at: string, organization: { id: string, name: string, is_demo: boolean }, key: { id: string, name: string, prefix: string, expires_at: string | null } }} Session
+ */
+
+/**
+ * What app.js hands every page: the session, navigation and one-off notices.
+ * @typedef {object} App
+ * @property {Session | null} session
+ * @property {() => Promise<Set<string>>} ownProjectIds ids of the caller's own projects
+ * @property {(resource: { project_id?: string | null }) => Promise<boolean>} isOwn whether the caller may edit it
+ * @property {(node: Node | string) => void} flash a notice shown once at the top of the next page
+ * @property {(path: string, opts?: { replace?: boolean }) => void} navigate
+ * @property {(session: Session | { signed_in: false, reason?: string } | null) => void} setSession keeps only a signed-in session
+ * @property {() => Promise<void>} signOut
+ */
+
+/**
+ * The element a page fills: its append leaves out null, undefined and false (app.js), so a page
+ * can append `cond ? node : null`.
+ * @typedef {Omit<HTMLElement, 'append'> & { append: (...nodes: import('./dom.js').Child[]) => void }} PageElement
+ */
+
+/**
+ * A page: it fills `page` for the address's params and query.
+ * @typedef {{ params: Record<string, string>, query: URLSearchParams, app: App, isCurrent: () => boolean }} PageContext
+ * @typedef {(page: PageElement, ctx: PageContext) => Promise<void>} Page
  */
 
 export {};

@@ -10,7 +10,8 @@ const signed = (/** @type {number | null | undefined} */ n) => (n === null || n 
 const VERDICT = { improved: ['B is better', 'good'], regressed: ['B is worse', 'bad'], unclear: ['no clear change', ''], no_pairs: ['no pairs', ''] };
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDivElement, arg2: HTMLParagraphElement | undefined, arg3: HTMLDivElement | undefined, arg4: HTMLParagraphElement | null | undefined, arg5: HTMLHeadingElement | undefined, arg6: HTMLDivElement | undefined) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function batchCompare(page, { query }) {
   const a = query.get('a');

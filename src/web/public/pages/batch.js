@@ -9,7 +9,8 @@ const ENDED = new Set(['completed', 'failed', 'cancelled']);
 const POLL_MS = 1000;
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDivElement, arg2: HTMLDListElement, arg3: HTMLDivElement, arg4: HTMLHeadingElement, arg5: HTMLDivElement, arg6: HTMLHeadingElement, arg7: HTMLDivElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function batch(page, { params, isCurrent }) {
   const path = `/v1/judges/batch-executions/${encodeURIComponent(params.id)}/`;

@@ -12,7 +12,8 @@ export const statusBadge = (/** @type {string | number | boolean | Node | readon
 export const runLabel = (/** @type {{ id: string | any[]; status: any; total: any; dataset_id: any; created_at: string | number | Date; }} */ b) => `${b.id.slice(0, 12)}… · ${b.status} · ${b.total} rows${b.dataset_id ? '' : ' (given items)'} · ${new Date(b.created_at).toLocaleString()}`;
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLParagraphElement, arg3: HTMLParagraphElement | null, arg4: HTMLFormElement, arg5: HTMLDivElement, arg6: HTMLDivElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function batches(page, { app, query }) {
   const status = STATUSES.includes(query.get('status')) ? query.get('status') : '';

@@ -23,7 +23,8 @@ async function subjectName(run) {
 }
 
 /**
- * @param {{ append: (arg0: HTMLElement, arg1: HTMLDListElement | undefined) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function calibration(page, { app, params, isCurrent }) {
   const path = `/v1/calibration-runs/${encodeURIComponent(params.id)}`;

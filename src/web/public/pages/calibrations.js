@@ -7,7 +7,8 @@ import { ownerLabels } from '../lib/owner.js';
 import { errorBox, field, link, pageHeading, showFormError, showMore, tableWrap, time, withBusy } from '../lib/ui.js';
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLHeadingElement, arg4: HTMLDivElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function calibrations(page, { app, query }) {
   const [judges, evaluators, datasets] = await Promise.all([listAll('/v1/judges/'), listAll('/v1/evaluators/'), listAll('/v1/datasets/')]);

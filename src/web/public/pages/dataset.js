@@ -8,7 +8,8 @@ import { button, checkboxField, confirmDialog, errorBox, field, link, notice, pa
 const preview = (/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ text) => (text == null ? h('span', { class: 'muted' }, '—') : h('div', { class: 'clamp' }, text));
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDivElement, arg2: HTMLParagraphElement, arg3: HTMLParagraphElement | null, arg4: HTMLHeadingElement, arg5: HTMLFormElement, arg6: HTMLParagraphElement, arg7: HTMLHeadingElement, arg8: HTMLFormElement, arg9: HTMLDivElement, arg10: HTMLHeadingElement, arg11: HTMLDivElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function dataset(page, { app, params }) {
   const d = await api('GET', `/v1/datasets/${encodeURIComponent(params.id)}/`);

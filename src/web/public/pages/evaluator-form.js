@@ -5,7 +5,8 @@ import { checkboxField, field, link, pageHeading, select, showFormError, withBus
 import { kindEditor } from './evaluator-kind.js';
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement | null, arg2: HTMLParagraphElement | null, arg3: HTMLFormElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function evaluatorForm(page, { app, params, query }) {
   const editing = params.id ? await api('GET', `/v1/evaluators/${encodeURIComponent(params.id)}/`) : null;

@@ -6,7 +6,8 @@ import { tryItForm } from '../lib/try-it.js';
 import { badge, button, confirmDialog, errorBox, fill, link, needs, pageHeading, time } from '../lib/ui.js';
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDivElement, arg2: HTMLParagraphElement, arg3: HTMLParagraphElement, arg4: HTMLDListElement, arg5: HTMLElement, arg6: HTMLElement | null, arg7: HTMLElement | null, arg8: HTMLElement | null, arg9: HTMLElement, arg10: HTMLElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function evaluator(page, { app, params }) {
   const e = await api('GET', `/v1/evaluators/${encodeURIComponent(params.id)}/`);

@@ -4,7 +4,8 @@ import { h } from '../lib/dom.js';
 import { badge, field, link, needs, pageHeading, select, firstPage, showPage } from '../lib/ui.js';
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLDivElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function evaluators(page, { app, query }) {
   const search = query.get('search') ?? '';

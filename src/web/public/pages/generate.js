@@ -6,7 +6,8 @@ import { clear, h, uid } from '../lib/dom.js';
 import { checkboxField, field, link, notice, pageHeading, select, showFormError, withBusy } from '../lib/ui.js';
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLParagraphElement | null, arg3: HTMLFormElement, arg4: HTMLDivElement, arg5: HTMLParagraphElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function generate(page, { app }) {
   const demo = app.session.organization.is_demo;

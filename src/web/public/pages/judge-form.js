@@ -5,7 +5,8 @@ import { badge, field, link, pageHeading, select, showFormError, withBusy } from
 import { guardrailFields } from './judge-proxy.js'; // h-proxy
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement | null, arg2: HTMLFormElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function judgeForm(page, { app, params }) {
   const editing = params.id ? await api('GET', `/v1/judges/${encodeURIComponent(params.id)}/`) : null;

@@ -10,7 +10,8 @@ import { syntheticSection } from '../lib/synthetic.js';
 import { badge, button, confirmDialog, errorBox, field, fill, link, needs, notice, pageHeading, showFormError, time, withBusy } from '../lib/ui.js';
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDivElement, arg2: HTMLParagraphElement, arg3: HTMLParagraphElement, arg4: HTMLParagraphElement, arg5: HTMLDetailsElement | null, arg6: HTMLElement, arg7: HTMLElement, arg8: HTMLElement | null, arg9: HTMLElement | null, arg10: HTMLElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function judge(page, { app, params }) {
   const j = await api('GET', `/v1/judges/${encodeURIComponent(params.id)}/`);

@@ -5,7 +5,8 @@ import { h } from '../lib/dom.js';
 import { badge, checkboxField, field, link, pageHeading, firstPage, showPage, time } from '../lib/ui.js';
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLDivElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function judges(page, { app, query }) {
   const search = query.get('search') ?? '';

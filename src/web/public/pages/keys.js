@@ -4,7 +4,8 @@ import { clear, h } from '../lib/dom.js';
 import { badge, button, confirmDialog, copyField, errorBox, field, pageHeading, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLDivElement, arg4: HTMLHeadingElement, arg5: HTMLDivElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function keys(page, { app }) {
   const current = app.session.key;

@@ -9,7 +9,8 @@ import { consistencyBadge } from '../lib/compare-form.js';
 import { badge, errorBox, fill, fmtCost, fmtInt, fmtMs, link, pageHeading, scoreBar, tableWrap, time } from '../lib/ui.js';
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDListElement, arg2: HTMLElement, arg3: HTMLElement | null, arg4: HTMLElement | null, arg5: HTMLDivElement | null, arg6: HTMLElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function log(page, { params }) {
   const l = await api('GET', `/v1/execution-logs/${encodeURIComponent(params.id)}/`);

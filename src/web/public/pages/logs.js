@@ -9,7 +9,8 @@ import { badge, field, fill, fmtCost, fmtMs, link, pageHeading, scoreBar, select
 const FILTERS = ['judge_id', 'evaluator_id', 'session_id', 'trace_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to'];
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLElement | null, arg4: HTMLElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function logs(page, { app, query }) {
   const current = Object.fromEntries(FILTERS.map((k) => [k, query.get(k) ?? '']));
@@ -19,7 +20,7 @@ export default async function logs(page, { app, query }) {
 
   const [judges, evaluators] = await Promise.all([api('GET', '/v1/judges/', { query: { limit: 200 } }), api('GET', '/v1/evaluators/', { query: { limit: 200 } })]);
   const own = await app.ownProjectIds();
-  const options = (/** @type {any[]} */ items, /** @type {string} */ any, /** @type {any} */ selected) => {
+  const options = (/** @type {any[]} */ items, /** @type {string} */ any, /** @type {string} */ selected) => {
     const label = ownerLabels(items, own); // issue 26 item 2: the owner where names are shared
     const list = [['', any], ...items.map((/** @type {{ id: any; }} */ i) => [i.id, label.get(i.id)])];
     if (selected && !items.some((/** @type {{ id: any; }} */ i) => i.id === selected)) list.push([selected, selected]);
@@ -164,7 +165,7 @@ export default async function logs(page, { app, query }) {
   if (current.judge_id) {
     await fill(chartArea, async () => {
       const all = await api('GET', '/v1/execution-logs/', { query: { ...filterQuery, limit: 200 } });
-      const name = judges.results.find((/** @type {{ id: any; }} */ j) => j.id === current.judge_id)?.name ?? current.judge_id;
+      const name = judges.results.find((/** @type {{ id: string; }} */ j) => j.id === current.judge_id)?.name ?? current.judge_id;
       return scoreChart(all.results, { caption: `Scores of ${name} over time, one line per evaluator` }) ?? h('p', { class: 'muted' }, 'No scored runs to chart.');
     });
   }

@@ -13,7 +13,7 @@ const capabilityText = (/** @type {{ [s: string]: any; } | ArrayLike<any>} */ c)
     : null;
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLHeadingElement, arg4: HTMLDivElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
  */
 export default async function models(page) {
   const listArea = h('div');

@@ -8,7 +8,8 @@ import { clear, h } from '../lib/dom.js';
 import { badge, errorBox, fmtScore, notice, pageHeading, withBusy } from '../lib/ui.js';
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDivElement, arg2: HTMLDivElement) => void; querySelector: (arg0: string) => { (): any; new (): any; textContent: string; }; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function review(page, { params }) {
   const id = params.id;

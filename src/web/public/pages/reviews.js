@@ -4,7 +4,7 @@ import { h } from '../lib/dom.js';
 import { link, pageHeading, tableWrap } from '../lib/ui.js';
 
 /**
- * @param {{ append: (arg0: HTMLDivElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
  */
 export default async function reviews(page) {
   const { results } = await api('GET', '/v1/review-queues/', { query: { limit: 200 } });

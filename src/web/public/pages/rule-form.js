@@ -98,7 +98,8 @@ function filterRows(initial) {
 }
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLFormElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function ruleForm(page, { app, params }) {
   const editing = params.id !== undefined;

@@ -14,7 +14,8 @@ export const REFRESH_MS = 2000;
 const filterText = (/** @type {{ field: any; op: string; value: any[]; }} */ c) => `${c.field} ${c.op}${c.op === 'exists' ? '' : ` ${Array.isArray(c.value) ? c.value.join(', ') : c.value}`}`;
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDListElement, arg2: HTMLElement, arg3: HTMLElement) => void; querySelector: (arg0: string) => { (): any; new (): any; after: { (arg0: HTMLParagraphElement): any; new (): any; }; }; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function rule(page, { app, params, isCurrent }) {
   const path = `/v1/evaluation-rules/${encodeURIComponent(params.id)}/`;

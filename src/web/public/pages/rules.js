@@ -15,7 +15,7 @@ export const targetLabel = (/** @type {{ judge_id: any; evaluator_id: any; }} */
   rule.judge_id ? `judge ${names.get(rule.judge_id) ?? rule.judge_id}` : `evaluator ${names.get(rule.evaluator_id) ?? rule.evaluator_id}`;
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement | undefined) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
  */
 export default async function rules(page) {
   const [list, { names }] = await Promise.all([api('GET', '/v1/evaluation-rules/'), targetNames()]);

@@ -8,7 +8,8 @@ import { badge, fmtCost, link, pageHeading, scoreBar, tableWrap, time } from '..
 const MAX_RUNS = 1000;
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLDivElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function session(page, { params }) {
   const runs = [];

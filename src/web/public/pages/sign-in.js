@@ -5,7 +5,8 @@ import { h } from '../lib/dom.js';
 import { button, copyField, field, showFormError, withBusy } from '../lib/ui.js';
 
 /**
- * @param {{ append: (arg0: HTMLHeadingElement, arg1: HTMLParagraphElement, arg2: HTMLDivElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function signIn(page, { app, query }) {
   const next = safeNext(query.get('next'));
@@ -78,7 +79,7 @@ export default async function signIn(page, { app, query }) {
 
 /**
  * Only a path inside the app: a crafted ?next= must not send anyone to another site.
- * @param {string} next
+ * @param {string | null} next
  */
 function safeNext(next) {
   return next && /^\/app\/[^/\\]/.test(next) && !next.startsWith('/app/sign-in') ? next : '/app/judges';

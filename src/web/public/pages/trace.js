@@ -10,7 +10,8 @@ const durationMs = (/** @type {{ end_time_unix_nano: string | number | bigint | 
 const MAX_INDENT = 10;
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLDListElement, arg2: HTMLElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function trace(page, { params }) {
   const t = await api('GET', `/v1/traces/${encodeURIComponent(params.id)}/`);

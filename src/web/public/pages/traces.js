@@ -7,7 +7,8 @@ import { badge, field, link, pageHeading, select, showFormError, tableWrap, time
 const FILTERS = ['service', 'span_name', 'has_evaluation'];
 
 /**
- * @param {{ append: (arg0: HTMLDivElement, arg1: HTMLParagraphElement, arg2: HTMLFormElement, arg3: HTMLElement) => void; }} page
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function traces(page, { app, query }) {
   const current = Object.fromEntries(FILTERS.map((k) => [k, query.get(k) ?? '']));
