@@ -176,10 +176,7 @@ async function render() {
   const page = /** @type {PageElement & HTMLElement} */ (h('div', { class: 'page' }));
   // Pages append optional parts as `cond ? node : null`; skip the nulls instead of printing "null".
   page.append = (/** @type {import('./lib/dom.js').Child[]} */ ...nodes) =>
-    Element.prototype.append.apply(
-      page,
-      /** @type {(Node | string)[]} */ (nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false)),
-    );
+    Element.prototype.append.apply(page, /** @type {(Node | string)[]} */ (nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false)));
   const flashes = state.flash.splice(0);
   if (!route) {
     page.append(h('h1', { tabindex: '-1' }, 'Page not found'), h('p', {}, `There is no page at ${location.pathname}. `, h('a', { href: '/app/judges' }, 'Go to judges')));

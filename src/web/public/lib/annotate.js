@@ -5,14 +5,14 @@ import { api } from './api.js';
 import { clear, h } from './dom.js';
 import { field, fmtScore, notice, showFormError, time, withBusy } from './ui.js';
 
-/**
- * @param {{ evaluator_results: any[]; id: any; }} log
- */
+/** @import { Annotation, EvaluatorResult, ExecutionLog } from './types.js' */
+
+/** @param {ExecutionLog} log */
 export async function annotationsSection(log) {
-  const results = log.evaluator_results.filter((/** @type {{ evaluator_id: any; }} */ r) => r.evaluator_id);
+  const results = log.evaluator_results.filter((r) => r.evaluator_id);
   if (!results.length) return null;
   const { results: existing } = await api('GET', '/v1/annotations/', { query: { execution_log_id: log.id, limit: 200 } });
-  const byEvaluator = new Map(existing.map((/** @type {{ evaluator_id: any; }} */ a) => [a.evaluator_id, a]));
+  const byEvaluator = new Map(/** @type {Annotation[]} */ (existing).map((a) => [a.evaluator_id, a]));
   return h(
     'section',
     { 'aria-labelledby': 'annotate-title' },
@@ -21,15 +21,16 @@ export async function annotationsSection(log) {
     h(
       'div',
       { class: 'cards annotations' },
-      results.map((/** @type {{ evaluator_id: any; }} */ r) => annotationForm(log, r, byEvaluator.get(r.evaluator_id) ?? null)),
+      results.map((r) => annotationForm(log, r, byEvaluator.get(r.evaluator_id) ?? null)),
     ),
   );
 }
 
 /**
- * @param {{ id: any; }} log
- * @param {{ score: import("./ui.js").MaybeNumber; evaluator_id: any; evaluator_name: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; }} result
- * @param {any} annotation
+ * @param {ExecutionLog} log
+ * @param {EvaluatorResult} result
+ * @param {Annotation | null} annotation the person's earlier verdict, if any
+
  */
 function annotationForm(log, result, annotation) {
   let current = annotation;

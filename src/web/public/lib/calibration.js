@@ -21,7 +21,7 @@ export const isDisagreement = (/** @type {{ difference: number | null; }} */ ite
 
 /** The scatter plot's colours, said once: within 0.25 of the person, or 0.25 and more apart. */
 export function scatterLegend() {
-  const entry = (/** @type {boolean} */ far, /** @type {string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined} */ text) =>
+  const entry = (/** @type {boolean} */ far, /** @type {import("./dom.js").Child} */ text) =>
     h(
       'li',
       {},
@@ -209,7 +209,8 @@ export function reliabilityTable(m, label) {
   );
 }
 
-export const statusBadge = (/** @type {string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined} */ status) => badge(status, status === 'completed' ? 'good' : status === 'failed' || status === 'cancelled' ? 'bad' : 'need');
+export const statusBadge = (/** @type {import("./dom.js").Child} */ status) =>
+  badge(status, status === 'completed' ? 'good' : status === 'failed' || status === 'cancelled' ? 'bad' : 'need');
 
 /**
  * A judge's or evaluator's `calibration` summary, or "uncalibrated" with a link to start one.

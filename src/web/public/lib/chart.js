@@ -16,7 +16,7 @@ const SHAPES = ['circle', 'square', 'diamond', 'triangle'];
  * @param {string} shape
  * @param {number} cx
  * @param {number} cy
- * @param {string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined} [title]
+ * @param {import("./dom.js").Child} [title]
  */
 function marker(shape, cx, cy, title) {
   const at = (/** @type {number} */ dx, /** @type {number} */ dy) => `${(cx + dx).toFixed(1)},${(cy + dy).toFixed(1)}`;
@@ -70,7 +70,10 @@ export function scoreChart(logs, { caption, batchRuns = [] }) {
   const t1 = Date.parse(runs[runs.length - 1].created_at);
   const titleId = uid('chart');
   const descId = uid('chart-desc');
-  const means = [...series.values()].map((se) => `${se.name} averages ${(se.points.reduce((/** @type {any} */ a, /** @type {{ score: any; }} */ p) => a + p.score, 0) / se.points.length).toFixed(2)} over ${se.points.length} runs`);
+  const means = [...series.values()].map(
+    (se) =>
+      `${se.name} averages ${(se.points.reduce((/** @type {any} */ a, /** @type {{ score: any; }} */ p) => a + p.score, 0) / se.points.length).toFixed(2)} over ${se.points.length} runs`,
+  );
   const svg = s(
     'svg',
     { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-labelledby': `${titleId} ${descId}`, preserveAspectRatio: 'xMidYMid meet' },

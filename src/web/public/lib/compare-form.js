@@ -85,29 +85,32 @@ export function renderComparison(result) {
     h(
       'ul',
       { class: 'scores' },
-      result.evaluator_results.map((/** @type {{ evaluator_id: string | number | boolean; evaluator_name: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; preference: string | number; error: any; justification: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; model: any; input_tokens: import("./ui.js").MaybeNumber; output_tokens: import("./ui.js").MaybeNumber; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; }} */ r) =>
-        h(
-          'li',
-          {},
+      result.evaluator_results.map(
+        (
+          /** @type {{ evaluator_id: string | number | boolean; evaluator_name: import("./dom.js").Child; preference: string | number; error: any; justification: import("./dom.js").Child; model: any; input_tokens: import("./ui.js").MaybeNumber; output_tokens: import("./ui.js").MaybeNumber; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; }} */ r,
+        ) =>
           h(
-            'article',
-            { class: 'eval-result' },
+            'li',
+            {},
             h(
-              'div',
-              { class: 'eval-head' },
-              h('h4', {}, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name)),
-              h('span', { class: 'preference' }, r.preference ? PREFERS[r.preference] : '—'),
-              consistencyBadge(r),
-            ),
-            r.error ? errorBox({ message: r.error }) : null,
-            r.justification ? h('p', { class: 'justification' }, r.justification) : null,
-            h(
-              'p',
-              { class: 'meta muted' },
-              [r.model ?? 'no model', `${fmtInt(r.input_tokens)} in / ${fmtInt(r.output_tokens)} out tokens`, fmtCost(r.cost_usd), fmtMs(r.latency_ms)].join(' · '),
+              'article',
+              { class: 'eval-result' },
+              h(
+                'div',
+                { class: 'eval-head' },
+                h('h4', {}, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name)),
+                h('span', { class: 'preference' }, r.preference ? PREFERS[r.preference] : '—'),
+                consistencyBadge(r),
+              ),
+              r.error ? errorBox({ message: r.error }) : null,
+              r.justification ? h('p', { class: 'justification' }, r.justification) : null,
+              h(
+                'p',
+                { class: 'meta muted' },
+                [r.model ?? 'no model', `${fmtInt(r.input_tokens)} in / ${fmtInt(r.output_tokens)} out tokens`, fmtCost(r.cost_usd), fmtMs(r.latency_ms)].join(' · '),
+              ),
             ),
           ),
-        ),
       ),
     ),
   );

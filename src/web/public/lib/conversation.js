@@ -4,12 +4,15 @@
 import { h } from './dom.js';
 import { field } from './ui.js';
 
+/** @import { ToolCall, Turn } from './types.js' */
+
+/** @type {Record<string, string | undefined>} */
 const ROLE_LABELS = { user: 'User', assistant: 'Assistant', tool: 'Tool', system: 'System' };
 
-const argumentsText = (/** @type {any} */ args) => (typeof args === 'string' ? args : JSON.stringify(args, null, 2));
+const argumentsText = (/** @type {ToolCall['arguments']} */ args) => (typeof args === 'string' ? args : JSON.stringify(args, null, 2));
 
 /**
- * @param {{ name: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; id: any; arguments: any; }} call
+ * @param {ToolCall} call
  */
 function toolCall(call) {
   return h(
@@ -21,7 +24,7 @@ function toolCall(call) {
 }
 
 /**
- * @param {{ role: string; name: any; tool_call_id: any; content: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; tool_calls: any; }} turn
+ * @param {Turn} turn
  * @param {number} index
  * @param {boolean} judged
  */
@@ -44,7 +47,7 @@ function turnItem(turn, index, judged) {
 
 /**
  * The last assistant turn: the one a run judges.
- * @param {string | any[]} turns
+ * @param {ReadonlyArray<{ role: string }>} turns
  */
 export function judgedIndex(turns) {
   for (let i = turns.length - 1; i >= 0; i--) if (turns[i].role === 'assistant') return i;
@@ -53,8 +56,8 @@ export function judgedIndex(turns) {
 
 /**
  * A run's conversation, in order, with its system prompt first (folded).
- * @param {any[]} turns
- * @param {string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined} systemPrompt
+ * @param {Turn[]} turns
+ * @param {string | null | undefined} systemPrompt
  */
 export function conversationView(turns, systemPrompt) {
   const judged = judgedIndex(turns);
@@ -65,7 +68,7 @@ export function conversationView(turns, systemPrompt) {
     h(
       'ol',
       { class: 'turns', 'aria-label': 'Conversation' },
-      turns.map((/** @type {any} */ t, /** @type {number} */ i) => turnItem(t, i, i === judged)),
+      turns.map((t, i) => turnItem(t, i, i === judged)),
     ),
   );
 }
@@ -92,7 +95,9 @@ export function conversationFields() {
     field({ label: 'Session id', name: 'session_id', hint: 'Groups the runs of one conversation on the session page.' }, session),
   );
   const read = () => {
+    /** @type {{ turns?: Turn[], system_prompt?: string, session_id?: string }} */
     const out = {};
+
     if (turns.value.trim()) {
       try {
         out.turns = JSON.parse(turns.value);

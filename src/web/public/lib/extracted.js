@@ -10,13 +10,15 @@ export const UNREADABLE = {
   extractor_found_nothing: "the rule's extractor found nothing on this span",
 };
 
-export const unreadableText = (/** @type {string} */ reason) => UNREADABLE[String(reason).replace(/^unreadable_/, '')] ?? String(reason).replace(/_/g, ' ');
+export const unreadableText = (/** @type {string} */ reason) =>
+  /** @type {Record<string, string | undefined>} */ (UNREADABLE)[String(reason).replace(/^unreadable_/, '')] ?? String(reason).replace(/_/g, ' ');
 
-const block = (/** @type {string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined} */ label, /** @type {string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined} */ value) => (value ? [h('h4', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null);
+const block = (/** @type {string} */ label, /** @type {string | null | undefined} */ value) =>
+  value ? [h('h4', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null;
 
 /**
  * The request/response (or turns), system prompt, contexts and tool call of an extraction.
- * @param {{ tool_call: any; source: any; model: any; turns: string | any[]; system_prompt: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; request: any; response: any; contexts: any[]; }} x
+ * @param {import('./types.js').Extracted} x
  */
 export function extractedView(x) {
   const tool = x.tool_call;
@@ -33,7 +35,7 @@ export function extractedView(x) {
           h(
             'ol',
             { class: 'context-list' },
-            x.contexts.map((/** @type {string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined} */ c) => h('li', {}, h('pre', { class: 'text' }, c))),
+            x.contexts.map((c) => h('li', {}, h('pre', { class: 'text' }, c))),
           ),
         ]
       : null,

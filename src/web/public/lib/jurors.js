@@ -7,14 +7,14 @@ import { errorBox, fmtCost, fmtInt, fmtMs, scoreBar, tableWrap } from './ui.js';
 const fmtSpread = (/** @type {number | null | undefined} */ spread) => (spread === null || spread === undefined ? '—' : spread.toFixed(2));
 
 /**
- * @param {{ evaluator_name: any; spread: number; jurors: any[]; }} r
+ * @param {import('./types.js').EvaluatorResult & { jurors: import('./types.js').JurorResult[] }} r a result with a jury
  */
 function juryTable(r) {
   const label = `Jurors of ${r.evaluator_name}`;
   return h(
     'div',
     { class: 'jury' },
-    h('h3', {}, label, h('span', { class: 'muted' }, ` · spread ${fmtSpread(r.spread)}${r.spread >= 0.3 ? ' (the jurors disagree)' : ''}`)),
+    h('h3', {}, label, h('span', { class: 'muted' }, ` · spread ${fmtSpread(r.spread)}${(r.spread ?? 0) >= 0.3 ? ' (the jurors disagree)' : ''}`)),
     tableWrap(
       h(
         'table',
@@ -31,7 +31,7 @@ function juryTable(r) {
         h(
           'tbody',
           {},
-          r.jurors.map((/** @type {{ model: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; error: any; not_applicable: any; score: import("./ui.js").MaybeNumber; justification: any; input_tokens: import("./ui.js").MaybeNumber; output_tokens: import("./ui.js").MaybeNumber; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; }} */ j) =>
+          r.jurors.map((j) =>
             h(
               'tr',
               {},
@@ -51,10 +51,13 @@ function juryTable(r) {
 
 /**
  * The section of jury tables, or null when no result of the run had a jury.
- * @param {any[]} results
+ * @param {import('./types.js').EvaluatorResult[]} results
  */
 export function jurySection(results) {
-  const juries = results.filter((/** @type {{ jurors: string | any[]; }} */ r) => Array.isArray(r.jurors) && r.jurors.length);
+  const juries = /** @type {Array<import('./types.js').EvaluatorResult & { jurors: import('./types.js').JurorResult[] }>} */ (
+    results.filter((r) => Array.isArray(r.jurors) && r.jurors.length)
+  );
+
   if (!juries.length) return null;
   return h('section', { 'aria-labelledby': 'jurors-title' }, h('h2', { id: 'jurors-title' }, 'Jurors'), juries.map(juryTable));
 }

@@ -4,8 +4,8 @@
 
 /**
  * Whose a judge or evaluator is: 'preset', 'yours' (one of ownProjectIds' projects) or 'another organization'.
- * @param {{ is_preset: any; project_id: any; }} r
- * @param {{ has: (arg0: any) => any; }} ownProjectIds
+ * @param {{ is_preset?: boolean, project_id: string | null }} r a judge or an evaluator
+ * @param {Set<string>} ownProjectIds
  */
 export function ownerOf(r, ownProjectIds) {
   if (r.is_preset) return 'preset';
@@ -15,11 +15,12 @@ export function ownerOf(r, ownProjectIds) {
 
 /**
  * A label per item of list, by id: its name, with its owner in brackets when another item shares the name.
- * @param {any[]} list
+ * @param {Array<{ id: string, name: string, is_preset?: boolean, project_id: string | null }>} list judges or evaluators
  * @param {Set<string>} ownProjectIds
  */
 export function ownerLabels(list, ownProjectIds) {
+  /** @type {Map<string, number>} */
   const count = new Map();
   for (const r of list) count.set(r.name, (count.get(r.name) ?? 0) + 1);
-  return new Map(list.map((/** @type {{ id: any; name: any; }} */ r) => [r.id, count.get(r.name) > 1 ? `${r.name} (${ownerOf(r, ownProjectIds)})` : r.name]));
+  return new Map(list.map((r) => [r.id, (count.get(r.name) ?? 0) > 1 ? `${r.name} (${ownerOf(r, ownProjectIds)})` : r.name]));
 }

@@ -11,7 +11,7 @@ export function syntheticSection(j) {
   const path = `/v1/judges/${encodeURIComponent(j.id)}/synthetic-data/`;
   const body = h('div', { 'aria-live': 'polite' });
   const generate = button('Generate test data', { class: 'secondary' });
-  const show = (/** @type {{ status: string; error: any; name: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; description: any; samples: any[]; }} */ state) => {
+  const show = (/** @type {{ status: string; error: any; name: import("./dom.js").Child; description: any; samples: any[]; }} */ state) => {
     clear(body);
     if (state.status === 'pending') return body.append(h('p', { class: 'muted' }, 'Generating test data with the judge model… this page updates by itself.'));
     if (state.status === 'not_generated') {
@@ -33,17 +33,18 @@ export function syntheticSection(j) {
       h(
         'ul',
         { class: 'synthetic-samples', 'aria-label': 'Test data samples' },
-        state.samples.map((/** @type {{ quality: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; request: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; response: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; fails_evaluator: any; failure: any; }} */ s) =>
-          h(
-            'li',
-            {},
-            badge(s.quality, s.quality === 'high' ? 'good' : 'need'),
-            ' ',
-            h('span', {}, s.request),
-            h('br'),
-            h('span', { class: 'muted' }, s.response),
-            s.fails_evaluator ? h('p', { class: 'small' }, `Fails ${s.fails_evaluator}: ${s.failure}`) : null,
-          ),
+        state.samples.map(
+          (/** @type {{ quality: import("./dom.js").Child; request: import("./dom.js").Child; response: import("./dom.js").Child; fails_evaluator: any; failure: any; }} */ s) =>
+            h(
+              'li',
+              {},
+              badge(s.quality, s.quality === 'high' ? 'good' : 'need'),
+              ' ',
+              h('span', {}, s.request),
+              h('br'),
+              h('span', { class: 'muted' }, s.response),
+              s.fails_evaluator ? h('p', { class: 'small' }, `Fails ${s.fails_evaluator}: ${s.failure}`) : null,
+            ),
         ),
       ),
       save,

@@ -7,9 +7,11 @@ import { conversationFields } from './conversation.js';
 import { h } from './dom.js';
 import { errorBox, field, fmtCost, fmtInt, fmtMs, link, runFromForm, scoreBar, showFormError } from './ui.js';
 
-const names = (/** @type {any[]} */ list) => list.map((/** @type {{ name: any; }} */ e) => e.name).join(', ');
+/** @import { Evaluator, EvaluatorResult, ExecutionInput, ExecutionResult } from './types.js' */
 
-/** @param {{ evaluators: any[], endpoint: string, submitText?: string, onRun?: (result: any) => void }} opts */
+const names = (/** @type {Evaluator[]} */ list) => list.map((e) => e.name).join(', ');
+
+/** @param {{ evaluators: Evaluator[], endpoint: string, submitText?: string, onRun?: (result: ExecutionResult) => void }} opts */
 export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
   const needContexts = evaluators.filter((e) => e.requires_contexts);
   const needExpected = evaluators.filter((e) => e.requires_expected_output);
@@ -49,6 +51,7 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
+    /** @type {Partial<ExecutionInput>} */
     let body;
     try {
       body = conversation.read();
@@ -77,7 +80,7 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
       send: async () => {
         const ids = await attachments.upload();
         if (ids.length) body.attachments = ids;
-        return api('POST', endpoint, { body });
+        return /** @type {Promise<ExecutionResult>} */ (api('POST', endpoint, { body }));
       },
       render: renderResult,
       onRun,
@@ -88,7 +91,7 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
 }
 
 /**
- * @param {{ score: import("./ui.js").MaybeNumber; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; execution_log_id: string | number | boolean; evaluator_results: any[]; }} result
+ * @param {ExecutionResult} result
  */
 export function renderResult(result) {
   return h(
@@ -106,13 +109,14 @@ export function renderResult(result) {
     h(
       'ul',
       { class: 'scores' },
-      result.evaluator_results.map((/** @type {any} */ r) => h('li', {}, evaluatorResult(r))),
+      result.evaluator_results.map((r) => h('li', {}, evaluatorResult(r))),
     ),
   );
 }
 
 /**
- * @param {{ evaluator_id: string | number | boolean; evaluator_name: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; evaluator_version: any; score: import("./ui.js").MaybeNumber; error: any; justification: string | number | boolean | Node | readonly (import("./dom.js").Leaf | readonly (import("./dom.js").Leaf | readonly import("./dom.js").Leaf[])[])[] | null | undefined; model: any; input_tokens: import("./ui.js").MaybeNumber; output_tokens: import("./ui.js").MaybeNumber; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; }} r
+ * @param {EvaluatorResult} r
+
  */
 export function evaluatorResult(r) {
   return h(

@@ -33,7 +33,14 @@
 /** @typedef {import('../../../schemas/files.ts').FileObject} FileObject */
 
 /**
+ * What an evaluation would judge from a span: the `Extracted` interface of
+ * src/traces/extract/index.ts, copied because that module reaches into server-only code.
+ * @typedef {{ source: string, request?: string, response: string, system_prompt?: string, turns?: Turn[], contexts?: string[], tool_call?: { name: string, arguments: string, result: string | null }, model?: string }} Extracted
+ */
+
+/**
  * One page of a list endpoint.
+
  * @template T
  * @typedef {{ results: T[], next_cursor: string | null }} ListPage
  */

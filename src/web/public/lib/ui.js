@@ -241,7 +241,8 @@ export function showMore(area, label, nextCursor, loadNext) {
   area.append(more);
 }
 
-export const tableWrap = (/** @type {HTMLTableElement} */ table) => h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': table.getAttribute('aria-label') ?? 'table' }, table);
+export const tableWrap = (/** @type {HTMLTableElement} */ table) =>
+  h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': table.getAttribute('aria-label') ?? 'table' }, table);
 
 /**
  * A list's first page, or the reason it could not be read in its place.

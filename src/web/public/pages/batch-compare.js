@@ -24,7 +24,11 @@ export default async function batchCompare(page, { query }) {
   // issue 26 item 6: names of the judge (or evaluator) and dataset, their ids on hover.
   const named = async (/** @type {{ dataset_id: any; }} */ r) => ({ target: await targetName(r), dataset: r.dataset_id ? await nameOf('datasets', r.dataset_id) : null });
   const [namesA, namesB] = await Promise.all([named(c.a), named(c.b)]);
-  const run = (/** @type {string} */ label, /** @type {{ id: string | number | boolean; status: any; judge_id: string | number | boolean; judge_version: any; evaluator_id: string | number | boolean; dataset_id: string | number | boolean; total: any; }} */ r, /** @type {{ target: any; dataset: any; }} */ n) =>
+  const run = (
+    /** @type {string} */ label,
+    /** @type {{ id: string | number | boolean; status: any; judge_id: string | number | boolean; judge_version: any; evaluator_id: string | number | boolean; dataset_id: string | number | boolean; total: any; }} */ r,
+    /** @type {{ target: any; dataset: any; }} */ n,
+  ) =>
     h(
       'section',
       { class: 'card', 'aria-label': `Run ${label}` },
@@ -41,7 +45,11 @@ export default async function batchCompare(page, { query }) {
         ` · ${r.total} rows`,
       ),
     );
-  const line = (/** @type {string} */ name, /** @type {{ n: any; mean_a: import("../lib/ui.js").MaybeNumber; mean_b: import("../lib/ui.js").MaybeNumber; delta: any; ci_low: null; ci_high: any; wins_a: any; wins_b: any; ties: any; verdict: string | number; }} */ e, /** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ head) =>
+  const line = (
+    /** @type {string} */ name,
+    /** @type {{ n: any; mean_a: import("../lib/ui.js").MaybeNumber; mean_b: import("../lib/ui.js").MaybeNumber; delta: any; ci_low: null; ci_high: any; wins_a: any; wins_b: any; ties: any; verdict: string | number; }} */ e,
+    /** @type {import("../lib/dom.js").Child} */ head,
+  ) =>
     h(
       'tr',
       {},
@@ -80,7 +88,9 @@ export default async function batchCompare(page, { query }) {
         h(
           'tbody',
           {},
-          c.evaluators.map((/** @type {{ evaluator_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; evaluator_id: string | number | boolean; }} */ e) => line(e.evaluator_name, e, h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(e.evaluator_id)}`, e.evaluator_name)))),
+          c.evaluators.map((/** @type {{ evaluator_name: import("../lib/dom.js").Child; evaluator_id: string | number | boolean; }} */ e) =>
+            line(e.evaluator_name, e, h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(e.evaluator_id)}`, e.evaluator_name))),
+          ),
           line('Row score', c.overall, h('th', { scope: 'row' }, h('em', {}, 'Row score'))),
         ),
       ),
@@ -110,22 +120,25 @@ export default async function batchCompare(page, { query }) {
             h(
               'tbody',
               {},
-              c.moved.map((/** @type {{ item_id: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; position_a: any; score_a: import("../lib/ui.js").MaybeNumber; score_b: import("../lib/ui.js").MaybeNumber; delta: any; execution_log_id_a: string | number | boolean; execution_log_id_b: string | number | boolean; }} */ m) =>
-                h(
-                  'tr',
-                  {},
-                  h('td', {}, m.item_id ? h('code', {}, m.item_id) : `item ${m.position_a}`),
-                  h('td', { class: 'num' }, fmtScore(m.score_a)),
-                  h('td', { class: 'num' }, fmtScore(m.score_b)),
-                  h('td', { class: 'num' }, signed(m.delta)),
+              c.moved.map(
+                (
+                  /** @type {{ item_id: import("../lib/dom.js").Child; position_a: any; score_a: import("../lib/ui.js").MaybeNumber; score_b: import("../lib/ui.js").MaybeNumber; delta: any; execution_log_id_a: string | number | boolean; execution_log_id_b: string | number | boolean; }} */ m,
+                ) =>
                   h(
-                    'td',
+                    'tr',
                     {},
-                    m.execution_log_id_a ? link(`/app/logs/${encodeURIComponent(m.execution_log_id_a)}`, 'log A') : '—',
-                    ' · ',
-                    m.execution_log_id_b ? link(`/app/logs/${encodeURIComponent(m.execution_log_id_b)}`, 'log B') : '—',
+                    h('td', {}, m.item_id ? h('code', {}, m.item_id) : `item ${m.position_a}`),
+                    h('td', { class: 'num' }, fmtScore(m.score_a)),
+                    h('td', { class: 'num' }, fmtScore(m.score_b)),
+                    h('td', { class: 'num' }, signed(m.delta)),
+                    h(
+                      'td',
+                      {},
+                      m.execution_log_id_a ? link(`/app/logs/${encodeURIComponent(m.execution_log_id_a)}`, 'log A') : '—',
+                      ' · ',
+                      m.execution_log_id_b ? link(`/app/logs/${encodeURIComponent(m.execution_log_id_b)}`, 'log B') : '—',
+                    ),
                   ),
-                ),
               ),
             ),
           ),

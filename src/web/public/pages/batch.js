@@ -83,7 +83,9 @@ export default async function batch(page, { params, isCurrent }) {
               { 'data-provider-batches': '' },
               'Provider batch API (half price). ',
               (b.provider_batches ?? []).length
-                ? b.provider_batches.map((/** @type {{ id: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; status: string; requests: any; }} */ p, /** @type {any} */ i) => h('span', {}, i ? ', ' : '', h('code', {}, p.id), ` ${p.status.replace('_', ' ')} (${p.requests} calls)`))
+                ? b.provider_batches.map((/** @type {{ id: import("../lib/dom.js").Child; status: string; requests: any; }} */ p, /** @type {any} */ i) =>
+                    h('span', {}, i ? ', ' : '', h('code', {}, p.id), ` ${p.status.replace('_', ' ')} (${p.requests} calls)`),
+                  )
                 : h('span', { class: 'muted' }, 'not submitted yet'),
             ),
           ]
@@ -121,17 +123,20 @@ export default async function batch(page, { params, isCurrent }) {
               h(
                 'tbody',
                 {},
-                b.summary.map((/** @type {{ evaluator_id: string | number | boolean; evaluator_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; n: any; mean: import("../lib/ui.js").MaybeNumber; min: import("../lib/ui.js").MaybeNumber; max: import("../lib/ui.js").MaybeNumber; errors: any; }} */ e) =>
-                  h(
-                    'tr',
-                    {},
-                    h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(e.evaluator_id)}`, e.evaluator_name)),
-                    h('td', { class: 'num' }, String(e.n)),
-                    h('td', {}, scoreBar(e.mean, `${e.evaluator_name} mean`)),
-                    h('td', { class: 'num' }, fmtScore(e.min)),
-                    h('td', { class: 'num' }, fmtScore(e.max)),
-                    h('td', { class: 'num' }, String(e.errors)),
-                  ),
+                b.summary.map(
+                  (
+                    /** @type {{ evaluator_id: string | number | boolean; evaluator_name: import("../lib/dom.js").Child; n: any; mean: import("../lib/ui.js").MaybeNumber; min: import("../lib/ui.js").MaybeNumber; max: import("../lib/ui.js").MaybeNumber; errors: any; }} */ e,
+                  ) =>
+                    h(
+                      'tr',
+                      {},
+                      h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(e.evaluator_id)}`, e.evaluator_name)),
+                      h('td', { class: 'num' }, String(e.n)),
+                      h('td', {}, scoreBar(e.mean, `${e.evaluator_name} mean`)),
+                      h('td', { class: 'num' }, fmtScore(e.min)),
+                      h('td', { class: 'num' }, fmtScore(e.max)),
+                      h('td', { class: 'num' }, String(e.errors)),
+                    ),
                 ),
               ),
             ),
@@ -141,8 +146,8 @@ export default async function batch(page, { params, isCurrent }) {
   }
 
   /**
-     * @param {undefined} [cursor]
-     */
+   * @param {undefined} [cursor]
+   */
   async function loadResults(cursor) {
     const data = await api('GET', `${path}results/`, { query: { limit: 50, cursor } });
     let tbody = resultsArea.querySelector('tbody');

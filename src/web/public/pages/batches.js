@@ -8,8 +8,9 @@ import { badge, errorBox, field, fmtCost, link, pageHeading, select, showFormErr
 const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
-export const statusBadge = (/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ status) => badge(status, `status-${status}`);
-export const runLabel = (/** @type {{ id: string | any[]; status: any; total: any; dataset_id: any; created_at: string | number | Date; }} */ b) => `${b.id.slice(0, 12)}… · ${b.status} · ${b.total} rows${b.dataset_id ? '' : ' (given items)'} · ${new Date(b.created_at).toLocaleString()}`;
+export const statusBadge = (/** @type {import("../lib/dom.js").Child} */ status) => badge(status, `status-${status}`);
+export const runLabel = (/** @type {{ id: string | any[]; status: any; total: any; dataset_id: any; created_at: string | number | Date; }} */ b) =>
+  `${b.id.slice(0, 12)}… · ${b.status} · ${b.total} rows${b.dataset_id ? '' : ' (given items)'} · ${new Date(b.created_at).toLocaleString()}`;
 
 /**
  * @param {import('../lib/types.js').PageElement} page
@@ -36,8 +37,8 @@ export default async function batches(page, { app, query }) {
   const listArea = h('div');
   const seen = [];
   /**
-     * @param {undefined} [cursor]
-     */
+   * @param {undefined} [cursor]
+   */
   async function load(cursor) {
     const data = await api('GET', '/v1/judges/batch-executions/', { query: { limit: 50, cursor, status: status || undefined, dataset_id: datasetId || undefined } });
     let tbody = listArea.querySelector('tbody');
@@ -160,4 +161,5 @@ export function nameOf(kind, id) {
   return names.get(key);
 }
 /** What a run ran: its judge's (or evaluator's) name. */
-export const targetName = (/** @type {{ dataset_id?: any; judge_id?: any; evaluator_id?: any; }} */ b) => (b.judge_id ? nameOf('judges', b.judge_id) : nameOf('evaluators', b.evaluator_id));
+export const targetName = (/** @type {{ dataset_id?: any; judge_id?: any; evaluator_id?: any; }} */ b) =>
+  b.judge_id ? nameOf('judges', b.judge_id) : nameOf('evaluators', b.evaluator_id);

@@ -178,8 +178,8 @@ function disagreements(run, m, path) {
   );
 
   /**
-     * @param {undefined} [cursor]
-     */
+   * @param {undefined} [cursor]
+   */
   async function load(cursor) {
     const data = await api('GET', `${path}/items/`, { query: { evaluator_id: m.evaluator_id, limit: 20, cursor } });
     if (!cursor && !data.results.length) {

@@ -71,8 +71,8 @@ export default async function calibrations(page, { app, query }) {
 
   const listArea = h('div');
   /**
-     * @param {undefined} [cursor]
-     */
+   * @param {undefined} [cursor]
+   */
   async function load(cursor) {
     const data = await api('GET', '/v1/calibration-runs/', { query: { limit: 50, cursor } });
     let tbody = listArea.querySelector('tbody');

@@ -5,7 +5,7 @@ import { clear, h } from '../lib/dom.js';
 import { ownerLabels } from '../lib/owner.js';
 import { button, checkboxField, confirmDialog, errorBox, field, link, notice, pageHeading, select, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
 
-const preview = (/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ text) => (text == null ? h('span', { class: 'muted' }, '—') : h('div', { class: 'clamp' }, text));
+const preview = (/** @type {import("../lib/dom.js").Child} */ text) => (text == null ? h('span', { class: 'muted' }, '—') : h('div', { class: 'clamp' }, text));
 
 /**
  * @param {import('../lib/types.js').PageElement} page
@@ -83,8 +83,8 @@ export default async function dataset(page, { app, params }) {
 
   const itemsArea = h('div');
   /**
-     * @param {undefined} [cursor]
-     */
+   * @param {undefined} [cursor]
+   */
   async function loadItems(cursor) {
     const data = await api('GET', `${path}/items/`, { query: { limit: 50, cursor } });
     let tbody = itemsArea.querySelector('tbody');

@@ -33,8 +33,8 @@ export default async function datasets(page, { app }) {
 
   const listArea = h('div');
   /**
-     * @param {string | undefined} cursor
-     */
+   * @param {string | undefined} cursor
+   */
   async function load(cursor) {
     const data = await api('GET', '/v1/datasets/', { query: { limit: 50, cursor } });
     showPage(listArea, cursor, data, {

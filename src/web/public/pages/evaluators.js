@@ -39,8 +39,8 @@ export default async function evaluators(page, { app, query }) {
 
   const listArea = h('div');
   /**
-     * @param {string | undefined} cursor
-     */
+   * @param {string | undefined} cursor
+   */
   async function load(cursor) {
     const isPreset = kind === 'preset' ? 'true' : kind === 'custom' ? 'false' : undefined;
     const data = await api('GET', '/v1/evaluators/', { query: { search, is_preset: isPreset, limit: 100, cursor } });

@@ -66,9 +66,9 @@ export default async function generate(page, { app }) {
   const followUp = h('div', { class: 'follow-up', 'aria-live': 'polite' });
 
   /**
-     * @param {HTMLFormElement} sourceForm
-     * @param {HTMLButtonElement} sourceButton
-     */
+   * @param {HTMLFormElement} sourceForm
+   * @param {HTMLButtonElement} sourceButton
+   */
   async function run(sourceForm, sourceButton) {
     if (!intent.value.trim()) {
       showFormError(form, { message: 'Describe the application and what to evaluate.', errors: [{ field: 'intent', message: 'Required.' }] });
@@ -94,8 +94,8 @@ export default async function generate(page, { app }) {
   }
 
   /**
-     * @param {{ error_code: string; stages: any; judge_id: string | number | boolean | undefined; missing_context_from_system_goal: any; evaluator_details: never[]; }} out
-     */
+   * @param {{ error_code: string; stages: any; judge_id: string | number | boolean | undefined; missing_context_from_system_goal: any; evaluator_details: never[]; }} out
+   */
   function handle(out) {
     clear(followUp);
     if (out.error_code === 'multiple_stages') return askStage(out.stages ?? []);
@@ -120,8 +120,8 @@ export default async function generate(page, { app }) {
   }
 
   /**
-     * @param {any[]} stages
-     */
+   * @param {any[]} stages
+   */
   function askStage(stages) {
     const groupName = uid('stage');
     const otherId = uid('other');
@@ -136,7 +136,7 @@ export default async function generate(page, { app }) {
         'fieldset',
         { 'data-field': 'stage' },
         h('legend', {}, 'Stage'),
-        stages.map((/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ st, /** @type {number} */ i) => {
+        stages.map((/** @type {import("../lib/dom.js").Child} */ st, /** @type {number} */ i) => {
           const id = `${groupName}-${i}`;
           return h('div', { class: 'check' }, h('input', { type: 'radio', name: groupName, id, value: st, checked: i === 0 }), h('label', { for: id }, st));
         }),
@@ -162,11 +162,14 @@ export default async function generate(page, { app }) {
   }
 
   /**
-     * @param {any[]} questions
-     */
+   * @param {any[]} questions
+   */
   function askContext(questions) {
     const next = h('button', { type: 'submit' }, 'Continue');
-    const answers = questions.map((/** @type {{ form_field_name: string | number; }} */ q) => ({ q, input: h('textarea', { rows: '3', value: state.extra[q.form_field_name] ?? '' }) }));
+    const answers = questions.map((/** @type {{ form_field_name: string | number; }} */ q) => ({
+      q,
+      input: h('textarea', { rows: '3', value: state.extra[q.form_field_name] ?? '' }),
+    }));
     const ctxForm = h(
       'form',
       { class: 'stack card', novalidate: true, 'aria-labelledby': 'ctx-title' },

@@ -47,7 +47,7 @@ export function proxySection(j) {
 /**
  * The guardrail controls of the judge form, and the body field they make (undefined: unchanged).
  * @param {{ guardrail: null; }} editing
- * @param {{ ({ label, name, hint, required }: { label: string; name?: string; hint?: string | null; required?: boolean; }, control: HTMLElement & { name?: string; required?: boolean; }): HTMLDivElement; (arg0: { label: string; name: string; hint: string; }, arg1: HTMLInputElement): string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; }} field
+ * @param {{ ({ label, name, hint, required }: { label: string; name?: string; hint?: string | null; required?: boolean; }, control: HTMLElement & { name?: string; required?: boolean; }): HTMLDivElement; (arg0: { label: string; name: string; hint: string; }, arg1: HTMLInputElement): import("../lib/dom.js").Child; }} field
  * @param {{ (name: string, options: ReadonlyArray<readonly [string | number, string]>, value?: string | number | null): HTMLSelectElement; (arg0: string, arg1: string[][], arg2: any): any; }} select
  */
 export function guardrailFields(editing, field, select) {

@@ -86,15 +86,18 @@ export default async function judge(page, { app, params }) {
       h(
         'ul',
         { class: 'cards' },
-        j.evaluators.map((/** @type {Pick<{ visibility: "public" | "private"; is_preset: boolean; project_id: string | null; version: number; created_at: string; updated_at: string; id: string; name: string; intent: string; rubric: string; requires_contexts: boolean; requires_expected_output: boolean; requires_request: boolean; requires_turns: boolean; critical: boolean; demonstrations: { score: number; request?: string | undefined; response?: string | undefined; turns?: { role: "user" | "assistant" | "tool" | "system"; content: string; tool_calls?: { name: string; arguments: string | Record<string, unknown>; id?: string | undefined; }[] | undefined; tool_call_id?: string | undefined; name?: string | undefined; }[] | undefined; system_prompt?: string | undefined; contexts?: string[] | undefined; expected_output?: string | undefined; justification?: string | undefined; }[]; model: string | null; kind?: "code" | "check" | "llm" | undefined; checks?: ({ type: "json_valid"; field?: "request" | "response" | "expected_output" | undefined; } | { type: "json_schema"; schema: Record<string, unknown>; field?: "request" | "response" | "expected_output" | undefined; } | { type: "regex"; pattern: string; field?: "request" | "response" | "expected_output" | undefined; flags?: string | undefined; } | { type: "contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "not_contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "equals"; field?: "request" | "response" | "expected_output" | undefined; value?: string | undefined; trim?: boolean | undefined; } | { type: "json_path"; path: string; field?: "request" | "response" | "expected_output" | undefined; equals?: unknown; } | { type: "length"; field?: "request" | "response" | "expected_output" | undefined; min?: number | undefined; max?: number | undefined; unit?: "chars" | "words" | undefined; } | { type: "tool_call"; name: string; called?: boolean | undefined; arguments_schema?: Record<string, unknown> | undefined; })[] | null | undefined; combine?: "any" | "all" | "fraction" | null | undefined; code?: string | null | undefined; models?: string[] | null | undefined; aggregation?: "mean" | "median" | "majority" | null | undefined; scoring?: "direct" | "logprobs" | undefined; }, "requires_contexts" | "requires_expected_output" | "requires_request" | "requires_turns" | "critical">} */ e) =>
-          h(
-            'li',
-            { class: 'card' },
-            h('h3', {}, link(`/app/evaluators/${encodeURIComponent(e.id)}`, e.name), e.is_preset ? badge('preset') : null),
-            h('p', {}, e.intent),
-            h('p', { class: 'small' }, h('span', { class: 'muted' }, 'Required inputs: '), needs(e)),
-            h('p', { class: 'small muted' }, e.pinned_version ? `pinned at version ${e.pinned_version}` : `latest version (${e.version})`),
-          ),
+        j.evaluators.map(
+          (
+            /** @type {Pick<{ visibility: "public" | "private"; is_preset: boolean; project_id: string | null; version: number; created_at: string; updated_at: string; id: string; name: string; intent: string; rubric: string; requires_contexts: boolean; requires_expected_output: boolean; requires_request: boolean; requires_turns: boolean; critical: boolean; demonstrations: { score: number; request?: string | undefined; response?: string | undefined; turns?: { role: "user" | "assistant" | "tool" | "system"; content: string; tool_calls?: { name: string; arguments: string | Record<string, unknown>; id?: string | undefined; }[] | undefined; tool_call_id?: string | undefined; name?: string | undefined; }[] | undefined; system_prompt?: string | undefined; contexts?: string[] | undefined; expected_output?: string | undefined; justification?: string | undefined; }[]; model: string | null; kind?: "code" | "check" | "llm" | undefined; checks?: ({ type: "json_valid"; field?: "request" | "response" | "expected_output" | undefined; } | { type: "json_schema"; schema: Record<string, unknown>; field?: "request" | "response" | "expected_output" | undefined; } | { type: "regex"; pattern: string; field?: "request" | "response" | "expected_output" | undefined; flags?: string | undefined; } | { type: "contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "not_contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "equals"; field?: "request" | "response" | "expected_output" | undefined; value?: string | undefined; trim?: boolean | undefined; } | { type: "json_path"; path: string; field?: "request" | "response" | "expected_output" | undefined; equals?: unknown; } | { type: "length"; field?: "request" | "response" | "expected_output" | undefined; min?: number | undefined; max?: number | undefined; unit?: "chars" | "words" | undefined; } | { type: "tool_call"; name: string; called?: boolean | undefined; arguments_schema?: Record<string, unknown> | undefined; })[] | null | undefined; combine?: "any" | "all" | "fraction" | null | undefined; code?: string | null | undefined; models?: string[] | null | undefined; aggregation?: "mean" | "median" | "majority" | null | undefined; scoring?: "direct" | "logprobs" | undefined; }, "requires_contexts" | "requires_expected_output" | "requires_request" | "requires_turns" | "critical">} */ e,
+          ) =>
+            h(
+              'li',
+              { class: 'card' },
+              h('h3', {}, link(`/app/evaluators/${encodeURIComponent(e.id)}`, e.name), e.is_preset ? badge('preset') : null),
+              h('p', {}, e.intent),
+              h('p', { class: 'small' }, h('span', { class: 'muted' }, 'Required inputs: '), needs(e)),
+              h('p', { class: 'small muted' }, e.pinned_version ? `pinned at version ${e.pinned_version}` : `latest version (${e.version})`),
+            ),
         ),
       ),
     ),
@@ -168,7 +171,7 @@ function finishDraft(j, { own, app, base }) {
       h(
         'ul',
         {},
-        questions.map((/** @type {{ form_field_description: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; }} */ q) => h('li', {}, q.form_field_description)),
+        questions.map((/** @type {{ form_field_description: import("../lib/dom.js").Child; }} */ q) => h('li', {}, q.form_field_description)),
       ),
     );
   }
@@ -219,7 +222,7 @@ function tryModes(j, loadChart) {
   const score = tryItForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/execute/`, submitText: 'Run judge', onRun: () => void loadChart() });
   const compare = compareForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/compare/` });
   compare.hidden = true;
-  const radio = (/** @type {string} */ value, /** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ text, /** @type {boolean} */ checked) =>
+  const radio = (/** @type {string} */ value, /** @type {import("../lib/dom.js").Child} */ text, /** @type {boolean} */ checked) =>
     h(
       'label',
       {},

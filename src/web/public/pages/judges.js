@@ -31,8 +31,8 @@ export default async function judges(page, { app, query }) {
 
   const listArea = h('div');
   /**
-     * @param {string | undefined} cursor
-     */
+   * @param {string | undefined} cursor
+   */
   async function load(cursor) {
     // The REST default includes public judges (SPEC section 2); the web app asks for them explicitly.
     const data = await api('GET', '/v1/judges/', { query: { search, include_public: String(includePublic), limit: 50, cursor } });

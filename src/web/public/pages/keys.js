@@ -63,9 +63,9 @@ export default async function keys(page, { app }) {
   });
 
   /**
-     * @param {{ id: string | number | boolean; name: any; prefix: any; }} key
-     * @param {HTMLTableCellElement} cell
-     */
+   * @param {{ id: string | number | boolean; name: any; prefix: any; }} key
+   * @param {HTMLTableCellElement} cell
+   */
   async function revoke(key, cell) {
     const own = key.id === current.id;
     const ok = await confirmDialog({
@@ -87,8 +87,8 @@ export default async function keys(page, { app }) {
   }
 
   /**
-     * @param {{ revoked_at: string | null | undefined; expires_at: string | number | Date; }} key
-     */
+   * @param {{ revoked_at: string | null | undefined; expires_at: string | number | Date; }} key
+   */
   function status(key) {
     if (key.revoked_at) return h('span', {}, badge('revoked', 'bad'), ' ', time(key.revoked_at));
     if (key.expires_at && new Date(key.expires_at) <= new Date()) return badge('expired', 'bad');
@@ -96,8 +96,8 @@ export default async function keys(page, { app }) {
   }
 
   /**
-     * @param {string | undefined} [cursor]
-     */
+   * @param {string | undefined} [cursor]
+   */
   async function loadList(cursor, append = false) {
     const pageData = await api('GET', '/v1/api-keys/', { query: { limit: 50, cursor } });
     let tbody = listArea.querySelector('tbody');

@@ -21,7 +21,8 @@ export default async function log(page, { params }) {
   const name = ofJudge ? l.judge_name : l.evaluator_name;
 
   const annotateArea = h('div');
-  const text = (/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ label, /** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ value) => (value ? [h('h3', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null);
+  const text = (/** @type {import("../lib/dom.js").Child} */ label, /** @type {import("../lib/dom.js").Child} */ value) =>
+    value ? [h('h3', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null;
 
   page.append(
     pageHeading(cmp ? `Comparison with ${name}` : `Run of ${name}`),
@@ -48,7 +49,7 @@ export default async function log(page, { params }) {
       h('dt', {}, 'Latency'),
       h('dd', {}, fmtMs(l.latency_ms)),
       h('dt', {}, 'Tags'),
-      h('dd', {}, l.tags.length ? l.tags.map((/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ t) => badge(t, 'tag')) : h('span', { class: 'muted' }, 'none')),
+      h('dd', {}, l.tags.length ? l.tags.map((/** @type {import("../lib/dom.js").Child} */ t) => badge(t, 'tag')) : h('span', { class: 'muted' }, 'none')),
       l.user_id ? [h('dt', {}, 'User'), h('dd', {}, l.user_id)] : null,
       l.session_id ? [h('dt', {}, 'Session'), h('dd', {}, link(`/app/sessions/${encodeURIComponent(l.session_id)}`, l.session_id))] : null,
       // Online evaluation (issue 28): the judged span's trace, where this score shows beside its span.
@@ -83,7 +84,7 @@ export default async function log(page, { params }) {
             h(
               'ol',
               { class: 'context-list' },
-              l.contexts.map((/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ c) => h('li', {}, h('pre', { class: 'text' }, c))),
+              l.contexts.map((/** @type {import("../lib/dom.js").Child} */ c) => h('li', {}, h('pre', { class: 'text' }, c))),
             ),
           ]
         : null,
@@ -93,20 +94,28 @@ export default async function log(page, { params }) {
   if (!cmp) await fill(annotateArea, () => annotationsSection(l));
 }
 
-const tagValue = (/** @type {{ tags: any[]; }} */ l, /** @type {string | any[]} */ name) => l.tags.find((/** @type {string} */ t) => t.startsWith(`${name}:`))?.slice(name.length + 1);
+const tagValue = (/** @type {{ tags: any[]; }} */ l, /** @type {string | any[]} */ name) =>
+  l.tags.find((/** @type {string} */ t) => t.startsWith(`${name}:`))?.slice(name.length + 1);
 const traceOf = (/** @type {{ trace_id: any; }} */ l) => l.trace_id ?? tagValue(l, 'trace_id');
 const spanOf = (/** @type {{ span_id: any; }} */ l) => l.span_id ?? tagValue(l, 'span_id');
 
-const resultCells = (/** @type {{ error: any; justification: any; model: any; input_tokens: import("../lib/ui.js").MaybeNumber; output_tokens: import("../lib/ui.js").MaybeNumber; cost_usd: import("../lib/ui.js").MaybeNumber; latency_ms: import("../lib/ui.js").MaybeNumber; }} */ r) => [
+const resultCells = (
+  /** @type {{ error: any; justification: any; model: any; input_tokens: import("../lib/ui.js").MaybeNumber; output_tokens: import("../lib/ui.js").MaybeNumber; cost_usd: import("../lib/ui.js").MaybeNumber; latency_ms: import("../lib/ui.js").MaybeNumber; }} */ r,
+) => [
   h('td', { class: 'justification' }, r.error ? errorBox({ message: r.error }) : null, r.justification ?? ''),
   h('td', { class: 'model' }, r.model ?? '—'),
   h('td', { class: 'num' }, `${fmtInt(r.input_tokens)} / ${fmtInt(r.output_tokens)}`),
   h('td', { class: 'num' }, fmtCost(r.cost_usd)),
   h('td', { class: 'num' }, fmtMs(r.latency_ms)),
 ];
-const evaluatorCell = (/** @type {{ evaluator_id: string | number | boolean; evaluator_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; evaluator_version: any; }} */ r) =>
+const evaluatorCell = (/** @type {{ evaluator_id: string | number | boolean; evaluator_name: import("../lib/dom.js").Child; evaluator_version: any; }} */ r) =>
   h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name), h('span', { class: 'muted' }, ` v${r.evaluator_version}`));
-const resultsSection = (/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ title, /** @type {string} */ label, /** @type {any[]} */ headers, /** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ rows) =>
+const resultsSection = (
+  /** @type {import("../lib/dom.js").Child} */ title,
+  /** @type {string} */ label,
+  /** @type {any[]} */ headers,
+  /** @type {import("../lib/dom.js").Child} */ rows,
+) =>
   h(
     'section',
     { 'aria-labelledby': 'scores-title' },
@@ -121,7 +130,7 @@ const resultsSection = (/** @type {string | number | boolean | Node | readonly (
           h(
             'tr',
             {},
-            headers.map((/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ t) => h('th', { scope: 'col' }, t)),
+            headers.map((/** @type {import("../lib/dom.js").Child} */ t) => h('th', { scope: 'col' }, t)),
           ),
         ),
         h('tbody', {}, rows),
@@ -148,7 +157,9 @@ function scoresTable(l) {
     'Scores',
     'Evaluator results',
     ['Evaluator', 'Score', ...TAIL],
-    l.evaluator_results.map((/** @type {{ score: import("../lib/ui.js").MaybeNumber; evaluator_name: string | null | undefined; }} */ r) => h('tr', {}, evaluatorCell(r), h('td', {}, scoreBar(r.score, r.evaluator_name), confidenceNote(r)), resultCells(r))),
+    l.evaluator_results.map((/** @type {{ score: import("../lib/ui.js").MaybeNumber; evaluator_name: string | null | undefined; }} */ r) =>
+      h('tr', {}, evaluatorCell(r), h('td', {}, scoreBar(r.score, r.evaluator_name), confidenceNote(r)), resultCells(r)),
+    ),
   );
 }
 
@@ -184,7 +195,7 @@ function ordersSection(l, cmp) {
         h(
           'dl',
           { class: 'facts' },
-          e.orders.map((/** @type {{ shown_first: string; error: any; justification: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; }} */ o) => [
+          e.orders.map((/** @type {{ shown_first: string; error: any; justification: import("../lib/dom.js").Child; }} */ o) => [
             h('dt', {}, `Response ${o.shown_first.toUpperCase()} shown first`),
             h('dd', {}, h('strong', {}, said(o)), o.error ? errorBox({ message: o.error }) : null, o.justification ? h('p', {}, o.justification) : null),
           ]),

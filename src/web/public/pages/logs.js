@@ -115,23 +115,26 @@ export default async function logs(page, { app, query }) {
     const tbody = h(
       'tbody',
       {},
-      data.results.map((/** @type {{ id: string | number | boolean; created_at: string | null | undefined; judge_id: any; judge_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; evaluator_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; type: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; comparison: { preference: string; }; score: import("../lib/ui.js").MaybeNumber; evaluator_results: string | any[]; cost_usd: import("../lib/ui.js").MaybeNumber; latency_ms: import("../lib/ui.js").MaybeNumber; tags: any[]; }} */ l) =>
-        h(
-          'tr',
-          {},
-          h('td', { class: 'nowrap' }, link(`/app/logs/${encodeURIComponent(l.id)}`, time(l.created_at))),
-          h('td', {}, l.judge_id ? l.judge_name : l.evaluator_name, ' ', badge(l.type)),
-          // A comparison has no score: its preference stands in the score column.
-          h('td', {}, l.comparison ? (l.comparison.preference === 'tie' ? 'tie' : `prefers ${l.comparison.preference.toUpperCase()}`) : scoreBar(l.score)),
-          h('td', { class: 'num' }, String(l.evaluator_results.length)),
-          h('td', { class: 'num' }, fmtCost(l.cost_usd)),
-          h('td', { class: 'num' }, fmtMs(l.latency_ms)),
+      data.results.map(
+        (
+          /** @type {{ id: string | number | boolean; created_at: string | null | undefined; judge_id: any; judge_name: import("../lib/dom.js").Child; evaluator_name: import("../lib/dom.js").Child; type: import("../lib/dom.js").Child; comparison: { preference: string; }; score: import("../lib/ui.js").MaybeNumber; evaluator_results: string | any[]; cost_usd: import("../lib/ui.js").MaybeNumber; latency_ms: import("../lib/ui.js").MaybeNumber; tags: any[]; }} */ l,
+        ) =>
           h(
-            'td',
+            'tr',
             {},
-            l.tags.map((/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ t) => badge(t, 'tag')),
+            h('td', { class: 'nowrap' }, link(`/app/logs/${encodeURIComponent(l.id)}`, time(l.created_at))),
+            h('td', {}, l.judge_id ? l.judge_name : l.evaluator_name, ' ', badge(l.type)),
+            // A comparison has no score: its preference stands in the score column.
+            h('td', {}, l.comparison ? (l.comparison.preference === 'tie' ? 'tie' : `prefers ${l.comparison.preference.toUpperCase()}`) : scoreBar(l.score)),
+            h('td', { class: 'num' }, String(l.evaluator_results.length)),
+            h('td', { class: 'num' }, fmtCost(l.cost_usd)),
+            h('td', { class: 'num' }, fmtMs(l.latency_ms)),
+            h(
+              'td',
+              {},
+              l.tags.map((/** @type {import("../lib/dom.js").Child} */ t) => badge(t, 'tag')),
+            ),
           ),
-        ),
       ),
     );
     clear(tableArea).append(

@@ -85,10 +85,10 @@ export default async function models(page) {
   });
 
   /**
-     * @param {{ id: string | number | boolean; }} model
-     * @param {HTMLTableCellElement} cell
-     * @param {HTMLButtonElement} btn
-     */
+   * @param {{ id: string | number | boolean; }} model
+   * @param {HTMLTableCellElement} cell
+   * @param {HTMLButtonElement} btn
+   */
   async function verify(model, cell, btn) {
     await withBusy(btn, 'Verifying…', async () => {
       try {
@@ -101,9 +101,9 @@ export default async function models(page) {
   }
 
   /**
-     * @param {{ name: any; id: string | number | boolean; }} model
-     * @param {HTMLTableCellElement} cell
-     */
+   * @param {{ name: any; id: string | number | boolean; }} model
+   * @param {HTMLTableCellElement} cell
+   */
   async function remove(model, cell) {
     const ok = await confirmDialog({
       title: `Delete model “${model.name}”?`,

@@ -32,7 +32,12 @@ export default async function review(page, { params }) {
         'p',
         { class: 'agreement muted' },
         'Agreement so far: ',
-        q.agreement.map((/** @type {{ evaluator_id: any; alpha: number | null; n_items: any; }} */ a) => `${a.evaluator_id}: α ${a.alpha === null ? '— (needs two items scored by two people)' : a.alpha.toFixed(2)} (${a.n_items} items)`).join(' · '),
+        q.agreement
+          .map(
+            (/** @type {{ evaluator_id: any; alpha: number | null; n_items: any; }} */ a) =>
+              `${a.evaluator_id}: α ${a.alpha === null ? '— (needs two items scored by two people)' : a.alpha.toFixed(2)} (${a.n_items} items)`,
+          )
+          .join(' · '),
       ),
     );
     return q;
@@ -49,8 +54,8 @@ export default async function review(page, { params }) {
   }
 
   /**
-     * @param {{ log: any; evaluator_ids: any[]; show_justification: any; item_id: string | number | boolean; execution_log_id: string | number | boolean; }} item
-     */
+   * @param {{ log: any; evaluator_ids: any[]; show_justification: any; item_id: string | number | boolean; execution_log_id: string | number | boolean; }} item
+   */
   function showItem(item) {
     const log = item.log;
     const names = new Map(log.evaluator_results.map((/** @type {{ evaluator_id: any; evaluator_name: any; }} */ r) => [r.evaluator_id, r.evaluator_name]));
@@ -76,9 +81,11 @@ export default async function review(page, { params }) {
       log.request ? [h('h3', {}, 'Request'), h('pre', { class: 'text' }, log.request)] : null,
       h('h3', {}, 'Response'),
       h('pre', { class: 'text review-response' }, log.response ?? ''),
-      log.contexts?.length ? [h('h3', {}, 'Contexts'), log.contexts.map((/** @type {string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined} */ c) => h('pre', { class: 'text small' }, c))] : null,
+      log.contexts?.length ? [h('h3', {}, 'Contexts'), log.contexts.map((/** @type {import("../lib/dom.js").Child} */ c) => h('pre', { class: 'text small' }, c))] : null,
       h('p', { class: 'muted small' }, 'Keys: 0–9 set the focused score (0.0–0.9), Tab moves on, Enter submits, Esc skips.'),
-      inputs.map((/** @type {{ evaluatorId: any; score: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; note: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; }} */ i) => h('fieldset', {}, h('legend', {}, names.get(i.evaluatorId) ?? i.evaluatorId), i.score, i.note)),
+      inputs.map((/** @type {{ evaluatorId: any; score: import("../lib/dom.js").Child; note: import("../lib/dom.js").Child; }} */ i) =>
+        h('fieldset', {}, h('legend', {}, names.get(i.evaluatorId) ?? i.evaluatorId), i.score, i.note),
+      ),
       h('div', { class: 'actions' }, submit, skip),
       h('div', { class: 'form-error' }),
       judgeArea,
@@ -106,7 +113,11 @@ export default async function review(page, { params }) {
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       if (!form.reportValidity()) return;
-      const annotations = inputs.map((/** @type {{ evaluatorId: any; score: { value: any; }; note: { value: string; }; }} */ i) => ({ evaluator_id: i.evaluatorId, score: Number(i.score.value), ...(i.note.value.trim() ? { note: i.note.value.trim() } : {}) }));
+      const annotations = inputs.map((/** @type {{ evaluatorId: any; score: { value: any; }; note: { value: string; }; }} */ i) => ({
+        evaluator_id: i.evaluatorId,
+        score: Number(i.score.value),
+        ...(i.note.value.trim() ? { note: i.note.value.trim() } : {}),
+      }));
       await withBusy(submit, 'Saving…', async () => {
         try {
           await api('POST', `/v1/review-queues/${encodeURIComponent(id)}/items/${encodeURIComponent(item.item_id)}/annotations/`, { body: { annotations } });
@@ -148,6 +159,8 @@ function judgeVerdicts(log) {
     'section',
     { class: 'stack', 'aria-label': 'The judge said' },
     h('h3', {}, 'The judge said'),
-    log.evaluator_results.map((/** @type {{ evaluator_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; score: import("../lib/ui.js").MaybeNumber; justification: any; }} */ r) => h('p', { class: 'judge-verdict' }, badge(r.evaluator_name), ` ${fmtScore(r.score)} — ${r.justification ?? ''}`)),
+    log.evaluator_results.map((/** @type {{ evaluator_name: import("../lib/dom.js").Child; score: import("../lib/ui.js").MaybeNumber; justification: any; }} */ r) =>
+      h('p', { class: 'judge-verdict' }, badge(r.evaluator_name), ` ${fmtScore(r.score)} — ${r.justification ?? ''}`),
+    ),
   );
 }

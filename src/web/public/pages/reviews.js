@@ -13,7 +13,8 @@ export default async function reviews(page) {
     page.append(h('p', { class: 'muted' }, 'No review queues yet. Create one with POST /v1/review-queues/ (docs/REVIEW.md).'));
     return;
   }
-  const alpha = (/** @type {{ agreement: any[]; }} */ q) => q.agreement.map((/** @type {{ alpha: number | null; }} */ a) => (a.alpha === null ? '—' : a.alpha.toFixed(2))).join(' · ');
+  const alpha = (/** @type {{ agreement: any[]; }} */ q) =>
+    q.agreement.map((/** @type {{ alpha: number | null; }} */ a) => (a.alpha === null ? '—' : a.alpha.toFixed(2))).join(' · ');
   page.append(
     tableWrap(
       h(
@@ -31,13 +32,16 @@ export default async function reviews(page) {
         h(
           'tbody',
           {},
-          results.map((/** @type {{ id: string | number | boolean; name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; counts: { done: any; leased: any; queued: any; skipped: any; }; annotators_per_item: any; }} */ q) =>
-            h(
-              'tr',
-              {},
-              h('td', {}, link(`/app/review/${encodeURIComponent(q.id)}`, q.name)),
-              [q.counts.done, q.counts.leased, q.counts.queued, q.counts.skipped, q.annotators_per_item, alpha(q)].map((v) => h('td', {}, String(v))),
-            ),
+          results.map(
+            (
+              /** @type {{ id: string | number | boolean; name: import("../lib/dom.js").Child; counts: { done: any; leased: any; queued: any; skipped: any; }; annotators_per_item: any; }} */ q,
+            ) =>
+              h(
+                'tr',
+                {},
+                h('td', {}, link(`/app/review/${encodeURIComponent(q.id)}`, q.name)),
+                [q.counts.done, q.counts.leased, q.counts.queued, q.counts.skipped, q.annotators_per_item, alpha(q)].map((v) => h('td', {}, String(v))),
+              ),
           ),
         ),
       ),

@@ -113,12 +113,14 @@ export default async function ruleForm(page, { app, params }) {
     h(
       'optgroup',
       { label: 'Judges' },
-      judges.map((/** @type {{ id: any; name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; }} */ j) => h('option', { value: `judge:${j.id}`, selected: current === `judge:${j.id}` }, j.name)),
+      judges.map((/** @type {{ id: any; name: import("../lib/dom.js").Child; }} */ j) => h('option', { value: `judge:${j.id}`, selected: current === `judge:${j.id}` }, j.name)),
     ),
     h(
       'optgroup',
       { label: 'Evaluators' },
-      evaluators.map((/** @type {{ id: any; name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; }} */ e) => h('option', { value: `evaluator:${e.id}`, selected: current === `evaluator:${e.id}` }, e.name)),
+      evaluators.map((/** @type {{ id: any; name: import("../lib/dom.js").Child; }} */ e) =>
+        h('option', { value: `evaluator:${e.id}`, selected: current === `evaluator:${e.id}` }, e.name),
+      ),
     ),
   );
   const scope = select(
@@ -130,7 +132,8 @@ export default async function ruleForm(page, { app, params }) {
     ],
     r?.scope ?? 'span',
   );
-  const number = (/** @type {any} */ value, /** @type {import("../lib/dom.js").Props | null | undefined} */ props) => h('input', { type: 'number', inputmode: 'decimal', value: value ?? '', ...props });
+  const number = (/** @type {any} */ value, /** @type {import("../lib/dom.js").Props | null | undefined} */ props) =>
+    h('input', { type: 'number', inputmode: 'decimal', value: value ?? '', ...props });
   const rate = number(r?.sampling_rate ?? 1, { min: '0', max: '1', step: 'any' });
   const delay = number(r?.delay_seconds ?? 0, { min: '0', max: '86400', step: '1' });
   const maxRuns = number(r?.budget?.max_runs_per_day, { min: '0', step: '1' });

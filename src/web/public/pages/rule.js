@@ -11,7 +11,8 @@ import { targetNames, targetLabel } from './rules.js';
 /** How often the status is read again while the page is open. */
 export const REFRESH_MS = 2000;
 
-const filterText = (/** @type {{ field: any; op: string; value: any[]; }} */ c) => `${c.field} ${c.op}${c.op === 'exists' ? '' : ` ${Array.isArray(c.value) ? c.value.join(', ') : c.value}`}`;
+const filterText = (/** @type {{ field: any; op: string; value: any[]; }} */ c) =>
+  `${c.field} ${c.op}${c.op === 'exists' ? '' : ` ${Array.isArray(c.value) ? c.value.join(', ') : c.value}`}`;
 
 /**
  * @param {import('../lib/types.js').PageElement} page
@@ -164,19 +165,22 @@ function testResults(res) {
         h(
           'tbody',
           {},
-          res.results.map((/** @type {{ trace_id: string | number | boolean; span_name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; service_name: any; sampled: any; would_judge: { tool_call: any; source: any; model: any; turns: string | any[]; system_prompt: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; request: any; response: any; contexts: any[]; }; reason: any; }} */ x) =>
-            h(
-              'tr',
-              {},
+          res.results.map(
+            (
+              /** @type {{ trace_id: string | number | boolean; span_name: import("../lib/dom.js").Child; service_name: any; sampled: any; would_judge: { tool_call: any; source: any; model: any; turns: string | any[]; system_prompt: import("../lib/dom.js").Child; request: any; response: any; contexts: any[]; }; reason: any; }} */ x,
+            ) =>
               h(
-                'th',
-                { scope: 'row' },
-                link(`/app/traces/${encodeURIComponent(x.trace_id)}`, x.span_name),
-                h('div', { class: 'muted small' }, x.service_name ?? 'unknown service'),
+                'tr',
+                {},
+                h(
+                  'th',
+                  { scope: 'row' },
+                  link(`/app/traces/${encodeURIComponent(x.trace_id)}`, x.span_name),
+                  h('div', { class: 'muted small' }, x.service_name ?? 'unknown service'),
+                ),
+                h('td', {}, x.sampled ? badge('sampled', 'good') : badge('not sampled')),
+                h('td', { class: 'would-judge' }, x.would_judge ? extractedView(x.would_judge) : h('p', { class: 'muted' }, `Nothing: ${unreadableText(x.reason ?? 'unknown')}`)),
               ),
-              h('td', {}, x.sampled ? badge('sampled', 'good') : badge('not sampled')),
-              h('td', { class: 'would-judge' }, x.would_judge ? extractedView(x.would_judge) : h('p', { class: 'muted' }, `Nothing: ${unreadableText(x.reason ?? 'unknown')}`)),
-            ),
           ),
         ),
       ),

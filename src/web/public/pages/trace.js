@@ -5,7 +5,8 @@ import { h } from '../lib/dom.js';
 import { extractedView, unreadableText } from '../lib/extracted.js';
 import { badge, fmtMs, link, pageHeading, scoreBar, time } from '../lib/ui.js';
 
-const durationMs = (/** @type {{ end_time_unix_nano: string | number | bigint | boolean; start_time_unix_nano: string | number | bigint | boolean; }} */ s) => Number(BigInt(s.end_time_unix_nano) - BigInt(s.start_time_unix_nano)) / 1e6;
+const durationMs = (/** @type {{ end_time_unix_nano: string | number | bigint | boolean; start_time_unix_nano: string | number | bigint | boolean; }} */ s) =>
+  Number(BigInt(s.end_time_unix_nano) - BigInt(s.start_time_unix_nano)) / 1e6;
 // Deeper levels stop indenting, so a deep agent trace still fits the page.
 const MAX_INDENT = 10;
 
@@ -43,7 +44,7 @@ export default async function trace(page, { params }) {
 }
 
 /**
- * @param {{ span_id: any; depth: number; name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; kind: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; status: { code: string; message: any; }; evaluations: string | any[]; service_name: any; extracted: { tool_call: any; source: any; model: any; turns: string | any[]; system_prompt: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; request: any; response: any; contexts: any[]; }; unreadable: any; attributes: {}; }} s
+ * @param {{ span_id: any; depth: number; name: import("../lib/dom.js").Child; kind: import("../lib/dom.js").Child; status: { code: string; message: any; }; evaluations: string | any[]; service_name: any; extracted: { tool_call: any; source: any; model: any; turns: string | any[]; system_prompt: import("../lib/dom.js").Child; request: any; response: any; contexts: any[]; }; unreadable: any; attributes: {}; }} s
  */
 function spanItem(s) {
   const item = h(
@@ -81,14 +82,17 @@ const evaluationList = (/** @type {any[]} */ list) =>
   h(
     'ul',
     { class: 'span-evaluations', 'aria-label': 'Evaluations' },
-    list.map((/** @type {{ name: string | number | boolean | Node | readonly (import("../lib/dom.js").Leaf | readonly (import("../lib/dom.js").Leaf | readonly import("../lib/dom.js").Leaf[])[])[] | null | undefined; score: import("../lib/ui.js").MaybeNumber; execution_log_id: string | number | boolean; created_at: string | null | undefined; }} */ e) =>
-      h(
-        'li',
-        {},
-        h('span', { class: 'eval-name' }, e.name),
-        scoreBar(e.score, e.name),
-        link(`/app/logs/${encodeURIComponent(e.execution_log_id)}`, 'Execution log'),
-        h('span', { class: 'muted small' }, ' ', time(e.created_at)),
-      ),
+    list.map(
+      (
+        /** @type {{ name: import("../lib/dom.js").Child; score: import("../lib/ui.js").MaybeNumber; execution_log_id: string | number | boolean; created_at: string | null | undefined; }} */ e,
+      ) =>
+        h(
+          'li',
+          {},
+          h('span', { class: 'eval-name' }, e.name),
+          scoreBar(e.score, e.name),
+          link(`/app/logs/${encodeURIComponent(e.execution_log_id)}`, 'Execution log'),
+          h('span', { class: 'muted small' }, ' ', time(e.created_at)),
+        ),
     ),
   );
