@@ -21,7 +21,7 @@ export function onSessionLost(handler) {
 
 /**
  * A problem document (RFC 9457) as the server writes it, with Tribunal's code and field errors.
- * @typedef {{ title?: string, detail?: string, code?: string, errors?: FieldError[], [member: string]: unknown }} Problem
+ * @typedef {{ title?: string, detail?: string, code?: string | null, errors?: FieldError[], [member: string]: unknown }} Problem
  * @typedef {{ field: string, message: string }} FieldError
  */
 

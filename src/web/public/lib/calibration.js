@@ -1,6 +1,7 @@
 // Pieces of the calibration pages: the person-against-judge scatter plot (inline SVG, colours from
 // style.css classes so the CSP needs no inline styles), the confusion matrix, the metrics table beside
 // the previous run's, and the one-line summary a judge or evaluator page shows.
+/** @import { CalibrationItem, CalibrationMetrics, CalibrationSummary } from './types.js' */
 import { h, s, uid } from './dom.js';
 import { badge, link, notice, tableWrap, time } from './ui.js';
 
@@ -13,15 +14,15 @@ export const fmtStat = (/** @type {number | null | undefined} */ v, digits = 3) 
 // issue 26 item 8: a run's items are not its labels (m.n is per evaluator, so summing counts an item
 // once per evaluator labelled on it). The calibrations list shows its batch run's rows; when that
 // cannot be read, this lower bound: the most items any one evaluator measured.
-export const itemCount = (/** @type {any[]} */ metrics) => (metrics?.length ? Math.max(...metrics.map((/** @type {{ n: any; }} */ m) => m.n)) : null);
+export const itemCount = (/** @type {CalibrationMetrics[] | null | undefined} */ metrics) => (metrics?.length ? Math.max(...metrics.map((m) => m.n)) : null);
 
 // issue 26 item 8: a row is a disagreement when its difference prints as something other than 0.00
 // (rows the judge did not score stay: they are listed as "not scored").
-export const isDisagreement = (/** @type {{ difference: number | null; }} */ item) => item.difference === null || Math.abs(item.difference) >= 0.005;
+export const isDisagreement = (/** @type {CalibrationItem} */ item) => item.difference === null || Math.abs(item.difference) >= 0.005;
 
 /** The scatter plot's colours, said once: within 0.25 of the person, or 0.25 and more apart. */
 export function scatterLegend() {
-  const entry = (/** @type {boolean} */ far, /** @type {import("./dom.js").Child} */ text) =>
+  const entry = (/** @type {boolean} */ far, /** @type {string} */ text) =>
     h(
       'li',
       {},
@@ -39,17 +40,18 @@ export function scatterLegend() {
  * items: calibration items of one evaluator ({expected, score, execution_log_id, difference}). Items the
  * judge did not score are left out (they are not in the metrics either). One circle per item, linking
  * to its run; the diagonal is perfect agreement, the dashed lines the pass threshold.
- * @param {any[]} items
+ * @param {CalibrationItem[]} items
+ * @param {{ caption: string, threshold: number }} opts
  */
 export function scatterPlot(items, { caption, threshold }) {
-  const points = items.filter((/** @type {{ score: any; }} */ i) => typeof i.score === 'number');
+  const points = /** @type {Array<CalibrationItem & { score: number }>} */ (items.filter((i) => typeof i.score === 'number'));
   const plot = SIZE - M.left - M.right;
   const x = (/** @type {number} */ v) => M.left + v * plot;
   const y = (/** @type {number} */ v) => M.top + (1 - v) * plot;
   const titleId = uid('scatter');
   const descId = uid('scatter-desc');
-  const above = points.filter((/** @type {{ score: number; expected: number; }} */ p) => p.score > p.expected).length;
-  const below = points.filter((/** @type {{ score: number; expected: number; }} */ p) => p.score < p.expected).length;
+  const above = points.filter((p) => p.score > p.expected).length;
+  const below = points.filter((p) => p.score < p.expected).length;
   const svg = s(
     'svg',
     { viewBox: `0 0 ${SIZE} ${SIZE + M.bottom - M.right}`, class: 'chart scatter', role: 'img', 'aria-labelledby': `${titleId} ${descId}`, 'data-points': points.length },
@@ -103,11 +105,11 @@ export function scatterPlot(items, { caption, threshold }) {
 
 /**
  * The pass/fail confusion matrix, the person being the truth.
- * @param {{ tp: any; fn: any; fp: any; tn: any; }} c
+ * @param {CalibrationMetrics['confusion']} c
  * @param {string} label
  */
 export function confusionTable(c, label) {
-  const cell = (/** @type {any} */ n, /** @type {string | boolean | null | undefined} */ cls) => h('td', { class: ['num', cls] }, String(n));
+  const cell = (/** @type {number} */ n, /** @type {string} */ cls) => h('td', { class: ['num', cls] }, String(n));
   return tableWrap(
     h(
       'table',
@@ -123,7 +125,7 @@ export function confusionTable(c, label) {
   );
 }
 
-/** @type {Array<[string, string, (v: any) => string]>} */
+/** @type {Array<[keyof CalibrationMetrics, string, (v: number | null | undefined) => string]>} */
 const ROWS = [
   ['n', 'Labelled items', (v) => (v === undefined ? '—' : String(v))],
   ['kappa', 'Cohen’s κ (pass/fail)', fmtStat],
@@ -137,8 +139,8 @@ const ROWS = [
 
 /**
  * The metrics of one evaluator, with the previous run's beside them when there is one.
- * @param {{ [x: string]: any; }} m
- * @param {{ [x: string]: any; evaluator_version: any; }} previous
+ * @param {CalibrationMetrics} m
+ * @param {CalibrationMetrics | null | undefined} previous the previous run's metrics of the same evaluator
  * @param {string} label
  */
 export function metricsTable(m, previous, label) {
@@ -165,8 +167,8 @@ export function metricsTable(m, previous, label) {
             'tr',
             { 'data-metric': key },
             h('th', { scope: 'row' }, name),
-            h('td', { class: 'num' }, fmt(m[key])),
-            previous ? h('td', { class: 'num muted' }, fmt(previous[key])) : null,
+            h('td', { class: 'num' }, fmt(/** @type {number | null | undefined} */ (m[key]))),
+            previous ? h('td', { class: 'num muted' }, fmt(/** @type {number | null | undefined} */ (previous[key]))) : null,
           ),
         ),
       ),
@@ -177,7 +179,7 @@ export function metricsTable(m, previous, label) {
 /**
  * How well the judge's confidence predicted agreement with the person: the ECE and the non-empty
  * reliability bins (calibration/reliability.ts on the server). Without any confidence, it says so.
- * @param {{ ece: null | undefined; reliability: any[]; }} m
+ * @param {CalibrationMetrics} m
  * @param {string} label
  */
 export function reliabilityTable(m, label) {
@@ -186,8 +188,8 @@ export function reliabilityTable(m, label) {
   }
   const head = ['Confidence', 'Items', 'Mean confidence', 'Agreement'].map((t) => h('th', { scope: 'col' }, t));
   const rows = m.reliability
-    .filter((/** @type {{ n: number; }} */ b) => b.n > 0)
-    .map((/** @type {{ lo: number; hi: number; n: any; mean_confidence: any; agreement_rate: any; }} */ b) =>
+    .filter((b) => b.n > 0)
+    .map((b) =>
       h(
         'tr',
         { 'data-bin': b.lo.toFixed(1) },
@@ -209,12 +211,12 @@ export function reliabilityTable(m, label) {
   );
 }
 
-export const statusBadge = (/** @type {import("./dom.js").Child} */ status) =>
-  badge(status, status === 'completed' ? 'good' : status === 'failed' || status === 'cancelled' ? 'bad' : 'need');
+export const statusBadge = (/** @type {string} */ status) => badge(status, status === 'completed' ? 'good' : status === 'failed' || status === 'cancelled' ? 'bad' : 'need');
 
 /**
  * A judge's or evaluator's `calibration` summary, or "uncalibrated" with a link to start one.
- * @param {{ fitness: string; kappa: any; mae: any; n: number; kappa_interval: any[]; finished_at: string | null | undefined; calibration_run_id: string | number | boolean; }} summary
+ * @param {CalibrationSummary | null | undefined} summary
+
  * @param {string} startHref
  */
 export function calibrationSummary(summary, startHref) {

@@ -16,7 +16,7 @@ const SHAPES = ['circle', 'square', 'diamond', 'triangle'];
  * @param {string} shape
  * @param {number} cx
  * @param {number} cy
- * @param {import("./dom.js").Child} [title]
+ * @param {string} [title]
  */
 function marker(shape, cx, cy, title) {
   const at = (/** @type {number} */ dx, /** @type {number} */ dy) => `${(cx + dx).toFixed(1)},${(cy + dy).toFixed(1)}`;
@@ -29,8 +29,8 @@ function marker(shape, cx, cy, title) {
 
 /**
  * Time labels as precise as the runs' spread needs.
- * @param {string | number | Date} first
- * @param {string | number | Date} last
+ * @param {number} first epoch milliseconds
+ * @param {number} last epoch milliseconds
  */
 function timeFormat(first, last) {
   const span = last - first;
@@ -42,16 +42,25 @@ function timeFormat(first, last) {
 
 /**
  * logs: execution logs (any order); batchRuns: batch runs, one point each. Returns a figure, or null when no run has a score.
- * @param {any} logs
+ * @param {import('./types.js').ExecutionLog[]} logs
+ * @param {{ caption: string, batchRuns?: import('./types.js').BatchExecution[] }} opts
  */
 export function scoreChart(logs, { caption, batchRuns = [] }) {
+  /** @typedef {{ run: number, t: number, score: number, href: string, batchRows: number }} Point one run's score, `run` its place on the x axis */
+  /** @type {Map<string, { name: string, points: Point[] }>} */
   const series = new Map();
   // issue 26 item 7: a batch run is one point (its mean), not one per row.
   const runs = chartRuns(logs, batchRuns);
   runs.forEach((log, run) => {
     for (const r of log.evaluator_results) {
       if (!series.has(r.evaluator_id)) series.set(r.evaluator_id, { name: r.evaluator_name, points: [] });
-      series.get(r.evaluator_id).points.push({ run, t: Date.parse(log.created_at), score: r.score, href: log.href, batchRows: log.batch?.rows ?? 0 });
+      /** @type {{ points: Point[] }} */ (series.get(r.evaluator_id)).points.push({
+        run,
+        t: Date.parse(log.created_at),
+        score: r.score,
+        href: log.href,
+        batchRows: log.batch?.rows ?? 0,
+      });
     }
   });
   if (!series.size) return null;
@@ -111,8 +120,8 @@ export function scoreChart(logs, { caption, batchRuns = [] }) {
     const cls = `s${k % COLORS}`;
     const shape = SHAPES[k % SHAPES.length];
     const g = s('g', { class: `series ${cls}`, 'data-shape': shape });
-    const px = (/** @type {{ run: any; }} */ p) => x(p.run, k);
-    if (se.points.length > 1) g.append(s('polyline', { points: se.points.map((/** @type {{ score: any; }} */ p) => `${px(p).toFixed(1)},${y(p.score).toFixed(1)}`).join(' ') }));
+    const px = (/** @type {Point} */ p) => x(p.run, k);
+    if (se.points.length > 1) g.append(s('polyline', { points: se.points.map((p) => `${px(p).toFixed(1)},${y(p.score).toFixed(1)}`).join(' ') }));
     for (const p of se.points) {
       // Each point opens its run.
       const of = p.batchRows ? ` (mean of a batch run's ${p.batchRows} row${p.batchRows === 1 ? '' : 's'})` : '';

@@ -6,10 +6,12 @@ import { contextsField } from './contexts-field.js';
 import { h } from './dom.js';
 import { badge, errorBox, field, fmtCost, fmtInt, fmtMs, link, runFromForm, showFormError } from './ui.js';
 
-const names = (/** @type {any[]} */ list) => list.map((/** @type {{ name: any; }} */ e) => e.name).join(', ');
+/** @import { ComparisonEvaluatorResult, ComparisonInput, ComparisonResult, Evaluator } from './types.js' */
+
+const names = (/** @type {Evaluator[]} */ list) => list.map((e) => e.name).join(', ');
 const PREFERS = { a: 'prefers A', b: 'prefers B', tie: 'tie' };
 
-/** @param {{ evaluators: any[], endpoint: string, onRun?: (result: any) => void }} opts */
+/** @param {{ evaluators: Evaluator[], endpoint: string, onRun?: (result: ComparisonResult) => void }} opts */
 export function compareForm({ evaluators, endpoint, onRun }) {
   const needContexts = evaluators.filter((e) => e.requires_contexts);
   const needExpected = evaluators.filter((e) => e.requires_expected_output);
@@ -33,14 +35,17 @@ export function compareForm({ evaluators, endpoint, onRun }) {
   );
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    const missing = [
+    /** @type {Array<[string, HTMLTextAreaElement]>} */
+    const both = [
       ['response_a', responseA],
       ['response_b', responseB],
-    ].filter(([, t]) => !t.value.trim());
+    ];
+    const missing = both.filter(([, t]) => !t.value.trim());
     if (missing.length) {
       showFormError(form, { message: 'Write both responses to compare.', errors: missing.map(([f]) => ({ field: f, message: 'Required.' })) });
       return;
     }
+    /** @type {Partial<ComparisonInput> & { response_a: string, response_b: string }} */
     const body = { response_a: responseA.value, response_b: responseB.value };
     if (request.value.trim()) body.request = request.value;
     const list = contexts.read();
@@ -49,7 +54,7 @@ export function compareForm({ evaluators, endpoint, onRun }) {
     await runFromForm(form, submit, results, {
       busyText: 'Comparing…',
       waiting: 'Comparing: each evaluator is asked twice, with the responses swapped…',
-      send: () => api('POST', endpoint, { body }),
+      send: () => /** @type {Promise<ComparisonResult>} */ (api('POST', endpoint, { body })),
       render: renderComparison,
       onRun,
     });
@@ -59,7 +64,7 @@ export function compareForm({ evaluators, endpoint, onRun }) {
 
 /**
  * How one evaluator's two orders came out, as a badge.
- * @param {{ preference: null; degenerate: any; consistent: any; }} r
+ * @param {ComparisonEvaluatorResult} r
  */
 export function consistencyBadge(r) {
   if (r.preference === null) return badge('failed', 'bad');
@@ -68,7 +73,7 @@ export function consistencyBadge(r) {
 }
 
 /**
- * @param {{ preference: string; wins_a: any; wins_b: any; ties: any; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; execution_log_id: string | number | boolean; evaluator_results: any[]; }} result
+ * @param {ComparisonResult} result
  */
 export function renderComparison(result) {
   const overall = result.preference === 'tie' ? 'Tie' : `Response ${result.preference.toUpperCase()} is preferred`;
@@ -85,32 +90,29 @@ export function renderComparison(result) {
     h(
       'ul',
       { class: 'scores' },
-      result.evaluator_results.map(
-        (
-          /** @type {{ evaluator_id: string | number | boolean; evaluator_name: import("./dom.js").Child; preference: string | number; error: any; justification: import("./dom.js").Child; model: any; input_tokens: import("./ui.js").MaybeNumber; output_tokens: import("./ui.js").MaybeNumber; cost_usd: import("./ui.js").MaybeNumber; latency_ms: import("./ui.js").MaybeNumber; }} */ r,
-        ) =>
+      result.evaluator_results.map((r) =>
+        h(
+          'li',
+          {},
           h(
-            'li',
-            {},
+            'article',
+            { class: 'eval-result' },
             h(
-              'article',
-              { class: 'eval-result' },
-              h(
-                'div',
-                { class: 'eval-head' },
-                h('h4', {}, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name)),
-                h('span', { class: 'preference' }, r.preference ? PREFERS[r.preference] : '—'),
-                consistencyBadge(r),
-              ),
-              r.error ? errorBox({ message: r.error }) : null,
-              r.justification ? h('p', { class: 'justification' }, r.justification) : null,
-              h(
-                'p',
-                { class: 'meta muted' },
-                [r.model ?? 'no model', `${fmtInt(r.input_tokens)} in / ${fmtInt(r.output_tokens)} out tokens`, fmtCost(r.cost_usd), fmtMs(r.latency_ms)].join(' · '),
-              ),
+              'div',
+              { class: 'eval-head' },
+              h('h4', {}, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name)),
+              h('span', { class: 'preference' }, r.preference ? PREFERS[r.preference] : '—'),
+              consistencyBadge(r),
+            ),
+            r.error ? errorBox({ message: r.error }) : null,
+            r.justification ? h('p', { class: 'justification' }, r.justification) : null,
+            h(
+              'p',
+              { class: 'meta muted' },
+              [r.model ?? 'no model', `${fmtInt(r.input_tokens)} in / ${fmtInt(r.output_tokens)} out tokens`, fmtCost(r.cost_usd), fmtMs(r.latency_ms)].join(' · '),
             ),
           ),
+        ),
       ),
     ),
   );

@@ -19,6 +19,9 @@
 /** @typedef {import('../../../schemas.ts').ExecutionResult} ExecutionResult */
 /** @typedef {import('../../../schemas.ts').ComparisonResult} ComparisonResult */
 /** @typedef {import('../../../schemas.ts').ComparisonRecord} ComparisonRecord */
+/** @typedef {import('../../../schemas.ts').ComparisonEvaluatorResult} ComparisonEvaluatorResult */
+/** @typedef {import('../../../schemas.ts').ComparisonInput} ComparisonInput */
+
 /** @typedef {import('../../../schemas.ts').Model} Model */
 /** @typedef {import('../../../schemas.ts').Dataset} Dataset */
 /** @typedef {import('../../../schemas.ts').DatasetItem} DatasetItem */
@@ -32,6 +35,16 @@
 /** @typedef {import('../../../schemas/checks.ts').Check} Check */
 /** @typedef {import('../../../schemas/files.ts').FileObject} FileObject */
 
+// Evaluation rules (src/traces/rules/types.ts): that module reaches into server-only code (node:crypto
+// through the span types), so its shapes are copied here field for field.
+/** @typedef {{ field: string, op: 'eq' | 'ne' | 'in' | 'contains' | 'exists' | 'gt' | 'lt', value?: string | number | boolean | Array<string | number | boolean> }} FilterCondition */
+/** @typedef {{ matched: number, sampled: number, queued: number, running: number, done: number, failed: number, skipped: Record<string, number>, oldest_queued_age_s: number | null, backlog: boolean }} RuleStatus */
+/**
+ * A rule as GET /v1/rules/ answers it: the rule with its live status (RuleOut of
+ * src/traces/rules/operations.ts). `extractor` is the ExtractorRule of src/traces/extract/rules.ts.
+ * @typedef {{ id: string, name: string, judge_id: string | null, evaluator_id: string | null, scope: 'span' | 'trace' | 'session', filter: FilterCondition[], sampling_rate: number, delay_seconds: number, budget: { max_runs_per_day?: number, max_cost_usd_per_day?: number } | null, active: boolean, extractor: Record<string, unknown> | null, queue_limit: number, shed_policy: 'drop_oldest' | 'drop_newest', created_at: string, updated_at: string, status: RuleStatus }} Rule
+ */
+
 /**
  * What an evaluation would judge from a span: the `Extracted` interface of
  * src/traces/extract/index.ts, copied because that module reaches into server-only code.
@@ -39,7 +52,14 @@
  */
 
 /**
+ * One labelled item of a calibration run with the judge's score: `RunItem` of
+ * src/calibration/runs.ts (server-only code, so copied here).
+ * @typedef {{ item_id: string, evaluator_id: string, expected: number, score: number | null, justification: string | null, execution_log_id: string | null, confidence: number | null, difference: number | null, note: string | null }} CalibrationItem
+ */
+
+/**
  * One page of a list endpoint.
+
 
  * @template T
  * @typedef {{ results: T[], next_cursor: string | null }} ListPage
