@@ -46,7 +46,15 @@
  */
 
 /**
- * What an evaluation would judge from a span: the `Extracted` interface of
+ * A judge or an evaluator as its own GET answers it: with the calibration summary of its current
+ * version (src/calibration/summary.ts; null when no calibration run measured it).
+ * @typedef {JudgeFull & { calibration: CalibrationSummary }} JudgeView
+ * @typedef {Evaluator & { calibration: CalibrationSummary }} EvaluatorView
+ */
+
+/**
+ * What an evaluation would judge
+ from a span: the `Extracted` interface of
  * src/traces/extract/index.ts, copied because that module reaches into server-only code.
  * @typedef {{ source: string, request?: string, response: string, system_prompt?: string, turns?: Turn[], contexts?: string[], tool_call?: { name: string, arguments: string, result: string | null }, model?: string }} Extracted
  */

@@ -247,7 +247,8 @@ export const tableWrap = (/** @type {HTMLTableElement} */ table) =>
 /**
  * A list's first page, or the reason it could not be read in its place.
  * @param {HTMLElement} area
- * @param {() => Promise<void>} load
+ * @param {(cursor?: string) => Promise<void>} load reads the first page (no cursor)
+
  */
 export async function firstPage(area, load) {
   try {

@@ -4,7 +4,7 @@ import { h } from '../lib/dom.js';
 import { copyField } from '../lib/ui.js';
 
 /**
- * @param {{ id: string | number | boolean; guardrail: any; }} j
+ * @param {import('../lib/types.js').Judge} j
  */
 export function proxySection(j) {
   const base = `${location.origin}/v1/judges/${encodeURIComponent(j.id)}/openai`;
@@ -46,9 +46,10 @@ export function proxySection(j) {
 
 /**
  * The guardrail controls of the judge form, and the body field they make (undefined: unchanged).
- * @param {{ guardrail: null; }} editing
- * @param {{ ({ label, name, hint, required }: { label: string; name?: string; hint?: string | null; required?: boolean; }, control: HTMLElement & { name?: string; required?: boolean; }): HTMLDivElement; (arg0: { label: string; name: string; hint: string; }, arg1: HTMLInputElement): import("../lib/dom.js").Child; }} field
- * @param {{ (name: string, options: ReadonlyArray<readonly [string | number, string]>, value?: string | number | null): HTMLSelectElement; (arg0: string, arg1: string[][], arg2: any): any; }} select
+ * @param {import('../lib/types.js').Judge | null} editing the judge being edited; null for a new one
+ * @param {typeof import('../lib/ui.js').field} field
+ * @param {typeof import('../lib/ui.js').select} select
+
  */
 export function guardrailFields(editing, field, select) {
   const g = editing?.guardrail ?? null;

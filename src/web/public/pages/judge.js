@@ -1,4 +1,5 @@
 // One judge: its evaluators, a "try it" form, and its scores over time.
+/** @import { JudgeFull, JudgeView } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { calibrationSummary } from '../lib/calibration.js';
 import { proxySection } from './judge-proxy.js'; // h-proxy
@@ -14,6 +15,7 @@ import { badge, button, confirmDialog, errorBox, field, fill, link, needs, notic
  * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function judge(page, { app, params }) {
+  /** @type {JudgeView} */
   const j = await api('GET', `/v1/judges/${encodeURIComponent(params.id)}/`);
   const own = await app.isOwn(j);
   const base = `/app/judges/${encodeURIComponent(j.id)}`;
@@ -86,18 +88,15 @@ export default async function judge(page, { app, params }) {
       h(
         'ul',
         { class: 'cards' },
-        j.evaluators.map(
-          (
-            /** @type {Pick<{ visibility: "public" | "private"; is_preset: boolean; project_id: string | null; version: number; created_at: string; updated_at: string; id: string; name: string; intent: string; rubric: string; requires_contexts: boolean; requires_expected_output: boolean; requires_request: boolean; requires_turns: boolean; critical: boolean; demonstrations: { score: number; request?: string | undefined; response?: string | undefined; turns?: { role: "user" | "assistant" | "tool" | "system"; content: string; tool_calls?: { name: string; arguments: string | Record<string, unknown>; id?: string | undefined; }[] | undefined; tool_call_id?: string | undefined; name?: string | undefined; }[] | undefined; system_prompt?: string | undefined; contexts?: string[] | undefined; expected_output?: string | undefined; justification?: string | undefined; }[]; model: string | null; kind?: "code" | "check" | "llm" | undefined; checks?: ({ type: "json_valid"; field?: "request" | "response" | "expected_output" | undefined; } | { type: "json_schema"; schema: Record<string, unknown>; field?: "request" | "response" | "expected_output" | undefined; } | { type: "regex"; pattern: string; field?: "request" | "response" | "expected_output" | undefined; flags?: string | undefined; } | { type: "contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "not_contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "equals"; field?: "request" | "response" | "expected_output" | undefined; value?: string | undefined; trim?: boolean | undefined; } | { type: "json_path"; path: string; field?: "request" | "response" | "expected_output" | undefined; equals?: unknown; } | { type: "length"; field?: "request" | "response" | "expected_output" | undefined; min?: number | undefined; max?: number | undefined; unit?: "chars" | "words" | undefined; } | { type: "tool_call"; name: string; called?: boolean | undefined; arguments_schema?: Record<string, unknown> | undefined; })[] | null | undefined; combine?: "any" | "all" | "fraction" | null | undefined; code?: string | null | undefined; models?: string[] | null | undefined; aggregation?: "mean" | "median" | "majority" | null | undefined; scoring?: "direct" | "logprobs" | undefined; }, "requires_contexts" | "requires_expected_output" | "requires_request" | "requires_turns" | "critical">} */ e,
-          ) =>
-            h(
-              'li',
-              { class: 'card' },
-              h('h3', {}, link(`/app/evaluators/${encodeURIComponent(e.id)}`, e.name), e.is_preset ? badge('preset') : null),
-              h('p', {}, e.intent),
-              h('p', { class: 'small' }, h('span', { class: 'muted' }, 'Required inputs: '), needs(e)),
-              h('p', { class: 'small muted' }, e.pinned_version ? `pinned at version ${e.pinned_version}` : `latest version (${e.version})`),
-            ),
+        j.evaluators.map((e) =>
+          h(
+            'li',
+            { class: 'card' },
+            h('h3', {}, link(`/app/evaluators/${encodeURIComponent(e.id)}`, e.name), e.is_preset ? badge('preset') : null),
+            h('p', {}, e.intent),
+            h('p', { class: 'small' }, h('span', { class: 'muted' }, 'Required inputs: '), needs(e)),
+            h('p', { class: 'small muted' }, e.pinned_version ? `pinned at version ${e.pinned_version}` : `latest version (${e.version})`),
+          ),
         ),
       ),
     ),
@@ -126,9 +125,7 @@ export default async function judge(page, { app, params }) {
 
 // A judge made by generate_judge carries its generation state (`generation`, null for hand-made
 // judges): show the context it was built from folded away.
-/**
- * @param {{ answers: { [s: string]: any; } | ArrayLike<any>; status: string; context_aware: any; }} gen
- */
+/** @param {JudgeFull['generation']} gen */
 function generationRecord(gen) {
   if (!gen) return null;
   const answers = Object.entries(gen.answers);
@@ -151,10 +148,12 @@ function generationRecord(gen) {
 // A draft waits for answers to its open questions. Its owner answers them here: generation then
 // completes this same judge (same id, a new version), and the page shows it.
 /**
- * @param {{ generation: { open_questions: any; }; intent: any; id: any; }} j
+ * @param {JudgeFull} j a draft
+ * @param {{ own: boolean, app: import('../lib/types.js').App, base: string }} where
  */
 function finishDraft(j, { own, app, base }) {
-  const questions = j.generation.open_questions;
+  const questions = /** @type {NonNullable<JudgeFull['generation']>} */ (j.generation).open_questions; // a draft has its generation
+
   const intro = h(
     'p',
     {},
@@ -171,11 +170,11 @@ function finishDraft(j, { own, app, base }) {
       h(
         'ul',
         {},
-        questions.map((/** @type {{ form_field_description: import("../lib/dom.js").Child; }} */ q) => h('li', {}, q.form_field_description)),
+        questions.map((q) => h('li', {}, q.form_field_description)),
       ),
     );
   }
-  const inputs = questions.map((/** @type {any} */ q) => ({ q, input: h('textarea', { rows: '3' }) }));
+  const inputs = questions.map((q) => ({ q, input: h('textarea', { rows: '3' }) }));
   const submit = h('button', { type: 'submit' }, 'Complete the judge');
   const form = h(
     'form',
@@ -215,14 +214,14 @@ function finishDraft(j, { own, app, base }) {
 
 /**
  * Try it: score one response, or compare two (each evaluator asked in both orders).
- * @param {{ evaluators: any; id: string | number | boolean; }} j
- * @param {{ (): Promise<void>; (): any; }} loadChart
+ * @param {JudgeFull} j
+ * @param {() => Promise<void>} loadChart redraws the score chart after a run
  */
 function tryModes(j, loadChart) {
   const score = tryItForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/execute/`, submitText: 'Run judge', onRun: () => void loadChart() });
   const compare = compareForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/compare/` });
   compare.hidden = true;
-  const radio = (/** @type {string} */ value, /** @type {import("../lib/dom.js").Child} */ text, /** @type {boolean} */ checked) =>
+  const radio = (/** @type {string} */ value, /** @type {string} */ text, /** @type {boolean} */ checked) =>
     h(
       'label',
       {},

@@ -25,7 +25,7 @@ export default async function judges(page, { app, query }) {
     e.preventDefault();
     const params = new URLSearchParams();
     if (searchInput.value.trim()) params.set('search', searchInput.value.trim());
-    if (form.elements.include_public.checked) params.set('include_public', 'true');
+    if (/** @type {HTMLFormControlsCollection & { include_public: HTMLInputElement }} */ (form.elements).include_public.checked) params.set('include_public', 'true');
     app.navigate(`/app/judges${params.size ? `?${params}` : ''}`);
   });
 
