@@ -12,6 +12,7 @@
 /** @typedef {import('../../../schemas.ts').EvaluatorRef} EvaluatorRef */
 /** @typedef {import('../../../schemas.ts').Judge} Judge */
 /** @typedef {import('../../../schemas.ts').JudgeFull} JudgeFull */
+/** @typedef {import('../../../schemas.ts').GenerationQuestion} GenerationQuestion */
 /** @typedef {import('../../../schemas.ts').JurorResult} JurorResult */
 /** @typedef {import('../../../schemas.ts').EvaluatorResult} EvaluatorResult */
 /** @typedef {import('../../../schemas.ts').ExecutionLog} ExecutionLog */
@@ -66,7 +67,14 @@
  */
 
 /**
+ * What POST /v1/judges/generate/ answers: GenerateJudgeOutput of src/generation/types.ts (a module
+ * that also names the server's request context, so copied here).
+ * @typedef {{ judge_id?: string, evaluator_details?: Array<{ id: string, name: string, intent: string, is_preset: boolean }>, error_code?: 'missing_context_from_system_goal' | 'multiple_stages', missing_context_from_system_goal?: GenerationQuestion[], stages?: string[] }} GenerateJudgeOutput
+ */
+
+/**
  * One page of a list endpoint.
+
 
 
  * @template T

@@ -10,8 +10,9 @@ import { checkboxField, field, link, notice, pageHeading, select, showFormError,
  * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function generate(page, { app }) {
-  const demo = app.session.organization.is_demo;
+  const demo = /** @type {import('../lib/types.js').Session} */ (app.session).organization.is_demo; // a signed-in page
   // What the follow-up calls carry over: the draft judge and every answer given so far.
+  /** @type {{ judgeId: string | undefined, extra: Record<string, string> }} */
   const state = { judgeId: undefined, extra: {} };
 
   const intent = h('textarea', { rows: '8' });
@@ -74,11 +75,13 @@ export default async function generate(page, { app }) {
       showFormError(form, { message: 'Describe the application and what to evaluate.', errors: [{ field: 'intent', message: 'Required.' }] });
       return;
     }
+    /** @type {{ intent: string, visibility: string, reasoning_effort: string, enable_context_aware_evaluators: boolean, stage?: string, judge_id?: string, extra_contexts?: Record<string, string> }} */
     const body = {
       intent: intent.value.trim(),
       visibility: visibility.value,
       reasoning_effort: effort.value,
-      enable_context_aware_evaluators: form.elements.enable_context_aware_evaluators.checked,
+      enable_context_aware_evaluators: /** @type {HTMLFormControlsCollection & { enable_context_aware_evaluators: HTMLInputElement }} */ (form.elements)
+        .enable_context_aware_evaluators.checked,
     };
     if (stage.value.trim()) body.stage = stage.value.trim();
     if (state.judgeId) body.judge_id = state.judgeId;
@@ -94,7 +97,7 @@ export default async function generate(page, { app }) {
   }
 
   /**
-   * @param {{ error_code: string; stages: any; judge_id: string | number | boolean | undefined; missing_context_from_system_goal: any; evaluator_details: never[]; }} out
+   * @param {import('../lib/types.js').GenerateJudgeOutput} out
    */
   function handle(out) {
     clear(followUp);
@@ -112,15 +115,15 @@ export default async function generate(page, { app }) {
         h(
           'ul',
           {},
-          evaluators.map((/** @type {{ name: any; is_preset: any; }} */ e) => h('li', {}, `${e.name} (${e.is_preset ? 'preset' : 'written for this judge'})`)),
+          evaluators.map((e) => h('li', {}, `${e.name} (${e.is_preset ? 'preset' : 'written for this judge'})`)),
         ),
       ),
     );
-    app.navigate(`/app/judges/${encodeURIComponent(out.judge_id)}`);
+    app.navigate(`/app/judges/${encodeURIComponent(/** @type {string} */ (out.judge_id))}`); // a generated judge has its id
   }
 
   /**
-   * @param {any[]} stages
+   * @param {string[]} stages
    */
   function askStage(stages) {
     const groupName = uid('stage');
@@ -136,7 +139,7 @@ export default async function generate(page, { app }) {
         'fieldset',
         { 'data-field': 'stage' },
         h('legend', {}, 'Stage'),
-        stages.map((/** @type {import("../lib/dom.js").Child} */ st, /** @type {number} */ i) => {
+        stages.map((st, i) => {
           const id = `${groupName}-${i}`;
           return h('div', { class: 'check' }, h('input', { type: 'radio', name: groupName, id, value: st, checked: i === 0 }), h('label', { for: id }, st));
         }),
@@ -145,9 +148,11 @@ export default async function generate(page, { app }) {
       h('div', { class: 'actions' }, next),
       h('div', { class: 'form-error' }),
     );
-    otherText.addEventListener('focus', () => (stageForm.querySelector(`#${otherId}`).checked = true));
+    // The radios and the heading below are built above, so the queries always find them.
+    otherText.addEventListener('focus', () => /** @type {HTMLInputElement} */ ((stageForm.querySelector(`#${otherId}`)).checked = true));
     stageForm.addEventListener('submit', async (e) => {
       e.preventDefault();
+      /** @type {HTMLInputElement | null} */
       const picked = stageForm.querySelector(`input[name="${groupName}"]:checked`);
       const value = picked?.value || otherText.value.trim();
       if (!value) {
@@ -158,15 +163,15 @@ export default async function generate(page, { app }) {
       await run(stageForm, next);
     });
     followUp.append(stageForm);
-    stageForm.querySelector('h2').focus();
+    /** @type {HTMLHeadingElement} */ (stageForm.querySelector('h2')).focus();
   }
 
   /**
-   * @param {any[]} questions
+   * @param {import('../lib/types.js').GenerationQuestion[]} questions
    */
   function askContext(questions) {
     const next = h('button', { type: 'submit' }, 'Continue');
-    const answers = questions.map((/** @type {{ form_field_name: string | number; }} */ q) => ({
+    const answers = questions.map((q) => ({
       q,
       input: h('textarea', { rows: '3', value: state.extra[q.form_field_name] ?? '' }),
     }));
@@ -190,7 +195,7 @@ export default async function generate(page, { app }) {
       await run(ctxForm, next);
     });
     followUp.append(ctxForm);
-    ctxForm.querySelector('h2').focus();
+    /** @type {HTMLHeadingElement} */ (ctxForm.querySelector('h2')).focus();
   }
 
   form.addEventListener('submit', async (e) => {
