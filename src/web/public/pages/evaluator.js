@@ -10,6 +10,7 @@ import { badge, button, confirmDialog, errorBox, fill, link, needs, pageHeading,
  * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function evaluator(page, { app, params }) {
+  /** @type {import('../lib/types.js').EvaluatorView} */
   const e = await api('GET', `/v1/evaluators/${encodeURIComponent(params.id)}/`);
   const own = !e.is_preset && (await app.isOwn(e));
   const base = `/app/evaluators/${encodeURIComponent(e.id)}`;
@@ -92,19 +93,16 @@ export default async function evaluator(page, { app, params }) {
           h(
             'ol',
             { class: 'demos' },
-            e.demonstrations.map(
-              (
-                /** @type {{ request: import("../lib/dom.js").Child; response: import("../lib/dom.js").Child; contexts: any[]; expected_output: import("../lib/dom.js").Child; score: number; justification: any; }} */ d,
-              ) =>
-                h(
-                  'li',
-                  { class: 'card' },
-                  d.request ? h('p', {}, h('strong', {}, 'Request: '), d.request) : null,
-                  h('p', {}, h('strong', {}, 'Response: '), d.response),
-                  d.contexts?.length ? h('p', {}, h('strong', {}, 'Contexts: '), d.contexts.join(' | ')) : null,
-                  d.expected_output ? h('p', {}, h('strong', {}, 'Expected output: '), d.expected_output) : null,
-                  h('p', {}, h('strong', {}, 'Score: '), d.score.toFixed(2), d.justification ? ` — ${d.justification}` : ''),
-                ),
+            e.demonstrations.map((d) =>
+              h(
+                'li',
+                { class: 'card' },
+                d.request ? h('p', {}, h('strong', {}, 'Request: '), d.request) : null,
+                h('p', {}, h('strong', {}, 'Response: '), d.response),
+                d.contexts?.length ? h('p', {}, h('strong', {}, 'Contexts: '), d.contexts.join(' | ')) : null,
+                d.expected_output ? h('p', {}, h('strong', {}, 'Expected output: '), d.expected_output) : null,
+                h('p', {}, h('strong', {}, 'Score: '), d.score.toFixed(2), d.justification ? ` — ${d.justification}` : ''),
+              ),
             ),
           ),
         )
@@ -120,32 +118,30 @@ export default async function evaluator(page, { app, params }) {
   );
 
   await fill(versionsArea, async () => {
+    /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').Evaluator>} */
     const { results } = await api('GET', `/v1/evaluators/${encodeURIComponent(e.id)}/versions/`);
     return h(
       'ol',
       { class: 'versions', reversed: true },
-      results.map(
-        (
-          /** @type {Pick<{ visibility: "public" | "private"; is_preset: boolean; project_id: string | null; version: number; created_at: string; updated_at: string; id: string; name: string; intent: string; rubric: string; requires_contexts: boolean; requires_expected_output: boolean; requires_request: boolean; requires_turns: boolean; critical: boolean; demonstrations: { score: number; request?: string | undefined; response?: string | undefined; turns?: { role: "user" | "assistant" | "tool" | "system"; content: string; tool_calls?: { name: string; arguments: string | Record<string, unknown>; id?: string | undefined; }[] | undefined; tool_call_id?: string | undefined; name?: string | undefined; }[] | undefined; system_prompt?: string | undefined; contexts?: string[] | undefined; expected_output?: string | undefined; justification?: string | undefined; }[]; model: string | null; kind?: "code" | "check" | "llm" | undefined; checks?: ({ type: "json_valid"; field?: "request" | "response" | "expected_output" | undefined; } | { type: "json_schema"; schema: Record<string, unknown>; field?: "request" | "response" | "expected_output" | undefined; } | { type: "regex"; pattern: string; field?: "request" | "response" | "expected_output" | undefined; flags?: string | undefined; } | { type: "contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "not_contains"; value: string; field?: "request" | "response" | "expected_output" | undefined; case_sensitive?: boolean | undefined; } | { type: "equals"; field?: "request" | "response" | "expected_output" | undefined; value?: string | undefined; trim?: boolean | undefined; } | { type: "json_path"; path: string; field?: "request" | "response" | "expected_output" | undefined; equals?: unknown; } | { type: "length"; field?: "request" | "response" | "expected_output" | undefined; min?: number | undefined; max?: number | undefined; unit?: "chars" | "words" | undefined; } | { type: "tool_call"; name: string; called?: boolean | undefined; arguments_schema?: Record<string, unknown> | undefined; })[] | null | undefined; combine?: "any" | "all" | "fraction" | null | undefined; code?: string | null | undefined; models?: string[] | null | undefined; aggregation?: "mean" | "median" | "majority" | null | undefined; scoring?: "direct" | "logprobs" | undefined; }, "requires_contexts" | "requires_expected_output" | "requires_request" | "requires_turns" | "critical">} */ v,
-        ) =>
+      results.map((v) =>
+        h(
+          'li',
+          {},
           h(
-            'li',
+            'details',
             {},
+            h('summary', {}, `Version ${v.version}`, v.version === e.version ? ' (current)' : '', ' · ', time(v.updated_at), ` · ${v.name}`),
+            h('p', {}, h('strong', {}, 'Intent: '), v.intent),
             h(
-              'details',
+              'p',
               {},
-              h('summary', {}, `Version ${v.version}`, v.version === e.version ? ' (current)' : '', ' · ', time(v.updated_at), ` · ${v.name}`),
-              h('p', {}, h('strong', {}, 'Intent: '), v.intent),
-              h(
-                'p',
-                {},
-                h('strong', {}, 'Required inputs: '),
-                needs(v),
-                ` · model ${v.models?.length ? `jury of ${v.models.join(', ')}` : (v.model ?? 'server default')} · ${v.visibility}`,
-              ),
-              h('pre', { class: 'rubric' }, v.rubric),
+              h('strong', {}, 'Required inputs: '),
+              needs(v),
+              ` · model ${v.models?.length ? `jury of ${v.models.join(', ')}` : (v.model ?? 'server default')} · ${v.visibility}`,
             ),
+            h('pre', { class: 'rubric' }, v.rubric),
           ),
+        ),
       ),
     );
   });
