@@ -64,7 +64,8 @@ export function compareForm({ evaluators, endpoint, onRun }) {
 
 /**
  * How one evaluator's two orders came out, as a badge.
- * @param {ComparisonEvaluatorResult} r
+ * @param {Pick<ComparisonEvaluatorResult, 'preference' | 'degenerate' | 'consistent'>} r
+
  */
 export function consistencyBadge(r) {
   if (r.preference === null) return badge('failed', 'bad');

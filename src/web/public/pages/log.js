@@ -1,6 +1,7 @@
 // One run in full: its inputs and every evaluator's score, justification, model, tokens, cost, latency.
 // A comparison log (type comparison) shows each evaluator's preference and whether its two orders agreed.
 import { annotationsSection } from '../lib/annotate.js';
+/** @import { ComparisonRecord, EvaluatorResult, ExecutionLog } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { conversationView } from '../lib/conversation.js';
 import { h } from '../lib/dom.js';
@@ -13,15 +14,19 @@ import { badge, errorBox, fill, fmtCost, fmtInt, fmtMs, link, pageHeading, score
  * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function log(page, { params }) {
+  /** @type {ExecutionLog} */
   const l = await api('GET', `/v1/execution-logs/${encodeURIComponent(params.id)}/`);
   const ofJudge = l.judge_id !== null;
-  const subject = ofJudge ? link(`/app/judges/${encodeURIComponent(l.judge_id)}`, l.judge_name) : link(`/app/evaluators/${encodeURIComponent(l.evaluator_id)}`, l.evaluator_name);
+  // A log names its judge, or else its evaluator.
+  const subject = ofJudge
+    ? link(`/app/judges/${encodeURIComponent(/** @type {string} */ (l.judge_id))}`, l.judge_name)
+    : link(`/app/evaluators/${encodeURIComponent(/** @type {string} */ (l.evaluator_id))}`, l.evaluator_name);
   const version = ofJudge ? l.judge_version : l.evaluator_version;
   const cmp = l.type === 'comparison' ? l.comparison : null;
   const name = ofJudge ? l.judge_name : l.evaluator_name;
 
   const annotateArea = h('div');
-  const text = (/** @type {import("../lib/dom.js").Child} */ label, /** @type {import("../lib/dom.js").Child} */ value) =>
+  const text = (/** @type {string} */ label, /** @type {string | null | undefined} */ value) =>
     value ? [h('h3', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null;
 
   page.append(
@@ -49,7 +54,7 @@ export default async function log(page, { params }) {
       h('dt', {}, 'Latency'),
       h('dd', {}, fmtMs(l.latency_ms)),
       h('dt', {}, 'Tags'),
-      h('dd', {}, l.tags.length ? l.tags.map((/** @type {import("../lib/dom.js").Child} */ t) => badge(t, 'tag')) : h('span', { class: 'muted' }, 'none')),
+      h('dd', {}, l.tags.length ? l.tags.map((t) => badge(t, 'tag')) : h('span', { class: 'muted' }, 'none')),
       l.user_id ? [h('dt', {}, 'User'), h('dd', {}, l.user_id)] : null,
       l.session_id ? [h('dt', {}, 'Session'), h('dd', {}, link(`/app/sessions/${encodeURIComponent(l.session_id)}`, l.session_id))] : null,
       // Online evaluation (issue 28): the judged span's trace, where this score shows beside its span.
@@ -57,7 +62,7 @@ export default async function log(page, { params }) {
       traceOf(l)
         ? [
             h('dt', {}, 'Trace'),
-            h('dd', {}, link(`/app/traces/${encodeURIComponent(traceOf(l))}`, 'Open the trace', { class: 'trace-link' }), ' ', h('code', {}, traceOf(l))),
+            h('dd', {}, link(`/app/traces/${encodeURIComponent(/** @type {string} */ (traceOf(l)))}`, 'Open the trace', { class: 'trace-link' }), ' ', h('code', {}, traceOf(l))),
             spanOf(l) ? [h('dt', {}, 'Span'), h('dd', {}, h('code', {}, spanOf(l)))] : null,
           ]
         : null,
@@ -84,7 +89,7 @@ export default async function log(page, { params }) {
             h(
               'ol',
               { class: 'context-list' },
-              l.contexts.map((/** @type {import("../lib/dom.js").Child} */ c) => h('li', {}, h('pre', { class: 'text' }, c))),
+              l.contexts.map((c) => h('li', {}, h('pre', { class: 'text' }, c))),
             ),
           ]
         : null,
@@ -94,28 +99,20 @@ export default async function log(page, { params }) {
   if (!cmp) await fill(annotateArea, () => annotationsSection(l));
 }
 
-const tagValue = (/** @type {{ tags: any[]; }} */ l, /** @type {string | any[]} */ name) =>
-  l.tags.find((/** @type {string} */ t) => t.startsWith(`${name}:`))?.slice(name.length + 1);
-const traceOf = (/** @type {{ trace_id: any; }} */ l) => l.trace_id ?? tagValue(l, 'trace_id');
-const spanOf = (/** @type {{ span_id: any; }} */ l) => l.span_id ?? tagValue(l, 'span_id');
+const tagValue = (/** @type {ExecutionLog} */ l, /** @type {string} */ name) => l.tags.find((t) => t.startsWith(`${name}:`))?.slice(name.length + 1);
+const traceOf = (/** @type {ExecutionLog} */ l) => l.trace_id ?? tagValue(l, 'trace_id');
+const spanOf = (/** @type {ExecutionLog} */ l) => l.span_id ?? tagValue(l, 'span_id');
 
-const resultCells = (
-  /** @type {{ error: any; justification: any; model: any; input_tokens: import("../lib/ui.js").MaybeNumber; output_tokens: import("../lib/ui.js").MaybeNumber; cost_usd: import("../lib/ui.js").MaybeNumber; latency_ms: import("../lib/ui.js").MaybeNumber; }} */ r,
-) => [
+const resultCells = (/** @type {EvaluatorResult} */ r) => [
   h('td', { class: 'justification' }, r.error ? errorBox({ message: r.error }) : null, r.justification ?? ''),
   h('td', { class: 'model' }, r.model ?? '—'),
   h('td', { class: 'num' }, `${fmtInt(r.input_tokens)} / ${fmtInt(r.output_tokens)}`),
   h('td', { class: 'num' }, fmtCost(r.cost_usd)),
   h('td', { class: 'num' }, fmtMs(r.latency_ms)),
 ];
-const evaluatorCell = (/** @type {{ evaluator_id: string | number | boolean; evaluator_name: import("../lib/dom.js").Child; evaluator_version: any; }} */ r) =>
+const evaluatorCell = (/** @type {EvaluatorResult} */ r) =>
   h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name), h('span', { class: 'muted' }, ` v${r.evaluator_version}`));
-const resultsSection = (
-  /** @type {import("../lib/dom.js").Child} */ title,
-  /** @type {string} */ label,
-  /** @type {any[]} */ headers,
-  /** @type {import("../lib/dom.js").Child} */ rows,
-) =>
+const resultsSection = (/** @type {string} */ title, /** @type {string} */ label, /** @type {string[]} */ headers, /** @type {HTMLTableRowElement[]} */ rows) =>
   h(
     'section',
     { 'aria-labelledby': 'scores-title' },
@@ -130,7 +127,7 @@ const resultsSection = (
           h(
             'tr',
             {},
-            headers.map((/** @type {import("../lib/dom.js").Child} */ t) => h('th', { scope: 'col' }, t)),
+            headers.map((t) => h('th', { scope: 'col' }, t)),
           ),
         ),
         h('tbody', {}, rows),
@@ -141,7 +138,7 @@ const TAIL = ['Justification', 'Model', 'Tokens in / out', 'Cost', 'Latency'];
 
 /**
  * The result's confidence and where it came from (docs/SURFACE.md): a stated one is a weak signal until calibrated.
- * @param {{ confidence: number; grade_probabilities: any; jurors: any; }} r
+ * @param {EvaluatorResult} r
  */
 function confidenceNote(r) {
   if (typeof r.confidence !== 'number') return null;
@@ -150,27 +147,26 @@ function confidenceNote(r) {
 }
 
 /**
- * @param {{ evaluator_results: any[]; }} l
+ * @param {ExecutionLog} l
  */
 function scoresTable(l) {
   return resultsSection(
     'Scores',
     'Evaluator results',
     ['Evaluator', 'Score', ...TAIL],
-    l.evaluator_results.map((/** @type {{ score: import("../lib/ui.js").MaybeNumber; evaluator_name: string | null | undefined; }} */ r) =>
-      h('tr', {}, evaluatorCell(r), h('td', {}, scoreBar(r.score, r.evaluator_name), confidenceNote(r)), resultCells(r)),
-    ),
+    l.evaluator_results.map((r) => h('tr', {}, evaluatorCell(r), h('td', {}, scoreBar(r.score, r.evaluator_name), confidenceNote(r)), resultCells(r))),
   );
 }
 
 /**
  * Each evaluator's preference, with whether its two orders agreed (the comparison keeps them by evaluator id).
- * @param {{ evaluator_results: any[]; }} l
- * @param {{ evaluators: any[]; }} cmp
+ * @param {ExecutionLog} l
+ * @param {ComparisonRecord} cmp
  */
 function preferencesTable(l, cmp) {
-  const rows = l.evaluator_results.map((/** @type {{ evaluator_id: any; degenerate: any; }} */ r) => {
-    const c = cmp.evaluators.find((/** @type {{ evaluator_id: any; }} */ e) => e.evaluator_id === r.evaluator_id) ?? { preference: null, consistent: false };
+  const rows = l.evaluator_results.map((r) => {
+    /** @type {Partial<ComparisonRecord['evaluators'][number]> & Pick<ComparisonRecord['evaluators'][number], 'preference' | 'consistent'>} */
+    const c = cmp.evaluators.find((e) => e.evaluator_id === r.evaluator_id) ?? { preference: null, consistent: false };
     const preference = c.preference === null ? '—' : c.preference === 'tie' ? 'tie' : `prefers ${c.preference.toUpperCase()}`;
     return h('tr', {}, evaluatorCell(r), h('td', {}, preference), h('td', {}, consistencyBadge({ ...c, degenerate: c.degenerate ?? r.degenerate })), resultCells(r));
   });
@@ -179,15 +175,15 @@ function preferencesTable(l, cmp) {
 
 /**
  * issue 26: each evaluator's two orders, with what each preferred and why (the table's justification points here).
- * @param {{ evaluator_results: any[]; }} l
- * @param {{ evaluators: any[]; }} cmp
+ * @param {ExecutionLog} l
+ * @param {ComparisonRecord} cmp
  */
 function ordersSection(l, cmp) {
-  const said = (/** @type {{ preference: string | null; }} */ o) => (o.preference === null ? 'failed' : o.preference === 'tie' ? 'tie' : `prefers ${o.preference.toUpperCase()}`);
+  const said = (/** @type {{ preference: string | null }} */ o) => (o.preference === null ? 'failed' : o.preference === 'tie' ? 'tie' : `prefers ${o.preference.toUpperCase()}`);
   const blocks = cmp.evaluators
-    .filter((/** @type {{ orders: string | any[]; }} */ e) => e.orders?.length)
-    .map((/** @type {{ evaluator_id: any; orders: any[]; }} */ e) => {
-      const name = l.evaluator_results.find((/** @type {{ evaluator_id: any; }} */ r) => r.evaluator_id === e.evaluator_id)?.evaluator_name ?? e.evaluator_id;
+    .filter((e) => e.orders?.length)
+    .map((e) => {
+      const name = l.evaluator_results.find((r) => r.evaluator_id === e.evaluator_id)?.evaluator_name ?? e.evaluator_id;
       return h(
         'div',
         { class: 'order-pair', 'data-evaluator': e.evaluator_id },
@@ -195,7 +191,7 @@ function ordersSection(l, cmp) {
         h(
           'dl',
           { class: 'facts' },
-          e.orders.map((/** @type {{ shown_first: string; error: any; justification: import("../lib/dom.js").Child; }} */ o) => [
+          e.orders.map((o) => [
             h('dt', {}, `Response ${o.shown_first.toUpperCase()} shown first`),
             h('dd', {}, h('strong', {}, said(o)), o.error ? errorBox({ message: o.error }) : null, o.justification ? h('p', {}, o.justification) : null),
           ]),
