@@ -67,7 +67,14 @@
  */
 
 /**
- * What POST /v1/judges/generate/ answers: GenerateJudgeOutput of src/generation/types.ts (a module
+ * What POST /v1/evaluation-rules/{id}/test/ answers (src/traces/rules/operations.ts): per span, the
+ * inputs a run would get (an extraction, typed there as a plain record) or why there are none.
+ * @typedef {{ matched_spans: number, results: Array<{ trace_id: string, span_id: string, span_name: string, service_name: string | null, sampled: boolean, would_judge: Extracted | null, reason: string | null }> }} RuleTest
+ */
+
+/**
+ * What POST /v1/judges/generate/ answers
+: GenerateJudgeOutput of src/generation/types.ts (a module
  * that also names the server's request context, so copied here).
  * @typedef {{ judge_id?: string, evaluator_details?: Array<{ id: string, name: string, intent: string, is_preset: boolean }>, error_code?: 'missing_context_from_system_goal' | 'multiple_stages', missing_context_from_system_goal?: GenerationQuestion[], stages?: string[] }} GenerateJudgeOutput
  */

@@ -149,7 +149,9 @@ export default async function generate(page, { app }) {
       h('div', { class: 'form-error' }),
     );
     // The radios and the heading below are built above, so the queries always find them.
-    otherText.addEventListener('focus', () => /** @type {HTMLInputElement} */ ((stageForm.querySelector(`#${otherId}`).checked = true)));
+    const otherRadio = /** @type {HTMLInputElement} */ (stageForm.querySelector(`#${otherId}`));
+    otherText.addEventListener('focus', () => (otherRadio.checked = true));
+
     stageForm.addEventListener('submit', async (e) => {
       e.preventDefault();
       /** @type {HTMLInputElement | null} */
