@@ -1,4 +1,5 @@
 // API keys of the organization: list, create (secret shown once), revoke with a confirmation.
+/** @import { ApiKey } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { badge, button, confirmDialog, copyField, errorBox, field, pageHeading, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
@@ -8,7 +9,8 @@ import { badge, button, confirmDialog, copyField, errorBox, field, pageHeading, 
  * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function keys(page, { app }) {
-  const current = app.session.key;
+  const session = /** @type {import('../lib/types.js').Session} */ (app.session); // a signed-in page
+  const current = session.key;
   const created = h('div', { class: 'created-key' });
   const listArea = h('div');
 
@@ -27,7 +29,7 @@ export default async function keys(page, { app }) {
         {
           label: 'Expires in (days)',
           name: 'expires_in_days',
-          hint: app.session.organization.is_demo ? 'Demo keys never outlive the demo.' : 'Leave empty for a key that does not expire.',
+          hint: session.organization.is_demo ? 'Demo keys never outlive the demo.' : 'Leave empty for a key that does not expire.',
         },
         daysInput,
       ),
@@ -40,6 +42,7 @@ export default async function keys(page, { app }) {
     if (!form.reportValidity()) return;
     await withBusy(submit, 'Creating…', async () => {
       try {
+        /** @type {{ name: string, expires_in_days?: number }} */
         const body = { name: nameInput.value.trim() };
         if (daysInput.value) body.expires_in_days = Number(daysInput.value);
         const key = await api('POST', '/v1/api-keys/', { body });
@@ -54,7 +57,7 @@ export default async function keys(page, { app }) {
             button('Done, I have stored it', { class: 'secondary', onclick: () => clear(created) }),
           ),
         );
-        created.querySelector('h2').focus();
+        /** @type {HTMLHeadingElement} */ (created.querySelector('h2')).focus(); // the section above
         await loadList();
       } catch (err) {
         showFormError(form, err);
@@ -63,7 +66,7 @@ export default async function keys(page, { app }) {
   });
 
   /**
-   * @param {{ id: string | number | boolean; name: any; prefix: any; }} key
+   * @param {ApiKey} key
    * @param {HTMLTableCellElement} cell
    */
   async function revoke(key, cell) {
@@ -73,7 +76,7 @@ export default async function keys(page, { app }) {
       message: [
         `Every program using ${key.prefix}… gets 401 Unauthorized from now on. This cannot be undone.`,
         own ? 'You are signed in with this key: revoking it signs you out.' : null,
-      ].filter(Boolean),
+      ].filter((m) => m !== null),
       confirmText: 'Revoke key',
     });
     if (!ok) return;
@@ -87,7 +90,7 @@ export default async function keys(page, { app }) {
   }
 
   /**
-   * @param {{ revoked_at: string | null | undefined; expires_at: string | number | Date; }} key
+   * @param {ApiKey} key
    */
   function status(key) {
     if (key.revoked_at) return h('span', {}, badge('revoked', 'bad'), ' ', time(key.revoked_at));
@@ -99,6 +102,7 @@ export default async function keys(page, { app }) {
    * @param {string | undefined} [cursor]
    */
   async function loadList(cursor, append = false) {
+    /** @type {import('../lib/types.js').ListPage<ApiKey>} */
     const pageData = await api('GET', '/v1/api-keys/', { query: { limit: 50, cursor } });
     let tbody = listArea.querySelector('tbody');
     if (!append || !tbody) {
@@ -145,7 +149,7 @@ export default async function keys(page, { app }) {
 
   page.append(
     pageHeading('API keys'),
-    h('p', { class: 'lead' }, `Keys of ${app.session.organization.name}. A key authenticates REST calls and MCP agents: `, h('code', {}, 'Authorization: Api-Key <key>'), '.'),
+    h('p', { class: 'lead' }, `Keys of ${session.organization.name}. A key authenticates REST calls and MCP agents: `, h('code', {}, 'Authorization: Api-Key <key>'), '.'),
     form,
     created,
     h('h2', {}, 'Keys'),

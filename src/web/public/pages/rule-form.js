@@ -49,7 +49,7 @@ function filterRows(initial) {
         ['[data-part="value"]', 'Value'],
         ['button', 'Remove condition'],
       ])
-        (li.querySelector(sel)).setAttribute('aria-label', `${what} ${i + 1}`); // every row has its four parts
+        li.querySelector(sel).setAttribute('aria-label', `${what} ${i + 1}`); // every row has its four parts
     });
   const add = (/** @type {FilterCondition} */ c = { field: '', op: 'eq', value: '' }) => {
     const fieldInput = h('input', {
