@@ -73,7 +73,16 @@
  */
 
 /**
+ * GET /v1/judges/batch-executions/compare/ (ExperimentComparison of src/operations/experiments.ts):
+ * the comparison of src/batch/experiments.ts with a brief of each run.
+ * @typedef {{ id: string, judge_id: string | null, judge_version: number | null, evaluator_id: string | null, dataset_id: string | null, status: string, total: number, done: number, failed: number }} RunBrief
+ * @typedef {import('../../../batch/experiments.ts').Comparison & { a: RunBrief, b: RunBrief }} ExperimentComparison
+ * @typedef {import('../../../batch/experiments.ts').EvaluatorComparison} EvaluatorComparison
+ */
+
+/**
  * What POST /v1/judges/generate/ answers
+
 : GenerateJudgeOutput of src/generation/types.ts (a module
  * that also names the server's request context, so copied here).
  * @typedef {{ judge_id?: string, evaluator_details?: Array<{ id: string, name: string, intent: string, is_preset: boolean }>, error_code?: 'missing_context_from_system_goal' | 'multiple_stages', missing_context_from_system_goal?: GenerationQuestion[], stages?: string[] }} GenerateJudgeOutput

@@ -1,12 +1,14 @@
 // An experiment: two ended batch runs over the same dataset side by side. Per evaluator the two
 // means, the difference B - A with its 95% paired-bootstrap interval, wins and ties, and the items
 // that moved most, each linked to both of its logs.
+/** @import { EvaluatorComparison, RunBrief } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { badge, fmtScore, link, pageHeading, scoreBar, tableWrap } from '../lib/ui.js';
 import { nameOf, statusBadge, targetName } from './batches.js';
 
 const signed = (/** @type {number | null | undefined} */ n) => (n === null || n === undefined ? '—' : `${n >= 0 ? '+' : ''}${n.toFixed(3)}`);
+/** @type {Record<EvaluatorComparison['verdict'], [text: string, kind: string]>} */
 const VERDICT = { improved: ['B is better', 'good'], regressed: ['B is worse', 'bad'], unclear: ['no clear change', ''], no_pairs: ['no pairs', ''] };
 
 /**
@@ -20,15 +22,12 @@ export default async function batchCompare(page, { query }) {
     page.append(pageHeading('Compare runs'), h('p', {}, 'Choose two runs to compare on the ', link('/app/batches', 'batch runs'), ' page.'));
     return;
   }
+  /** @type {import('../lib/types.js').ExperimentComparison} */
   const c = await api('GET', '/v1/judges/batch-executions/compare/', { query: { a, b, top: 20 } });
   // issue 26 item 6: names of the judge (or evaluator) and dataset, their ids on hover.
-  const named = async (/** @type {{ dataset_id: any; }} */ r) => ({ target: await targetName(r), dataset: r.dataset_id ? await nameOf('datasets', r.dataset_id) : null });
+  const named = async (/** @type {RunBrief} */ r) => ({ target: await targetName(r), dataset: r.dataset_id ? await nameOf('datasets', r.dataset_id) : null });
   const [namesA, namesB] = await Promise.all([named(c.a), named(c.b)]);
-  const run = (
-    /** @type {string} */ label,
-    /** @type {{ id: string | number | boolean; status: any; judge_id: string | number | boolean; judge_version: any; evaluator_id: string | number | boolean; dataset_id: string | number | boolean; total: any; }} */ r,
-    /** @type {{ target: any; dataset: any; }} */ n,
-  ) =>
+  const run = (/** @type {string} */ label, /** @type {RunBrief} */ r, /** @type {{ target: string, dataset: string | null }} */ n) =>
     h(
       'section',
       { class: 'card', 'aria-label': `Run ${label}` },
@@ -39,17 +38,13 @@ export default async function batchCompare(page, { query }) {
         { class: 'muted' },
         r.judge_id
           ? [link(`/app/judges/${encodeURIComponent(r.judge_id)}`, `judge ${n.target}`, { title: r.judge_id }), r.judge_version ? ` v${r.judge_version}` : '']
-          : link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, `evaluator ${n.target}`, { title: r.evaluator_id }),
+          : link(`/app/evaluators/${encodeURIComponent(/** @type {string} */ (r.evaluator_id))}`, `evaluator ${n.target}`, { title: r.evaluator_id }), // a judge's run or else an evaluator's
         ' · ',
         r.dataset_id ? link(`/app/datasets/${encodeURIComponent(r.dataset_id)}`, `dataset ${n.dataset}`, { title: r.dataset_id }) : 'given items',
         ` · ${r.total} rows`,
       ),
     );
-  const line = (
-    /** @type {string} */ name,
-    /** @type {{ n: any; mean_a: import("../lib/ui.js").MaybeNumber; mean_b: import("../lib/ui.js").MaybeNumber; delta: any; ci_low: null; ci_high: any; wins_a: any; wins_b: any; ties: any; verdict: string | number; }} */ e,
-    /** @type {import("../lib/dom.js").Child} */ head,
-  ) =>
+  const line = (/** @type {string} */ name, /** @type {Omit<EvaluatorComparison, 'evaluator_id' | 'evaluator_name'>} */ e, /** @type {HTMLTableCellElement} */ head) =>
     h(
       'tr',
       {},
@@ -88,9 +83,7 @@ export default async function batchCompare(page, { query }) {
         h(
           'tbody',
           {},
-          c.evaluators.map((/** @type {{ evaluator_name: import("../lib/dom.js").Child; evaluator_id: string | number | boolean; }} */ e) =>
-            line(e.evaluator_name, e, h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(e.evaluator_id)}`, e.evaluator_name))),
-          ),
+          c.evaluators.map((e) => line(e.evaluator_name, e, h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(e.evaluator_id)}`, e.evaluator_name)))),
           line('Row score', c.overall, h('th', { scope: 'row' }, h('em', {}, 'Row score'))),
         ),
       ),
@@ -99,7 +92,7 @@ export default async function batchCompare(page, { query }) {
       ? h(
           'p',
           { class: 'muted' },
-          `Not compared (in one run only): ${[...c.only_in_a.map((/** @type {{ evaluator_name: any; }} */ e) => `${e.evaluator_name} (A)`), ...c.only_in_b.map((/** @type {{ evaluator_name: any; }} */ e) => `${e.evaluator_name} (B)`)].join(', ')}.`,
+          `Not compared (in one run only): ${[...c.only_in_a.map((e) => `${e.evaluator_name} (A)`), ...c.only_in_b.map((e) => `${e.evaluator_name} (B)`)].join(', ')}.`,
         )
       : null,
     h('h2', {}, 'Items that moved most'),
@@ -120,25 +113,22 @@ export default async function batchCompare(page, { query }) {
             h(
               'tbody',
               {},
-              c.moved.map(
-                (
-                  /** @type {{ item_id: import("../lib/dom.js").Child; position_a: any; score_a: import("../lib/ui.js").MaybeNumber; score_b: import("../lib/ui.js").MaybeNumber; delta: any; execution_log_id_a: string | number | boolean; execution_log_id_b: string | number | boolean; }} */ m,
-                ) =>
+              c.moved.map((m) =>
+                h(
+                  'tr',
+                  {},
+                  h('td', {}, m.item_id ? h('code', {}, m.item_id) : `item ${m.position_a}`),
+                  h('td', { class: 'num' }, fmtScore(m.score_a)),
+                  h('td', { class: 'num' }, fmtScore(m.score_b)),
+                  h('td', { class: 'num' }, signed(m.delta)),
                   h(
-                    'tr',
+                    'td',
                     {},
-                    h('td', {}, m.item_id ? h('code', {}, m.item_id) : `item ${m.position_a}`),
-                    h('td', { class: 'num' }, fmtScore(m.score_a)),
-                    h('td', { class: 'num' }, fmtScore(m.score_b)),
-                    h('td', { class: 'num' }, signed(m.delta)),
-                    h(
-                      'td',
-                      {},
-                      m.execution_log_id_a ? link(`/app/logs/${encodeURIComponent(m.execution_log_id_a)}`, 'log A') : '—',
-                      ' · ',
-                      m.execution_log_id_b ? link(`/app/logs/${encodeURIComponent(m.execution_log_id_b)}`, 'log B') : '—',
-                    ),
+                    m.execution_log_id_a ? link(`/app/logs/${encodeURIComponent(m.execution_log_id_a)}`, 'log A') : '—',
+                    ' · ',
+                    m.execution_log_id_b ? link(`/app/logs/${encodeURIComponent(m.execution_log_id_b)}`, 'log B') : '—',
                   ),
+                ),
               ),
             ),
           ),

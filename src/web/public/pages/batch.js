@@ -146,11 +146,11 @@ export default async function batch(page, { params, isCurrent }) {
   }
 
   /**
-   * @param {undefined} [cursor]
+   * @param {string} [cursor] the next page's cursor; none for the first page
    */
   async function loadResults(cursor) {
     const data = await api('GET', `${path}results/`, { query: { limit: 50, cursor } });
-    let tbody = resultsArea.querySelector('tbody');
+    let tbody = /** @type {HTMLTableSectionElement} */ (resultsArea.querySelector('tbody')); // a later page adds to the first page's table
     if (!cursor) {
       if (!data.results.length) {
         clear(resultsArea).append(h('p', { class: 'empty' }, 'No rows yet.'));

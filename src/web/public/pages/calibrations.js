@@ -56,6 +56,7 @@ export default async function calibrations(page, { app, query }) {
     e.preventDefault();
     if (!form.reportValidity()) return;
     const [kind, id] = [target.value.slice(0, target.value.indexOf(':')), target.value.slice(target.value.indexOf(':') + 1)];
+    /** @type {Record<string, string | number>} */
     const body = { [kind === 'judge' ? 'judge_id' : 'evaluator_id']: id, dataset_id: dataset.value };
     if (threshold.value !== '') body.threshold = Number(threshold.value);
     await withBusy(submit, 'Starting…', async () => {
@@ -71,11 +72,12 @@ export default async function calibrations(page, { app, query }) {
 
   const listArea = h('div');
   /**
-   * @param {undefined} [cursor]
+   * @param {string} [cursor] the next page's cursor; none for the first page
    */
   async function load(cursor) {
+    /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').CalibrationRun>} */
     const data = await api('GET', '/v1/calibration-runs/', { query: { limit: 50, cursor } });
-    let tbody = listArea.querySelector('tbody');
+    let tbody = /** @type {HTMLTableSectionElement} */ (listArea.querySelector('tbody')); // a later page adds to the first page's table
     if (!cursor) {
       if (!data.results.length) {
         clear(listArea).append(
@@ -106,7 +108,7 @@ export default async function calibrations(page, { app, query }) {
     // issue 26 item 8: "Items" is the items the run scored (its batch run's rows), not the labels
     // (summing each evaluator's n counts an item once per evaluator that has a label on it).
     const totals = await Promise.all(
-      data.results.map((/** @type {{ batch_execution_id: string | number | boolean; metrics: any[]; }} */ r) =>
+      data.results.map((r) =>
         api('GET', `/v1/judges/batch-executions/${encodeURIComponent(r.batch_execution_id)}/`).then(
           (b) => b.total,
           () => itemCount(r.metrics),
@@ -117,8 +119,8 @@ export default async function calibrations(page, { app, query }) {
       const measured = r.judge_id
         ? `${judgeName.get(r.judge_id) ?? r.judge_id} (judge v${r.judge_version})`
         : `${r.evaluator_versions[0]?.evaluator_name ?? r.evaluator_id} (evaluator v${r.evaluator_versions[0]?.version ?? '?'})`;
-      const kappas = (r.metrics ?? []).map((/** @type {{ kappa: any; }} */ m) => m.kappa);
-      const lowest = kappas.length ? (kappas.includes(null) ? null : Math.min(...kappas)) : null;
+      const kappas = (r.metrics ?? []).map((m) => m.kappa);
+      const lowest = kappas.length ? (kappas.includes(null) ? null : Math.min(.../** @type {number[]} */ (kappas))) : null;
       tbody.append(
         h(
           'tr',

@@ -104,7 +104,7 @@ export default async function keys(page, { app }) {
   async function loadList(cursor, append = false) {
     /** @type {import('../lib/types.js').ListPage<ApiKey>} */
     const pageData = await api('GET', '/v1/api-keys/', { query: { limit: 50, cursor } });
-    let tbody = listArea.querySelector('tbody');
+    let tbody = /** @type {HTMLTableSectionElement} */ (listArea.querySelector('tbody')); // a later page adds to the first page's table
     if (!append || !tbody) {
       tbody = h('tbody');
       clear(listArea).append(

@@ -1,5 +1,6 @@
 // Execution logs: filters kept in the address (so back, forward and links work), pages by cursor, and
 // the score-over-time chart when one judge is chosen.
+/** @import { ListPage } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { scoreChart } from '../lib/chart.js';
 import { clear, h } from '../lib/dom.js';
@@ -18,12 +19,14 @@ export default async function logs(page, { app, query }) {
   // Page size: 50 unless the address says otherwise (kept across pages and filter changes).
   const limit = /^\d+$/.test(query.get('limit') ?? '') ? query.get('limit') : undefined;
 
+  /** @type {[ListPage<import('../lib/types.js').Judge>, ListPage<import('../lib/types.js').Evaluator>]} */
   const [judges, evaluators] = await Promise.all([api('GET', '/v1/judges/', { query: { limit: 200 } }), api('GET', '/v1/evaluators/', { query: { limit: 200 } })]);
   const own = await app.ownProjectIds();
-  const options = (/** @type {any[]} */ items, /** @type {string} */ any, /** @type {string} */ selected) => {
+  const options = (/** @type {Array<{ id: string, name: string, project_id: string | null }>} */ items, /** @type {string} */ any, /** @type {string} */ selected) => {
     const label = ownerLabels(items, own); // issue 26 item 2: the owner where names are shared
-    const list = [['', any], ...items.map((/** @type {{ id: any; }} */ i) => [i.id, label.get(i.id)])];
-    if (selected && !items.some((/** @type {{ id: any; }} */ i) => i.id === selected)) list.push([selected, selected]);
+    /** @type {Array<[string, string]>} */
+    const list = [['', any], ...items.map((i) => /** @type {[string, string]} */ ([i.id, label.get(i.id)]))];
+    if (selected && !items.some((i) => i.id === selected)) list.push([selected, selected]);
     return list;
   };
   const judgeSelect = select('judge_id', options(judges.results, 'Any judge', current.judge_id), current.judge_id);

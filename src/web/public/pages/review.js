@@ -19,7 +19,7 @@ export default async function review(page, { params }) {
 
   async function showStatus() {
     const q = await api('GET', `/v1/review-queues/${encodeURIComponent(id)}/`);
-    page.querySelector('h1').textContent = `Review: ${q.name}`;
+    /** @type {HTMLHeadingElement} */ (page.querySelector('h1')).textContent = `Review: ${q.name}`; // the page's heading
     clear(status);
     const c = q.counts;
     status.append(
@@ -122,12 +122,12 @@ export default async function review(page, { params }) {
         try {
           await api('POST', `/v1/review-queues/${encodeURIComponent(id)}/items/${encodeURIComponent(item.item_id)}/annotations/`, { body: { annotations } });
         } catch (err) {
-          form.querySelector('.form-error').replaceChildren(errorBox(err));
+          /** @type {HTMLElement} */ (form.querySelector('.form-error')).replaceChildren(errorBox(err)); // the form has its error area
           return;
         }
         // Scored: now the judge's verdicts may be seen, and Enter goes on.
         const full = await api('GET', `/v1/execution-logs/${encodeURIComponent(item.execution_log_id)}/`);
-        for (const el of form.querySelectorAll('input, button')) el.disabled = true;
+        for (const el of form.querySelectorAll('input, button')) /** @type {HTMLInputElement | HTMLButtonElement} */ (el).disabled = true;
         clear(judgeArea);
         const go = h('button', { type: 'button', class: 'next-item' }, 'Next item (Enter)');
         go.addEventListener('click', () => next().catch((err) => area.replaceChildren(errorBox(err))));
@@ -144,7 +144,7 @@ export default async function review(page, { params }) {
 
 /**
  * Focus once the page is in the document (the router shows a page after it has rendered).
- * @param {HTMLButtonElement} el
+ * @param {HTMLElement} el
  */
 function focusWhenShown(el, tries = 120) {
   if (el.isConnected) el.focus();

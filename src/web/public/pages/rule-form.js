@@ -43,13 +43,15 @@ function filterRows(initial) {
   const list = h('ol', { class: 'filter-rows' });
   const renumber = () =>
     [...list.children].forEach((li, i) => {
-      /** @type {Element} */ for (const [sel, what] of [
+      for (const [sel, what] of [
         ['[data-part="field"]', 'Field'],
         ['[data-part="op"]', 'Operator'],
         ['[data-part="value"]', 'Value'],
         ['button', 'Remove condition'],
-      ])
-        li.querySelector(sel).setAttribute('aria-label', `${what} ${i + 1}`); // every row has its four parts
+      ]) {
+        const part = /** @type {Element} */ (li.querySelector(sel)); // every row has its four parts
+        part.setAttribute('aria-label', `${what} ${i + 1}`);
+      }
     });
   const add = (/** @type {FilterCondition} */ c = { field: '', op: 'eq', value: '' }) => {
     const fieldInput = h('input', {

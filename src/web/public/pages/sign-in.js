@@ -65,7 +65,10 @@ export default async function signIn(page, { app, query }) {
         );
         app.navigate(next);
       } catch (err) {
-        demo.querySelector('.form-error').replaceChildren(h('p', { class: 'error', role: 'alert' }, /** @type {Error} */ (err).message));
+        /** @type {HTMLElement} */ (demo.querySelector('.form-error')).replaceChildren(
+          // the demo form has its error area
+          h('p', { class: 'error', role: 'alert' }, /** @type {Error} */ (err).message),
+        );
       }
     });
   });
