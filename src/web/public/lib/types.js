@@ -80,8 +80,26 @@
  * @typedef {import('../../../batch/experiments.ts').EvaluatorComparison} EvaluatorComparison
  */
 
+// Traces (src/traces/operations.ts; the span shape is Span of src/traces/types.ts, a module that
+// needs node:crypto, so these are copied field for field).
+/** @typedef {{ trace_id: string, root_span_name: string | null, service_name: string | null, start_time: string, end_time: string, span_count: number, error_count: number, evaluation_count: number }} TraceSummary */
+/** @typedef {{ execution_log_id: string, rule_id: string | null, name: string, score: number | null, created_at: string }} SpanEvaluationView one evaluation linked to a span */
+/**
+ * One span of GET /v1/traces/{id}/: the span, its depth in the tree, what a run would judge from it
+ * (an extraction; a plain record on the wire) or why nothing, and its evaluations.
+ * @typedef {{ trace_id: string, span_id: string, parent_span_id: string | null, name: string, kind: string, service_name: string | null, start_time: string, end_time: string, start_time_unix_nano: string, end_time_unix_nano: string, status: { code: 'unset' | 'ok' | 'error', message: string | null }, attributes: Record<string, unknown>, resource_attributes: Record<string, unknown>, received_at: string, depth: number, extracted: Extracted | null, unreadable: string | null, evaluations: SpanEvaluationView[] }} TraceSpan
+ */
+
+/**
+ * A review queue (ReviewQueue of src/review/ops.ts, server code, so copied here; `sources` left out:
+ * no page reads it).
+ * @typedef {{ id: string, name: string, judge_id: string | null, evaluator_ids: string[], annotators_per_item: number, lease_seconds: number, show_justification: boolean, counts: { queued: number, leased: number, done: number, skipped: number }, agreement: Array<{ evaluator_id: string, alpha: number | null, n_items: number, n_annotations: number }>, created_at: string, updated_at: string }} ReviewQueue
+ */
+
 /**
  * What POST /v1/judges/generate/ answers
+
+
 
 : GenerateJudgeOutput of src/generation/types.ts (a module
  * that also names the server's request context, so copied here).

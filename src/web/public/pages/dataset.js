@@ -76,7 +76,9 @@ export default async function dataset(page, { app, params }) {
       .split(',')
       .map((t) => t.trim())
       .filter(Boolean);
-    const body = { dataset_id: d.id, ...(tags.length ? { tags } : {}), .../** @type {HTMLInputElement} */ ((useCache.querySelector('input')).checked ? { use_cache: true } : {}) };
+    const useCacheBox = /** @type {HTMLInputElement} */ (useCache.querySelector('input')); // a checkbox field
+    const body = { dataset_id: d.id, ...(tags.length ? { tags } : {}), ...(useCacheBox.checked ? { use_cache: true } : {}) };
+
     try {
       const started = await withBusy(runSubmit, 'Starting…', () => api('POST', `/v1/judges/${encodeURIComponent(judgeSelect.value)}/batch-execute/`, { body }));
       app.flash(`Batch run started over ${d.item_count} items.`);

@@ -1,12 +1,12 @@
 // One trace (SPEC section 14): its spans as a tree, each with what an evaluation would judge from it
 // (or why it cannot be read) and the evaluations linked to it, each linking to its execution log.
+/** @import { TraceSpan } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { extractedView, unreadableText } from '../lib/extracted.js';
 import { badge, fmtMs, link, pageHeading, scoreBar, time } from '../lib/ui.js';
 
-const durationMs = (/** @type {{ end_time_unix_nano: string | number | bigint | boolean; start_time_unix_nano: string | number | bigint | boolean; }} */ s) =>
-  Number(BigInt(s.end_time_unix_nano) - BigInt(s.start_time_unix_nano)) / 1e6;
+const durationMs = (/** @type {TraceSpan} */ s) => Number(BigInt(s.end_time_unix_nano) - BigInt(s.start_time_unix_nano)) / 1e6;
 // Deeper levels stop indenting, so a deep agent trace still fits the page.
 const MAX_INDENT = 10;
 
@@ -15,12 +15,13 @@ const MAX_INDENT = 10;
  * @param {import('../lib/types.js').PageContext} ctx
  */
 export default async function trace(page, { params }) {
+  /** @type {{ trace_id: string, spans: TraceSpan[] }} */
   const t = await api('GET', `/v1/traces/${encodeURIComponent(params.id)}/`);
-  const root = t.spans.find((/** @type {{ depth: number; }} */ s) => s.depth === 0) ?? t.spans[0];
-  const services = [...new Set(t.spans.map((/** @type {{ service_name: any; }} */ s) => s.service_name).filter(Boolean))];
-  const evaluations = t.spans.reduce((/** @type {any} */ n, /** @type {{ evaluations: string | any[]; }} */ s) => n + s.evaluations.length, 0);
-  const starts = t.spans.map((/** @type {{ start_time: any; }} */ s) => s.start_time).sort();
-  const ends = t.spans.map((/** @type {{ end_time: any; }} */ s) => s.end_time).sort();
+  const root = t.spans.find((s) => s.depth === 0) ?? t.spans[0];
+  const services = [...new Set(t.spans.map((s) => s.service_name).filter(Boolean))];
+  const evaluations = t.spans.reduce((n, s) => n + s.evaluations.length, 0);
+  const starts = t.spans.map((s) => s.start_time).sort();
+  const ends = t.spans.map((s) => s.end_time).sort();
   page.append(
     pageHeading(`Trace: ${root.name}`, link(`/app/logs?trace_id=${encodeURIComponent(t.trace_id)}`, 'Its execution logs', { class: 'button secondary' })),
     h(
@@ -33,7 +34,14 @@ export default async function trace(page, { params }) {
       h('dt', {}, 'Started'),
       h('dd', {}, time(starts[0])),
       h('dt', {}, 'Duration'),
-      h('dd', {}, fmtMs(new Date(ends.at(-1)).getTime() - new Date(starts[0]).getTime())),
+      h(
+        'dd',
+        {},
+        fmtMs(
+          new Date(/** @type {string} */ (ends.at(-1))).getTime() - // a trace has spans
+            new Date(starts[0]).getTime(),
+        ),
+      ),
       h('dt', {}, 'Spans'),
       h('dd', {}, String(t.spans.length)),
       h('dt', {}, 'Evaluations'),
@@ -43,9 +51,7 @@ export default async function trace(page, { params }) {
   );
 }
 
-/**
- * @param {{ span_id: any; depth: number; name: import("../lib/dom.js").Child; kind: import("../lib/dom.js").Child; status: { code: string; message: any; }; evaluations: string | any[]; service_name: any; extracted: { tool_call: any; source: any; model: any; turns: string | any[]; system_prompt: import("../lib/dom.js").Child; request: any; response: any; contexts: any[]; }; unreadable: any; attributes: {}; }} s
- */
+/** @param {TraceSpan} s */
 function spanItem(s) {
   const item = h(
     'li',
@@ -78,21 +84,18 @@ function spanItem(s) {
   return item;
 }
 
-const evaluationList = (/** @type {any[]} */ list) =>
+const evaluationList = (/** @type {import('../lib/types.js').SpanEvaluationView[]} */ list) =>
   h(
     'ul',
     { class: 'span-evaluations', 'aria-label': 'Evaluations' },
-    list.map(
-      (
-        /** @type {{ name: import("../lib/dom.js").Child; score: import("../lib/ui.js").MaybeNumber; execution_log_id: string | number | boolean; created_at: string | null | undefined; }} */ e,
-      ) =>
-        h(
-          'li',
-          {},
-          h('span', { class: 'eval-name' }, e.name),
-          scoreBar(e.score, e.name),
-          link(`/app/logs/${encodeURIComponent(e.execution_log_id)}`, 'Execution log'),
-          h('span', { class: 'muted small' }, ' ', time(e.created_at)),
-        ),
+    list.map((e) =>
+      h(
+        'li',
+        {},
+        h('span', { class: 'eval-name' }, e.name),
+        scoreBar(e.score, e.name),
+        link(`/app/logs/${encodeURIComponent(e.execution_log_id)}`, 'Execution log'),
+        h('span', { class: 'muted small' }, ' ', time(e.created_at)),
+      ),
     ),
   );

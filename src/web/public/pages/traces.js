@@ -54,6 +54,7 @@ export default async function traces(page, { app, query }) {
     h('section', { 'aria-labelledby': 'traces-title' }, h('h2', { id: 'traces-title' }, 'Traces'), tableArea),
   );
 
+  /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').TraceSummary>} */
   let data;
   try {
     data = await api('GET', '/v1/traces/', { query: { ...filterQuery, limit: 50, cursor } });
@@ -71,20 +72,17 @@ export default async function traces(page, { app, query }) {
     clear(tableArea).append(h('p', { class: 'empty' }, none));
     return;
   }
-  const rows = data.results.map(
-    (
-      /** @type {{ start_time: string | null | undefined; trace_id: string | number | boolean | any[]; root_span_name: any; service_name: any; span_count: any; error_count: any; evaluation_count: any; }} */ t,
-    ) =>
-      h(
-        'tr',
-        {},
-        h('td', { class: 'nowrap' }, time(t.start_time)),
-        h('th', { scope: 'row' }, link(`/app/traces/${encodeURIComponent(t.trace_id)}`, t.root_span_name ?? `trace ${t.trace_id.slice(0, 8)}…`)),
-        h('td', {}, t.service_name ?? h('span', { class: 'muted' }, 'unknown')),
-        h('td', { class: 'num' }, String(t.span_count)),
-        h('td', { class: 'num' }, t.error_count ? badge(String(t.error_count), 'bad') : '0'),
-        h('td', { class: 'num' }, t.evaluation_count ? badge(String(t.evaluation_count), 'good') : '0'),
-      ),
+  const rows = data.results.map((t) =>
+    h(
+      'tr',
+      {},
+      h('td', { class: 'nowrap' }, time(t.start_time)),
+      h('th', { scope: 'row' }, link(`/app/traces/${encodeURIComponent(t.trace_id)}`, t.root_span_name ?? `trace ${t.trace_id.slice(0, 8)}…`)),
+      h('td', {}, t.service_name ?? h('span', { class: 'muted' }, 'unknown')),
+      h('td', { class: 'num' }, String(t.span_count)),
+      h('td', { class: 'num' }, t.error_count ? badge(String(t.error_count), 'bad') : '0'),
+      h('td', { class: 'num' }, t.evaluation_count ? badge(String(t.evaluation_count), 'good') : '0'),
+    ),
   );
   clear(tableArea).append(
     tableWrap(
