@@ -79,10 +79,7 @@ export function scoreChart(logs, { caption, batchRuns = [] }) {
   const t1 = Date.parse(runs[runs.length - 1].created_at);
   const titleId = uid('chart');
   const descId = uid('chart-desc');
-  const means = [...series.values()].map(
-    (se) =>
-      `${se.name} averages ${(se.points.reduce((/** @type {any} */ a, /** @type {{ score: any; }} */ p) => a + p.score, 0) / se.points.length).toFixed(2)} over ${se.points.length} runs`,
-  );
+  const means = [...series.values()].map((se) => `${se.name} averages ${(se.points.reduce((a, p) => a + p.score, 0) / se.points.length).toFixed(2)} over ${se.points.length} runs`);
   const svg = s(
     'svg',
     { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-labelledby': `${titleId} ${descId}`, preserveAspectRatio: 'xMidYMid meet' },

@@ -5,13 +5,13 @@ import { clear, h } from './dom.js';
 import { badge, button, errorBox, link, withBusy } from './ui.js';
 
 /**
- * @param {{ id: string | number | boolean; }} j
+ * @param {import('./types.js').Judge} j
  */
 export function syntheticSection(j) {
   const path = `/v1/judges/${encodeURIComponent(j.id)}/synthetic-data/`;
   const body = h('div', { 'aria-live': 'polite' });
   const generate = button('Generate test data', { class: 'secondary' });
-  const show = (/** @type {{ status: string; error: any; name: import("./dom.js").Child; description: any; samples: any[]; }} */ state) => {
+  const show = (/** @type {import('./types.js').SyntheticData} */ state) => {
     clear(body);
     if (state.status === 'pending') return body.append(h('p', { class: 'muted' }, 'Generating test data with the judge model… this page updates by itself.'));
     if (state.status === 'not_generated') {
@@ -33,18 +33,17 @@ export function syntheticSection(j) {
       h(
         'ul',
         { class: 'synthetic-samples', 'aria-label': 'Test data samples' },
-        state.samples.map(
-          (/** @type {{ quality: import("./dom.js").Child; request: import("./dom.js").Child; response: import("./dom.js").Child; fails_evaluator: any; failure: any; }} */ s) =>
-            h(
-              'li',
-              {},
-              badge(s.quality, s.quality === 'high' ? 'good' : 'need'),
-              ' ',
-              h('span', {}, s.request),
-              h('br'),
-              h('span', { class: 'muted' }, s.response),
-              s.fails_evaluator ? h('p', { class: 'small' }, `Fails ${s.fails_evaluator}: ${s.failure}`) : null,
-            ),
+        state.samples.map((s) =>
+          h(
+            'li',
+            {},
+            badge(s.quality, s.quality === 'high' ? 'good' : 'need'),
+            ' ',
+            h('span', {}, s.request),
+            h('br'),
+            h('span', { class: 'muted' }, s.response),
+            s.fails_evaluator ? h('p', { class: 'small' }, `Fails ${s.fails_evaluator}: ${s.failure}`) : null,
+          ),
         ),
       ),
       save,

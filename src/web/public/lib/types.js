@@ -97,7 +97,14 @@
  */
 
 /**
+ * A judge's test data (SyntheticData of src/operations/synthetic.ts, server code, so copied here).
+ * @typedef {{ quality: 'high' | 'low', request: string, response: string, contexts?: string[], expected_output?: string, fails_evaluator?: string | null, failure?: string | null }} SyntheticSample
+ * @typedef {{ judge_id: string, status: 'pending' | 'ready' | 'not_generated', name: string, description: string, samples: SyntheticSample[], error: string | null, requested_at: string | null, updated_at: string | null }} SyntheticData
+ */
+
+/**
  * What POST /v1/judges/generate/ answers
+
 
 
 

@@ -14,6 +14,7 @@ const POLL_MS = 1000;
  */
 export default async function batch(page, { params, isCurrent }) {
   const path = `/v1/judges/batch-executions/${encodeURIComponent(params.id)}/`;
+  /** @type {import('../lib/types.js').BatchExecution} */
   let b = await api('GET', path);
   const judge = b.judge_id ? await api('GET', `/v1/judges/${encodeURIComponent(b.judge_id)}/`).catch(() => null) : null;
   // The dataset by its name (issue 26); its id on hover.
@@ -57,7 +58,7 @@ export default async function batch(page, { params, isCurrent }) {
         {},
         b.judge_id
           ? link(`/app/judges/${encodeURIComponent(b.judge_id)}`, judge?.name ?? b.judge_id)
-          : link(`/app/evaluators/${encodeURIComponent(b.evaluator_id)}`, evaluatorName ?? b.evaluator_id, { title: b.evaluator_id }),
+          : link(`/app/evaluators/${encodeURIComponent(/** @type {string} */ (b.evaluator_id))}`, evaluatorName ?? b.evaluator_id, { title: b.evaluator_id }), // a judge's run or else an evaluator's
         b.judge_version ? h('span', { class: 'muted' }, ` version ${b.judge_version}`) : null,
       ),
       h('dt', {}, 'Dataset'),
@@ -83,7 +84,7 @@ export default async function batch(page, { params, isCurrent }) {
               { 'data-provider-batches': '' },
               'Provider batch API (half price). ',
               (b.provider_batches ?? []).length
-                ? b.provider_batches.map((/** @type {{ id: import("../lib/dom.js").Child; status: string; requests: any; }} */ p, /** @type {any} */ i) =>
+                ? /** @type {NonNullable<typeof b.provider_batches>} */ (b.provider_batches).map((p, i) =>
                     h('span', {}, i ? ', ' : '', h('code', {}, p.id), ` ${p.status.replace('_', ' ')} (${p.requests} calls)`),
                   )
                 : h('span', { class: 'muted' }, 'not submitted yet'),
@@ -123,20 +124,17 @@ export default async function batch(page, { params, isCurrent }) {
               h(
                 'tbody',
                 {},
-                b.summary.map(
-                  (
-                    /** @type {{ evaluator_id: string | number | boolean; evaluator_name: import("../lib/dom.js").Child; n: any; mean: import("../lib/ui.js").MaybeNumber; min: import("../lib/ui.js").MaybeNumber; max: import("../lib/ui.js").MaybeNumber; errors: any; }} */ e,
-                  ) =>
-                    h(
-                      'tr',
-                      {},
-                      h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(e.evaluator_id)}`, e.evaluator_name)),
-                      h('td', { class: 'num' }, String(e.n)),
-                      h('td', {}, scoreBar(e.mean, `${e.evaluator_name} mean`)),
-                      h('td', { class: 'num' }, fmtScore(e.min)),
-                      h('td', { class: 'num' }, fmtScore(e.max)),
-                      h('td', { class: 'num' }, String(e.errors)),
-                    ),
+                b.summary.map((e) =>
+                  h(
+                    'tr',
+                    {},
+                    h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(e.evaluator_id)}`, e.evaluator_name)),
+                    h('td', { class: 'num' }, String(e.n)),
+                    h('td', {}, scoreBar(e.mean, `${e.evaluator_name} mean`)),
+                    h('td', { class: 'num' }, fmtScore(e.min)),
+                    h('td', { class: 'num' }, fmtScore(e.max)),
+                    h('td', { class: 'num' }, String(e.errors)),
+                  ),
                 ),
               ),
             ),
@@ -149,6 +147,7 @@ export default async function batch(page, { params, isCurrent }) {
    * @param {string} [cursor] the next page's cursor; none for the first page
    */
   async function loadResults(cursor) {
+    /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').BatchRow>} */
     const data = await api('GET', `${path}results/`, { query: { limit: 50, cursor } });
     let tbody = /** @type {HTMLTableSectionElement} */ (resultsArea.querySelector('tbody')); // a later page adds to the first page's table
     if (!cursor) {
@@ -156,7 +155,7 @@ export default async function batch(page, { params, isCurrent }) {
         clear(resultsArea).append(h('p', { class: 'empty' }, 'No rows yet.'));
         return;
       }
-      const names = b.summary.map((/** @type {{ evaluator_name: any; }} */ e) => e.evaluator_name);
+      const names = b.summary.map((e) => e.evaluator_name);
       tbody = h('tbody');
       clear(resultsArea).append(
         tableWrap(
@@ -178,7 +177,7 @@ export default async function batch(page, { params, isCurrent }) {
       );
     }
     for (const r of data.results) {
-      const byEvaluator = new Map(r.evaluator_results.map((/** @type {{ evaluator_id: any; }} */ e) => [e.evaluator_id, e]));
+      const byEvaluator = new Map(r.evaluator_results.map((e) => [e.evaluator_id, e]));
       tbody.append(
         h(
           'tr',
@@ -186,7 +185,7 @@ export default async function batch(page, { params, isCurrent }) {
           h('td', { class: 'num' }, String(r.position + 1)),
           h('td', {}, r.item_id ? h('code', {}, r.item_id) : `item ${r.index ?? r.position}`),
           h('td', {}, r.error && r.score === null ? errorBox({ message: r.error }) : scoreBar(r.score, `Row ${r.position + 1}`)),
-          b.summary.map((/** @type {{ evaluator_id: any; }} */ e) => h('td', { class: 'num' }, fmtScore(byEvaluator.get(e.evaluator_id)?.score))),
+          b.summary.map((e) => h('td', { class: 'num' }, fmtScore(byEvaluator.get(e.evaluator_id)?.score))),
           h(
             'td',
             {},

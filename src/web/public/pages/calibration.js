@@ -50,7 +50,7 @@ export default async function calibration(page, { app, params, isCurrent }) {
       h('dt', {}, run.judge_id ? 'Judge' : 'Evaluator'),
       h('dd', {}, subject.href ? link(subject.href, subject.text) : subject.text, run.judge_version ? h('span', { class: 'muted' }, ` version ${run.judge_version}`) : null),
       h('dt', {}, 'Evaluator versions'),
-      h('dd', {}, run.evaluator_versions.map((/** @type {{ evaluator_name: any; version: any; }} */ v) => `${v.evaluator_name} v${v.version}`).join(', ')),
+      h('dd', {}, run.evaluator_versions.map((v) => `${v.evaluator_name} v${v.version}`).join(', ')),
       h('dt', {}, 'Dataset'),
       h('dd', {}, link(`/app/datasets/${encodeURIComponent(run.dataset_id)}`, datasetName)),
       h('dt', {}, 'Pass threshold'),

@@ -5,7 +5,7 @@ import { clear, h } from '../lib/dom.js';
 import { ownerLabels } from '../lib/owner.js';
 import { button, checkboxField, confirmDialog, errorBox, field, link, notice, pageHeading, select, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
 
-const preview = (/** @type {import("../lib/dom.js").Child} */ text) => (text == null ? h('span', { class: 'muted' }, '—') : h('div', { class: 'clamp' }, text));
+const preview = (/** @type {string | null | undefined} */ text) => (text == null ? h('span', { class: 'muted' }, '—') : h('div', { class: 'clamp' }, text));
 
 /**
  * @param {import('../lib/types.js').PageElement} page
@@ -54,9 +54,10 @@ export default async function dataset(page, { app, params }) {
   });
 
   // Run a judge over every item on the server, then follow it on the batch page.
+  /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').Judge>} */
   const judges = await api('GET', '/v1/judges/', { query: { limit: 200 } });
   const judgeLabel = ownerLabels(judges.results, await app.ownProjectIds()); // issue 26 item 2: owners of shared names
-  const judgeSelect = select('judge_id', [['', 'Choose a judge'], ...judges.results.map((/** @type {{ id: any; }} */ j) => [j.id, judgeLabel.get(j.id)])], '');
+  const judgeSelect = select('judge_id', [['', 'Choose a judge'], ...judges.results.map((j) => /** @type {[string, string]} */ ([j.id, judgeLabel.get(j.id)]))], '');
   const runTags = h('input', { type: 'text', autocomplete: 'off' });
   const useCache = checkboxField({ label: 'Reuse cached results', name: 'use_cache', hint: 'Rows identical to an earlier run may reuse its result.' });
   const runSubmit = h('button', { type: 'submit' }, 'Run batch');

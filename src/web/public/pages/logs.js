@@ -101,6 +101,7 @@ export default async function logs(page, { app, query }) {
     h('section', { 'aria-labelledby': 'runs-title' }, h('h2', { id: 'runs-title' }, 'Runs'), tableArea),
   );
 
+  /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').ExecutionLog>} */
   let data;
   try {
     data = await api('GET', '/v1/execution-logs/', { query: { ...filterQuery, limit: limit ?? 50, cursor } });
@@ -118,26 +119,23 @@ export default async function logs(page, { app, query }) {
     const tbody = h(
       'tbody',
       {},
-      data.results.map(
-        (
-          /** @type {{ id: string | number | boolean; created_at: string | null | undefined; judge_id: any; judge_name: import("../lib/dom.js").Child; evaluator_name: import("../lib/dom.js").Child; type: import("../lib/dom.js").Child; comparison: { preference: string; }; score: import("../lib/ui.js").MaybeNumber; evaluator_results: string | any[]; cost_usd: import("../lib/ui.js").MaybeNumber; latency_ms: import("../lib/ui.js").MaybeNumber; tags: any[]; }} */ l,
-        ) =>
+      data.results.map((l) =>
+        h(
+          'tr',
+          {},
+          h('td', { class: 'nowrap' }, link(`/app/logs/${encodeURIComponent(l.id)}`, time(l.created_at))),
+          h('td', {}, l.judge_id ? l.judge_name : l.evaluator_name, ' ', badge(l.type)),
+          // A comparison has no score: its preference stands in the score column.
+          h('td', {}, l.comparison ? (l.comparison.preference === 'tie' ? 'tie' : `prefers ${l.comparison.preference.toUpperCase()}`) : scoreBar(l.score)),
+          h('td', { class: 'num' }, String(l.evaluator_results.length)),
+          h('td', { class: 'num' }, fmtCost(l.cost_usd)),
+          h('td', { class: 'num' }, fmtMs(l.latency_ms)),
           h(
-            'tr',
+            'td',
             {},
-            h('td', { class: 'nowrap' }, link(`/app/logs/${encodeURIComponent(l.id)}`, time(l.created_at))),
-            h('td', {}, l.judge_id ? l.judge_name : l.evaluator_name, ' ', badge(l.type)),
-            // A comparison has no score: its preference stands in the score column.
-            h('td', {}, l.comparison ? (l.comparison.preference === 'tie' ? 'tie' : `prefers ${l.comparison.preference.toUpperCase()}`) : scoreBar(l.score)),
-            h('td', { class: 'num' }, String(l.evaluator_results.length)),
-            h('td', { class: 'num' }, fmtCost(l.cost_usd)),
-            h('td', { class: 'num' }, fmtMs(l.latency_ms)),
-            h(
-              'td',
-              {},
-              l.tags.map((/** @type {import("../lib/dom.js").Child} */ t) => badge(t, 'tag')),
-            ),
+            l.tags.map((/** @type {import("../lib/dom.js").Child} */ t) => badge(t, 'tag')),
           ),
+        ),
       ),
     );
     clear(tableArea).append(

@@ -3,6 +3,7 @@
 // submits, Escape skips (with a reason). The judge's scores and justifications stay hidden until the
 // person has scored (unless the queue shows them), so the judge does not anchor them; then they are
 // shown beside the person's, and Enter leases the next item. Progress and agreement so far on top.
+/** @import { ExecutionLog, ReviewQueue } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { badge, errorBox, fmtScore, notice, pageHeading, withBusy } from '../lib/ui.js';
@@ -18,6 +19,7 @@ export default async function review(page, { params }) {
   page.append(pageHeading('Review'), status, area);
 
   async function showStatus() {
+    /** @type {ReviewQueue} */
     const q = await api('GET', `/v1/review-queues/${encodeURIComponent(id)}/`);
     /** @type {HTMLHeadingElement} */ (page.querySelector('h1')).textContent = `Review: ${q.name}`; // the page's heading
     clear(status);
@@ -34,7 +36,7 @@ export default async function review(page, { params }) {
         'Agreement so far: ',
         q.agreement
           .map(
-            (/** @type {{ evaluator_id: any; alpha: number | null; n_items: any; }} */ a) =>
+            (/** @type {ReviewQueue['agreement'][number]} */ a) =>
               `${a.evaluator_id}: α ${a.alpha === null ? '— (needs two items scored by two people)' : a.alpha.toFixed(2)} (${a.n_items} items)`,
           )
           .join(' · '),
@@ -54,12 +56,14 @@ export default async function review(page, { params }) {
   }
 
   /**
-   * @param {{ log: any; evaluator_ids: any[]; show_justification: any; item_id: string | number | boolean; execution_log_id: string | number | boolean; }} item
+   * A leased item (POST .../next/ in src/review/ops.ts): its run, typed there as a plain record, is an
+   * execution log whose scores the queue may hide.
+   * @param {{ item_id: string, execution_log_id: string, lease_expires_at?: string, evaluator_ids: string[], show_justification?: boolean, log: ExecutionLog }} item
    */
   function showItem(item) {
     const log = item.log;
-    const names = new Map(log.evaluator_results.map((/** @type {{ evaluator_id: any; evaluator_name: any; }} */ r) => [r.evaluator_id, r.evaluator_name]));
-    const inputs = item.evaluator_ids.map((/** @type {any} */ evaluatorId) => ({
+    const names = new Map(log.evaluator_results.map((r) => [r.evaluator_id, r.evaluator_name]));
+    const inputs = item.evaluator_ids.map((evaluatorId) => ({
       evaluatorId,
       score: h('input', {
         type: 'number',
@@ -81,11 +85,9 @@ export default async function review(page, { params }) {
       log.request ? [h('h3', {}, 'Request'), h('pre', { class: 'text' }, log.request)] : null,
       h('h3', {}, 'Response'),
       h('pre', { class: 'text review-response' }, log.response ?? ''),
-      log.contexts?.length ? [h('h3', {}, 'Contexts'), log.contexts.map((/** @type {import("../lib/dom.js").Child} */ c) => h('pre', { class: 'text small' }, c))] : null,
+      log.contexts?.length ? [h('h3', {}, 'Contexts'), log.contexts.map((c) => h('pre', { class: 'text small' }, c))] : null,
       h('p', { class: 'muted small' }, 'Keys: 0–9 set the focused score (0.0–0.9), Tab moves on, Enter submits, Esc skips.'),
-      inputs.map((/** @type {{ evaluatorId: any; score: import("../lib/dom.js").Child; note: import("../lib/dom.js").Child; }} */ i) =>
-        h('fieldset', {}, h('legend', {}, names.get(i.evaluatorId) ?? i.evaluatorId), i.score, i.note),
-      ),
+      inputs.map((i) => h('fieldset', {}, h('legend', {}, names.get(i.evaluatorId) ?? i.evaluatorId), i.score, i.note)),
       h('div', { class: 'actions' }, submit, skip),
       h('div', { class: 'form-error' }),
       judgeArea,
@@ -113,7 +115,7 @@ export default async function review(page, { params }) {
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       if (!form.reportValidity()) return;
-      const annotations = inputs.map((/** @type {{ evaluatorId: any; score: { value: any; }; note: { value: string; }; }} */ i) => ({
+      const annotations = inputs.map((i) => ({
         evaluator_id: i.evaluatorId,
         score: Number(i.score.value),
         ...(i.note.value.trim() ? { note: i.note.value.trim() } : {}),
@@ -152,15 +154,13 @@ function focusWhenShown(el, tries = 120) {
 }
 
 /**
- * @param {{ evaluator_results: any[]; }} log
+ * @param {ExecutionLog} log
  */
 function judgeVerdicts(log) {
   return h(
     'section',
     { class: 'stack', 'aria-label': 'The judge said' },
     h('h3', {}, 'The judge said'),
-    log.evaluator_results.map((/** @type {{ evaluator_name: import("../lib/dom.js").Child; score: import("../lib/ui.js").MaybeNumber; justification: any; }} */ r) =>
-      h('p', { class: 'judge-verdict' }, badge(r.evaluator_name), ` ${fmtScore(r.score)} — ${r.justification ?? ''}`),
-    ),
+    log.evaluator_results.map((r) => h('p', { class: 'judge-verdict' }, badge(r.evaluator_name), ` ${fmtScore(r.score)} — ${r.justification ?? ''}`)),
   );
 }

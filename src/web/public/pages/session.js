@@ -20,7 +20,7 @@ export default async function session(page, { params }) {
     cursor = data.next_cursor ?? undefined;
   } while (cursor && runs.length < MAX_RUNS);
   runs.reverse();
-  const last = (/** @type {{ turns: string | any[]; }} */ l) => (l.turns?.length ? l.turns.length : null);
+  const last = (/** @type {import('../lib/types.js').ExecutionLog} */ l) => (l.turns?.length ? l.turns.length : null);
   page.append(
     pageHeading(`Session ${params.id}`),
     h(
