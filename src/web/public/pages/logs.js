@@ -133,7 +133,7 @@ export default async function logs(page, { app, query }) {
           h(
             'td',
             {},
-            l.tags.map((/** @type {import("../lib/dom.js").Child} */ t) => badge(t, 'tag')),
+            l.tags.map((t) => badge(t, 'tag')),
           ),
         ),
       ),
