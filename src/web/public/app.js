@@ -30,10 +30,7 @@ import rules from './pages/rules.js';
 import rule from './pages/rule.js';
 import ruleForm from './pages/rule-form.js';
 
-/**
- * A page: it fills `page` for the address's params and query.
- * @typedef {(page: HTMLElement, ctx: { params: Record<string, string>, query: URLSearchParams, app: typeof app, isCurrent: () => boolean }) => Promise<void>} Page
- */
+/** @import { App, Page, PageElement, Session } from './lib/types.js' */
 /** @type {Array<[pattern: string, page: Page, opts?: { public?: boolean }]>} */
 const ROUTE_TABLE = [
   ['/app/sign-in', signIn, { public: true }],
@@ -89,13 +86,10 @@ const NAV = [
   ['/app/keys', 'API keys'],
 ];
 
-/**
- * The signed-in session as GET /app/session answers it (src/web/router.ts).
- * @typedef {{ signed_in: true, csrf_token: string, session_expires_at: string, organization: { id: string, name: string, is_demo: boolean }, key: { id: string, name: string, prefix: string, expires_at: string | null } }} Session
- */
 /** @type {{ session: Session | null, projectIds: Set<string> | null, flash: Node[], renderId: number, rendered: boolean, renderedAddress: string | null }} */
 const state = { session: null, projectIds: null, flash: [], renderId: 0, rendered: false, renderedAddress: null };
 
+/** @type {App} */
 export const app = {
   get session() {
     return state.session;
@@ -104,12 +98,12 @@ export const app = {
   async ownProjectIds() {
     if (!state.projectIds) {
       const page = await api('GET', '/v1/projects/', { query: { limit: 200 } });
-      state.projectIds = new Set(page.results.map((p) => p.id));
+      state.projectIds = new Set(page.results.map((/** @type {import('./lib/types.js').Project} */ p) => p.id));
     }
     return state.projectIds;
   },
   async isOwn(resource) {
-    return Boolean(resource.project_id) && (await app.ownProjectIds()).has(resource.project_id);
+    return Boolean(resource.project_id) && (await app.ownProjectIds()).has(/** @type {string} */ (resource.project_id)); // not empty: checked first
   },
   /** A notice (or any node) shown once at the top of the next page. */
   flash(node) {
@@ -179,13 +173,10 @@ async function render() {
     return app.navigate(`/app/sign-in?next=${encodeURIComponent(location.pathname + location.search)}`, { replace: true });
   }
   renderHeader();
-  const page = h('div', { class: 'page' });
+  const page = /** @type {PageElement & HTMLElement} */ (h('div', { class: 'page' }));
   // Pages append optional parts as `cond ? node : null`; skip the nulls instead of printing "null".
-  page.append = (...nodes) =>
-    Element.prototype.append.apply(
-      page,
-      nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false),
-    );
+  page.append = (/** @type {import('./lib/dom.js').Child[]} */ ...nodes) =>
+    Element.prototype.append.apply(page, /** @type {(Node | string)[]} */ (nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false)));
   const flashes = state.flash.splice(0);
   if (!route) {
     page.append(h('h1', { tabindex: '-1' }, 'Page not found'), h('p', {}, `There is no page at ${location.pathname}. `, h('a', { href: '/app/judges' }, 'Go to judges')));

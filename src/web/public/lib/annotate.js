@@ -5,11 +5,14 @@ import { api } from './api.js';
 import { clear, h } from './dom.js';
 import { field, fmtScore, notice, showFormError, time, withBusy } from './ui.js';
 
+/** @import { Annotation, EvaluatorResult, ExecutionLog } from './types.js' */
+
+/** @param {ExecutionLog} log */
 export async function annotationsSection(log) {
   const results = log.evaluator_results.filter((r) => r.evaluator_id);
   if (!results.length) return null;
   const { results: existing } = await api('GET', '/v1/annotations/', { query: { execution_log_id: log.id, limit: 200 } });
-  const byEvaluator = new Map(existing.map((a) => [a.evaluator_id, a]));
+  const byEvaluator = new Map(/** @type {Annotation[]} */ (existing).map((a) => [a.evaluator_id, a]));
   return h(
     'section',
     { 'aria-labelledby': 'annotate-title' },
@@ -23,6 +26,12 @@ export async function annotationsSection(log) {
   );
 }
 
+/**
+ * @param {ExecutionLog} log
+ * @param {EvaluatorResult} result
+ * @param {Annotation | null} annotation the person's earlier verdict, if any
+
+ */
 function annotationForm(log, result, annotation) {
   let current = annotation;
   const score = h('input', { type: 'number', min: '0', max: '1', step: '0.05', required: true, value: current ? String(current.score) : '' });

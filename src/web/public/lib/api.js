@@ -6,16 +6,30 @@ let csrfToken = null;
 /** @type {(message: string) => void} */
 let onSignedOut = () => {};
 
+/** @param {string | null} token */
 export function setCsrfToken(token) {
   csrfToken = token;
 }
 
-/** Called with the problem detail when the server says the session no longer authenticates. */
+/**
+ * Called with the problem detail when the server says the session no longer authenticates.
+ * @param {(message: string) => void} handler
+ */
 export function onSessionLost(handler) {
   onSignedOut = handler;
 }
 
+/**
+ * A problem document (RFC 9457) as the server writes it, with Tribunal's code and field errors.
+ * @typedef {{ title?: string, detail?: string, code?: string | null, errors?: FieldError[], [member: string]: unknown }} Problem
+ * @typedef {{ field: string, message: string }} FieldError
+ */
+
 export class ApiError extends Error {
+  /**
+   * @param {number} status the HTTP status; 0 when the server could not be reached
+   * @param {Problem | null} problem
+   */
   constructor(status, problem) {
     super(problem?.detail || problem?.title || `Request failed with status ${status}`);
     this.status = status;
@@ -26,16 +40,34 @@ export class ApiError extends Error {
 }
 
 /**
+ * @typedef {object} ApiOptions
+ * @property {Record<string, string | number | boolean | null | undefined>} [query] search parameters; empty ones are left out
+ * @property {unknown} [body] sent as JSON
+ * @property {Blob} [rawBody] sent as it is, with `contentType`
+ * @property {string} [contentType]
+ * @property {FormData} [form] sent as multipart
+ * @property {boolean} [session] false: the call does not rely on the session
+ */
+
+/**
  * api('GET', '/v1/judges/', {query: {search}}) -> parsed JSON.
  * opts.session === false: a call that does not rely on the session (sign-in, demo key); a 401 from
  * it is shown where it happened instead of signing the person out.
+ * The answer is the parsed JSON body, typed by the caller: the page that asks knows which shape of
+ * lib/types.js the path answers with (a wrong guess is what the REST tests guard against).
+ * @param {'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} method
+ * @param {string} path
+ * @param {ApiOptions} [opts]
+ * @returns {Promise<any>}
  */
 export async function api(method, path, opts = {}) {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(opts.query ?? {})) {
     if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, String(v));
   }
+  /** @type {Record<string, string>} */
   const headers = { accept: 'application/json' };
+  /** @type {BodyInit | undefined} */
   let body;
   if (opts.body !== undefined) {
     headers['content-type'] = 'application/json';
@@ -43,7 +75,7 @@ export async function api(method, path, opts = {}) {
   }
   // A file goes up as it is (the browser streams it from disk): dataset imports.
   if (opts.rawBody !== undefined) {
-    headers['content-type'] = opts.contentType;
+    headers['content-type'] = /** @type {string} */ (opts.contentType);
     body = opts.rawBody;
   }
   // A multipart form (attachments): the browser writes the content type with its boundary.
@@ -72,8 +104,15 @@ export async function api(method, path, opts = {}) {
   return data;
 }
 
-/** Fetches every page of a list (up to `max` items). */
+/**
+ * Fetches every page of a list (up to `max` items).
+ * @param {string} path
+ * @param {ApiOptions['query']} [query]
+ * @param {number} [max]
+ * @returns {Promise<any[]>}
+ */
 export async function listAll(path, query = {}, max = 1000) {
+  /** @type {any[]} */
   const results = [];
   let cursor;
   do {

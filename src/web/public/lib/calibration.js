@@ -1,6 +1,7 @@
 // Pieces of the calibration pages: the person-against-judge scatter plot (inline SVG, colours from
 // style.css classes so the CSP needs no inline styles), the confusion matrix, the metrics table beside
 // the previous run's, and the one-line summary a judge or evaluator page shows.
+/** @import { CalibrationItem, CalibrationMetrics, CalibrationSummary } from './types.js' */
 import { h, s, uid } from './dom.js';
 import { badge, link, notice, tableWrap, time } from './ui.js';
 
@@ -8,20 +9,20 @@ const SIZE = 320;
 const M = { left: 44, right: 14, top: 14, bottom: 40 };
 
 // issue 26: a value that rounds to zero prints "0.000", never "-0.000".
-export const fmtStat = (v, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits).replace(/^-(0\.0*)$/, '$1'));
+export const fmtStat = (/** @type {number | null | undefined} */ v, digits = 3) => (v === null || v === undefined ? '—' : v.toFixed(digits).replace(/^-(0\.0*)$/, '$1'));
 
 // issue 26 item 8: a run's items are not its labels (m.n is per evaluator, so summing counts an item
 // once per evaluator labelled on it). The calibrations list shows its batch run's rows; when that
 // cannot be read, this lower bound: the most items any one evaluator measured.
-export const itemCount = (metrics) => (metrics?.length ? Math.max(...metrics.map((m) => m.n)) : null);
+export const itemCount = (/** @type {CalibrationMetrics[] | null | undefined} */ metrics) => (metrics?.length ? Math.max(...metrics.map((m) => m.n)) : null);
 
 // issue 26 item 8: a row is a disagreement when its difference prints as something other than 0.00
 // (rows the judge did not score stay: they are listed as "not scored").
-export const isDisagreement = (item) => item.difference === null || Math.abs(item.difference) >= 0.005;
+export const isDisagreement = (/** @type {CalibrationItem} */ item) => item.difference === null || Math.abs(item.difference) >= 0.005;
 
 /** The scatter plot's colours, said once: within 0.25 of the person, or 0.25 and more apart. */
 export function scatterLegend() {
-  const entry = (far, text) =>
+  const entry = (/** @type {boolean} */ far, /** @type {string} */ text) =>
     h(
       'li',
       {},
@@ -39,12 +40,14 @@ export function scatterLegend() {
  * items: calibration items of one evaluator ({expected, score, execution_log_id, difference}). Items the
  * judge did not score are left out (they are not in the metrics either). One circle per item, linking
  * to its run; the diagonal is perfect agreement, the dashed lines the pass threshold.
+ * @param {CalibrationItem[]} items
+ * @param {{ caption: string, threshold: number }} opts
  */
 export function scatterPlot(items, { caption, threshold }) {
-  const points = items.filter((i) => typeof i.score === 'number');
+  const points = /** @type {Array<CalibrationItem & { score: number }>} */ (items.filter((i) => typeof i.score === 'number'));
   const plot = SIZE - M.left - M.right;
-  const x = (v) => M.left + v * plot;
-  const y = (v) => M.top + (1 - v) * plot;
+  const x = (/** @type {number} */ v) => M.left + v * plot;
+  const y = (/** @type {number} */ v) => M.top + (1 - v) * plot;
   const titleId = uid('scatter');
   const descId = uid('scatter-desc');
   const above = points.filter((p) => p.score > p.expected).length;
@@ -100,9 +103,13 @@ export function scatterPlot(items, { caption, threshold }) {
   );
 }
 
-/** The pass/fail confusion matrix, the person being the truth. */
+/**
+ * The pass/fail confusion matrix, the person being the truth.
+ * @param {CalibrationMetrics['confusion']} c
+ * @param {string} label
+ */
 export function confusionTable(c, label) {
-  const cell = (n, cls) => h('td', { class: ['num', cls] }, String(n));
+  const cell = (/** @type {number} */ n, /** @type {string} */ cls) => h('td', { class: ['num', cls] }, String(n));
   return tableWrap(
     h(
       'table',
@@ -118,7 +125,7 @@ export function confusionTable(c, label) {
   );
 }
 
-/** @type {Array<[string, string, (v: any) => string]>} */
+/** @type {Array<[keyof CalibrationMetrics, string, (v: number | null | undefined) => string]>} */
 const ROWS = [
   ['n', 'Labelled items', (v) => (v === undefined ? '—' : String(v))],
   ['kappa', 'Cohen’s κ (pass/fail)', fmtStat],
@@ -130,7 +137,12 @@ const ROWS = [
   ['spearman', 'Spearman', fmtStat],
 ];
 
-/** The metrics of one evaluator, with the previous run's beside them when there is one. */
+/**
+ * The metrics of one evaluator, with the previous run's beside them when there is one.
+ * @param {CalibrationMetrics} m
+ * @param {CalibrationMetrics | null | undefined} previous the previous run's metrics of the same evaluator
+ * @param {string} label
+ */
 export function metricsTable(m, previous, label) {
   return tableWrap(
     h(
@@ -155,8 +167,8 @@ export function metricsTable(m, previous, label) {
             'tr',
             { 'data-metric': key },
             h('th', { scope: 'row' }, name),
-            h('td', { class: 'num' }, fmt(m[key])),
-            previous ? h('td', { class: 'num muted' }, fmt(previous[key])) : null,
+            h('td', { class: 'num' }, fmt(/** @type {number | null | undefined} */ (m[key]))),
+            previous ? h('td', { class: 'num muted' }, fmt(/** @type {number | null | undefined} */ (previous[key]))) : null,
           ),
         ),
       ),
@@ -167,6 +179,8 @@ export function metricsTable(m, previous, label) {
 /**
  * How well the judge's confidence predicted agreement with the person: the ECE and the non-empty
  * reliability bins (calibration/reliability.ts on the server). Without any confidence, it says so.
+ * @param {CalibrationMetrics} m
+ * @param {string} label
  */
 export function reliabilityTable(m, label) {
   if (m.ece === null || m.ece === undefined || !m.reliability) {
@@ -197,9 +211,14 @@ export function reliabilityTable(m, label) {
   );
 }
 
-export const statusBadge = (status) => badge(status, status === 'completed' ? 'good' : status === 'failed' || status === 'cancelled' ? 'bad' : 'need');
+export const statusBadge = (/** @type {string} */ status) => badge(status, status === 'completed' ? 'good' : status === 'failed' || status === 'cancelled' ? 'bad' : 'need');
 
-/** A judge's or evaluator's `calibration` summary, or "uncalibrated" with a link to start one. */
+/**
+ * A judge's or evaluator's `calibration` summary, or "uncalibrated" with a link to start one.
+ * @param {CalibrationSummary | null | undefined} summary
+
+ * @param {string} startHref
+ */
 export function calibrationSummary(summary, startHref) {
   if (!summary) {
     return h('span', {}, badge('uncalibrated', 'need'), ' no calibration run measured this version. ', link(startHref, 'Calibrate it'));

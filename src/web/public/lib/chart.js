@@ -15,15 +15,25 @@ const SHAPES = ['circle', 'square', 'diamond', 'triangle'];
  * Gives a series' line and markers its colour (--s0 .. --s7, by its place): style.css strokes and
  * fills with --series-colour. Set through the CSSOM, which the page's CSP allows (a style attribute
  * in markup it would refuse).
+ * @template {SVGElement} E
+ * @param {E} el
+ * @param {string} cls
+ * @returns {E}
  */
 function inSeriesColour(el, cls) {
   el.style.setProperty('--series-colour', `var(--${cls})`);
   return el;
 }
 
-/** A marker of `shape` centred on (cx, cy), about 8 px across, with `title` as its tooltip when given. */
+/**
+ * A marker of `shape` centred on (cx, cy), about 8 px across, with `title` as its tooltip when given.
+ * @param {string} shape
+ * @param {number} cx
+ * @param {number} cy
+ * @param {string} [title]
+ */
 function marker(shape, cx, cy, title) {
-  const at = (dx, dy) => `${(cx + dx).toFixed(1)},${(cy + dy).toFixed(1)}`;
+  const at = (/** @type {number} */ dx, /** @type {number} */ dy) => `${(cx + dx).toFixed(1)},${(cy + dy).toFixed(1)}`;
   const tip = title ? s('title', {}, title) : null;
   if (shape === 'square') return s('rect', { class: 'marker', x: (cx - 3.5).toFixed(1), y: (cy - 3.5).toFixed(1), width: 7, height: 7 }, tip);
   if (shape === 'diamond') return s('polygon', { class: 'marker', points: [at(0, -5), at(5, 0), at(0, 5), at(-5, 0)].join(' ') }, tip);
@@ -31,7 +41,11 @@ function marker(shape, cx, cy, title) {
   return s('circle', { class: 'marker', cx: cx.toFixed(1), cy: cy.toFixed(1), r: 4 }, tip);
 }
 
-/** Time labels as precise as the runs' spread needs. */
+/**
+ * Time labels as precise as the runs' spread needs.
+ * @param {number} first epoch milliseconds
+ * @param {number} last epoch milliseconds
+ */
 function timeFormat(first, last) {
   const span = last - first;
   if (span < 3_600_000 && new Date(first).toDateString() === new Date(last).toDateString())
@@ -40,15 +54,27 @@ function timeFormat(first, last) {
   return new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
-/** logs: execution logs (any order); batchRuns: batch runs, one point each. Returns a figure, or null when no run has a score. */
+/**
+ * logs: execution logs (any order); batchRuns: batch runs, one point each. Returns a figure, or null when no run has a score.
+ * @param {import('./types.js').ExecutionLog[]} logs
+ * @param {{ caption: string, batchRuns?: import('./types.js').BatchExecution[] }} opts
+ */
 export function scoreChart(logs, { caption, batchRuns = [] }) {
+  /** @typedef {{ run: number, t: number, score: number, href: string, batchRows: number }} Point one run's score, `run` its place on the x axis */
+  /** @type {Map<string, { name: string, points: Point[] }>} */
   const series = new Map();
   // issue 26 item 7: a batch run is one point (its mean), not one per row.
   const runs = chartRuns(logs, batchRuns);
   runs.forEach((log, run) => {
     for (const r of log.evaluator_results) {
       if (!series.has(r.evaluator_id)) series.set(r.evaluator_id, { name: r.evaluator_name, points: [] });
-      series.get(r.evaluator_id).points.push({ run, t: Date.parse(log.created_at), score: r.score, href: log.href, batchRows: log.batch?.rows ?? 0 });
+      /** @type {{ points: Point[] }} */ (series.get(r.evaluator_id)).points.push({
+        run,
+        t: Date.parse(log.created_at),
+        score: r.score,
+        href: log.href,
+        batchRows: log.batch?.rows ?? 0,
+      });
     }
   });
   if (!series.size) return null;
@@ -61,8 +87,8 @@ export function scoreChart(logs, { caption, batchRuns = [] }) {
   const slot = plotW / runs.length;
   // Within a run's slot the series sit side by side (at most 7 px apart), centred on the slot.
   const nudge = series.size > 1 ? Math.min(7, (slot * 0.7) / (series.size - 1)) : 0;
-  const x = (run, k = (series.size - 1) / 2) => M.left + (run + 0.5) * slot + (k - (series.size - 1) / 2) * nudge;
-  const y = (score) => M.top + (1 - score) * plotH;
+  const x = (/** @type {number} */ run, k = (series.size - 1) / 2) => M.left + (run + 0.5) * slot + (k - (series.size - 1) / 2) * nudge;
+  const y = (/** @type {number} */ score) => M.top + (1 - score) * plotH;
   const t0 = Date.parse(runs[0].created_at);
   const t1 = Date.parse(runs[runs.length - 1].created_at);
   const titleId = uid('chart');
@@ -105,7 +131,7 @@ export function scoreChart(logs, { caption, batchRuns = [] }) {
     const cls = `s${k % COLORS}`;
     const shape = SHAPES[k % SHAPES.length];
     const g = inSeriesColour(s('g', { class: `series ${cls}`, 'data-shape': shape }), cls);
-    const px = (p) => x(p.run, k);
+    const px = (/** @type {Point} */ p) => x(p.run, k);
     if (se.points.length > 1) g.append(s('polyline', { points: se.points.map((p) => `${px(p).toFixed(1)},${y(p.score).toFixed(1)}`).join(' ') }));
     for (const p of se.points) {
       // Each point opens its run.

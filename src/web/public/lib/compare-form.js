@@ -6,10 +6,12 @@ import { contextsField } from './contexts-field.js';
 import { h } from './dom.js';
 import { badge, errorBox, field, fmtCost, fmtInt, fmtMs, link, runFromForm, showFormError } from './ui.js';
 
-const names = (list) => list.map((e) => e.name).join(', ');
+/** @import { ComparisonEvaluatorResult, ComparisonInput, ComparisonResult, Evaluator } from './types.js' */
+
+const names = (/** @type {Evaluator[]} */ list) => list.map((e) => e.name).join(', ');
 const PREFERS = { a: 'prefers A', b: 'prefers B', tie: 'tie' };
 
-/** @param {{ evaluators: any[], endpoint: string, onRun?: (result: any) => void }} opts */
+/** @param {{ evaluators: Evaluator[], endpoint: string, onRun?: (result: ComparisonResult) => void }} opts */
 export function compareForm({ evaluators, endpoint, onRun }) {
   const needContexts = evaluators.filter((e) => e.requires_contexts);
   const needExpected = evaluators.filter((e) => e.requires_expected_output);
@@ -33,14 +35,17 @@ export function compareForm({ evaluators, endpoint, onRun }) {
   );
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
-    const missing = [
+    /** @type {Array<[string, HTMLTextAreaElement]>} */
+    const both = [
       ['response_a', responseA],
       ['response_b', responseB],
-    ].filter(([, t]) => !t.value.trim());
+    ];
+    const missing = both.filter(([, t]) => !t.value.trim());
     if (missing.length) {
       showFormError(form, { message: 'Write both responses to compare.', errors: missing.map(([f]) => ({ field: f, message: 'Required.' })) });
       return;
     }
+    /** @type {Partial<ComparisonInput> & { response_a: string, response_b: string }} */
     const body = { response_a: responseA.value, response_b: responseB.value };
     if (request.value.trim()) body.request = request.value;
     const list = contexts.read();
@@ -49,7 +54,7 @@ export function compareForm({ evaluators, endpoint, onRun }) {
     await runFromForm(form, submit, results, {
       busyText: 'Comparing…',
       waiting: 'Comparing: each evaluator is asked twice, with the responses swapped…',
-      send: () => api('POST', endpoint, { body }),
+      send: () => /** @type {Promise<ComparisonResult>} */ (api('POST', endpoint, { body })),
       render: renderComparison,
       onRun,
     });
@@ -57,13 +62,20 @@ export function compareForm({ evaluators, endpoint, onRun }) {
   return h('div', {}, form, results);
 }
 
-/** How one evaluator's two orders came out, as a badge. */
+/**
+ * How one evaluator's two orders came out, as a badge.
+ * @param {Pick<ComparisonEvaluatorResult, 'preference' | 'degenerate' | 'consistent'>} r
+
+ */
 export function consistencyBadge(r) {
   if (r.preference === null) return badge('failed', 'bad');
   if (r.degenerate) return badge('degenerate response', 'warn');
   return r.consistent ? badge('consistent', 'good') : badge('inconsistent: the orders disagreed', 'warn');
 }
 
+/**
+ * @param {ComparisonResult} result
+ */
 export function renderComparison(result) {
   const overall = result.preference === 'tie' ? 'Tie' : `Response ${result.preference.toUpperCase()} is preferred`;
   return h(

@@ -4,9 +4,12 @@
 import { h } from './dom.js';
 import { button, field } from './ui.js';
 
-const names = (list) => list.map((e) => e.name).join(', ');
+const names = (/** @type {Array<{ name: string }>} */ list) => list.map((e) => e.name).join(', ');
 
-/** needContexts: the evaluators that require contexts. Returns { fieldset, read() → string[] }. */
+/**
+ * needContexts: the evaluators that require contexts. Returns { fieldset, read() → string[] }.
+ * @param {Array<{ name: string }>} needContexts
+ */
 export function contextsField(needContexts) {
   const contextList = h('ol', { class: 'contexts' });
   const addContext = (text = '') => {
@@ -20,7 +23,7 @@ export function contextsField(needContexts) {
         onclick: () => {
           item.remove();
           renumber();
-          fieldset.querySelector('.add-context').focus();
+          /** @type {HTMLButtonElement} */ (fieldset.querySelector('.add-context')).focus(); // the fieldset always has it
         },
       }),
     );
@@ -29,8 +32,9 @@ export function contextsField(needContexts) {
   };
   const renumber = () => {
     [...contextList.children].forEach((li, i) => {
-      li.querySelector('label').textContent = `Context ${i + 1}`;
-      li.querySelector('button').setAttribute('aria-label', `Remove context ${i + 1}`);
+      // Every item is built by addContext, with its label and its Remove button.
+      /** @type {HTMLLabelElement} */ (li.querySelector('label')).textContent = `Context ${i + 1}`;
+      /** @type {HTMLButtonElement} */ (li.querySelector('button')).setAttribute('aria-label', `Remove context ${i + 1}`);
     });
   };
   const fieldset = h(

@@ -4,10 +4,16 @@
 import { h } from './dom.js';
 import { field } from './ui.js';
 
+/** @import { ToolCall, Turn } from './types.js' */
+
+/** @type {Record<string, string | undefined>} */
 const ROLE_LABELS = { user: 'User', assistant: 'Assistant', tool: 'Tool', system: 'System' };
 
-const argumentsText = (args) => (typeof args === 'string' ? args : JSON.stringify(args, null, 2));
+const argumentsText = (/** @type {ToolCall['arguments']} */ args) => (typeof args === 'string' ? args : JSON.stringify(args, null, 2));
 
+/**
+ * @param {ToolCall} call
+ */
 function toolCall(call) {
   return h(
     'details',
@@ -17,6 +23,11 @@ function toolCall(call) {
   );
 }
 
+/**
+ * @param {Turn} turn
+ * @param {number} index
+ * @param {boolean} judged
+ */
 function turnItem(turn, index, judged) {
   const label = [ROLE_LABELS[turn.role] ?? turn.role, turn.name ? ` · ${turn.name}` : '', judged ? ' · judged turn' : ''].join('');
   const body =
@@ -34,13 +45,20 @@ function turnItem(turn, index, judged) {
   );
 }
 
-/** The last assistant turn: the one a run judges. */
+/**
+ * The last assistant turn: the one a run judges.
+ * @param {ReadonlyArray<{ role: string }>} turns
+ */
 export function judgedIndex(turns) {
   for (let i = turns.length - 1; i >= 0; i--) if (turns[i].role === 'assistant') return i;
   return -1;
 }
 
-/** A run's conversation, in order, with its system prompt first (folded). */
+/**
+ * A run's conversation, in order, with its system prompt first (folded).
+ * @param {Turn[]} turns
+ * @param {string | null | undefined} systemPrompt
+ */
 export function conversationView(turns, systemPrompt) {
   const judged = judgedIndex(turns);
   return h(
@@ -77,7 +95,9 @@ export function conversationFields() {
     field({ label: 'Session id', name: 'session_id', hint: 'Groups the runs of one conversation on the session page.' }, session),
   );
   const read = () => {
+    /** @type {{ turns?: Turn[], system_prompt?: string, session_id?: string }} */
     const out = {};
+
     if (turns.value.trim()) {
       try {
         out.turns = JSON.parse(turns.value);

@@ -10,11 +10,16 @@ export const UNREADABLE = {
   extractor_found_nothing: "the rule's extractor found nothing on this span",
 };
 
-export const unreadableText = (reason) => UNREADABLE[String(reason).replace(/^unreadable_/, '')] ?? String(reason).replace(/_/g, ' ');
+export const unreadableText = (/** @type {string} */ reason) =>
+  /** @type {Record<string, string | undefined>} */ (UNREADABLE)[String(reason).replace(/^unreadable_/, '')] ?? String(reason).replace(/_/g, ' ');
 
-const block = (label, value) => (value ? [h('h4', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null);
+const block = (/** @type {string} */ label, /** @type {string | null | undefined} */ value) =>
+  value ? [h('h4', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null;
 
-/** The request/response (or turns), system prompt, contexts and tool call of an extraction. */
+/**
+ * The request/response (or turns), system prompt, contexts and tool call of an extraction.
+ * @param {import('./types.js').Extracted} x
+ */
 export function extractedView(x) {
   const tool = x.tool_call;
   return h(

@@ -4,14 +4,17 @@
 import { h } from './dom.js';
 import { errorBox, fmtCost, fmtInt, fmtMs, scoreBar, tableWrap } from './ui.js';
 
-const fmtSpread = (spread) => (spread === null || spread === undefined ? '—' : spread.toFixed(2));
+const fmtSpread = (/** @type {number | null | undefined} */ spread) => (spread === null || spread === undefined ? '—' : spread.toFixed(2));
 
+/**
+ * @param {import('./types.js').EvaluatorResult & { jurors: import('./types.js').JurorResult[] }} r a result with a jury
+ */
 function juryTable(r) {
   const label = `Jurors of ${r.evaluator_name}`;
   return h(
     'div',
     { class: 'jury' },
-    h('h3', {}, label, h('span', { class: 'muted' }, ` · spread ${fmtSpread(r.spread)}${r.spread >= 0.3 ? ' (the jurors disagree)' : ''}`)),
+    h('h3', {}, label, h('span', { class: 'muted' }, ` · spread ${fmtSpread(r.spread)}${(r.spread ?? 0) >= 0.3 ? ' (the jurors disagree)' : ''}`)),
     tableWrap(
       h(
         'table',
@@ -46,9 +49,15 @@ function juryTable(r) {
   );
 }
 
-/** The section of jury tables, or null when no result of the run had a jury. */
+/**
+ * The section of jury tables, or null when no result of the run had a jury.
+ * @param {import('./types.js').EvaluatorResult[]} results
+ */
 export function jurySection(results) {
-  const juries = results.filter((r) => Array.isArray(r.jurors) && r.jurors.length);
+  const juries = /** @type {Array<import('./types.js').EvaluatorResult & { jurors: import('./types.js').JurorResult[] }>} */ (
+    results.filter((r) => Array.isArray(r.jurors) && r.jurors.length)
+  );
+
   if (!juries.length) return null;
   return h('section', { 'aria-labelledby': 'jurors-title' }, h('h2', { id: 'jurors-title' }, 'Jurors'), juries.map(juryTable));
 }

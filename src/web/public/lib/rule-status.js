@@ -8,13 +8,16 @@ import { badge, fmtInt } from './ui.js';
 /** Waiting units at this share of the rule's queue_limit count as falling behind (shedding is near). */
 export const DEPTH_WARNING = 0.8;
 
-const shed = (st) => (st.skipped.shed_oldest ?? 0) + (st.skipped.shed_newest ?? 0);
+const shed = (/** @type {import('./types.js').RuleStatus} */ st) => (st.skipped.shed_oldest ?? 0) + (st.skipped.shed_newest ?? 0);
 
-/** Why the rule is falling behind, or null when it keeps up. */
+/**
+ * Why the rule is falling behind, or null when it keeps up.
+ * @param {import('./types.js').Rule} rule
+ */
 export function fallingBehind(rule) {
   const st = rule.status;
   const why = [];
-  if (st.backlog) why.push(`the oldest unit has waited ${Math.round(st.oldest_queued_age_s)} s (delay ${rule.delay_seconds} s)`);
+  if (st.backlog) why.push(`the oldest unit has waited ${Math.round(/** @type {number} */ (st.oldest_queued_age_s))} s (delay ${rule.delay_seconds} s)`); // a backlog has a waiting unit
   if (st.queued >= DEPTH_WARNING * rule.queue_limit)
     why.push(`${fmtInt(st.queued)} units wait, ${Math.round((100 * st.queued) / rule.queue_limit)}% of the queue limit ${fmtInt(rule.queue_limit)}`);
   if (!why.length) return null;
@@ -22,7 +25,10 @@ export function fallingBehind(rule) {
   return `Falling behind: ${why.join('; ')}. When the queue is full, ${policy} is dropped and counted as skipped${shed(st) ? ` (${fmtInt(shed(st))} so far)` : ''}.`;
 }
 
-/** A short summary for a table cell. */
+/**
+ * A short summary for a table cell.
+ * @param {import('./types.js').Rule} rule
+ */
 export function statusSummary(rule) {
   const st = rule.status;
   const skipped = Object.values(st.skipped).reduce((a, b) => a + b, 0);
@@ -35,6 +41,7 @@ export function statusSummary(rule) {
   );
 }
 
+/** @type {Array<[key: 'matched' | 'sampled' | 'queued' | 'running' | 'done' | 'failed', label: string, hint: string]>} */
 const COUNTERS = [
   ['matched', 'Matched', 'spans that passed the filter'],
   ['sampled', 'Sampled', 'in the sample (sampling_rate)'],
@@ -44,7 +51,11 @@ const COUNTERS = [
   ['failed', 'Failed', 'the run failed'],
 ];
 
-/** The counters as a definition list, the skipped reasons, the oldest waiting age and the warning. */
+/**
+ * The counters as a definition list, the skipped reasons, the oldest waiting age and the warning.
+ * @param {import('./types.js').Rule} rule
+
+ */
 export function statusView(rule) {
   const st = rule.status;
   const warn = fallingBehind(rule);

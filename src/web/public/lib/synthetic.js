@@ -4,11 +4,14 @@ import { api } from './api.js';
 import { clear, h } from './dom.js';
 import { badge, button, errorBox, link, withBusy } from './ui.js';
 
+/**
+ * @param {import('./types.js').Judge} j
+ */
 export function syntheticSection(j) {
   const path = `/v1/judges/${encodeURIComponent(j.id)}/synthetic-data/`;
   const body = h('div', { 'aria-live': 'polite' });
   const generate = button('Generate test data', { class: 'secondary' });
-  const show = (state) => {
+  const show = (/** @type {import('./types.js').SyntheticData} */ state) => {
     clear(body);
     if (state.status === 'pending') return body.append(h('p', { class: 'muted' }, 'Generating test data with the judge model… this page updates by itself.'));
     if (state.status === 'not_generated') {

@@ -7,9 +7,11 @@ import { conversationFields } from './conversation.js';
 import { h } from './dom.js';
 import { errorBox, field, fmtCost, fmtInt, fmtMs, link, runFromForm, scoreBar, showFormError } from './ui.js';
 
-const names = (list) => list.map((e) => e.name).join(', ');
+/** @import { Evaluator, EvaluatorResult, ExecutionInput, ExecutionResult } from './types.js' */
 
-/** @param {{ evaluators: any[], endpoint: string, submitText?: string, onRun?: (result: any) => void }} opts */
+const names = (/** @type {Evaluator[]} */ list) => list.map((e) => e.name).join(', ');
+
+/** @param {{ evaluators: Evaluator[], endpoint: string, submitText?: string, onRun?: (result: ExecutionResult) => void }} opts */
 export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
   const needContexts = evaluators.filter((e) => e.requires_contexts);
   const needExpected = evaluators.filter((e) => e.requires_expected_output);
@@ -49,6 +51,7 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
+    /** @type {Partial<ExecutionInput>} */
     let body;
     try {
       body = conversation.read();
@@ -77,7 +80,7 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
       send: async () => {
         const ids = await attachments.upload();
         if (ids.length) body.attachments = ids;
-        return api('POST', endpoint, { body });
+        return /** @type {Promise<ExecutionResult>} */ (api('POST', endpoint, { body }));
       },
       render: renderResult,
       onRun,
@@ -87,6 +90,9 @@ export function tryItForm({ evaluators, endpoint, submitText, onRun }) {
   return h('div', {}, form, results);
 }
 
+/**
+ * @param {ExecutionResult} result
+ */
 export function renderResult(result) {
   return h(
     'section',
@@ -108,6 +114,10 @@ export function renderResult(result) {
   );
 }
 
+/**
+ * @param {EvaluatorResult} r
+
+ */
 export function evaluatorResult(r) {
   return h(
     'article',

@@ -1,18 +1,31 @@
 // Shared pieces of the pages: headings, error display, dates, score bars, dialogs, copy fields.
 import { clear, h, uid } from './dom.js';
 
+/** @import { Child, Leaf, Props } from './dom.js' */
+
+/**
+ * @param {string} title
+ * @param {...Leaf} actions buttons and links beside the heading
+ */
 export function pageHeading(title, ...actions) {
   return h('div', { class: 'page-head' }, h('h1', { tabindex: '-1', text: title }), actions.length ? h('div', { class: 'actions' }, actions) : null);
 }
 
-export const link = (href, text, props = {}) => h('a', { href, ...props }, text);
-export const button = (text, props = {}) => h('button', { type: 'button', ...props }, text);
+export const link = (/** @type {string} */ href, /** @type {Child} */ text, /** @type {Props} */ props = {}) => h('a', { href, ...props }, text);
+export const button = (/** @type {Child} */ text, /** @type {Props} */ props = {}) => h('button', { type: 'button', ...props }, text);
 
-/** A problem's detail, announced to screen readers. */
+/**
+ * A problem's detail, announced to screen readers.
+ * @param {unknown} err usually an Error (an ApiError), but whatever was thrown
+ */
 export function errorBox(err) {
-  return h('p', { class: 'error', role: 'alert' }, err?.message ?? String(err));
+  return h('p', { class: 'error', role: 'alert' }, /** @type {{ message?: string } | null | undefined} */ (err)?.message ?? String(err));
 }
 
+/**
+ * @param {Child} text
+ * @param {string} [kind] info, warn...: the CSS class that colours it
+ */
 export function notice(text, kind = 'info') {
   return h('p', { class: `notice ${kind}`, role: 'status' }, text);
 }
@@ -47,6 +60,12 @@ export function checkboxField({ label, name, hint, checked }) {
   return h('div', { class: 'field check', 'data-field': name }, input, h('label', { for: id }, label), hint ? h('p', { class: 'hint', id: hintId }, hint) : null);
 }
 
+/**
+ * A select of [value, text] options, with `value` chosen.
+ * @param {string} name
+ * @param {ReadonlyArray<readonly [string | number, string]>} options
+ * @param {string | number | null} [value]
+ */
 export function select(name, options, value) {
   return h(
     'select',
@@ -55,7 +74,10 @@ export function select(name, options, value) {
   );
 }
 
-/** Removes the error marks a previous submit left on a form. */
+/**
+ * Removes the error marks a previous submit left on a form.
+ * @param {HTMLFormElement} form
+ */
 export function clearFormErrors(form) {
   for (const el of form.querySelectorAll('.field-error, .form-error > *')) el.remove();
   for (const el of form.querySelectorAll('[aria-invalid]')) {
@@ -69,13 +91,18 @@ export function clearFormErrors(form) {
 /**
  * Shows a failed request on its form: the problem's detail beside the submit button, and each field
  * error (or a field the detail names) beside its control.
+ * @param {HTMLFormElement} form
+ * @param {unknown} err an ApiError, or whatever else was thrown (shown by its message)
  */
 export function showFormError(form, err) {
   clearFormErrors(form);
-  const fields = [...(err.errors ?? [])];
-  if (err.code === 'missing_field' && !fields.length) {
-    for (const name of ['contexts', 'expected_output']) if (err.message.includes(name)) fields.push({ field: name, message: err.message });
+  const problem = /** @type {Partial<import('./api.js').ApiError>} */ (err);
+  const fields = [...(problem.errors ?? [])];
+  if (problem.code === 'missing_field' && !fields.length) {
+    const message = String(problem.message);
+    for (const name of ['contexts', 'expected_output']) if (message.includes(name)) fields.push({ field: name, message });
   }
+  /** @type {HTMLElement | null} */
   let first = null;
   for (const fe of fields) {
     const name = String(fe.field).split('.')[0];
@@ -83,6 +110,7 @@ export function showFormError(form, err) {
     if (!wrap) continue;
     const errId = uid('err') + '-err';
     wrap.append(h('p', { class: 'field-error', id: errId }, fe.message));
+    /** @type {HTMLElement | null} */
     const control = wrap.querySelector('input, textarea, select');
     if (control) {
       control.setAttribute('aria-invalid', 'true');
@@ -96,7 +124,14 @@ export function showFormError(form, err) {
   first?.focus();
 }
 
-/** Disables a submit button while a request runs. */
+/**
+ * Disables a submit button while a request runs.
+ * @template T
+ * @param {HTMLButtonElement} buttonEl
+ * @param {string} busyText
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
 export async function withBusy(buttonEl, busyText, fn) {
   const original = buttonEl.textContent;
   buttonEl.disabled = true;
@@ -138,19 +173,29 @@ export async function runFromForm(form, submit, results, { busyText, waiting, se
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
+/**
+ * @param {string | null | undefined} iso an ISO-8601 timestamp as the API writes them
+ * @param {string} [empty] shown when there is no time
+ */
 export function time(iso, empty = '—') {
   if (!iso) return h('span', { class: 'muted' }, empty);
   const d = new Date(iso);
   return h('time', { datetime: iso, title: iso }, dateTime.format(d));
 }
 
-export const fmtScore = (score) => (score === null || score === undefined ? '—' : score.toFixed(2));
-// null is an unknown cost (a model without a price on the server), not a missing one.
-export const fmtCost = (usd) => (usd === null ? 'unknown' : usd === undefined ? '—' : `$${usd < 0.01 && usd > 0 ? usd.toPrecision(2) : usd.toFixed(4)}`);
-export const fmtMs = (ms) => (ms === null || ms === undefined ? '—' : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
-export const fmtInt = (n) => (n === null || n === undefined ? '—' : n.toLocaleString());
+/** @typedef {number | null | undefined} MaybeNumber a figure the API may leave out (undefined) or not know (null) */
 
-/** A horizontal bar for a 0..1 score, with the number beside it. */
+export const fmtScore = (/** @type {MaybeNumber} */ score) => (score === null || score === undefined ? '—' : score.toFixed(2));
+// null is an unknown cost (a model without a price on the server), not a missing one.
+export const fmtCost = (/** @type {MaybeNumber} */ usd) => (usd === null ? 'unknown' : usd === undefined ? '—' : `$${usd < 0.01 && usd > 0 ? usd.toPrecision(2) : usd.toFixed(4)}`);
+export const fmtMs = (/** @type {MaybeNumber} */ ms) => (ms === null || ms === undefined ? '—' : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
+export const fmtInt = (/** @type {MaybeNumber} */ n) => (n === null || n === undefined ? '—' : n.toLocaleString());
+
+/**
+ * A horizontal bar for a 0..1 score, with the number beside it.
+ * @param {MaybeNumber} score
+ * @param {string | null} [label] what the score is of, for screen readers
+ */
 export function scoreBar(score, label) {
   const known = typeof score === 'number';
   const fill = h('span', { class: ['fill', known && score < 0.4 ? 'low' : known && score < 0.7 ? 'mid' : 'high'] });
@@ -163,9 +208,12 @@ export function scoreBar(score, label) {
   );
 }
 
-export const badge = (text, kind = '') => h('span', { class: `badge ${kind}` }, text);
+export const badge = (/** @type {Child} */ text, kind = '') => h('span', { class: `badge ${kind}` }, text);
 
-/** Declared inputs of an evaluator (and whether it caps the score), as badges. */
+/**
+ * Declared inputs of an evaluator (and whether it caps the score), as badges.
+ * @param {Pick<import('./types.js').Evaluator, 'requires_turns' | 'requires_request' | 'requires_contexts' | 'requires_expected_output' | 'critical'>} evaluator
+ */
 export function needs(evaluator) {
   return h(
     'span',
@@ -181,6 +229,10 @@ export function needs(evaluator) {
 /**
  * The paging button under a list: replaces the previous one, and loads the next page from
  * `nextCursor` when clicked (an error takes the button's place).
+ * @param {HTMLElement} area
+ * @param {string} label
+ * @param {string | null | undefined} nextCursor
+ * @param {(cursor: string) => Promise<unknown>} loadNext
  */
 export function showMore(area, label, nextCursor, loadNext) {
   area.querySelector('.more')?.remove();
@@ -189,12 +241,14 @@ export function showMore(area, label, nextCursor, loadNext) {
   area.append(more);
 }
 
-export const tableWrap = (table) => h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': table.getAttribute('aria-label') ?? 'table' }, table);
+export const tableWrap = (/** @type {HTMLTableElement} */ table) =>
+  h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': table.getAttribute('aria-label') ?? 'table' }, table);
 
 /**
  * A list's first page, or the reason it could not be read in its place.
  * @param {HTMLElement} area
- * @param {() => Promise<void>} load
+ * @param {(cursor?: string) => Promise<void>} load reads the first page (no cursor)
+
  */
 export async function firstPage(area, load) {
   try {
@@ -229,7 +283,11 @@ export function showPage(area, cursor, data, { label, columns, empty, row, more,
   showMore(area, more, data.next_cursor, load);
 }
 
-/** A modal confirmation. Resolves true when confirmed; Escape or Cancel resolve false. */
+/**
+ * A modal confirmation. Resolves true when confirmed; Escape or Cancel resolve false.
+ * @param {{ title: string, message: string | string[], confirmText: string, danger?: boolean }} spec
+ * @returns {Promise<boolean>}
+ */
 export function confirmDialog({ title, message, confirmText, danger = true }) {
   return new Promise((resolve) => {
     const titleId = uid('dlg');
@@ -239,10 +297,10 @@ export function confirmDialog({ title, message, confirmText, danger = true }) {
       'dialog',
       { 'aria-labelledby': titleId },
       h('h2', { id: titleId, text: title }),
-      [].concat(message).map((m) => h('p', {}, m)),
+      /** @type {string[]} */ ([]).concat(message).map((m) => h('p', {}, m)),
       h('div', { class: 'actions' }, ok, cancel),
     );
-    const done = (value) => {
+    const done = (/** @type {boolean} */ value) => {
       dialog.close();
       dialog.remove();
       resolve(value);
@@ -259,7 +317,11 @@ export function confirmDialog({ title, message, confirmText, danger = true }) {
   });
 }
 
-/** A read-only field with a Copy button, for a secret shown once. */
+/**
+ * A read-only field with a Copy button, for a secret shown once.
+ * @param {string} value
+ * @param {string} label
+ */
 export function copyField(value, label) {
   const input = h('input', { type: 'text', readonly: true, value, class: 'mono', spellcheck: 'false', autocomplete: 'off' });
   const status = h('span', { class: 'copy-status', role: 'status' });
@@ -285,12 +347,16 @@ export function loading(text = 'Loading…') {
   return h('p', { class: 'muted loading', role: 'status' }, text);
 }
 
-/** Replaces a placeholder's content once an async part of a page is ready (or failed). */
+/**
+ * Replaces a placeholder's content once an async part of a page is ready (or failed).
+ * @param {HTMLElement} container
+ * @param {() => Promise<Node | null | undefined | ReadonlyArray<Node | null | undefined>>} fn what to put there (nothing: it is left empty)
+ */
 export async function fill(container, fn) {
   clear(container).append(loading());
   try {
     const node = await fn();
-    clear(container).append(...[].concat(node).filter(Boolean));
+    clear(container).append(.../** @type {Node[]} */ (/** @type {(Node | null | undefined)[]} */ ([]).concat(node).filter(Boolean)));
   } catch (err) {
     clear(container).append(errorBox(err));
   }

@@ -1,14 +1,20 @@
 // An experiment: two ended batch runs over the same dataset side by side. Per evaluator the two
 // means, the difference B - A with its 95% paired-bootstrap interval, wins and ties, and the items
 // that moved most, each linked to both of its logs.
+/** @import { EvaluatorComparison, RunBrief } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { badge, fmtScore, link, pageHeading, scoreBar, tableWrap } from '../lib/ui.js';
 import { nameOf, statusBadge, targetName } from './batches.js';
 
-const signed = (n) => (n === null || n === undefined ? '—' : `${n >= 0 ? '+' : ''}${n.toFixed(3)}`);
+const signed = (/** @type {number | null | undefined} */ n) => (n === null || n === undefined ? '—' : `${n >= 0 ? '+' : ''}${n.toFixed(3)}`);
+/** @type {Record<EvaluatorComparison['verdict'], [text: string, kind: string]>} */
 const VERDICT = { improved: ['B is better', 'good'], regressed: ['B is worse', 'bad'], unclear: ['no clear change', ''], no_pairs: ['no pairs', ''] };
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function batchCompare(page, { query }) {
   const a = query.get('a');
   const b = query.get('b');
@@ -16,11 +22,12 @@ export default async function batchCompare(page, { query }) {
     page.append(pageHeading('Compare runs'), h('p', {}, 'Choose two runs to compare on the ', link('/app/batches', 'batch runs'), ' page.'));
     return;
   }
+  /** @type {import('../lib/types.js').ExperimentComparison} */
   const c = await api('GET', '/v1/judges/batch-executions/compare/', { query: { a, b, top: 20 } });
   // issue 26 item 6: names of the judge (or evaluator) and dataset, their ids on hover.
-  const named = async (r) => ({ target: await targetName(r), dataset: r.dataset_id ? await nameOf('datasets', r.dataset_id) : null });
+  const named = async (/** @type {RunBrief} */ r) => ({ target: await targetName(r), dataset: r.dataset_id ? await nameOf('datasets', r.dataset_id) : null });
   const [namesA, namesB] = await Promise.all([named(c.a), named(c.b)]);
-  const run = (label, r, n) =>
+  const run = (/** @type {string} */ label, /** @type {RunBrief} */ r, /** @type {{ target: string, dataset: string | null }} */ n) =>
     h(
       'section',
       { class: 'card', 'aria-label': `Run ${label}` },
@@ -31,13 +38,13 @@ export default async function batchCompare(page, { query }) {
         { class: 'muted' },
         r.judge_id
           ? [link(`/app/judges/${encodeURIComponent(r.judge_id)}`, `judge ${n.target}`, { title: r.judge_id }), r.judge_version ? ` v${r.judge_version}` : '']
-          : link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, `evaluator ${n.target}`, { title: r.evaluator_id }),
+          : link(`/app/evaluators/${encodeURIComponent(/** @type {string} */ (r.evaluator_id))}`, `evaluator ${n.target}`, { title: r.evaluator_id }), // a judge's run or else an evaluator's
         ' · ',
         r.dataset_id ? link(`/app/datasets/${encodeURIComponent(r.dataset_id)}`, `dataset ${n.dataset}`, { title: r.dataset_id }) : 'given items',
         ` · ${r.total} rows`,
       ),
     );
-  const line = (name, e, head) =>
+  const line = (/** @type {string} */ name, /** @type {Omit<EvaluatorComparison, 'evaluator_id' | 'evaluator_name'>} */ e, /** @type {HTMLTableCellElement} */ head) =>
     h(
       'tr',
       {},

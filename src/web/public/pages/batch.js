@@ -8,8 +8,13 @@ import { nameOf, statusBadge } from './batches.js';
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 const POLL_MS = 1000;
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function batch(page, { params, isCurrent }) {
   const path = `/v1/judges/batch-executions/${encodeURIComponent(params.id)}/`;
+  /** @type {import('../lib/types.js').BatchExecution} */
   let b = await api('GET', path);
   const judge = b.judge_id ? await api('GET', `/v1/judges/${encodeURIComponent(b.judge_id)}/`).catch(() => null) : null;
   // The dataset by its name (issue 26); its id on hover.
@@ -53,7 +58,7 @@ export default async function batch(page, { params, isCurrent }) {
         {},
         b.judge_id
           ? link(`/app/judges/${encodeURIComponent(b.judge_id)}`, judge?.name ?? b.judge_id)
-          : link(`/app/evaluators/${encodeURIComponent(b.evaluator_id)}`, evaluatorName ?? b.evaluator_id, { title: b.evaluator_id }),
+          : link(`/app/evaluators/${encodeURIComponent(/** @type {string} */ (b.evaluator_id))}`, evaluatorName ?? b.evaluator_id, { title: b.evaluator_id }), // a judge's run or else an evaluator's
         b.judge_version ? h('span', { class: 'muted' }, ` version ${b.judge_version}`) : null,
       ),
       h('dt', {}, 'Dataset'),
@@ -79,7 +84,9 @@ export default async function batch(page, { params, isCurrent }) {
               { 'data-provider-batches': '' },
               'Provider batch API (half price). ',
               (b.provider_batches ?? []).length
-                ? b.provider_batches.map((p, i) => h('span', {}, i ? ', ' : '', h('code', {}, p.id), ` ${p.status.replace('_', ' ')} (${p.requests} calls)`))
+                ? /** @type {NonNullable<typeof b.provider_batches>} */ (b.provider_batches).map((p, i) =>
+                    h('span', {}, i ? ', ' : '', h('code', {}, p.id), ` ${p.status.replace('_', ' ')} (${p.requests} calls)`),
+                  )
                 : h('span', { class: 'muted' }, 'not submitted yet'),
             ),
           ]
@@ -136,9 +143,13 @@ export default async function batch(page, { params, isCurrent }) {
     );
   }
 
+  /**
+   * @param {string} [cursor] the next page's cursor; none for the first page
+   */
   async function loadResults(cursor) {
+    /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').BatchRow>} */
     const data = await api('GET', `${path}results/`, { query: { limit: 50, cursor } });
-    let tbody = resultsArea.querySelector('tbody');
+    let tbody = /** @type {HTMLTableSectionElement} */ (resultsArea.querySelector('tbody')); // a later page adds to the first page's table
     if (!cursor) {
       if (!data.results.length) {
         clear(resultsArea).append(h('p', { class: 'empty' }, 'No rows yet.'));

@@ -1,5 +1,6 @@
 // Batch runs: the organization's runs, newest first (filter by status, kept in the address), and a
 // form to compare two ended runs over the same dataset (an experiment).
+/** @import { BatchExecution } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { spendLine } from '../lib/spend.js';
@@ -8,13 +9,18 @@ import { badge, errorBox, field, fmtCost, link, pageHeading, select, showFormErr
 const STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'];
 const ENDED = new Set(['completed', 'failed', 'cancelled']);
 
-export const statusBadge = (status) => badge(status, `status-${status}`);
-export const runLabel = (b) => `${b.id.slice(0, 12)}… · ${b.status} · ${b.total} rows${b.dataset_id ? '' : ' (given items)'} · ${new Date(b.created_at).toLocaleString()}`;
+export const statusBadge = (/** @type {string} */ status) => badge(status, `status-${status}`);
+export const runLabel = (/** @type {BatchExecution} */ b) =>
+  `${b.id.slice(0, 12)}… · ${b.status} · ${b.total} rows${b.dataset_id ? '' : ' (given items)'} · ${new Date(b.created_at).toLocaleString()}`;
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function batches(page, { app, query }) {
-  const status = STATUSES.includes(query.get('status')) ? query.get('status') : '';
+  const status = STATUSES.includes(/** @type {string} */ (query.get('status'))) ? /** @type {string} */ (query.get('status')) : ''; // includes(null) is false
   const datasetId = query.get('dataset_id') ?? '';
-  const statusSelect = select('status', [['', 'Any status'], ...STATUSES.map((s) => [s, s])], status);
+  const statusSelect = select('status', [['', 'Any status'], ...STATUSES.map((s) => /** @type {[string, string]} */ ([s, s]))], status);
   const filters = h(
     'form',
     { class: 'filters simple', 'aria-label': 'Filter batch runs' },
@@ -30,10 +36,15 @@ export default async function batches(page, { app, query }) {
   });
 
   const listArea = h('div');
+  /** @type {BatchExecution[]} */
   const seen = [];
+  /**
+   * @param {string} [cursor]
+   */
   async function load(cursor) {
+    /** @type {import('../lib/types.js').ListPage<BatchExecution>} */
     const data = await api('GET', '/v1/judges/batch-executions/', { query: { limit: 50, cursor, status: status || undefined, dataset_id: datasetId || undefined } });
-    let tbody = listArea.querySelector('tbody');
+    let tbody = /** @type {HTMLTableSectionElement} */ (listArea.querySelector('tbody')); // a later page adds to the first page's table
     if (!cursor) {
       if (!data.results.length) {
         clear(listArea).append(h('p', { class: 'empty' }, 'No batch runs yet: open a dataset and run a judge over it.'));
@@ -135,18 +146,25 @@ export default async function batches(page, { app, query }) {
 }
 
 // A resource's name by id, asked once per page load; the id itself when it cannot be read (deleted).
+/** @type {Map<string, Promise<string>>} */
 const names = new Map();
+/**
+ * @param {string} kind the REST collection: judges, evaluators, datasets
+ * @param {string} id
+ * @returns {Promise<string>}
+ */
 export function nameOf(kind, id) {
   const key = `${kind}/${id}`;
   if (!names.has(key))
     names.set(
       key,
       api('GET', `/v1/${kind}/${encodeURIComponent(id)}/`).then(
-        (r) => r.name ?? id,
+        (/** @type {{ name?: string }} */ r) => r.name ?? id,
         () => id,
       ),
     );
-  return names.get(key);
+  return /** @type {Promise<string>} */ (names.get(key)); // set just above
 }
 /** What a run ran: its judge's (or evaluator's) name. */
-export const targetName = (b) => (b.judge_id ? nameOf('judges', b.judge_id) : nameOf('evaluators', b.evaluator_id));
+export const targetName = (/** @type {Pick<BatchExecution, 'judge_id' | 'evaluator_id'>} */ b) =>
+  b.judge_id ? nameOf('judges', b.judge_id) : nameOf('evaluators', /** @type {string} */ (b.evaluator_id)); // a run has a judge or else an evaluator

@@ -1,6 +1,7 @@
 // One calibration run: its status (polled while the batch runs), then per evaluator the metrics beside
 // the previous run's, a scatter plot of person against judge, the confusion matrix, and the
 // disagreements largest first, each linking to its run; chosen disagreements become demonstrations.
+/** @import { CalibrationMetrics, CalibrationRun } from '../lib/types.js' */
 import { api, listAll } from '../lib/api.js';
 import { confusionTable, isDisagreement, metricsTable, reliabilityTable, scatterPlot, statusBadge } from '../lib/calibration.js';
 import { clear, h } from '../lib/dom.js';
@@ -9,8 +10,16 @@ import { button, errorBox, fmtScore, link, notice, pageHeading, showMore, tableW
 const POLL_MS = 1000;
 const DONE = ['completed', 'failed', 'cancelled'];
 
+/**
+ * What the run measured: its judge, or else its evaluator.
+ * @param {CalibrationRun} run
+ * @returns {Promise<{ text: string, href: string | null }>}
+ */
 async function subjectName(run) {
-  if (!run.judge_id) return { text: run.evaluator_versions[0]?.evaluator_name ?? run.evaluator_id, href: `/app/evaluators/${encodeURIComponent(run.evaluator_id)}` };
+  if (!run.judge_id) {
+    const evaluatorId = /** @type {string} */ (run.evaluator_id);
+    return { text: run.evaluator_versions[0]?.evaluator_name ?? evaluatorId, href: `/app/evaluators/${encodeURIComponent(evaluatorId)}` };
+  }
   try {
     const j = await api('GET', `/v1/judges/${encodeURIComponent(run.judge_id)}/`);
     return { text: j.name, href: `/app/judges/${encodeURIComponent(j.id)}` };
@@ -19,8 +28,13 @@ async function subjectName(run) {
   }
 }
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function calibration(page, { app, params, isCurrent }) {
   const path = `/v1/calibration-runs/${encodeURIComponent(params.id)}`;
+  /** @type {CalibrationRun} */
   const run = await api('GET', `${path}/`);
   const subject = await subjectName(run);
   const datasetName = await api('GET', `/v1/datasets/${encodeURIComponent(run.dataset_id)}/`).then(
@@ -59,6 +73,7 @@ export default async function calibration(page, { app, params, isCurrent }) {
     const poll = async () => {
       if (!isCurrent()) return;
       try {
+        /** @type {CalibrationRun} */
         const now = await api('GET', `${path}/`);
         if (!isCurrent()) return;
         if (DONE.includes(now.status)) return app.navigate(location.pathname, { replace: true });
@@ -86,9 +101,16 @@ export default async function calibration(page, { app, params, isCurrent }) {
   for (const m of run.metrics) page.append(await evaluatorSection(run, m, previous.get(m.evaluator_id), path));
 }
 
+/**
+ * @param {CalibrationRun} run
+ * @param {CalibrationMetrics} m
+ * @param {CalibrationMetrics | undefined} previous the same evaluator in the previous run
+ * @param {string} path the run's REST path
+ */
 async function evaluatorSection(run, m, previous, path) {
   const titleId = `ev-${m.evaluator_id}`;
   // The scatter needs every scored item (paged underneath); the list below pages on its own.
+  /** @type {import('../lib/types.js').CalibrationItem[]} */
   const items = await listAll(`${path}/items/`, { evaluator_id: m.evaluator_id }, 5000);
   const kappa = m.kappa;
   const warning =
@@ -121,6 +143,11 @@ async function evaluatorSection(run, m, previous, path) {
   );
 }
 
+/**
+ * @param {CalibrationRun} run
+ * @param {CalibrationMetrics} m
+ * @param {string} path the run's REST path
+ */
 function disagreements(run, m, path) {
   const area = h('div', { class: 'disagreements' });
   const chosen = new Set();
@@ -159,6 +186,9 @@ function disagreements(run, m, path) {
     }),
   );
 
+  /**
+   * @param {string} [cursor] the next page's cursor; none for the first page
+   */
   async function load(cursor) {
     const data = await api('GET', `${path}/items/`, { query: { evaluator_id: m.evaluator_id, limit: 20, cursor } });
     if (!cursor && !data.results.length) {

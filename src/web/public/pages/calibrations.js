@@ -6,6 +6,10 @@ import { clear, h } from '../lib/dom.js';
 import { ownerLabels } from '../lib/owner.js';
 import { errorBox, field, link, pageHeading, showFormError, showMore, tableWrap, time, withBusy } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function calibrations(page, { app, query }) {
   const [judges, evaluators, datasets] = await Promise.all([listAll('/v1/judges/'), listAll('/v1/evaluators/'), listAll('/v1/datasets/')]);
   // issue 26 item 2: the owner where two share a name (an evaluator of yours beside a preset).
@@ -52,6 +56,7 @@ export default async function calibrations(page, { app, query }) {
     e.preventDefault();
     if (!form.reportValidity()) return;
     const [kind, id] = [target.value.slice(0, target.value.indexOf(':')), target.value.slice(target.value.indexOf(':') + 1)];
+    /** @type {Record<string, string | number>} */
     const body = { [kind === 'judge' ? 'judge_id' : 'evaluator_id']: id, dataset_id: dataset.value };
     if (threshold.value !== '') body.threshold = Number(threshold.value);
     await withBusy(submit, 'Starting…', async () => {
@@ -66,9 +71,13 @@ export default async function calibrations(page, { app, query }) {
   });
 
   const listArea = h('div');
+  /**
+   * @param {string} [cursor] the next page's cursor; none for the first page
+   */
   async function load(cursor) {
+    /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').CalibrationRun>} */
     const data = await api('GET', '/v1/calibration-runs/', { query: { limit: 50, cursor } });
-    let tbody = listArea.querySelector('tbody');
+    let tbody = /** @type {HTMLTableSectionElement} */ (listArea.querySelector('tbody')); // a later page adds to the first page's table
     if (!cursor) {
       if (!data.results.length) {
         clear(listArea).append(
@@ -111,7 +120,7 @@ export default async function calibrations(page, { app, query }) {
         ? `${judgeName.get(r.judge_id) ?? r.judge_id} (judge v${r.judge_version})`
         : `${r.evaluator_versions[0]?.evaluator_name ?? r.evaluator_id} (evaluator v${r.evaluator_versions[0]?.version ?? '?'})`;
       const kappas = (r.metrics ?? []).map((m) => m.kappa);
-      const lowest = kappas.length ? (kappas.includes(null) ? null : Math.min(...kappas)) : null;
+      const lowest = kappas.length ? (kappas.includes(null) ? null : Math.min(.../** @type {number[]} */ (kappas))) : null;
       tbody.append(
         h(
           'tr',

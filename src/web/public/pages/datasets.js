@@ -3,6 +3,10 @@ import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { field, link, pageHeading, showFormError, firstPage, showPage, time, withBusy } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function datasets(page, { app }) {
   const name = h('input', { autocomplete: 'off', maxlength: 200 });
   const description = h('input', { autocomplete: 'off', maxlength: 2000 });
@@ -28,6 +32,9 @@ export default async function datasets(page, { app }) {
   });
 
   const listArea = h('div');
+  /**
+   * @param {string | undefined} cursor
+   */
   async function load(cursor) {
     const data = await api('GET', '/v1/datasets/', { query: { limit: 50, cursor } });
     showPage(listArea, cursor, data, {

@@ -1,14 +1,22 @@
 // Create an evaluator (optionally starting from another's rubric: ?from=<id>) or edit one of yours.
+/** @import { Evaluator } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { checkboxField, field, link, pageHeading, select, showFormError, withBusy } from '../lib/ui.js';
 import { kindEditor } from './evaluator-kind.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function evaluatorForm(page, { app, params, query }) {
+  const fromId = query.get('from');
+  /** @type {Evaluator | null} */
   const editing = params.id ? await api('GET', `/v1/evaluators/${encodeURIComponent(params.id)}/`) : null;
-  const from = !editing && query.get('from') ? await api('GET', `/v1/evaluators/${encodeURIComponent(query.get('from'))}/`) : null;
+  /** @type {Evaluator | null} */
+  const from = !editing && fromId ? await api('GET', `/v1/evaluators/${encodeURIComponent(fromId)}/`) : null;
   const start = editing ?? from;
-  const demo = app.session.organization.is_demo;
+  const demo = /** @type {import('../lib/types.js').Session} */ (app.session).organization.is_demo; // a signed-in page
 
   const name = h('input', { type: 'text', maxlength: '200', value: editing?.name ?? (from ? `${from.name} (copy)` : '') });
   const intent = h('textarea', { rows: '3', value: start?.intent ?? '' });
@@ -68,12 +76,14 @@ export default async function evaluatorForm(page, { app, params, query }) {
 
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
+    const checkboxes = /** @type {HTMLFormControlsCollection & Record<'requires_contexts' | 'requires_expected_output', HTMLInputElement>} */ (form.elements);
+    /** @type {Record<string, unknown>} the JSON body, built field by field */
     const body = {
       name: name.value.trim(),
       intent: intent.value.trim(),
       rubric: rubric.value,
-      requires_contexts: form.elements.requires_contexts.checked,
-      requires_expected_output: form.elements.requires_expected_output.checked,
+      requires_contexts: checkboxes.requires_contexts.checked,
+      requires_expected_output: checkboxes.requires_expected_output.checked,
       visibility: visibility.value,
     };
     // h-checks: the kind's own fields; a check or code evaluator's rubric describes itself.

@@ -13,6 +13,8 @@ const CODE_EXAMPLE =
  * Builds the kind controls. `llmOnly` are the form's fields that belong to kind llm (hidden for the
  * others). Returns the section to place in the form and `fields()`, which answers the body fields of
  * the chosen kind (or throws a message for the form).
+ * @param {import('../lib/types.js').Evaluator | null} start the evaluator edited or copied; null for a new one
+ * @param {HTMLDivElement[]} llmOnly
  */
 export function kindEditor(start, llmOnly) {
   const kind = select(
@@ -90,7 +92,7 @@ export function kindEditor(start, llmOnly) {
     result,
   );
   tryButton.addEventListener('click', async () => {
-    const form = tryButton.closest('form');
+    const form = /** @type {HTMLFormElement} */ (tryButton.closest('form')); // the editor sits in the evaluator form
     /** @type {Record<string, unknown>} */
     let body;
     try {

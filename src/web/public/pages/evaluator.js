@@ -5,7 +5,12 @@ import { clear, h } from '../lib/dom.js';
 import { tryItForm } from '../lib/try-it.js';
 import { badge, button, confirmDialog, errorBox, fill, link, needs, pageHeading, time } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function evaluator(page, { app, params }) {
+  /** @type {import('../lib/types.js').EvaluatorView} */
   const e = await api('GET', `/v1/evaluators/${encodeURIComponent(params.id)}/`);
   const own = !e.is_preset && (await app.isOwn(e));
   const base = `/app/evaluators/${encodeURIComponent(e.id)}`;
@@ -113,6 +118,7 @@ export default async function evaluator(page, { app, params }) {
   );
 
   await fill(versionsArea, async () => {
+    /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').Evaluator>} */
     const { results } = await api('GET', `/v1/evaluators/${encodeURIComponent(e.id)}/versions/`);
     return h(
       'ol',

@@ -3,6 +3,10 @@ import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { badge, field, link, needs, pageHeading, select, firstPage, showPage } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function evaluators(page, { app, query }) {
   const search = query.get('search') ?? '';
   const kind = query.get('kind') ?? 'all';
@@ -34,6 +38,9 @@ export default async function evaluators(page, { app, query }) {
   });
 
   const listArea = h('div');
+  /**
+   * @param {string | undefined} cursor
+   */
   async function load(cursor) {
     const isPreset = kind === 'preset' ? 'true' : kind === 'custom' ? 'false' : undefined;
     const data = await api('GET', '/v1/evaluators/', { query: { search, is_preset: isPreset, limit: 100, cursor } });

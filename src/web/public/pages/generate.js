@@ -5,9 +5,14 @@ import { api } from '../lib/api.js';
 import { clear, h, uid } from '../lib/dom.js';
 import { checkboxField, field, link, notice, pageHeading, select, showFormError, withBusy } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function generate(page, { app }) {
-  const demo = app.session.organization.is_demo;
+  const demo = /** @type {import('../lib/types.js').Session} */ (app.session).organization.is_demo; // a signed-in page
   // What the follow-up calls carry over: the draft judge and every answer given so far.
+  /** @type {{ judgeId: string | undefined, extra: Record<string, string> }} */
   const state = { judgeId: undefined, extra: {} };
 
   const intent = h('textarea', { rows: '8' });
@@ -61,16 +66,22 @@ export default async function generate(page, { app }) {
   );
   const followUp = h('div', { class: 'follow-up', 'aria-live': 'polite' });
 
+  /**
+   * @param {HTMLFormElement} sourceForm
+   * @param {HTMLButtonElement} sourceButton
+   */
   async function run(sourceForm, sourceButton) {
     if (!intent.value.trim()) {
       showFormError(form, { message: 'Describe the application and what to evaluate.', errors: [{ field: 'intent', message: 'Required.' }] });
       return;
     }
+    /** @type {{ intent: string, visibility: string, reasoning_effort: string, enable_context_aware_evaluators: boolean, stage?: string, judge_id?: string, extra_contexts?: Record<string, string> }} */
     const body = {
       intent: intent.value.trim(),
       visibility: visibility.value,
       reasoning_effort: effort.value,
-      enable_context_aware_evaluators: form.elements.enable_context_aware_evaluators.checked,
+      enable_context_aware_evaluators: /** @type {HTMLFormControlsCollection & { enable_context_aware_evaluators: HTMLInputElement }} */ (form.elements)
+        .enable_context_aware_evaluators.checked,
     };
     if (stage.value.trim()) body.stage = stage.value.trim();
     if (state.judgeId) body.judge_id = state.judgeId;
@@ -85,6 +96,9 @@ export default async function generate(page, { app }) {
     });
   }
 
+  /**
+   * @param {import('../lib/types.js').GenerateJudgeOutput} out
+   */
   function handle(out) {
     clear(followUp);
     if (out.error_code === 'multiple_stages') return askStage(out.stages ?? []);
@@ -105,9 +119,12 @@ export default async function generate(page, { app }) {
         ),
       ),
     );
-    app.navigate(`/app/judges/${encodeURIComponent(out.judge_id)}`);
+    app.navigate(`/app/judges/${encodeURIComponent(/** @type {string} */ (out.judge_id))}`); // a generated judge has its id
   }
 
+  /**
+   * @param {string[]} stages
+   */
   function askStage(stages) {
     const groupName = uid('stage');
     const otherId = uid('other');
@@ -131,9 +148,13 @@ export default async function generate(page, { app }) {
       h('div', { class: 'actions' }, next),
       h('div', { class: 'form-error' }),
     );
-    otherText.addEventListener('focus', () => (stageForm.querySelector(`#${otherId}`).checked = true));
+    // The radios and the heading below are built above, so the queries always find them.
+    const otherRadio = /** @type {HTMLInputElement} */ (stageForm.querySelector(`#${otherId}`));
+    otherText.addEventListener('focus', () => (otherRadio.checked = true));
+
     stageForm.addEventListener('submit', async (e) => {
       e.preventDefault();
+      /** @type {HTMLInputElement | null} */
       const picked = stageForm.querySelector(`input[name="${groupName}"]:checked`);
       const value = picked?.value || otherText.value.trim();
       if (!value) {
@@ -144,12 +165,18 @@ export default async function generate(page, { app }) {
       await run(stageForm, next);
     });
     followUp.append(stageForm);
-    stageForm.querySelector('h2').focus();
+    /** @type {HTMLHeadingElement} */ (stageForm.querySelector('h2')).focus();
   }
 
+  /**
+   * @param {import('../lib/types.js').GenerationQuestion[]} questions
+   */
   function askContext(questions) {
     const next = h('button', { type: 'submit' }, 'Continue');
-    const answers = questions.map((q) => ({ q, input: h('textarea', { rows: '3', value: state.extra[q.form_field_name] ?? '' }) }));
+    const answers = questions.map((q) => ({
+      q,
+      input: h('textarea', { rows: '3', value: state.extra[q.form_field_name] ?? '' }),
+    }));
     const ctxForm = h(
       'form',
       { class: 'stack card', novalidate: true, 'aria-labelledby': 'ctx-title' },
@@ -170,7 +197,7 @@ export default async function generate(page, { app }) {
       await run(ctxForm, next);
     });
     followUp.append(ctxForm);
-    ctxForm.querySelector('h2').focus();
+    /** @type {HTMLHeadingElement} */ (ctxForm.querySelector('h2')).focus();
   }
 
   form.addEventListener('submit', async (e) => {

@@ -4,10 +4,16 @@ import { h, uid } from '../lib/dom.js';
 import { badge, field, link, pageHeading, select, showFormError, withBusy } from '../lib/ui.js';
 import { guardrailFields } from './judge-proxy.js'; // h-proxy
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function judgeForm(page, { app, params }) {
+  /** @type {import('../lib/types.js').JudgeFull | null} */
   const editing = params.id ? await api('GET', `/v1/judges/${encodeURIComponent(params.id)}/`) : null;
+  /** @type {import('../lib/types.js').Evaluator[]} */
   const all = await listAll('/v1/evaluators/');
-  const demo = app.session.organization.is_demo;
+  const demo = /** @type {import('../lib/types.js').Session} */ (app.session).organization.is_demo; // a signed-in page
 
   const name = h('input', { type: 'text', maxlength: '200', value: editing?.name ?? '' });
   const intent = h('textarea', { rows: '3', value: editing?.intent ?? '' });
@@ -22,6 +28,7 @@ export default async function judgeForm(page, { app, params }) {
   );
 
   // Chosen evaluators keep the order in which they were ticked.
+  /** @type {string[]} */
   const chosen = editing ? editing.evaluators.map((e) => e.id) : [];
   const chosenText = h('p', { class: 'small', 'aria-live': 'polite' });
   const showChosen = () => {
@@ -50,7 +57,8 @@ export default async function judgeForm(page, { app, params }) {
   }
   filter.addEventListener('input', () => {
     const q = filter.value.trim().toLowerCase();
-    for (const li of list.children) li.hidden = Boolean(q) && !li.dataset.text.includes(q);
+    // Every item carries data-text (its name, intent and stage, lower case).
+    for (const li of /** @type {HTMLCollectionOf<HTMLLIElement>} */ (list.children)) li.hidden = Boolean(q) && !(/** @type {string} */ (li.dataset.text).includes(q));
   });
   showChosen();
 
@@ -77,7 +85,9 @@ export default async function judgeForm(page, { app, params }) {
   );
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
+    /** @type {{ name: string, intent: string, visibility: string, evaluator_ids: string[], stage?: string | null, guardrail?: { action: string, threshold: number, message?: string } | null }} */
     const body = { name: name.value.trim(), intent: intent.value.trim(), visibility: visibility.value, evaluator_ids: [...chosen] };
+
     if (stage.value.trim()) body.stage = stage.value.trim();
     else if (editing?.stage) body.stage = null;
     const g = guardrail.value(); // h-proxy

@@ -3,6 +3,9 @@
 import { h } from '../lib/dom.js';
 import { copyField } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').Judge} j
+ */
 export function proxySection(j) {
   const base = `${location.origin}/v1/judges/${encodeURIComponent(j.id)}/openai`;
   const model = '<registered model name>';
@@ -41,7 +44,13 @@ export function proxySection(j) {
   );
 }
 
-/** The guardrail controls of the judge form, and the body field they make (undefined: unchanged). */
+/**
+ * The guardrail controls of the judge form, and the body field they make (undefined: unchanged).
+ * @param {import('../lib/types.js').Judge | null} editing the judge being edited; null for a new one
+ * @param {typeof import('../lib/ui.js').field} field
+ * @param {typeof import('../lib/ui.js').select} select
+
+ */
 export function guardrailFields(editing, field, select) {
   const g = editing?.guardrail ?? null;
   const action = select(

@@ -1,4 +1,5 @@
 // One judge: its evaluators, a "try it" form, and its scores over time.
+/** @import { JudgeFull, JudgeView } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { calibrationSummary } from '../lib/calibration.js';
 import { proxySection } from './judge-proxy.js'; // h-proxy
@@ -9,7 +10,12 @@ import { tryItForm } from '../lib/try-it.js';
 import { syntheticSection } from '../lib/synthetic.js';
 import { badge, button, confirmDialog, errorBox, field, fill, link, needs, notice, pageHeading, showFormError, time, withBusy } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function judge(page, { app, params }) {
+  /** @type {JudgeView} */
   const j = await api('GET', `/v1/judges/${encodeURIComponent(params.id)}/`);
   const own = await app.isOwn(j);
   const base = `/app/judges/${encodeURIComponent(j.id)}`;
@@ -119,6 +125,7 @@ export default async function judge(page, { app, params }) {
 
 // A judge made by generate_judge carries its generation state (`generation`, null for hand-made
 // judges): show the context it was built from folded away.
+/** @param {JudgeFull['generation']} gen */
 function generationRecord(gen) {
   if (!gen) return null;
   const answers = Object.entries(gen.answers);
@@ -140,8 +147,13 @@ function generationRecord(gen) {
 
 // A draft waits for answers to its open questions. Its owner answers them here: generation then
 // completes this same judge (same id, a new version), and the page shows it.
+/**
+ * @param {JudgeFull} j a draft
+ * @param {{ own: boolean, app: import('../lib/types.js').App, base: string }} where
+ */
 function finishDraft(j, { own, app, base }) {
-  const questions = j.generation.open_questions;
+  const questions = /** @type {NonNullable<JudgeFull['generation']>} */ (j.generation).open_questions; // a draft has its generation
+
   const intro = h(
     'p',
     {},
@@ -200,12 +212,16 @@ function finishDraft(j, { own, app, base }) {
   );
 }
 
-/** Try it: score one response, or compare two (each evaluator asked in both orders). */
+/**
+ * Try it: score one response, or compare two (each evaluator asked in both orders).
+ * @param {JudgeFull} j
+ * @param {() => Promise<void>} loadChart redraws the score chart after a run
+ */
 function tryModes(j, loadChart) {
   const score = tryItForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/execute/`, submitText: 'Run judge', onRun: () => void loadChart() });
   const compare = compareForm({ evaluators: j.evaluators, endpoint: `/v1/judges/${encodeURIComponent(j.id)}/compare/` });
   compare.hidden = true;
-  const radio = (value, text, checked) =>
+  const radio = (/** @type {string} */ value, /** @type {string} */ text, /** @type {boolean} */ checked) =>
     h(
       'label',
       {},

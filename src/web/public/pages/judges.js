@@ -4,6 +4,10 @@ import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { badge, checkboxField, field, link, pageHeading, firstPage, showPage, time } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function judges(page, { app, query }) {
   const search = query.get('search') ?? '';
   const includePublic = query.get('include_public') === 'true';
@@ -21,11 +25,14 @@ export default async function judges(page, { app, query }) {
     e.preventDefault();
     const params = new URLSearchParams();
     if (searchInput.value.trim()) params.set('search', searchInput.value.trim());
-    if (form.elements.include_public.checked) params.set('include_public', 'true');
+    if (/** @type {HTMLFormControlsCollection & { include_public: HTMLInputElement }} */ (form.elements).include_public.checked) params.set('include_public', 'true');
     app.navigate(`/app/judges${params.size ? `?${params}` : ''}`);
   });
 
   const listArea = h('div');
+  /**
+   * @param {string | undefined} cursor
+   */
   async function load(cursor) {
     // The REST default includes public judges (SPEC section 2); the web app asks for them explicitly.
     const data = await api('GET', '/v1/judges/', { query: { search, include_public: String(includePublic), limit: 50, cursor } });

@@ -1,10 +1,16 @@
 // API keys of the organization: list, create (secret shown once), revoke with a confirmation.
+/** @import { ApiKey } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { badge, button, confirmDialog, copyField, errorBox, field, pageHeading, showFormError, tableWrap, time, withBusy, showMore } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function keys(page, { app }) {
-  const current = app.session.key;
+  const session = /** @type {import('../lib/types.js').Session} */ (app.session); // a signed-in page
+  const current = session.key;
   const created = h('div', { class: 'created-key' });
   const listArea = h('div');
 
@@ -23,7 +29,7 @@ export default async function keys(page, { app }) {
         {
           label: 'Expires in (days)',
           name: 'expires_in_days',
-          hint: app.session.organization.is_demo ? 'Demo keys never outlive the demo.' : 'Leave empty for a key that does not expire.',
+          hint: session.organization.is_demo ? 'Demo keys never outlive the demo.' : 'Leave empty for a key that does not expire.',
         },
         daysInput,
       ),
@@ -36,6 +42,7 @@ export default async function keys(page, { app }) {
     if (!form.reportValidity()) return;
     await withBusy(submit, 'Creating…', async () => {
       try {
+        /** @type {{ name: string, expires_in_days?: number }} */
         const body = { name: nameInput.value.trim() };
         if (daysInput.value) body.expires_in_days = Number(daysInput.value);
         const key = await api('POST', '/v1/api-keys/', { body });
@@ -50,7 +57,7 @@ export default async function keys(page, { app }) {
             button('Done, I have stored it', { class: 'secondary', onclick: () => clear(created) }),
           ),
         );
-        created.querySelector('h2').focus();
+        /** @type {HTMLHeadingElement} */ (created.querySelector('h2')).focus(); // the section above
         await loadList();
       } catch (err) {
         showFormError(form, err);
@@ -58,6 +65,10 @@ export default async function keys(page, { app }) {
     });
   });
 
+  /**
+   * @param {ApiKey} key
+   * @param {HTMLTableCellElement} cell
+   */
   async function revoke(key, cell) {
     const own = key.id === current.id;
     const ok = await confirmDialog({
@@ -65,7 +76,7 @@ export default async function keys(page, { app }) {
       message: [
         `Every program using ${key.prefix}… gets 401 Unauthorized from now on. This cannot be undone.`,
         own ? 'You are signed in with this key: revoking it signs you out.' : null,
-      ].filter(Boolean),
+      ].filter((m) => m !== null),
       confirmText: 'Revoke key',
     });
     if (!ok) return;
@@ -78,15 +89,22 @@ export default async function keys(page, { app }) {
     }
   }
 
+  /**
+   * @param {ApiKey} key
+   */
   function status(key) {
     if (key.revoked_at) return h('span', {}, badge('revoked', 'bad'), ' ', time(key.revoked_at));
     if (key.expires_at && new Date(key.expires_at) <= new Date()) return badge('expired', 'bad');
     return badge('active', 'good');
   }
 
+  /**
+   * @param {string | undefined} [cursor]
+   */
   async function loadList(cursor, append = false) {
+    /** @type {import('../lib/types.js').ListPage<ApiKey>} */
     const pageData = await api('GET', '/v1/api-keys/', { query: { limit: 50, cursor } });
-    let tbody = listArea.querySelector('tbody');
+    let tbody = /** @type {HTMLTableSectionElement} */ (listArea.querySelector('tbody')); // a later page adds to the first page's table
     if (!append || !tbody) {
       tbody = h('tbody');
       clear(listArea).append(
@@ -131,7 +149,7 @@ export default async function keys(page, { app }) {
 
   page.append(
     pageHeading('API keys'),
-    h('p', { class: 'lead' }, `Keys of ${app.session.organization.name}. A key authenticates REST calls and MCP agents: `, h('code', {}, 'Authorization: Api-Key <key>'), '.'),
+    h('p', { class: 'lead' }, `Keys of ${session.organization.name}. A key authenticates REST calls and MCP agents: `, h('code', {}, 'Authorization: Api-Key <key>'), '.'),
     form,
     created,
     h('h2', {}, 'Keys'),

@@ -1,6 +1,7 @@
 // One run in full: its inputs and every evaluator's score, justification, model, tokens, cost, latency.
 // A comparison log (type comparison) shows each evaluator's preference and whether its two orders agreed.
 import { annotationsSection } from '../lib/annotate.js';
+/** @import { ComparisonRecord, EvaluatorResult, ExecutionLog } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { conversationView } from '../lib/conversation.js';
 import { h } from '../lib/dom.js';
@@ -8,16 +9,25 @@ import { jurySection } from '../lib/jurors.js';
 import { consistencyBadge } from '../lib/compare-form.js';
 import { badge, errorBox, fill, fmtCost, fmtInt, fmtMs, link, pageHeading, scoreBar, tableWrap, time } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function log(page, { params }) {
+  /** @type {ExecutionLog} */
   const l = await api('GET', `/v1/execution-logs/${encodeURIComponent(params.id)}/`);
   const ofJudge = l.judge_id !== null;
-  const subject = ofJudge ? link(`/app/judges/${encodeURIComponent(l.judge_id)}`, l.judge_name) : link(`/app/evaluators/${encodeURIComponent(l.evaluator_id)}`, l.evaluator_name);
+  // A log names its judge, or else its evaluator.
+  const subject = ofJudge
+    ? link(`/app/judges/${encodeURIComponent(/** @type {string} */ (l.judge_id))}`, l.judge_name)
+    : link(`/app/evaluators/${encodeURIComponent(/** @type {string} */ (l.evaluator_id))}`, l.evaluator_name);
   const version = ofJudge ? l.judge_version : l.evaluator_version;
   const cmp = l.type === 'comparison' ? l.comparison : null;
   const name = ofJudge ? l.judge_name : l.evaluator_name;
 
   const annotateArea = h('div');
-  const text = (label, value) => (value ? [h('h3', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null);
+  const text = (/** @type {string} */ label, /** @type {string | null | undefined} */ value) =>
+    value ? [h('h3', {}, label), h('pre', { class: 'text', tabindex: '0' }, value)] : null;
 
   page.append(
     pageHeading(cmp ? `Comparison with ${name}` : `Run of ${name}`),
@@ -52,7 +62,7 @@ export default async function log(page, { params }) {
       traceOf(l)
         ? [
             h('dt', {}, 'Trace'),
-            h('dd', {}, link(`/app/traces/${encodeURIComponent(traceOf(l))}`, 'Open the trace', { class: 'trace-link' }), ' ', h('code', {}, traceOf(l))),
+            h('dd', {}, link(`/app/traces/${encodeURIComponent(/** @type {string} */ (traceOf(l)))}`, 'Open the trace', { class: 'trace-link' }), ' ', h('code', {}, traceOf(l))),
             spanOf(l) ? [h('dt', {}, 'Span'), h('dd', {}, h('code', {}, spanOf(l)))] : null,
           ]
         : null,
@@ -89,20 +99,20 @@ export default async function log(page, { params }) {
   if (!cmp) await fill(annotateArea, () => annotationsSection(l));
 }
 
-const tagValue = (l, name) => l.tags.find((t) => t.startsWith(`${name}:`))?.slice(name.length + 1);
-const traceOf = (l) => l.trace_id ?? tagValue(l, 'trace_id');
-const spanOf = (l) => l.span_id ?? tagValue(l, 'span_id');
+const tagValue = (/** @type {ExecutionLog} */ l, /** @type {string} */ name) => l.tags.find((t) => t.startsWith(`${name}:`))?.slice(name.length + 1);
+const traceOf = (/** @type {ExecutionLog} */ l) => l.trace_id ?? tagValue(l, 'trace_id');
+const spanOf = (/** @type {ExecutionLog} */ l) => l.span_id ?? tagValue(l, 'span_id');
 
-const resultCells = (r) => [
+const resultCells = (/** @type {EvaluatorResult} */ r) => [
   h('td', { class: 'justification' }, r.error ? errorBox({ message: r.error }) : null, r.justification ?? ''),
   h('td', { class: 'model' }, r.model ?? '—'),
   h('td', { class: 'num' }, `${fmtInt(r.input_tokens)} / ${fmtInt(r.output_tokens)}`),
   h('td', { class: 'num' }, fmtCost(r.cost_usd)),
   h('td', { class: 'num' }, fmtMs(r.latency_ms)),
 ];
-const evaluatorCell = (r) =>
+const evaluatorCell = (/** @type {EvaluatorResult} */ r) =>
   h('th', { scope: 'row' }, link(`/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, r.evaluator_name), h('span', { class: 'muted' }, ` v${r.evaluator_version}`));
-const resultsSection = (title, label, headers, rows) =>
+const resultsSection = (/** @type {string} */ title, /** @type {string} */ label, /** @type {string[]} */ headers, /** @type {HTMLTableRowElement[]} */ rows) =>
   h(
     'section',
     { 'aria-labelledby': 'scores-title' },
@@ -126,13 +136,19 @@ const resultsSection = (title, label, headers, rows) =>
   );
 const TAIL = ['Justification', 'Model', 'Tokens in / out', 'Cost', 'Latency'];
 
-/** The result's confidence and where it came from (docs/SURFACE.md): a stated one is a weak signal until calibrated. */
+/**
+ * The result's confidence and where it came from (docs/SURFACE.md): a stated one is a weak signal until calibrated.
+ * @param {EvaluatorResult} r
+ */
 function confidenceNote(r) {
   if (typeof r.confidence !== 'number') return null;
   const source = r.grade_probabilities ? 'grade probabilities' : r.jurors ? 'jury agreement' : 'stated by the model';
   return h('div', { class: 'muted confidence' }, `confidence ${r.confidence.toFixed(2)} (${source})`);
 }
 
+/**
+ * @param {ExecutionLog} l
+ */
 function scoresTable(l) {
   return resultsSection(
     'Scores',
@@ -142,9 +158,14 @@ function scoresTable(l) {
   );
 }
 
-/** Each evaluator's preference, with whether its two orders agreed (the comparison keeps them by evaluator id). */
+/**
+ * Each evaluator's preference, with whether its two orders agreed (the comparison keeps them by evaluator id).
+ * @param {ExecutionLog} l
+ * @param {ComparisonRecord} cmp
+ */
 function preferencesTable(l, cmp) {
   const rows = l.evaluator_results.map((r) => {
+    /** @type {Partial<ComparisonRecord['evaluators'][number]> & Pick<ComparisonRecord['evaluators'][number], 'preference' | 'consistent'>} */
     const c = cmp.evaluators.find((e) => e.evaluator_id === r.evaluator_id) ?? { preference: null, consistent: false };
     const preference = c.preference === null ? '—' : c.preference === 'tie' ? 'tie' : `prefers ${c.preference.toUpperCase()}`;
     return h('tr', {}, evaluatorCell(r), h('td', {}, preference), h('td', {}, consistencyBadge({ ...c, degenerate: c.degenerate ?? r.degenerate })), resultCells(r));
@@ -152,9 +173,13 @@ function preferencesTable(l, cmp) {
   return resultsSection('Preferences', 'Evaluator preferences', ['Evaluator', 'Preference', 'Both orders', ...TAIL], rows);
 }
 
-/** issue 26: each evaluator's two orders, with what each preferred and why (the table's justification points here). */
+/**
+ * issue 26: each evaluator's two orders, with what each preferred and why (the table's justification points here).
+ * @param {ExecutionLog} l
+ * @param {ComparisonRecord} cmp
+ */
 function ordersSection(l, cmp) {
-  const said = (o) => (o.preference === null ? 'failed' : o.preference === 'tie' ? 'tie' : `prefers ${o.preference.toUpperCase()}`);
+  const said = (/** @type {{ preference: string | null }} */ o) => (o.preference === null ? 'failed' : o.preference === 'tie' ? 'tie' : `prefers ${o.preference.toUpperCase()}`);
   const blocks = cmp.evaluators
     .filter((e) => e.orders?.length)
     .map((e) => {

@@ -1,5 +1,6 @@
 // Execution logs: filters kept in the address (so back, forward and links work), pages by cursor, and
 // the score-over-time chart when one judge is chosen.
+/** @import { ListPage } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { scoreChart } from '../lib/chart.js';
 import { clear, h } from '../lib/dom.js';
@@ -8,26 +9,32 @@ import { badge, field, fill, fmtCost, fmtMs, link, pageHeading, scoreBar, select
 
 const FILTERS = ['judge_id', 'evaluator_id', 'session_id', 'trace_id', 'min_score', 'max_score', 'min_cost', 'max_cost', 'tags', 'date_from', 'date_to'];
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function logs(page, { app, query }) {
   const current = Object.fromEntries(FILTERS.map((k) => [k, query.get(k) ?? '']));
   const cursor = query.get('cursor') ?? undefined;
   // Page size: 50 unless the address says otherwise (kept across pages and filter changes).
   const limit = /^\d+$/.test(query.get('limit') ?? '') ? query.get('limit') : undefined;
 
+  /** @type {[ListPage<import('../lib/types.js').Judge>, ListPage<import('../lib/types.js').Evaluator>]} */
   const [judges, evaluators] = await Promise.all([api('GET', '/v1/judges/', { query: { limit: 200 } }), api('GET', '/v1/evaluators/', { query: { limit: 200 } })]);
   const own = await app.ownProjectIds();
-  const options = (items, any, selected) => {
+  const options = (/** @type {Array<{ id: string, name: string, project_id: string | null }>} */ items, /** @type {string} */ any, /** @type {string} */ selected) => {
     const label = ownerLabels(items, own); // issue 26 item 2: the owner where names are shared
-    const list = [['', any], ...items.map((i) => [i.id, label.get(i.id)])];
+    /** @type {Array<[string, string]>} */
+    const list = [['', any], ...items.map((i) => /** @type {[string, string]} */ ([i.id, label.get(i.id)]))];
     if (selected && !items.some((i) => i.id === selected)) list.push([selected, selected]);
     return list;
   };
   const judgeSelect = select('judge_id', options(judges.results, 'Any judge', current.judge_id), current.judge_id);
   const evaluatorSelect = select('evaluator_id', options(evaluators.results, 'Any evaluator', current.evaluator_id), current.evaluator_id);
-  const num = (name) => h('input', { type: 'number', min: '0', max: '1', step: '0.01', inputmode: 'decimal', value: current[name] });
+  const num = (/** @type {string} */ name) => h('input', { type: 'number', min: '0', max: '1', step: '0.01', inputmode: 'decimal', value: current[name] });
   const minScore = num('min_score');
   const maxScore = num('max_score');
-  const cost = (name) => h('input', { type: 'number', min: '0', step: 'any', inputmode: 'decimal', value: current[name] });
+  const cost = (/** @type {string} */ name) => h('input', { type: 'number', min: '0', step: 'any', inputmode: 'decimal', value: current[name] });
   const minCost = cost('min_cost');
   const maxCost = cost('max_cost');
   const tags = h('input', { type: 'text', value: current.tags, autocomplete: 'off' });
@@ -94,6 +101,7 @@ export default async function logs(page, { app, query }) {
     h('section', { 'aria-labelledby': 'runs-title' }, h('h2', { id: 'runs-title' }, 'Runs'), tableArea),
   );
 
+  /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').ExecutionLog>} */
   let data;
   try {
     data = await api('GET', '/v1/execution-logs/', { query: { ...filterQuery, limit: limit ?? 50, cursor } });
@@ -161,7 +169,7 @@ export default async function logs(page, { app, query }) {
   if (current.judge_id) {
     await fill(chartArea, async () => {
       const all = await api('GET', '/v1/execution-logs/', { query: { ...filterQuery, limit: 200 } });
-      const name = judges.results.find((j) => j.id === current.judge_id)?.name ?? current.judge_id;
+      const name = judges.results.find((/** @type {{ id: string; }} */ j) => j.id === current.judge_id)?.name ?? current.judge_id;
       return scoreChart(all.results, { caption: `Scores of ${name} over time, one line per evaluator` }) ?? h('p', { class: 'muted' }, 'No scored runs to chart.');
     });
   }

@@ -4,7 +4,7 @@ import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { badge, button, checkboxField, confirmDialog, errorBox, field, notice, pageHeading, select, showFormError, tableWrap, time, withBusy } from '../lib/ui.js';
 
-const capabilityText = (c) =>
+const capabilityText = (/** @type {import('../lib/types.js').Model['capabilities']} */ c) =>
   c
     ? Object.entries(c)
         .filter(([, v]) => v)
@@ -12,9 +12,12 @@ const capabilityText = (c) =>
         .join(', ') || 'JSON in the prompt only'
     : null;
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ */
 export default async function models(page) {
   const listArea = h('div');
-  const input = (props) => h('input', { type: 'text', autocomplete: 'off', ...props });
+  const input = (/** @type {import("../lib/dom.js").Props | null | undefined} */ props) => h('input', { type: 'text', autocomplete: 'off', ...props });
   const nameInput = input({ maxlength: '200' });
   const providerSelect = select(
     'provider',
@@ -66,12 +69,13 @@ export default async function models(page) {
     if (!form.reportValidity()) return;
     await withBusy(submit, 'Registering…', async () => {
       try {
+        /** @type {{ name: string, provider: string, model: string, base_url?: string, api_key?: string, max_concurrency?: number, price?: { input: number, output: number }, supports_attachments?: boolean }} */
         const body = { name: nameInput.value.trim(), provider: providerSelect.value, model: modelInput.value.trim() };
         if (baseUrlInput.value.trim()) body.base_url = baseUrlInput.value.trim();
         if (keyInput.value) body.api_key = keyInput.value;
         if (concurrencyInput.value) body.max_concurrency = Number(concurrencyInput.value);
         if (priceIn.value !== '' || priceOut.value !== '') body.price = { input: Number(priceIn.value || 0), output: Number(priceOut.value || 0) };
-        if (attachmentsBox.querySelector('input').checked) body.supports_attachments = true;
+        if (/** @type {HTMLInputElement} */ (attachmentsBox.querySelector('input')).checked) body.supports_attachments = true;
         await api('POST', '/v1/models/', { body });
         form.reset();
         await loadList();
@@ -81,6 +85,11 @@ export default async function models(page) {
     });
   });
 
+  /**
+   * @param {import('../lib/types.js').Model} model
+   * @param {HTMLTableCellElement} cell
+   * @param {HTMLButtonElement} btn
+   */
   async function verify(model, cell, btn) {
     await withBusy(btn, 'Verifying…', async () => {
       try {
@@ -92,6 +101,10 @@ export default async function models(page) {
     });
   }
 
+  /**
+   * @param {import('../lib/types.js').Model} model
+   * @param {HTMLTableCellElement} cell
+   */
   async function remove(model, cell) {
     const ok = await confirmDialog({
       title: `Delete model “${model.name}”?`,
@@ -108,7 +121,9 @@ export default async function models(page) {
   }
 
   async function loadList() {
+    /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').Model>} */
     const pageData = await api('GET', '/v1/models/', { query: { limit: 200 } });
+
     if (!pageData.results.length) return clear(listArea).append(h('p', { class: 'muted' }, 'No models registered yet: evaluators use the server’s model.'));
     const tbody = h('tbody');
     for (const m of pageData.results) {
@@ -162,7 +177,7 @@ export default async function models(page) {
   // issue 26 item 12: without a server secret every registration answers 503 not_available: say so first.
   const registry = await api('GET', '/v1/model-registry/').catch(() => null);
   if (registry && !registry.keeps_api_keys) {
-    form.querySelector('h2').after(notice(`${registry.detail} Until then, evaluators use the server’s own model.`, 'warn'));
+    /** @type {HTMLHeadingElement} */ (form.querySelector('h2')).after(notice(`${registry.detail} Until then, evaluators use the server’s own model.`, 'warn'));
     submit.disabled = true;
   }
   try {

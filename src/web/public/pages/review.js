@@ -3,10 +3,15 @@
 // submits, Escape skips (with a reason). The judge's scores and justifications stay hidden until the
 // person has scored (unless the queue shows them), so the judge does not anchor them; then they are
 // shown beside the person's, and Enter leases the next item. Progress and agreement so far on top.
+/** @import { ExecutionLog, ReviewQueue } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { badge, errorBox, fmtScore, notice, pageHeading, withBusy } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function review(page, { params }) {
   const id = params.id;
   const status = h('div', { class: 'review-status', 'aria-live': 'polite' });
@@ -14,8 +19,9 @@ export default async function review(page, { params }) {
   page.append(pageHeading('Review'), status, area);
 
   async function showStatus() {
+    /** @type {ReviewQueue} */
     const q = await api('GET', `/v1/review-queues/${encodeURIComponent(id)}/`);
-    page.querySelector('h1').textContent = `Review: ${q.name}`;
+    /** @type {HTMLHeadingElement} */ (page.querySelector('h1')).textContent = `Review: ${q.name}`; // the page's heading
     clear(status);
     const c = q.counts;
     status.append(
@@ -28,7 +34,12 @@ export default async function review(page, { params }) {
         'p',
         { class: 'agreement muted' },
         'Agreement so far: ',
-        q.agreement.map((a) => `${a.evaluator_id}: α ${a.alpha === null ? '— (needs two items scored by two people)' : a.alpha.toFixed(2)} (${a.n_items} items)`).join(' · '),
+        q.agreement
+          .map(
+            (/** @type {ReviewQueue['agreement'][number]} */ a) =>
+              `${a.evaluator_id}: α ${a.alpha === null ? '— (needs two items scored by two people)' : a.alpha.toFixed(2)} (${a.n_items} items)`,
+          )
+          .join(' · '),
       ),
     );
     return q;
@@ -44,6 +55,11 @@ export default async function review(page, { params }) {
     showItem(item);
   }
 
+  /**
+   * A leased item (POST .../next/ in src/review/ops.ts): its run, typed there as a plain record, is an
+   * execution log whose scores the queue may hide.
+   * @param {{ item_id: string, execution_log_id: string, lease_expires_at?: string, evaluator_ids: string[], show_justification?: boolean, log: ExecutionLog }} item
+   */
   function showItem(item) {
     const log = item.log;
     const names = new Map(log.evaluator_results.map((r) => [r.evaluator_id, r.evaluator_name]));
@@ -99,17 +115,21 @@ export default async function review(page, { params }) {
     form.addEventListener('submit', async (e) => {
       e.preventDefault();
       if (!form.reportValidity()) return;
-      const annotations = inputs.map((i) => ({ evaluator_id: i.evaluatorId, score: Number(i.score.value), ...(i.note.value.trim() ? { note: i.note.value.trim() } : {}) }));
+      const annotations = inputs.map((i) => ({
+        evaluator_id: i.evaluatorId,
+        score: Number(i.score.value),
+        ...(i.note.value.trim() ? { note: i.note.value.trim() } : {}),
+      }));
       await withBusy(submit, 'Saving…', async () => {
         try {
           await api('POST', `/v1/review-queues/${encodeURIComponent(id)}/items/${encodeURIComponent(item.item_id)}/annotations/`, { body: { annotations } });
         } catch (err) {
-          form.querySelector('.form-error').replaceChildren(errorBox(err));
+          /** @type {HTMLElement} */ (form.querySelector('.form-error')).replaceChildren(errorBox(err)); // the form has its error area
           return;
         }
         // Scored: now the judge's verdicts may be seen, and Enter goes on.
         const full = await api('GET', `/v1/execution-logs/${encodeURIComponent(item.execution_log_id)}/`);
-        for (const el of form.querySelectorAll('input, button')) el.disabled = true;
+        for (const el of form.querySelectorAll('input, button')) /** @type {HTMLInputElement | HTMLButtonElement} */ (el).disabled = true;
         clear(judgeArea);
         const go = h('button', { type: 'button', class: 'next-item' }, 'Next item (Enter)');
         go.addEventListener('click', () => next().catch((err) => area.replaceChildren(errorBox(err))));
@@ -124,12 +144,18 @@ export default async function review(page, { params }) {
   await next();
 }
 
-/** Focus once the page is in the document (the router shows a page after it has rendered). */
+/**
+ * Focus once the page is in the document (the router shows a page after it has rendered).
+ * @param {HTMLElement} el
+ */
 function focusWhenShown(el, tries = 120) {
   if (el.isConnected) el.focus();
   else if (tries > 0) requestAnimationFrame(() => focusWhenShown(el, tries - 1));
 }
 
+/**
+ * @param {ExecutionLog} log
+ */
 function judgeVerdicts(log) {
   return h(
     'section',

@@ -1,16 +1,21 @@
 // Review queues of the organization: progress and agreement per queue, each a link to its review page.
+/** @import { ReviewQueue } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { link, pageHeading, tableWrap } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ */
 export default async function reviews(page) {
+  /** @type {import('../lib/types.js').ListPage<ReviewQueue>} */
   const { results } = await api('GET', '/v1/review-queues/', { query: { limit: 200 } });
   page.append(pageHeading('Review queues'));
   if (!results.length) {
     page.append(h('p', { class: 'muted' }, 'No review queues yet. Create one with POST /v1/review-queues/ (docs/REVIEW.md).'));
     return;
   }
-  const alpha = (q) => q.agreement.map((a) => (a.alpha === null ? '—' : a.alpha.toFixed(2))).join(' · ');
+  const alpha = (/** @type {ReviewQueue} */ q) => q.agreement.map((a) => (a.alpha === null ? '—' : a.alpha.toFixed(2))).join(' · ');
   page.append(
     tableWrap(
       h(

@@ -1,11 +1,13 @@
 // Create or edit an evaluation rule: what judges (a judge or an evaluator), which spans (filter rows:
 // field, operator, value), how many (sampling rate, daily budget), when (scope and delay), and what
 // happens when the queue is full. The server checks everything; its field errors show beside the rows.
+/** @import { FilterCondition, Rule } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { button, checkboxField, field, link, pageHeading, select, showFormError, withBusy } from '../lib/ui.js';
 import { targetNames } from './rules.js';
 
+/** @type {Array<[op: string, text: string]>} */
 const OPS = [
   ['eq', 'equals'],
   ['ne', 'does not equal'],
@@ -17,19 +19,26 @@ const OPS = [
 ];
 const FIELDS = ['service.name', 'span.name', 'span.kind', 'status', 'gen_ai.operation.name', 'gen_ai.request.model', 'openinference.span.kind'];
 
-/** A row's value as the API takes it: a list for `in`, a number for gt/lt, none for exists. */
+/**
+ * A row's value as the API takes it: a list for `in`, a number for gt/lt, none for exists.
+ * @param {string} op
+ * @param {string} text
+ */
 function apiValue(op, text) {
   if (op === 'exists') return undefined;
   if (op === 'in')
     return text
       .split(',')
-      .map((v) => v.trim())
+      .map((/** @type {string} */ v) => v.trim())
       .filter(Boolean);
   if ((op === 'gt' || op === 'lt') && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text);
   return text;
 }
-const textOf = (value) => (value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value));
+const textOf = (/** @type {FilterCondition['value']} */ value) => (value === undefined ? '' : Array.isArray(value) ? value.join(', ') : String(value));
 
+/**
+ * @param {FilterCondition[]} initial the rule's conditions (none for a new rule)
+ */
 function filterRows(initial) {
   const list = h('ol', { class: 'filter-rows' });
   const renumber = () =>
@@ -39,10 +48,12 @@ function filterRows(initial) {
         ['[data-part="op"]', 'Operator'],
         ['[data-part="value"]', 'Value'],
         ['button', 'Remove condition'],
-      ])
-        li.querySelector(sel).setAttribute('aria-label', `${what} ${i + 1}`);
+      ]) {
+        const part = /** @type {Element} */ (li.querySelector(sel)); // every row has its four parts
+        part.setAttribute('aria-label', `${what} ${i + 1}`);
+      }
     });
-  const add = (c = { field: '', op: 'eq', value: '' }) => {
+  const add = (/** @type {FilterCondition} */ c = { field: '', op: 'eq', value: '' }) => {
     const fieldInput = h('input', {
       type: 'text',
       value: c.field,
@@ -68,9 +79,10 @@ function filterRows(initial) {
   const read = () =>
     [...list.children]
       .map((li) => {
-        const f = li.querySelector('[data-part="field"]').value.trim();
-        const op = li.querySelector('[data-part="op"]').value;
-        const v = apiValue(op, li.querySelector('[data-part="value"]').value);
+        // Every row has its three parts (add() builds them).
+        const f = /** @type {HTMLInputElement} */ (li.querySelector('[data-part="field"]')).value.trim();
+        const op = /** @type {HTMLSelectElement} */ (li.querySelector('[data-part="op"]')).value;
+        const v = apiValue(op, /** @type {HTMLInputElement} */ (li.querySelector('[data-part="value"]')).value);
         return f ? { field: f, op, ...(v === undefined ? {} : { value: v }) } : null;
       })
       .filter(Boolean);
@@ -90,8 +102,14 @@ function filterRows(initial) {
   return { fieldset, read };
 }
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function ruleForm(page, { app, params }) {
   const editing = params.id !== undefined;
+  // r is the rule when editing (null for a new one): the casts to Rule below sit behind `editing`.
+  /** @type {[Rule | null, Awaited<ReturnType<typeof targetNames>>]} */
   const [r, { judges, evaluators }] = await Promise.all([editing ? api('GET', `/v1/evaluation-rules/${encodeURIComponent(params.id)}/`) : null, targetNames()]);
   const name = h('input', { type: 'text', value: r?.name ?? '', autocomplete: 'off' });
   const current = r ? (r.judge_id ? `judge:${r.judge_id}` : `evaluator:${r.evaluator_id}`) : '';
@@ -119,7 +137,8 @@ export default async function ruleForm(page, { app, params }) {
     ],
     r?.scope ?? 'span',
   );
-  const number = (value, props) => h('input', { type: 'number', inputmode: 'decimal', value: value ?? '', ...props });
+  const number = (/** @type {number | undefined} */ value, /** @type {import("../lib/dom.js").Props} */ props) =>
+    h('input', { type: 'number', inputmode: 'decimal', value: value ?? '', ...props });
   const rate = number(r?.sampling_rate ?? 1, { min: '0', max: '1', step: 'any' });
   const delay = number(r?.delay_seconds ?? 0, { min: '0', max: '86400', step: '1' });
   const maxRuns = number(r?.budget?.max_runs_per_day, { min: '0', step: '1' });
@@ -136,7 +155,7 @@ export default async function ruleForm(page, { app, params }) {
   const active = checkboxField({ label: 'Active', name: 'active', checked: r?.active ?? true, hint: 'A paused rule matches nothing.' });
   const filter = filterRows(r?.filter ?? [{ field: 'gen_ai.operation.name', op: 'eq', value: 'chat' }]);
   const save = h('button', { type: 'submit' }, editing ? 'Save rule' : 'Create rule');
-  const num = (input) => (input.value.trim() === '' ? undefined : Number(input.value));
+  const num = (/** @type {HTMLInputElement} */ input) => (input.value.trim() === '' ? undefined : Number(input.value));
   const form = h(
     'form',
     { class: 'stack rule-form', novalidate: true, 'aria-label': editing ? 'Edit rule' : 'New rule' },
@@ -168,7 +187,7 @@ export default async function ruleForm(page, { app, params }) {
       field({ label: 'When the queue is full', name: 'shed_policy' }, shed),
     ),
     active,
-    h('div', { class: 'actions' }, save, link(editing ? `/app/rules/${encodeURIComponent(r.id)}` : '/app/rules', 'Cancel', { class: 'button secondary' })),
+    h('div', { class: 'actions' }, save, link(editing ? `/app/rules/${encodeURIComponent(/** @type {Rule} */ (r).id)}` : '/app/rules', 'Cancel', { class: 'button secondary' })),
     h('div', { class: 'form-error' }),
   );
   form.addEventListener('submit', (e) => {
@@ -185,11 +204,13 @@ export default async function ruleForm(page, { app, params }) {
       budget: budget.max_runs_per_day === undefined && budget.max_cost_usd_per_day === undefined ? null : JSON.parse(JSON.stringify(budget)),
       queue_limit: num(queueLimit),
       shed_policy: shed.value,
-      active: active.querySelector('input').checked,
+      active: /** @type {HTMLInputElement} */ (active.querySelector('input')).checked, // a checkbox field
     };
     void withBusy(save, 'Saving…', async () => {
       try {
-        const saved = editing ? await api('PATCH', `/v1/evaluation-rules/${encodeURIComponent(r.id)}/`, { body }) : await api('POST', '/v1/evaluation-rules/', { body });
+        const saved = editing
+          ? await api('PATCH', `/v1/evaluation-rules/${encodeURIComponent(/** @type {Rule} */ (r).id)}/`, { body })
+          : await api('POST', '/v1/evaluation-rules/', { body });
         app.flash(editing ? `Rule ${saved.name} saved.` : `Rule ${saved.name} created: matching spans received from now on are judged.`);
         app.navigate(`/app/rules/${encodeURIComponent(saved.id)}`);
       } catch (err) {
@@ -197,5 +218,5 @@ export default async function ruleForm(page, { app, params }) {
       }
     });
   });
-  page.append(pageHeading(editing ? `Edit rule: ${r.name}` : 'New evaluation rule'), form);
+  page.append(pageHeading(editing ? `Edit rule: ${/** @type {Rule} */ (r).name}` : 'New evaluation rule'), form);
 }

@@ -1,6 +1,7 @@
 // One evaluation rule: what it judges, its live status (refreshed while the page is open, with the
 // "falling behind" warning), and the test panel: what the latest matching stored spans would give
 // (extracted inputs, or why not), without a model call.
+/** @import { FilterCondition, Rule } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { clear, h } from '../lib/dom.js';
 import { extractedView, unreadableText } from '../lib/extracted.js';
@@ -11,10 +12,15 @@ import { targetNames, targetLabel } from './rules.js';
 /** How often the status is read again while the page is open. */
 export const REFRESH_MS = 2000;
 
-const filterText = (c) => `${c.field} ${c.op}${c.op === 'exists' ? '' : ` ${Array.isArray(c.value) ? c.value.join(', ') : c.value}`}`;
+const filterText = (/** @type {FilterCondition} */ c) => `${c.field} ${c.op}${c.op === 'exists' ? '' : ` ${Array.isArray(c.value) ? c.value.join(', ') : c.value}`}`;
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function rule(page, { app, params, isCurrent }) {
   const path = `/v1/evaluation-rules/${encodeURIComponent(params.id)}/`;
+  /** @type {[Rule, Awaited<ReturnType<typeof targetNames>>]} */
   const [r, { names }] = await Promise.all([api('GET', path), targetNames()]);
   const statusArea = h('div', {}, statusView(r));
   const refreshed = h('p', { class: 'muted small refreshed' }, 'Live: read every 2 s while this page is open.');
@@ -39,7 +45,7 @@ export default async function rule(page, { app, params, isCurrent }) {
           try {
             await api('DELETE', path);
           } catch (err) {
-            return void page.querySelector('.page-head').after(errorBox(err));
+            return void (/** @type {HTMLElement} */ (page.querySelector('.page-head')).after(errorBox(err))); // every page starts with its heading
           }
           app.flash(`Rule ${r.name} deleted.`);
           app.navigate('/app/rules');
@@ -50,7 +56,12 @@ export default async function rule(page, { app, params, isCurrent }) {
       'dl',
       { class: 'facts' },
       h('dt', {}, 'Judged by'),
-      h('dd', {}, link(r.judge_id ? `/app/judges/${encodeURIComponent(r.judge_id)}` : `/app/evaluators/${encodeURIComponent(r.evaluator_id)}`, targetLabel(r, names))),
+      h(
+        'dd',
+        {},
+        link(r.judge_id ? `/app/judges/${encodeURIComponent(r.judge_id)}` : `/app/evaluators/${encodeURIComponent(/** @type {string} */ (r.evaluator_id))}`, targetLabel(r, names)),
+      ), // a rule runs a judge or else an evaluator
+
       h('dt', {}, 'Active'),
       h('dd', {}, r.active ? badge('active', 'good') : badge('paused')),
       h('dt', {}, 'Scope'),
@@ -83,6 +94,7 @@ export default async function rule(page, { app, params, isCurrent }) {
   const tick = async () => {
     if (!isCurrent() || !statusArea.isConnected) return;
     try {
+      /** @type {Rule} */
       const now = await api('GET', path);
       if (!isCurrent()) return;
       // Redrawn only on a change, so focus, selection and screen readers are not disturbed every tick.
@@ -99,6 +111,9 @@ export default async function rule(page, { app, params, isCurrent }) {
   setTimeout(tick, REFRESH_MS);
 }
 
+/**
+ * @param {string} path
+ */
 function testPanel(path) {
   const limit = select(
     'limit',
@@ -132,6 +147,9 @@ function testPanel(path) {
   );
 }
 
+/**
+ * @param {import('../lib/types.js').RuleTest} res
+ */
 function testResults(res) {
   if (!res.results.length) return h('p', { class: 'empty' }, 'No stored span matches this rule yet: check the filter, or send traces first.');
   return h(

@@ -7,6 +7,10 @@ import { badge, fmtCost, link, pageHeading, scoreBar, tableWrap, time } from '..
 /** At most this many runs are shown; the logs page pages through more. */
 const MAX_RUNS = 1000;
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function session(page, { params }) {
   const runs = [];
   let cursor;
@@ -16,7 +20,7 @@ export default async function session(page, { params }) {
     cursor = data.next_cursor ?? undefined;
   } while (cursor && runs.length < MAX_RUNS);
   runs.reverse();
-  const last = (l) => (l.turns?.length ? l.turns.length : null);
+  const last = (/** @type {import('../lib/types.js').ExecutionLog} */ l) => (l.turns?.length ? l.turns.length : null);
   page.append(
     pageHeading(`Session ${params.id}`),
     h(

@@ -4,6 +4,10 @@ import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { button, copyField, field, showFormError, withBusy } from '../lib/ui.js';
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function signIn(page, { app, query }) {
   const next = safeNext(query.get('next'));
   if (app.session) return app.navigate(next, { replace: true });
@@ -61,7 +65,10 @@ export default async function signIn(page, { app, query }) {
         );
         app.navigate(next);
       } catch (err) {
-        demo.querySelector('.form-error').replaceChildren(h('p', { class: 'error', role: 'alert' }, /** @type {Error} */ (err).message));
+        /** @type {HTMLElement} */ (demo.querySelector('.form-error')).replaceChildren(
+          // the demo form has its error area
+          h('p', { class: 'error', role: 'alert' }, /** @type {Error} */ (err).message),
+        );
       }
     });
   });
@@ -73,7 +80,10 @@ export default async function signIn(page, { app, query }) {
   );
 }
 
-/** Only a path inside the app: a crafted ?next= must not send anyone to another site. */
+/**
+ * Only a path inside the app: a crafted ?next= must not send anyone to another site.
+ * @param {string | null} next
+ */
 function safeNext(next) {
   return next && /^\/app\/[^/\\]/.test(next) && !next.startsWith('/app/sign-in') ? next : '/app/judges';
 }

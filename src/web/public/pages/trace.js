@@ -1,15 +1,21 @@
 // One trace (SPEC section 14): its spans as a tree, each with what an evaluation would judge from it
 // (or why it cannot be read) and the evaluations linked to it, each linking to its execution log.
+/** @import { TraceSpan } from '../lib/types.js' */
 import { api } from '../lib/api.js';
 import { h } from '../lib/dom.js';
 import { extractedView, unreadableText } from '../lib/extracted.js';
 import { badge, fmtMs, link, pageHeading, scoreBar, time } from '../lib/ui.js';
 
-const durationMs = (s) => Number(BigInt(s.end_time_unix_nano) - BigInt(s.start_time_unix_nano)) / 1e6;
+const durationMs = (/** @type {TraceSpan} */ s) => Number(BigInt(s.end_time_unix_nano) - BigInt(s.start_time_unix_nano)) / 1e6;
 // Deeper levels stop indenting, so a deep agent trace still fits the page.
 const MAX_INDENT = 10;
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function trace(page, { params }) {
+  /** @type {{ trace_id: string, spans: TraceSpan[] }} */
   const t = await api('GET', `/v1/traces/${encodeURIComponent(params.id)}/`);
   const root = t.spans.find((s) => s.depth === 0) ?? t.spans[0];
   const services = [...new Set(t.spans.map((s) => s.service_name).filter(Boolean))];
@@ -28,7 +34,14 @@ export default async function trace(page, { params }) {
       h('dt', {}, 'Started'),
       h('dd', {}, time(starts[0])),
       h('dt', {}, 'Duration'),
-      h('dd', {}, fmtMs(new Date(ends.at(-1)).getTime() - new Date(starts[0]).getTime())),
+      h(
+        'dd',
+        {},
+        fmtMs(
+          new Date(/** @type {string} */ (ends.at(-1))).getTime() - // a trace has spans
+            new Date(starts[0]).getTime(),
+        ),
+      ),
       h('dt', {}, 'Spans'),
       h('dd', {}, String(t.spans.length)),
       h('dt', {}, 'Evaluations'),
@@ -38,6 +51,7 @@ export default async function trace(page, { params }) {
   );
 }
 
+/** @param {TraceSpan} s */
 function spanItem(s) {
   const item = h(
     'li',
@@ -70,7 +84,7 @@ function spanItem(s) {
   return item;
 }
 
-const evaluationList = (list) =>
+const evaluationList = (/** @type {import('../lib/types.js').SpanEvaluationView[]} */ list) =>
   h(
     'ul',
     { class: 'span-evaluations', 'aria-label': 'Evaluations' },

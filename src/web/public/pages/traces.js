@@ -6,6 +6,10 @@ import { badge, field, link, pageHeading, select, showFormError, tableWrap, time
 
 const FILTERS = ['service', 'span_name', 'has_evaluation'];
 
+/**
+ * @param {import('../lib/types.js').PageElement} page
+ * @param {import('../lib/types.js').PageContext} ctx
+ */
 export default async function traces(page, { app, query }) {
   const current = Object.fromEntries(FILTERS.map((k) => [k, query.get(k) ?? '']));
   const cursor = query.get('cursor') ?? undefined;
@@ -50,6 +54,7 @@ export default async function traces(page, { app, query }) {
     h('section', { 'aria-labelledby': 'traces-title' }, h('h2', { id: 'traces-title' }, 'Traces'), tableArea),
   );
 
+  /** @type {import('../lib/types.js').ListPage<import('../lib/types.js').TraceSummary>} */
   let data;
   try {
     data = await api('GET', '/v1/traces/', { query: { ...filterQuery, limit: 50, cursor } });
