@@ -492,6 +492,12 @@ describe('web app in Chromium', { skip }, () => {
         .map((l) => JSON.parse(l).response),
       ['Use the reset link.', 'Refunds take 5 days.'],
     );
+    // An import with nothing skipped shows its notice alone (it once appended the text "null").
+    await page.getByLabel('Import a file').setInputFiles({ name: 'clean.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${lines[0]}\n`) });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    const clean = page.getByText('Imported 1 items from clean.jsonl; skipped 0 lines.');
+    await clean.waitFor();
+    assert.equal(await clean.locator('xpath=..').textContent(), 'Imported 1 items from clean.jsonl; skipped 0 lines.');
     await b.screenshot('20-dataset');
     await nav('Datasets').click();
     await page.getByRole('table', { name: 'Datasets' }).getByRole('link', { name: 'Support regressions' }).waitFor();

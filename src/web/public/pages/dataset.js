@@ -32,21 +32,14 @@ export default async function dataset(page, { app, params }) {
     const csv = /\.csv$/i.test(file.name) || file.type === 'text/csv';
     try {
       const answer = await withBusy(submit, 'Importing…', () => api('POST', `${path}/items/import/`, { rawBody: file, contentType: csv ? 'text/csv' : 'application/x-ndjson' }));
-      clear(result).append(
-        notice(`Imported ${answer.created} items from ${file.name}; skipped ${answer.skipped_count} lines.`, answer.skipped_count ? 'info' : 'success'),
-        // Known bug, kept as shipped: with nothing skipped this appends null, which the DOM writes as the text "null".
-        /** @type {Node | string} */ (
-          /** @type {unknown} */ (
-            answer.skipped.length
-              ? h(
-                  'ul',
-                  { class: 'skipped' },
-                  answer.skipped.slice(0, 50).map((/** @type {{ line: number, error: string }} */ s) => h('li', {}, `line ${s.line}: ${s.error}`)),
-                )
-              : null
-          )
-        ),
-      );
+      /** @type {Node[]} */
+      const shown = [notice(`Imported ${answer.created} items from ${file.name}; skipped ${answer.skipped_count} lines.`, answer.skipped_count ? 'info' : 'success')];
+      // The skipped lines are listed only when there are some (the first 50).
+      if (answer.skipped.length) {
+        const lines = answer.skipped.slice(0, 50).map((/** @type {{ line: number, error: string }} */ s) => h('li', {}, `line ${s.line}: ${s.error}`));
+        shown.push(h('ul', { class: 'skipped' }, lines));
+      }
+      clear(result).append(...shown);
       await loadItems();
     } catch (err) {
       showFormError(form, err);
