@@ -67,6 +67,9 @@ function toolsParam(tool: StructuredCall['tool']): Anthropic.Tool[] {
   return tools;
 }
 
+/** A token count the API reported: a positive finite number, rounded; anything else is 0. */
+const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.round(n) : 0);
+
 export class AnthropicJudgeModel implements JudgeModel {
   readonly configured: boolean;
   readonly appliesTimeout = true;
@@ -113,7 +116,6 @@ export class AnthropicJudgeModel implements JudgeModel {
       // A 200 that is not a Messages API answer (an HTML error page from a proxy, say): a provider fault.
       throw new ModelCallError('server_error', 'The judge model answered 200 with something that is not a Messages API message; check ANTHROPIC_BASE_URL.');
     }
-    const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.round(n) : 0);
     // The API's input_tokens leaves out the cached tokens; ours counts every prompt token, with the cached parts named.
     const cacheRead = tokens(message.usage?.cache_read_input_tokens);
     const cacheWrite = tokens(message.usage?.cache_creation_input_tokens);
