@@ -158,6 +158,9 @@ export function buildSystemPrompt(evaluator: PromptEvaluator, nonce: string, con
 
 const hasConversation = (item: PromptItem) => Boolean(item.turns?.length) || (item.system_prompt !== undefined && item.system_prompt !== null);
 
+/** Whether the system prompt explains conversations: the run or one of the examples holds one. */
+export const promptHasConversation = (evaluator: PromptEvaluator, input: PromptItem) => hasConversation(input) || evaluator.demonstrations.some(hasConversation);
+
 export function buildUserPrompt(evaluator: PromptEvaluator, input: PromptItem, nonce: string): string {
   const parts = ['# Material to evaluate', ...material(evaluator, nonce, input), ''];
   const what = input.turns?.length ? 'the response above (the last assistant turn, in the context of the earlier turns)' : 'the response above';
@@ -168,6 +171,5 @@ export function buildUserPrompt(evaluator: PromptEvaluator, input: PromptItem, n
 }
 
 export function buildPrompt(evaluator: PromptEvaluator, input: PromptItem, nonce = newNonce()): BuiltPrompt {
-  const conversation = hasConversation(input) || evaluator.demonstrations.some(hasConversation);
-  return { system: buildSystemPrompt(evaluator, nonce, conversation), prompt: buildUserPrompt(evaluator, input, nonce), nonce };
+  return { system: buildSystemPrompt(evaluator, nonce, promptHasConversation(evaluator, input)), prompt: buildUserPrompt(evaluator, input, nonce), nonce };
 }

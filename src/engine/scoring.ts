@@ -10,9 +10,9 @@ import type { EvaluatorResult } from '../schemas.ts';
 import type { EvaluatorRecord } from '../store/types.ts';
 import { parseAnswer, type Verdict } from './answer.ts';
 import { costUsd } from './providers/cost.ts';
-import type { JudgeModel } from './providers/model.ts';
-import type { ModelErrorKind } from './providers/model-errors.ts';
-import { buildPrompt, SCORE_TOOL } from './prompt.ts';
+import type { JudgeModel, StructuredCall } from './providers/model.ts';
+import { SCORE_TOOL } from './prompt.ts';
+import { versionPrompt } from './system-prompts.ts';
 import { versionNonce } from '../conversation/fence.ts';
 import { gaveUp, type CallOutcome, type StructuredCallSpec } from './structured-call.ts';
 import { confidenceOf } from './confidence.ts';
@@ -42,6 +42,9 @@ export function degenerateInput(input: RunInput): string | null {
   return degenerateReason(input.response);
 }
 
+/** The same call on every attempt (a malformed answer's problems are not fed back); made here, so the function is not named per call. */
+const sameEveryAttempt = (request: StructuredCall) => (): StructuredCall => request;
+
 /** How a kind asks the model for one verdict: the structured call, or the log-probabilities call. */
 export type VerdictCall = (
   model: JudgeModel,
@@ -63,24 +66,21 @@ export async function scoreByModel(
   const settings = requestedSettings(ctx, target);
   // The nonce of this evaluator version: the system prompt (the static part) is the same bytes on
   // every call, so the provider's prompt cache applies. The problems of a malformed answer are not fed back.
-  const built = buildPrompt(evaluator, input, versionNonce(ctx.config.registry.secretKey, evaluator.id, evaluator.version));
+  const built = versionPrompt(evaluator, input, versionNonce(ctx.config.registry.secretKey, evaluator.id, evaluator.version));
   const { system } = built;
   const prompt = built.prompt + attachmentNote(input.attached, built.nonce); // h-attach
-  const spec: StructuredCallSpec<Verdict> = {
-    attempts: MALFORMED_RETRIES + 1,
-    request: () => ({
-      model: requested,
-      system,
-      prompt,
-      tool: SCORE_TOOL,
-      maxTokens: settings.max_tokens,
-      strategy: target?.strategy,
-      temperature: settings.temperature ?? undefined,
-      cacheSystem: true,
-      attachments: input.attached,
-    }),
-    check: parseAnswer,
+  const request: StructuredCall = {
+    model: requested,
+    system,
+    prompt,
+    tool: SCORE_TOOL,
+    maxTokens: settings.max_tokens,
+    strategy: target?.strategy,
+    temperature: settings.temperature ?? undefined,
+    cacheSystem: true,
+    attachments: input.attached,
   };
+  const spec: StructuredCallSpec<Verdict> = { attempts: MALFORMED_RETRIES + 1, request: sameEveryAttempt(request), check: parseAnswer };
   const outcome = await call(target?.model ?? fallback, spec, target);
   const { usage } = outcome;
   const result: EvaluatorResult = {
@@ -95,18 +95,17 @@ export async function scoreByModel(
     cache_write_tokens: usage.cache_write_tokens,
     settings: { ...settings, temperature: usage.temperature !== undefined ? usage.temperature : settings.temperature },
   };
-  const done = (fields: Partial<EvaluatorResult>, failure?: ModelErrorKind): Scored => ({
-    result: { ...result, ...fields, latency_ms: roundMs(performance.now() - started) },
-    failure,
-  });
+  // The verdict and the error are set on the result in place: the fields in the order the answer has always had.
   if (outcome.ok) {
     // The stated confidence counts only when nothing better measures it (confidence.ts).
     const { confidence: stated, ...verdict } = outcome.value;
-    return done({ ...verdict, confidence: confidenceOf({ ...result, ...verdict }, stated ?? null) });
+    Object.assign(result, verdict);
+    result.confidence = confidenceOf(result, stated ?? null);
+  } else if (outcome.failure.kind === 'malformed') {
+    result.error = `No valid answer from the judge model in ${MALFORMED_RETRIES + 1} attempts; the last: ${outcome.failure.message}`;
+  } else {
+    result.error = `${outcome.failure.message}${gaveUp(outcome.failure)}`;
   }
-  const { failure } = outcome;
-  if (failure.kind === 'malformed') {
-    return done({ error: `No valid answer from the judge model in ${MALFORMED_RETRIES + 1} attempts; the last: ${failure.message}` }, 'malformed');
-  }
-  return done({ error: `${failure.message}${gaveUp(failure)}` }, failure.kind);
+  result.latency_ms = roundMs(performance.now() - started);
+  return { result, failure: outcome.ok ? undefined : outcome.failure.kind };
 }

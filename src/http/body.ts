@@ -33,11 +33,16 @@ function bodyErrors(limitBytes: number) {
   };
 }
 
+/** The Content-Type values JSON clients send, known without parsing the header (body-parser parses it again for its own check). */
+const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
+
+const isJsonType = (req: Request) => PLAIN_JSON_TYPES.has(req.headers['content-type'] ?? '') || Boolean(req.is('application/json'));
+
 export function jsonBody(limitBytes: number): express.RequestHandler[] {
   const parse = express.json({ limit: limitBytes, strict: false });
   const requireJson: express.RequestHandler = (req, res, next) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (hasBody && ['POST', 'PATCH', 'PUT'].includes(req.method) && !req.is('application/json')) {
+    if (hasBody && ['POST', 'PATCH', 'PUT'].includes(req.method) && !isJsonType(req)) {
       return sendProblem(res, new TribunalError('validation_error', 415, 'Send the body as JSON with Content-Type: application/json.'));
     }
     // A declared length over the limit is refused before a byte of the body is read.

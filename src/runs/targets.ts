@@ -2,6 +2,7 @@
 // a registered model of the caller's organization when it names one (another organization's models
 // are never found), else the server's model. The registered models' clients are kept in one pool
 // (providers/index.ts) so their limits hold across runs.
+import type { Config } from '../config.ts';
 import type { RequestContext } from '../context.ts';
 import { scoresWithoutModel } from '../checks/score.ts';
 import { checkBaseUrl, modelApiKey, registeredModelNamed } from '../domain/models.ts';
@@ -25,6 +26,7 @@ const unknownModel = (name: string): JudgeModel => ({
 
 export class Targets {
   private readonly registered: RegisteredModelPool;
+  private readonly serverTargets = new WeakMap<Config, Map<string, ScoringTarget>>();
 
   constructor(
     /** The server's judge model. */
@@ -38,40 +40,74 @@ export class Targets {
   async resolve(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<Map<string, ScoringTarget>> {
     const targets = new Map<string, ScoringTarget>();
     // A jury's every juror is a target of its own (jury.ts). Check and code evaluators need no model.
-    for (const name of new Set(evaluators.filter((e) => !scoresWithoutModel(e)).flatMap((e) => (e.models?.length ? e.models : [e.model ?? ''])))) {
-      const record = name ? await registeredModelNamed(ctx, name) : null;
-      if (!record) {
-        // A registered model deleted since (or another organization's): a clear error, not a call to the server's provider.
-        const known = !name || ctx.config.model.allowed.includes(name);
-        const modelName = name || ctx.config.model.name;
-        targets.set(name, {
-          model: known ? this.model : unknownModel(name),
-          modelName,
-          prices: ctx.config.model.prices,
-          temperature: 0,
-          provider: 'anthropic',
-          identity: `server:${modelName}`,
-          // An unknown model fails with its own clear error; attachments are not what to report then.
-          attachments: known ? ctx.config.model.attachments : true,
-        });
-        continue;
+    for (const evaluator of evaluators) {
+      if (scoresWithoutModel(evaluator)) continue;
+      for (const name of evaluator.models?.length ? evaluator.models : [evaluator.model ?? '']) {
+        if (!targets.has(name)) targets.set(name, await this.targetOf(ctx, name));
       }
-      // TRIBUNAL_MODEL_HOSTS may have narrowed since the model was registered.
-      checkBaseUrl(ctx, record.base_url, record.provider);
-      targets.set(name, {
-        model: this.registered.judgeModel(ctx.config, record, modelApiKey(ctx, record)),
-        modelName: record.model,
-        // No price given: the cost is unknown (null), never a silent 0.
-        prices: record.price ? { [record.model]: record.price } : {},
-        strategy: strategyFor(record.capabilities),
-        temperature: 0,
-        capabilities: record.capabilities,
-        provider: record.provider,
-        identity: `${record.id}@${record.updated_at}`,
-        attachments: record.supports_attachments === true,
-      });
     }
     return targets;
+  }
+
+  private async targetOf(ctx: RequestContext, name: string): Promise<ScoringTarget> {
+    const record = name ? await registeredModelNamed(ctx, name) : null;
+    if (!record) {
+      // A registered model deleted since (or another organization's): a clear error, not a call to the server's provider.
+      const known = !name || ctx.config.model.allowed.includes(name);
+      return known ? this.serverTarget(ctx.config, name) : this.unknownTarget(ctx.config, name);
+    }
+    // TRIBUNAL_MODEL_HOSTS may have narrowed since the model was registered.
+    checkBaseUrl(ctx, record.base_url, record.provider);
+    return {
+      model: this.registered.judgeModel(ctx.config, record, modelApiKey(ctx, record)),
+      modelName: record.model,
+      // No price given: the cost is unknown (null), never a silent 0.
+      prices: record.price ? { [record.model]: record.price } : {},
+      strategy: strategyFor(record.capabilities),
+      temperature: 0,
+      capabilities: record.capabilities,
+      provider: record.provider,
+      identity: `${record.id}@${record.updated_at}`,
+      attachments: record.supports_attachments === true,
+    };
+  }
+
+  /**
+   * The server's model under a name it allows: the same for every run of one configuration, so it is
+   * made once per configuration and name (frozen: a run never changes its targets, a provider batch
+   * retargets a copy).
+   */
+  private serverTarget(config: Config, name: string): ScoringTarget {
+    let byName = this.serverTargets.get(config);
+    if (!byName) this.serverTargets.set(config, (byName = new Map()));
+    let target = byName.get(name);
+    if (!target) {
+      const modelName = name || config.model.name;
+      target = Object.freeze({
+        model: this.model,
+        modelName,
+        prices: config.model.prices,
+        temperature: 0,
+        provider: 'anthropic' as const,
+        identity: `server:${modelName}`,
+        attachments: config.model.attachments,
+      });
+      byName.set(name, target);
+    }
+    return target;
+  }
+
+  private unknownTarget(config: Config, name: string): ScoringTarget {
+    return {
+      model: unknownModel(name),
+      modelName: name,
+      prices: config.model.prices,
+      temperature: 0,
+      provider: 'anthropic',
+      identity: `server:${name}`,
+      // An unknown model fails with its own clear error; attachments are not what to report then.
+      attachments: true,
+    };
   }
 
   /** Refuses (model_unavailable) when a target is the server's model and none is configured. */

@@ -11,6 +11,7 @@ import { PROBE_PROMPT, PROBE_SYSTEM, PROBE_TOOL, probeStep } from './probe.ts';
 import type { ModelCapabilities } from '../../schemas.ts';
 import type { AddressPolicy } from './address-policy.ts';
 import { refusalOf } from './upstream-text.ts';
+import { keepJson } from './kept-json.ts';
 
 export interface AnthropicModelOptions {
   /** ANTHROPIC_API_KEY; without it the model is not configured and every call fails with `auth`. */
@@ -41,6 +42,34 @@ function userContent(request: StructuredCall, text: string): string | Anthropic.
   return [...blocks, { type: 'text', text }];
 }
 
+// The system block and the tool are the same on every call of one evaluator version: each is built
+// and serialized once (kept-json.ts), not on every call. The system prompt of a version is one
+// string kept by scoring (engine/system-prompts.ts), so the lookup hashes no text.
+const SYSTEM_BLOCKS_KEPT = 1024;
+const systemBlocks = new Map<string, Anthropic.TextBlockParam[]>();
+function cachedSystem(text: string): Anthropic.TextBlockParam[] {
+  let blocks = systemBlocks.get(text);
+  if (!blocks) {
+    if (systemBlocks.size >= SYSTEM_BLOCKS_KEPT) systemBlocks.delete(systemBlocks.keys().next().value!);
+    blocks = keepJson([{ type: 'text' as const, text, cache_control: { type: 'ephemeral' as const } }]);
+    systemBlocks.set(text, blocks);
+  }
+  return blocks;
+}
+
+const toolParams = new WeakMap<StructuredCall['tool'], Anthropic.Tool[]>();
+function toolsParam(tool: StructuredCall['tool']): Anthropic.Tool[] {
+  let tools = toolParams.get(tool);
+  if (!tools) {
+    tools = keepJson([{ name: tool.name, description: tool.description, input_schema: tool.input_schema as Anthropic.Tool.InputSchema }]);
+    toolParams.set(tool, tools);
+  }
+  return tools;
+}
+
+/** A token count the API reported: a positive finite number, rounded; anything else is 0. */
+const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.round(n) : 0);
+
 export class AnthropicJudgeModel implements JudgeModel {
   readonly configured: boolean;
   readonly appliesTimeout = true;
@@ -60,14 +89,14 @@ export class AnthropicJudgeModel implements JudgeModel {
     const shape = thinkingShape(request.model, request.tool.name, request.maxTokens, request.thinkingBudget);
     // The static system prompt as a text block marked for the prompt cache (the tools before it are
     // cached with it): later calls of the same evaluator version read it at a tenth of the price.
-    const system: Anthropic.MessageCreateParams['system'] = request.cacheSystem ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }] : request.system;
+    const system: Anthropic.MessageCreateParams['system'] = request.cacheSystem ? cachedSystem(request.system) : request.system;
     const params: Anthropic.MessageCreateParamsNonStreaming = asJson
       ? { model: request.model, system, messages: [{ role: 'user', content: userContent(request, request.prompt + jsonInstruction(request.tool)) }], max_tokens: shape.max_tokens }
       : {
           model: request.model,
           system,
           messages: [{ role: 'user', content: userContent(request, request.prompt) }],
-          tools: [{ name: request.tool.name, description: request.tool.description, input_schema: request.tool.input_schema as Anthropic.Tool.InputSchema }],
+          tools: toolsParam(request.tool),
           // max_tokens, tool_choice and thinking in the form this model's generation accepts.
           ...shape,
         };
@@ -87,7 +116,6 @@ export class AnthropicJudgeModel implements JudgeModel {
       // A 200 that is not a Messages API answer (an HTML error page from a proxy, say): a provider fault.
       throw new ModelCallError('server_error', 'The judge model answered 200 with something that is not a Messages API message; check ANTHROPIC_BASE_URL.');
     }
-    const tokens = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.round(n) : 0);
     // The API's input_tokens leaves out the cached tokens; ours counts every prompt token, with the cached parts named.
     const cacheRead = tokens(message.usage?.cache_read_input_tokens);
     const cacheWrite = tokens(message.usage?.cache_creation_input_tokens);

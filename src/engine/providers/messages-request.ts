@@ -2,7 +2,7 @@
 // makes one such call per evaluator; going through @anthropic-ai/sdk's client (request options,
 // header building, its logger, its promise wrappers) cost about a sixth of a judged call's CPU
 // (issue 33's profile). This sends the same JSON body the SDK would (JSON.stringify of the
-// parameters) over the same undici fetch (http-fetch.ts: size caps and the address policy), and
+// parameters, its fixed parts serialized once: kept-json.ts) over the same undici fetch (http-fetch.ts: size caps and the address policy), and
 // fails with the SDK's own error classes, built the way the SDK builds them, so that
 // anthropic-model.ts classifies every failure exactly as before.
 import Anthropic from '@anthropic-ai/sdk';
@@ -11,6 +11,7 @@ import type { AddressPolicy } from './address-policy.ts';
 import { sdkDeprecationNotice } from './model-check.ts';
 import { log } from '../../log.ts';
 import { VERSION } from '@anthropic-ai/sdk/version';
+import { stringifyBody } from './kept-json.ts';
 
 /** The Messages API version the installed SDK sends (its client.mjs buildHeaders). */
 const API_VERSION = '2026-10-21';
@@ -35,6 +36,9 @@ function noticeDeprecation(model: string): void {
 
 /** As the SDK tells a timeout from another connection failure. */
 const isAbort = (err: unknown) => err instanceof Error && (err.name === 'AbortError' || /timed? ?out/i.test(`${err}${'cause' in err ? String(err.cause) : ''}`));
+
+/** A header of the answer (names are lower case); a function of the module, not a closure made per call. */
+const headerOf = (answer: BufferedAnswer, name: string) => answer.headers.find(([key]) => key === name)?.[1];
 
 export class MessagesEndpoint {
   private readonly url: URL;
@@ -67,14 +71,13 @@ export class MessagesEndpoint {
       if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new TypeError(`fetch failed: unsupported protocol ${this.url.protocol}`);
       // The timeout is the exchange's own timer; the caller's signal is passed as it is (no controller per call).
       const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs;
-      answer = await this.exchange(this.url, { method: 'POST', headers: this.headers, body: JSON.stringify(params), signal, timeoutMs });
+      answer = await this.exchange(this.url, { method: 'POST', headers: this.headers, body: stringifyBody(params), signal, timeoutMs });
     } catch (err) {
       if (signal?.aborted) throw new Anthropic.APIUserAbortError();
       if (isAbort(err)) throw new Anthropic.APIConnectionTimeoutError();
       throw new Anthropic.APIConnectionError({ cause: err as Error });
     }
     const { status, data } = answer;
-    const header = (name: string) => answer.headers.find(([key]) => key === name)?.[1];
     if (status < 200 || status > 299) {
       const text = data.toString('utf8');
       let json: object | undefined;
@@ -87,9 +90,9 @@ export class MessagesEndpoint {
     }
     if (status === 204) return null as unknown as Anthropic.Message;
     // As the SDK's defaultParseResponse: JSON when the answer says so, else its text.
-    const mediaType = header('content-type')?.split(';')[0]?.trim();
+    const mediaType = headerOf(answer, 'content-type')?.split(';')[0]?.trim();
     if (mediaType?.includes('application/json') || mediaType?.endsWith('+json')) {
-      if (header('content-length') === '0') return undefined as unknown as Anthropic.Message;
+      if (headerOf(answer, 'content-length') === '0') return undefined as unknown as Anthropic.Message;
       return JSON.parse(data.toString('utf8')) as Anthropic.Message;
     }
     return data.toString('utf8') as unknown as Anthropic.Message;
