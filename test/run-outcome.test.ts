@@ -1,6 +1,6 @@
 // Issue 25 items 1 and 5: a run in which every evaluator failed is a value (the engine answers it
 // marked `failed`, the doors answer the same model_unavailable error as before), and a batch loads
-// its judge's evaluators once per chunk, not once per row. In-process server, fake judge model.
+// its judge's evaluators once per run, not once per row. In-process server, fake judge model.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Authenticator } from '../src/auth.ts';
@@ -127,7 +127,7 @@ describe('online evaluation reads the value', () => {
   });
 });
 
-describe('a batch loads its evaluators once per chunk', () => {
+describe('a batch loads its evaluators once per run', () => {
   test('30 rows in chunks of 10 read the judge evaluators 3 times, not 30', async () => {
     rig.fake.respondWith(() => toolAnswer({ justification: 'fine', score: 0.5 }));
     const store = rig.server.store;

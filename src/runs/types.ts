@@ -44,7 +44,7 @@ export interface ScoringEngine {
   assertCanScore(ctx: RequestContext, evaluators: EvaluatorRecord[]): Promise<void>;
   // A run in which every evaluator failed is a value marked `failed` (outcome.ts), never an exception;
   // refusals before any model call (missing inputs, no model, a budget spent) are still thrown.
-  /** The versions and scoring targets of a judge or an evaluator, for RunOptions.prepared (a batch loads them once per chunk). */
+  /** The versions and scoring targets of a judge or an evaluator, for RunOptions.prepared (a batch loads them once per run: batch/prepared-runs.ts). */
   prepare(ctx: RequestContext, subject: { judge: JudgeRecord } | { evaluator: EvaluatorRecord }): Promise<PreparedRun>;
   /** Runs every evaluator of the judge on the inputs and writes one execution log. */
   runJudge(ctx: RequestContext, judge: JudgeRecord, input: ExecutionInput, options?: RunOptions): Promise<Outcome<ExecutionResult>>;
