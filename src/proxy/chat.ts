@@ -15,7 +15,7 @@ import { openAIErrorBody, sendOpenAIError } from './errors.ts';
 import { ChunkAccumulator, completionAnswer, messagesToConversation, type Answer, type Conversation } from './exchange.ts';
 import { checkProxyable, DEFAULT_BLOCK_MESSAGE, judgeExchange, logUnjudged, newLogId, type ExchangeInfo, type ProxyContext, type Tribunal } from './judging.ts';
 import { trackJudging } from './background.ts';
-import { eventData, SseSplitter, sseEvent } from './sse.ts';
+import { eventData, relayEvents, sseEvent } from './sse.ts';
 import { callUpstream, readUpstream, resolveUpstream, unreachable, type UpstreamAnswer, type UpstreamTarget } from './upstream.ts';
 import { UpstreamCancel } from './upstream-call.ts';
 
@@ -239,7 +239,6 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, cancel
     out = '';
   };
   const acc = new ChunkAccumulator();
-  const splitter = new SseSplitter();
   const take = (event: string) => {
     const data = eventData(event);
     if (data === null || data === '[DONE]') return; // [DONE] is written after the tribunal chunk
@@ -254,13 +253,7 @@ async function streamChat(x: Exchange, res: Response, up: UpstreamAnswer, cancel
     pass(`${event}\n\n`);
   };
   try {
-    for await (const bytes of up.body) {
-      for (const event of splitter.push(bytes)) take(event);
-      flush();
-    }
-    const tail = splitter.rest();
-    if (tail) take(tail);
-    flush();
+    await relayEvents(up.body, take, flush);
   } catch (err) {
     const answer = acc.answer();
     if (cancel.cancelled) {

@@ -11,7 +11,7 @@ import { abortOnClose, forward, infoOf, judgeOrDefer, openExchange, type Exchang
 import { sendOpenAIError } from './errors.ts';
 import { contentText, type Answer, type Conversation } from './exchange.ts';
 import { DEFAULT_BLOCK_MESSAGE } from './judging.ts';
-import { eventData, SseSplitter } from './sse.ts';
+import { eventData, relayEvents } from './sse.ts';
 import { readUpstream, type UpstreamAnswer } from './upstream.ts';
 import type { UpstreamCancel } from './upstream-call.ts';
 
@@ -116,7 +116,6 @@ async function streamResponses(x: Exchange, res: Response, up: UpstreamAnswer, c
   const blocking = x.judge.guardrail?.action === 'block';
   // As in chat.ts: the headers leave with the first event unless the stream is held back.
   if (blocking) res.flushHeaders();
-  const splitter = new SseSplitter();
   let final: Json | null = null;
   let text = '';
   let seq = 0;
@@ -143,13 +142,7 @@ async function streamResponses(x: Exchange, res: Response, up: UpstreamAnswer, c
     out = '';
   };
   try {
-    for await (const bytes of up.body) {
-      for (const event of splitter.push(bytes)) take(event);
-      flush();
-    }
-    const tail = splitter.rest();
-    if (tail) take(tail);
-    flush();
+    await relayEvents(up.body, take, flush);
   } catch {
     flush();
     if (!cancel.cancelled) res.end(frame('error', { code: 'model_unavailable', message: 'The upstream stream broke off.', sequence_number: seq }));

@@ -51,4 +51,20 @@ export function eventData(event: string): string | null {
   return data;
 }
 
+/**
+ * Reads an upstream stream to its end, handing each complete event to `take` and calling `flush`
+ * after each chunk's events (so what one chunk brought leaves in one write) and after the last,
+ * unterminated event. A read error is thrown to the caller after nothing more is taken.
+ */
+export async function relayEvents(body: AsyncIterable<Buffer>, take: (event: string) => void, flush: () => void): Promise<void> {
+  const splitter = new SseSplitter();
+  for await (const bytes of body) {
+    for (const event of splitter.push(bytes)) take(event);
+    flush();
+  }
+  const tail = splitter.rest();
+  if (tail) take(tail);
+  flush();
+}
+
 export const sseEvent = (data: unknown) => `data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
