@@ -1,9 +1,9 @@
 // The JSON store's annotations and calibration runs: two tables of db.json ("annotations",
 // "calibration_runs", keyed by id; absent in files written before them). An organization holds
 // hundreds to thousands of each, so filters are plain scans of one table.
-import { clone, paginate } from './json-data.ts';
+import { clone, createdWithin, matchesGiven, pageNewestFirst } from './json-data.ts';
 import type { AnnotationStore, CalibrationStore } from './parts/calibration.ts';
-import { newestFirst, StoreConflictError, type AnnotationRecord, type CalibrationRunRecord } from './types.ts';
+import { StoreConflictError, type AnnotationRecord, type CalibrationRunRecord } from './types.ts';
 
 type Tables = { annotations: Record<string, AnnotationRecord>; calibration_runs: Record<string, CalibrationRunRecord> };
 
@@ -29,18 +29,8 @@ export function jsonCalibration(tables: () => Tables, save: () => Promise<void>)
     async getAnnotation(id) {
       return clone(tables().annotations[id] ?? null);
     },
-    async listAnnotations(f, page) {
-      const rows = Object.values(tables().annotations).filter(
-        (a) =>
-          a.org_id === f.org_id &&
-          (f.execution_log_id === undefined || a.execution_log_id === f.execution_log_id) &&
-          (f.evaluator_id === undefined || a.evaluator_id === f.evaluator_id) &&
-          (f.judge_id === undefined || a.judge_id === f.judge_id) &&
-          (f.date_from === undefined || a.created_at >= f.date_from) &&
-          (f.date_to === undefined || a.created_at <= f.date_to),
-      );
-      return paginate(rows.sort(newestFirst), page);
-    },
+    listAnnotations: async (f, page) =>
+      pageNewestFirst(tables().annotations, (a) => a.org_id === f.org_id && matchesGiven(f, a, ['execution_log_id', 'evaluator_id', 'judge_id']) && createdWithin(f, a), page),
     updateAnnotation: (a) => replace(tables().annotations, a),
     async deleteAnnotation(id) {
       const table = tables().annotations;
@@ -59,18 +49,15 @@ export function jsonCalibration(tables: () => Tables, save: () => Promise<void>)
     async getCalibrationRun(id) {
       return clone(tables().calibration_runs[id] ?? null);
     },
-    async listCalibrationRuns(f, page) {
-      const rows = Object.values(tables().calibration_runs).filter(
+    listCalibrationRuns: async (f, page) =>
+      pageNewestFirst(
+        tables().calibration_runs,
         (r) =>
           r.org_id === f.org_id &&
-          (f.judge_id === undefined || r.judge_id === f.judge_id) &&
-          (f.evaluator_id === undefined || r.evaluator_id === f.evaluator_id) &&
-          (f.measures_evaluator_id === undefined || r.evaluator_versions.some((v) => v.evaluator_id === f.measures_evaluator_id)) &&
-          (f.dataset_id === undefined || r.dataset_id === f.dataset_id) &&
-          (f.status === undefined || r.status === f.status),
-      );
-      return paginate(rows.sort(newestFirst), page);
-    },
+          matchesGiven(f, r, ['judge_id', 'evaluator_id', 'dataset_id', 'status']) &&
+          (f.measures_evaluator_id === undefined || r.evaluator_versions.some((v) => v.evaluator_id === f.measures_evaluator_id)),
+        page,
+      ),
     updateCalibrationRun: (r) => replace(tables().calibration_runs, r),
   };
 }
