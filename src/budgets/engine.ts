@@ -94,7 +94,8 @@ export class BudgetedEngine implements ScoringEngine {
     run: () => Promise<T>,
     callsPerEvaluator = 1,
   ): Promise<T> {
-    const scopes: RunScopes = { orgId: ctx.caller.org.id, evaluatorIds, ...(batchId ? { batchId } : {}) };
+    const orgId = ctx.caller.org.id;
+    const scopes: RunScopes = batchId ? { orgId, evaluatorIds, batchId } : { orgId, evaluatorIds };
     const applied = await appliedCaps(ctx.store, ctx.config, scopes);
     // Only a capped run needs an estimate: it bounds how far runs admitted together can pass the cap.
     let estimate = 0;

@@ -5,7 +5,7 @@
 import type { RequestContext } from '../context.ts';
 import type { RunInput } from '../conversation/validate.ts';
 import type { EvaluatorRecord } from '../store/types.ts';
-import { kindOf, runKinds, type CompareSubject, type Compared, type Scored, type ScoreSubject, type Scoring } from './kinds/kind.ts';
+import { kindOf, runKinds, type CompareSubject, type Compared, type Scored, type ScoreJob, type ScoreSubject, type Scoring } from './kinds/kind.ts';
 import { COMPARING_KINDS, MODEL_CALL_KINDS, SCORING_KINDS } from './kinds/table.ts';
 import { compareEvaluatorPair, ruleVerdict, textOf, type PreparedPair } from './pairwise.ts';
 import type { JudgeModel } from './providers/model.ts';
@@ -37,7 +37,23 @@ export class Engine {
 
   /** Scores every evaluator at once (the server-wide limit in the model queues the excess); never throws for a model's failure. */
   score(settings: ScoringSettings, subjects: ScoreSubject[]): Promise<Scored[]> {
-    return Promise.all(subjects.map((s) => runKinds(SCORING_KINDS, { ...settings, ...s, model: this.model, target: settings.targets.get(s.evaluator.model ?? '') })));
+    // The job written out: on Node 20 an object of two spreads gets a map of its own every time (scoring.ts).
+    const { ctx, orgId, targets, cache } = settings;
+    return Promise.all(
+      subjects.map((s) =>
+        runKinds<ScoreSubject, ScoreJob, Scored>(SCORING_KINDS, {
+          ctx,
+          orgId,
+          targets,
+          cache,
+          evaluator: s.evaluator,
+          input: s.input,
+          degenerate: s.degenerate,
+          model: this.model,
+          target: targets.get(s.evaluator.model ?? ''),
+        }),
+      ),
+    );
   }
 
   /** Compares with every evaluator at once. */

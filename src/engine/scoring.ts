@@ -16,7 +16,7 @@ import { versionPrompt } from './system-prompts.ts';
 import { versionNonce } from '../conversation/fence.ts';
 import { gaveUp, type CallOutcome, type StructuredCallSpec } from './structured-call.ts';
 import { confidenceOf } from './confidence.ts';
-import { resultBase, roundMs } from '../checks/result-base.ts';
+import { roundMs } from '../checks/result-base.ts';
 import { attachmentNote } from './attachments.ts';
 import { degenerateReason } from './degenerate.ts';
 import { MALFORMED_RETRIES, requestedSettings, type ScoringTarget } from './target.ts';
@@ -41,6 +41,9 @@ export function degenerateInput(input: RunInput): string | null {
   if (input.turns && input.judged_turn !== undefined && input.turns[input.judged_turn].tool_calls?.length) return null;
   return degenerateReason(input.response);
 }
+
+/** The verdict's fields the result has from the start; confidence is weighed (confidenceOf), not copied. */
+const VERDICT_FIELDS = new Set(['justification', 'score', 'not_applicable', 'confidence']);
 
 /** The same call on every attempt (a malformed answer's problems are not fed back); made here, so the function is not named per call. */
 const sameEveryAttempt = (request: StructuredCall) => (): StructuredCall => request;
@@ -83,8 +86,20 @@ export async function scoreByModel(
   const spec: StructuredCallSpec<Verdict> = { attempts: MALFORMED_RETRIES + 1, request: sameEveryAttempt(request), check: parseAnswer };
   const outcome = await call(target?.model ?? fallback, spec, target);
   const { usage } = outcome;
+  const verdict = outcome.ok ? outcome.value : null;
+  // Written out field by field, in the order the answer has always had: on Node 20 (V8 11.3) an
+  // object made by a spread and then given more fields gets a map of its own every time, which made
+  // building a result cost microseconds and every later reader of it (the log's JSON, the answer's)
+  // megamorphic. A literal, then fields added in a fixed order, keeps one shape per outcome.
   const result: EvaluatorResult = {
-    ...resultBase(evaluator, null, null),
+    evaluator_id: evaluator.id,
+    evaluator_name: evaluator.name,
+    evaluator_version: evaluator.version,
+    score: verdict ? verdict.score : null,
+    justification: verdict ? verdict.justification : null,
+    not_applicable: verdict ? verdict.not_applicable : false,
+    degenerate: false,
+    critical: evaluator.critical === true,
     model: outcome.model ?? requested,
     input_tokens: usage.input_tokens,
     output_tokens: usage.output_tokens,
@@ -93,17 +108,16 @@ export async function scoreByModel(
     latency_ms: 0,
     cache_read_tokens: usage.cache_read_tokens,
     cache_write_tokens: usage.cache_write_tokens,
-    settings: { ...settings, temperature: usage.temperature !== undefined ? usage.temperature : settings.temperature },
+    settings: { temperature: usage.temperature !== undefined ? usage.temperature : settings.temperature, max_tokens: settings.max_tokens, strategy: settings.strategy },
   };
-  // The verdict and the error are set on the result in place: the fields in the order the answer has always had.
-  if (outcome.ok) {
+  if (verdict) {
+    // Any other field of the verdict (a log-probabilities call's grade_probabilities) follows settings.
+    for (const key in verdict) if (!VERDICT_FIELDS.has(key)) (result as unknown as Record<string, unknown>)[key] = (verdict as unknown as Record<string, unknown>)[key];
     // The stated confidence counts only when nothing better measures it (confidence.ts).
-    const { confidence: stated, ...verdict } = outcome.value;
-    Object.assign(result, verdict);
-    result.confidence = confidenceOf(result, stated ?? null);
-  } else if (outcome.failure.kind === 'malformed') {
+    result.confidence = confidenceOf(result, verdict.confidence ?? null);
+  } else if (!outcome.ok && outcome.failure.kind === 'malformed') {
     result.error = `No valid answer from the judge model in ${MALFORMED_RETRIES + 1} attempts; the last: ${outcome.failure.message}`;
-  } else {
+  } else if (!outcome.ok) {
     result.error = `${outcome.failure.message}${gaveUp(outcome.failure)}`;
   }
   result.latency_ms = roundMs(performance.now() - started);

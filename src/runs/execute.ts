@@ -16,7 +16,7 @@ import type { ScoringTarget } from '../engine/target.ts';
 import type { ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import { checkAttachmentTargets } from './attachments.ts';
-import { evaluatorHeader, judgeHeader, logLabels, logMaterial, runFrame, type LogHeader } from './frame.ts';
+import { evaluatorHeader, judgeHeader, runFrame, type LogHeader } from './frame.ts';
 import { checkRequiredInputs } from './inputs.ts';
 import type { Targets } from './targets.ts';
 import type { RunOptions } from './types.ts';
@@ -44,7 +44,8 @@ function execute(
   ctx: RequestContext,
   evaluators: EvaluatorRecord[],
   given: RunInput,
-  header: Pick<ExecutionLogRecord, 'type'> & LogHeader,
+  type: ExecutionLogRecord['type'],
+  header: LogHeader,
   what: string,
   options: RunOptions,
 ): Promise<Outcome<ExecutionResult>> {
@@ -57,7 +58,9 @@ function execute(
     feedsReview: true,
     score: async (loaded) => {
       // Stored files after any the door gave inline (the proxy's data URLs).
-      const input: RunInput = { ...given, attached: given.attached?.length ? [...given.attached, ...(loaded ?? [])] : loaded };
+      // Object.assign, and only when files were loaded: a spread then a field gets a map of its own
+      // every time on Node 20 (V8 11.3), and every reader of the input would see a new shape.
+      const input: RunInput = loaded?.length ? Object.assign({}, given, { attached: given.attached?.length ? [...given.attached, ...loaded] : loaded }) : given;
       const subjects = parts.engine.scoreSubjects(evaluators, input);
       const targets = parts.engine.needsModel(subjects) ? await targetsOf(parts, ctx, evaluators, input, options) : NO_TARGETS;
       const cache = { store: ctx.store, orgId: ctx.caller.org.id, maxEntries: ctx.config.model.resultCacheMax };
@@ -66,23 +69,40 @@ function execute(
       return {
         failures: scored.flatMap((s) => (s.failure ? [s.failure] : [])),
         record: (stamp) => {
+          // Field by field, in the order logs have always been written (the JSON line keeps it): a
+          // record of spreads got a map of its own every time on Node 20, and its JSON.stringify
+          // and every later reader took the slow path. Fields given only when set are added in place.
           const built: ExecutionLogRecord = {
             id: stamp.id,
             org_id: stamp.org_id,
-            ...header,
-            ...logMaterial(input),
-            ...(input.attachments?.length ? { attachments: input.attachments } : {}),
-            ...logLabels(input),
-            // Only when given, so the logs of ordinary runs stay as they were written before (issue 28).
-            ...(input.trace_id ? { trace_id: input.trace_id } : {}),
-            ...(input.span_id ? { span_id: input.span_id } : {}),
-            evaluator_results: results,
-            score: runScore(results),
-            cost_usd: sumCosts(results.map((r) => r.cost_usd)),
-            latency_ms: stamp.latency_ms,
-            ...(options.batch_execution_id ? { batch_execution_id: options.batch_execution_id } : {}),
-            created_at: stamp.created_at,
-          };
+            type,
+            judge_id: header.judge_id,
+            judge_name: header.judge_name,
+            judge_version: header.judge_version,
+            evaluator_id: header.evaluator_id,
+            evaluator_name: header.evaluator_name,
+            evaluator_version: header.evaluator_version,
+            project_id: header.project_id,
+            request: input.request ?? null,
+            response: input.response,
+            turns: input.turns ?? null,
+            system_prompt: input.system_prompt ?? null,
+            contexts: input.contexts ?? null,
+            expected_output: input.expected_output ?? null,
+          } as ExecutionLogRecord;
+          if (input.attachments?.length) built.attachments = input.attachments;
+          built.user_id = input.user_id ?? null;
+          built.session_id = input.session_id ?? null;
+          built.tags = input.tags ?? [];
+          // Only when given, so the logs of ordinary runs stay as they were written before (issue 28).
+          if (input.trace_id) built.trace_id = input.trace_id;
+          if (input.span_id) built.span_id = input.span_id;
+          built.evaluator_results = results;
+          built.score = runScore(results);
+          built.cost_usd = sumCosts(results.map((r) => r.cost_usd));
+          built.latency_ms = stamp.latency_ms;
+          if (options.batch_execution_id) built.batch_execution_id = options.batch_execution_id;
+          built.created_at = stamp.created_at;
           return options.decorate ? options.decorate(built) : built; // h-proxy
         },
         answer: (record) => ({
@@ -102,7 +122,7 @@ export async function runJudge(parts: RunParts, ctx: RequestContext, judge: Judg
   const input = prepareRunInput(given, evaluators, ctx.config.limits);
   checkRequiredInputs(evaluators, input);
   const header = await judgeHeader(ctx, judge);
-  return execute(parts, ctx, evaluators, input, { type: 'judge', ...header }, `judge ${judge.name}`, options);
+  return execute(parts, ctx, evaluators, input, 'judge', header, `judge ${judge.name}`, options);
 }
 
 export async function runEvaluator(
@@ -116,5 +136,5 @@ export async function runEvaluator(
   const inputs = prepareRunInput(given, [evaluator], ctx.config.limits);
   checkRequiredInputs([evaluator], inputs);
   const header = await evaluatorHeader(ctx, evaluator, project_id);
-  return execute(parts, ctx, [evaluator], inputs, { type: 'evaluator', ...header }, `evaluator ${evaluator.name}`, options);
+  return execute(parts, ctx, [evaluator], inputs, 'evaluator', header, `evaluator ${evaluator.name}`, options);
 }

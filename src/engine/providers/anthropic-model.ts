@@ -97,9 +97,13 @@ export class AnthropicJudgeModel implements JudgeModel {
           system,
           messages: [{ role: 'user', content: userContent(request, request.prompt) }],
           tools: toolsParam(request.tool),
-          // max_tokens, tool_choice and thinking in the form this model's generation accepts.
-          ...shape,
+          // max_tokens, tool_choice and thinking in the form this model's generation accepts, in
+          // the shape's order; written out rather than spread (a spread costs a microsecond or more on Node 20).
+          max_tokens: shape.max_tokens,
+          tool_choice: shape.tool_choice,
         };
+    if (!asJson && shape.thinking !== undefined) params.thinking = shape.thinking;
+    if (!asJson && shape.output_config !== undefined) params.output_config = shape.output_config;
     const temperature = temperatureFor(request, asJson ? undefined : shape.thinking);
     // Not in the SDK's types any more (deprecated by the API); the models that still take it get it.
     if (temperature !== null) (params as unknown as Record<string, unknown>).temperature = temperature;

@@ -23,7 +23,9 @@ export function keepJson<T extends object>(part: T): T {
 /** Exactly JSON.stringify(body) for a plain object, each top-level value that keepJson kept pasted in as it was serialized. */
 export function stringifyBody(body: object): string {
   let out = '{';
-  for (const [key, value] of Object.entries(body)) {
+  // Object.keys, not Object.entries: no [key, value] array per field.
+  for (const key of Object.keys(body)) {
+    const value = (body as Record<string, unknown>)[key];
     const json = (value !== null && typeof value === 'object' && kept.get(value)) || JSON.stringify(value);
     // JSON.stringify leaves out what has no JSON (undefined, functions, symbols).
     if (json === undefined) continue;
