@@ -108,7 +108,8 @@ export async function runFrame<R extends Answer>(ctx: RequestContext, spec: Fram
   const created_at = new Date().toISOString();
   const started = performance.now();
   // h-attach: stored files by id (a 404 before anything runs).
-  const framed = await spec.score(await loadAttachments(ctx, spec.attachments));
+  // Without files, no await for them (a run without attachments is the common one).
+  const framed = await spec.score(spec.attachments?.length ? await loadAttachments(ctx, spec.attachments) : undefined);
   const record = framed.record({ id, org_id: ctx.caller.org.id, created_at, latency_ms: roundMs(performance.now() - started) });
   const write = () => ctx.store.appendExecutionLog(record);
   await (ctx.spans ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, write) : write());

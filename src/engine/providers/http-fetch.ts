@@ -70,8 +70,8 @@ export interface BufferedAnswer {
   data: Buffer;
 }
 
-/** The collected answer: decoded per content-encoding, headers as the server sent them. */
-async function decodedAnswer(status: number, statusText: string, rawHeaders: Buffer[], chunks: Buffer[], maxBytes: number): Promise<BufferedAnswer> {
+/** The collected answer: decoded per content-encoding (a promise only then), headers as the server sent them. */
+function decodedAnswer(status: number, statusText: string, rawHeaders: Buffer[], chunks: Buffer[], maxBytes: number): BufferedAnswer | Promise<BufferedAnswer> {
   let data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   const pairs: Array<[string, string]> = [];
   let encoding = '';
@@ -81,7 +81,10 @@ async function decodedAnswer(status: number, statusText: string, rawHeaders: Buf
     if (key === 'content-encoding') encoding = value.trim().toLowerCase();
     pairs.push([key, value]);
   }
-  if (encoding === 'gzip' || encoding === 'deflate' || encoding === 'br') data = await decompressBounded(data, encoding, maxBytes);
+  if (encoding === 'gzip' || encoding === 'deflate' || encoding === 'br') {
+    const headers = pairs.filter(([key]) => key !== 'content-encoding' && key !== 'content-length');
+    return decompressBounded(data, encoding, maxBytes).then((decoded) => ({ status, statusText, headers, data: decoded }));
+  }
   const headers = encoding ? pairs.filter(([key]) => key !== 'content-encoding' && key !== 'content-length') : pairs;
   return { status, statusText, headers, data };
 }
@@ -194,7 +197,14 @@ export function createHttpExchange(opts: HttpFetchOptions = {}): HttpExchange {
         },
         onComplete() {
           settle();
-          decodedAnswer(status, statusText, rawHeaders, chunks, maxBytes).then(resolve, reject);
+          // An answer that needs no decoding resolves now, not after a promise of its own.
+          try {
+            const answer = decodedAnswer(status, statusText, rawHeaders, chunks, maxBytes);
+            if (answer instanceof Promise) answer.then(resolve, reject);
+            else resolve(answer);
+          } catch (err) {
+            reject(err);
+          }
         },
         onError(err) {
           settle();

@@ -61,20 +61,15 @@ export class Limiter {
   /** Waits for a slot; resolves to the function that gives it back (call it exactly once). */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    // A free slot and nobody waiting: taken at once, as next() would grant it, without a waiter,
+    // its closures and an abort listener that is removed again at once.
+    if (this.active < this.max && !this.waiting.length && !this.waitingBatch.length) return Promise.resolve(this.take());
     const queue = priority.getStore() ? this.waitingBatch : this.waiting;
     return new Promise((resolve, reject) => {
       const entry: Waiter = {
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
-          this.active++;
-          this.peak = Math.max(this.peak, this.active);
-          let released = false;
-          resolve(() => {
-            if (released) return;
-            released = true;
-            this.active--;
-            this.next();
-          });
+          resolve(this.take());
         },
       };
       const onAbort = () => {
@@ -86,6 +81,19 @@ export class Limiter {
       queue.push(entry);
       this.next();
     });
+  }
+
+  /** Counts a slot taken; answers the function that gives it back (a second call does nothing). */
+  private take(): () => void {
+    this.active++;
+    this.peak = Math.max(this.peak, this.active);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.next();
+    };
   }
 
   private next(): void {
