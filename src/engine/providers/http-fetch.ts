@@ -72,7 +72,7 @@ export interface BufferedAnswer {
 
 /** The collected answer: decoded per content-encoding (a promise only then), headers as the server sent them. */
 function decodedAnswer(status: number, statusText: string, rawHeaders: Buffer[], chunks: Buffer[], maxBytes: number): BufferedAnswer | Promise<BufferedAnswer> {
-  let data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   const pairs: Array<[string, string]> = [];
   let encoding = '';
   for (let i = 0; i < rawHeaders.length; i += 2) {
