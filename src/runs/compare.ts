@@ -15,7 +15,7 @@ import type { ComparisonInput, ComparisonResult, EvaluatorResult } from '../sche
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import { checkAttachmentTargets } from './attachments.ts';
 import type { RunParts } from './execute.ts';
-import { evaluatorHeader, judgeHeader, logLabels, logMaterial, runFrame, type LogHeader } from './frame.ts';
+import { addLogLabels, evaluatorHeader, judgeHeader, logOpening, runFrame, type LogHeader } from './frame.ts';
 import { checkRequiredInputs } from './inputs.ts';
 
 const NO_TARGETS: ReadonlyMap<string, ScoringTarget> = new Map();
@@ -63,32 +63,38 @@ function compare(
       }));
       return {
         failures: compared.flatMap((c) => (c.failure ? [c.failure] : [])),
-        record: (stamp): ExecutionLogRecord => ({
-          id: stamp.id,
-          org_id: stamp.org_id,
-          type: 'comparison',
-          ...header,
-          ...logMaterial({ ...input, response: textOf(pair.a), turns: input.turns_a }),
-          ...logLabels(input),
-          ...(input.attachments?.length ? { attachments: input.attachments } : {}),
-          evaluator_results: scoredShape,
-          score: null,
-          cost_usd: cost,
-          latency_ms: stamp.latency_ms,
-          created_at: stamp.created_at,
-          comparison: {
-            response_b: textOf(pair.b),
-            ...(pair.turns_b ? { turns_b: pair.turns_b } : {}),
-            ...totals,
-            evaluators: results.map((r) => ({
-              evaluator_id: r.evaluator_id,
-              preference: r.preference,
-              consistent: r.consistent,
-              ...(r.degenerate ? { degenerate: true } : {}),
-              orders: r.orders,
-            })),
-          },
-        }),
+        record: (stamp): ExecutionLogRecord => {
+          const material = {
+            request: input.request,
+            response: textOf(pair.a),
+            turns: input.turns_a,
+            system_prompt: input.system_prompt,
+            contexts: input.contexts,
+            expected_output: input.expected_output,
+          };
+          const record = logOpening(stamp, 'comparison', header, material);
+          addLogLabels(record, input);
+          if (input.attachments?.length) record.attachments = input.attachments;
+          return Object.assign(record, {
+            evaluator_results: scoredShape,
+            score: null,
+            cost_usd: cost,
+            latency_ms: stamp.latency_ms,
+            created_at: stamp.created_at,
+            comparison: {
+              response_b: textOf(pair.b),
+              ...(pair.turns_b ? { turns_b: pair.turns_b } : {}),
+              ...totals,
+              evaluators: results.map((r) => ({
+                evaluator_id: r.evaluator_id,
+                preference: r.preference,
+                consistent: r.consistent,
+                ...(r.degenerate ? { degenerate: true } : {}),
+                orders: r.orders,
+              })),
+            },
+          });
+        },
         answer: (record) => ({ execution_log_id: record.id, evaluator_results: results, ...totals, cost_usd: cost, latency_ms: record.latency_ms }),
       };
     },

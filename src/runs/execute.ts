@@ -16,7 +16,7 @@ import type { ScoringTarget } from '../engine/target.ts';
 import type { ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import { checkAttachmentTargets } from './attachments.ts';
-import { evaluatorHeader, judgeHeader, runFrame, type LogHeader } from './frame.ts';
+import { addLogLabels, evaluatorHeader, judgeHeader, logOpening, runFrame, type LogHeader } from './frame.ts';
 import { checkRequiredInputs } from './inputs.ts';
 import type { Targets } from './targets.ts';
 import type { RunOptions } from './types.ts';
@@ -69,31 +69,11 @@ function execute(
       return {
         failures: scored.flatMap((s) => (s.failure ? [s.failure] : [])),
         record: (stamp) => {
-          // Field by field, in the order logs have always been written (the JSON line keeps it): a
-          // record of spreads got a map of its own every time on Node 20, and its JSON.stringify
-          // and every later reader took the slow path. Fields given only when set are added in place.
-          const built: ExecutionLogRecord = {
-            id: stamp.id,
-            org_id: stamp.org_id,
-            type,
-            judge_id: header.judge_id,
-            judge_name: header.judge_name,
-            judge_version: header.judge_version,
-            evaluator_id: header.evaluator_id,
-            evaluator_name: header.evaluator_name,
-            evaluator_version: header.evaluator_version,
-            project_id: header.project_id,
-            request: input.request ?? null,
-            response: input.response,
-            turns: input.turns ?? null,
-            system_prompt: input.system_prompt ?? null,
-            contexts: input.contexts ?? null,
-            expected_output: input.expected_output ?? null,
-          } as ExecutionLogRecord;
+          // Field by field, in the order logs have always been written (the JSON line keeps it);
+          // fields given only when set are added in place (frame.ts, logOpening).
+          const built = logOpening(stamp, type, header, input);
           if (input.attachments?.length) built.attachments = input.attachments;
-          built.user_id = input.user_id ?? null;
-          built.session_id = input.session_id ?? null;
-          built.tags = input.tags ?? [];
+          addLogLabels(built, input);
           // Only when given, so the logs of ordinary runs stay as they were written before (issue 28).
           if (input.trace_id) built.trace_id = input.trace_id;
           if (input.span_id) built.span_id = input.span_id;
