@@ -133,7 +133,9 @@ export function buildMcpServer(services: Services, tools: ToolDefinition[] = all
         const caller = (extra.authInfo as TribunalAuthInfo | undefined)?.extra?.caller;
         if (!caller) return toolErrorResult(tool.name, new TribunalError('not_authenticated', 401, 'No authenticated caller on this request.'));
         try {
-          const output = await invokeTool(tool, args, { ...services, caller });
+          // Not { ...services, caller }: on Node 20 a spread then a field gets a map of its own per call
+          // (every ctx read of the run goes megamorphic); Object.assign onto { caller } shares one.
+          const output = await invokeTool(tool, args, Object.assign({ caller }, services));
           return toolSuccessResult(output as Record<string, unknown>);
         } catch (err) {
           return toolErrorResult(tool.name, err);

@@ -78,7 +78,8 @@ export function fileUploadRoute(services: Services): express.Router {
       }
       const file = await theFile(req);
       if (file.size > MAX_FILE_BYTES) throw fileTooLarge();
-      const ctx = { ...services, caller: res.locals.caller as Caller };
+      // Object.assign, not a spread then caller: that form gets a map of its own per request on Node 20.
+      const ctx = Object.assign({ caller: res.locals.caller as Caller }, services);
       const { file: stored, created } = await createFile(ctx, file.name, Buffer.from(await file.arrayBuffer()));
       res.status(created ? 201 : 200).json(stored);
     } catch (err) {

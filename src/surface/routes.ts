@@ -37,7 +37,8 @@ function send(res: Response, body: unknown, format: 'yaml' | 'json', filename: s
 
 export function judgeFileRoutes(services: Services): express.Router {
   const router = express.Router({ strict: false });
-  const ctxOf = (res: Response) => ({ ...services, caller: res.locals.caller as Caller });
+  // Object.assign, not a spread then caller: that form gets a map of its own per request on Node 20.
+  const ctxOf = (res: Response) => Object.assign({ caller: res.locals.caller as Caller }, services);
   const text = express.text({ type: [...YAML_TYPES, 'application/json'], limit: services.config.limits.bodyBytes });
 
   router.get('/v1/judges/:judge_id/export/', async (req, res) => {

@@ -49,7 +49,8 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     tags: [`evaluation_rule:${rule.id}`],
   };
   try {
-    const ctx = { ...services, caller };
+    // Object.assign, not { ...services, caller }: that form gets a map of its own per unit on Node 20.
+    const ctx = Object.assign({ caller }, services);
     // The tool's own run (its input checks, then the engine), read as a value (engine/outcome.ts).
     const result = rule.judge_id
       ? await inToolSpan(tools.runJudge, ctx, () => runJudgeOutcome(toolInput(tools.runJudge, { judge_id: rule.judge_id, ...inputs }, ctx), ctx))
