@@ -115,6 +115,13 @@ export function purgeOrganizationData(data: JsonData, orgId: string): void {
  * plain objects, arrays and primitives are copied directly, several times faster than
  * structuredClone on records this small (a judge: 2.8 -> 0.3 us); anything else goes through
  * structuredClone as before.
+ *
+ * A plain object is copied by one spread, then its object-valued fields replaced by their copies
+ * (stores to fields it already has). Not by adding its keys one by one to `{}`: past ~12 keys V8
+ * turns an object filled by keyed stores into a dictionary, so every evaluator (25 fields) reached
+ * each run as a slow object (measured on Node 20: 2.5 us per evaluator copy and dictionary mode,
+ * now 0.7 us and fast properties). A spread defines own properties, so a key named __proto__ stays
+ * a plain property, as structuredClone keeps it.
  */
 export function clone<T>(value: T): T {
   if (typeof value !== 'object' || value === null) return typeof value === 'function' ? structuredClone(value) : value;
@@ -125,12 +132,12 @@ export function clone<T>(value: T): T {
   }
   const proto = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return structuredClone(value);
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
-    const copy = clone((value as Record<string, unknown>)[key]);
-    // A key named __proto__ (JSON can hold one) stays a plain property, as structuredClone keeps it.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
-    else out[key] = copy;
+  const out: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key of Object.keys(out)) {
+    const field = out[key];
+    // An own data property (the spread made it), so even out.__proto__ = ... sets the field.
+    if (typeof field === 'object' && field !== null) out[key] = clone(field);
+    else if (typeof field === 'function') out[key] = structuredClone(field);
   }
   return out as T;
 }
