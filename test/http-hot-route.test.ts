@@ -77,6 +77,7 @@ test('the hot route steps aside for other methods, other paths and the guarded r
     ['POST', '/v1/judges/j1/'],
     ['POST', '/v1/evaluators/e1/execute/'], // not one of the given routes: the router does not match
     ['POST', '/v1/judges/openai/execute/'],
+    ['POST', '/v1/judges/%FF/execute/'], // does not decode: the app's own way answers it, after authentication
     ['POST', '/v1/judges/j1/execute/?next=/refine'],
   ]) {
     const out = await dispatch(hot, method, url);
@@ -107,4 +108,22 @@ test('an error leaving one /v1 layer skips the next layer, its error handlers in
     [],
   );
   assert.deepEqual(await dispatch(recovered, 'POST', '/v1/judges/j1/execute/'), { answered: 'run', steps: ['auth', 'body', 'bodyErrors(bad json)'] });
+});
+
+test('through a server: a run path that does not decode is refused as before, authentication first', async () => {
+  const { startTestServer } = await import('./helpers/server.ts');
+  const server = await startTestServer();
+  try {
+    const unauthenticated = await server.request('POST', '/v1/judges/%FF/execute/', { body: { response: 'x' } });
+    assert.equal(unauthenticated.status, 401);
+    const { api_key } = await server.demoUser();
+    const malformed = await server.request('POST', '/v1/judges/%FF/execute/', { key: api_key, body: { response: 'x' } });
+    assert.equal(malformed.status, 400);
+    assert.match(malformed.body.detail, /percent-encoding/);
+    const unknownField = await server.request('POST', '/v1/judges/jdg_0123/execute/', { key: api_key, body: { response: 'x', contex: ['y'] } });
+    assert.equal(unknownField.status, 400);
+    assert.match(JSON.stringify(unknownField.body), /unknown field contex; did you mean contexts\?/);
+  } finally {
+    await server.close();
+  }
 });

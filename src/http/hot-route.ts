@@ -8,16 +8,26 @@
 // A request is taken only when no other layer could have answered it first: its path is one of
 // the given routes' paths and none of the guarded routers mounted before the REST routes would
 // have been entered (`passBy`: their own path patterns, tested as they test them). Anything else,
-// or a path the hot router does not match, goes on through the app as before, untouched.
-import express, { type ErrorRequestHandler, type RequestHandler } from 'express';
+// or a path the hot routes do not match, goes on through the app as before, untouched.
+import { createRequire } from 'node:module';
+import type { ErrorRequestHandler, Request, RequestHandler } from 'express';
 import { inSeries } from './mount.ts';
+
+// express's own router parts: a route's path is matched by the same Layer (path-to-regexp, its
+// param decoding) with the options express.Router({ strict: false }) gives its routes, and the
+// path is the one the router matches (parseurl, cached on the request).
+const require = createRequire(import.meta.url);
+type MatchedPath = { params: Record<string, string> } | false;
+const Layer = require('router/lib/layer.js') as new (path: string, options: object, fn: RequestHandler) => { match(path: string): MatchedPath };
+const Route = require('router/lib/route.js') as new (path: string) => { path: string };
+const parseurl = require('parseurl') as (req: Request) => { pathname?: string | null } | undefined;
 
 export interface HotRoute {
   path: string;
   handler: RequestHandler;
 }
 
-/** A cheap first test: a run path of a judge or an evaluator (the router then matches exactly). */
+/** A cheap first test: a run path of a judge or an evaluator (the route's own pattern then decides). */
 const RUN_PATH = /^\/v1\/(?:judges|evaluators)\/[^/?#]+\/execute\/?(?:\?|$)/i;
 
 /**
@@ -26,13 +36,31 @@ const RUN_PATH = /^\/v1\/(?:judges|evaluators)\/[^/?#]+\/execute\/?(?:\?|$)/i;
  * sees an authentication failure).
  */
 export function hotRoutes(routes: HotRoute[], layers: Array<Array<RequestHandler | ErrorRequestHandler>>, passBy: RegExp[]): RequestHandler {
-  // strict: false and case-insensitive paths, as the REST routers match them.
-  const router = express.Router({ strict: false });
   const door = layers.map((handlers) => inSeries(...handlers));
-  for (const r of routes) router.post(r.path, inSeries(...door, r.handler));
+  const hot = routes.map((r) => ({
+    layer: new Layer(r.path, { sensitive: false, strict: false, end: true }, r.handler),
+    // req.route as express sets it: the request's metric and log label is the route's pattern.
+    route: new Route(r.path),
+    run: inSeries(...door, r.handler),
+  }));
   return (req, res, next) => {
     if (req.method !== 'POST' || !RUN_PATH.test(req.url)) return next();
     for (const p of passBy) if (p.test(req.url)) return next();
-    router(req, res, next);
+    const path = parseurl(req)?.pathname;
+    if (typeof path !== 'string') return next();
+    for (const h of hot) {
+      let matched: MatchedPath;
+      try {
+        matched = h.layer.match(path);
+      } catch {
+        // A path segment that does not decode: the app's own way answers it, after authentication, as before.
+        return next();
+      }
+      if (!matched) continue;
+      req.params = matched.params;
+      (req as Request & { route: unknown }).route = h.route;
+      return h.run(req, res, next);
+    }
+    next();
   };
 }
