@@ -219,9 +219,10 @@ function sendJson(res: Response, status: number, output: unknown): void {
   res.end(body);
 }
 
-/** The /v1 routes, for a caller already authenticated (res.locals.caller) with the body parsed. */
-export function restRouter(services: Services): express.RequestHandler {
-  const handlerOf = (r: RestRoute) => async (req: Request, res: Response) => {
+/** One route's handler, for a caller already authenticated (res.locals.caller) with the body parsed. */
+export const restHandler =
+  (services: Services, r: RestRoute) =>
+  async (req: Request, res: Response): Promise<void> => {
     try {
       const caller = res.locals.caller as Caller;
       // Not { ...services, caller }: on Node 20 (V8 11.3) a spread then a field gets a map of its own
@@ -234,6 +235,13 @@ export function restRouter(services: Services): express.RequestHandler {
       sendProblem(res, err);
     }
   };
+
+/** The runs of one judge or one evaluator: the routes the app takes first (src/http/hot-route.ts). */
+export const runRoutes = (): RestRoute[] => routes.filter((r) => r.method === 'post' && /^\/v1\/(?:judges|evaluators)\/:[a-z_]+\/execute\/$/.test(r.path));
+
+/** The /v1 routes, for a caller already authenticated (res.locals.caller) with the body parsed. */
+export function restRouter(services: Services): express.RequestHandler {
+  const handlerOf = (r: RestRoute) => restHandler(services, r);
   // express tries every route's path pattern in turn until one matches, whatever its method: with
   // about a hundred routes that was a measurable share of a judge run's CPU (issue 33). One router
   // per method, each with that method's routes in table order, answers exactly as one router would

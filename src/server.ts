@@ -12,7 +12,8 @@ import { TribunalError } from './errors.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody } from './http/body.ts';
 import type { InFlightRequests } from './http/in-flight.ts';
-import { inSeries, onlyFor } from './http/mount.ts';
+import { hotRoutes } from './http/hot-route.ts';
+import { inSeries, onlyFor, type GuardedRouter } from './http/mount.ts';
 import { sendProblem } from './http/problem.ts';
 import { demoRateLimit, keyRateLimit } from './http/rate-limits.ts';
 import { mcpRouter } from './mcp.ts';
@@ -21,7 +22,7 @@ import { quietObservability, type Observability } from './observability/index.ts
 import { openApiDocument } from './openapi.ts';
 import { proxyRouter } from './proxy/router.ts'; // h-proxy
 import { refineStreamRoute } from './proxy/refine-stream.ts'; // h-proxy
-import { demoUserRoute, restRouter } from './rest.ts';
+import { demoUserRoute, restHandler, restRouter, runRoutes } from './rest.ts';
 import type { Services } from './tool.ts';
 import { webRouter, webSessionAuth } from './web/router.ts';
 import { otlpReceiver } from './traces/receiver.ts'; // h-traces
@@ -52,12 +53,33 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   const authenticator = new Authenticator(store);
   if (opts.observability !== false) app.use(observabilityRouter(opts.observability ?? quietObservability(config), store));
 
-  app.use((_req, res, next) => {
+  // The routers entered by path before the REST routes (below), and the /v1 layers, made once: the
+  // judged call's hot route (src/http/hot-route.ts) runs the same layers and steps aside for these.
+  const perKeyLimit = keyRateLimit(config, opts.rateLimitStore);
+  const guard = (paths: RegExp, router: express.Router): GuardedRouter => {
+    const guarded = onlyFor(paths, router);
+    guards.push(guarded.paths);
+    return guarded;
+  };
+  const guards: RegExp[] = [];
+  const v1Auth = [webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit.middleware];
+  const v1Body = jsonBody(config.limits.bodyBytes);
+  const demo = guard(/^\/create-demo-user/i, demoUserRoute(services, demoRateLimit(config, opts.rateLimitStore)));
+  const otlp = [guard(/^\/otel\//i, otlpReceiver(config, store, authenticator)), guard(/^\/otel\//i, otlpLogsReceiver(config, store, authenticator))];
+  const proxy = guard(/\/openai(?:[/?]|$)/i, proxyRouter(services, authenticator, perKeyLimit));
+  const datasetStreams = guard(/^\/v1\/datasets\//i, datasetStreamRoutes(services));
+  const judgeFiles = guard(/^\/v1\/(?:judges|evaluators)\/.*(?:export|import)/i, judgeFileRoutes(services));
+  const uploads = guard(/^\/v1\/files/i, fileUploadRoute(services));
+  const refineStream = guard(/^\/v1\/judges\/.*\/refine/i, refineStreamRoute(services));
+  const hotPaths = runRoutes().map((r) => ({ path: r.path, handler: restHandler(services, r) }));
+
+  const nosniff: express.RequestHandler = (_req, res, next) => {
     // No answer is ever sniffed into something it is not (problem+json, JSON-RPC, static files alike).
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
-  });
-  if (opts.inFlight) app.use(opts.inFlight.middleware);
+  };
+  // What every request passes, then the judged call's hot route: one layer of the app, not three.
+  app.use(inSeries(nosniff, ...(opts.inFlight ? [opts.inFlight.middleware] : []), hotRoutes(hotPaths, [v1Auth, v1Body], guards)));
 
   app.get('/healthz', async (_req, res) => {
     try {
@@ -70,32 +92,31 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
 
   // Each door's router below is entered only for the paths it answers (src/http/mount.ts): a
   // judged call no longer walks every one of them on its way to /v1 (issue 33).
-  app.use(onlyFor(/^\/create-demo-user/i, demoUserRoute(services, demoRateLimit(config, opts.rateLimitStore))));
+  app.use(demo);
 
-  // One limiter for REST and MCP alike: a key limited to N requests a minute gets N in total.
-  const perKeyLimit = keyRateLimit(config, opts.rateLimitStore);
+  // One limiter for REST and MCP alike (perKeyLimit): a key limited to N requests a minute gets N in total.
   app.use('/mcp', mcpRouter(services, authenticator, perKeyLimit));
 
   // h-traces: the OTLP/HTTP receiver reads its own body (protobuf or JSON, gzip), within its own limits.
-  app.use(onlyFor(/^\/otel\//i, otlpReceiver(config, store, authenticator)));
-  app.use(onlyFor(/^\/otel\//i, otlpLogsReceiver(config, store, authenticator))); // h-otellogs: GenAI events sent as OTLP log records
+  app.use(otlp[0]);
+  app.use(otlp[1]); // h-otellogs: GenAI events sent as OTLP log records
 
   app.get('/v1/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
 
   // h-proxy: the judge proxy's OpenAI-compatible paths answer in OpenAI's protocol, errors included (src/proxy/).
-  app.use(onlyFor(/\/openai(?:[/?]|$)/i, proxyRouter(services, authenticator, perKeyLimit)));
+  app.use(proxy);
 
   // The caller is known from the headers (a key, or the web app's session cookie with its CSRF
   // checks) before a byte of the body is read: an unauthenticated upload is refused unread.
-  app.use('/v1', inSeries(webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit.middleware));
+  app.use('/v1', inSeries(...v1Auth));
   // Dataset import and export stream their bodies (JSONL/CSV, any size): before the JSON body parser.
-  app.use(onlyFor(/^\/v1\/datasets\//i, datasetStreamRoutes(services)));
-  app.use(onlyFor(/^\/v1\/(?:judges|evaluators)\/.*(?:export|import)/i, judgeFileRoutes(services))); // room surface: judges as files (YAML or JSON bodies)
-  app.use(onlyFor(/^\/v1\/files/i, fileUploadRoute(services))); // h-attach: attachments (multipart)
-  app.use('/v1', inSeries(...jsonBody(config.limits.bodyBytes)));
-  app.use(onlyFor(/^\/v1\/judges\/.*\/refine/i, refineStreamRoute(services))); // h-proxy: refine with stream: true (SSE)
+  app.use(datasetStreams);
+  app.use(judgeFiles); // room surface: judges as files (YAML or JSON bodies)
+  app.use(uploads); // h-attach: attachments (multipart)
+  app.use('/v1', inSeries(...v1Body));
+  app.use(refineStream); // h-proxy: refine with stream: true (SSE)
   app.use(restRouter(services));
 
   app.get('/', (_req, res) => res.redirect(302, '/app/'));

@@ -33,13 +33,14 @@ function bodyErrors(limitBytes: number) {
   };
 }
 
-/** The Content-Type values JSON clients send, known without parsing the header (body-parser parses it again for its own check). */
+/** The Content-Type values JSON clients send, known without parsing the header (body-parser still parses it for the charset). */
 const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 
 const isJsonType = (req: Request) => PLAIN_JSON_TYPES.has(req.headers['content-type'] ?? '') || Boolean(req.is('application/json'));
 
 export function jsonBody(limitBytes: number): express.RequestHandler[] {
-  const parse = express.json({ limit: limitBytes, strict: false });
+  // type: the same test body-parser makes (type-is against application/json), known values first.
+  const parse = express.json({ limit: limitBytes, strict: false, type: (req) => isJsonType(req as Request) });
   const requireJson: express.RequestHandler = (req, res, next) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (hasBody && ['POST', 'PATCH', 'PUT'].includes(req.method) && !isJsonType(req)) {
