@@ -18,7 +18,7 @@ function tree(): string {
   fs.mkdirSync(path.join(root, 'src'));
   fs.writeFileSync(path.join(root, 'package.json'), '{"type":"module"}');
   fs.writeFileSync(path.join(root, 'tsconfig.json'), '{}');
-  fs.writeFileSync(path.join(root, 'src', 'cli.ts'), "import { where } from './where.ts';\nexport const main = async (): Promise<string> => `one ${where}`;\n");
+  fs.writeFileSync(path.join(root, 'src', 'cli.ts'), "import { where } from './where.ts';\nexport const main = async (): Promise<string> => 'one ' + where;\n");
   fs.writeFileSync(path.join(root, 'src', 'where.ts'), 'export const where: string = import.meta.url;\n');
   return root;
 }
