@@ -53,6 +53,8 @@ async function runCli(server: ChildProcess, env: Record<string, string>, judgeId
   const child = spawn(
     process.execPath,
     [
+      // BENCH_CLI_PROFILE=<dir>: a CPU profile of each CLI run, to see where the client's time goes.
+      ...(process.env.BENCH_CLI_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CLI_PROFILE] : []),
       '--import',
       preload,
       path.join(ROOT, 'bin/tribunal.js'),

@@ -4,6 +4,7 @@
 // thousands of requests, and fetch costs several times the CPU per request (see docs/BENCHMARKS.md).
 import http from 'node:http';
 import https from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { CliError, EXIT, usageError } from './errors.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';
@@ -16,6 +17,29 @@ interface RawResponse {
   status: number;
   headers: http.IncomingHttpHeaders;
   text: string;
+}
+
+/** The requests in flight under each abort signal, and the one listener that ends them all. */
+const requestsBySignal = new WeakMap<AbortSignal, Set<http.ClientRequest>>();
+
+const abortError = () => Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' });
+
+function inFlight(signal: AbortSignal): Set<http.ClientRequest> {
+  let set = requestsBySignal.get(signal);
+  if (!set) {
+    const requests = new Set<http.ClientRequest>();
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const req of requests) req.destroy(abortError());
+        requests.clear();
+      },
+      { once: true },
+    );
+    requestsBySignal.set(signal, requests);
+    set = requests;
+  }
+  return set;
 }
 
 const header = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? null;
@@ -118,11 +142,17 @@ export class ApiClient {
   readonly url: string;
   readonly apiKey?: string;
   readonly timeoutMs: number;
+  private readonly transport: typeof http | typeof https;
+  private readonly agent: http.Agent;
+  private base?: http.RequestOptions & { prefix: string };
 
   constructor(opts: ClientOptions) {
     this.url = opts.url;
     this.apiKey = opts.apiKey;
     this.timeoutMs = opts.timeoutMs;
+    const secure = opts.url.startsWith('https:');
+    this.transport = secure ? https : http;
+    this.agent = secure ? httpsAgent : httpAgent;
   }
 
   requireKey(): void {
@@ -203,29 +233,50 @@ export class ApiClient {
 
   private send(method: string, target: string, headers: Record<string, string>, body: string | Buffer | undefined, signal?: AbortSignal): Promise<RawResponse> {
     return new Promise((resolve, reject) => {
-      const url = new URL(target);
-      const secure = url.protocol === 'https:';
+      if (signal?.aborted) return reject(abortError());
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-      const req = (secure ? https : http).request(url, { method, headers, agent: secure ? httpsAgent : httpAgent, signal }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
+      const req = this.transport.request({ ...this.target(target), method, headers, agent: this.agent }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
         res.on('end', () => {
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+          done();
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text });
         });
         res.on('error', (err) => {
-          clearTimeout(timer);
+          done();
           reject(err);
         });
       });
       // A limit on the whole exchange, not just idle time: a server that trickles must not hang a batch.
       const timer = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT_TOTAL' })), this.timeoutMs);
-      req.on('error', (err) => {
+      // One abort listener per signal for all its requests (a batch's thousands share one), not one
+      // per request as http.request's own `signal` option adds and removes.
+      const watched = signal ? inFlight(signal) : undefined;
+      watched?.add(req);
+      const done = () => {
         clearTimeout(timer);
+        watched?.delete(req);
+      };
+      req.on('error', (err) => {
+        done();
         reject(err);
       });
       req.end(body);
     });
+  }
+
+  /** http.request's options for a URL under the server's: the server's part parsed once per client, not per request. */
+  private target(target: string): http.RequestOptions {
+    // A path with characters a request line cannot carry goes through URL, which escapes them.
+    if (!target.startsWith(this.url) || /[^\x21-\x7e]/.test(target)) return urlToHttpOptions(new URL(target));
+    if (!this.base) {
+      const url = new URL(this.url);
+      const { protocol, hostname, port, auth } = urlToHttpOptions(url);
+      this.base = { protocol, hostname, port, auth, prefix: url.pathname.replace(/\/$/, '') };
+    }
+    const { prefix, ...server } = this.base;
+    return { ...server, path: prefix + target.slice(this.url.length) };
   }
 
   get<T = any>(path: string, query?: RequestOptions['query']) {
