@@ -4,11 +4,13 @@
 //   2. time to first chunk, streamed: proxied - direct at p95 (target <= 5 ms), also p50 and the
 //      p95 of the per-round differences;
 //   3. the Tribunal server's CPU per call beyond the judging itself (target <= 0.5 ms): a block of
-//      calls proxied with async judging minus a block of the same judge run through REST execute on
-//      the same conversation (as `turns`), each block settled (its judging and log written) before
-//      the CPU is read, repeated in alternating order; the median over repeats with its 95% interval,
-//      the goal met when the interval's upper end is (why this estimator: docs/BENCHMARKS.md, "Which
-//      CPU figure");
+//      proxied calls minus a block of the same judge run through REST execute on the same
+//      conversation (as `turns`), each block settled (its judging and log written) before the CPU is
+//      read, repeated in alternating order; the median over repeats with its 95% interval, the goal
+//      met when the interval's upper end is. Printed twice: (a) with async judging (the goal's
+//      words; favoured, its log writes share flushes with the next call's), (b) with sync judging
+//      (like for like: each call waits for its own durable log, as execute does). Why this
+//      estimator: docs/BENCHMARKS.md, "Which CPU figure";
 //   4. sync judging: proxied latency / (direct upstream + the judge's own run via REST execute)
 //      (target <= 1.05).
 // The in-run reference for 1: a pass-through proxy of 20 lines (servePassThrough) in the same rounds,
@@ -19,7 +21,7 @@
 // figures are the server's steady state, not V8 compiling it. Each server (fake judge model, fake
 // upstream, Tribunal) is a child process of its own.
 //   node --import tsx bench/proxy.bench.ts   (BENCH_ROUNDS=60, BENCH_UPSTREAM_MS=80, BENCH_JUDGE_MS=150,
-//                                             BENCH_WARMUP=150, BENCH_CPU_ROUNDS=100, BENCH_CPU_REPEATS=25)
+//                                             BENCH_WARMUP=150, BENCH_CPU_ROUNDS=150, BENCH_CPU_REPEATS=31)
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -29,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { benchEnv, childCpuMicros, median, quantile, runBench, serveChild, serveFake, serveTribunal, setFakeLatency, startChild, stopChildren, type Child } from './harness.ts';
 
 const FILE = fileURLToPath(import.meta.url);
-const { ROUNDS, UPSTREAM_MS, JUDGE_MS, WARMUP, CPU_ROUNDS, CPU_REPEATS } = benchEnv({ ROUNDS: 60, UPSTREAM_MS: 80, JUDGE_MS: 150, WARMUP: 150, CPU_ROUNDS: 100, CPU_REPEATS: 25 });
+const { ROUNDS, UPSTREAM_MS, JUDGE_MS, WARMUP, CPU_ROUNDS, CPU_REPEATS } = benchEnv({ ROUNDS: 60, UPSTREAM_MS: 80, JUDGE_MS: 150, WARMUP: 150, CPU_ROUNDS: 150, CPU_REPEATS: 31 });
 const CPU_KINDS: readonly CpuKind[] = ['execute', 'async', 'sync', 'pass'];
 type CpuKind = 'execute' | 'async' | 'sync' | 'pass';
 const SECRET = randomBytes(32).toString('base64');
@@ -184,7 +186,7 @@ runBench(async () => {
         { role: 'assistant', content: 'Paris is the capital of France. It lies on the Seine.' },
       ],
     });
-    const settle = () => new Promise((r) => setTimeout(r, 500));
+    const settle = () => new Promise((r) => setTimeout(r, 300));
 
     // Warm up every path with the upstream answering at once.
     await setFakeLatency(upstream.child, 0);
@@ -286,22 +288,31 @@ runBench(async () => {
         ? `${ms(median(xs))}, ${(ci.coverage * 100).toFixed(1)}% interval ${ci.lo.toFixed(2)} to ${ci.hi.toFixed(2)} ms`
         : `${ms(median(xs))} (too few repeats for an interval)`;
     };
-    const ownCi = medianInterval(ownAsync);
+    const verdict = (xs: number[]) => {
+      const ci = medianInterval(xs);
+      return ci ? (ci.hi <= 0.5 ? 'met' : 'not shown') : 'not measured';
+    };
     console.log(
-      `  the proxy's own CPU per call = (proxied with async judging) - (the same judging via REST execute), paired settled blocks of ${CPU_ROUNDS} calls, median over ${CPU_REPEATS} repeats: ` +
-        `${interval(ownAsync)} (target: the interval's upper end <= 0.5 ms: ${ownCi ? (ownCi.hi <= 0.5 ? 'met' : 'not shown') : 'not measured'}); range ${range(ownAsync)}`,
+      `  the proxy's own CPU per call (target <= 0.5 ms, met when the interval's upper end is), paired settled blocks of ${CPU_ROUNDS} calls, median over ${CPU_REPEATS} repeats with its interval:`,
     );
     console.log(
-      `    per call, medians: proxied async ${ms(median(cpu.async))}, execute ${ms(median(cpu.execute))}; with sync judging, proxied - execute ${interval(ownSync)}; ` +
-        `the pass-through reference's whole CPU per call ${interval(cpu.pass)}`,
+      `    (a) the goal's measure, proxied with async judging - the same judging via REST execute: ${interval(ownAsync)} -> ${verdict(ownAsync)}; range ${range(ownAsync)}. ` +
+        'Favoured: async judging runs on while the next call comes in, so its log writes share flushes (group commit), where execute pays one flush a call',
+    );
+    console.log(
+      `    (b) like for like, proxied with sync judging - execute (each call waits for its own durable log in both; the relay, lookups and the proxy's body work): ${interval(ownSync)} -> ${verdict(ownSync)}`,
+    );
+    console.log(
+      `    per call, medians: proxied async ${ms(median(cpu.async))}, proxied sync ${ms(median(cpu.sync))}, execute ${ms(median(cpu.execute))}; the pass-through reference's whole CPU per call ${interval(cpu.pass)}`,
     );
     // Issue 33 (the per-CPU ratios hold for a proxied call): the least a relay costs (the pass-through
-    // process, whole) against what Tribunal spends relaying beyond the judging itself, per repeat.
-    const relay = median(ownAsync);
-    const relayBound = ownCi && ownCi.hi > 0 ? `at least ${(median(cpu.pass) / ownCi.hi).toFixed(2)} (over the interval's upper end)` : 'unbounded (the interval reaches below 0)';
+    // process, whole) against what Tribunal spends relaying beyond the judging itself, measure (b).
+    const relay = median(ownSync);
+    const relayCi = medianInterval(ownSync);
+    const bound = relayCi && relayCi.hi > 0 ? `, at least ${(median(cpu.pass) / relayCi.hi).toFixed(2)} over the interval's upper end` : '';
     console.log(
-      `    per CPU, the pass-through's whole call / Tribunal's relay (proxied async - execute): ${relay > 0 ? (median(cpu.pass) / relay).toFixed(2) : 'over any bound (the relay median is not above 0)'}, ${relayBound}; ` +
-        `the pass-through / Tribunal's whole proxied call (judging included): ${(median(cpu.pass) / median(cpu.async)).toFixed(2)}`,
+      `    per CPU, the pass-through's whole call / Tribunal's relay (b): ${relay > 0 ? (median(cpu.pass) / relay).toFixed(2) : 'over any bound (the relay median is not above 0)'}${bound}; ` +
+        `the pass-through / Tribunal's whole proxied call (async judging included): ${(median(cpu.pass) / median(cpu.async)).toFixed(2)}`,
     );
     console.log(
       `  time to first chunk, streamed: direct p50 ${ms(median(directFirst))} p95 ${ms(quantile(directFirst, 0.95))}, proxied p50 ${ms(median(proxyFirst))} p95 ${ms(quantile(proxyFirst, 0.95))} -> overhead at p95 ${ms(ttfc)} (target <= 5 ms); per-round difference p50 ${ms(median(firstDiffs))} p95 ${ms(quantile(firstDiffs, 0.95))}`,

@@ -184,7 +184,6 @@ export async function proxyChatCompletions(ctx: ProxyContext, req: Request, res:
     return sendOpenAIError(res, err);
   }
   const { exchange: x, body } = opened;
-  x.conversation = messagesToConversation(body.messages);
   const streamed = body.stream === true;
   const upstreamBody: Json = { ...body, model: x.target.record.model };
   // Usage is asked for so the log can keep the upstream's tokens and cost; a client that did not
@@ -192,7 +191,11 @@ export async function proxyChatCompletions(ctx: ProxyContext, req: Request, res:
   const hideUsage = streamed && body.stream_options?.include_usage !== true;
   if (hideUsage) upstreamBody.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
   const cancel = abortOnClose(res);
-  const up = await forward(x, res, upstreamBody, 'chat.completions', streamed, cancel);
+  const forwarded = forward(x, res, upstreamBody, 'chat.completions', streamed, cancel);
+  // The upstream request has left (forward dispatches before its first await): what judging and the
+  // log need is put together while it answers, not before.
+  x.conversation = messagesToConversation(body.messages);
+  const up = await forwarded;
   if (!up) return;
   if (streamed && up.contentType.includes('text/event-stream')) return streamChat(x, res, up, cancel, hideUsage);
   return jsonChat(x, res, up, streamed);
