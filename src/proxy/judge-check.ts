@@ -79,6 +79,9 @@ export class JudgePrep {
     try {
       prepared = await this.ctx.engine.prepare(this.ctx, { judge: this.judge });
     } catch {
+      // An evaluator gone or made private since (or the models unresolvable): the run reports it
+      // for this call, and the next call of this judge version is checked before its upstream again.
+      passed.delete(versionOf(this.judge));
       return null;
     }
     try {
