@@ -6,14 +6,16 @@
 // guardrail a streamed answer is held back until judged, so the client never sees blocked text.
 import { performance } from 'node:perf_hooks';
 import type { Request, Response } from 'express';
-import { assertRunnable, loadJudgeEvaluators, resolveJudge } from '../domain/judges.ts';
+import { assertRunnable, resolveJudge } from '../domain/judges.ts';
 import { looksLikeId } from '../ids.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import { log } from '../log.ts';
+import type { PreparedRun } from '../runs/types.ts';
 import type { JudgeRecord } from '../store/types.ts';
 import { openAIErrorBody, sendOpenAIError } from './errors.ts';
 import { ChunkAccumulator, completionAnswer, messagesToConversation, type Answer, type Conversation } from './exchange.ts';
-import { checkProxyable, DEFAULT_BLOCK_MESSAGE, judgeExchange, logUnjudged, newLogId, type ExchangeInfo, type ProxyContext, type Tribunal } from './judging.ts';
+import { JudgePrep } from './judge-check.ts';
+import { DEFAULT_BLOCK_MESSAGE, judgeExchange, logUnjudged, newLogId, type ExchangeInfo, type ProxyContext, type Tribunal } from './judging.ts';
 import { trackJudging } from './background.ts';
 import { eventData, relayEvents, sseEvent } from './sse.ts';
 import { callUpstream, readUpstream, resolveUpstream, unreachable, type UpstreamAnswer, type UpstreamTarget } from './upstream.ts';
@@ -29,6 +31,9 @@ export interface Exchange {
   target: UpstreamTarget;
   logId: string;
   asyncJudge: boolean;
+  /** The judge's evaluators and models: loaded while the upstream answers, used by judging. */
+  prep: JudgePrep;
+  prepared: () => Promise<PreparedRun | null>;
   userId?: string;
   started: number;
 }
@@ -45,13 +50,21 @@ export async function proxyJudge(ctx: ProxyContext, req: Request): Promise<Judge
   return judge;
 }
 
-/** The checks every proxy door makes before the upstream is called. */
+/**
+ * The checks every proxy door makes before the upstream is called: the judge exists and is runnable,
+ * its evaluators can judge a chat exchange (judge-check.ts: at once for a judge version seen to pass),
+ * the upstream model is known. The judge and the upstream are looked up side by side; a judge's
+ * refusal is reported first.
+ */
 export async function openExchange(ctx: ProxyContext, req: Request, api: 'chat/completions' | 'responses'): Promise<{ exchange: Exchange; body: Json }> {
   const body = req.body as unknown;
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw validationError('The request body must be a JSON object (an OpenAI request).', [{ field: '(body)', message: 'expected a JSON object' }]);
-  const judge = await proxyJudge(ctx, req);
-  checkProxyable(judge, await loadJudgeEvaluators(ctx, judge));
+  const judged = proxyJudge(ctx, req);
+  const targeted = resolveUpstream(ctx, (body as Json).model, api);
+  targeted.catch(() => {}); // awaited below, after the judge's refusals
+  const judge = await judged;
+  const prep = await JudgePrep.open(ctx, judge);
   const flag = req.query.async_judge; // express parses the query string again on every read of req.query
   const asyncJudge = flag === 'true' || flag === '1';
   if (asyncJudge && judge.guardrail?.action === 'block') {
@@ -59,7 +72,7 @@ export async function openExchange(ctx: ProxyContext, req: Request, api: 'chat/c
       { field: 'async_judge', message: 'not with a blocking guardrail' },
     ]);
   }
-  const target = await resolveUpstream(ctx, (body as Json).model, api);
+  const target = await targeted;
   const user = (body as Json).user;
   return {
     body: body as Json,
@@ -70,6 +83,8 @@ export async function openExchange(ctx: ProxyContext, req: Request, api: 'chat/c
       target,
       logId: newLogId(),
       asyncJudge,
+      prep,
+      prepared: () => prep.prepared(),
       ...(typeof user === 'string' && user ? { userId: user } : {}),
       started: performance.now(),
     },
@@ -123,7 +138,9 @@ export async function forward(
 ): Promise<UpstreamAnswer | null> {
   let up: UpstreamAnswer;
   try {
-    up = await callUpstream(x.target, upstreamBody, cancel);
+    const call = callUpstream(x.target, upstreamBody, cancel);
+    x.prep.start(); // the judge's evaluators load while the upstream answers
+    up = await call;
   } catch (err) {
     if (cancel.cancelled) {
       void logFailure(x, infoOf(x, api, streamed, null, 'client_disconnected', 'the client went away before the upstream answered'), null, 'client disconnected');
@@ -167,7 +184,6 @@ export async function proxyChatCompletions(ctx: ProxyContext, req: Request, res:
     return sendOpenAIError(res, err);
   }
   const { exchange: x, body } = opened;
-  x.conversation = messagesToConversation(body.messages);
   const streamed = body.stream === true;
   const upstreamBody: Json = { ...body, model: x.target.record.model };
   // Usage is asked for so the log can keep the upstream's tokens and cost; a client that did not
@@ -175,7 +191,11 @@ export async function proxyChatCompletions(ctx: ProxyContext, req: Request, res:
   const hideUsage = streamed && body.stream_options?.include_usage !== true;
   if (hideUsage) upstreamBody.stream_options = { ...(body.stream_options ?? {}), include_usage: true };
   const cancel = abortOnClose(res);
-  const up = await forward(x, res, upstreamBody, 'chat.completions', streamed, cancel);
+  const forwarded = forward(x, res, upstreamBody, 'chat.completions', streamed, cancel);
+  // The upstream request has left (forward dispatches before its first await): what judging and the
+  // log need is put together while it answers, not before.
+  x.conversation = messagesToConversation(body.messages);
+  const up = await forwarded;
   if (!up) return;
   if (streamed && up.contentType.includes('text/event-stream')) return streamChat(x, res, up, cancel, hideUsage);
   return jsonChat(x, res, up, streamed);

@@ -12,6 +12,7 @@ import { newId } from '../ids.ts';
 import { log } from '../log.ts';
 import type { EvaluatorResult } from '../schemas.ts';
 import type { Guardrail, ProxyLogInfo } from '../schemas/proxy.ts';
+import type { PreparedRun } from '../runs/types.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import type { Services } from '../tool.ts';
 import { answerTurn, type Answer, type Conversation } from './exchange.ts';
@@ -85,6 +86,8 @@ export interface JudgeExchange {
   /** The log's id, fixed in advance (async judging answers with it before the run). */
   logId: string;
   userId?: string;
+  /** The judge's evaluators and models, loaded once for the exchange (judge-check.ts); null: the run loads them. */
+  prepared?: () => Promise<PreparedRun | null>;
 }
 
 /** Judges the exchange; never throws: a failure is `tribunal.error`, the exchange logged all the same. */
@@ -102,7 +105,8 @@ export async function judgeExchange(ctx: ProxyContext, x: JudgeExchange): Promis
     return { ...record, type: 'proxy', proxy: { ...proxy, flagged: below, blocked: below && guardrail?.action === 'block' && !x.info.async_judge } };
   };
   try {
-    const result = await ctx.engine.runJudge(ctx, x.judge, input, { log_id: x.logId, decorate });
+    const prepared = x.prepared ? await x.prepared() : null;
+    const result = await ctx.engine.runJudge(ctx, x.judge, input, { log_id: x.logId, decorate, ...(prepared ? { prepared } : {}) });
     // Every evaluator failed: the run is logged already (as type proxy), without a score.
     if (result.failed) return { execution_log_id: result.execution_log_id, score: null, evaluator_results: result.evaluator_results, error: result.failed.message };
     const below = belowGuardrail(guardrail, result.score);

@@ -91,10 +91,11 @@ export async function proxyResponses(ctx: Exchange['ctx'], req: Request, res: Re
     return sendOpenAIError(res, err);
   }
   const { exchange: x, body } = opened;
-  x.conversation = inputToConversation(body);
   const streamed = body.stream === true;
   const cancel = abortOnClose(res);
-  const up = await forward(x, res, { ...body, model: x.target.record.model }, 'responses', streamed, cancel);
+  const forwarded = forward(x, res, { ...body, model: x.target.record.model }, 'responses', streamed, cancel);
+  x.conversation = inputToConversation(body); // while the upstream answers (see proxyChatCompletions)
+  const up = await forwarded;
   if (!up) return;
   if (streamed && up.contentType.includes('text/event-stream')) return streamResponses(x, res, up, cancel);
   let response: Json;
