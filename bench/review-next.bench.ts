@@ -138,6 +138,9 @@ function backendCpuBetween(a: Map<number, number> | null, b: Map<number, number>
   return ms;
 }
 
+/** Server connections opened between two readings (a backend's first call compiles the review functions again). */
+const opened = (a: Map<number, number> | null, b: Map<number, number> | null) => (a && b ? [...b.keys()].filter((pid) => !a.has(pid)).length : null);
+
 const stats = (xs: number[]) => ({ median: median(xs), p95: quantile(xs, 0.95), n: xs.length });
 const fmt = (s: { median: number; p95: number }) => `median ${s.median.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms`;
 
@@ -245,8 +248,9 @@ async function httpLevel(rig: Rig, server: Child, calls: number, thinking = fals
     }),
   );
   const cpu = ((await childCpuMicros(server.child)) - cpu0) / 1000 / times.length;
-  const db = backendCpuBetween(db0, await backendCpu());
-  return { ...stats(times), cpu, db: db === null ? null : db / times.length };
+  const db1 = await backendCpu();
+  const db = backendCpuBetween(db0, db1);
+  return { ...stats(times), cpu, db: db === null ? null : db / times.length, opened: opened(db0, db1) };
 }
 
 /**
@@ -530,7 +534,8 @@ runBench(async () => {
     );
     // Warm-up: connections, JIT, plans.
     await httpLevel(rig, server, REVIEWERS * 2);
-    const perCall = (h: { cpu: number; db: number | null }) => `server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`} per next+submit`;
+    const perCall = (h: { cpu: number; db: number | null; opened: number | null }) =>
+      `server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`} per next+submit${h.opened === null ? '' : `, ${h.opened} server connections opened`}`;
     for (let round = 1; round <= ROUNDS; round++) {
       if (THINK_MS > 0) {
         const load = fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0] : '?';
