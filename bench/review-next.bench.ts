@@ -225,6 +225,8 @@ async function httpLevel(rig: Rig, server: Child, calls: number, thinking = fals
   let left = calls;
   const cpu0 = await childCpuMicros(server.child);
   const db0 = await backendCpu();
+  // This process is the 20 reviewers: its CPU competes with the server's for the same cores.
+  const own0 = process.cpuUsage();
   await Promise.all(
     rig.keys.map(async (key) => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -247,10 +249,11 @@ async function httpLevel(rig: Rig, server: Child, calls: number, thinking = fals
       agent.destroy();
     }),
   );
+  const own = process.cpuUsage(own0);
   const cpu = ((await childCpuMicros(server.child)) - cpu0) / 1000 / times.length;
   const db1 = await backendCpu();
   const db = backendCpuBetween(db0, db1);
-  return { ...stats(times), cpu, db: db === null ? null : db / times.length, opened: opened(db0, db1) };
+  return { ...stats(times), cpu, db: db === null ? null : db / times.length, opened: opened(db0, db1), client: (own.user + own.system) / 1000 / times.length };
 }
 
 /**
@@ -534,8 +537,9 @@ runBench(async () => {
     );
     // Warm-up: connections, JIT, plans.
     await httpLevel(rig, server, REVIEWERS * 2);
-    const perCall = (h: { cpu: number; db: number | null; opened: number | null }) =>
-      `server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`} per next+submit${h.opened === null ? '' : `, ${h.opened} server connections opened`}`;
+    const perCall = (h: { cpu: number; db: number | null; opened: number | null; client: number }) =>
+      `server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`}, reviewers' CPU ${h.client.toFixed(2)} ms per next+submit` +
+      `${h.opened === null ? '' : `, ${h.opened} server connections opened`}`;
     for (let round = 1; round <= ROUNDS; round++) {
       if (THINK_MS > 0) {
         const load = fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0] : '?';
