@@ -41,6 +41,7 @@
 //     BENCH_PER_ITEM      default 1 (annotators_per_item)
 //     BENCH_POOL          default 10 (TRIBUNAL_PG_POOL_MAX of the server, and this process's pool)
 //     BENCH_CPU_CALLS     default 100 (per round: one reviewer's nexts in a row, then their submits)
+//     BENCH_WARMUP        default 400 (next+submit pairs before the first round, all reviewers at once)
 //     BENCH_LABELS        default 100000 (labels for the alpha figure)
 //     BENCH_PG_OPTIONS    more settings for the server's connections, e.g. auto_explain's to log slow plans:
 //                         "-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=3
@@ -64,7 +65,7 @@ import { benchEnv, childCpuMicros, envNumber, median, quantile, request, runBenc
 
 const SELF = fileURLToPath(import.meta.url);
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const { ITEMS, DONE, REVIEWERS, NEXTS, ROUNDS, PER_ITEM, LABELS, CPU_CALLS } = benchEnv({
+const { ITEMS, DONE, REVIEWERS, NEXTS, ROUNDS, PER_ITEM, LABELS, CPU_CALLS, WARMUP } = benchEnv({
   ITEMS: 100_000,
   DONE: 0,
   REVIEWERS: 20,
@@ -73,6 +74,7 @@ const { ITEMS, DONE, REVIEWERS, NEXTS, ROUNDS, PER_ITEM, LABELS, CPU_CALLS } = b
   PER_ITEM: 1,
   LABELS: 100_000,
   CPU_CALLS: 100,
+  WARMUP: 400,
 });
 const SCHEMA = `tribunal_bench_review_${process.pid}`;
 const APP = `tribunal_bench_review_${process.pid}`;
@@ -535,8 +537,10 @@ runBench(async () => {
       `${ITEMS.toLocaleString()} items (and their logs) queued${DONE ? ` after ${DONE.toLocaleString()} done` : ''} in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${REVIEWERS} reviewers, annotators_per_item ${PER_ITEM}; ` +
         `connection pools of ${POOL}; load average ${load}.`,
     );
-    // Warm-up: connections, JIT, plans.
-    await httpLevel(rig, server, REVIEWERS * 2);
+    // Warm-up: connections, plans and the JIT. It was 2 calls per reviewer, too few for V8 to have
+    // optimised the route: the first round then measured the compiler's threads competing for the
+    // two cores (in both quiet re-measures the first round was the slowest: 9.91, 6.69, 5.70 ms and 21.6, 15.7, 16.0 ms).
+    await httpLevel(rig, server, Math.max(WARMUP, REVIEWERS * 2));
     const perCall = (h: { cpu: number; db: number | null; opened: number | null; client: number }) =>
       `server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`}, reviewers' CPU ${h.client.toFixed(2)} ms per next+submit` +
       `${h.opened === null ? '' : `, ${h.opened} server connections opened`}`;
