@@ -68,21 +68,11 @@ export class PgConnection {
   private closed = false;
 
   constructor(private readonly opts: PostgresStoreOptions) {
-    const max = opts.poolMax ?? 10;
     this.pool = new pg.Pool({
       connectionString: opts.connectionString,
-      max,
-      // A connection, once opened, stays open while idle (issue 31). Closing it after 30 s idle made
-      // the next burst open a fresh backend, which then compiles the PL/pgSQL functions and plans
-      // their statements again on its first call (review_next: about 720 catalog buffers, 15-30 ms
-      // under load, against 0.3-0.5 ms warm): a tail for every connection beyond the few a quiet
-      // server keeps busy. What it costs: an idle backend's memory (a few MB each in PostgreSQL) for
-      // up to `max` connections per process; the slots themselves were already needed at peak, since
-      // a busy server opens all `max`. A broken idle connection is still dropped (the error listener).
-      min: max,
+      max: opts.poolMax ?? 10,
+      connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
       idleTimeoutMillis: 30_000,
-      // Idle connections do not keep the process alive (a tool that forgets close() still exits).
-      allowExitOnIdle: true,
       query_timeout: opts.queryTimeoutMs ?? 30_000,
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
