@@ -41,7 +41,7 @@
 //     BENCH_PER_ITEM      default 1 (annotators_per_item)
 //     BENCH_POOL          default 10 (TRIBUNAL_PG_POOL_MAX of the server, and this process's pool)
 //     BENCH_CPU_CALLS     default 100 (per round: one reviewer's nexts in a row, then their submits)
-//     BENCH_WARMUP        default 400 (next+submit pairs before the first round, all reviewers at once)
+//     BENCH_WARMUP        default 400 (next+submit pairs before the first round, all reviewers at once; at most BENCH_ITEMS / 10)
 //     BENCH_LABELS        default 100000 (labels for the alpha figure)
 //     BENCH_PG_OPTIONS    more settings for the server's connections, e.g. auto_explain's to log slow plans:
 //                         "-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=3
@@ -540,7 +540,8 @@ runBench(async () => {
     // Warm-up: connections, plans and the JIT. It was 2 calls per reviewer, too few for V8 to have
     // optimised the route: the first round then measured the compiler's threads competing for the
     // two cores (in both quiet re-measures the first round was the slowest: 9.91, 6.69, 5.70 ms and 21.6, 15.7, 16.0 ms).
-    await httpLevel(rig, server, Math.max(WARMUP, REVIEWERS * 2));
+    // At most a tenth of the queue, so that a small queue (bench-smoke's 300 items) is not used up here.
+    await httpLevel(rig, server, Math.max(REVIEWERS * 2, Math.min(WARMUP, Math.floor(ITEMS / 10))));
     const perCall = (h: { cpu: number; db: number | null; opened: number | null; client: number }) =>
       `server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`}, reviewers' CPU ${h.client.toFixed(2)} ms per next+submit` +
       `${h.opened === null ? '' : `, ${h.opened} server connections opened`}`;
