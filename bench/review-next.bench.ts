@@ -41,6 +41,7 @@
 //     BENCH_PER_ITEM      default 1 (annotators_per_item)
 //     BENCH_POOL          default 10 (TRIBUNAL_PG_POOL_MAX of the server, and this process's pool)
 //     BENCH_CPU_CALLS     default 100 (per round: one reviewer's nexts in a row, then their submits)
+//     BENCH_WARMUP        default 400 (next+submit pairs before the first round, all reviewers at once; at most BENCH_ITEMS / 10)
 //     BENCH_LABELS        default 100000 (labels for the alpha figure)
 //     BENCH_PG_OPTIONS    more settings for the server's connections, e.g. auto_explain's to log slow plans:
 //                         "-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=3
@@ -64,7 +65,7 @@ import { benchEnv, childCpuMicros, envNumber, median, quantile, request, runBenc
 
 const SELF = fileURLToPath(import.meta.url);
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const { ITEMS, DONE, REVIEWERS, NEXTS, ROUNDS, PER_ITEM, LABELS, CPU_CALLS } = benchEnv({
+const { ITEMS, DONE, REVIEWERS, NEXTS, ROUNDS, PER_ITEM, LABELS, CPU_CALLS, WARMUP } = benchEnv({
   ITEMS: 100_000,
   DONE: 0,
   REVIEWERS: 20,
@@ -73,6 +74,7 @@ const { ITEMS, DONE, REVIEWERS, NEXTS, ROUNDS, PER_ITEM, LABELS, CPU_CALLS } = b
   PER_ITEM: 1,
   LABELS: 100_000,
   CPU_CALLS: 100,
+  WARMUP: 400,
 });
 const SCHEMA = `tribunal_bench_review_${process.pid}`;
 const APP = `tribunal_bench_review_${process.pid}`;
@@ -137,6 +139,9 @@ function backendCpuBetween(a: Map<number, number> | null, b: Map<number, number>
   for (const [pid, cpu] of b) ms += cpu - (a.get(pid) ?? 0);
   return ms;
 }
+
+/** Server connections opened between two readings (a backend's first call compiles the review functions again). */
+const opened = (a: Map<number, number> | null, b: Map<number, number> | null) => (a && b ? [...b.keys()].filter((pid) => !a.has(pid)).length : null);
 
 const stats = (xs: number[]) => ({ median: median(xs), p95: quantile(xs, 0.95), n: xs.length });
 const fmt = (s: { median: number; p95: number }) => `median ${s.median.toFixed(2)} ms, p95 ${s.p95.toFixed(2)} ms`;
@@ -222,6 +227,8 @@ async function httpLevel(rig: Rig, server: Child, calls: number, thinking = fals
   let left = calls;
   const cpu0 = await childCpuMicros(server.child);
   const db0 = await backendCpu();
+  // This process is the 20 reviewers: its CPU competes with the server's for the same cores.
+  const own0 = process.cpuUsage();
   await Promise.all(
     rig.keys.map(async (key) => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -244,9 +251,11 @@ async function httpLevel(rig: Rig, server: Child, calls: number, thinking = fals
       agent.destroy();
     }),
   );
+  const own = process.cpuUsage(own0);
   const cpu = ((await childCpuMicros(server.child)) - cpu0) / 1000 / times.length;
-  const db = backendCpuBetween(db0, await backendCpu());
-  return { ...stats(times), cpu, db: db === null ? null : db / times.length };
+  const db1 = await backendCpu();
+  const db = backendCpuBetween(db0, db1);
+  return { ...stats(times), cpu, db: db === null ? null : db / times.length, opened: opened(db0, db1), client: (own.user + own.system) / 1000 / times.length };
 }
 
 /**
@@ -528,9 +537,14 @@ runBench(async () => {
       `${ITEMS.toLocaleString()} items (and their logs) queued${DONE ? ` after ${DONE.toLocaleString()} done` : ''} in ${((Date.now() - t0) / 1000).toFixed(1)} s; ${REVIEWERS} reviewers, annotators_per_item ${PER_ITEM}; ` +
         `connection pools of ${POOL}; load average ${load}.`,
     );
-    // Warm-up: connections, JIT, plans.
-    await httpLevel(rig, server, REVIEWERS * 2);
-    const perCall = (h: { cpu: number; db: number | null }) => `server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`} per next+submit`;
+    // Warm-up: connections, plans and the JIT. It was 2 calls per reviewer, too few for V8 to have
+    // optimised the route: the first round then measured the compiler's threads competing for the
+    // two cores (in both quiet re-measures the first round was the slowest: 9.91, 6.69, 5.70 ms and 21.6, 15.7, 16.0 ms).
+    // At most a tenth of the queue, so that a small queue (bench-smoke's 300 items) is not used up here.
+    await httpLevel(rig, server, Math.max(REVIEWERS * 2, Math.min(WARMUP, Math.floor(ITEMS / 10))));
+    const perCall = (h: { cpu: number; db: number | null; opened: number | null; client: number }) =>
+      `server CPU ${h.cpu.toFixed(2)} ms${h.db === null ? '' : `, PostgreSQL CPU ${h.db.toFixed(2)} ms`}, reviewers' CPU ${h.client.toFixed(2)} ms per next+submit` +
+      `${h.opened === null ? '' : `, ${h.opened} server connections opened`}`;
     for (let round = 1; round <= ROUNDS; round++) {
       if (THINK_MS > 0) {
         const load = fs.existsSync('/proc/loadavg') ? fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0] : '?';
