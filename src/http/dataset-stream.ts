@@ -17,7 +17,7 @@ const EXPORT_PAGE = 500;
 
 export function datasetStreamRoutes(services: Services): express.Router {
   const router = express.Router({ strict: false });
-  const ctxOf = (res: Response) => ({ ...services, caller: res.locals.caller as Caller });
+  const ctxOf = (res: Response) => Object.assign({ caller: res.locals.caller as Caller }, services); // not a spread then a field: see rest.ts
 
   router.post('/v1/datasets/:dataset_id/items/import/', async (req: Request, res: Response) => {
     try {

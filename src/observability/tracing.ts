@@ -65,7 +65,7 @@ export class Tracing implements SpanRunner {
     if (!this.tracer || !current) return work();
     const span = this.tracer.startSpan(name, { attributes }, trace.setSpan(ROOT_CONTEXT, current.span));
     try {
-      return await requestContext.run({ ...current, span }, work);
+      return await requestContext.run(Object.assign({}, current, { span }), work);
     } catch (err) {
       // The error code only: a message may quote the caller's input.
       span.setStatus({ code: SpanStatusCode.ERROR, message: (err as { code?: string }).code ?? (err as Error).name });

@@ -17,7 +17,7 @@ export function refineStreamRoute(services: Services): express.Router {
   router.post('/v1/judges/:judge_id/refine/', async (req: Request, res: Response, next) => {
     const body = req.body as Record<string, unknown> | undefined;
     if (!body || typeof body !== 'object' || body.stream !== true) return next();
-    const ctx = { ...services, caller: res.locals.caller as Caller };
+    const ctx = Object.assign({ caller: res.locals.caller as Caller }, services); // not a spread then a field: see rest.ts
     const parsed = RefineInput.safeParse({ ...body, judge_id: req.params.judge_id });
     if (!parsed.success) return sendProblem(res, fromZodError(parsed.error, 'input to refine_response'));
     try {

@@ -47,7 +47,7 @@ export function proxyRouter(services: Services, authenticator: Authenticator, li
     next(err);
   };
   const handle = (h: Handler) => (req: Request, res: Response) => {
-    const ctx: ProxyContext = { ...services, caller: res.locals.caller as Caller };
+    const ctx: ProxyContext = Object.assign({ caller: res.locals.caller as Caller }, services); // not a spread then a field: see rest.ts
     h(ctx, req, res).catch((err) => sendOpenAIError(res, err));
   };
   router.post(CHAT_PATHS, auth, tooLarge, parse, bodyErrors, handle(proxyChatCompletions));
