@@ -244,6 +244,11 @@ export class BatchFiles {
     return b ? structuredClone(b) : null;
   }
 
+  /** The status alone, without the copy get() makes: asked before every row and model call of a run. */
+  status(id: string): BatchExecutionRecord['status'] | null {
+    return this.batches[id]?.status ?? null;
+  }
+
   list(filter: BatchFilter, page: PageQuery): Page<BatchExecutionRecord> {
     return pageNewestFirst(this.batches, (b) => b.org_id === filter.org_id && matchesGiven(filter, b, ['judge_id', 'dataset_id', 'status']) && createdWithin(filter, b), page);
   }
@@ -344,6 +349,7 @@ export function jsonBatches(files: () => BatchFiles): BatchStore {
   return {
     createBatchExecution: (b, items) => files().create(b, items),
     getBatchExecution: async (id) => files().get(id),
+    getBatchStatus: async (id) => files().status(id),
     listBatchExecutions: async (filter, page) => files().list(filter, page),
     listUnfinishedBatchExecutions: async () => files().unfinished(),
     updateBatchExecution: (id, patch) => files().update(id, patch),
