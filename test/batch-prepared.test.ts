@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PreparedRuns } from '../src/batch/prepared-runs.ts';
 import { RunStatusReads } from '../src/batch/status-reads.ts';
-import type { BatchExecutionRecord } from '../src/store/types.ts';
+import type { BatchStatus } from '../src/schemas/batches.ts';
 import type { PreparedRun } from '../src/runs/types.ts';
 import { toolAnswer } from './helpers/fake-anthropic.ts';
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
@@ -138,12 +138,12 @@ describe('PreparedRuns', () => {
 describe('RunStatusReads', () => {
   /** A store whose reads answer when `finish` is called, with the status at the moment each read started. */
   function slowStore() {
-    const state = { status: 'running', started: 0, waiting: [] as Array<() => void> };
+    const state = { status: 'running' as string, started: 0, waiting: [] as Array<() => void> };
     const store = {
-      getBatchExecution(id: string): Promise<BatchExecutionRecord | null> {
+      getBatchStatus(): Promise<BatchStatus | null> {
         state.started++;
-        const seen = state.status;
-        return new Promise((resolve) => state.waiting.push(() => resolve({ id, status: seen } as BatchExecutionRecord)));
+        const seen = state.status as BatchStatus;
+        return new Promise((resolve) => state.waiting.push(() => resolve(seen)));
       },
     };
     const finish = async () => {
@@ -160,7 +160,7 @@ describe('RunStatusReads', () => {
     const later = [reads.read('bat_1'), reads.read('bat_1'), reads.read('bat_1')];
     assert.equal(state.started, 1, 'the asks made meanwhile wait for the read under way');
     await finish();
-    assert.equal((await first)?.status, 'running');
+    assert.equal(await first, 'running');
     assert.equal(state.started, 2, 'the three asks share one read');
     await finish();
     const answers = await Promise.all(later);
@@ -174,13 +174,13 @@ describe('RunStatusReads', () => {
     state.status = 'cancelled';
     const after = reads.read('bat_1');
     await finish();
-    assert.equal((await before)?.status, 'running');
+    assert.equal(await before, 'running');
     await finish();
-    assert.equal((await after)?.status, 'cancelled');
+    assert.equal(await after, 'cancelled');
     // Nothing under way: the next ask reads at once.
     const again = reads.read('bat_1');
     assert.equal(state.started, 3);
     await finish();
-    assert.equal((await again)?.status, 'cancelled');
+    assert.equal(await again, 'cancelled');
   });
 });

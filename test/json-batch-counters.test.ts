@@ -41,4 +41,33 @@ describe('JSON store: batch counters in batches.json', () => {
     }
     assert.equal(storedRun(crashed, b.id).done, 3, 'the recount is written back');
   });
+
+  it('rows recorded at once go in group writes: each recorded once, one whole line each, all there after a restart', async () => {
+    const dir = tempDir();
+    const store = await openJson(dir);
+    const b = batch('org_a', { status: 'running', total: 60 });
+    await store.createBatchExecution(b);
+    const positions = Array.from({ length: 60 }, (_, i) => (i * 37) % 60);
+    // Every position twice, all asked while the first write is under way.
+    const results = await Promise.all([...positions, ...positions].map((p) => store.recordBatchRow(b.id, row(p))));
+    assert.equal(results.filter(Boolean).length, 60);
+    const lines = fs.readFileSync(path.join(dir, 'batches', `${b.id}.jsonl`), 'utf8').split('\n');
+    assert.equal(lines.pop(), '', 'the file ends with a newline');
+    assert.deepEqual(
+      lines.map((l) => JSON.parse(l.slice(l.indexOf('\t') + 1)).position).sort((x, y) => x - y),
+      [...Array(60).keys()],
+    );
+    // A row recorded after the rows file was let go (idle) is appended after the others.
+    await new Promise((r) => setTimeout(r, 1100));
+    assert.equal(await store.recordBatchRow(b.id, row(60)), true);
+    assert.equal((await store.listBatchRows(b.id, { limit: 100 })).items.length, 61);
+    await store.close();
+    const reopened = await openJson(dir);
+    try {
+      assert.equal((await reopened.getBatchExecution(b.id))!.done, 61);
+      assert.equal((await reopened.listBatchRows(b.id, { limit: 100, after: 59 })).items[0].position, 60);
+    } finally {
+      await reopened.close();
+    }
+  });
 });

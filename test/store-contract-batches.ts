@@ -49,6 +49,9 @@ export function defineBatchContract(fresh: () => Promise<Store>): void {
       for (const x of [a, b, done, other]) await store.createBatchExecution(x);
       assert.deepEqual(await store.getBatchExecution(a.id), a);
       assert.equal(await store.getBatchExecution('bat_missing'), null);
+      // The cancel checks' read (batch/status-reads.ts): the status alone.
+      assert.equal(await store.getBatchStatus(b.id), 'running');
+      assert.equal(await store.getBatchStatus('bat_missing'), null);
       const first = await store.listBatchExecutions({ org_id: 'org_a' }, { limit: 2 });
       assert.deepEqual(
         first.items.map((x) => x.id),
@@ -89,6 +92,7 @@ export function defineBatchContract(fresh: () => Promise<Store>): void {
       assert.equal(cancelled?.status, 'cancelled');
       assert.equal(await store.updateBatchExecution(b.id, { status: 'completed', if_status: ['queued', 'running'] }), null);
       assert.equal((await store.getBatchExecution(b.id))?.status, 'cancelled');
+      assert.equal(await store.getBatchStatus(b.id), 'cancelled');
       assert.equal(await store.updateBatchExecution('bat_missing', { status: 'failed' }), null);
     });
 

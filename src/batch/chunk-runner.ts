@@ -68,8 +68,11 @@ export class ChunkRunner {
    * Starts the rows of a chunk not recorded yet, each when a row slot is free; answers their
    * promises (also kept in `into` as each starts). Rows of a run that has ended (cancelled, failed)
    * are not started. While stopping, the answer ends with a rejected promise for the rows not started.
+   * `fresh`: the queue knows this is the chunk's first attempt, so no row of it can have a log yet and
+   * the rows skip looking for one (one store read per row on PostgreSQL). Were it wrong, nothing is
+   * lost: the store refuses a second log of a row, and the row is recorded from the first (runRow).
    */
-  async runChunk(chunk: Chunk, into?: RowSet): Promise<Array<Promise<unknown>>> {
+  async runChunk(chunk: Chunk, into?: RowSet, fresh = false): Promise<Array<Promise<unknown>>> {
     const batch = await this.store.getBatchExecution(chunk.batch_id);
     if (!batch || isTerminal(batch.status)) return this.ended(chunk.batch_id);
     if (batch.dataset_id && !(await this.store.getDataset(batch.dataset_id))) return this.ended(batch.id, new DatasetGone(batch.dataset_id).message);
@@ -96,13 +99,14 @@ export class ChunkRunner {
       const position = chunk.first + i;
       if (done.has(position)) continue;
       const release = provider ? () => {} : await this.slots.acquire(batch.org_id);
-      // Checked when the row is about to start: after a cancel, no row starts.
+      // Checked when the row is about to start: after a cancel, no row starts. The status alone is
+      // read; the rest of the record (tags, key, cache) does not change during a run.
       const now = this.stopping ? null : await this.env.status.read(batch.id).catch((err) => (release(), Promise.reject(err)));
-      if (!now || isTerminal(now.status) || (await this.keys.endIfKeyEnded(now).catch((err) => (release(), Promise.reject(err))))) {
+      if (!now || isTerminal(now) || (await this.keys.endIfKeyEnded(batch).catch((err) => (release(), Promise.reject(err))))) {
         release();
         break;
       }
-      const row = runRow(this.env, caller, now, target, position, chunk.rows[i], provider?.(position), prepared ?? undefined).finally(release);
+      const row = runRow(this.env, caller, batch, target, position, chunk.rows[i], provider?.(position), prepared ?? undefined, fresh).finally(release);
       started.push(row);
       this.track(row, into);
     }

@@ -72,8 +72,8 @@ export class PgBossBatchQueue implements BatchQueue {
       onPlan: (id) => this.planAll(id),
       // Every row of the chunk settles before the job ends: a job failed while rows still run would
       // be taken up again at once and those rows asked of the model twice.
-      onChunk: async (chunk) => {
-        const settled = await Promise.allSettled(await this.rows.runChunk(chunk));
+      onChunk: async (chunk, fresh) => {
+        const settled = await Promise.allSettled(await this.rows.runChunk(chunk, undefined, fresh));
         const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
         if (failed) throw failed.reason;
         await this.rows.afterChunk(chunk.batch_id);

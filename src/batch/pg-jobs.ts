@@ -31,7 +31,8 @@ export interface PgQueueOptions {
   /** h-harden: how long finished jobs (which hold item text) are kept, archived then deleted; default 1 h. */
   jobRetentionMs?: number;
   onPlan(batchId: string): Promise<void>;
-  onChunk(chunk: Chunk): Promise<void>;
+  /** `fresh`: the job's first attempt (no row of it can have been scored before, see ChunkRunner.runChunk). */
+  onChunk(chunk: Chunk, fresh: boolean): Promise<void>;
 }
 
 export class PgBatchJobs {
@@ -68,7 +69,8 @@ export class PgBatchJobs {
     await boss.createQueue(CHUNK, { name: CHUNK, ...queue });
     await boss.work<{ batch_id: string }>(PLAN, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => opts.onPlan(job.data.batch_id));
     for (let i = 0; i < opts.workers; i++) {
-      await boss.work<Chunk>(CHUNK, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => opts.onChunk(job.data));
+      // pg-boss counts a job fetched again after it was started (failed, or expired with its worker) as a retry.
+      await boss.work<Chunk>(CHUNK, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => opts.onChunk(job.data, job.retryCount === 0));
     }
     return new PgBatchJobs(boss, pool, schema);
   }

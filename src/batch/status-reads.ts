@@ -1,11 +1,14 @@
-// A run's record as read before each row and before each of its model calls (the cancel check,
+// A run's status as read before each row and before each of its model calls (the cancel check,
 // work.ts): with dozens of rows in flight those reads come in bursts (a row's evaluators ask at
 // once), so the asks of one run share reads. Every ask is answered by a read that started after it
 // was made, never by one already under way, so a cancel answered before the ask is always seen: a
-// read is in flight, the asks that come meanwhile wait for it to end and share the next one.
-import type { BatchExecutionRecord, Store } from '../store/types.ts';
+// read is in flight, the asks that come meanwhile wait for it to end and share the next one. Only the
+// status is read (Store.getBatchStatus): on PostgreSQL one column, not the row with its `extra`
+// decoded; on the JSON store no copy of the record.
+import type { BatchStatus } from '../schemas/batches.ts';
+import type { Store } from '../store/types.ts';
 
-type Read = Promise<BatchExecutionRecord | null>;
+type Read = Promise<BatchStatus | null>;
 
 interface RunReads {
   /** The read under way. */
@@ -17,9 +20,9 @@ interface RunReads {
 export class RunStatusReads {
   private readonly runs = new Map<string, RunReads>();
 
-  constructor(private readonly store: Pick<Store, 'getBatchExecution'>) {}
+  constructor(private readonly store: Pick<Store, 'getBatchStatus'>) {}
 
-  /** The run as stored at some moment after this call (null when deleted). The answer is shared: read it, do not change it. */
+  /** The run's status as stored at some moment after this call (null when deleted). */
   read(id: string): Read {
     const run = this.runs.get(id);
     if (!run) {
@@ -37,7 +40,7 @@ export class RunStatusReads {
   }
 
   private issue(id: string, run: RunReads): Read {
-    const read = this.store.getBatchExecution(id);
+    const read = this.store.getBatchStatus(id);
     run.current = read;
     const settle = () => {
       if (run.current === read && !run.next && this.runs.get(id) === run) this.runs.delete(id);

@@ -4,7 +4,8 @@
 // Exactly once per row: a row's execution log has an id fixed by (run, position), and the row is
 // recorded at most once per position (Store.recordBatchRow). Before scoring, a row already recorded
 // is skipped, and a row whose log exists (a crash between the log and the row) is recorded from the
-// log without calling the model again; a second writer of the same log is refused by the store.
+// log without calling the model again (looked for unless the queue knows the chunk is on its first
+// attempt); a second writer of the same log is refused by the store, and the row recorded from it.
 import { createHash } from 'node:crypto';
 import type { Caller } from '../auth.ts';
 import type { RequestContext } from '../context.ts';
@@ -143,7 +144,7 @@ export const prepareRun = (env: BatchEnv, caller: Caller, target: Target): Promi
  */
 async function stillRunning(status: RunStatusReads, batchId: string): Promise<void> {
   const now = await status.read(batchId);
-  if (!now || isTerminal(now.status)) throw new Error(`The batch run was ${now?.status ?? 'deleted'} before this judge-model call started.`);
+  if (!now || isTerminal(now)) throw new Error(`The batch run was ${now ?? 'deleted'} before this judge-model call started.`);
 }
 
 /** Scores one row and records it; answers whether this call recorded it. Store failures are thrown (the chunk is retried). */
@@ -156,9 +157,10 @@ export async function runRow(
   row: ChunkRow,
   retarget?: RunOptions['retarget'], // issue 32: a provider_batch row's calls (batch/provider-mode.ts)
   prepared?: PreparedRun, // the target's versions and models, loaded once per run (prepared-runs.ts)
+  fresh = false, // the chunk's first attempt: the row cannot have a log yet (ChunkRunner.runChunk)
 ): Promise<boolean> {
   const logId = rowLogId(batch.id, position);
-  const existing = await env.store.getExecutionLog(logId);
+  const existing = fresh ? null : await env.store.getExecutionLog(logId);
   if (existing) return env.store.recordBatchRow(batch.id, fromLog(position, row, existing, null));
   const input = {
     ...row.item,

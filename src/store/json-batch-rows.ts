@@ -1,6 +1,8 @@
 // The line format of a JSON-store batch run's rows file (batches/<id>.jsonl): the scores prefix, a
-// tab, the whole row; and the in-memory index of where each position's line is (json-batches.ts).
+// tab, the whole row; the in-memory index of where each position's line is (json-batches.ts); and
+// the write side's group commit: rows that finish while a write is under way go in the next one.
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import type { BatchRowRecord, BatchRowScores } from './types.ts';
 import { rowScores } from './types.ts';
 
@@ -123,5 +125,80 @@ export class RowIndex {
   }
   positions(): number[] {
     return (this.sorted ??= [...this.at.keys()].sort((a, b) => a - b));
+  }
+}
+
+/**
+ * Items added per key while that key's write is under way wait, and go together in its next write:
+ * one write (and one fdatasync) for a group, not one per item. `write` answers one result per item;
+ * when it throws, every item of the group is rejected with its error.
+ */
+export class GroupQueues<T, R> {
+  private readonly waiting = new Map<string, Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }>>();
+
+  constructor(private readonly write: (key: string, items: T[]) => Promise<R[]>) {}
+
+  add(key: string, item: T): Promise<R> {
+    return new Promise((resolve, reject) => {
+      const waiting = this.waiting.get(key);
+      if (waiting) return void waiting.push({ item, resolve, reject });
+      this.waiting.set(key, [{ item, resolve, reject }]);
+      void this.drain(key);
+    });
+  }
+
+  /** The key's writer loop, present in `waiting` while it runs. */
+  private async drain(key: string): Promise<void> {
+    for (let group = this.waiting.get(key)!.splice(0); group.length; group = this.waiting.get(key)!.splice(0)) {
+      try {
+        const results = await this.write(
+          key,
+          group.map((w) => w.item),
+        );
+        group.forEach((w, i) => w.resolve(results[i]));
+      } catch (err) {
+        for (const w of group) w.reject(err);
+      }
+    }
+    this.waiting.delete(key);
+  }
+}
+
+/** How long a rows file stays open without an append. */
+const IDLE_MS = 1000;
+
+/** Rows files open for appends while rows come (not opened and closed per write), each closed after a second without one. */
+export class RowAppenders {
+  private readonly files = new Map<string, { handle: fsp.FileHandle; idle?: NodeJS.Timeout }>();
+
+  /** Appends `text` and fdatasyncs; on a failure the file is cut back to `start` (nothing half-written stays) and its handle let go. */
+  async append(file: string, start: number, text: string): Promise<void> {
+    let open = this.files.get(file);
+    if (!open) {
+      open = { handle: await fsp.open(file, 'a') };
+      this.files.set(file, open);
+    }
+    clearTimeout(open.idle);
+    try {
+      await open.handle.write(text);
+      await open.handle.datasync();
+    } catch (err) {
+      await open.handle.truncate(start).catch(() => {});
+      await this.close(file);
+      throw err;
+    }
+    open.idle = setTimeout(() => void this.close(file), IDLE_MS).unref();
+  }
+
+  async close(file: string): Promise<void> {
+    const open = this.files.get(file);
+    if (!open) return;
+    this.files.delete(file);
+    clearTimeout(open.idle);
+    await open.handle.close().catch(() => {});
+  }
+
+  closeAll(): Promise<unknown> {
+    return Promise.all([...this.files.keys()].map((file) => this.close(file)));
   }
 }

@@ -2,7 +2,9 @@
 //
 // - batches/batches.json: the runs themselves (small records), replaced durably on each change.
 // - batches/<id>.jsonl: the run's finished rows, one line each, append-only, in the order they
-//   finish. A row is acknowledged once its line is fsynced; the run's done/failed/cost counters
+//   finish. A row is acknowledged once its line is fsynced. The rows that finish while a write is
+//   under way go together in the next write and fdatasync (group commit), through a handle kept
+//   open while rows come (closed after a second without one); the run's done/failed/cost counters
 //   are recounted from this file when an unfinished run is loaded, so a crash between the row and
 //   batches.json loses nothing. A line is the row's scores (`rowScores`, as a JSON array: a
 //   couple of hundred bytes, and arrays parse about three times faster than objects), a tab, then
@@ -18,7 +20,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import readline from 'node:readline';
 import type { DatasetItemInput } from '../schemas.ts';
-import { appendDurably, GroupCommit, setAside, writeFileDurably } from './json-files.ts';
+import { GroupCommit, setAside, writeFileDurably } from './json-files.ts';
 import { readTableFile } from './json-damage.ts';
 import { log } from '../log.ts';
 import { createdWithin, matchesGiven, pageNewestFirst } from './json-data.ts';
@@ -36,7 +38,7 @@ import {
 } from './types.ts';
 import type { BatchStore } from './parts/batches.ts';
 
-import { byteLength, CACHED_INDEXES, linesOf, MAX_GAP, MAX_READ, parseRow, parseScores, positionOf, RowIndex, rowLine } from './json-batch-rows.ts';
+import { byteLength, CACHED_INDEXES, GroupQueues, linesOf, MAX_GAP, MAX_READ, parseRow, parseScores, positionOf, RowAppenders, RowIndex, rowLine } from './json-batch-rows.ts';
 
 // The row format is json-batch-rows.ts's; tests write lines through this module.
 export { rowLine };
@@ -49,6 +51,10 @@ export class BatchFiles {
   private readonly rows = new Map<string, RowIndex>();
   private readonly metaCommit = new GroupCommit(() => writeFileDurably(this.metaFile, JSON.stringify({ format: 1, batches: this.batches })));
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Rows files open for appends while rows come. */
+  private readonly appenders = new RowAppenders();
+  /** The rows recorded while a run's write is under way, written together next (one fdatasync). */
+  private readonly rowGroups = new GroupQueues<BatchRowRecord, boolean>((id, rows) => this.serial(id, () => this.writeGroup(id, rows)));
 
   constructor(private readonly dir: string) {}
 
@@ -114,6 +120,7 @@ export class BatchFiles {
     await Promise.all([...this.queues.values()]);
     if (this.countersTimer) clearTimeout(this.countersTimer);
     this.countersTimer = null;
+    await this.appenders.closeAll();
     await this.metaCommit.commit();
   }
 
@@ -244,6 +251,11 @@ export class BatchFiles {
     return b ? structuredClone(b) : null;
   }
 
+  /** The status alone, without the copy get() makes: asked before every row and model call of a run. */
+  status(id: string): BatchExecutionRecord['status'] | null {
+    return this.batches[id]?.status ?? null;
+  }
+
   list(filter: BatchFilter, page: PageQuery): Page<BatchExecutionRecord> {
     return pageNewestFirst(this.batches, (b) => b.org_id === filter.org_id && matchesGiven(filter, b, ['judge_id', 'dataset_id', 'status']) && createdWithin(filter, b), page);
   }
@@ -265,23 +277,38 @@ export class BatchFiles {
     return structuredClone(b);
   }
 
+  /** Answers true once the row's line is fsynced, false when its position is recorded already. */
   record(batchId: string, row: BatchRowRecord): Promise<boolean> {
-    return this.serial(batchId, async () => {
-      const b = this.batches[batchId];
-      if (!b) return false;
-      const index = await this.index(batchId);
-      if (index.at.has(row.position)) return false;
-      const line = rowLine(row);
-      const start = index.size;
-      await appendDurably(this.rowFile(batchId), start, `${line}\n`);
-      index.size = start + byteLength(line) + 1;
-      index.place(row.position, start, byteLength(line));
-      this.count(b, row);
-      // The counters follow in batches.json, at most once a second rather than once a row: the rows
-      // file is the truth they are recounted from (load), and every change of a run's status commits at once.
-      this.countersLater();
-      return true;
+    return this.batches[batchId] ? this.rowGroups.add(batchId, row) : Promise.resolve(false);
+  }
+
+  /** Appends the rows of a group not recorded yet in one write and one fdatasync; answers, per row, whether it was recorded. */
+  private async writeGroup(batchId: string, rows: BatchRowRecord[]): Promise<boolean[]> {
+    const b = this.batches[batchId];
+    if (!b) return rows.map(() => false);
+    const index = await this.index(batchId);
+    const positions = new Set<number>();
+    const lines = rows.map((row) => {
+      if (index.at.has(row.position) || positions.has(row.position)) return null;
+      positions.add(row.position);
+      return rowLine(row);
     });
+    if (!positions.size) return rows.map(() => false);
+    const start = index.size;
+    await this.appenders.append(this.rowFile(batchId), start, lines.map((line) => (line === null ? '' : `${line}\n`)).join(''));
+    let at = start;
+    rows.forEach((row, i) => {
+      const line = lines[i];
+      if (line === null) return;
+      index.place(row.position, at, byteLength(line));
+      at += byteLength(line) + 1;
+      this.count(b, row);
+    });
+    index.size = at;
+    // The counters follow in batches.json, at most once a second rather than once a row: the rows
+    // file is the truth they are recounted from (load), and every change of a run's status commits at once.
+    this.countersLater();
+    return lines.map((line) => line !== null);
   }
 
   listRows(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowRecord[]; last?: number }> {
@@ -331,6 +358,7 @@ export class BatchFiles {
       await this.serial(b.id, async () => {
         delete this.batches[b.id];
         this.rows.delete(b.id);
+        await this.appenders.close(this.rowFile(b.id));
         await fsp.rm(this.rowFile(b.id), { force: true });
         await fsp.rm(this.itemFile(b.id), { force: true });
       });
@@ -344,6 +372,7 @@ export function jsonBatches(files: () => BatchFiles): BatchStore {
   return {
     createBatchExecution: (b, items) => files().create(b, items),
     getBatchExecution: async (id) => files().get(id),
+    getBatchStatus: async (id) => files().status(id),
     listBatchExecutions: async (filter, page) => files().list(filter, page),
     listUnfinishedBatchExecutions: async () => files().unfinished(),
     updateBatchExecution: (id, patch) => files().update(id, patch),

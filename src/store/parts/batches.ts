@@ -1,5 +1,6 @@
 // Store parts for batch runs (their rows and inline items) and the provider batches they submit.
 import type { DatasetItemInput } from '../../schemas.ts';
+import type { BatchStatus } from '../../schemas/batches.ts';
 import type { BatchExecutionRecord, BatchFilter, BatchPatch, BatchRowQuery, BatchRowRecord, BatchRowScores } from '../batch-types.ts';
 import type { ProviderBatchPatch, ProviderBatchRecord } from '../provider-batch-types.ts';
 import type { Page, PageQuery } from './page.ts';
@@ -8,6 +9,8 @@ export interface BatchStore {
   /** Stores a batch run, with the items given in the request (inline runs) in their order. */
   createBatchExecution(batch: BatchExecutionRecord, items?: DatasetItemInput[]): Promise<void>;
   getBatchExecution(id: string): Promise<BatchExecutionRecord | null>;
+  /** Only the run's status (null when unknown): the cancel check asked before each row and model call, which needs no more. */
+  getBatchStatus(id: string): Promise<BatchStatus | null>;
   /** Newest first. */
   listBatchExecutions(filter: BatchFilter, page: PageQuery): Promise<Page<BatchExecutionRecord>>;
   /** Every run still queued or running, in any organization (resumed at start-up). */

@@ -67,6 +67,12 @@ export const pgBatches = (db: PgConnection): BatchStore => ({
     return db.one('SELECT * FROM batch_executions WHERE id = $1', [id], batchFromRow);
   },
 
+  /** The status column alone: no row decoded, no `extra` parsed (asked before every row and model call of a run). */
+  async getBatchStatus(id: string) {
+    const { rows } = await db.query('SELECT status FROM batch_executions WHERE id = $1', [id]);
+    return rows[0] ? (rows[0].status as BatchExecutionRecord['status']) : null;
+  },
+
   async listBatchExecutions(f: BatchFilter, page: PageQuery): Promise<Page<BatchExecutionRecord>> {
     const q = new PageSql();
     q.where.push(`org_id = ${q.p(f.org_id)}`);
