@@ -13,7 +13,7 @@ test('the WebAssembly draws give the sums of the JavaScript loop, bit for bit', 
     const rows = Float64Array.from({ length: n * 4 }, () => (random() < 0.1 ? 0 : random() * 2 - 1));
     const present = Uint8Array.from({ length: n }, () => (random() < 0.9 ? 1 : 0));
     for (const seed of [1, 7, -5, 123456789, 0x7fffffff]) {
-      const wasm = drawSums(rows, present, n, 37, seed);
+      const wasm = drawSums(rows, present, n, 37, seed)!;
       const loop = drawSumsLoop(rows, present, n, 37, seed);
       assert.equal(wasm.length, 37 * 5);
       for (let i = 0; i < loop.length; i++) assert.ok(Object.is(wasm[i], loop[i]), `n=${n} seed=${seed} at ${i}: ${wasm[i]} vs ${loop[i]}`);

@@ -151,14 +151,20 @@ export const fits = (pairs: number): boolean => pairs > 0 && pairs <= MAX_N && l
 /**
  * For each of `resamples` resamples (the first starting at `seed`'s state), the sums of the four
  * columns of `packed` (n rows of four floats) over n drawn rows, and the sum of `present` (bytes)
- * over the same rows: five floats per resample.
+ * over the same rows: five floats per resample. Null when the memory for it cannot be had.
  */
-export function drawSums(packed: Float64Array, present: Uint8Array, n: number, count: number, seed: number): Float64Array {
+export function drawSums(packed: Float64Array, present: Uint8Array, n: number, count: number, seed: number): Float64Array | null {
   const wasm = load()!;
   const outAt = Math.ceil((n * 33) / 8) * 8;
   const need = outAt + count * 40;
   const memory = wasm.memory;
-  if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
+  if (memory.buffer.byteLength < need) {
+    try {
+      memory.grow(Math.ceil((need - memory.buffer.byteLength) / 65536));
+    } catch {
+      return null; // no memory for it now: the caller draws in JavaScript
+    }
+  }
   new Float64Array(memory.buffer, 0, n * 4).set(packed);
   new Uint8Array(memory.buffer, n * 32, n).set(present);
   wasm.draw(n, count, seed | 0, 0, n * 32, outAt);

@@ -89,7 +89,7 @@ export function pairedBootstrap(diffs: Float64Array, n: number, k: number, opts:
   // Each group's sums per resample (five floats: four series, then the first pattern's count).
   const sums = packed.map((rows, g) => {
     const counts = g === 0 && firstPattern ? firstPattern : none;
-    return fits(n) ? drawSums(rows, counts, n, resamples, seed) : drawSumsLoop(rows, counts, n, resamples, seed);
+    return (fits(n) && drawSums(rows, counts, n, resamples, seed)) || drawSumsLoop(rows, counts, n, resamples, seed);
   });
   for (let r = 0; r < resamples; r++) {
     const sum = (series: number) => sums[series >> 2][r * 5 + (series & 3)];
