@@ -3,6 +3,8 @@
 // 2,000 resampled means (by default) drawn with a seeded PRNG, so the same two runs always give the
 // same interval.
 
+import { drawSums, fits } from './bootstrap-wasm.ts';
+
 /** mulberry32: a small, fast, seedable 32-bit PRNG; answers floats in [0, 1). */
 export function mulberry32(seed: number): () => number {
   let s = seed >>> 0;
@@ -81,54 +83,65 @@ export function pairedBootstrap(diffs: Float64Array, n: number, k: number, opts:
     }
     return rows;
   });
-  const sums = new Float64Array(groups * 4);
   const means = Array.from({ length: k }, () => new Float64Array(resamples));
-  let state = (opts.seed ?? 1) | 0;
-  // (u32 / 2^32) * n and u32 * (n / 2^32) are the same real number rounded once (dividing by a
-  // power of two is exact), so the indexes are bit for bit those of mulberry32() * n, one
-  // division a draw cheaper.
-  const scale = n / 4294967296;
+  const seed = (opts.seed ?? 1) | 0;
+  const none = new Uint8Array(n);
+  // Each group's sums per resample (five floats: four series, then the first pattern's count).
+  const sums = packed.map((rows, g) => {
+    const counts = g === 0 && firstPattern ? firstPattern : none;
+    return (fits(n) && drawSums(rows, counts, n, resamples, seed)) || drawSumsLoop(rows, counts, n, resamples, seed);
+  });
   for (let r = 0; r < resamples; r++) {
-    const start = state;
-    let firstCount = 0;
-    for (let g = 0; g < groups; g++) {
-      const rows = packed[g];
-      const counts = g === 0 ? firstPattern : null;
-      state = start;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let m = 0;
-      for (let i = 0; i < n; i++) {
-        // mulberry32, inlined (the same sequence as mulberry32(seed) above).
-        state = (state + 0x6d2b79f5) | 0;
-        let t = state;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        const at = (((t ^ (t >>> 14)) >>> 0) * scale) | 0;
-        const row = at * 4;
-        s0 += rows[row];
-        s1 += rows[row + 1];
-        s2 += rows[row + 2];
-        s3 += rows[row + 3];
-        if (counts) m += counts[at];
-      }
-      if (g === 0) firstCount = m;
-      sums[g * 4] = s0;
-      sums[g * 4 + 1] = s1;
-      sums[g * 4 + 2] = s2;
-      sums[g * 4 + 3] = s3;
-    }
+    const sum = (series: number) => sums[series >> 2][r * 5 + (series & 3)];
     for (let c = 0; c < k; c++) {
-      const count = countOf[c] === -1 ? n : countOf[c] === -2 ? firstCount : sums[countOf[c]];
-      means[c][r] = count ? sums[c] / count : NaN;
+      const count = countOf[c] === -1 ? n : countOf[c] === -2 ? sums[0][r * 5 + 4] : sum(countOf[c]);
+      means[c][r] = count ? sum(c) / count : NaN;
     }
   }
   return means.map((m) => {
     const sorted = m.filter((v) => !Number.isNaN(v)).sort();
     return [quantileSorted(sorted, alpha), quantileSorted(sorted, 1 - alpha)];
   });
+}
+
+/**
+ * The draws in JavaScript (where WebAssembly SIMD is missing, or past bootstrap-wasm.ts's size):
+ * what drawSums answers, the same way.
+ */
+export function drawSumsLoop(rows: Float64Array, counts: Uint8Array, n: number, resamples: number, seed: number): Float64Array {
+  const out = new Float64Array(resamples * 5);
+  let state = seed | 0;
+  // (u32 / 2^32) * n and u32 * (n / 2^32) are the same real number rounded once (dividing by a
+  // power of two is exact), so the indexes are bit for bit those of mulberry32() * n, one
+  // division a draw cheaper.
+  const scale = n / 4294967296;
+  for (let r = 0; r < resamples; r++) {
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      // mulberry32, inlined (the same sequence as mulberry32(seed) above).
+      state = (state + 0x6d2b79f5) | 0;
+      let t = state;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      const at = (((t ^ (t >>> 14)) >>> 0) * scale) | 0;
+      const row = at * 4;
+      s0 += rows[row];
+      s1 += rows[row + 1];
+      s2 += rows[row + 2];
+      s3 += rows[row + 3];
+      m += counts[at];
+    }
+    out[r * 5] = s0;
+    out[r * 5 + 1] = s1;
+    out[r * 5 + 2] = s2;
+    out[r * 5 + 3] = s3;
+    out[r * 5 + 4] = m;
+  }
+  return out;
 }
 
 /** Two series of the same length with the same values. */
