@@ -122,7 +122,7 @@ const body = [
 ];
 
 const section = (id: number, content: number[]) => [id, ...uleb(content.length), ...content];
-const name = (text: string) => [...uleb(text.length), ...Buffer.from(text)];
+const name = (text: string) => [...uleb(text.length), ...new TextEncoder().encode(text)];
 const code = [2, 7, I32, 7, V128, ...body]; // locals: 7 i32, 7 v128
 const bytes = Uint8Array.from([
   ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
