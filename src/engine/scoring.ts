@@ -16,7 +16,7 @@ import { versionPrompt } from './system-prompts.ts';
 import { versionNonce } from '../conversation/fence.ts';
 import { gaveUp, type CallOutcome, type StructuredCallSpec } from './structured-call.ts';
 import { confidenceOf } from './confidence.ts';
-import { roundMs } from '../checks/result-base.ts';
+import { resultBase, roundMs } from '../checks/result-base.ts';
 import { attachmentNote } from './attachments.ts';
 import { degenerateReason } from './degenerate.ts';
 import { MALFORMED_RETRIES, requestedSettings, type ScoringTarget } from './target.ts';
@@ -87,29 +87,22 @@ export async function scoreByModel(
   const outcome = await call(target?.model ?? fallback, spec, target);
   const { usage } = outcome;
   const verdict = outcome.ok ? outcome.value : null;
-  // Written out field by field, in the order the answer has always had: on Node 20 (V8 11.3) an
-  // object made by a spread and then given more fields gets a map of its own every time, which made
-  // building a result cost microseconds and every later reader of it (the log's JSON, the answer's)
-  // megamorphic. A literal, then fields added in a fixed order, keeps one shape per outcome.
-  const result: EvaluatorResult = {
-    evaluator_id: evaluator.id,
-    evaluator_name: evaluator.name,
-    evaluator_version: evaluator.version,
-    score: verdict ? verdict.score : null,
-    justification: verdict ? verdict.justification : null,
-    not_applicable: verdict ? verdict.not_applicable : false,
-    degenerate: false,
-    critical: evaluator.critical === true,
-    model: outcome.model ?? requested,
-    input_tokens: usage.input_tokens,
-    output_tokens: usage.output_tokens,
-    // Priced by the model asked for: the API may answer with a dated name of the same model.
-    cost_usd: costUsd(requested, usage, target?.prices ?? ctx.config.model.prices, target?.provider),
-    latency_ms: 0,
-    cache_read_tokens: usage.cache_read_tokens,
-    cache_write_tokens: usage.cache_write_tokens,
-    settings: { temperature: usage.temperature !== undefined ? usage.temperature : settings.temperature, max_tokens: settings.max_tokens, strategy: settings.strategy },
-  };
+  // The shared fields first (resultBase, one literal), then the rest added in place in the order the
+  // answer has always had. Not `{ ...resultBase(), model, ... }`: on Node 20 (V8 11.3) an object made
+  // by a spread and then given more fields gets a map of its own every time, which made building a
+  // result cost microseconds and every later reader of it (the log's JSON, the answer's)
+  // megamorphic; fields added in a fixed order keep one shape per outcome.
+  const result = resultBase(evaluator, verdict ? verdict.score : null, verdict ? verdict.justification : null) as EvaluatorResult;
+  if (verdict) result.not_applicable = verdict.not_applicable;
+  result.model = outcome.model ?? requested;
+  result.input_tokens = usage.input_tokens;
+  result.output_tokens = usage.output_tokens;
+  // Priced by the model asked for: the API may answer with a dated name of the same model.
+  result.cost_usd = costUsd(requested, usage, target?.prices ?? ctx.config.model.prices, target?.provider);
+  result.latency_ms = 0;
+  result.cache_read_tokens = usage.cache_read_tokens;
+  result.cache_write_tokens = usage.cache_write_tokens;
+  result.settings = { temperature: usage.temperature !== undefined ? usage.temperature : settings.temperature, max_tokens: settings.max_tokens, strategy: settings.strategy };
   if (verdict) {
     // Any other field of the verdict (a log-probabilities call's grade_probabilities) follows settings.
     for (const key in verdict) if (!VERDICT_FIELDS.has(key)) (result as unknown as Record<string, unknown>)[key] = (verdict as unknown as Record<string, unknown>)[key];

@@ -10,7 +10,6 @@ import { assertRunnable, resolveJudge } from '../domain/judges.ts';
 import { looksLikeId } from '../ids.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import { log } from '../log.ts';
-import type { PreparedRun } from '../runs/types.ts';
 import type { JudgeRecord } from '../store/types.ts';
 import { openAIErrorBody, sendOpenAIError } from './errors.ts';
 import { ChunkAccumulator, completionAnswer, messagesToConversation, type Answer, type Conversation } from './exchange.ts';
@@ -33,7 +32,6 @@ export interface Exchange {
   asyncJudge: boolean;
   /** The judge's evaluators and models: loaded while the upstream answers, used by judging. */
   prep: JudgePrep;
-  prepared: () => Promise<PreparedRun | null>;
   userId?: string;
   started: number;
 }
@@ -84,7 +82,6 @@ export async function openExchange(ctx: ProxyContext, req: Request, api: 'chat/c
       logId: newLogId(),
       asyncJudge,
       prep,
-      prepared: () => prep.prepared(),
       ...(typeof user === 'string' && user ? { userId: user } : {}),
       started: performance.now(),
     },

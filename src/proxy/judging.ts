@@ -86,8 +86,8 @@ export interface JudgeExchange {
   /** The log's id, fixed in advance (async judging answers with it before the run). */
   logId: string;
   userId?: string;
-  /** The judge's evaluators and models, loaded once for the exchange (judge-check.ts); null: the run loads them. */
-  prepared?: () => Promise<PreparedRun | null>;
+  /** The judge's evaluators and models, loaded once for the exchange (judge-check.ts's JudgePrep); null: the run loads them. */
+  prep?: { prepared(): Promise<PreparedRun | null> };
 }
 
 /** Judges the exchange; never throws: a failure is `tribunal.error`, the exchange logged all the same. */
@@ -105,7 +105,7 @@ export async function judgeExchange(ctx: ProxyContext, x: JudgeExchange): Promis
     return { ...record, type: 'proxy', proxy: { ...proxy, flagged: below, blocked: below && guardrail?.action === 'block' && !x.info.async_judge } };
   };
   try {
-    const prepared = x.prepared ? await x.prepared() : null;
+    const prepared = x.prep ? await x.prep.prepared() : null;
     const result = await ctx.engine.runJudge(ctx, x.judge, input, { log_id: x.logId, decorate, ...(prepared ? { prepared } : {}) });
     // Every evaluator failed: the run is logged already (as type proxy), without a score.
     if (result.failed) return { execution_log_id: result.execution_log_id, score: null, evaluator_results: result.evaluator_results, error: result.failed.message };

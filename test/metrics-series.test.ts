@@ -1,0 +1,49 @@
+// src/observability/series.ts writes the per-request and per-call metrics itself and hands them to
+// prom-client's registry only when /metrics is read. Its text must stay what prom-client's own
+// Counter and Histogram give for the same observations (cumulative buckets, +Inf, sum, count, label
+// order), including after a prom-client upgrade: this compares the two registries' texts.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { SeriesCounter, SeriesHistogram } from '../src/observability/series.ts';
+
+const BOUNDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
+const OBSERVED: Array<[string, string, number]> = [
+  ['POST', '/v1/judges/:id/execute/', 0.004],
+  ['POST', '/v1/judges/:id/execute/', 0.01], // on a bound: counted in that bucket
+  ['POST', '/v1/judges/:id/execute/', 0.3],
+  ['GET', '/v1/judges/', 0.02],
+  ['GET', '/v1/judges/', 7], // above the last bound: only +Inf
+  ['POST', '/v1/judges/:id/execute/', 0.05],
+];
+
+describe('metric series', () => {
+  it('give the same /metrics text as prom-client for the same counts and observations', async () => {
+    const theirs = new Registry();
+    const ours = new Registry();
+    const count = new Counter({ name: 't_requests_total', help: 'Requests.', labelNames: ['method', 'route'], registers: [theirs] });
+    const hist = new Histogram({ name: 't_duration_seconds', help: 'Durations.', labelNames: ['method', 'route'], buckets: BOUNDS, registers: [theirs] });
+    const seriesCount = new SeriesCounter('t_requests_total', 'Requests.', ['method', 'route'], ours);
+    const seriesHist = new SeriesHistogram('t_duration_seconds', 'Durations.', ['method', 'route'], BOUNDS, ours);
+    for (const [method, route, seconds] of OBSERVED) {
+      count.labels(method, route).inc();
+      hist.labels(method, route).observe(seconds);
+      seriesCount.with(method, route).inc();
+      seriesHist.with(method, route).observe(seconds);
+    }
+    count.labels('POST', '/v1/judges/:id/execute/').inc(2.5);
+    seriesCount.with('POST', '/v1/judges/:id/execute/').inc(2.5);
+    const text = await ours.metrics();
+    assert.match(text, /t_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/v1\/judges\/"\} 2/);
+    assert.equal(text, await theirs.metrics());
+  });
+
+  it('never throw from a count: a negative or infinite increment is left out, not counted', async () => {
+    const registry = new Registry();
+    const series = new SeriesCounter('t_total', 'Total.', ['k'], registry);
+    series.with('a').inc(-1);
+    series.with('a').inc(Number.POSITIVE_INFINITY);
+    series.with('a').inc(3);
+    assert.match(await registry.metrics(), /t_total\{k="a"\} 3/);
+  });
+});
