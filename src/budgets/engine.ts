@@ -8,7 +8,7 @@ import { loadJudgeEvaluators } from '../domain/judges.ts';
 import type { RunOptions, ScoringEngine } from '../runs/types.ts';
 import type { ComparisonInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
 import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
-import { appliedCaps, reserve, type RunScopes } from './budgets.ts';
+import { appliedCaps, dayOf, reserve, type RunScopes } from './budgets.ts';
 import { callPricings, RunTally } from './estimate.ts';
 
 /** Unknown costs (a model without a price) count as 0: they cannot be weighed against a cap. */
@@ -85,7 +85,7 @@ export class BudgetedEngine implements ScoringEngine {
     );
   }
 
-  private async gate<T extends { cost_usd: number | null; evaluator_results: Array<{ evaluator_id: string; cost_usd?: number | null }> }>(
+  private async gate<T extends CostedResult>(
     ctx: RequestContext,
     evaluatorIds: string[],
     batchId: string | undefined,
@@ -97,16 +97,13 @@ export class BudgetedEngine implements ScoringEngine {
     const orgId = ctx.caller.org.id;
     const scopes: RunScopes = batchId ? { orgId, evaluatorIds, batchId } : { orgId, evaluatorIds };
     const applied = await appliedCaps(ctx.store, ctx.config, scopes);
+    if (!applied.length) return this.uncapped(ctx, evaluatorIds, run);
     // Only a capped run needs an estimate: it bounds how far runs admitted together can pass the cap.
-    let estimate = 0;
-    let byEvaluator = new Map<string, number>();
-    if (applied.length) {
-      const evs = await evaluators();
-      const tally = new RunTally(ctx, evs, await callPricings(ctx, evs));
-      for (let i = 0; i < callsPerEvaluator; i++) tally.add(input);
-      byEvaluator = tally.liveByEvaluator();
-      estimate = [...byEvaluator.values()].reduce((a, b) => a + b, 0);
-    }
+    const evs = await evaluators();
+    const tally = new RunTally(ctx, evs, await callPricings(ctx, evs));
+    for (let i = 0; i < callsPerEvaluator; i++) tally.add(input);
+    const byEvaluator = tally.liveByEvaluator();
+    const estimate = [...byEvaluator.values()].reduce((a, b) => a + b, 0);
     const reservation = await reserve(ctx.store, scopes, applied, estimate, byEvaluator);
     let result: T;
     try {
@@ -116,13 +113,51 @@ export class BudgetedEngine implements ScoringEngine {
       await reservation.settle(0, new Map()).catch((err) => log.error('budget: settling a failed run', { err }));
       throw err;
     }
-    // A run that failed after its model calls (every evaluator failed: `failed`) still spent them.
-    const perEvaluator = result.evaluator_results.every((r) => 'cost_usd' in r);
-    const spent = perEvaluator
-      ? spentOf(result.evaluator_results as Array<Pick<EvaluatorResult, 'evaluator_id' | 'cost_usd'>>)
-      : { total: usd(result.cost_usd), by: new Map(evaluatorIds.map((id) => [id, usd(result.cost_usd) / evaluatorIds.length])) };
+    const spent = spentBy(result, evaluatorIds);
     // The run is done and logged: a failure to count it is logged, not answered.
     await reservation.settle(spent.total, spent.by).catch((err) => log.error("budget: counting a run's cost", { err }));
     return result;
   }
+
+  /**
+   * A run no cap applies to: nothing to reserve or to let go (reserve and settle would do nothing
+   * but the org's count), so the run only adds what it cost to the org's spend of the day it
+   * started, as settle does for the org key. Without the reservation's objects and promises.
+   */
+  private async uncapped<T extends CostedResult>(ctx: RequestContext, evaluatorIds: string[], run: () => Promise<T>): Promise<T> {
+    const at = new Date();
+    // A throw (a refusal, or the store): nothing was reserved, so nothing is settled.
+    const result = await run();
+    const total = spentTotal(result, evaluatorIds);
+    if (total !== 0) {
+      const orgId = ctx.caller.org.id;
+      await ctx.store
+        .settleBudget({ org_id: orgId, scope: 'org', scope_id: orgId, period: dayOf(at) }, 0, total)
+        .catch((err) => log.error("budget: counting a run's cost", { err }));
+    }
+    return result;
+  }
+}
+
+type CostedResult = { cost_usd: number | null; evaluator_results: Array<{ evaluator_id: string; cost_usd?: number | null }> };
+
+/** What a run spent in all and per evaluator. A run that failed after its model calls (every evaluator failed: `failed`) still spent them. */
+function spentBy(result: CostedResult, evaluatorIds: string[]): { total: number; by: Map<string, number> } {
+  const perEvaluator = result.evaluator_results.every((r) => 'cost_usd' in r);
+  return perEvaluator
+    ? spentOf(result.evaluator_results as Array<Pick<EvaluatorResult, 'evaluator_id' | 'cost_usd'>>)
+    : { total: usd(result.cost_usd), by: new Map(evaluatorIds.map((id) => [id, usd(result.cost_usd) / evaluatorIds.length])) };
+}
+
+/** spentBy's total alone, the same sum in the same order (per evaluator, then over them), without its Map when ids do not repeat. */
+function spentTotal(result: CostedResult, evaluatorIds: string[]): number {
+  const results = result.evaluator_results;
+  if (!results.every((r) => 'cost_usd' in r)) return usd(result.cost_usd);
+  let total = 0;
+  for (let i = 0; i < results.length; i++) {
+    // An evaluator twice in one run: its costs are added up first, as spentBy does.
+    for (let j = 0; j < i; j++) if (results[j]!.evaluator_id === results[i]!.evaluator_id) return spentBy(result, evaluatorIds).total;
+    total += usd(results[i]!.cost_usd);
+  }
+  return total;
 }

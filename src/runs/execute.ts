@@ -10,13 +10,15 @@ import { loadJudgeEvaluators } from '../domain/judges.ts';
 import { withConfidence } from '../engine/confidence.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { Outcome } from '../engine/outcome.ts';
+import type { ModelAttachment } from '../engine/providers/model.ts';
+import type { ModelErrorKind } from '../engine/providers/model-errors.ts';
 import { sumCosts } from '../engine/providers/cost.ts';
 import { runScore } from '../engine/scoring.ts';
 import type { ScoringTarget } from '../engine/target.ts';
 import type { ExecutionInput, ExecutionResult } from '../schemas.ts';
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import { checkAttachmentTargets } from './attachments.ts';
-import { addLogLabels, evaluatorHeader, judgeHeader, logOpening, runFrame, type LogHeader } from './frame.ts';
+import { addLogLabels, evaluatorHeader, type Framed, type FrameSpec, judgeHeader, logOpening, runFrame, type LogHeader, type Stamp } from './frame.ts';
 import { checkRequiredInputs } from './inputs.ts';
 import type { Targets } from './targets.ts';
 import type { RunOptions } from './types.ts';
@@ -49,52 +51,88 @@ function execute(
   what: string,
   options: RunOptions,
 ): Promise<Outcome<ExecutionResult>> {
-  return runFrame<ExecutionResult>(ctx, {
-    what,
-    lacks: 'score',
-    logged: 'run',
-    logId: options.log_id,
-    attachments: given.attachments,
-    feedsReview: true,
-    score: async (loaded) => {
-      // Stored files after any the door gave inline (the proxy's data URLs).
-      // Object.assign, and only when files were loaded: a spread then a field gets a map of its own
-      // every time on Node 20 (V8 11.3), and every reader of the input would see a new shape.
-      const input: RunInput = loaded?.length ? Object.assign({}, given, { attached: given.attached?.length ? [...given.attached, ...loaded] : loaded }) : given;
-      const subjects = parts.engine.scoreSubjects(evaluators, input);
-      const targets = parts.engine.needsModel(subjects) ? await targetsOf(parts, ctx, evaluators, input, options) : NO_TARGETS;
-      const cache = { store: ctx.store, orgId: ctx.caller.org.id, maxEntries: ctx.config.model.resultCacheMax };
-      const scored = await parts.engine.score({ ctx, orgId: ctx.caller.org.id, targets, cache }, subjects);
-      const results = scored.map((s) => withConfidence(s.result)); // confidence: room surface (confidence.ts)
-      return {
-        failures: scored.flatMap((s) => (s.failure ? [s.failure] : [])),
-        record: (stamp) => {
-          // Field by field, in the order logs have always been written (the JSON line keeps it);
-          // fields given only when set are added in place (frame.ts, logOpening).
-          const built = logOpening(stamp, type, header, input);
-          if (input.attachments?.length) built.attachments = input.attachments;
-          addLogLabels(built, input);
-          // Only when given, so the logs of ordinary runs stay as they were written before (issue 28).
-          if (input.trace_id) built.trace_id = input.trace_id;
-          if (input.span_id) built.span_id = input.span_id;
-          built.evaluator_results = results;
-          built.score = runScore(results);
-          built.cost_usd = sumCosts(results.map((r) => r.cost_usd));
-          built.latency_ms = stamp.latency_ms;
-          if (options.batch_execution_id) built.batch_execution_id = options.batch_execution_id;
-          built.created_at = stamp.created_at;
-          return options.decorate ? options.decorate(built) : built; // h-proxy
-        },
-        answer: (record) => ({
-          execution_log_id: record.id,
-          evaluator_results: results,
-          score: record.score,
-          cost_usd: record.cost_usd,
-          latency_ms: record.latency_ms,
-        }),
-      };
-    },
-  });
+  return runFrame<ExecutionResult>(ctx, new ScoredRun(parts, ctx, evaluators, given, type, header, what, options));
+}
+
+/**
+ * A scored run as the frame takes it: its spec (score) and, once scored, what it made (record,
+ * answer). One object of a class, not a spec and a result of closures made per run: under tsx
+ * (esbuild keepNames) each named closure is also given its name by a defineProperty per run.
+ */
+class ScoredRun implements FrameSpec<ExecutionResult>, Framed<ExecutionResult> {
+  readonly lacks = 'score';
+  readonly logged = 'run';
+  readonly feedsReview = true;
+  readonly logId: string | undefined;
+  readonly attachments: readonly string[] | undefined;
+  failures: ModelErrorKind[] = [];
+  private input: RunInput;
+  private results: ExecutionResult['evaluator_results'] = [];
+
+  constructor(
+    private readonly parts: RunParts,
+    private readonly ctx: RequestContext,
+    private readonly evaluators: EvaluatorRecord[],
+    given: RunInput,
+    private readonly type: ExecutionLogRecord['type'],
+    private readonly header: LogHeader,
+    readonly what: string,
+    private readonly options: RunOptions,
+  ) {
+    this.input = given;
+    this.logId = options.log_id;
+    this.attachments = given.attachments;
+  }
+
+  async score(loaded: ModelAttachment[] | undefined): Promise<Framed<ExecutionResult>> {
+    const { parts, ctx, evaluators, options } = this;
+    const given = this.input;
+    // Stored files after any the door gave inline (the proxy's data URLs).
+    // Object.assign, and only when files were loaded: a spread then a field gets a map of its own
+    // every time on Node 20 (V8 11.3), and every reader of the input would see a new shape.
+    const input: RunInput = loaded?.length ? Object.assign({}, given, { attached: given.attached?.length ? [...given.attached, ...loaded] : loaded }) : given;
+    this.input = input;
+    const subjects = parts.engine.scoreSubjects(evaluators, input);
+    const targets = parts.engine.needsModel(subjects) ? await targetsOf(parts, ctx, evaluators, input, options) : NO_TARGETS;
+    const cache = { store: ctx.store, orgId: ctx.caller.org.id, maxEntries: ctx.config.model.resultCacheMax };
+    const scored = await parts.engine.score({ ctx, orgId: ctx.caller.org.id, targets, cache }, subjects);
+    const results: ExecutionResult['evaluator_results'] = [];
+    for (const s of scored) {
+      results.push(withConfidence(s.result)); // confidence: room surface (confidence.ts)
+      if (s.failure) this.failures.push(s.failure);
+    }
+    this.results = results;
+    return this;
+  }
+
+  record(stamp: Stamp): ExecutionLogRecord {
+    const { input, results, options } = this;
+    // Field by field, in the order logs have always been written (the JSON line keeps it);
+    // fields given only when set are added in place (frame.ts, logOpening).
+    const built = logOpening(stamp, this.type, this.header, input);
+    if (input.attachments?.length) built.attachments = input.attachments;
+    addLogLabels(built, input);
+    // Only when given, so the logs of ordinary runs stay as they were written before (issue 28).
+    if (input.trace_id) built.trace_id = input.trace_id;
+    if (input.span_id) built.span_id = input.span_id;
+    built.evaluator_results = results;
+    built.score = runScore(results);
+    built.cost_usd = sumCosts(results.map((r) => r.cost_usd));
+    built.latency_ms = stamp.latency_ms;
+    if (options.batch_execution_id) built.batch_execution_id = options.batch_execution_id;
+    built.created_at = stamp.created_at;
+    return options.decorate ? options.decorate(built) : built; // h-proxy
+  }
+
+  answer(record: ExecutionLogRecord): ExecutionResult {
+    return {
+      execution_log_id: record.id,
+      evaluator_results: this.results,
+      score: record.score,
+      cost_usd: record.cost_usd,
+      latency_ms: record.latency_ms,
+    };
+  }
 }
 
 export async function runJudge(parts: RunParts, ctx: RequestContext, judge: JudgeRecord, given: ExecutionInput, options: RunOptions = {}): Promise<Outcome<ExecutionResult>> {

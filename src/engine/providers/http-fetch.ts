@@ -149,77 +149,100 @@ export function createHttpExchange(opts: HttpFetchOptions = {}): HttpExchange {
     if (signal?.aborted) return Promise.reject(abortError(signal));
 
     return new Promise<BufferedAnswer>((resolve, reject) => {
-      let abort: ((err?: Error) => void) | undefined;
-      let aborted: Error | undefined;
-      const onAbort = () => {
-        aborted = abortError(signal!);
-        abort?.(aborted);
-      };
-      const timer =
-        timeoutMs === undefined
-          ? undefined
-          : setTimeout(() => {
-              aborted = new ExchangeTimeoutError(timeoutMs);
-              abort?.(aborted);
-              reject(aborted);
-            }, timeoutMs);
-      const settle = () => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-      };
-      let status = 0;
-      let statusText = '';
-      let rawHeaders: Buffer[] = [];
-      const chunks: Buffer[] = [];
-      let received = 0;
-      const handler: Dispatcher.DispatchHandlers = {
-        onConnect(abortFn) {
-          abort = abortFn;
-          if (aborted) abortFn(aborted);
-        },
-        onHeaders(statusCode, headerList, _resume, text) {
-          status = statusCode;
-          statusText = text;
-          rawHeaders = headerList;
-          return true;
-        },
-        onData(chunk) {
-          received += chunk.length;
-          if (received > maxBytes) {
-            // Cut the connection at once: the rest is never read.
-            chunks.length = 0;
-            aborted = new UpstreamTooLargeError(maxBytes, 'wire');
-            abort?.(aborted);
-            return false;
-          }
-          chunks.push(chunk);
-          return true;
-        },
-        onComplete() {
-          settle();
-          // An answer that needs no decoding resolves now, not after a promise of its own.
-          try {
-            const answer = decodedAnswer(status, statusText, rawHeaders, chunks, maxBytes);
-            if (answer instanceof Promise) answer.then(resolve, reject);
-            else resolve(answer);
-          } catch (err) {
-            reject(err);
-          }
-        },
-        onError(err) {
-          settle();
-          reject(aborted ?? err);
-        },
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      const exchange = new Exchange(resolve, reject, signal, maxBytes);
+      if (timeoutMs !== undefined) exchange.timer = setTimeout(timedOut, timeoutMs, exchange, timeoutMs);
+      signal?.addEventListener('abort', exchange, { once: true });
       try {
-        dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method: method as Dispatcher.HttpMethod, headers, body: body ?? null }, handler);
+        dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method: method as Dispatcher.HttpMethod, headers, body: body ?? null }, exchange);
       } catch (err) {
-        settle();
+        exchange.settle();
         reject(err);
       }
     });
   };
+}
+
+/** The timer of an exchange over its timeoutMs: cut it, and fail with an ExchangeTimeoutError. */
+function timedOut(exchange: Exchange, timeoutMs: number): void {
+  exchange.aborted = new ExchangeTimeoutError(timeoutMs);
+  exchange.abort?.(exchange.aborted);
+  exchange.reject(exchange.aborted);
+}
+
+/**
+ * One exchange in flight: undici's handler, and the abort signal's listener (handleEvent). A class,
+ * not an object of closures made per call: under tsx (esbuild keepNames) every named closure made
+ * per call is also given its name by a defineProperty, which cost a few microseconds a call.
+ */
+class Exchange implements Dispatcher.DispatchHandlers {
+  timer: NodeJS.Timeout | undefined = undefined;
+  abort: ((err?: Error) => void) | undefined = undefined;
+  aborted: Error | undefined = undefined;
+  private status = 0;
+  private statusText = '';
+  private rawHeaders: Buffer[] = [];
+  private readonly chunks: Buffer[] = [];
+  private received = 0;
+
+  constructor(
+    private readonly resolve: (answer: BufferedAnswer) => void,
+    readonly reject: (err: unknown) => void,
+    private readonly signal: AbortSignal | undefined,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** The caller's signal aborted: cut the exchange (undici then calls onError). */
+  handleEvent(): void {
+    this.aborted = abortError(this.signal!);
+    this.abort?.(this.aborted);
+  }
+
+  settle(): void {
+    clearTimeout(this.timer);
+    this.signal?.removeEventListener('abort', this);
+  }
+
+  onConnect(abortFn: (err?: Error) => void): void {
+    this.abort = abortFn;
+    if (this.aborted) abortFn(this.aborted);
+  }
+
+  onHeaders(statusCode: number, headerList: Buffer[], _resume: () => void, text: string): boolean {
+    this.status = statusCode;
+    this.statusText = text;
+    this.rawHeaders = headerList;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.received += chunk.length;
+    if (this.received > this.maxBytes) {
+      // Cut the connection at once: the rest is never read.
+      this.chunks.length = 0;
+      this.aborted = new UpstreamTooLargeError(this.maxBytes, 'wire');
+      this.abort?.(this.aborted);
+      return false;
+    }
+    this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    this.settle();
+    // An answer that needs no decoding resolves now, not after a promise of its own.
+    try {
+      const answer = decodedAnswer(this.status, this.statusText, this.rawHeaders, this.chunks, this.maxBytes);
+      if (answer instanceof Promise) answer.then(this.resolve, this.reject);
+      else this.resolve(answer);
+    } catch (err) {
+      this.reject(err);
+    }
+  }
+
+  onError(err: Error): void {
+    this.settle();
+    this.reject(this.aborted ?? err);
+  }
 }
 
 export function createHttpFetch(opts: HttpFetchOptions = {}): typeof fetch {
