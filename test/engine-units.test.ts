@@ -5,7 +5,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import { describe, test } from 'node:test';
 import { AnthropicJudgeModel } from '../src/engine/providers/anthropic-model.ts';
-import { parseAnswer } from '../src/engine/answer.ts';
+import { parseAnswer, parseAnswerBySchema } from '../src/engine/answer.ts';
 import { costUsd, priceFor, sumCosts } from '../src/engine/providers/cost.ts';
 import { createHttpFetch } from '../src/engine/providers/http-fetch.ts';
 import { Limiter } from '../src/engine/providers/limiter.ts';
@@ -104,6 +104,34 @@ describe('answer validation', () => {
       const parsed = parseAnswer(bad);
       assert.equal(parsed.ok, false, JSON.stringify(bad));
     }
+  });
+});
+
+describe('answer validation without the schema', () => {
+  test('every answer gets the verdict the schema gives it, the well-formed ones and the rest alike', () => {
+    const answers: unknown[] = [
+      { justification: 'Good.', score: 0.7000000000000001 },
+      { justification: '  padded  ', score: 1, confidence: 0.12345 },
+      { justification: 'Edge.', score: -0 },
+      { justification: 'x', score: 0.5, not_applicable: false, extra: 'kept out' },
+      { justification: 'x', not_applicable: true },
+      { justification: 'x', not_applicable: true, score: 0.4 },
+      { justification: 'x', not_applicable: true, score: 7 },
+      { justification: 'x', not_applicable: true, score: '0.4' },
+      { justification: 'x', not_applicable: 1, score: 0.5 },
+      { justification: 'x', score: Number.NaN },
+      { justification: 'x', score: Number.POSITIVE_INFINITY },
+      { justification: 'x', score: 1.0001 },
+      { justification: 'x', score: null },
+      { justification: '', score: 0.5 },
+      { justification: 5, score: 0.5 },
+      [{ justification: 'x', score: 0.5 }],
+      'x',
+      undefined,
+    ];
+    for (const answer of answers) assert.deepEqual(parseAnswer(answer), parseAnswerBySchema(answer), String(JSON.stringify(answer)));
+    // The list holds both kinds: answers taken and answers refused.
+    assert.ok(answers.some((a) => parseAnswer(a).ok) && answers.some((a) => !parseAnswer(a).ok));
   });
 });
 

@@ -9,7 +9,16 @@ import type { Config } from '../config.ts';
 import { TribunalError } from '../errors.ts';
 import type { BudgetCap, BudgetKey, Store } from '../store/types.ts';
 
-export const dayOf = (at = new Date()) => at.toISOString().slice(0, 10);
+/** The UTC day last asked for, and the instants it spans: toISOString per run cost microseconds. */
+let known = { day: '', from: 0, until: 0 };
+export function dayOf(at = new Date()): string {
+  const t = at.getTime();
+  if (t >= known.from && t < known.until) return known.day;
+  const day = at.toISOString().slice(0, 10); // throws for an invalid date, as before
+  const from = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+  known = { day, from, until: from + 86_400_000 };
+  return day;
+}
 /** The next UTC midnight: when daily counters start again. */
 export const nextReset = (at = new Date()) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate() + 1));
 
@@ -29,9 +38,11 @@ export interface AppliedCap {
 /** Every cap that applies to a run: the org's (its own, else the server default), its evaluators', its batch run's. */
 export async function appliedCaps(store: Store, config: Pick<Config, 'budget'>, scopes: RunScopes, at = new Date()): Promise<AppliedCap[]> {
   const caps = await store.listBudgetCaps(scopes.orgId);
-  const day = dayOf(at);
   const out: AppliedCap[] = [];
   const orgCap = caps.find((c) => c.scope === 'org')?.cap_usd ?? config.budget?.orgDailyUsd ?? null;
+  // No cap at all (the common case): no day to name.
+  if (orgCap === null && !caps.length) return out;
+  const day = dayOf(at);
   if (orgCap !== null) out.push({ key: { org_id: scopes.orgId, scope: 'org', scope_id: scopes.orgId, period: day }, cap: orgCap, daily: true });
   for (const c of caps) {
     const applies = (c.scope === 'evaluator' && scopes.evaluatorIds.includes(c.scope_id)) || (c.scope === 'batch' && c.scope_id === scopes.batchId);

@@ -33,7 +33,35 @@ export function statedConfidence(value: unknown): number | null {
   return Math.round(value * 1000) / 1000;
 }
 
+/**
+ * The answer checked: a well-formed one (nearly every answer) by a few plain tests, anything else
+ * by the schema, which also words what is wrong. The plain tests accept exactly what the schema
+ * accepts and give the same verdict (test/engine-units.test.ts holds them side by side); they skip
+ * the schema's parse, its copy of the answer and its refinement, several microseconds a call.
+ */
 export function parseAnswer(input: unknown): Checked<Verdict> {
+  return wellFormed(input) ?? parseAnswerBySchema(input);
+}
+
+/** The verdict of an answer the schema surely accepts, else undefined (the schema then decides). */
+function wellFormed(input: unknown): Checked<Verdict> | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined;
+  const answer = input as Record<string, unknown>;
+  const given = answer.justification;
+  if (typeof given !== 'string') return undefined;
+  const justification = given.trim();
+  const { not_applicable, score } = answer;
+  if (!justification || (not_applicable !== undefined && typeof not_applicable !== 'boolean')) return undefined;
+  const scoreOk = typeof score === 'number' && Number.isFinite(score) && score >= 0 && score <= 1;
+  if (not_applicable === true) {
+    return score === undefined || score === null || scoreOk ? { ok: true, value: { justification, score: null, not_applicable: true, confidence: null } } : undefined;
+  }
+  if (!scoreOk) return undefined;
+  return { ok: true, value: { justification, score: Math.round(score * 10_000) / 10_000, not_applicable: false, confidence: statedConfidence(answer.confidence) } };
+}
+
+/** The answer checked by the schema alone (the reference the plain tests are held to). */
+export function parseAnswerBySchema(input: unknown): Checked<Verdict> {
   const parsed = Answer.safeParse(input);
   if (parsed.success) {
     const { justification, not_applicable, score } = parsed.data;

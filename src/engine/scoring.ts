@@ -29,11 +29,18 @@ const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
  * null and are left out), capped at the lowest critical score; null when no evaluator gave a score.
  */
 export function runScore(results: Array<Pick<EvaluatorResult, 'score' | 'critical'>>): number | null {
-  const scores = results.flatMap((r) => (r.score === null ? [] : [r.score]));
-  if (!scores.length) return null;
-  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
-  const critical = results.flatMap((r) => (r.critical && r.score !== null ? [r.score] : []));
-  return round4(Math.min(mean, ...critical));
+  // One pass, no arrays (flatMap and a spread cost microseconds per run): the same sum in the same order.
+  let sum = 0;
+  let count = 0;
+  let lowestCritical = Number.POSITIVE_INFINITY;
+  for (const r of results) {
+    if (r.score === null) continue;
+    sum += r.score;
+    count++;
+    if (r.critical) lowestCritical = Math.min(lowestCritical, r.score);
+  }
+  if (!count) return null;
+  return round4(Math.min(sum / count, lowestCritical));
 }
 
 /** Degenerate detection looks at the judged text; a judged turn that calls tools has something to judge. */
