@@ -20,7 +20,21 @@ export type ThinkingGeneration = 'budget' | 'adaptive' | 'adaptive_on' | 'always
 
 const NAMED = /^claude-(opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d{1,2}))?(?:-\d{8})?$/;
 
+/** Generations by model name, read once a name (two regular expressions, twice per call otherwise); a few names per server. */
+const generations = new Map<string, ThinkingGeneration>();
+const GENERATIONS_KEPT = 256;
+
 export function thinkingGeneration(model: string): ThinkingGeneration {
+  let generation = generations.get(model);
+  if (generation === undefined) {
+    generation = readGeneration(model);
+    if (generations.size >= GENERATIONS_KEPT) generations.clear();
+    generations.set(model, generation);
+  }
+  return generation;
+}
+
+function readGeneration(model: string): ThinkingGeneration {
   if (/^claude-(fable|mythos)(-|$)/.test(model)) return 'always';
   const match = NAMED.exec(model);
   if (!match) return 'budget';
