@@ -130,7 +130,9 @@ export async function runFrame<R extends Answer>(ctx: RequestContext, spec: Fram
   const framed = await spec.score(spec.attachments?.length ? await loadAttachments(ctx, spec.attachments) : undefined);
   const record = framed.record({ id, org_id: ctx.caller.org.id, created_at, latency_ms: roundMs(performance.now() - started) });
   // No named closure for the write: under tsx each is given its name by a defineProperty per run.
-  await (ctx.spans ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, () => ctx.store.appendExecutionLog(record)) : ctx.store.appendExecutionLog(record));
+  await (ctx.spans
+    ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, () => ctx.store.appendExecutionLog(record))
+    : ctx.store.appendExecutionLog(record));
   // h-review: review queues whose sources match this run add it (never fails the run).
   if (spec.feedsReview) await feedReviewQueues(ctx.store, record).catch((err: Error) => processLog.error(`review queue sources: ${err.message}`));
   const result = framed.answer(record);
