@@ -2,6 +2,7 @@
 // field by field by the callers (no request or response bodies, no headers); the redaction paths
 // are a second net for anything that names a secret.
 import { pino, type DestinationStream, type Logger } from 'pino';
+import { LineBatch } from './line-batch.ts';
 
 export type { Logger };
 
@@ -22,9 +23,9 @@ export async function createLogger(settings: LoggerSettings, destination?: Desti
   };
   if (destination) return pino(options, destination);
   const wantsPretty = settings.logPretty ?? process.stdout.isTTY === true;
-  // Lines are written 4 KiB at a time, and at least every second: one write(2) per request and per
-  // model call was a measurable share of a judge run's CPU. SonicBoom flushes what is left at exit.
-  if (!wantsPretty) return pino(options, pino.destination({ sync: false, minLength: 4096, periodicFlush: 1000 }));
+  // Lines are written 16 KiB at a time, at least every second and at exit (line-batch.ts): one
+  // write(2) per request and per model call was a measurable share of a judge run's CPU.
+  if (!wantsPretty) return pino(options, new LineBatch(1));
   // Loaded only when wanted: a server logging JSON does not pay its start-up time.
   const { default: pretty } = await import('pino-pretty');
   return pino(options, pretty({ sync: true, colorize: process.stdout.isTTY === true, ignore: 'pid,hostname' }));
