@@ -293,11 +293,11 @@ export class ApiClient {
   }
 
   /** Every page of a list, up to `max` items. */
-  async listAll<T = any>(path: string, query: RequestOptions['query'] = {}, max = Infinity): Promise<T[]> {
+  async listAll<T = any>(path: string, query: RequestOptions['query'] = {}, max = Infinity, signal?: AbortSignal): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.get<{ results: T[]; next_cursor: string | null }>(path, { ...query, limit: 200, cursor });
+      const page = await this.request<{ results: T[]; next_cursor: string | null }>('GET', path, { query: { ...query, limit: 200, cursor }, signal });
       items.push(...page.results);
       cursor = page.next_cursor ?? undefined;
     } while (cursor && items.length < max);
@@ -315,11 +315,11 @@ const ID_PATTERNS = {
  * endpoint's `search` and matched exactly (case-sensitive, like run_judge's judge_name); the
  * caller's own resources win over public ones of the same name.
  */
-export async function resolveId(client: ApiClient, kind: 'judge' | 'evaluator', ref: string): Promise<string> {
+export async function resolveId(client: ApiClient, kind: 'judge' | 'evaluator', ref: string, signal?: AbortSignal): Promise<string> {
   if (ID_PATTERNS[kind].test(ref)) return ref;
   const path = kind === 'judge' ? '/v1/judges/' : '/v1/evaluators/';
   const exact = async (includePublic: boolean) =>
-    (await client.listAll<{ id: string; name: string; is_preset?: boolean }>(path, { search: ref, include_public: includePublic })).filter((r) => r.name === ref);
+    (await client.listAll<{ id: string; name: string; is_preset?: boolean }>(path, { search: ref, include_public: includePublic }, Infinity, signal)).filter((r) => r.name === ref);
   let matches = await exact(false);
   // The caller's own lists hold the presets too (issue 26): its own evaluator wins over a preset's name.
   if (matches.length > 1 && matches.filter((m) => !m.is_preset).length === 1) matches = matches.filter((m) => !m.is_preset);
