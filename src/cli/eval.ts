@@ -91,6 +91,9 @@ missing response) are reported with their line number and skipped.
     const lookup = new AbortController();
     const judgeLookup = (async () => lookUpJudge(client(), judgeRef, lookup.signal))();
     judgeLookup.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+    // Two turns of the event loop first: the lookup's connection opens (a poll phase) and its request
+    // leaves before the checking (synchronous) holds the loop; else it would only go out after it.
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
     const rows = parseDataset(text, format);
     if (!rows.length) {
       lookup.abort();
