@@ -3,7 +3,8 @@
 // and its exit code. Built on node:http(s) with keep-alive agents rather than fetch: a batch makes
 // thousands of requests, and fetch costs several times the CPU per request (see docs/BENCHMARKS.md).
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
+import { createRequire } from 'node:module';
 import { urlToHttpOptions } from 'node:url';
 import { CliError, EXIT, usageError } from './errors.ts';
 
@@ -11,7 +12,15 @@ const DEFAULT_URL = 'http://127.0.0.1:8787';
 
 // Keep-alive agents: a batch reuses a handful of connections instead of opening one per row.
 const httpAgent = new http.Agent({ keepAlive: true });
-const httpsAgent = new https.Agent({ keepAlive: true });
+/** node:https (TLS with it) only when a server URL asks for it: loading it costs every command about 5 ms. */
+let secureTransport: { https: typeof https; agent: https.Agent } | undefined;
+function secure() {
+  if (!secureTransport) {
+    const https = createRequire(import.meta.url)('node:https') as typeof import('node:https');
+    secureTransport = { https, agent: new https.Agent({ keepAlive: true }) };
+  }
+  return secureTransport;
+}
 
 interface RawResponse {
   status: number;
@@ -150,9 +159,9 @@ export class ApiClient {
     this.url = opts.url;
     this.apiKey = opts.apiKey;
     this.timeoutMs = opts.timeoutMs;
-    const secure = opts.url.startsWith('https:');
-    this.transport = secure ? https : http;
-    this.agent = secure ? httpsAgent : httpAgent;
+    const tls = opts.url.startsWith('https:') ? secure() : undefined;
+    this.transport = tls?.https ?? http;
+    this.agent = tls?.agent ?? httpAgent;
   }
 
   requireKey(): void {
