@@ -201,9 +201,7 @@ export class BatchRunner {
   /** Writes every known line in input order, atomically (temp file + rename). */
   private rewrite(): void {
     const tmp = `${this.opts.outPath}.tmp-${process.pid}`;
-    const body = this.lines
-      .flatMap((l, i) => (l ? [this.texts[i] ?? JSON.stringify(l)] : []))
-      .join('\n');
+    const body = this.lines.flatMap((l, i) => (l ? [this.texts[i] ?? JSON.stringify(l)] : [])).join('\n');
     try {
       fs.writeFileSync(tmp, body ? `${body}\n` : '');
       fs.renameSync(tmp, this.opts.outPath);
