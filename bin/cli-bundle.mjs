@@ -17,7 +17,16 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const KEEP = 3;
 const KEEP_YOUNGER_MS = 3_600_000;
 /** Bumped when the way bundles are built changes: older ones are then rebuilt. */
-const FORMAT = 1;
+const FORMAT = 2;
+/**
+ * Packages built into the bundle rather than imported from node_modules at run time. zod is spread
+ * over some hundred small ES modules: importing it from node_modules costs a command like `tribunal
+ * eval` (whose rows are checked with the server's schemas) 100-200 ms of resolving, compiling and
+ * linking them one by one, about a third of that once they are one file. Their files count as inputs
+ * like ours (an upgrade rebuilds). zod keeps working beside another copy of itself (the MCP SDK's, in
+ * `tribunal serve`): its registry and config live on globalThis and its instanceof checks traits.
+ */
+const INLINE = /^(zod|csv-parse)(\/|$)/;
 
 /** The CLI's module (src/cli.ts): from the bundle when it can be had, else through tsx. */
 export async function loadCli() {
@@ -93,6 +102,25 @@ function sourcePlugin(root, stamps) {
   };
 }
 
+/**
+ * A file of an installed package -> that package's package.json, which stands for all its files
+ * (an install or upgrade rewrites it): one stat at start-up instead of one per file.
+ */
+function packageManifest(file) {
+  const m = /^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)[\\/]/.exec(file);
+  return m ? path.join(m[1], 'package.json') : undefined;
+}
+
+/** Every package but the INLINE ones stays external: resolved from node_modules at run time, as with tsx. */
+function externalPackages() {
+  return {
+    name: 'tribunal-external-packages',
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, (args) => (INLINE.test(args.path) ? undefined : { path: args.path, external: true }));
+    },
+  };
+}
+
 /** Builds a new bundle into its own directory, then points the manifest at it (both by rename). */
 async function buildBundle({ root, cache }) {
   const { build } = await import('esbuild');
@@ -111,13 +139,12 @@ async function buildBundle({ root, cache }) {
       format: 'esm',
       platform: 'node',
       target: `node${process.versions.node}`,
-      packages: 'external', // resolved from node_modules at run time, as with tsx
       metafile: true,
       logLevel: 'silent',
-      plugins: [sourcePlugin(root, stamps)],
+      plugins: [externalPackages(), sourcePlugin(root, stamps)],
     });
     for (const file of Object.keys(result.metafile.inputs)) {
-      const rel = path.relative(root, path.resolve(file));
+      const rel = path.relative(root, packageManifest(path.resolve(file)) ?? path.resolve(file));
       if (!stamps.has(rel)) stamps.set(rel, stamp(path.join(root, rel)));
     }
     fs.renameSync(tmp, path.join(cache, dir));

@@ -3,7 +3,8 @@
 // and its exit code. Built on node:http(s) with keep-alive agents rather than fetch: a batch makes
 // thousands of requests, and fetch costs several times the CPU per request (see docs/BENCHMARKS.md).
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
+import { createRequire } from 'node:module';
 import { urlToHttpOptions } from 'node:url';
 import { CliError, EXIT, usageError } from './errors.ts';
 
@@ -11,7 +12,15 @@ const DEFAULT_URL = 'http://127.0.0.1:8787';
 
 // Keep-alive agents: a batch reuses a handful of connections instead of opening one per row.
 const httpAgent = new http.Agent({ keepAlive: true });
-const httpsAgent = new https.Agent({ keepAlive: true });
+/** node:https (TLS with it) only when a server URL asks for it: loading it costs every command about 5 ms. */
+let secureTransport: { https: typeof https; agent: https.Agent } | undefined;
+function secure() {
+  if (!secureTransport) {
+    const https = createRequire(import.meta.url)('node:https') as typeof import('node:https');
+    secureTransport = { https, agent: new https.Agent({ keepAlive: true }) };
+  }
+  return secureTransport;
+}
 
 interface RawResponse {
   status: number;
@@ -150,9 +159,9 @@ export class ApiClient {
     this.url = opts.url;
     this.apiKey = opts.apiKey;
     this.timeoutMs = opts.timeoutMs;
-    const secure = opts.url.startsWith('https:');
-    this.transport = secure ? https : http;
-    this.agent = secure ? httpsAgent : httpAgent;
+    const tls = opts.url.startsWith('https:') ? secure() : undefined;
+    this.transport = tls?.https ?? http;
+    this.agent = tls?.agent ?? httpAgent;
   }
 
   requireKey(): void {
@@ -293,11 +302,11 @@ export class ApiClient {
   }
 
   /** Every page of a list, up to `max` items. */
-  async listAll<T = any>(path: string, query: RequestOptions['query'] = {}, max = Infinity): Promise<T[]> {
+  async listAll<T = any>(path: string, query: RequestOptions['query'] = {}, max = Infinity, signal?: AbortSignal): Promise<T[]> {
     const items: T[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.get<{ results: T[]; next_cursor: string | null }>(path, { ...query, limit: 200, cursor });
+      const page = await this.request<{ results: T[]; next_cursor: string | null }>('GET', path, { query: { ...query, limit: 200, cursor }, signal });
       items.push(...page.results);
       cursor = page.next_cursor ?? undefined;
     } while (cursor && items.length < max);
@@ -315,11 +324,11 @@ const ID_PATTERNS = {
  * endpoint's `search` and matched exactly (case-sensitive, like run_judge's judge_name); the
  * caller's own resources win over public ones of the same name.
  */
-export async function resolveId(client: ApiClient, kind: 'judge' | 'evaluator', ref: string): Promise<string> {
+export async function resolveId(client: ApiClient, kind: 'judge' | 'evaluator', ref: string, signal?: AbortSignal): Promise<string> {
   if (ID_PATTERNS[kind].test(ref)) return ref;
   const path = kind === 'judge' ? '/v1/judges/' : '/v1/evaluators/';
   const exact = async (includePublic: boolean) =>
-    (await client.listAll<{ id: string; name: string; is_preset?: boolean }>(path, { search: ref, include_public: includePublic })).filter((r) => r.name === ref);
+    (await client.listAll<{ id: string; name: string; is_preset?: boolean }>(path, { search: ref, include_public: includePublic }, Infinity, signal)).filter((r) => r.name === ref);
   let matches = await exact(false);
   // The caller's own lists hold the presets too (issue 26): its own evaluator wins over a preset's name.
   if (matches.length > 1 && matches.filter((m) => !m.is_preset).length === 1) matches = matches.filter((m) => !m.is_preset);

@@ -71,6 +71,8 @@ export interface BatchSummary {
 
 export class BatchRunner {
   private readonly lines: Array<ResultLine | undefined>;
+  /** Each line's JSON text as appended, so the rewrite at the end does not serialize it again. */
+  private readonly texts: Array<string | undefined>;
   private fd = -1;
   private stop?: Stop;
   /** No request starts before this time (shared back-off after a 429). */
@@ -88,6 +90,7 @@ export class BatchRunner {
     private readonly opts: BatchOptions,
   ) {
     this.lines = new Array(rows.length).fill(undefined);
+    this.texts = new Array(rows.length).fill(undefined);
     // Every request in flight listens on this one signal (a Ctrl-C twice stops them all).
     setMaxListeners(0, this.hardAbort.signal);
   }
@@ -189,17 +192,16 @@ export class BatchRunner {
   }
 
   private record(line: ResultLine): void {
+    const text = JSON.stringify(line);
     this.lines[line.row - 1] = line;
-    if (this.fd >= 0) fs.writeSync(this.fd, `${JSON.stringify(line)}\n`);
+    this.texts[line.row - 1] = text;
+    if (this.fd >= 0) fs.writeSync(this.fd, `${text}\n`);
   }
 
   /** Writes every known line in input order, atomically (temp file + rename). */
   private rewrite(): void {
     const tmp = `${this.opts.outPath}.tmp-${process.pid}`;
-    const body = this.lines
-      .filter((l): l is ResultLine => Boolean(l))
-      .map((l) => JSON.stringify(l))
-      .join('\n');
+    const body = this.lines.flatMap((l, i) => (l ? [this.texts[i] ?? JSON.stringify(l)] : [])).join('\n');
     try {
       fs.writeFileSync(tmp, body ? `${body}\n` : '');
       fs.renameSync(tmp, this.opts.outPath);

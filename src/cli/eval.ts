@@ -4,12 +4,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { num, runCommand, str, type Command } from './command.ts';
-import { resolveId } from './client.ts';
+import { resolveId, type ApiClient } from './client.ts';
 import { formatFor, parseDataset } from './dataset.ts';
 import { usageError } from './errors.ts';
 import { report } from './eval-report.ts';
 import { BatchRunner } from './eval-runner.ts';
-import { runOnServer } from './eval-server.ts';
 
 const evalCommand: Command = {
   summary: 'score every row of a JSONL or CSV dataset with a judge',
@@ -81,19 +80,31 @@ missing response) are reported with their line number and skipped.
     } catch (err) {
       throw usageError(`cannot read --input ${inputPath} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}).`);
     }
-    const rows = parseDataset(text, format);
-    if (!rows.length) throw usageError(`${inputPath} holds no rows.`);
-
     const outExists = fs.existsSync(outPath) && fs.statSync(outPath).size > 0;
     if (outExists && !values.resume && !values.force) {
       throw usageError(`${outPath} already exists: pass --resume to continue that run, or --force to start over.`);
     }
 
+    // The judge is looked up while the rows are checked, its answer awaited after them (so an empty
+    // file still reports first, as does a bad --url, which client() raises inside the lookup): the
+    // batch's first requests leave that much sooner. An empty file cancels the lookup.
+    const lookup = new AbortController();
+    const judgeLookup = (async () => lookUpJudge(client(), judgeRef, lookup.signal))();
+    judgeLookup.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+    // Two turns of the event loop first: the lookup's connection opens (a poll phase) and its request
+    // leaves before the checking (synchronous) holds the loop; else it would only go out after it.
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+    const rows = parseDataset(text, format);
+    if (!rows.length) {
+      lookup.abort();
+      throw usageError(`${inputPath} holds no rows.`);
+    }
     const api = client();
-    const judgeId = await resolveId(api, 'judge', judgeRef);
-    const judge = await api.get<{ id: string; name: string; evaluators: Array<{ id: string; name: string }> }>(`/v1/judges/${encodeURIComponent(judgeId)}/`);
+    const judge = await judgeLookup;
 
     if (values.server) {
+      // Loaded only here: the server-side path brings the batch commands' modules with it.
+      const { runOnServer } = await import('./eval-server.ts');
       const pollMs = (num(values['poll-interval'], 'poll-interval', { min: 0.05, max: 600 }) ?? 1) * 1000;
       const tags = str(values.tags)
         ?.split(',')
@@ -120,5 +131,10 @@ missing response) are reported with their line number and skipped.
     return report(summary, { json, failUnder, inputPath, outPath, judge });
   },
 };
+
+async function lookUpJudge(api: ApiClient, ref: string, signal: AbortSignal) {
+  const judgeId = await resolveId(api, 'judge', ref, signal);
+  return api.request<{ id: string; name: string; evaluators: Array<{ id: string; name: string }> }>('GET', `/v1/judges/${encodeURIComponent(judgeId)}/`, { signal });
+}
 
 export const evalBatch = (argv: string[]) => runCommand('eval', evalCommand, argv);
