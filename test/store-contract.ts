@@ -363,6 +363,24 @@ export function defineStoreContract(name: string, { makeStore }: ContractOptions
         assert.equal(await store.updateApiKey('key_missing', { revoked_at: at(1) }), null);
       });
 
+      it('reads a key with its organization in one call, fresh each time (a store that offers it)', async (t) => {
+        const store = await fresh();
+        if (!store.getApiKeyWithOrganization) return t.skip('this store reads key and organization apart');
+        const owner = org({ id: 'org_kw', name: 'Key \u0000 owner' });
+        await store.createOrganization(owner);
+        const key = apiKey(owner.id, { expires_at: at(86_400_000) });
+        await store.createApiKey(key);
+        assert.deepEqual(await store.getApiKeyWithOrganization(key.prefix), { key, org: owner });
+        assert.equal(await store.getApiKeyWithOrganization('trb_0000000000000000'), null);
+        // A revoke is seen on the very next read (nothing cached between them).
+        const revoked = await store.updateApiKey(key.id, { revoked_at: at(6000) });
+        assert.deepEqual(await store.getApiKeyWithOrganization(key.prefix), { key: revoked, org: owner });
+        // A key whose organization is gone comes back with org null (authentication then refuses it).
+        const orphan = apiKey('org_gone');
+        await store.createApiKey(orphan);
+        assert.deepEqual(await store.getApiKeyWithOrganization(orphan.prefix), { key: orphan, org: null });
+      });
+
       it("lists only the org's keys, newest first, across pages", async () => {
         const store = await fresh();
         const mine = Array.from({ length: 7 }, (_, i) => apiKey('org_a', { created_at: at(i * 1000) }));

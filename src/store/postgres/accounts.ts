@@ -47,9 +47,28 @@ export async function orgPage<T extends { created_at: string; id: string }>(db: 
   return toPage((await db.query(q.sql(table, page), q.params)).rows, page, fromRow);
 }
 
+/**
+ * What every request's authentication reads, in one round trip and prepared by name (issue 31): the
+ * key by its prefix and its organization. Read fresh each time (no cache), so a revoke or an expiry
+ * is honoured on the next request on every instance. Columns named, not k.*: a column added later
+ * would change a prepared statement's result type.
+ */
+const KEY_WITH_ORG = {
+  name: 'tribunal_api_key_with_org_v1',
+  text: `SELECT ${[...KEY_COLUMNS, 'extra'].map((c) => `k.${c}`).join(', ')}, ${[...ORG_COLUMNS, 'extra'].map((c) => `o.${c} AS organization_${c}`).join(', ')}
+           FROM api_keys k LEFT JOIN organizations o ON o.id = k.org_id WHERE k.prefix = $1`,
+};
+const orgOfRow = (r: Row): Organization | null =>
+  r.organization_id === null
+    ? null
+    : orgFromRow({ id: r.organization_id, name: r.organization_name, is_demo: r.organization_is_demo, created_at: r.organization_created_at, extra: r.organization_extra });
+
 export const pgApiKeys = (db: PgConnection): ApiKeyStore => {
   const getApiKey = (id: string) => db.one('SELECT * FROM api_keys WHERE id = $1', [id], keyFromRow);
   return {
+    getApiKeyWithOrganization(prefix: string) {
+      return db.one(KEY_WITH_ORG, [prefix], (r) => ({ key: keyFromRow(r), org: orgOfRow(r) }));
+    },
     async createApiKey(key: ApiKeyRecord): Promise<void> {
       await db.write(
         `INSERT INTO api_keys (${KEY_COLUMNS.join(', ')}, extra) VALUES (${placeholders(10)})`,

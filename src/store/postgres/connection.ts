@@ -32,6 +32,9 @@ export interface PostgresStoreOptions {
   budgetLeaseMs?: number;
 }
 
+/** SQL text, or a statement prepared by name once per connection (its text must never change under the same name). */
+export type Statement = string | { name: string; text: string };
+
 export type Queryable = { query: (sql: string, params?: unknown[]) => Promise<pg.QueryResult<Row>> };
 
 const CONNECTION_CODES = new Set([
@@ -149,12 +152,14 @@ export class PgConnection {
    * One statement. `idempotent` statements (reads) are retried on a broken connection, e.g. a pooled
    * connection the database closed on restart; a write is not, since it may have been applied.
    */
-  async query(sql: string, params: unknown[], opts: { idempotent?: boolean; retries?: number; conflict?: (c: string) => ConflictReason } = {}): Promise<pg.QueryResult<Row>> {
+  async query(sql: Statement, params: unknown[], opts: { idempotent?: boolean; retries?: number; conflict?: (c: string) => ConflictReason } = {}): Promise<pg.QueryResult<Row>> {
     const retries = opts.retries ?? 2;
     for (let attempt = 0; ; attempt++) {
       const client = await this.connect(retries);
       try {
-        const result = await client.query(sql, params.map(encodeParam));
+        const values = params.map(encodeParam);
+        // A named statement is parsed and planned once per connection (the driver remembers which it prepared).
+        const result = await (typeof sql === 'string' ? client.query(sql, values) : client.query<Row>({ name: sql.name, text: sql.text, values }));
         client.release();
         result.rows.forEach(decodeRow);
         return result;
@@ -200,7 +205,7 @@ export class PgConnection {
     }
   }
 
-  async one<T>(sql: string, params: unknown[], fromRow: (r: Row) => T): Promise<T | null> {
+  async one<T>(sql: Statement, params: unknown[], fromRow: (r: Row) => T): Promise<T | null> {
     const { rows } = await this.query(sql, params);
     return rows[0] ? fromRow(rows[0]) : null;
   }
