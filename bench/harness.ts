@@ -142,7 +142,7 @@ export function startChild<R extends Ready = Ready>(
 
 let asks = 0;
 /** Sends `{[question]: id}` to a child and waits for the answer that echoes the id under `echoKey`. */
-function ask<T>(child: ChildProcess, question: string, echoKey: string, id = ++asks): Promise<T> {
+export function ask<T>(child: ChildProcess, question: string, echoKey: string, id = ++asks): Promise<T> {
   return new Promise((resolve) => {
     const onMessage = (m: Record<string, unknown>) => {
       if (m[echoKey] === id) {
