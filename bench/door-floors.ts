@@ -21,7 +21,13 @@ import { listenOnLoopback, type Ready } from './harness.ts';
 export const FLOOR_KEY = 'floor-key-1';
 
 const keys = new Map([[crypto.createHash('sha256').update(FLOOR_KEY).digest('hex'), { org: 'o1' }]]);
-const who = (authorization: string | undefined) => keys.get(crypto.createHash('sha256').update((authorization ?? '').replace(/^Bearer /, '')).digest('hex'));
+const who = (authorization: string | undefined) =>
+  keys.get(
+    crypto
+      .createHash('sha256')
+      .update((authorization ?? '').replace(/^Bearer /, ''))
+      .digest('hex'),
+  );
 
 /** Group commit: lines queued while a write+fdatasync runs go out together in the next one. */
 function appender(file: string): (line: string) => Promise<void> {
