@@ -34,23 +34,7 @@ export class OtlpError extends Error {
   }
 }
 
-/** A whole success in protobuf: an empty ExportTraceServiceResponse, encoded once (the common answer). */
-let emptyResponse: Buffer | undefined;
-
 function send(res: Response, encoding: Encoding, status: number, body: { partial?: { rejected_spans: number; error_message: string }; error?: { code: number; message: string } }) {
-  if (status === 200 && !body.partial && !body.error) {
-    // The same status, type and bytes as below, without express's send (its ETag and freshness check
-    // over a body that is the same for every export) nor an encode per request.
-    res.statusCode = 200;
-    if (encoding === 'protobuf') {
-      res.setHeader('content-type', 'application/x-protobuf');
-      res.end((emptyResponse ??= Buffer.from(encodeExportResponse())));
-    } else {
-      res.setHeader('content-type', 'application/json; charset=utf-8');
-      res.end('{}');
-    }
-    return;
-  }
   res.status(status);
   if (encoding === 'protobuf') {
     res.type('application/x-protobuf');
