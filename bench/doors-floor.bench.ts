@@ -30,7 +30,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FLOOR_KEY, serveFloorOtlp, serveFloorProxy } from './door-floors.ts';
-import { ask, benchEnv, childCpuMicros, forDuration, median, request, runBench, serveChild, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
+import { ask, benchEnv, proxyRig, childCpuMicros, forDuration, median, request, runBench, serveChild, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
 import { chatSpans, postOtlp } from './trace-load.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -159,20 +159,10 @@ runBench(async () => {
     const floorOtlp = await start('floor-otlp', [judge.ready.url]);
 
     const base = tribunal.ready.url;
-    const demo = (await (await fetch(`${base}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
-    const headers = { authorization: `Bearer ${demo.api_key}`, 'content-type': 'application/json' };
-    const post = async (p: string, body: unknown) => {
-      const res = await fetch(base + p, { method: 'POST', headers, body: JSON.stringify(body) });
-      const json = (await res.json()) as any;
-      if (res.status >= 300) throw new Error(`${p}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    await post('/v1/models/', { name: 'app-model', provider: 'openai', base_url: upstream.ready.url, model: 'gpt-bench', api_key: 'sk-bench-dummy' });
-    const ev = await post('/v1/evaluators/', { name: 'Bench relevance', intent: 'Is the answer relevant?', rubric: 'High (1): answers the question. Low (0): does not.' });
-    const j = await post('/v1/judges/', { name: 'Bench judge', intent: 'Bench.', evaluator_ids: [ev.id] });
+    const { key, post, judgeId } = await proxyRig(base, upstream.ready.url);
     await post('/v1/evaluation-rules/', {
       name: 'bench rule',
-      judge_id: j.id,
+      judge_id: judgeId,
       filter: [{ field: 'gen_ai.operation.name', op: 'eq', value: 'chat' }],
       sampling_rate: 1,
       delay_seconds: 0,
@@ -195,10 +185,10 @@ runBench(async () => {
         door: 'proxied call',
         label: 'Tribunal proxy, async judging',
         server: tribunal,
-        fire: proxied(new URL(`${base}/v1/judges/${j.id}/openai/chat/completions?async_judge=true`), demo.api_key),
+        fire: proxied(new URL(`${base}/v1/judges/${judgeId}/openai/chat/completions?async_judge=true`), key),
       },
       { door: 'sampled span', label: 'floor OTLP receiver', server: floorOtlp, fire: exported(floorOtlp.ready.url, FLOOR_KEY) },
-      { door: 'sampled span', label: 'Tribunal /otel/v1/traces + span rule', server: tribunal, fire: exported(base, demo.api_key) },
+      { door: 'sampled span', label: 'Tribunal /otel/v1/traces + span rule', server: tribunal, fire: exported(base, key) },
     ];
     // BENCH_ONLY=span (or =proxied) keeps one door's two targets, for profiling it alone.
     const targets = allTargets.filter((t) => !process.env.BENCH_ONLY || t.door.includes(process.env.BENCH_ONLY));
