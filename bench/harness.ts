@@ -113,6 +113,26 @@ export async function demoWithJudges(base: string, judges: Record<string, string
   return { key: demo.api_key, judgeIds };
 }
 
+/**
+ * A demo organization on `base` set up to be judged through the proxy: `app-model` registered on the
+ * fake OpenAI `upstreamUrl`, one custom evaluator and a judge of it. Answers the key, its JSON headers,
+ * the judge id and a POST helper that throws on a non-2xx answer.
+ */
+export async function proxyRig(base: string, upstreamUrl: string) {
+  const demo = (await (await fetch(`${base}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
+  const headers = { authorization: `Bearer ${demo.api_key}`, 'content-type': 'application/json' };
+  const post = async (p: string, body: unknown) => {
+    const res = await fetch(base + p, { method: 'POST', headers, body: JSON.stringify(body) });
+    const json = (await res.json()) as any;
+    if (res.status >= 300) throw new Error(`${p}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  await post('/v1/models/', { name: 'app-model', provider: 'openai', base_url: upstreamUrl, model: 'gpt-bench', api_key: 'sk-bench-dummy' });
+  const ev = await post('/v1/evaluators/', { name: 'Bench relevance', intent: 'Is the answer relevant?', rubric: 'High (1): answers the question. Low (0): does not.' });
+  const judge = await post('/v1/judges/', { name: 'Bench judge', intent: 'Bench.', evaluator_ids: [ev.id] });
+  return { key: demo.api_key, headers, post, judgeId: judge.id as string };
+}
+
 /** Listens on a random loopback port; answers the base URL. */
 export async function listenOnLoopback(app: { listen(port: number, host: string): http.Server }): Promise<string> {
   const listener = app.listen(0, '127.0.0.1');
@@ -142,7 +162,7 @@ export function startChild<R extends Ready = Ready>(
 
 let asks = 0;
 /** Sends `{[question]: id}` to a child and waits for the answer that echoes the id under `echoKey`. */
-function ask<T>(child: ChildProcess, question: string, echoKey: string, id = ++asks): Promise<T> {
+export function ask<T>(child: ChildProcess, question: string, echoKey: string, id = ++asks): Promise<T> {
   return new Promise((resolve) => {
     const onMessage = (m: Record<string, unknown>) => {
       if (m[echoKey] === id) {

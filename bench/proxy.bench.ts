@@ -29,6 +29,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { benchEnv, childCpuMicros, median, quantile, runBench, serveChild, serveFake, serveTribunal, setFakeLatency, startChild, stopChildren, type Child } from './harness.ts';
+import { proxyRig } from './harness.ts';
 
 const FILE = fileURLToPath(import.meta.url);
 const { ROUNDS, UPSTREAM_MS, JUDGE_MS, WARMUP, CPU_ROUNDS, CPU_REPEATS } = benchEnv({ ROUNDS: 60, UPSTREAM_MS: 80, JUDGE_MS: 150, WARMUP: 150, CPU_ROUNDS: 150, CPU_REPEATS: 31 });
@@ -158,17 +159,8 @@ runBench(async () => {
     const pass = await startChild(FILE, 'passthrough', [upstream.ready.url]);
     children.push(pass);
     const base = tribunal.ready.url;
-    const demo = (await (await fetch(`${base}/create-demo-user/`, { method: 'POST' })).json()) as { api_key: string };
-    const headers = { authorization: `Bearer ${demo.api_key}`, 'content-type': 'application/json' };
-    const post = async (p: string, body: unknown) => {
-      const res = await fetch(base + p, { method: 'POST', headers, body: JSON.stringify(body) });
-      const json = (await res.json()) as any;
-      if (res.status >= 300) throw new Error(`${p}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    await post('/v1/models/', { name: 'app-model', provider: 'openai', base_url: upstream.ready.url, model: 'gpt-bench', api_key: 'sk-bench-dummy' });
-    const ev = await post('/v1/evaluators/', { name: 'Bench relevance', intent: 'Is the answer relevant?', rubric: 'High (1): answers the question. Low (0): does not.' });
-    const j = await post('/v1/judges/', { name: 'Bench judge', intent: 'Bench.', evaluator_ids: [ev.id] });
+    const { headers, judgeId } = await proxyRig(base, upstream.ready.url);
+    const j = { id: judgeId };
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
     const chat = (stream: boolean) => JSON.stringify({ model: 'gpt-bench', stream, messages: [{ role: 'user', content: 'What is the capital of France?' }] });

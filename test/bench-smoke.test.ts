@@ -22,6 +22,7 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string> }> =
   'cli-eval.bench.ts': { env: { BENCH_ROWS: '12', BENCH_LATENCY: '5', BENCH_CONCURRENCY: '4' } },
   'compare.bench.ts': { env: { BENCH_RUNS: '2', BENCH_MODEL_MS: '5' } },
   'conversation-prompt.bench.ts': { env: { BENCH_ITERATIONS: '20', BENCH_ROUNDS: '1', BENCH_TURNS: '4' } },
+  'doors-floor.bench.ts': { env: { ...FAST_HTTP, BENCH_INITIAL_WARMUP_MS: '100', BENCH_WARMUP_MS: '50' } },
   'dataset-import.bench.ts': { env: { DATASET_IMPORT_LINES: '200', DATASET_IMPORT_FILLER: '20' } },
   'execute.bench.ts': { env: FAST_HTTP },
   'experiments-compare.bench.ts': { args: ['--rows', '60', '--repeats', '1'] },
