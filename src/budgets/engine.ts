@@ -41,7 +41,7 @@ export class BudgetedEngine implements ScoringEngine {
     return this.gate(
       ctx,
       ids,
-      options?.batch_execution_id,
+      options,
       input,
       async () => options?.prepared?.evaluators ?? loadJudgeEvaluators(ctx, judge),
       () => this.inner.runJudge(ctx, judge, input, options),
@@ -52,7 +52,7 @@ export class BudgetedEngine implements ScoringEngine {
     return this.gate(
       ctx,
       [evaluator.id],
-      options?.batch_execution_id,
+      options,
       input,
       async () => [evaluator],
       () => this.inner.runEvaluator(ctx, evaluator, input, options),
@@ -88,13 +88,14 @@ export class BudgetedEngine implements ScoringEngine {
   private async gate<T extends { cost_usd: number | null; evaluator_results: Array<{ evaluator_id: string; cost_usd?: number | null }> }>(
     ctx: RequestContext,
     evaluatorIds: string[],
-    batchId: string | undefined,
+    options: Pick<RunOptions, 'batch_execution_id' | 'spend'> | undefined,
     input: ExecutionInput,
     evaluators: () => Promise<EvaluatorRecord[]>,
     run: () => Promise<T>,
     callsPerEvaluator = 1,
   ): Promise<T> {
     const orgId = ctx.caller.org.id;
+    const batchId = options?.batch_execution_id;
     const scopes: RunScopes = batchId ? { orgId, evaluatorIds, batchId } : { orgId, evaluatorIds };
     const applied = await appliedCaps(ctx.store, ctx.config, scopes);
     // Only a capped run needs an estimate: it bounds how far runs admitted together can pass the cap.
@@ -121,6 +122,11 @@ export class BudgetedEngine implements ScoringEngine {
     const spent = perEvaluator
       ? spentOf(result.evaluator_results as Array<Pick<EvaluatorResult, 'evaluator_id' | 'cost_usd'>>)
       : { total: usd(result.cost_usd), by: new Map(evaluatorIds.map((id) => [id, usd(result.cost_usd) / evaluatorIds.length])) };
+    // Nothing reserved (no cap applies) and a row to record: the spend is counted with the row.
+    if (options?.spend && !applied.length) {
+      options.spend.counted = { key: reservation.orgKey, usd: spent.total };
+      return result;
+    }
     // The run is done and logged: a failure to count it is logged, not answered.
     await reservation.settle(spent.total, spent.by).catch((err) => log.error("budget: counting a run's cost", { err }));
     return result;
