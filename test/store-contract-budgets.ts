@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newId } from '../src/ids.ts';
 import type { BudgetKey, Store } from '../src/store/types.ts';
+import { batch, row } from './store-contract-batches.ts';
 
 const key = (org_id: string, over: Partial<BudgetKey> = {}): BudgetKey => ({ org_id, scope: 'org', scope_id: org_id, period: '2026-11-26', ...over });
 
@@ -75,6 +76,36 @@ export function defineBudgetContract(fresh: () => Promise<Store>): void {
         ['org'],
       );
       assert.deepEqual(await store.listBudgetCaps(newId('org')), []);
+    });
+
+    it('shares a caps read among the reads given the same key, and sees a cap this store sets at once', async () => {
+      const store = await fresh();
+      const org = newId('org');
+      const reuse = { key: 'bat_1', maxAgeMs: 60_000 };
+      assert.deepEqual(await store.listBudgetCaps(org, reuse), []);
+      await store.setBudgetCap({ org_id: org, scope: 'batch', scope_id: 'bat_1', period: 'total', cap_usd: 2 });
+      // A cap set through this store drops the read kept before it.
+      assert.deepEqual(
+        (await store.listBudgetCaps(org, reuse)).map((c) => [c.scope, c.cap_usd]),
+        [['batch', 2]],
+      );
+      // A read handed out is a copy: changing it changes no later answer.
+      (await store.listBudgetCaps(org, reuse))[0].cap_usd = 99;
+      assert.equal((await store.listBudgetCaps(org, reuse))[0].cap_usd, 2);
+    });
+
+    it("counts a row's spend when the row is recorded, and not again for the same position", async () => {
+      const store = await fresh();
+      const org = newId('org');
+      const b = batch(org);
+      await store.createBatchExecution(b);
+      const spend = { key: key(org), usd: 0.125 };
+      assert.equal(await store.recordBatchRow(b.id, row(0), spend), true);
+      assert.equal(await store.recordBatchRow(b.id, row(0), spend), false);
+      assert.equal(await store.recordBatchRow(b.id, row(1), { key: key(org), usd: 0.25 }), true);
+      assert.equal(await store.recordBatchRow(b.id, row(2), { key: key(org), usd: 0 }), true);
+      assert.deepEqual(await store.listBudgetCounters({ org_id: org }), [{ ...key(org), spent_usd: 0.375, reserved_usd: 0 }]);
+      assert.equal((await store.getBatchExecution(b.id))?.done, 3);
     });
 
     it('lets at most one concurrent reservation past the cap', async () => {

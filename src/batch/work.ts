@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { Caller } from '../auth.ts';
 import type { RequestContext } from '../context.ts';
 import { TribunalError } from '../errors.ts';
-import type { PreparedRun, RunOptions, ScoringEngine } from '../runs/types.ts';
+import type { PreparedRun, RunOptions, ScoringEngine, SpendHolder } from '../runs/types.ts';
 import { runAsBatchWork } from '../engine/providers/limiter.ts';
 import type { DatasetItemInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
 import {
@@ -170,7 +170,9 @@ export async function runRow(
   delete (input as { metadata?: unknown }).metadata;
   delete (input as { expected_scores?: unknown }).expected_scores;
   const ctx: RequestContext = { ...env.ctx, caller };
-  const options = { batch_execution_id: batch.id, log_id: logId, ...(retarget ? { retarget } : {}), ...(prepared ? { prepared } : {}) };
+  // Budgets: an uncapped run's spend comes back in `spend`, to be counted with the row (one statement).
+  const spend: SpendHolder = {};
+  const options = { batch_execution_id: batch.id, log_id: logId, spend, ...(retarget ? { retarget } : {}), ...(prepared ? { prepared } : {}) };
   let record: BatchRowRecord;
   try {
     const result = await runAsBatchWork(
@@ -193,7 +195,7 @@ export async function runRow(
     if (!(err instanceof TribunalError) || (err.status >= 500 && err.code !== 'model_unavailable')) throw err;
     record = { position, item_id: row.item_id, index: row.index, execution_log_id: null, score: null, evaluator_results: [], error: err.message, cost_usd: 0 };
   }
-  return env.store.recordBatchRow(batch.id, record);
+  return env.store.recordBatchRow(batch.id, record, spend.counted);
 }
 
 /**

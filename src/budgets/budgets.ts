@@ -35,9 +35,17 @@ export interface AppliedCap {
   daily: boolean;
 }
 
+/**
+ * How old a caps read a batch run's row may use (the store shares one read among the run's rows): a
+ * cap set during a run by another instance applies to its rows within this. A row still reserves on
+ * every cap it sees, so a spent cap stops the run as before.
+ */
+export const BATCH_CAPS_MAX_AGE_MS = 1000;
+
 /** Every cap that applies to a run: the org's (its own, else the server default), its evaluators', its batch run's. */
 export async function appliedCaps(store: Store, config: Pick<Config, 'budget'>, scopes: RunScopes, at = new Date()): Promise<AppliedCap[]> {
-  const caps = await store.listBudgetCaps(scopes.orgId);
+  const reuse = scopes.batchId ? { key: scopes.batchId, maxAgeMs: BATCH_CAPS_MAX_AGE_MS } : undefined;
+  const caps = await store.listBudgetCaps(scopes.orgId, reuse);
   const out: AppliedCap[] = [];
   const orgCap = caps.find((c) => c.scope === 'org')?.cap_usd ?? config.budget?.orgDailyUsd ?? null;
   // No cap at all (the common case): no day to name.
@@ -74,7 +82,8 @@ export class Reservation {
   private settled = false;
   constructor(
     private readonly store: Store,
-    private readonly orgKey: BudgetKey,
+    /** The org's counter today: its spend is always counted, capped or not. */
+    readonly orgKey: BudgetKey,
     private readonly taken: Array<{ key: BudgetKey; amount: number }>,
   ) {}
 

@@ -41,7 +41,7 @@ export class BudgetedEngine implements ScoringEngine {
     return this.gate(
       ctx,
       ids,
-      options?.batch_execution_id,
+      options,
       input,
       async () => options?.prepared?.evaluators ?? loadJudgeEvaluators(ctx, judge),
       () => this.inner.runJudge(ctx, judge, input, options),
@@ -52,7 +52,7 @@ export class BudgetedEngine implements ScoringEngine {
     return this.gate(
       ctx,
       [evaluator.id],
-      options?.batch_execution_id,
+      options,
       input,
       async () => [evaluator],
       () => this.inner.runEvaluator(ctx, evaluator, input, options),
@@ -88,16 +88,17 @@ export class BudgetedEngine implements ScoringEngine {
   private async gate<T extends CostedResult>(
     ctx: RequestContext,
     evaluatorIds: string[],
-    batchId: string | undefined,
+    options: Pick<RunOptions, 'batch_execution_id' | 'spend'> | undefined,
     input: ExecutionInput,
     evaluators: () => Promise<EvaluatorRecord[]>,
     run: () => Promise<T>,
     callsPerEvaluator = 1,
   ): Promise<T> {
     const orgId = ctx.caller.org.id;
+    const batchId = options?.batch_execution_id;
     const scopes: RunScopes = batchId ? { orgId, evaluatorIds, batchId } : { orgId, evaluatorIds };
     const applied = await appliedCaps(ctx.store, ctx.config, scopes);
-    if (!applied.length) return this.uncapped(ctx, evaluatorIds, run);
+    if (!applied.length) return this.uncapped(ctx, evaluatorIds, options, run);
     // Only a capped run needs an estimate: it bounds how far runs admitted together can pass the cap.
     const evs = await evaluators();
     const tally = new RunTally(ctx, evs, await callPricings(ctx, evs));
@@ -124,17 +125,24 @@ export class BudgetedEngine implements ScoringEngine {
    * but the org's count), so the run only adds what it cost to the org's spend of the day it
    * started, as settle does for the org key. Without the reservation's objects and promises.
    */
-  private async uncapped<T extends CostedResult>(ctx: RequestContext, evaluatorIds: string[], run: () => Promise<T>): Promise<T> {
+  private async uncapped<T extends CostedResult>(
+    ctx: RequestContext,
+    evaluatorIds: string[],
+    options: Pick<RunOptions, 'spend'> | undefined,
+    run: () => Promise<T>,
+  ): Promise<T> {
     const at = new Date();
     // A throw (a refusal, or the store): nothing was reserved, so nothing is settled.
     const result = await run();
     const total = spentTotal(result, evaluatorIds);
-    if (total !== 0) {
-      const orgId = ctx.caller.org.id;
-      await ctx.store
-        .settleBudget({ org_id: orgId, scope: 'org', scope_id: orgId, period: dayOf(at) }, 0, total)
-        .catch((err) => log.error("budget: counting a run's cost", { err }));
+    const orgId = ctx.caller.org.id;
+    const key = { org_id: orgId, scope: 'org' as const, scope_id: orgId, period: dayOf(at) };
+    // A batch row to record: its spend is counted in the statement that records the row (Store.recordBatchRow).
+    if (options?.spend) {
+      options.spend.counted = { key, usd: total };
+      return result;
     }
+    if (total !== 0) await ctx.store.settleBudget(key, 0, total).catch((err) => log.error("budget: counting a run's cost", { err }));
     return result;
   }
 }

@@ -4,8 +4,13 @@ import type { RequestContext } from '../context.ts';
 import type { JudgeModel } from '../engine/providers/model.ts';
 import type { PriceTable, PricedProvider } from '../engine/providers/cost.ts';
 import type { ComparisonInput, ComparisonResult, ExecutionInput, ExecutionResult } from '../schemas.ts';
-import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
+import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord, RowSpend } from '../store/types.ts';
 import type { Outcome } from '../engine/outcome.ts';
+
+/** RunOptions.spend: filled by the budget gate with the spend it left to the row. */
+export interface SpendHolder {
+  counted?: RowSpend;
+}
 
 /** How a run is filed: a row of a batch run gets the batch's id and a log id fixed by its position. */
 export interface RunOptions {
@@ -20,6 +25,12 @@ export interface RunOptions {
    */
   /** Loaded once for many runs (prepare): the run neither reloads the versions nor resolves the models again. */
   prepared?: PreparedRun;
+  /**
+   * Budgets: a batch row's empty holder. When no cap applies (nothing reserved), the budget gate
+   * (budgets/engine.ts) leaves the run's spend here, for the row to count it in the statement that
+   * records the row (Store.recordBatchRow), instead of a counter write of its own.
+   */
+  spend?: SpendHolder;
   retarget?: <T extends { model: JudgeModel; modelName: string; prices: PriceTable; provider?: PricedProvider; identity?: string }>(target: T) => T;
 }
 

@@ -8,6 +8,11 @@ export interface BudgetKey {
   scope_id: string;
   period: string;
 }
+/** What a run spent on one counter, added with the batch row that records the run (Store.recordBatchRow). */
+export interface RowSpend {
+  key: BudgetKey;
+  usd: number;
+}
 export interface BudgetCounter extends BudgetKey {
   spent_usd: number;
   /** Estimates of runs in flight, taken off when each settles. */

@@ -37,6 +37,7 @@ import {
   type PageQuery,
 } from './types.ts';
 import type { BatchStore } from './parts/batches.ts';
+import type { RowSpend } from './budget-types.ts';
 
 import { byteLength, CACHED_INDEXES, GroupQueues, linesOf, MAX_GAP, MAX_READ, parseRow, parseScores, positionOf, RowAppenders, RowIndex, rowLine } from './json-batch-rows.ts';
 
@@ -367,8 +368,11 @@ export class BatchFiles {
   }
 }
 
-/** The batch run part of the JSON store, over its files (made and loaded by init). */
-export function jsonBatches(files: () => BatchFiles): BatchStore {
+/**
+ * The batch run part of the JSON store, over its files (made and loaded by init). A row's spend is
+ * counted by `countSpend` (the budgets part) once the row is recorded.
+ */
+export function jsonBatches(files: () => BatchFiles, countSpend?: (spend: RowSpend) => Promise<void>): BatchStore {
   return {
     createBatchExecution: (b, items) => files().create(b, items),
     getBatchExecution: async (id) => files().get(id),
@@ -376,7 +380,11 @@ export function jsonBatches(files: () => BatchFiles): BatchStore {
     listBatchExecutions: async (filter, page) => files().list(filter, page),
     listUnfinishedBatchExecutions: async () => files().unfinished(),
     updateBatchExecution: (id, patch) => files().update(id, patch),
-    recordBatchRow: (batchId, row) => files().record(batchId, row),
+    async recordBatchRow(batchId, row, spend) {
+      const recorded = await files().record(batchId, row);
+      if (recorded && spend && countSpend) await countSpend(spend);
+      return recorded;
+    },
     listBatchRows: (batchId, query) => files().listRows(batchId, query),
     listBatchRowScores: (batchId, query) => files().listRowScores(batchId, query),
     getBatchItems: (batchId, from, count) => files().items(batchId, from, count),

@@ -142,23 +142,29 @@ class JsonDataDir {
 }
 
 /** Every resource part of the store, over one data directory. */
-const partsOver = (dir: JsonDataDir) => ({
-  ...jsonOrganizations(...dir.table((d) => d.organizations), (orgId) => dir.purgeOrganization(orgId)),
-  ...jsonApiKeys(...dir.table((d) => d.api_keys)),
-  ...jsonProjects(...dir.table((d) => d.projects)),
-  ...jsonEvaluators(...dir.table((d) => d)),
-  ...jsonJudges(...dir.table((d) => d)),
-  ...jsonModels(...dir.table((d) => d.models!)),
-  ...jsonLogs(dir),
-  ...jsonResultCache(dir.resultCache),
-  ...jsonDatasets(() => dir.datasets),
-  ...jsonBatches(() => dir.batches),
-  ...jsonCalibration(...dir.table((d) => ({ annotations: d.annotations!, calibration_runs: d.calibration_runs! }))),
-  ...jsonSurface(...dir.table((d) => ({ claim_tokens: d.claim_tokens!, synthetic_data: d.synthetic_data! }))),
-  ...jsonBudgets(...dir.table((d) => d as BudgetTables)),
-  ...jsonProviderBatches(...dir.table((d) => d.provider_batches!)),
-  ...jsonFiles(dir.filesDir, ...dir.table((d) => d.files!)),
-});
+const partsOver = (dir: JsonDataDir) => {
+  const budgets = jsonBudgets(...dir.table((d) => d as BudgetTables));
+  return {
+    ...jsonOrganizations(...dir.table((d) => d.organizations), (orgId) => dir.purgeOrganization(orgId)),
+    ...jsonApiKeys(...dir.table((d) => d.api_keys)),
+    ...jsonProjects(...dir.table((d) => d.projects)),
+    ...jsonEvaluators(...dir.table((d) => d)),
+    ...jsonJudges(...dir.table((d) => d)),
+    ...jsonModels(...dir.table((d) => d.models!)),
+    ...jsonLogs(dir),
+    ...jsonResultCache(dir.resultCache),
+    ...jsonDatasets(() => dir.datasets),
+    ...jsonBatches(
+      () => dir.batches,
+      (spend) => budgets.settleBudget(spend.key, 0, spend.usd),
+    ),
+    ...jsonCalibration(...dir.table((d) => ({ annotations: d.annotations!, calibration_runs: d.calibration_runs! }))),
+    ...jsonSurface(...dir.table((d) => ({ claim_tokens: d.claim_tokens!, synthetic_data: d.synthetic_data! }))),
+    ...budgets,
+    ...jsonProviderBatches(...dir.table((d) => d.provider_batches!)),
+    ...jsonFiles(dir.filesDir, ...dir.table((d) => d.files!)),
+  };
+};
 
 export class JsonStore extends composed<ReturnType<typeof partsOver>>() implements Store {
   readonly kind = 'json' as const;

@@ -14,7 +14,7 @@ import type { SurfaceStore } from './parts/surface.ts';
 import type { EvaluatorStore, JudgeStore } from './parts/versioned.ts';
 export type { AttachmentType, FileRecord, FileStore } from './file-types.ts';
 export type { ClaimTokenRecord, SyntheticDataRecord, SyntheticSample } from './surface-types.ts';
-export type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from './budget-types.ts';
+export type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope, RowSpend } from './budget-types.ts';
 export type { ProviderBatchPatch, ProviderBatchRecord, ProviderBatchState } from './provider-batch-types.ts';
 export { rowScores, type BatchExecutionRecord, type BatchFilter, type BatchPatch, type BatchRowQuery, type BatchRowRecord, type BatchRowScores } from './batch-types.ts';
 export { isAfter, newestFirst, type Page, type PageQuery, type Visible } from './parts/page.ts';

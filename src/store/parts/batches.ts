@@ -3,6 +3,7 @@ import type { DatasetItemInput } from '../../schemas.ts';
 import type { BatchStatus } from '../../schemas/batches.ts';
 import type { BatchExecutionRecord, BatchFilter, BatchPatch, BatchRowQuery, BatchRowRecord, BatchRowScores } from '../batch-types.ts';
 import type { ProviderBatchPatch, ProviderBatchRecord } from '../provider-batch-types.ts';
+import type { RowSpend } from '../budget-types.ts';
 import type { Page, PageQuery } from './page.ts';
 
 export interface BatchStore {
@@ -20,8 +21,10 @@ export interface BatchStore {
   /**
    * Records one finished row and counts it (done when it has a score, failed otherwise; its cost
    * is added), atomically. False, changing nothing, when the row at this position exists already.
+   * `spend`: the run's spend on a budget counter, added when (and only when) the row is recorded
+   * (budgets/engine.ts: a batch row's uncapped spend is counted with its row, not on its own).
    */
-  recordBatchRow(batchId: string, row: BatchRowRecord): Promise<boolean>;
+  recordBatchRow(batchId: string, row: BatchRowRecord, spend?: RowSpend): Promise<boolean>;
   listBatchRows(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowRecord[]; last?: number }>;
   /** The same pages, each row cut to its scores (`rowScores`): what comparisons, summaries and the runner read. */
   listBatchRowScores(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowScores[]; last?: number }>;

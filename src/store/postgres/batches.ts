@@ -7,6 +7,8 @@ import type { Page, PageQuery } from '../parts/page.ts';
 import { extraOf, iso, json, PageSql, placeholders, toPage, type Row } from './codecs.ts';
 import type { PgConnection } from './connection.ts';
 import type { BatchStore } from '../parts/batches.ts';
+import type { RowSpend } from '../budget-types.ts';
+import { budgetKeyParams } from './budgets.ts';
 
 const BATCH_COLUMNS = ['id', 'org_id', 'judge_id', 'dataset_id', 'status', 'total', 'done', 'failed', 'cost_usd', 'created_at'] as const;
 
@@ -35,6 +37,14 @@ async function listBatchRows(db: PgConnection, batchId: string, query: BatchRowQ
   const kept = rows.slice(0, query.limit);
   return { items: kept.map((r) => r.record as BatchRowRecord), last: rows.length > query.limit ? Number(kept[kept.length - 1].position) : undefined };
 }
+
+/**
+ * A row's spend on its budget counter, in the statement that records the row (parameters $7-$11:
+ * the counter's key and the USD): added only when the row was inserted, as pgSettleBudget adds it.
+ */
+const SPEND_WITH_ROW = `INSERT INTO budget_counters AS c (org_id, scope, scope_id, period, spent_usd)
+         SELECT $7, $8, $9, $10, $11::numeric FROM inserted
+         ON CONFLICT (org_id, scope, scope_id, period) DO UPDATE SET spent_usd = c.spent_usd + EXCLUDED.spent_usd`;
 
 export const pgBatches = (db: PgConnection): BatchStore => ({
   async createBatchExecution(b: BatchExecutionRecord, items?: DatasetItemInput[]): Promise<void> {
@@ -115,7 +125,8 @@ export const pgBatches = (db: PgConnection): BatchStore => ({
    * The row and its counts in one statement (autocommit, so atomic): one round trip per row rather
    * than four (BEGIN, insert, update, COMMIT). The counters move only when the row was inserted.
    */
-  async recordBatchRow(batchId: string, row: BatchRowRecord): Promise<boolean> {
+  async recordBatchRow(batchId: string, row: BatchRowRecord, spend?: RowSpend): Promise<boolean> {
+    const counted = spend && spend.usd !== 0 ? spend : null;
     const { rows } = await db.write(
       `WITH inserted AS (
          INSERT INTO batch_rows (batch_id, position, record) VALUES ($1, $2, $3) ON CONFLICT (batch_id, position) DO NOTHING RETURNING position
@@ -123,9 +134,17 @@ export const pgBatches = (db: PgConnection): BatchStore => ({
          UPDATE batch_executions SET done = done + $4, failed = failed + $5,
            cost_usd = CASE WHEN cost_usd IS NULL OR $6::double precision IS NULL THEN NULL ELSE round((cost_usd + $6::double precision)::numeric, 9)::double precision END
          WHERE id = $1 AND EXISTS (SELECT 1 FROM inserted)
-       )
+       )${counted ? `, spent AS (${SPEND_WITH_ROW})` : ''}
        SELECT count(*)::int AS n FROM inserted`,
-      [batchId, row.position, json(row), row.score !== null ? 1 : 0, row.score !== null ? 0 : 1, row.cost_usd],
+      [
+        batchId,
+        row.position,
+        json(row),
+        row.score !== null ? 1 : 0,
+        row.score !== null ? 0 : 1,
+        row.cost_usd,
+        ...(counted ? [...budgetKeyParams(counted.key), counted.usd.toFixed(9)] : []),
+      ],
     );
     return rows[0].n > 0;
   },

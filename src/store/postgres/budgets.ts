@@ -2,7 +2,7 @@
 // conditional UPDATE ... WHERE spent + reserved < cap RETURNING: the row lock makes concurrent
 // reservations from any number of instances take turns, so none passes a check another has spent.
 import { randomUUID } from 'node:crypto';
-import type { BudgetStore } from '../parts/budgets.ts';
+import type { BudgetStore, CapReuse } from '../parts/budgets.ts';
 import type { BudgetCap, BudgetCounter, BudgetKey, BudgetScope } from '../types.ts';
 import type { PgConnection } from './connection.ts';
 
@@ -17,11 +17,11 @@ const counterFromRow = (r: Record<string, unknown>): BudgetCounter => ({
   spent_usd: Number(r.spent_usd),
   reserved_usd: Number(r.reserved_usd),
 });
-const keyParams = (k: BudgetKey) => [k.org_id, k.scope, k.scope_id, k.period];
+export const budgetKeyParams = (k: BudgetKey) => [k.org_id, k.scope, k.scope_id, k.period];
 const ENSURE = 'INSERT INTO budget_counters (org_id, scope, scope_id, period) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING';
 
 export async function pgReserveBudget(run: PgRun, key: BudgetKey, amount: number, cap: number, hold?: Hold): Promise<BudgetCounter | null> {
-  await run(ENSURE, keyParams(key));
+  await run(ENSURE, budgetKeyParams(key));
   // The counter and this process's hold move in one statement: a reservation is never left unheld.
   const { rows } = await run(
     `WITH r AS (
@@ -33,7 +33,7 @@ export async function pgReserveBudget(run: PgRun, key: BudgetKey, amount: number
        ON CONFLICT (holder, org_id, scope, scope_id, period) DO UPDATE SET amount_usd = b.amount_usd + EXCLUDED.amount_usd, expires_at = EXCLUDED.expires_at
      )
      SELECT * FROM r`,
-    [...keyParams(key), amount.toFixed(9), cap.toFixed(9), hold?.holder ?? null, (hold?.leaseMs ?? 0) / 1000],
+    [...budgetKeyParams(key), amount.toFixed(9), cap.toFixed(9), hold?.holder ?? null, (hold?.leaseMs ?? 0) / 1000],
   );
   return rows[0] ? counterFromRow(rows[0]) : null;
 }
@@ -46,7 +46,7 @@ export async function pgSettleBudget(run: PgRun, key: BudgetKey, reserved: numbe
      )
      INSERT INTO budget_counters AS c (org_id, scope, scope_id, period, spent_usd) VALUES ($1, $2, $3, $4, $6::numeric)
      ON CONFLICT (org_id, scope, scope_id, period) DO UPDATE SET spent_usd = c.spent_usd + $6::numeric, reserved_usd = GREATEST(0, c.reserved_usd - $5::numeric)`,
-    [...keyParams(key), reserved.toFixed(9), spent.toFixed(9), hold?.holder ?? null],
+    [...budgetKeyParams(key), reserved.toFixed(9), spent.toFixed(9), hold?.holder ?? null],
   );
 }
 
@@ -140,6 +140,45 @@ export async function pgListBudgetCaps(run: PgRun, orgId: string): Promise<Budge
 }
 
 /**
+ * Caps reads shared by a batch run's rows (listBudgetCaps with `reuse`): one read per run per
+ * maxAgeMs, not one per row. A read is kept from when it started; a cap this process sets drops
+ * every kept read once written (one started before the write may not see it), so within one
+ * instance a change applies to the next row; another instance's change within maxAgeMs. Keyed by
+ * run, so a run's first rows always read its caps afresh (its own cap is set before it starts).
+ */
+export class CapReads {
+  private readonly kept = new Map<string, { at: number; caps: Promise<BudgetCap[]> }>();
+  constructor(
+    private readonly read: (orgId: string) => Promise<BudgetCap[]>,
+    private readonly max = 256,
+  ) {}
+
+  async list(orgId: string, reuse?: CapReuse): Promise<BudgetCap[]> {
+    if (!reuse) return this.read(orgId);
+    const key = `${orgId}\n${reuse.key}`;
+    const now = Date.now();
+    let hit = this.kept.get(key);
+    if (!hit || now - hit.at > reuse.maxAgeMs) {
+      const caps = this.read(orgId);
+      hit = { at: now, caps };
+      this.kept.delete(key);
+      this.kept.set(key, hit);
+      caps.catch(() => this.kept.get(key)?.caps === caps && this.kept.delete(key));
+      for (const oldest of this.kept.keys()) {
+        if (this.kept.size <= this.max) break;
+        this.kept.delete(oldest);
+      }
+    }
+    return (await hit.caps).map((c) => ({ ...c }));
+  }
+
+  /** A cap was set by this process: no read kept from before answers again. */
+  changed(): void {
+    this.kept.clear();
+  }
+}
+
+/**
  * The budget part over the store's connection. Reservations and settlements are single statements,
  * never retried; they are held by this process (BudgetHolds, started at the first reservation), so
  * one killed mid-run lets go after the lease. `stop` ends the renewals (the store's close).
@@ -149,12 +188,13 @@ export function pgBudgets(db: PgConnection): { part: BudgetStore; stop: () => vo
   const read: PgRun = (sql, params) => db.query(sql, params);
   let holds: BudgetHolds | undefined;
   const hold = () => (holds ??= BudgetHolds.started(write, db.budgetLeaseMs)).hold;
+  const caps = new CapReads((orgId) => pgListBudgetCaps(read, orgId));
   const part: BudgetStore = {
     reserveBudget: (key, amount, cap) => pgReserveBudget(write, key, amount, cap, hold()),
     settleBudget: (key, reserved, spent) => pgSettleBudget(write, key, reserved, spent, hold()),
     listBudgetCounters: (filter) => pgListBudgetCounters(read, filter),
-    setBudgetCap: (cap) => pgSetBudgetCap(write, cap),
-    listBudgetCaps: (orgId) => pgListBudgetCaps(read, orgId),
+    setBudgetCap: (cap) => pgSetBudgetCap(write, cap).finally(() => caps.changed()),
+    listBudgetCaps: (orgId, reuse) => caps.list(orgId, reuse),
   };
   return { part, stop: () => holds?.stop() };
 }
