@@ -37,7 +37,8 @@ it('JSON store: spend survives a close and reopen; reservations of the closed pr
 it('PostgreSQL: a caps read kept for a run answers until it is maxAgeMs old; a cap set by another instance is seen then', {
   skip: process.env.TRIBUNAL_TEST_STORE !== 'postgres' && 'PostgreSQL only',
 }, async () => {
-  const first = await track(openTestPostgresStore());
+  const first = await openTestPostgresStore();
+  open.push(first);
   const second = new PostgresStore({ connectionString: first.url, poolMax: 2, migrate: false });
   await second.init();
   try {
