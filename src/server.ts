@@ -8,14 +8,13 @@ import { Authenticator } from './auth.ts';
 import { datasetStreamRoutes } from './http/dataset-stream.ts';
 import { judgeFileRoutes } from './surface/routes.ts';
 import { fileUploadRoute } from './files/routes.ts';
-import { TribunalError } from './errors.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody } from './http/body.ts';
 import type { InFlightRequests } from './http/in-flight.ts';
 import { frontDoor, middlewareOf } from './http/front-door.ts';
 import { hotRoutes } from './http/hot-route.ts';
 import { inSeries, onlyFor, type GuardedRouter } from './http/mount.ts';
-import { sendProblem } from './http/problem.ts';
+import { noRoute, sendProblem } from './http/problem.ts';
 import { demoRateLimit, keyRateLimit } from './http/rate-limits.ts';
 import { mcpRouter } from './mcp.ts';
 import { observabilityRouter } from './observability/http.ts';
@@ -129,7 +128,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   app.use('/app', webRouter(services, authenticator));
 
   app.use((req, res) => {
-    sendProblem(res, new TribunalError('not_found', 404, `No route ${req.method} ${req.path}. The API lives under /v1/ (see /v1/openapi.json) and MCP at /mcp.`));
+    sendProblem(res, noRoute(req));
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     sendProblem(res, err);

@@ -13,10 +13,9 @@
 // in another app keeps the ordinary way). Everything else goes to express's app.handle untouched.
 import http from 'node:http';
 import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
-import { TribunalError } from '../errors.ts';
 import { enterRoute, type HotRoutes } from './hot-route.ts';
 import { inSeries } from './mount.ts';
-import { sendProblem } from './problem.ts';
+import { noRoute, sendProblem } from './problem.ts';
 
 type Handle = (req: Request, res: Response, callback?: NextFunction) => void;
 type App = Express & { handle: Handle; request: object; response: object };
@@ -28,7 +27,7 @@ type App = Express & { handle: Handle; request: object; response: object };
  */
 function finish(req: Request, res: Response, err: unknown): void {
   if (err && err !== 'route' && err !== 'router') return sendProblem(res, err);
-  sendProblem(res, new TribunalError('not_found', 404, `No route ${req.method} ${req.path}. The API lives under /v1/ (see /v1/openapi.json) and MCP at /mcp.`));
+  sendProblem(res, noRoute(req));
 }
 
 export function frontDoor(app: Express, hot: HotRoutes, first: RequestHandler[]): void {
