@@ -5,6 +5,7 @@ import { buildServices, stopServices } from './app.ts';
 import { loadConfig, type Config } from './config.ts';
 import { scheduleDemoPurge } from './demo-purge.ts';
 import { modelWarnings } from './engine/providers/model-check.ts';
+import { expressMessages } from './http/front-door.ts';
 import { InFlightRequests } from './http/in-flight.ts';
 import { createObservability } from './observability/index.ts';
 import { rateLimitBackend } from './rate-limit.ts';
@@ -34,7 +35,10 @@ export async function serve(config: Config): Promise<{ close: () => Promise<void
   const app = createServer(services, { rateLimitStore: rateLimits.store, inFlight, observability });
   // A client must send its headers, then its whole request, within these; a slow upload is ended
   // with 408 (checked every second, so the limits hold to about a second).
-  const server = http.createServer({ headersTimeout: config.http.headersTimeoutMs, requestTimeout: config.http.requestTimeoutMs, connectionsCheckingInterval: 1000 }, app);
+  const server = http.createServer(
+    { headersTimeout: config.http.headersTimeoutMs, requestTimeout: config.http.requestTimeoutMs, connectionsCheckingInterval: 1000, ...expressMessages(app) },
+    app,
+  );
   server.listen(config.port, config.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

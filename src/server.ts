@@ -8,13 +8,13 @@ import { Authenticator } from './auth.ts';
 import { datasetStreamRoutes } from './http/dataset-stream.ts';
 import { judgeFileRoutes } from './surface/routes.ts';
 import { fileUploadRoute } from './files/routes.ts';
-import { TribunalError } from './errors.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody } from './http/body.ts';
 import type { InFlightRequests } from './http/in-flight.ts';
+import { frontDoor, middlewareOf } from './http/front-door.ts';
 import { hotRoutes } from './http/hot-route.ts';
 import { inSeries, onlyFor, type GuardedRouter } from './http/mount.ts';
-import { sendProblem } from './http/problem.ts';
+import { noRoute, sendProblem } from './http/problem.ts';
 import { demoRateLimit, keyRateLimit } from './http/rate-limits.ts';
 import { mcpRouter } from './mcp.ts';
 import { observabilityRouter } from './observability/http.ts';
@@ -51,7 +51,8 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   app.set('trust proxy', trustProxySetting(config.trustProxy));
   app.set('json spaces', 0);
   const authenticator = new Authenticator(store);
-  if (opts.observability !== false) app.use(observabilityRouter(opts.observability ?? quietObservability(config), store));
+  const observe = opts.observability === false ? [] : [observabilityRouter(opts.observability ?? quietObservability(config), store)];
+  for (const layer of observe) app.use(layer);
 
   // The routers entered by path before the REST routes (below), and the /v1 layers, made once: the
   // judged call's hot route (src/http/hot-route.ts) runs the same layers and steps aside for these.
@@ -79,7 +80,11 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
     next();
   };
   // What every request passes, then the judged call's hot route: one layer of the app, not three.
-  app.use(inSeries(nosniff, ...(opts.inFlight ? [opts.inFlight.middleware] : []), hotRoutes(hotPaths, [v1Auth, v1Body], guards)));
+  const first = [nosniff, ...(opts.inFlight ? [opts.inFlight.middleware] : [])];
+  const hot = hotRoutes(hotPaths, [v1Auth, v1Body], guards);
+  app.use(inSeries(...first, hot));
+  // The requests the hot route takes skip app.handle and the app router altogether (src/http/front-door.ts).
+  frontDoor(app, hot, [...observe.flatMap(middlewareOf), ...first]);
 
   app.get('/healthz', async (_req, res) => {
     try {
@@ -123,7 +128,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   app.use('/app', webRouter(services, authenticator));
 
   app.use((req, res) => {
-    sendProblem(res, new TribunalError('not_found', 404, `No route ${req.method} ${req.path}. The API lives under /v1/ (see /v1/openapi.json) and MCP at /mcp.`));
+    sendProblem(res, noRoute(req));
   });
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     sendProblem(res, err);

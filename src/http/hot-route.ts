@@ -27,15 +27,33 @@ export interface HotRoute {
   handler: RequestHandler;
 }
 
+/** The hot route that takes a request: its series (the /v1 layers, then the handler), its route and path parameters. */
+export interface HotMatch {
+  run: RequestHandler;
+  route: unknown;
+  params: Record<string, string>;
+}
+
+/** The hot routes as one middleware, and `find`, the same test alone (src/http/front-door.ts asks it first). */
+export interface HotRoutes extends RequestHandler {
+  find(req: Request): HotMatch | undefined;
+}
+
 /** A cheap first test: a run path of a judge or an evaluator (the route's own pattern then decides). */
 const RUN_PATH = /^\/v1\/(?:judges|evaluators)\/[^/?#]+\/execute\/?(?:\?|$)/i;
+
+/** Gives the request what the router gives a matched route: its path parameters and req.route (the request's metric and log label). */
+export function enterRoute(req: Request, match: HotMatch): void {
+  req.params = match.params;
+  (req as Request & { route: unknown }).route = match.route;
+}
 
 /**
  * `layers`: the /v1 layers as the app mounts them, each a list run by inSeries; kept apart here so
  * that an error leaving one layer skips the next as express would (the body's error mapping never
  * sees an authentication failure).
  */
-export function hotRoutes(routes: HotRoute[], layers: Array<Array<RequestHandler | ErrorRequestHandler>>, passBy: RegExp[]): RequestHandler {
+export function hotRoutes(routes: HotRoute[], layers: Array<Array<RequestHandler | ErrorRequestHandler>>, passBy: RegExp[]): HotRoutes {
   const door = layers.map((handlers) => inSeries(...handlers));
   const hot = routes.map((r) => ({
     layer: new Layer(r.path, { sensitive: false, strict: false, end: true }, r.handler),
@@ -43,24 +61,28 @@ export function hotRoutes(routes: HotRoute[], layers: Array<Array<RequestHandler
     route: new Route(r.path),
     run: inSeries(...door, r.handler),
   }));
-  return (req, res, next) => {
-    if (req.method !== 'POST' || !RUN_PATH.test(req.url)) return next();
-    for (const p of passBy) if (p.test(req.url)) return next();
+  const find = (req: Request): HotMatch | undefined => {
+    if (req.method !== 'POST' || !RUN_PATH.test(req.url)) return undefined;
+    for (const p of passBy) if (p.test(req.url)) return undefined;
     const path = parseurl(req)?.pathname;
-    if (typeof path !== 'string') return next();
+    if (typeof path !== 'string') return undefined;
     for (const h of hot) {
       let matched: MatchedPath;
       try {
         matched = h.layer.match(path);
       } catch {
         // A path segment that does not decode: the app's own way answers it, after authentication, as before.
-        return next();
+        return undefined;
       }
-      if (!matched) continue;
-      req.params = matched.params;
-      (req as Request & { route: unknown }).route = h.route;
-      return h.run(req, res, next);
+      if (matched) return { run: h.run, route: h.route, params: matched.params };
     }
-    next();
+    return undefined;
   };
+  const middleware: RequestHandler = (req, res, next) => {
+    const match = find(req);
+    if (!match) return next();
+    enterRoute(req, match);
+    return match.run(req, res, next);
+  };
+  return Object.assign(middleware, { find });
 }

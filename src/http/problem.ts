@@ -1,7 +1,7 @@
 // The one place where anything thrown becomes the error a caller sees: REST and the web app send it
 // as application/problem+json (sendProblem), MCP as a tool result with isError (mcp.ts). An outage or
 // a malformed request never surfaces as a bare 500.
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { asTribunalError, TribunalError, validationError } from '../errors.ts';
 import { StoreUnavailableError } from '../store/types.ts';
 import { log } from '../log.ts';
@@ -37,3 +37,7 @@ export function sendProblem(res: Response, err: unknown): void {
   for (const [k, v] of Object.entries(error.headers ?? {})) res.setHeader(k, v);
   res.type('application/problem+json').send(JSON.stringify({ ...error.toProblem(), request_id: res.locals.requestId }));
 }
+
+/** What a request no route answers gets (the app's last layer, and the front door's). */
+export const noRoute = (req: Request) =>
+  new TribunalError('not_found', 404, `No route ${req.method} ${req.path}. The API lives under /v1/ (see /v1/openapi.json) and MCP at /mcp.`);
