@@ -11,7 +11,7 @@ import { fileUploadRoute } from './files/routes.ts';
 import { authenticate } from './http/authenticate.ts';
 import { jsonBody } from './http/body.ts';
 import type { InFlightRequests } from './http/in-flight.ts';
-import { frontDoor, middlewareOf } from './http/front-door.ts';
+import { frontDoor } from './http/front-door.ts';
 import { hotRoutes } from './http/hot-route.ts';
 import { inSeries, onlyFor, type GuardedRouter } from './http/mount.ts';
 import { noRoute, sendProblem } from './http/problem.ts';
@@ -84,7 +84,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   const hot = hotRoutes(hotPaths, [v1Auth, v1Body], guards);
   app.use(inSeries(...first, hot));
   // The requests the hot route takes skip app.handle and the app router altogether (src/http/front-door.ts).
-  frontDoor(app, hot, [...observe.flatMap(middlewareOf), ...first]);
+  frontDoor(app, hot, [...observe, ...first]);
 
   app.get('/healthz', async (_req, res) => {
     try {

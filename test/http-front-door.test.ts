@@ -1,12 +1,11 @@
 // The judged call's front door (src/http/front-door.ts): requests born with the app's express
-// prototypes, observability's router taken apart only when a run path can meet nothing else in it,
-// and a run through the door answered with everything the app's own way gives it.
+// prototypes, and a run through the door answered with everything the app's own way gives it.
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import express, { type RequestHandler } from 'express';
-import { expressMessages, middlewareOf } from '../src/http/front-door.ts';
+import express from 'express';
+import { expressMessages } from '../src/http/front-door.ts';
 import { startTestServer } from './helpers/server.ts';
 
 test('a server made with expressMessages hands the app requests and responses born with its prototypes', async () => {
@@ -31,23 +30,6 @@ test('a server made with expressMessages hands the app requests and responses bo
   } finally {
     server.close();
   }
-});
-
-test('middlewareOf takes a router apart only when a run path could meet nothing but its middleware', () => {
-  const mw: RequestHandler = (_req, _res, next) => next();
-  const plain = express.Router();
-  plain.use(mw);
-  plain.get('/readyz', mw);
-  plain.get('/metrics', mw);
-  assert.deepEqual(middlewareOf(plain), [mw]);
-  // A route with a parameter, a route under /v1/, a middleware mounted on a path: the router stays whole.
-  for (const build of [(r: express.Router) => r.get('/x/:id', mw), (r: express.Router) => r.post('/v1/judges/', mw), (r: express.Router) => r.use('/v1', mw)]) {
-    const router = express.Router();
-    router.use(mw);
-    build(router);
-    assert.deepEqual(middlewareOf(router), [router]);
-  }
-  assert.deepEqual(middlewareOf(mw), [mw]); // not a router
 });
 
 test('a run through the front door answers with the headers, errors and limits of the app', async () => {

@@ -73,23 +73,3 @@ export function expressMessages(app: Express): { IncomingMessage: typeof http.In
   AppResponse.prototype = door.response;
   return { IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage, ServerResponse: AppResponse as unknown as typeof http.ServerResponse };
 }
-
-interface RouterLayer {
-  slash?: boolean;
-  route?: { path?: unknown };
-  handle: RequestHandler;
-}
-
-/**
- * A router mounted first in the app (observability's), as the series of its middleware when a run
- * path can meet nothing else in it: every middleware mounted at '/', every route a fixed path
- * outside /v1/. The router then adds only its own entry (its closures, the restore of req.baseUrl,
- * next and params, a pattern test per route). Anything else: the router itself, as it is.
- */
-export function middlewareOf(router: RequestHandler): RequestHandler[] {
-  const stack = (router as unknown as { stack?: RouterLayer[] }).stack;
-  if (!Array.isArray(stack)) return [router];
-  const fixedOutsideV1 = (path: unknown) => typeof path === 'string' && /^\/[a-z0-9._-]+(?:\/[a-z0-9._-]+)*\/?$/i.test(path) && !/^\/v1(?:\/|$)/i.test(path);
-  if (!stack.every((layer) => (layer.route ? fixedOutsideV1(layer.route.path) : layer.slash === true))) return [router];
-  return stack.filter((layer) => !layer.route).map((layer) => layer.handle);
-}
