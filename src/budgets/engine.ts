@@ -125,12 +125,7 @@ export class BudgetedEngine implements ScoringEngine {
    * but the org's count), so the run only adds what it cost to the org's spend of the day it
    * started, as settle does for the org key. Without the reservation's objects and promises.
    */
-  private async uncapped<T extends CostedResult>(
-    ctx: RequestContext,
-    evaluatorIds: string[],
-    options: Pick<RunOptions, 'spend'> | undefined,
-    run: () => Promise<T>,
-  ): Promise<T> {
+  private async uncapped<T extends CostedResult>(ctx: RequestContext, evaluatorIds: string[], options: Pick<RunOptions, 'spend'> | undefined, run: () => Promise<T>): Promise<T> {
     const at = new Date();
     // A throw (a refusal, or the store): nothing was reserved, so nothing is settled.
     const result = await run();

@@ -201,7 +201,7 @@ export class ApiClient {
       throw new ConnectionError(describeFetchFailure(err, this.url));
     }
     const text = res.text;
-    let parsed: any = undefined;
+    let parsed: any;
     const type = res.headers['content-type'] ?? '';
     if (text && /json/.test(type)) {
       try {
