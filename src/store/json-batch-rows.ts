@@ -3,6 +3,7 @@
 // the write side's group commit: rows that finish while a write is under way go in the next one.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { appendToHandle } from './json-files.ts';
 import type { BatchRowRecord, BatchRowScores } from './types.ts';
 import { rowScores } from './types.ts';
 
@@ -180,10 +181,8 @@ export class RowAppenders {
     }
     clearTimeout(open.idle);
     try {
-      await open.handle.write(text);
-      await open.handle.datasync();
+      await appendToHandle(open.handle, start, text);
     } catch (err) {
-      await open.handle.truncate(start).catch(() => {});
       await this.close(file);
       throw err;
     }

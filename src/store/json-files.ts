@@ -83,13 +83,20 @@ export async function writeFileDurably(file: string, content: string): Promise<v
 export async function appendDurably(file: string, start: number, text: string): Promise<void> {
   const handle = await fsp.open(file, 'a');
   try {
+    await appendToHandle(handle, start, text);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** appendDurably through a handle the caller keeps open (opened with 'a'): write, fdatasync, cut back on failure. */
+export async function appendToHandle(handle: fsp.FileHandle, start: number, text: string): Promise<void> {
+  try {
     await handle.write(text);
     await handle.datasync();
   } catch (err) {
     await handle.truncate(start).catch(() => {});
     throw err;
-  } finally {
-    await handle.close();
   }
 }
 
