@@ -64,9 +64,9 @@ export class Authenticator {
     }
     const parts = KEY_PATTERN.exec(key);
     if (!parts) throw notAuthenticated('Malformed API key: Tribunal keys look like trb_<16 hex>_<43 characters>.');
-    // One read of key and organization where the store has it (PostgreSQL: one round trip, not two).
-    const withOrg = this.store.getApiKeyWithOrganization ? await this.store.getApiKeyWithOrganization(parts[1]) : undefined;
-    const record = withOrg === undefined ? await this.store.getApiKeyByPrefix(parts[1]) : (withOrg?.key ?? null);
+    // Key and organization in one read (PostgreSQL: one round trip, not two).
+    const found = await this.store.getApiKeyWithOrganization(parts[1]);
+    const record = found?.key ?? null;
     const expected = Buffer.from(record?.hash ?? NO_SUCH_KEY, 'hex');
     const given = Buffer.from(hashKey(key), 'hex');
     const matches = expected.length === given.length && timingSafeEqual(given, expected);
@@ -79,7 +79,7 @@ export class Authenticator {
         `API key ${record.prefix} expired at ${record.expires_at}; batch runs it started were cancelled when it expired (another key of the organization can read them). Create a new key (or a new demo key).`,
       );
     }
-    const org = withOrg === undefined ? await this.store.getOrganization(record.org_id) : withOrg!.org;
+    const org = found!.org;
     if (!org) throw notAuthenticated('Unknown API key.');
     // last_used_at at minute resolution: a write per request would make every read a write.
     if (!record.last_used_at || now.getTime() - new Date(record.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {

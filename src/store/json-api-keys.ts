@@ -2,10 +2,14 @@
 // looks its key up by prefix, so that lookup is a map read, not a scan.
 import { clone, orgPage } from './json-data.ts';
 import type { ApiKeyStore } from './parts/accounts.ts';
+import type { Organization } from '../schemas.ts';
 import { StoreConflictError, type ApiKeyRecord } from './types.ts';
 
-/** The API key part of the JSON store, over its table (read late: init loads db.json) and the commit. */
-export function jsonApiKeys(table: () => Record<string, ApiKeyRecord>, save: () => Promise<void>): ApiKeyStore {
+/**
+ * The API key part of the JSON store, over its table (read late: init loads db.json), the commit,
+ * and the organizations' table (a key is read with its organization by authentication).
+ */
+export function jsonApiKeys(table: () => Record<string, ApiKeyRecord>, save: () => Promise<void>, organizations: () => Record<string, Organization>): ApiKeyStore {
   // prefix -> key id, built from the loaded keys on first use. An organization's purge takes its keys
   // out of the table only, so an entry counts only while its key is still there with that prefix.
   let byPrefix: Map<string, string> | undefined;
@@ -24,6 +28,10 @@ export function jsonApiKeys(table: () => Record<string, ApiKeyRecord>, save: () 
     },
     async getApiKeyByPrefix(prefix) {
       return clone(keyWithPrefix(prefix) ?? null);
+    },
+    async getApiKeyWithOrganization(prefix) {
+      const key = keyWithPrefix(prefix);
+      return key ? { key: clone(key), org: clone(organizations()[key.org_id] ?? null) } : null;
     },
     async getApiKey(id) {
       return clone(table()[id] ?? null);

@@ -144,9 +144,10 @@ class JsonDataDir {
 /** Every resource part of the store, over one data directory. */
 const partsOver = (dir: JsonDataDir) => {
   const budgets = jsonBudgets(...dir.table((d) => d as BudgetTables));
+  const organizations = dir.table((d) => d.organizations);
   return {
-    ...jsonOrganizations(...dir.table((d) => d.organizations), (orgId) => dir.purgeOrganization(orgId)),
-    ...jsonApiKeys(...dir.table((d) => d.api_keys)),
+    ...jsonOrganizations(...organizations, (orgId) => dir.purgeOrganization(orgId)),
+    ...jsonApiKeys(...dir.table((d) => d.api_keys), organizations[0]),
     ...jsonProjects(...dir.table((d) => d.projects)),
     ...jsonEvaluators(...dir.table((d) => d)),
     ...jsonJudges(...dir.table((d) => d)),

@@ -20,10 +20,10 @@ export interface ApiKeyStore {
   getApiKeyByPrefix(prefix: string): Promise<ApiKeyRecord | null>;
   /**
    * The key by its prefix with its organization (null when the organization is gone), in one read:
-   * authentication's, one round trip instead of two on PostgreSQL. Optional: a store without it is
-   * read key first, then organization. Never cached, so a revoke counts on the next request.
+   * authentication's (one round trip on PostgreSQL, not two). Never cached, so a revoke counts on
+   * the next request.
    */
-  getApiKeyWithOrganization?(prefix: string): Promise<{ key: ApiKeyRecord; org: Organization | null } | null>;
+  getApiKeyWithOrganization(prefix: string): Promise<{ key: ApiKeyRecord; org: Organization | null } | null>;
   getApiKey(id: string): Promise<ApiKeyRecord | null>;
   listApiKeys(orgId: string, page: PageQuery): Promise<Page<ApiKeyRecord>>;
   updateApiKey(id: string, patch: Partial<Pick<ApiKeyRecord, 'revoked_at' | 'last_used_at'>>): Promise<ApiKeyRecord | null>;
