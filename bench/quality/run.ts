@@ -4,7 +4,7 @@
 // accuracy, positional agreement, Cohen's kappa (each with a seeded 95% bootstrap interval), tokens
 // and cost beside published anchors. A best-of-4 suite (RewardBench 2's format, bestof4.ts) is
 // judged as ratings and as a ranking instead.
-//   npm run bench:quality -- (--suite llmbar-natural | --suite-file F.jsonl [--subset S]) [--model M]
+//   npm run bench:quality -- (--suite llmbar-natural | --suite-file F.jsonl) [--subset S] [--model M]
 //     [--provider anthropic|openai] [--base-url U] [--api-key-env VAR] [--strategy tool|json_schema|json]
 //     [--limit N] [--evaluator "Instruction Following"] [--concurrency 4] [--out report.json] [--no-naive]
 //   Reports go to bench/reports/ (git-ignored) unless --out is given; --help lists the suites.
@@ -23,18 +23,14 @@ import type { ScoringTarget } from '../../src/engine/target.ts';
 import { callStructured } from '../../src/engine/structured-call.ts';
 import type { Preference } from '../../src/schemas.ts';
 import type { EvaluatorRecord } from '../../src/store/types.ts';
-import { isBestOf4Line, judgeItem, parseBestOf4, summarizeBestOf4, type BestOf4Item } from './bestof4.ts';
+import { judgeItem, summarizeBestOf4 } from './bestof4.ts';
 import { bootstrapInterval, type Interval } from './intervals.ts';
 import { accuracy, cohenKappa, positionalAgreement, r4, type Verdict } from './metrics.ts';
 import { benchTarget, PROVIDERS, STRATEGIES, UsageError, type BenchProvider } from './provider.ts';
+import { loadNamedSuite, loadSuiteFile, suiteNames, type Loaded, type SuitePair } from './suites.ts';
 import type { AnswerStrategy } from '../../src/engine/providers/json-answer.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SUITES_DIR = path.join(ROOT, 'data/suites');
-const GROUPS: Record<string, string[]> = {
-  'llmbar-adversarial': ['llmbar-adversarial-neighbor', 'llmbar-adversarial-gptinst', 'llmbar-adversarial-gptout', 'llmbar-adversarial-manual'],
-  llmbar: ['llmbar-natural', 'llmbar-adversarial-neighbor', 'llmbar-adversarial-gptinst', 'llmbar-adversarial-gptout', 'llmbar-adversarial-manual'],
-};
 
 /** Published accuracies (%) to read a result against (LLMBar paper, Zeng et al. 2023, Tables 2-3). */
 export const ANCHORS = [
@@ -43,38 +39,6 @@ export const ANCHORS = [
   { suite: 'llmbar-adversarial', judge: 'GPT-4, LLMBar rules + metrics + reference', accuracy: 82.8 },
   { suite: 'llmbar-adversarial', judge: 'ChatGPT, plain prompt', accuracy: 32 },
 ];
-
-export interface SuitePair {
-  id: string;
-  request: string;
-  output_1: string;
-  output_2: string;
-  label: 1 | 2;
-}
-
-export function loadSuite(name: string): SuitePair[] {
-  const files = GROUPS[name] ?? [name];
-  return files.flatMap((file) => {
-    const p = path.join(SUITES_DIR, `${file}.jsonl`);
-    if (!/^[a-z0-9-]+$/.test(file) || !fs.existsSync(p)) throw new UsageError(`unknown suite ${JSON.stringify(name)}; known: ${suiteNames().join(', ')}`);
-    return fs
-      .readFileSync(p, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => JSON.parse(line) as SuitePair);
-  });
-}
-
-/** The shipped suites: the groups and every suite file in data/suites/. */
-export function suiteNames(): string[] {
-  return [
-    ...Object.keys(GROUPS),
-    ...fs
-      .readdirSync(SUITES_DIR)
-      .filter((f) => f.endsWith('.jsonl'))
-      .map((f) => f.slice(0, -6)),
-  ].sort();
-}
 
 /** Reports go to bench/reports/, which git ignores, unless --out says otherwise. */
 export const REPORTS_DIR = path.join(ROOT, 'bench/reports');
@@ -249,34 +213,6 @@ export function summarize(outcomes: PairOutcome[]) {
 const pct = (x: number | null) => (x === null ? '   -  ' : `${(x * 100).toFixed(1).padStart(5)}%`);
 const money = (c: number | null) => (c === null ? 'unknown' : `$${c.toFixed(4)}`);
 
-/** A suite: pairs (data/suites/*.jsonl) or best-of-4 items (RewardBench 2's format), told apart by the first line. */
-type Loaded = { kind: 'pairs'; pairs: SuitePair[] } | { kind: 'bestof4'; items: BestOf4Item[]; skipped: number };
-
-function loadSuiteFile(file: string): Loaded {
-  if (!fs.existsSync(file)) throw new UsageError(`no such suite file ${JSON.stringify(file)}`);
-  const text = fs.readFileSync(file, 'utf8');
-  const first = text.split('\n').find((l) => l.trim());
-  if (!first) throw new UsageError(`suite file ${file} is empty`);
-  let row: Record<string, unknown>;
-  try {
-    row = JSON.parse(first);
-  } catch {
-    throw new UsageError(`${file} line 1: not JSON`);
-  }
-  if (isBestOf4Line(row)) return { kind: 'bestof4', ...parseBestOf4(text, file) };
-  const pairs = text
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l, i) => {
-      const p = JSON.parse(l) as SuitePair;
-      if (typeof p.request !== 'string' || typeof p.output_1 !== 'string' || typeof p.output_2 !== 'string' || (p.label !== 1 && p.label !== 2)) {
-        throw new UsageError(`${file} line ${i + 1}: a pair needs request, output_1, output_2 (strings) and label 1 or 2; a best-of-4 item needs prompt, chosen and rejected`);
-      }
-      return p;
-    });
-  return { kind: 'pairs', pairs };
-}
-
 const fmtInterval = (i: Interval) => (i ? `[${(i[0] * 100).toFixed(1)}, ${(i[1] * 100).toFixed(1)}]` : '[-]');
 const fmtKappaInterval = (i: Interval) => (i ? `[${i[0].toFixed(2)}, ${i[1].toFixed(2)}]` : '[-]');
 
@@ -302,7 +238,7 @@ async function main(argv: string[]): Promise<number> {
   });
   if (values.help || (!values.suite && !values['suite-file'])) {
     console.log(
-      `Usage: npm run bench:quality -- (--suite <name> | --suite-file <file.jsonl> [--subset S]) [--model M] [--provider anthropic|openai]\n` +
+      `Usage: npm run bench:quality -- (--suite <name> | --suite-file <file.jsonl>) [--subset S] [--model M] [--provider anthropic|openai]\n` +
         `         [--base-url U] [--api-key-env VAR] [--strategy tool|json_schema|json] [--limit N] [--evaluator NAME] [--concurrency N] [--out FILE] [--no-naive]\n` +
         `The key comes from ANTHROPIC_API_KEY (--provider anthropic) or OPENAI_API_KEY (--provider openai; a local server may need none), or the variable --api-key-env names.\n` +
         `--suite-file takes pairs {request, output_1, output_2, label} or best-of-4 items {id, prompt, chosen: [1], rejected: [3], subset} (RewardBench 2's format).\n` +
@@ -323,7 +259,7 @@ async function main(argv: string[]): Promise<number> {
   if (strategy !== undefined && !STRATEGIES.includes(strategy)) throw new UsageError(`--strategy is one of ${STRATEGIES.join(', ')}`);
   if (provider === 'openai' && !values.model) throw new UsageError('give --model: the name the OpenAI-compatible server serves the judge model under');
   const suiteName = values.suite ?? path.basename(values['suite-file']!, '.jsonl');
-  const loaded: Loaded = values.suite ? { kind: 'pairs', pairs: loadSuite(values.suite) } : loadSuiteFile(values['suite-file']!);
+  const loaded: Loaded = values.suite ? loadNamedSuite(values.suite) : loadSuiteFile(values['suite-file']!);
   const evaluator = presetEvaluator(values.evaluator!);
   const env: Record<string, string | undefined> = { ...process.env };
   if (values.model) env.TRIBUNAL_MODEL = values.model;
