@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { checkRanking, parseBestOf4, ratingVerdict, shownOrder } from '../bench/quality/bestof4.ts';
 import { bootstrapInterval, shareInterval } from '../bench/quality/intervals.ts';
 import { accuracy, cohenKappa, positionalAgreement } from '../bench/quality/metrics.ts';
-import { loadSuite, suiteNames } from '../bench/quality/run.ts';
+import { loadNamedSuite, loadSuite, SUITES_DIR, suiteNames } from '../bench/quality/suites.ts';
 import { ROOT } from './helpers/cli.ts';
 import { startFakeAnthropic, toolAnswer, type FakeAnthropic } from './helpers/fake-anthropic.ts';
 import { startFakeOpenAI } from './helpers/fake-openai.ts';
@@ -248,6 +248,101 @@ test('--provider openai: pairs and best-of-4 against an OpenAI-compatible server
     assert.match(nomodel.stderr, /give --model/);
     const badProvider = await runBench(['--suite', 'llmbar-natural', '--provider', 'gemini']);
     assert.match(badProvider.stderr, /--provider is one of anthropic, openai/);
+  } finally {
+    await oa.close();
+  }
+});
+
+// ---- the shipped RewardBench 2 subset (data/suites/rewardbench2-subset.jsonl, LICENSE-RewardBench2) ----
+// Real items, copied verbatim: contiguous id runs of five subsets, as the licence file beside it lists.
+const RB2_IDS: Record<string, [number, number]> = { Factuality: [0, 10], 'Precise IF': [537, 548], Math: [720, 733], Safety: [1023, 1034], Focus: [1402, 1413] };
+
+test('the shipped RewardBench 2 subset: 61 best-of-4 items, the ids and fields its licence file names', () => {
+  const loaded = loadNamedSuite('rewardbench2-subset');
+  assert.equal(loaded.kind, 'bestof4');
+  if (loaded.kind !== 'bestof4') return;
+  assert.deepEqual([loaded.items.length, loaded.skipped], [61, 0]);
+  const expected = Object.entries(RB2_IDS).flatMap(([subset, [from, to]]) => Array.from({ length: to - from + 1 }, (_, i) => `${subset}:${from + i}`));
+  assert.deepEqual(
+    loaded.items.map((i) => `${i.subset}:${i.id}`),
+    expected,
+  );
+  const lines = fs.readFileSync(path.join(SUITES_DIR, 'rewardbench2-subset.jsonl'), 'utf8').split('\n').filter(Boolean);
+  for (const line of lines) {
+    const row = JSON.parse(line);
+    assert.deepEqual([row.num_correct, row.num_incorrect, row.total_completions, row.models.length], [1, 3, 4, 4], row.id);
+    assert.ok(
+      [row.prompt, ...row.chosen, ...row.rejected].every((t: unknown) => typeof t === 'string' && t.trim().length > 0),
+      row.id,
+    );
+    assert.ok(!line.includes('FORMAT FIXTURE'), 'real data, not the test fixture');
+  }
+  assert.ok(suiteNames().includes('rewardbench2-subset'));
+  assert.throws(() => loadSuite('rewardbench2-subset'), /best-of-4, not pairs/);
+  const licence = fs.readFileSync(path.join(SUITES_DIR, 'LICENSE-RewardBench2'), 'utf8');
+  assert.match(licence, /ODC-By\) v1\.0/);
+  assert.match(licence, /tlxxzj\/reward_bench2_dataset[\s\S]*260c0416bffa37c31af2f652efe65323acf98b60/);
+  for (const [subset, [from, to]] of Object.entries(RB2_IDS)) assert.match(licence, new RegExp(`${subset}\\s+${to - from + 1}\\s+${from}-${to}`));
+});
+
+test('--suite rewardbench2-subset runs by name against the fake model, over both protocols', async () => {
+  // Every rating 0.5 (all tie) and every ranking A, B, C, D: ratings never correct, the ranking right when the chosen one is shown first.
+  fake.resetStats();
+  fake.respondWith((req) =>
+    req.toolName === 'submit_evaluation' ? toolAnswer({ justification: 'Middling.', score: 0.5 }) : toolAnswer({ justification: 'In order.', ranking: ['A', 'B', 'C', 'D'] }),
+  );
+  const out = path.join(tempDir(), 'rb2.json');
+  const r = await runBench(['--suite', 'rewardbench2-subset', '--subset', 'Math', '--limit', '2', '--base-url', fake.url, '--out', out], {
+    ANTHROPIC_API_KEY: 'sk-ant-test-dummy',
+  });
+  fake.respondWith(() => toolAnswer({ justification: 'The first one shown is better.', preference: 'A' }, { usage: { input_tokens: 100, output_tokens: 10 } }));
+  assert.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(fs.readFileSync(out, 'utf8'));
+  assert.deepEqual([report.suite, report.format, report.items, report.skipped], ['rewardbench2-subset', 'best-of-4', 2, 0]);
+  assert.deepEqual(
+    report.outcomes.map((o: any) => [o.id, o.subset]),
+    [
+      ['720', 'Math'],
+      ['721', 'Math'],
+    ],
+  );
+  assert.deepEqual([report.rating.tie_rate, report.rating.accuracy], [1, 0]);
+  assert.deepEqual(
+    report.outcomes.map((o: any) => o.ranking.chosen_place === 1),
+    [1000, 1001].map((seed) => shownOrder(seed)[0] === 0),
+  );
+  const rankings = fake.requests.filter((q) => q.toolName === 'submit_ranking');
+  assert.deepEqual([fake.requests.length, rankings.length], [10, 2]);
+  assert.ok(
+    rankings.some((q) => q.prompt.includes('Simplify:\n10r4/6n3 times 42n4/34r5')),
+    'the real item (id 720) is what the judge is shown',
+  );
+
+  const oa = await startFakeOpenAI();
+  try {
+    oa.answers.submit_evaluation = { justification: 'Middling.', score: 0.5 };
+    oa.answers.submit_ranking = { justification: 'In order.', ranking: ['A', 'B', 'C', 'D'] };
+    const outOa = path.join(tempDir(), 'rb2-openai.json');
+    const o = await runBench([
+      '--suite',
+      'rewardbench2-subset',
+      '--subset',
+      'Focus',
+      '--limit',
+      '1',
+      '--provider',
+      'openai',
+      '--base-url',
+      oa.url,
+      '--model',
+      'local-judge',
+      '--out',
+      outOa,
+    ]);
+    assert.equal(o.code, 0, o.stderr);
+    const rep = JSON.parse(fs.readFileSync(outOa, 'utf8'));
+    assert.deepEqual([rep.provider, rep.items, rep.outcomes[0].id, rep.outcomes[0].subset], ['openai', 1, '1402', 'Focus']);
+    assert.equal(oa.requests.filter((q) => q.path.endsWith('/chat/completions')).length, 5);
   } finally {
     await oa.close();
   }
