@@ -255,13 +255,13 @@ test('--provider openai: pairs and best-of-4 against an OpenAI-compatible server
 
 // ---- the shipped RewardBench 2 subset (data/suites/rewardbench2-subset.jsonl, LICENSE-RewardBench2) ----
 // Real items, copied verbatim: contiguous id runs of five subsets, as the licence file beside it lists.
-const RB2_IDS: Record<string, [number, number]> = { Factuality: [0, 10], 'Precise IF': [537, 548], Math: [720, 733], Safety: [1023, 1034], Focus: [1402, 1413] };
+const RB2_IDS: Record<string, [number, number]> = { Factuality: [0, 12], 'Precise IF': [537, 549], Math: [720, 736], Safety: [1023, 1035], Focus: [1402, 1413] };
 
-test('the shipped RewardBench 2 subset: 61 best-of-4 items, the ids and fields its licence file names', () => {
+test('the shipped RewardBench 2 subset: 68 best-of-4 items, the ids and fields its licence file names', () => {
   const loaded = loadNamedSuite('rewardbench2-subset');
   assert.equal(loaded.kind, 'bestof4');
   if (loaded.kind !== 'bestof4') return;
-  assert.deepEqual([loaded.items.length, loaded.skipped], [61, 0]);
+  assert.deepEqual([loaded.items.length, loaded.skipped], [68, 0]);
   const expected = Object.entries(RB2_IDS).flatMap(([subset, [from, to]]) => Array.from({ length: to - from + 1 }, (_, i) => `${subset}:${from + i}`));
   assert.deepEqual(
     loaded.items.map((i) => `${i.subset}:${i.id}`),
