@@ -575,7 +575,7 @@ runBench(async () => {
     // then the worst of the run (20.4 ms against 11.9 and 11.4 in the issue's figures); now here.
     // What still makes round 1's next the slowest is Node, not PostgreSQL: per next+submit the
     // backends' CPU is the same in every round, and so is the server's main-thread time (CPU profile,
-    // think level of each round), but the server process's CPU is 15-30% higher in round 1 than in
+    // think level of each round), but the server process's CPU is 20-30% higher in round 1 than in
     // rounds 2 and 3 (the reviewers' likewise), so it is spent on V8's other threads (compiler,
     // collector). A longer warm-up (2,000 calls), or one with think time, did not remove it.
     await storeLevel(rig, REVIEWERS * 2);
