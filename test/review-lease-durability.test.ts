@@ -2,10 +2,12 @@
 // waiting for the WAL flush, so a crash may forget it; a submit commits durably. A forgotten lease
 // only returns its item to the queue, and its holder's submit is refused, so no item gets more
 // annotations than annotators_per_item. And the candidate scan stays on the open items, and a submit
-// on the leases' primary key, whatever the statistics say (migration 030). PostgreSQL only (TRIBUNAL_TEST_STORE=postgres).
+// on the leases' primary key, whatever the statistics say (migration 030), and `next` reads the
+// item's log by its primary key. PostgreSQL only (TRIBUNAL_TEST_STORE=postgres).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type pg from 'pg';
+import { NEXT_STATEMENT } from '../src/review/pg-review.ts';
 import { reviewId } from '../src/review/queues.ts';
 import { reviewStore } from '../src/review/store.ts';
 import type { ReviewItemRecord, ReviewLabelRecord } from '../src/review/types.ts';
@@ -157,6 +159,42 @@ describe('review leases: soft state, durable annotations', () => {
       for (const plan of candidates) {
         assert.match(plan, /review_items_open/);
         assert.doesNotMatch(plan, /review_items_by_queue|review_items_pkey on review_items i/);
+      }
+    }),
+  );
+
+  it("next reads the item's log by its primary key, however few logs there are", { skip }, () =>
+    withStore(async (store) => {
+      const { rs, q } = await queueOfOne(store, 'log lookup');
+      // Few short logs (a new deployment): as a plain join against the 1,000 rows PostgreSQL assumes
+      // of review_next, reading execution_logs whole (a hash join, or a merge join walking its primary
+      // key up to the item's log) looked cheaper than one lookup.
+      await store.sql(
+        `INSERT INTO execution_logs (id, org_id, type, project_id, response, tags, evaluator_results, evaluator_ids, latency_ms, created_at)
+         SELECT 'log_' || g, $1, 'judge', 'prj_x', 'r', '{}', '[]', '{}', 1, now() FROM generate_series(0, 2999) g`,
+        [q.org_id],
+      );
+      await rs.addItems(q.id, items(q.id, 3000));
+      await store.sql('ANALYZE execution_logs');
+      await store.sql('ANALYZE review_items');
+      const client: pg.PoolClient = await store.pool.connect();
+      let plans: string[];
+      try {
+        // Prepared once and run seven times: custom plans, then the generic one.
+        plans = await explained(client, async () => {
+          for (let i = 0; i < 7; i++) {
+            const { rows } = await client.query({ ...NEXT_STATEMENT, values: [q.id, q.org_id, `key_${i}`, now()] });
+            assert.equal(rows[0].id, rows[0].item_log_id, "the answer carries the leased item's log");
+          }
+        });
+      } finally {
+        client.release(true);
+      }
+      const outer = plans.filter((p) => p.includes('Function Scan on review_next'));
+      assert.equal(outer.length, 7, 'one plan per call');
+      for (const plan of outer) {
+        assert.match(plan, /Index Scan using execution_logs_pkey on execution_logs/, plan);
+        assert.doesNotMatch(plan, /Hash|Merge|Seq Scan/, plan);
       }
     }),
   );

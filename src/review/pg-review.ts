@@ -79,7 +79,17 @@ const LOG_SELECT = [...LOG_COLUMNS, 'extra'].map((c) => `l.${c}`).join(', ');
  * statistics that could turn bad: primary-key lookups and one call of a function whose own
  * statements are planned inside it.
  */
-const NEXT = { name: 'tribunal_review_next_v1', text: `SELECT n.*, ${LOG_SELECT} FROM review_next($1, $2, $3, $4, NULL) n LEFT JOIN execution_logs l ON l.id = n.item_log_id` };
+// The log is read in a LATERAL subquery with LIMIT 1 (the primary key: at most one row anyway) so that
+// it stays a lookup of that one row by id. As a plain join, the planner counts the 1,000 rows any
+// set-returning function is assumed to return, and while execution_logs is small next to that (a new
+// deployment: 30,000 short logs) it hashes the whole table on every `next` (a sequential scan of
+// execution_logs per call) instead of looking one row up; the subquery's LIMIT keeps it from being
+// turned back into that join.
+export const NEXT_STATEMENT = {
+  name: 'tribunal_review_next_v2',
+  text: `SELECT n.*, l.* FROM review_next($1, $2, $3, $4, NULL) n
+           LEFT JOIN LATERAL (SELECT ${LOG_SELECT} FROM execution_logs l WHERE l.id = n.item_log_id LIMIT 1) l ON true`,
+};
 const ITEM_IN_QUEUE = {
   name: 'tribunal_review_item_in_queue_v1',
   text: `SELECT q.record AS queue_record, i.id AS item_id, i.execution_log_id AS item_log_id, i.source AS item_source, i.done AS item_done,
@@ -203,7 +213,7 @@ export class PgReviewStore implements ReviewStore {
    * guarantees described there) and the item's log for the answer.
    */
   async nextInQueue(queueId: string, orgId: string, annotatorId: string, now: string) {
-    const { rows } = await this.q(NEXT, [queueId, orgId, annotatorId, now]);
+    const { rows } = await this.q(NEXT_STATEMENT, [queueId, orgId, annotatorId, now]);
     if (!rows.length) return null;
     const r = rows[0];
     const got = leasedFromRow(r, annotatorId, now);
