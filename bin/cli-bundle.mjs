@@ -17,7 +17,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const KEEP = 3;
 const KEEP_YOUNGER_MS = 3_600_000;
 /** Bumped when the way bundles are built changes: older ones are then rebuilt. */
-const FORMAT = 2;
+const FORMAT = 3;
 /**
  * Packages built into the bundle rather than imported from node_modules at run time. zod is spread
  * over some hundred small ES modules: importing it from node_modules costs a command like `tribunal
@@ -27,6 +27,15 @@ const FORMAT = 2;
  * `tribunal serve`): its registry and config live on globalThis and its instanceof checks traits.
  */
 const INLINE = /^(zod|csv-parse)(\/|$)/;
+
+/**
+ * zod's `locales` namespace (the error messages in some sixty languages, which zod's index exports
+ * as `z.locales` for `z.config()`) stands for about half of its code, read and compiled by every
+ * command that checks input (issue 33: 370 KB of a 755 KB chunk). The project never switches zod's
+ * language, so in the bundle that namespace holds English only; zod itself loads English (the
+ * default) directly, not through it.
+ */
+const ZOD_LOCALES = /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/;
 
 /** The CLI's module (src/cli.ts): from the bundle when it can be had, else through tsx. */
 export async function loadCli() {
@@ -121,6 +130,20 @@ function externalPackages() {
   };
 }
 
+/** zod's locales index -> a module that exports the English one only (see ZOD_LOCALES). */
+function englishOnlyZod() {
+  return {
+    name: 'tribunal-zod-english',
+    setup(build) {
+      build.onLoad({ filter: ZOD_LOCALES }, (args) => ({
+        contents: 'export { default as en } from "./en.js";\n',
+        resolveDir: path.dirname(args.path),
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** Builds a new bundle into its own directory, then points the manifest at it (both by rename). */
 async function buildBundle({ root, cache }) {
   const { build } = await import('esbuild');
@@ -141,7 +164,7 @@ async function buildBundle({ root, cache }) {
       target: `node${process.versions.node}`,
       metafile: true,
       logLevel: 'silent',
-      plugins: [externalPackages(), sourcePlugin(root, stamps)],
+      plugins: [externalPackages(), sourcePlugin(root, stamps), englishOnlyZod()],
     });
     for (const file of Object.keys(result.metafile.inputs)) {
       const rel = path.relative(root, packageManifest(path.resolve(file)) ?? path.resolve(file));

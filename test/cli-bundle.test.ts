@@ -56,3 +56,15 @@ test('bin/tribunal.js answers the same from the bundle and through tsx', () => {
   assert.match(bundled.stderr, /--input <data.jsonl\|data.csv> is required/);
   assert.ok(fs.existsSync(path.join(ROOT, '.cache', 'cli', 'manifest.json')));
 });
+
+test("the bundle carries zod's English messages only (its other locales are half of zod's code)", async () => {
+  const entry: string = await bundledCli(ROOT);
+  const dir = path.dirname(entry);
+  const code = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.mjs'))
+    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
+    .join('\n');
+  assert.match(code, /zod\/v4\/locales\/en\.js/);
+  assert.doesNotMatch(code, /zod\/v4\/locales\/(de|fr|ja)\.js/);
+});
