@@ -29,7 +29,12 @@ describe('GroupCommit', () => {
       maxGroup: 3,
       maxInFlight: 1,
     });
-    const answers = [1, 2, 3, 4, 13, 6].map((n) => commit.write(n).then((v) => ({ v }), (err: Error) => ({ err: err.message })));
+    const answers = [1, 2, 3, 4, 13, 6].map((n) =>
+      commit.write(n).then(
+        (v) => ({ v }),
+        (err: Error) => ({ err: err.message }),
+      ),
+    );
     release();
     assert.deepEqual(await Promise.all(answers), [{ v: 2 }, { v: 4 }, { v: 6 }, { v: 8 }, { err: 'thirteen refused' }, { v: 12 }]);
     // The first alone (a slot was free), the next three together, then [13, 6] refused and each alone.
@@ -45,7 +50,18 @@ describe('grouped batch rows and logs on PostgreSQL', () => {
   after(() => store.close());
 
   const batch = (id: string, orgId: string) =>
-    store.createBatchExecution({ id, org_id: orgId, judge_id: 'jdg_1', dataset_id: null, status: 'running', total: 100, done: 0, failed: 0, cost_usd: 0, created_at: new Date().toISOString() } as never);
+    store.createBatchExecution({
+      id,
+      org_id: orgId,
+      judge_id: 'jdg_1',
+      dataset_id: null,
+      status: 'running',
+      total: 100,
+      done: 0,
+      failed: 0,
+      cost_usd: 0,
+      created_at: new Date().toISOString(),
+    } as never);
   const row = (position: number, score: number | null, cost: number | null): BatchRowRecord => ({
     position,
     item_id: null,
@@ -87,7 +103,12 @@ describe('grouped batch rows and logs on PostgreSQL', () => {
     const logs = Array.from({ length: 30 }, () => log(o.id, { batch_execution_id: 'bex_group_logs' }));
     await store.appendExecutionLog(logs[0]);
     const outcomes = await Promise.all(
-      [...logs, logs[0], logs[5]].map((l) => store.appendExecutionLog(l).then(() => 'stored', (err) => (err instanceof StoreConflictError ? `taken ${err.reason.kind}` : String(err)))),
+      [...logs, logs[0], logs[5]].map((l) =>
+        store.appendExecutionLog(l).then(
+          () => 'stored',
+          (err) => (err instanceof StoreConflictError ? `taken ${err.reason.kind}` : String(err)),
+        ),
+      ),
     );
     assert.deepEqual(outcomes, ['taken id_taken', ...Array(29).fill('stored'), 'taken id_taken', 'taken id_taken']);
     for (const l of logs) assert.equal((await store.getExecutionLog(l.id))?.id, l.id);
