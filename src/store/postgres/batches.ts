@@ -8,9 +8,12 @@ import { extraOf, iso, json, PageSql, placeholders, toPage, type Row } from './c
 import type { PgConnection } from './connection.ts';
 import type { BatchStore } from '../parts/batches.ts';
 import type { RowSpend } from '../budget-types.ts';
-import { budgetKeyParams } from './budgets.ts';
+import { batchRowWriter } from './batch-row-writes.ts';
 
 const BATCH_COLUMNS = ['id', 'org_id', 'judge_id', 'dataset_id', 'status', 'total', 'done', 'failed', 'cost_usd', 'created_at'] as const;
+
+/** The cancel checks' read (getBatchStatus): parsed and planned once per connection. */
+const STATUS_READ = { name: 'tribunal_batch_status', text: 'SELECT status FROM batch_executions WHERE id = $1' };
 
 function batchFromRow(r: Row): BatchExecutionRecord {
   return {
@@ -38,15 +41,7 @@ async function listBatchRows(db: PgConnection, batchId: string, query: BatchRowQ
   return { items: kept.map((r) => r.record as BatchRowRecord), last: rows.length > query.limit ? Number(kept[kept.length - 1].position) : undefined };
 }
 
-/**
- * A row's spend on its budget counter, in the statement that records the row (parameters $7-$11:
- * the counter's key and the USD): added only when the row was inserted, as pgSettleBudget adds it.
- */
-const SPEND_WITH_ROW = `INSERT INTO budget_counters AS c (org_id, scope, scope_id, period, spent_usd)
-         SELECT $7, $8, $9, $10, $11::numeric FROM inserted
-         ON CONFLICT (org_id, scope, scope_id, period) DO UPDATE SET spent_usd = c.spent_usd + EXCLUDED.spent_usd`;
-
-export const pgBatches = (db: PgConnection): BatchStore => ({
+export const pgBatches = (db: PgConnection, recordRow = batchRowWriter(db)): BatchStore => ({
   async createBatchExecution(b: BatchExecutionRecord, items?: DatasetItemInput[]): Promise<void> {
     await db.transaction(
       async (c) => {
@@ -77,9 +72,12 @@ export const pgBatches = (db: PgConnection): BatchStore => ({
     return db.one('SELECT * FROM batch_executions WHERE id = $1', [id], batchFromRow);
   },
 
-  /** The status column alone: no row decoded, no `extra` parsed (asked before every row and model call of a run). */
+  /**
+   * The status column alone: no row decoded, no `extra` parsed (asked before every row and model call
+   * of a run), by a statement each connection prepares once.
+   */
   async getBatchStatus(id: string) {
-    const { rows } = await db.query('SELECT status FROM batch_executions WHERE id = $1', [id]);
+    const { rows } = await db.query(STATUS_READ, [id]);
     return rows[0] ? (rows[0].status as BatchExecutionRecord['status']) : null;
   },
 
@@ -99,55 +97,37 @@ export const pgBatches = (db: PgConnection): BatchStore => ({
     return rows.map(batchFromRow);
   },
 
+  /**
+   * Read, merge, then write only if nothing but the counters changed meanwhile (status, total and
+   * `extra` as read, compared by a digest of extra's text): two statements and no transaction, where
+   * a locked read-modify-write took five (BEGIN, read, write, read, COMMIT). The write answers the
+   * row as it now stands, counters included. A write that lost the race merges again.
+   */
   async updateBatchExecution(id: string, patch: BatchPatch): Promise<BatchExecutionRecord | null> {
     const { if_status, ...fields } = patch;
-    return db.transaction(async (c) => {
-      const { rows } = await c.query('SELECT * FROM batch_executions WHERE id = $1 FOR UPDATE', [id]);
-      if (!rows[0]) return { rollback: null };
+    const given = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+    // Counters are never written from a read copy: recordBatchRow moves them in SQL.
+    const costGiven = fields.cost_usd !== undefined;
+    for (;;) {
+      const { rows } = await db.query('SELECT *, md5(extra::text) AS extra_md5 FROM batch_executions WHERE id = $1', [id]);
+      if (!rows[0]) return null;
       const current = batchFromRow(rows[0]);
-      if (if_status && !if_status.includes(current.status)) return { rollback: null };
-      const next = { ...current, ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) } as BatchExecutionRecord;
-      // Counters are never written from a read copy: recordBatchRow moves them in SQL.
-      const costGiven = fields.cost_usd !== undefined;
-      await c.query(`UPDATE batch_executions SET status = $2, total = $3, extra = $4${costGiven ? ', cost_usd = $5' : ''} WHERE id = $1`, [
-        id,
-        next.status,
-        next.total,
-        extraOf(next, BATCH_COLUMNS),
-        ...(costGiven ? [fields.cost_usd] : []),
-      ]);
-      const after = await c.query('SELECT * FROM batch_executions WHERE id = $1', [id]);
-      return batchFromRow(after.rows[0]);
-    });
+      if (if_status && !if_status.includes(current.status)) return null;
+      const next = { ...current, ...given } as BatchExecutionRecord;
+      const { rows: after } = await db.write(
+        `UPDATE batch_executions SET status = $2, total = $3, extra = $4${costGiven ? ', cost_usd = $8' : ''}
+         WHERE id = $1 AND status = $5 AND total = $6 AND md5(extra::text) = $7 RETURNING *`,
+        [id, next.status, next.total, extraOf(next, BATCH_COLUMNS), current.status, current.total, rows[0].extra_md5, ...(costGiven ? [fields.cost_usd] : [])],
+      );
+      if (after[0]) return batchFromRow(after[0]);
+    }
   },
 
   /**
-   * The row and its counts in one statement (autocommit, so atomic): one round trip per row rather
-   * than four (BEGIN, insert, update, COMMIT). The counters move only when the row was inserted.
+   * The row and its counts in one statement (autocommit, so atomic), shared with the rows of any run
+   * finishing meanwhile (batch-row-writes.ts). The counters move only when the row was inserted.
    */
-  async recordBatchRow(batchId: string, row: BatchRowRecord, spend?: RowSpend): Promise<boolean> {
-    const counted = spend && spend.usd !== 0 ? spend : null;
-    const { rows } = await db.write(
-      `WITH inserted AS (
-         INSERT INTO batch_rows (batch_id, position, record) VALUES ($1, $2, $3) ON CONFLICT (batch_id, position) DO NOTHING RETURNING position
-       ), counted AS (
-         UPDATE batch_executions SET done = done + $4, failed = failed + $5,
-           cost_usd = CASE WHEN cost_usd IS NULL OR $6::double precision IS NULL THEN NULL ELSE round((cost_usd + $6::double precision)::numeric, 9)::double precision END
-         WHERE id = $1 AND EXISTS (SELECT 1 FROM inserted)
-       )${counted ? `, spent AS (${SPEND_WITH_ROW})` : ''}
-       SELECT count(*)::int AS n FROM inserted`,
-      [
-        batchId,
-        row.position,
-        json(row),
-        row.score !== null ? 1 : 0,
-        row.score !== null ? 0 : 1,
-        row.cost_usd,
-        ...(counted ? [...budgetKeyParams(counted.key), counted.usd.toFixed(9)] : []),
-      ],
-    );
-    return rows[0].n > 0;
-  },
+  recordBatchRow: (batchId: string, row: BatchRowRecord, spend?: RowSpend): Promise<boolean> => recordRow({ batchId, row, spend }),
 
   listBatchRows: (batchId: string, query: BatchRowQuery) => listBatchRows(db, batchId, query),
 

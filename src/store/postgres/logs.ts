@@ -5,28 +5,59 @@ import type { ExecutionLogRecord, LogFilter, LogStore, LogValueField, ResultCach
 import type { Page, PageQuery } from '../parts/page.ts';
 import { json, LOG_INSERT_COLUMNS, logFromRow, logPageQuery, logValues, logValuesQuery, placeholders, toPage } from './codecs.ts';
 import type { PgConnection } from './connection.ts';
+import { BATCH_HOLD_MS, GroupCommit, type GroupOutcome } from './group-commit.ts';
+import { StoreConflictError } from '../types.ts';
 
-export const pgLogs = (db: PgConnection): LogStore => ({
-  async appendExecutionLog(log: ExecutionLogRecord): Promise<void> {
-    await db.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(LOG_INSERT_COLUMNS.length)})`, logValues(log), () => ({
-      kind: 'id_taken',
-      resource: 'execution_log',
-      id: log.id,
-    }));
-  },
-  getExecutionLog(id: string) {
-    return db.one('SELECT * FROM execution_logs WHERE id = $1', [id], logFromRow);
-  },
-  async listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>> {
-    const { sql, params } = logPageQuery(filter, page);
-    return toPage((await db.query(sql, params)).rows, page, logFromRow);
-  },
-  async listLogValues(orgId: string, field: LogValueField, query: ValueQuery): Promise<{ values: string[]; more: boolean }> {
-    const { sql, params } = logValuesQuery(orgId, field, query);
-    const values = (await db.query(sql, params)).rows.map((r) => r.value as string);
-    return { values: values.slice(0, query.limit), more: values.length > query.limit };
-  },
-});
+const logTaken = (id: string) => new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id });
+
+/** One log alone. */
+async function appendOne(db: PgConnection, log: ExecutionLogRecord): Promise<void> {
+  await db.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(LOG_INSERT_COLUMNS.length)})`, logValues(log), () => ({
+    kind: 'id_taken',
+    resource: 'execution_log',
+    id: log.id,
+  }));
+}
+
+/** Several logs in one statement; a log whose id is taken (before, or by another writer meanwhile) is refused alone. */
+async function appendMany(db: PgConnection, logs: ExecutionLogRecord[]): Promise<GroupOutcome<void>> {
+  const perRow = LOG_INSERT_COLUMNS.length;
+  const rows = logs.map((_, r) => `(${placeholders(perRow, r * perRow)})`).join(', ');
+  const result = await db.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES ${rows} ON CONFLICT (id) DO NOTHING RETURNING id`, logs.flatMap(logValues));
+  const inserted = new Set(result.rows.map((r) => r.id as string));
+  return logs.map((l) => (inserted.has(l.id) ? { ok: undefined } : { error: logTaken(l.id) }));
+}
+
+/**
+ * Logs written while another statement of logs is on its way go together (group-commit.ts): a batch
+ * run's rows finish in bursts. Each is answered when its statement has committed.
+ */
+export const pgLogs = (db: PgConnection): LogStore => {
+  const appends = new GroupCommit<ExecutionLogRecord, void>({
+    one: (log) => appendOne(db, log),
+    many: (logs) => appendMany(db, logs),
+    maxGroup: 32,
+    maxInFlight: 2,
+    key: (log) => log.id,
+    // A batch row's log may wait for the logs of rows finishing with it; any other log goes at once.
+    holdMs: (log) => (log.batch_execution_id ? BATCH_HOLD_MS : 0),
+  });
+  return {
+    appendExecutionLog: (log: ExecutionLogRecord): Promise<void> => appends.write(log),
+    getExecutionLog(id: string) {
+      return db.one('SELECT * FROM execution_logs WHERE id = $1', [id], logFromRow);
+    },
+    async listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>> {
+      const { sql, params } = logPageQuery(filter, page);
+      return toPage((await db.query(sql, params)).rows, page, logFromRow);
+    },
+    async listLogValues(orgId: string, field: LogValueField, query: ValueQuery): Promise<{ values: string[]; more: boolean }> {
+      const { sql, params } = logValuesQuery(orgId, field, query);
+      const values = (await db.query(sql, params)).rows.map((r) => r.value as string);
+      return { values: values.slice(0, query.limit), more: values.length > query.limit };
+    },
+  };
+};
 
 /** A hit takes a new use number; a put evicts every entry maxEntries or more numbers below its own, in the same statement. */
 export const pgResultCache = (db: PgConnection): ResultCacheStore => ({
