@@ -3,7 +3,7 @@
 // position) and compared per evaluator with a paired bootstrap (src/batch/experiments.ts). Never an
 // MCP tool: the 14 tools stay as they are.
 import { z } from 'zod';
-import { batchRowScores, getVisibleBatch } from '../batch/batches.ts';
+import { getVisibleBatch } from '../batch/batches.ts';
 import { compareRuns, RunCollector, type PairBy } from '../batch/experiments.ts';
 import { TribunalError, validationError } from '../errors.ts';
 import type { RequestContext } from '../context.ts';
@@ -86,11 +86,20 @@ const brief = (r: Batch) => ({
   failed: r.failed,
 });
 
+/** Rows read per page: large, as every row of both runs is read anyway (a page is a file open and read, or a query). */
+const PAGE = 5000;
+
 async function collect(ctx: RequestContext, id: string) {
   const c = new RunCollector();
-  // The rows' scores only: a run's justifications are most of its bytes and play no part here.
-  for await (const row of batchRowScores(ctx.store, id, 1000)) c.add(row);
-  return c.finish();
+  // The rows' scores only: a run's justifications are most of its bytes and play no part here. A
+  // page at a time, each page's rows added in a plain loop: an async iterator's step per row (a
+  // promise and a turn of the event loop each) cost more than adding the row.
+  for (let after: number | undefined; ; ) {
+    const page = await ctx.store.listBatchRowScores(id, { limit: PAGE, after });
+    for (const row of page.items) c.add(row);
+    if (page.last === undefined) return c.finish();
+    after = page.last;
+  }
 }
 
 // Two completed runs never change (a cancelled or failed one may still record rows that were in
