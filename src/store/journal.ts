@@ -3,11 +3,11 @@
 // rewritten per lease and per submit, 21.6 MB at 100,000 items, issue 31; evaluation rules:
 // traces/rules.json rewritten per enqueue, claim and finish, issue 33).
 //
-// A line is written (write(2), synchronously) in the same tick as the change is applied in memory,
-// so the file holds the changes in their order and a process crash loses nothing written. A durable
-// change is answered after an fdatasync that began after its line was written; callers that arrive
-// while one is in flight share the next (group commit). A change its store calls not durable (a
-// review lease) is answered once written, and synced with the next durable change or within
+// Lines are written in the order of their changes. A durable change's line waits in memory for the
+// group commit: the changes that arrive while an fdatasync is in flight are written with one
+// write(2) and synced with the next one, and answered after it (a crash before loses only changes
+// not yet answered). A change its store calls not durable (a review lease) is written at once, with
+// the lines before it, answered then, and synced with the next durable change or within
 // 200 ms: like PostgreSQL's leases (synchronous_commit off), an OS crash may forget a lease of the
 // last moment, which only hands that item out again.
 //
@@ -115,6 +115,8 @@ export class Journal {
   private dirDirty = false;
   private readonly sync: GroupCommit;
   private compacting?: Promise<void>;
+  /** Lines of durable changes not written yet (the next commit writes them). */
+  private unwritten = '';
   private lazyTimer?: NodeJS.Timeout;
   private closed = false;
 
@@ -143,6 +145,7 @@ export class Journal {
     } else if (scan.unterminated) fs.writeSync(this.fd, '\n');
     this.bytes = fs.fstatSync(this.fd).size;
     this.sync = new GroupCommit(async () => {
+      this.writeOut();
       const dirty = this.dirDirty;
       this.dirDirty = false;
       await new Promise<void>((resolve, reject) => fs.fdatasync(this.fd, (err) => (err ? reject(err) : resolve())));
@@ -173,7 +176,8 @@ export class Journal {
     // After close the directory may belong to another process: never write to it again.
     if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
     const text = `${line}\n`;
-    fs.writeSync(this.fd, text);
+    this.unwritten += text;
+    if (!durable) this.writeOut();
     this.bytes += Buffer.byteLength(text);
     if (!this.compacting && this.bytes >= (this.compactBytes ?? Math.max(MIN_COMPACT_BYTES, this.snapshotBytes))) {
       void this.compact().catch((err) => log.warn(`${this.journalFile}: compaction failed (${err.message}); the journal keeps growing and is replayed at start`));
@@ -186,6 +190,14 @@ export class Journal {
     return Promise.resolve();
   }
 
+  /** Writes the lines waiting, in order, with one write(2). */
+  private writeOut(): void {
+    if (!this.unwritten) return;
+    const text = this.unwritten;
+    this.unwritten = '';
+    fs.writeSync(this.fd, text);
+  }
+
   /** Starts a new journal, writes the snapshot whole and removes the old journal; resolves once all is on disk. */
   compact(): Promise<void> {
     this.compacting ??= this.rotateAndSnapshot().finally(() => (this.compacting = undefined));
@@ -196,6 +208,7 @@ export class Journal {
     const old = this.oldJournalFile;
     // Synchronously, between two changes: the snapshot text holds every line of the renamed journal.
     // An old journal still there (a compaction that failed) holds lines the snapshot holds too.
+    this.writeOut();
     if (!fs.existsSync(old)) fs.renameSync(this.journalFile, old);
     const oldFd = this.fd;
     this.fd = fs.openSync(this.journalFile, 'a');
