@@ -13,42 +13,11 @@ import { JsonRuleStore } from '../src/store/json-eval-rules.ts';
 import type { EvalJob, RuleRecord, RuleStore } from '../src/traces/rules/types.ts';
 import type { Store } from '../src/store/types.ts';
 import { openTestStore, tempDir } from './helpers/server.ts';
+import { queuedUnit, ruleRecord } from './helpers/rule-queue.ts';
 
 const t = (s: number) => new Date(Date.UTC(2026, 2, 1, 0, 0, s)).toISOString();
-const rule = (id: string, over: Partial<RuleRecord> = {}): RuleRecord => ({
-  id,
-  org_id: 'org_j',
-  key_id: 'key_j',
-  name: id,
-  judge_id: 'jdg_x',
-  evaluator_id: null,
-  scope: 'span',
-  filter: [],
-  sampling_rate: 1,
-  delay_seconds: 0,
-  budget: null,
-  active: true,
-  extractor: null,
-  queue_limit: 100,
-  shed_policy: 'drop_oldest',
-  created_at: t(0),
-  updated_at: t(0),
-  ...over,
-});
-const job = (ruleId: string, n: number, runAfter: string, created = runAfter): EvalJob => ({
-  id: `${ruleId}:${n}`,
-  org_id: 'org_j',
-  rule_id: ruleId,
-  scope: 'span',
-  trace_id: n.toString(16).padStart(32, '0'),
-  span_id: n.toString(16).padStart(16, '0'),
-  session_id: null,
-  state: 'queued',
-  created_at: created,
-  run_after: runAfter,
-  lease_until: null,
-  attempts: 0,
-});
+const rule = (id: string, over: Partial<RuleRecord> = {}) => ruleRecord(id, 'org_j', { queue_limit: 100, created_at: t(0), updated_at: t(0), ...over });
+const job = (ruleId: string, n: number, runAfter: string, created = runAfter) => queuedUnit('org_j', ruleId, n, runAfter, created);
 const counts = { always: { matched: 1, sampled: 1 }, queued: { 'day:x:runs': 1 } };
 
 describe('rule queue on the test store', () => {
