@@ -27,7 +27,7 @@ const CORE_ORDER: Rooms = [
   ['files', [/^src\/files\/(?!routes\.ts$)/]],
   ['datasets', [/^src\/datasets\//]],
   // a review queue's records and its sources (a run's log fed into queues), below the engine that feeds them
-  ['review records', [/^src\/review\/(store|json-review|json-review-state|json-review-journal|pg-review|types|ids|sources)\.ts$/]],
+  ['review records', [/^src\/review\/(store|json-review|json-review-state|pg-review|types|ids|sources)\.ts$/]],
   // the pure scoring engine and its scoring kinds: no store, no domain, no log written
   ['engine', [/^src\/engine\/(?!providers\/)/]],
   // the runs (issue 25): execute, compare, prepare a batch; they load, resolve models, ask the engine and write the log

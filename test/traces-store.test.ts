@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fs from 'node:fs';
 import { openTestStore, tempDir } from './helpers/server.ts';
+import { queuedUnit, ruleRecord } from './helpers/rule-queue.ts';
 import { traceStoreOf } from '../src/traces/store.ts';
 import { ruleStoreOf } from '../src/traces/rules/store.ts';
 import type { Span } from '../src/traces/types.ts';
-import type { EvalJob, RuleRecord } from '../src/traces/rules/types.ts';
 import type { Store } from '../src/store/types.ts';
 
 const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
@@ -211,39 +211,8 @@ describe('trace store', () => {
 });
 
 describe('rule store queue', () => {
-  const rule = (id: string): RuleRecord => ({
-    id,
-    org_id: 'org_a',
-    key_id: 'key_a',
-    name: id,
-    judge_id: 'jdg_x',
-    evaluator_id: null,
-    scope: 'span',
-    filter: [],
-    sampling_rate: 1,
-    delay_seconds: 0,
-    budget: null,
-    active: true,
-    extractor: null,
-    queue_limit: 2,
-    shed_policy: 'drop_oldest',
-    created_at: new Date().toISOString(),
-    updated_at: new Date().toISOString(),
-  });
-  const job = (ruleId: string, n: number, at: string): EvalJob => ({
-    id: `${ruleId}:${n}`,
-    org_id: 'org_a',
-    rule_id: ruleId,
-    scope: 'span',
-    trace_id: hex(n, 32),
-    span_id: hex(n, 16),
-    session_id: null,
-    state: 'queued',
-    created_at: at,
-    run_after: at,
-    lease_until: null,
-    attempts: 0,
-  });
+  const rule = (id: string) => ruleRecord(id, 'org_a');
+  const job = (ruleId: string, n: number, at: string) => queuedUnit('org_a', ruleId, n, at);
 
   it('dedupes units, sheds by policy, claims each once, and counts the finish once', async () => {
     const rs = await ruleStoreOf(store);

@@ -11,24 +11,19 @@
 // - a rule's queued or running units move queued with no lease (a JSON server does the same at
 //   start-up: no worker of the stopped process holds them), and only together with their rule,
 //   in the rule's transaction: a second run never queues again a unit PostgreSQL has finished.
-import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
 import { loadReviewState, type ReviewData } from '../review/json-review-state.ts';
 import { PgReviewStore } from '../review/pg-review.ts';
 import type { ReviewItemRecord } from '../review/types.ts';
+import { loadRuleState } from '../store/json-eval-rules-state.ts';
 import { readLines } from '../store/json-traces.ts';
 import type { MigrateContext } from '../store/migrate-context.ts';
 import { PgRuleStore } from '../store/postgres/eval-rules.ts';
 import { PgTraceStore } from '../store/postgres/traces.ts';
 import { inTransaction } from '../store/postgres/transaction.ts';
-import type { EvalJob, RuleRecord } from '../traces/rules/types.ts';
+import type { EvalJob } from '../traces/rules/types.ts';
 import { logEventKey, type SpanEvaluation, type SpanLogEvent, type SpanRecord } from '../traces/types.ts';
-
-function readJson<T>(file: string, empty: T): T {
-  if (!fs.existsSync(file)) return empty;
-  return { ...empty, ...(JSON.parse(fs.readFileSync(file, 'utf8')) as T) };
-}
 
 /** A record row (id, org_id, created_at, record) unless its id is there: how queues and rules are copied. */
 function insertRecordRow(c: pg.PoolClient, table: string, r: { id: string; org_id: string; created_at: string }) {
@@ -137,15 +132,10 @@ async function migrateReview(ctx: MigrateContext): Promise<void> {
   }
 }
 
-interface RuleData {
-  rules: Record<string, RuleRecord>;
-  counters: Record<string, Record<string, number>>;
-  jobs: Record<string, EvalJob>;
-}
-
 async function migrateRules(ctx: MigrateContext): Promise<void> {
   const { counts, target } = ctx;
-  const data = readJson<RuleData>(path.join(ctx.dataDir, 'traces', 'rules.json'), { rules: {}, counters: {}, jobs: {} });
+  // The snapshot with its journal replayed (running units waiting again), as a JSON server starts.
+  const data = loadRuleState(ctx.dataDir).state.data;
   const rules = Object.values(data.rules).sort(oldestFirst);
   // As a JSON server resumes them at start-up: waiting, held by no worker.
   const units = (ruleId: string) =>

@@ -6,6 +6,7 @@
 // emptying the journal applies nothing twice (a submit's `done + 1` is not idempotent).
 import fs from 'node:fs';
 import path from 'node:path';
+import { type JournalFiles, type JournalScan, replayJournals } from '../store/journal.ts';
 import type { ReviewItemRecord, ReviewLabelRecord, ReviewLeaseRecord, ReviewQueueRecord } from './types.ts';
 
 export interface ReviewData {
@@ -26,9 +27,8 @@ export type ReviewChange =
   | { k: 'adjudicated'; item_id: string; at: string };
 
 export const SNAPSHOT = 'review.json';
-export const JOURNAL = 'review.journal.jsonl';
-/** The journal a compaction started from, until its snapshot is written (json-review-journal.ts). */
-export const OLD_JOURNAL = 'review.journal.jsonl.old';
+/** The snapshot and its journal (src/store/journal.ts), in the data directory. */
+export const REVIEW_FILES = (dataDir: string): JournalFiles => ({ dir: dataDir, snapshot: SNAPSHOT, journal: 'review.journal.jsonl' });
 
 const leaseKey = (itemId: string, annotatorId: string) => `${itemId}\u0000${annotatorId}`;
 const CHANGES = new Set(['queue', 'delete', 'items', 'lease', 'done', 'skip', 'adjudicated']);
@@ -135,63 +135,14 @@ export class ReviewState {
   }
 }
 
-export interface JournalScan {
-  /** Bytes of the journal that hold whole lines (a torn last line starts here). */
-  whole: number;
-  /** Lines that were not changes (kept in place, reported). */
-  rejected: Array<{ line: number; text: string; reason: string }>;
-  /** Whether the file ends in a torn line, to be cut off at `whole`. */
-  torn: boolean;
-  /** Whether its last line is whole but lacks the newline (written before the next append). */
-  unterminated: boolean;
-}
-
 /**
  * Reads the snapshot and replays the journals over it (the one a compaction left, then the current
- * one), changing no file. A last line without its newline (a crash mid-append) is applied if it
- * parses whole and otherwise left out.
+ * one), changing no file (src/store/journal.ts).
  */
 export function loadReviewState(dataDir: string): { state: ReviewState; scan: JournalScan } {
   const snapshotFile = path.join(dataDir, SNAPSHOT);
   const state = new ReviewState(fs.existsSync(snapshotFile) ? JSON.parse(fs.readFileSync(snapshotFile, 'utf8')) : undefined);
   // Lines up to the snapshot's number are in it already; the rest are replayed in file order.
-  const after = state.seq;
-  replay(state, after, path.join(dataDir, OLD_JOURNAL));
-  return { state, scan: replay(state, after, path.join(dataDir, JOURNAL)) };
-}
-
-function replay(state: ReviewState, after: number, file: string): JournalScan {
-  const scan: JournalScan = { whole: 0, rejected: [], torn: false, unterminated: false };
-  let bytes: Buffer;
-  try {
-    bytes = fs.readFileSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return scan;
-    throw err;
-  }
-  let start = 0;
-  for (let lineNo = 1; start < bytes.length; lineNo++) {
-    const nl = bytes.indexOf(0x0a, start);
-    const end = nl < 0 ? bytes.length : nl;
-    const text = bytes.toString('utf8', start, end);
-    let change: unknown;
-    try {
-      change = text.trim() ? JSON.parse(text) : undefined;
-    } catch {
-      /* not JSON */
-    }
-    if (nl < 0 && !isChangeLine(change)) {
-      scan.rejected.push({ line: lineNo, text, reason: 'torn last line (a crash mid-append), cut off the journal' });
-      scan.torn = true;
-      break;
-    }
-    if (nl < 0) scan.unterminated = true;
-    if (isChangeLine(change)) {
-      const { s, ...rest } = change;
-      if (s > after) state.apply(rest as ReviewChange, s);
-    } else if (text.trim()) scan.rejected.push({ line: lineNo, text, reason: 'not a review change, skipped and left in place' });
-    start = nl < 0 ? bytes.length : nl + 1;
-  }
-  scan.whole = start;
-  return scan;
+  const scan = replayJournals(REVIEW_FILES(dataDir), state.seq, isChangeLine, (change, seq) => state.apply(change, seq), 'a review change');
+  return { state, scan };
 }

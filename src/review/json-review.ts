@@ -1,22 +1,22 @@
 // The JSON store's review queues: review.json (a snapshot) and review.journal.jsonl (every change
 // since, one line each), beside db.json; the data directory's lock makes this process their only
-// writer (json-review-state.ts reads them, json-review-journal.ts writes them). Checks and changes
+// writer (json-review-state.ts reads them, src/store/journal.ts writes them). Checks and changes
 // happen synchronously between awaits, so a lease is decided atomically; each change is then one
 // journal line, synced before the caller is answered (a lease: written, synced within 200 ms).
 import { newestFirst, type Page, type PageQuery } from '../store/types.ts';
-import { ReviewJournal } from './json-review-journal.ts';
-import { loadReviewState, type ReviewChange, type ReviewState } from './json-review-state.ts';
+import { Journal } from '../store/journal.ts';
+import { loadReviewState, REVIEW_FILES, type ReviewChange, type ReviewState } from './json-review-state.ts';
 import type { LeaseOutcome, ReviewCounts, ReviewItemRecord, ReviewLabelRecord, ReviewLeaseRecord, ReviewQueueRecord, ReviewStore } from './types.ts';
 
 export class JsonReviewStore implements ReviewStore {
   private readonly state: ReviewState;
-  private readonly journal: ReviewJournal;
+  private readonly journal: Journal;
 
   /** `compactBytes`: the journal size that triggers a compaction (default: the snapshot's size, at least 4 MiB). */
   constructor(dataDir: string, opts: { compactBytes?: number } = {}) {
     const { state, scan } = loadReviewState(dataDir);
     this.state = state;
-    this.journal = new ReviewJournal(dataDir, scan, () => state.snapshot(), opts.compactBytes);
+    this.journal = new Journal(REVIEW_FILES(dataDir), scan, () => state.snapshot(), opts.compactBytes);
   }
 
   private get data() {

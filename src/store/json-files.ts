@@ -100,6 +100,24 @@ export async function appendToHandle(handle: fsp.FileHandle, start: number, text
   }
 }
 
+/**
+ * Writes all of `bytes` at the end of the file (opened for appending) and fdatasyncs it, through the
+ * callback API on the handle's descriptor: the same two system calls as FileHandle.write and
+ * datasync, without a FileHandle request object and promise for each (this runs once per commit).
+ */
+export function appendAndSync(fd: number, bytes: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const sync = () => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve()));
+    const write = (at: number) =>
+      fs.write(fd, bytes, at, bytes.length - at, null, (err, written) => {
+        if (err) return reject(err);
+        if (at + written < bytes.length) return write(at + written);
+        sync();
+      });
+    write(0);
+  });
+}
+
 export async function syncDir(dir: string): Promise<void> {
   const handle = await fsp.open(dir, 'r');
   try {

@@ -1,13 +1,15 @@
 // The JSON store's spans (src/traces/types.ts): traces/spans.jsonl and traces/evaluations.jsonl in
-// the data directory, append-only, one JSON line per record; held in memory per organization (the
+// the data directory, append-only, one JSON line per record, each append group-committed and
+// fdatasync'd before it is answered (append-file.ts); held in memory per organization (the
 // span cap per organization, TRIBUNAL_TRACE_MAX_SPANS, bounds it). Log events (OTLP logs of GenAI
 // events) are traces/log-events.jsonl, bounded by TRIBUNAL_TRACE_MAX_LOG_RECORDS, merged into their
 // span when it is read. A torn last line (a crash
-// mid-append) is dropped at load; pruning (retention) rewrites the file through a temp file + rename.
+// mid-append) is dropped at load; pruning (retention) rewrites the file through a temp file, fsync + rename.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Span, SpanEvaluation, SpanLogEvent, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../traces/types.ts';
 import { logEventKey, spanKey, withLogEvents } from '../traces/types.ts';
+import { AppendFile } from './append-file.ts';
 
 interface OrgSpans {
   traces: Map<string, SpanRecord[]>;
@@ -87,20 +89,25 @@ export class JsonTraceStore implements TraceStore {
   private readonly orgs = new Map<string, OrgSpans>();
   private readonly evaluations = new Map<string, SpanEvaluation[]>(); // org:trace -> evaluations
   private readonly logs = new Map<string, OrgLogEvents>();
-  private readonly spansFile: string;
-  private readonly evalFile: string;
-  private readonly logFile: string;
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly spansFile: AppendFile;
+  private readonly evalFile: AppendFile;
+  private readonly logFile: AppendFile;
 
   constructor(dataDir: string) {
     const dir = path.join(dataDir, 'traces');
     fs.mkdirSync(dir, { recursive: true });
-    this.spansFile = path.join(dir, 'spans.jsonl');
-    this.evalFile = path.join(dir, 'evaluations.jsonl');
-    this.logFile = path.join(dir, 'log-events.jsonl');
-    for (const s of readLines<SpanRecord>(this.spansFile)) this.add(s);
-    for (const l of readLines<LogLine>(this.logFile)) this.addLog(l.org_id, l);
-    for (const e of readLines<SpanEvaluation>(this.evalFile)) this.addEval(e);
+    const [spans, evals, logs] = ['spans.jsonl', 'evaluations.jsonl', 'log-events.jsonl'].map((f) => path.join(dir, f)) as [string, string, string];
+    for (const s of readLines<SpanRecord>(spans)) this.add(s);
+    for (const l of readLines<LogLine>(logs)) this.addLog(l.org_id, l);
+    for (const e of readLines<SpanEvaluation>(evals)) this.addEval(e);
+    this.spansFile = new AppendFile(spans);
+    this.evalFile = new AppendFile(evals);
+    this.logFile = new AppendFile(logs);
+  }
+
+  /** Lets the files go once every append is on disk (the JSON store calls this before it releases its lock). */
+  async close(): Promise<void> {
+    await Promise.all([this.spansFile.close(), this.evalFile.close(), this.logFile.close()]);
   }
 
   private org(orgId: string): OrgSpans {
@@ -148,13 +155,6 @@ export class JsonTraceStore implements TraceStore {
     list.push(e);
     this.evaluations.set(k, list);
   }
-  /** Appends in call order, one write at a time. */
-  private append(file: string, lines: string): Promise<void> {
-    const next = this.chain.then(() => fs.promises.appendFile(file, lines));
-    this.chain = next.catch(() => undefined);
-    return next;
-  }
-
   async insertSpans(orgId: string, spans: Span[], maxSpans: number) {
     const o = this.org(orgId);
     let inserted = 0;
@@ -175,7 +175,7 @@ export class JsonTraceStore implements TraceStore {
         lines.push(JSON.stringify(rec));
       } else duplicates++;
     }
-    if (lines.length) await this.append(this.spansFile, `${lines.join('\n')}\n`);
+    if (lines.length) await this.spansFile.append(`${lines.join('\n')}\n`);
     return { inserted, duplicates, refused, stored };
   }
 
@@ -194,7 +194,7 @@ export class JsonTraceStore implements TraceStore {
         lines.push(JSON.stringify(line));
       } else duplicates++;
     }
-    if (lines.length) await this.append(this.logFile, `${lines.join('\n')}\n`);
+    if (lines.length) await this.logFile.append(`${lines.join('\n')}\n`);
     return { inserted, duplicates, refused };
   }
   async countLogEvents(orgId: string) {
@@ -274,28 +274,21 @@ export class JsonTraceStore implements TraceStore {
     return removed;
   }
 
+  /** The log events file rewritten from memory (every line appended so far is there). */
   private rewriteLogs(): Promise<void> {
-    const next = this.chain.then(async () => {
-      const tmp = `${this.logFile}.tmp`;
+    return this.logFile.rewrite(() => {
       const lines: string[] = [];
       for (const [orgId, o] of this.logs) for (const list of o.bySpan.values()) for (const l of list) lines.push(JSON.stringify({ org_id: orgId, ...l }));
-      await fs.promises.writeFile(tmp, lines.length ? `${lines.join('\n')}\n` : '');
-      await fs.promises.rename(tmp, this.logFile);
+      return lines.length ? `${lines.join('\n')}\n` : '';
     });
-    this.chain = next.catch(() => undefined);
-    return next;
   }
 
   private rewrite(): Promise<void> {
-    const next = this.chain.then(async () => {
-      const tmp = `${this.spansFile}.tmp`;
+    return this.spansFile.rewrite(() => {
       const lines: string[] = [];
       for (const o of this.orgs.values()) for (const spans of o.traces.values()) for (const s of spans) lines.push(JSON.stringify(s));
-      await fs.promises.writeFile(tmp, lines.length ? `${lines.join('\n')}\n` : '');
-      await fs.promises.rename(tmp, this.spansFile);
+      return lines.length ? `${lines.join('\n')}\n` : '';
     });
-    this.chain = next.catch(() => undefined);
-    return next;
   }
 
   async countSpans(orgId: string) {
@@ -303,7 +296,7 @@ export class JsonTraceStore implements TraceStore {
   }
   async addEvaluation(e: SpanEvaluation) {
     this.addEval(e);
-    await this.append(this.evalFile, `${JSON.stringify(e)}\n`);
+    await this.evalFile.append(`${JSON.stringify(e)}\n`);
   }
   async listEvaluations(orgId: string, traceId: string) {
     return structuredClone(this.evaluations.get(`${orgId}:${traceId}`) ?? []);

@@ -4,30 +4,12 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { loadLogFile, syncDir } from './json-files.ts';
+import { appendAndSync, loadLogFile, syncDir } from './json-files.ts';
 import { LogIndex, PENDING, type IndexedLog, type IndexFilter, type ValueField } from './log-index.ts';
 import type { ExecutionLogRecord, Page, PageQuery } from './types.ts';
 
 /** Copy size of a rewrite: the kept lines never sit in memory whole. */
 const COPY_CHUNK = 4 * 2 ** 20;
-
-/**
- * Writes all of `bytes` at the end of the file (opened for appending) and fdatasyncs it, through the
- * callback API on the handle's descriptor: the same two system calls as FileHandle.write and
- * datasync, without a FileHandle request object and promise for each (this runs once per commit).
- */
-function appendAndSync(fd: number, bytes: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const sync = () => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve()));
-    const write = (at: number) =>
-      fs.write(fd, bytes, at, bytes.length - at, null, (err, written) => {
-        if (err) return reject(err);
-        if (at + written < bytes.length) return write(at + written);
-        sync();
-      });
-    write(0);
-  });
-}
 
 export class LogFile {
   /** Lines not yet committed, by log id (without the newline); read from here until they are. */

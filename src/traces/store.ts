@@ -15,7 +15,11 @@ export function traceStoreOf(store: Store): Promise<TraceStore> {
         const { PgTraceStore } = await import('../store/postgres/traces.ts');
         return new PgTraceStore((store as unknown as { pool: import('pg').Pool }).pool);
       }
-      return new JsonTraceStore((store as unknown as { dataDir: string }).dataDir);
+      const json = store as unknown as { dataDir: string; closers?: Array<() => Promise<void>> };
+      const traces = new JsonTraceStore(json.dataDir);
+      // Its appends reach the disk and its files are let go before the directory's lock is.
+      json.closers?.push(() => traces.close());
+      return traces;
     })();
     stores.set(store, ts);
   }

@@ -64,16 +64,19 @@ export async function assemble(traces: TraceStore, rule: RuleRecord, job: EvalJo
   const at = (s: SpanRecord) => BigInt(s.start_time_unix_nano);
   spans.sort((a, b) => (at(a) < at(b) ? -1 : at(a) > at(b) ? 1 : BigInt(a.end_time_unix_nano) < BigInt(b.end_time_unix_nano) ? -1 : 1));
   const parts: Extracted[] = [];
+  // The spans read, kept as they are extracted (extraction parses the messages: once per span).
+  const readable: SpanRecord[] = [];
   let firstReason: string | null = null;
   for (const s of spans) {
     const ex = extractSpan(s, rule.extractor ?? undefined);
-    if (ex.ok) parts.push(ex.value);
-    else firstReason ??= ex.reason;
+    if (ex.ok) {
+      parts.push(ex.value);
+      readable.push(s);
+    } else firstReason ??= ex.reason;
   }
   if (!parts.length) {
     const now = Date.now();
     return { ok: false, reason: `unreadable_${firstReason}`, ...(spans.some((s) => mayAwaitContent(s, now, contentWaitMs)) ? { recheck: true } : {}) };
   }
-  const readable = spans.filter((s) => extractSpan(s, rule.extractor ?? undefined).ok);
   return { ok: true, inputs: merge(parts), span: readable[readable.length - 1], spans: parts.length };
 }

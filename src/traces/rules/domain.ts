@@ -21,7 +21,8 @@ import type { EvaluationRule, RuleRecord, RuleStatus } from './types.ts';
 type Ctx = RequestContext;
 export type RuleInput = Partial<Omit<EvaluationRule, 'id' | 'created_at' | 'updated_at'>>;
 
-const DEFAULTS = {
+/** A new rule's fields not given (also the tests' rule records). */
+export const DEFAULTS = {
   scope: 'span' as const,
   filter: [],
   sampling_rate: 1,

@@ -13,7 +13,11 @@ export function ruleStoreOf(store: Store): Promise<RuleStore> {
         const { PgRuleStore } = await import('../../store/postgres/eval-rules.ts');
         return new PgRuleStore((store as unknown as { pool: import('pg').Pool }).pool);
       }
-      return new JsonRuleStore((store as unknown as { dataDir: string }).dataDir);
+      const json = store as unknown as { dataDir: string; closers?: Array<() => Promise<void>> };
+      const rules = new JsonRuleStore(json.dataDir);
+      // Its journal is compacted into rules.json and let go before the directory's lock is.
+      json.closers?.push(() => rules.close());
+      return rules;
     })();
     stores.set(store, rs);
   }

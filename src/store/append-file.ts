@@ -1,0 +1,81 @@
+// A file of JSON lines kept open for appending, its appends group-committed: lines given while a
+// write is in flight wait for the next one, which writes them all and fdatasyncs once; each caller
+// is answered when its lines are on disk (the OTLP receiver's 200 means the spans are stored). A
+// failed write is cut back off the file, so no half line stays to be misread. The trace store's
+// spans, evaluations and log events use it (issue 33: they were appended unsynced, reopening the
+// file per call). A rewrite (retention, a purge) runs in the same queue, so no append interleaves.
+import fs from 'node:fs';
+import { appendAndSync, GroupCommit, writeFileDurably } from './json-files.ts';
+
+export class AppendFile {
+  private fd: number | undefined;
+  /** Bytes in the file, where a failed write is cut back to; undefined until opened or after a failure. */
+  private size: number | undefined;
+  private pending: string[] = [];
+  /** A rewrite asked for: the text the whole file is to hold, read when the rewrite runs. */
+  private rewriteWith: (() => string) | undefined;
+  private readonly commit: GroupCommit;
+  private closed = false;
+
+  constructor(private readonly file: string) {
+    this.commit = new GroupCommit(() => this.write());
+  }
+
+  /** Appends `text` (whole lines, each ending in a newline); resolves once it is on disk. */
+  append(text: string): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
+    this.pending.push(text);
+    return this.commit.commit();
+  }
+
+  /**
+   * Replaces the file with `content()` (temp file, fsync, rename, directory fsync), read when the
+   * rewrite runs: it must hold every line appended so far, so the lines still waiting are dropped.
+   */
+  rewrite(content: () => string): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
+    this.rewriteWith = content;
+    return this.commit.commit();
+  }
+
+  private async write(): Promise<void> {
+    if (this.rewriteWith) return this.replace(this.rewriteWith);
+    if (!this.pending.length) return;
+    const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+    this.pending = [];
+    this.fd ??= fs.openSync(this.file, 'a');
+    const start = (this.size ??= fs.fstatSync(this.fd).size);
+    const bytes = Buffer.from(text);
+    try {
+      await appendAndSync(this.fd, bytes);
+      this.size = start + bytes.length;
+    } catch (err) {
+      this.size = undefined;
+      try {
+        fs.ftruncateSync(this.fd, start);
+      } catch {
+        /* the file is unusable: the next write reads its size again */
+      }
+      throw err;
+    }
+  }
+
+  private async replace(content: () => string): Promise<void> {
+    this.rewriteWith = undefined;
+    this.pending = [];
+    await writeFileDurably(this.file, content());
+    // The old descriptor points at the replaced file: the next append opens the new one.
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+    this.size = undefined;
+  }
+
+  /** Lets the file go once what was given is on disk; nothing is written after. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.commit.commit().catch(() => {});
+    this.closed = true;
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+  }
+}

@@ -1,0 +1,259 @@
+// The JSON store's evaluation rules, counters and work queue in memory, and how they are read from
+// disk: traces/rules.json (a snapshot) and traces/rules.journal.jsonl beside it (every change since,
+// one numbered line each; src/store/journal.ts). Every change is a RuleChange applied by `apply`,
+// both when it happens and when the journal is replayed at start, so a replay rebuilds exactly what
+// the process held. Jobs are never changed in place: a change puts a new object, so a heap entry
+// that still points at the old one is stale (lazy-heap.ts) and the indexes stay exact.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EnqueueCounts, EnqueueOutcome, EvalJob, RuleRecord } from '../traces/rules/types.ts';
+import { type JournalFiles, type JournalScan, replayJournals } from './journal.ts';
+import { LazyHeap } from './lazy-heap.ts';
+
+export interface RuleData {
+  rules: Record<string, RuleRecord>;
+  counters: Record<string, Record<string, number>>;
+  jobs: Record<string, EvalJob>;
+}
+
+type Counts = Record<string, number>;
+
+/** What offering one unit did: the unit it shed (`del`), the unit it added or moved (`put`), the counts it added. */
+export interface EnqueueStep {
+  del?: string;
+  put?: EvalJob;
+  add: Counts;
+}
+
+const plus = (a: Counts, b: Counts): Counts => {
+  const out = { ...a };
+  for (const [k, n] of Object.entries(b)) out[k] = (out[k] ?? 0) + n;
+  return out;
+};
+
+/** One change of the rule data, as the journal holds it. */
+export type RuleChange =
+  | { k: 'rule'; rule: RuleRecord }
+  | { k: 'unrule'; id: string }
+  | { k: 'count'; rule_id: string; add: Counts }
+  /** An enqueue's effect, one step per unit offered (enqueueStep). */
+  | { k: 'jobs'; rule_id: string; steps: EnqueueStep[] }
+  | { k: 'claim'; ids: string[]; lease_until: string }
+  | { k: 'finish'; id: string; add: Counts }
+  | { k: 'postpone'; id: string; run_after: string };
+
+export const RULES_FILES = (dataDir: string): JournalFiles => ({ dir: path.join(dataDir, 'traces'), snapshot: 'rules.json', journal: 'rules.journal.jsonl' });
+
+const CHANGES = new Set(['rule', 'unrule', 'count', 'jobs', 'claim', 'finish', 'postpone']);
+function isChangeLine(v: unknown): v is RuleChange & { s: number } {
+  return typeof v === 'object' && v !== null && Number.isInteger((v as { s?: unknown }).s) && CHANGES.has((v as { k?: unknown }).k as string);
+}
+
+/** Ties of run_after by created_at (ISO instants of one length compare as strings), so a restart keeps their order. */
+const dueKey = (j: EvalJob) => `${j.run_after} ${j.created_at}`;
+
+/** Tables keyed by ids from the URL: no prototype, so `toString` or `__proto__` is no rule (h-harden fuzz). */
+const table = <T>(rows?: Record<string, T>): Record<string, T> => Object.assign(Object.create(null), rows);
+
+export class RuleState {
+  readonly data: RuleData;
+  /** The number of the last change applied. */
+  seq: number;
+  /** Each rule's units (queued and running), and how many of them wait. */
+  private readonly byRule = new Map<string, Map<string, EvalJob>>();
+  private readonly queuedOf = new Map<string, number>();
+  /** Running units: few (the workers' slots), looked through for expired leases. */
+  private readonly running = new Set<string>();
+  private waitingTotal = 0;
+  /** Waiting units by run_after, then created_at, then arrival: what a claim takes first. */
+  private readonly due = new LazyHeap<EvalJob>((e) => this.waiting(e.value));
+  /** Per rule, waiting units by created_at: the one a drop_oldest shed removes. */
+  private readonly oldest = new Map<string, LazyHeap<EvalJob>>();
+
+  constructor(snapshot?: Partial<RuleData> & { journal_seq?: number }) {
+    this.seq = snapshot?.journal_seq ?? 0;
+    this.data = { rules: table(snapshot?.rules), counters: table(snapshot?.counters), jobs: table() };
+    // Ordered as a claim would take them, so that ties keep the order they had.
+    const jobs = Object.values(snapshot?.jobs ?? {}).sort((a, b) => (a.run_after < b.run_after ? -1 : a.run_after > b.run_after ? 1 : 0));
+    for (const j of jobs) this.put(j);
+  }
+
+  /** Whether `job` is the unit held now under its id, waiting. */
+  private waiting(job: EvalJob): boolean {
+    return this.data.jobs[job.id] === job && job.state === 'queued';
+  }
+
+  job(id: string): EvalJob | undefined {
+    return this.data.jobs[id];
+  }
+
+  queued(ruleId: string): number {
+    return this.queuedOf.get(ruleId) ?? 0;
+  }
+
+  /** The waiting unit of a rule created first (the one drop_oldest sheds). */
+  oldestWaiting(ruleId: string): EvalJob | undefined {
+    return this.oldest.get(ruleId)?.peek()?.value;
+  }
+
+  stats(ruleId: string): { queued: number; running: number; oldest_queued_at: string | null } {
+    const queued = this.queued(ruleId);
+    return { queued, running: (this.byRule.get(ruleId)?.size ?? 0) - queued, oldest_queued_at: this.oldestWaiting(ruleId)?.created_at ?? null };
+  }
+
+  /**
+   * Up to `n` due units in claim order (run_after, then arrival): waiting ones due by `now` and
+   * running ones whose lease ended; read only, the claim change takes them.
+   */
+  dueUnits(n: number, now: string): EvalJob[] {
+    const expired = [...this.running]
+      .map((id) => this.data.jobs[id]!)
+      .filter((j) => j.lease_until !== null && j.lease_until <= now)
+      .sort((a, b) => (a.run_after < b.run_after ? -1 : a.run_after > b.run_after ? 1 : 0));
+    const out: EvalJob[] = [];
+    const popped: EvalJob[] = [];
+    let i = 0;
+    while (out.length < n) {
+      const top = this.due.peek();
+      const waiting = top && top.value.run_after <= now ? top.value : undefined;
+      const lapsed = expired[i];
+      if (waiting && (!lapsed || waiting.run_after <= lapsed.run_after)) {
+        this.due.pop();
+        popped.push(waiting);
+        out.push(waiting);
+      } else if (lapsed) out.push(expired[i++]!);
+      else break;
+    }
+    // Read only: the entries go back; the claim's new objects make them stale.
+    for (const j of popped) this.due.push(dueKey(j), j);
+    return out;
+  }
+
+  /**
+   * What offering `job` to its rule's queue does now (read only): merged into the unit waiting under
+   * its id (run_after moved to the later), shed when `limit` units wait, or added.
+   */
+  enqueueStep(job: EvalJob, limit: number, policy: 'drop_oldest' | 'drop_newest', counts: EnqueueCounts): { step: EnqueueStep; outcome: EnqueueOutcome } {
+    const existing = this.data.jobs[job.id];
+    if (existing) {
+      const moved = existing.state === 'queued' && job.run_after > existing.run_after ? { ...existing, run_after: job.run_after } : undefined;
+      return { step: { ...(moved ? { put: moved } : {}), add: plus(counts.always, { 'skipped:merged': 1 }) }, outcome: 'waiting' };
+    }
+    if (this.queued(job.rule_id) >= limit) {
+      if (policy === 'drop_newest') return { step: { add: plus(counts.always, { 'skipped:shed_newest': 1 }) }, outcome: 'shed_newest' };
+      const oldest = this.oldestWaiting(job.rule_id);
+      if (oldest) return { step: { del: oldest.id, put: job, add: plus(plus(counts.always, { 'skipped:shed_oldest': 1 }), counts.queued) }, outcome: 'shed_oldest' };
+    }
+    return { step: { put: job, add: plus(counts.always, counts.queued) }, outcome: 'queued' };
+  }
+
+  /** Applies one enqueue step (enqueueStep's answer, now or on replay). */
+  step(ruleId: string, step: EnqueueStep): void {
+    if (step.del !== undefined) this.remove(step.del);
+    if (step.put) this.put(step.put);
+    this.add(ruleId, step.add);
+  }
+
+  /** Holds `job` under its id (replacing the unit held there), with every index. */
+  private put(job: EvalJob): void {
+    this.remove(job.id);
+    this.data.jobs[job.id] = job;
+    let units = this.byRule.get(job.rule_id);
+    if (!units) this.byRule.set(job.rule_id, (units = new Map()));
+    units.set(job.id, job);
+    if (job.state === 'running') this.running.add(job.id);
+    else {
+      this.queuedOf.set(job.rule_id, this.queued(job.rule_id) + 1);
+      this.due.push(dueKey(job), job);
+      let heap = this.oldest.get(job.rule_id);
+      if (!heap) this.oldest.set(job.rule_id, (heap = new LazyHeap((e) => this.waiting(e.value))));
+      heap.push(job.created_at, job);
+      // Stale entries (units claimed, moved or shed) are dropped when they outnumber the live ones.
+      if (heap.size > 2 * this.queued(job.rule_id) + 1024) heap.compact();
+      this.waitingTotal++;
+      if (this.due.size > 2 * this.waitingTotal + 1024) this.due.compact();
+    }
+  }
+
+  private remove(id: string): EvalJob | undefined {
+    const job = this.data.jobs[id];
+    if (!job) return undefined;
+    delete this.data.jobs[id];
+    this.byRule.get(job.rule_id)?.delete(id);
+    if (job.state === 'running') this.running.delete(id);
+    else {
+      this.queuedOf.set(job.rule_id, this.queued(job.rule_id) - 1);
+      this.waitingTotal--;
+    }
+    return job;
+  }
+
+  private add(ruleId: string, counts: Counts): void {
+    const c = (this.data.counters[ruleId] ??= {});
+    for (const [k, n] of Object.entries(counts)) c[k] = (c[k] ?? 0) + n;
+  }
+
+  /** Applies one change (the caller has checked that it may happen); answers its number. */
+  apply(change: RuleChange, seq = this.seq + 1): number {
+    this.seq = seq;
+    const d = this.data;
+    switch (change.k) {
+      case 'rule':
+        d.rules[change.rule.id] = change.rule;
+        break;
+      case 'unrule':
+        delete d.rules[change.id];
+        delete d.counters[change.id];
+        for (const id of [...(this.byRule.get(change.id)?.keys() ?? [])]) this.remove(id);
+        this.byRule.delete(change.id);
+        this.oldest.delete(change.id);
+        break;
+      case 'count':
+        this.add(change.rule_id, change.add);
+        break;
+      case 'jobs':
+        for (const step of change.steps) this.step(change.rule_id, step);
+        break;
+      case 'claim':
+        for (const id of change.ids) {
+          const j = d.jobs[id];
+          if (j) this.put({ ...j, state: 'running', lease_until: change.lease_until, attempts: j.attempts + 1 });
+        }
+        break;
+      case 'finish': {
+        const j = this.remove(change.id);
+        if (j) this.add(j.rule_id, change.add);
+        break;
+      }
+      case 'postpone': {
+        const j = d.jobs[change.id];
+        if (j) this.put({ ...j, state: 'queued', lease_until: null, run_after: change.run_after, attempts: Math.max(0, j.attempts - 1) });
+        break;
+      }
+    }
+    return seq;
+  }
+
+  /** This process is the only one on the data directory: no unit is running in it yet (a start-up step, not journaled). */
+  requeueRunning(): void {
+    for (const id of [...this.running]) this.put({ ...this.data.jobs[id]!, state: 'queued', lease_until: null });
+  }
+
+  /** The snapshot's text: the data and the number of the last change it holds. */
+  snapshot(): string {
+    return JSON.stringify({ journal_seq: this.seq, ...this.data });
+  }
+}
+
+/**
+ * Reads the snapshot and replays the journals over it, changing no file; units that were running
+ * are waiting again. Also read by `tribunal migrate`.
+ */
+export function loadRuleState(dataDir: string): { state: RuleState; scan: JournalScan } {
+  const files = RULES_FILES(dataDir);
+  const snapshotFile = path.join(files.dir, files.snapshot);
+  const state = new RuleState(fs.existsSync(snapshotFile) ? JSON.parse(fs.readFileSync(snapshotFile, 'utf8')) : undefined);
+  const scan = replayJournals(files, state.seq, isChangeLine, (change, seq) => state.apply(change, seq), 'an evaluation rule change');
+  state.requeueRunning();
+  return { state, scan };
+}

@@ -1,0 +1,199 @@
+// The evaluation rules' work queue (issue 33): claim order and an exactly-once finish on the store
+// TRIBUNAL_TEST_STORE names (JSON by default; postgres in test:postgres); and, on the JSON store,
+// its journal (traces/rules.journal.jsonl beside rules.json): a restart after a crash (no close)
+// resumes the queue exactly, running units waiting again with their attempts; a torn last line is
+// cut off; a compaction interrupted by a crash applies nothing twice; a rules.json written before
+// the journal existed still loads.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ruleStoreOf } from '../src/traces/rules/store.ts';
+import { JsonRuleStore } from '../src/store/json-eval-rules.ts';
+import type { EvalJob, RuleRecord, RuleStore } from '../src/traces/rules/types.ts';
+import type { Store } from '../src/store/types.ts';
+import { openTestStore, tempDir } from './helpers/server.ts';
+import { queuedUnit, ruleRecord } from './helpers/rule-queue.ts';
+
+const t = (s: number) => new Date(Date.UTC(2026, 2, 1, 0, 0, s)).toISOString();
+const rule = (id: string, over: Partial<RuleRecord> = {}) => ruleRecord(id, 'org_j', { queue_limit: 100, created_at: t(0), updated_at: t(0), ...over });
+const job = (ruleId: string, n: number, runAfter: string, created = runAfter) => queuedUnit('org_j', ruleId, n, runAfter, created);
+const counts = { always: { matched: 1, sampled: 1 }, queued: { 'day:x:runs': 1 } };
+
+describe('rule queue on the test store', () => {
+  let store: Store;
+  let dir: string;
+  let rs: RuleStore;
+  before(async () => {
+    dir = tempDir();
+    store = await openTestStore(dir);
+    rs = await ruleStoreOf(store);
+  });
+  after(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('claims the earliest due units first, and never one not yet due', async () => {
+    await rs.createRule(rule('erl_order'));
+    // Arrival order 1..6, run_after out of order; unit 5 not due at the claims' instants until the last.
+    const runAfter = [t(30), t(10), t(20), t(10), t(90), t(25)];
+    for (const [i, at] of runAfter.entries()) assert.equal(await rs.enqueue(job('erl_order', i + 1, at), 100, 'drop_oldest', counts), 'queued');
+    // The order a claim answers in is not part of the contract (PostgreSQL's RETURNING): compared as sets.
+    const ids = (js: EvalJob[]) => js.map((j) => j.id.split(':')[1]).sort();
+    const first = await rs.claim(3, t(25), t(200));
+    assert.deepEqual(ids(first), ['2', '3', '4'], 'run_after 10, 10, 20 before 25 and 30');
+    assert.ok(first.every((j) => j.state === 'running' && j.lease_until === t(200) && j.attempts === 1));
+    assert.deepEqual(ids(await rs.claim(10, t(60), t(200))), ['1', '6'], 'unit 5 is due at 90 s, not yet');
+    // Lapsed leases come back with the waiting unit now due, their attempts counted.
+    const lapsed = await rs.claim(10, t(300), t(400));
+    assert.deepEqual(ids(lapsed), ['1', '2', '3', '4', '5', '6']);
+    assert.deepEqual(lapsed.map((j) => j.attempts).sort(), [1, 2, 2, 2, 2, 2]);
+  });
+
+  it('claims among waiting units in run_after order when fewer are asked for than are due', async () => {
+    await rs.createRule(rule('erl_due'));
+    for (const [i, s] of [50, 40, 30, 20, 10].entries()) await rs.enqueue(job('erl_due', i + 1, t(s)), 100, 'drop_oldest', counts);
+    const taken: string[] = [];
+    for (let k = 0; k < 5; k++) taken.push(...(await rs.claim(1, t(100), t(200))).map((j) => j.id.split(':')[1]!));
+    assert.deepEqual(taken, ['5', '4', '3', '2', '1']);
+  });
+
+  it('finishes a unit exactly once under concurrent finishes, its counts added once', async () => {
+    await rs.createRule(rule('erl_once'));
+    for (let n = 1; n <= 5; n++) await rs.enqueue(job('erl_once', n, t(1)), 100, 'drop_oldest', counts);
+    const claimed = await rs.claim(5, t(2), t(100));
+    assert.equal(claimed.length, 5);
+    const results = await Promise.all(claimed.flatMap((j) => [rs.finish(j.id, { done: 1 }), rs.finish(j.id, { done: 1 }), rs.finish(j.id, { done: 1 })]));
+    assert.equal(results.filter(Boolean).length, 5, 'one true per unit');
+    assert.equal((await rs.counters('erl_once')).done, 5);
+    assert.deepEqual(await rs.queueStats('erl_once'), { queued: 0, running: 0, oldest_queued_at: null });
+    const later = await rs.claim(100, t(1000), t(2000));
+    assert.deepEqual(
+      later.filter((j) => j.rule_id === 'erl_once'),
+      [],
+      'a finished unit is never taken again',
+    );
+  });
+});
+
+describe('the JSON rule store journal', { skip: process.env.TRIBUNAL_TEST_STORE === 'postgres' && 'the journal is the JSON store' }, () => {
+  const journalOf = (dir: string) => path.join(dir, 'traces', 'rules.journal.jsonl');
+
+  /** Rule with 4 units queued (one merged), 2 of them claimed, 1 of those finished; no close (a crash). */
+  async function crashedQueue(dir: string, opts: { compactBytes?: number } = {}) {
+    const rs = new JsonRuleStore(dir, opts);
+    await rs.createRule(rule('erl_j'));
+    for (const n of [1, 2, 3, 4]) await rs.enqueue(job('erl_j', n, t(n)), 100, 'drop_oldest', counts);
+    assert.equal(await rs.enqueue(job('erl_j', 3, t(50)), 100, 'drop_oldest', counts), 'waiting');
+    const claimed = await rs.claim(2, t(10), t(20));
+    assert.deepEqual(
+      claimed.map((j) => j.id),
+      ['erl_j:1', 'erl_j:2'],
+    );
+    assert.equal(await rs.finish('erl_j:1', { done: 1 }), true);
+    return rs;
+  }
+
+  it('takes units of equal run_after in arrival order, before and after a restart', async () => {
+    const dir = tempDir();
+    const rs = new JsonRuleStore(dir);
+    await rs.createRule(rule('erl_tie'));
+    for (const [i, n] of [3, 1, 4, 2].entries()) await rs.enqueue(job('erl_tie', n, t(5), t(i)), 100, 'drop_oldest', counts);
+    assert.deepEqual(
+      (await rs.claim(2, t(10), t(20))).map((j) => j.id),
+      ['erl_tie:3', 'erl_tie:1'],
+    );
+    const again = new JsonRuleStore(dir);
+    assert.deepEqual(
+      (await again.claim(10, t(10), t(20))).map((j) => j.id),
+      ['erl_tie:3', 'erl_tie:1', 'erl_tie:4', 'erl_tie:2'],
+      'the running ones wait again, in their place',
+    );
+    await again.close();
+  });
+
+  it('resumes the queue exactly after a crash: running units wait again, attempts and counters kept', async () => {
+    const dir = tempDir();
+    const before = await crashedQueue(dir);
+    const counters = await before.counters('erl_j');
+    assert.ok(fs.statSync(journalOf(dir)).size > 0, 'the changes are journal lines, not rewrites of rules.json');
+
+    const again = new JsonRuleStore(dir);
+    assert.deepEqual(await again.counters('erl_j'), counters);
+    assert.deepEqual(await again.queueStats('erl_j'), { queued: 3, running: 0, oldest_queued_at: t(2) });
+    const claimed = await again.claim(10, t(100), t(200));
+    assert.deepEqual(
+      claimed.map((j) => [j.id, j.attempts, j.run_after]),
+      [
+        ['erl_j:2', 2, t(2)],
+        ['erl_j:4', 1, t(4)],
+        ['erl_j:3', 1, t(50)],
+      ],
+      'unit 2 was running (taken again, its attempt counted), unit 3 moved to the later run_after',
+    );
+    assert.equal(await again.finish('erl_j:1', { done: 1 }), false, 'finished before the crash: not again');
+    await again.close();
+    const third = new JsonRuleStore(dir);
+    assert.equal(fs.statSync(journalOf(dir)).size, 0, 'close compacted the journal into rules.json');
+    assert.deepEqual(await third.queueStats('erl_j'), { queued: 3, running: 0, oldest_queued_at: t(2) });
+    await third.close();
+  });
+
+  it('cuts off a torn last journal line at restart and appends after it', async () => {
+    const dir = tempDir();
+    await crashedQueue(dir);
+    const whole = fs.statSync(journalOf(dir)).size;
+    fs.appendFileSync(journalOf(dir), '{"s":99,"k":"finish","id":"erl_j:2","add":{"do');
+    // Compaction at start is asynchronous: read the cut before it (the constructor cuts synchronously).
+    const again = new JsonRuleStore(dir, { compactBytes: 10 ** 9 });
+    assert.ok(fs.readFileSync(`${journalOf(dir)}.rejected`, 'utf8').includes('torn last line'), 'a copy is set aside');
+    assert.deepEqual(await again.queueStats('erl_j'), { queued: 3, running: 0, oldest_queued_at: t(2) }, 'the torn finish is not applied');
+    assert.equal((await again.counters('erl_j')).done, 1);
+    const [two] = await again.claim(1, t(100), t(200));
+    assert.equal(await again.finish(two!.id, { done: 1 }), true);
+    await again.close();
+    assert.ok(whole > 0);
+    const third = new JsonRuleStore(dir);
+    assert.equal((await third.counters('erl_j')).done, 2, 'the finish appended after the cut holds');
+    await third.close();
+  });
+
+  it('compacts past its bound; a crash between the snapshot and removing the old journal applies nothing twice', async () => {
+    const dir = tempDir();
+    const rs = await crashedQueue(dir, { compactBytes: 600 });
+    for (let n = 10; n < 40; n++) await rs.enqueue(job('erl_j', n, t(n)), 100, 'drop_oldest', counts);
+    const seqAt = () => (JSON.parse(fs.readFileSync(path.join(dir, 'traces', 'rules.json'), 'utf8')) as { journal_seq: number }).journal_seq;
+    assert.ok(seqAt() > 10, 'the journal was compacted into rules.json on the way');
+    const counters = await rs.counters('erl_j');
+    await rs.close();
+    // The crash: rules.json holds everything, and the old journal (every line already in it) is still there.
+    const snapshot = { journal_seq: seqAt() };
+    const lines = Array.from({ length: snapshot.journal_seq }, (_, i) => JSON.stringify({ s: i + 1, k: 'count', rule_id: 'erl_j', add: { done: 1 } }));
+    fs.writeFileSync(`${journalOf(dir)}.old`, `${lines.join('\n')}\n`);
+    const again = new JsonRuleStore(dir);
+    assert.deepEqual(await again.counters('erl_j'), counters, 'lines up to the snapshot number are skipped');
+    await again.close();
+    assert.equal(fs.existsSync(`${journalOf(dir)}.old`), false, 'compacted again at start');
+  });
+
+  it('loads a rules.json written before the journal (no journal_seq), running units waiting again', async () => {
+    const dir = tempDir();
+    fs.mkdirSync(path.join(dir, 'traces'));
+    const running = { ...job('erl_old', 1, t(1)), state: 'running' as const, lease_until: t(99), attempts: 1 };
+    fs.writeFileSync(
+      path.join(dir, 'traces', 'rules.json'),
+      JSON.stringify({ rules: { erl_old: rule('erl_old') }, counters: { erl_old: { matched: 2 } }, jobs: { [running.id]: running, 'erl_old:2': job('erl_old', 2, t(0)) } }),
+    );
+    const rs = new JsonRuleStore(dir);
+    assert.equal((await rs.getRule('erl_old'))?.name, 'erl_old');
+    assert.deepEqual(
+      (await rs.claim(5, t(10), t(20))).map((j) => [j.id, j.attempts]),
+      [
+        ['erl_old:2', 1],
+        ['erl_old:1', 2],
+      ],
+    );
+    await rs.close();
+  });
+});
