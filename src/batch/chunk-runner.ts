@@ -12,7 +12,7 @@ import { modeOf, providerRowOptions } from './provider-mode.ts';
 import type { BatchQueue, BatchQueueServices } from './queue.ts';
 import { PreparedRuns } from './prepared-runs.ts';
 import { RunStatusReads } from './status-reads.ts';
-import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, prepareRun, recordedIn, resummarize, runRow, type BatchEnv, type Chunk } from './work.ts';
+import { batchCaller, batchTarget, DatasetGone, failBatch, liveRetarget, maybeFinish, prepareRun, recordedIn, resummarize, runGate, runRow, type BatchEnv, type Chunk } from './work.ts';
 import { log } from '../log.ts';
 
 export const batchLog = (line: string) => log.warn(`batch: ${line}`);
@@ -85,15 +85,18 @@ export class ChunkRunner {
       return this.ended(batch.id, `the ${what} was deleted during the run; the rows scored before are kept`);
     }
     // Issue 32: a provider_batch run's rows wait for their provider batch, not for a row slot.
+    // Every model call of the chunk's rows passes the run's gate (no call starts after a cancel).
+    const gate = runGate(this.env.status, batch.id);
     let provider: Awaited<ReturnType<typeof providerRowOptions>>;
     try {
-      provider = await providerRowOptions(this.env.ctx, caller, batch, target);
+      provider = await providerRowOptions(this.env.ctx, caller, batch, target, gate);
     } catch (err) {
       return this.ended(batch.id, (err as Error).message);
     }
     if (batch.status === 'queued') await this.store.updateBatchExecution(batch.id, { status: 'running', started_at: new Date().toISOString(), if_status: ['queued'] });
     const done = await recordedIn(this.store, chunk);
     const prepared = done.size < chunk.rows.length ? await this.prepared.of(batch.id, () => prepareRun(this.env, caller, target)) : null;
+    const live = provider ? null : liveRetarget(gate);
     const started: Array<Promise<unknown>> = [];
     for (let i = 0; i < chunk.rows.length; i++) {
       const position = chunk.first + i;
@@ -106,7 +109,7 @@ export class ChunkRunner {
         release();
         break;
       }
-      const row = runRow(this.env, caller, batch, target, position, chunk.rows[i], provider?.(position), prepared ?? undefined, fresh).finally(release);
+      const row = runRow(this.env, caller, batch, target, position, chunk.rows[i], live ?? provider!(position), prepared ?? undefined, fresh).finally(release);
       started.push(row);
       this.track(row, into);
     }
