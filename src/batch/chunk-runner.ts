@@ -12,7 +12,21 @@ import { modeOf, providerRowOptions } from './provider-mode.ts';
 import type { BatchQueue, BatchQueueServices } from './queue.ts';
 import { PreparedRuns } from './prepared-runs.ts';
 import { RunStatusReads } from './status-reads.ts';
-import { batchCaller, batchTarget, DatasetGone, failBatch, liveRetarget, maybeFinish, prepareRun, recordedIn, resummarize, runGate, runRow, type BatchEnv, type Chunk } from './work.ts';
+import {
+  batchCaller,
+  batchTarget,
+  DatasetGone,
+  failBatch,
+  liveRetarget,
+  maybeFinish,
+  prepareRun,
+  recordedIn,
+  resummarize,
+  runGate,
+  runRow,
+  type BatchEnv,
+  type Chunk,
+} from './work.ts';
 import { log } from '../log.ts';
 
 export const batchLog = (line: string) => log.warn(`batch: ${line}`);

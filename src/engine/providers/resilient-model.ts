@@ -3,7 +3,7 @@
 // overload (529), server errors (5xx), dropped connections and timeouts, honouring retry-after.
 // Malformed answers are passed through: the caller validates the answer and decides (scoring
 // retries them at most twice). Scoring and judge generation share one instance (createJudgeModel).
-import { Limiter } from './limiter.ts';
+import type { Limiter } from './limiter.ts';
 import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
 import { ModelCallError } from './model-errors.ts';
 
