@@ -52,22 +52,25 @@ test("a batch view's call waits behind an interactive call queued after it", asy
   assert.deepEqual(called, ['first', 'interactive', 'batch']);
 });
 
-test('a gate that refuses: the call does not start, fails as aborted, and gives its slot back', async () => {
-  const { inner, called } = recordingModel();
-  const model = new ResilientJudgeModel(inner, { limiter: new Limiter(1), policy });
-  const batch = model.forBatch(async () => {
+test('a gate that refuses, at once or through its promise: the call does not start, fails as aborted, and gives its slot back', async () => {
+  const refuse = () => {
     throw new Error('The batch run was cancelled before this judge-model call started.');
-  });
-  await assert.rejects(batch.call(request('refused')), (err: unknown) => err instanceof ModelCallError && err.kind === 'aborted' && /cancelled/.test(err.message));
-  assert.deepEqual(called, []);
-  assert.equal(model.limiter.inFlight, 0);
+  };
+  for (const gate of [refuse, async () => refuse()]) {
+    const { inner, called } = recordingModel();
+    const model = new ResilientJudgeModel(inner, { limiter: new Limiter(1), policy });
+    const batch = model.forBatch(gate);
+    await assert.rejects(batch.call(request('refused')), (err: unknown) => err instanceof ModelCallError && err.kind === 'aborted' && /cancelled/.test(err.message));
+    assert.deepEqual(called, []);
+    assert.equal(model.limiter.inFlight, 0);
+  }
 });
 
 test('liveRetarget swaps a resilient model for its batch view once, and keeps any other model', async () => {
   const { inner, open } = recordingModel();
   const model = new ResilientJudgeModel(inner, { limiter: new Limiter(1), policy });
   let gated = 0;
-  const retarget = liveRetarget(async () => void gated++);
+  const retarget = liveRetarget(() => void gated++);
   const target = { model, modelName: 'm', prices: {} };
   const a = retarget(target);
   assert.notEqual(a.model, model);

@@ -118,7 +118,8 @@ export class ChunkRunner {
       const release = provider ? () => {} : await this.slots.acquire(batch.org_id);
       // Checked when the row is about to start: after a cancel, no row starts. The status alone is
       // read; the rest of the record (tags, key, cache) does not change during a run.
-      const now = this.stopping ? null : await this.env.status.read(batch.id).catch((err) => (release(), Promise.reject(err)));
+      let now = this.stopping ? null : this.env.status.read(batch.id);
+      if (now instanceof Promise) now = await now.catch((err) => (release(), Promise.reject(err)));
       if (!now || isTerminal(now) || (await this.keys.endIfKeyEnded(batch).catch((err) => (release(), Promise.reject(err))))) {
         release();
         break;

@@ -2,6 +2,7 @@
 // starts, the row options of a chunk (its calls through the provider's batch API), the cancel of the
 // provider's batches, and the run's read (`mode`, `provider_batches`). The provider batches
 // themselves: provider-hub.ts; the swapped judge model: provider-model.ts.
+import type { BatchGate } from '../engine/providers/resilient-model.ts';
 import type { Caller } from '../auth.ts';
 import type { RequestContext } from '../context.ts';
 import { loadJudgeEvaluators } from '../domain/judges.ts';
@@ -34,7 +35,7 @@ export async function providerRowOptions(
   caller: Caller,
   batch: BatchExecutionRecord,
   target: Target,
-  gate: () => Promise<void>,
+  gate: BatchGate,
 ): Promise<((position: number) => NonNullable<RunOptions['retarget']>) | null> {
   if (modeOf(batch) !== 'provider_batch') return null;
   const c = { ...ctx, caller };

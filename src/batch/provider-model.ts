@@ -2,6 +2,7 @@
 // refusal of a run whose models cannot (checked when the run starts), and the judge model a row's
 // scoring targets are swapped for: its calls go to the hub (provider-hub.ts) instead of the live
 // API, and are priced at the provider's batch rate (half the live price, cache reads as such).
+import type { BatchGate } from '../engine/providers/resilient-model.ts';
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import type { RequestContext } from '../context.ts';
@@ -100,7 +101,7 @@ class ProviderBatchModel implements JudgeModel {
     private readonly account: ProviderAccount,
     private readonly position: number,
     /** The run's cancel check (batch/work.ts runGate). */
-    private readonly gate: () => Promise<void>,
+    private readonly gate: BatchGate,
   ) {}
 
   async call(request: StructuredCall): Promise<StructuredAnswer> {
@@ -127,7 +128,7 @@ export function providerRetarget(
   run: { id: string; org_id: string },
   position: number,
   accounts: Map<string, ProviderAccount>,
-  gate: () => Promise<void>,
+  gate: BatchGate,
 ): NonNullable<RunOptions['retarget']> {
   return (target) => {
     const account = accounts.get(target.identity ?? '');

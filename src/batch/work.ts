@@ -12,8 +12,9 @@ import type { RequestContext } from '../context.ts';
 import { TribunalError } from '../errors.ts';
 import type { PreparedRun, RunOptions, ScoringEngine, SpendHolder } from '../runs/types.ts';
 import type { JudgeModel } from '../engine/providers/model.ts';
-import { ResilientJudgeModel } from '../engine/providers/resilient-model.ts';
+import { ResilientJudgeModel, type BatchGate } from '../engine/providers/resilient-model.ts';
 import type { DatasetItemInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
+import type { BatchStatus } from '../schemas/batches.ts';
 import {
   StoreConflictError,
   type BatchExecutionRecord,
@@ -147,13 +148,25 @@ export const prepareRun = (env: BatchEnv, caller: Caller, target: Target): Promi
  * Throws once the run has ended (cancelled, failed): asked before each of a row's model calls
  * starts, so that no call starts after a cancel was answered, even one that waited for a slot.
  */
-async function stillRunning(status: RunStatusReads, batchId: string): Promise<void> {
-  const now = await status.read(batchId);
-  if (!now || isTerminal(now)) throw new Error(`The batch run was ${now ?? 'deleted'} before this judge-model call started.`);
+function stillRunning(status: RunStatusReads, batchId: string): Promise<void> | undefined {
+  const now = status.read(batchId);
+  return now instanceof Promise ? now.then(refuseEnded) : refuseEnded(now);
 }
 
-/** The gate of a run's model calls (stillRunning), made once per chunk and shared by its rows. */
-export const runGate = (status: RunStatusReads, batchId: string) => () => stillRunning(status, batchId);
+function refuseEnded(now: BatchStatus | null): undefined {
+  if (!now || isTerminal(now)) throw new Error(`The batch run was ${now ?? 'deleted'} before this judge-model call started.`);
+  return undefined;
+}
+
+/**
+ * The gate of a run's model calls (stillRunning), made once per chunk and shared by its rows: it
+ * throws, or answers a promise that rejects, once the run has ended; where the store holds the
+ * status in memory it answers at once, without a promise.
+ */
+export const runGate =
+  (status: RunStatusReads, batchId: string): BatchGate =>
+  () =>
+    stillRunning(status, batchId);
 
 type Retarget = NonNullable<RunOptions['retarget']>;
 
@@ -163,7 +176,7 @@ type Retarget = NonNullable<RunOptions['retarget']>;
  * they start. Made once per chunk: each target is retargeted once and the same copy handed to
  * every row (a model that is not a ResilientJudgeModel makes no call of its own and is kept).
  */
-export function liveRetarget(gate: () => Promise<void>): Retarget {
+export function liveRetarget(gate: BatchGate): Retarget {
   const views = new Map<JudgeModel, JudgeModel>();
   const done = new Map<object, object>();
   return <T extends Parameters<Retarget>[0]>(target: T): T => {

@@ -380,6 +380,7 @@ export function jsonBatches(files: () => BatchFiles, countSpend?: (spend: RowSpe
     createBatchExecution: (b, items) => files().create(b, items),
     getBatchExecution: async (id) => files().get(id),
     getBatchStatus: async (id) => files().status(id),
+    peekBatchStatus: (id) => files().status(id),
     listBatchExecutions: async (filter, page) => files().list(filter, page),
     listUnfinishedBatchExecutions: async () => files().unfinished(),
     updateBatchExecution: (id, patch) => files().update(id, patch),

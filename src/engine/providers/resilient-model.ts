@@ -50,6 +50,9 @@ export interface ResilientModelOptions {
   random?: () => number;
 }
 
+/** A batch run's check before each of its calls starts (ResilientJudgeModel.forBatch): throws, or answers a promise that rejects, to refuse. */
+export type BatchGate = () => Promise<void> | undefined;
+
 /** A marker reason so a timeout can be told from the caller cancelling. */
 class AttemptTimeout extends Error {}
 
@@ -87,13 +90,14 @@ export class ResilientJudgeModel implements JudgeModel {
   /**
    * A batch row's view of this model (batch/work.ts hands it to the run as RunOptions.retarget): its
    * calls wait in the limiter's batch queue, behind interactive calls, and `gate` runs once a call
-   * has its slot, before it starts; when it throws, the call does not start and the slot is given back.
+   * has its slot, before it starts; when it throws (or its promise rejects), the call does not start
+   * and the slot is given back. It answers nothing when it can tell at once (no await then).
    */
-  forBatch(gate: () => Promise<void>): JudgeModel {
+  forBatch(gate: BatchGate): JudgeModel {
     return { configured: this.configured, call: (request, signal) => this.callWith(request, signal, gate) };
   }
 
-  private async callWith(request: StructuredCall, signal?: AbortSignal, gate?: () => Promise<void>): Promise<StructuredAnswer> {
+  private async callWith(request: StructuredCall, signal?: AbortSignal, gate?: BatchGate): Promise<StructuredAnswer> {
     const attempts = this.policy.retries + 1;
     for (let attempt = 1; ; attempt++) {
       let error: ModelCallError;
@@ -116,7 +120,7 @@ export class ResilientJudgeModel implements JudgeModel {
   }
 
   /** One attempt: wait for a slot (not timed; in the batch queue when gated), then call with the per-attempt timeout. */
-  private async attempt(request: StructuredCall, signal: AbortSignal | undefined, slot: { at: number }, gate: (() => Promise<void>) | undefined): Promise<StructuredAnswer> {
+  private async attempt(request: StructuredCall, signal: AbortSignal | undefined, slot: { at: number }, gate: BatchGate | undefined): Promise<StructuredAnswer> {
     let release: () => void;
     try {
       release = await this.limiter.acquire(signal, gate !== undefined);
@@ -125,7 +129,8 @@ export class ResilientJudgeModel implements JudgeModel {
     }
     if (gate) {
       try {
-        await gate();
+        const passing = gate();
+        if (passing) await passing;
       } catch (err) {
         release();
         throw new ModelCallError('aborted', (err as Error).message, { cause: err });
