@@ -1,5 +1,6 @@
-// Issue 33 (server batch CPU): the JSON store writes a run's counters to batches/batches.json at most
-// once a second while rows are recorded, not once per row; the rows file stays the truth. A run that
+// Issue 33 (server batch CPU): the JSON store writes a run's counters to batches/batches.json with each
+// change of its status, not for its rows (a row recorded after the run ended: within a second); the
+// rows file stays the truth, and an unfinished run is recounted from it at load. A run that
 // ended with a row recorded after its last batches.json write (a crash before the counters followed)
 // is recounted from its rows at the next start.
 import assert from 'node:assert/strict';
@@ -40,6 +41,28 @@ describe('JSON store: batch counters in batches.json', () => {
       await reopened.close();
     }
     assert.equal(storedRun(crashed, b.id).done, 3, 'the recount is written back');
+  });
+
+  it("a running run's rows do not rewrite batches.json; after a crash its counters are recounted from the rows", async () => {
+    const dir = tempDir();
+    const store = await openJson(dir);
+    const b = batch('org_a', { status: 'running', total: 3 });
+    await store.createBatchExecution(b);
+    for (const p of [0, 1, 2]) await store.recordBatchRow(b.id, row(p));
+    assert.equal((await store.getBatchExecution(b.id))!.done, 3, 'read from memory at once');
+    await new Promise((r) => setTimeout(r, 1300));
+    assert.equal(storedRun(dir, b.id).done, 0, 'batches.json keeps the counters of the last status change');
+    const crashed = tempDir();
+    fs.cpSync(dir, crashed, { recursive: true, filter: (f) => !path.basename(f).startsWith('tribunal.lock') });
+    await store.close();
+    assert.equal(storedRun(dir, b.id).done, 3, 'a clean close writes them');
+    const reopened = await openJson(crashed);
+    try {
+      const run = (await reopened.getBatchExecution(b.id))!;
+      assert.deepEqual([run.status, run.done, run.failed], ['running', 3, 0]);
+    } finally {
+      await reopened.close();
+    }
   });
 
   it('rows recorded at once go in group writes: each recorded once, one whole line each, all there after a restart', async () => {

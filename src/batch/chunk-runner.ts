@@ -12,7 +12,21 @@ import { modeOf, providerRowOptions } from './provider-mode.ts';
 import type { BatchQueue, BatchQueueServices } from './queue.ts';
 import { PreparedRuns } from './prepared-runs.ts';
 import { RunStatusReads } from './status-reads.ts';
-import { batchCaller, batchTarget, DatasetGone, failBatch, maybeFinish, prepareRun, recordedIn, resummarize, runRow, type BatchEnv, type Chunk } from './work.ts';
+import {
+  batchCaller,
+  batchTarget,
+  DatasetGone,
+  failBatch,
+  liveRetarget,
+  maybeFinish,
+  prepareRun,
+  recordedIn,
+  resummarize,
+  runGate,
+  runRow,
+  type BatchEnv,
+  type Chunk,
+} from './work.ts';
 import { log } from '../log.ts';
 
 export const batchLog = (line: string) => log.warn(`batch: ${line}`);
@@ -85,15 +99,18 @@ export class ChunkRunner {
       return this.ended(batch.id, `the ${what} was deleted during the run; the rows scored before are kept`);
     }
     // Issue 32: a provider_batch run's rows wait for their provider batch, not for a row slot.
+    // Every model call of the chunk's rows passes the run's gate (no call starts after a cancel).
+    const gate = runGate(this.env.status, batch.id);
     let provider: Awaited<ReturnType<typeof providerRowOptions>>;
     try {
-      provider = await providerRowOptions(this.env.ctx, caller, batch, target);
+      provider = await providerRowOptions(this.env.ctx, caller, batch, target, gate);
     } catch (err) {
       return this.ended(batch.id, (err as Error).message);
     }
     if (batch.status === 'queued') await this.store.updateBatchExecution(batch.id, { status: 'running', started_at: new Date().toISOString(), if_status: ['queued'] });
     const done = await recordedIn(this.store, chunk);
     const prepared = done.size < chunk.rows.length ? await this.prepared.of(batch.id, () => prepareRun(this.env, caller, target)) : null;
+    const live = provider ? null : liveRetarget(gate);
     const started: Array<Promise<unknown>> = [];
     for (let i = 0; i < chunk.rows.length; i++) {
       const position = chunk.first + i;
@@ -101,12 +118,13 @@ export class ChunkRunner {
       const release = provider ? () => {} : await this.slots.acquire(batch.org_id);
       // Checked when the row is about to start: after a cancel, no row starts. The status alone is
       // read; the rest of the record (tags, key, cache) does not change during a run.
-      const now = this.stopping ? null : await this.env.status.read(batch.id).catch((err) => (release(), Promise.reject(err)));
+      let now = this.stopping ? null : this.env.status.read(batch.id);
+      if (now instanceof Promise) now = await now.catch((err) => (release(), Promise.reject(err)));
       if (!now || isTerminal(now) || (await this.keys.endIfKeyEnded(batch).catch((err) => (release(), Promise.reject(err))))) {
         release();
         break;
       }
-      const row = runRow(this.env, caller, batch, target, position, chunk.rows[i], provider?.(position), prepared ?? undefined, fresh).finally(release);
+      const row = runRow(this.env, caller, batch, target, position, chunk.rows[i], live ?? provider!(position), prepared ?? undefined, fresh).finally(release);
       started.push(row);
       this.track(row, into);
     }

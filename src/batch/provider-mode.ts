@@ -2,6 +2,7 @@
 // starts, the row options of a chunk (its calls through the provider's batch API), the cancel of the
 // provider's batches, and the run's read (`mode`, `provider_batches`). The provider batches
 // themselves: provider-hub.ts; the swapped judge model: provider-model.ts.
+import type { BatchGate } from '../engine/providers/resilient-model.ts';
 import type { Caller } from '../auth.ts';
 import type { RequestContext } from '../context.ts';
 import { loadJudgeEvaluators } from '../domain/judges.ts';
@@ -27,19 +28,20 @@ export async function assertProviderBatchable(ctx: Ctx, target: Target): Promise
 
 /**
  * The run options of each row of a chunk of a provider_batch run (null for a live run): the row's
- * model calls go to this process's hub. Throws when a model lost its batch API since the start.
+ * model calls go to this process's hub, each after `gate` (the run's cancel check). Throws when a model lost its batch API since the start.
  */
 export async function providerRowOptions(
   ctx: Omit<RequestContext, 'caller'>,
   caller: Caller,
   batch: BatchExecutionRecord,
   target: Target,
-): Promise<((position: number) => RunOptions['retarget']) | null> {
+  gate: BatchGate,
+): Promise<((position: number) => NonNullable<RunOptions['retarget']>) | null> {
   if (modeOf(batch) !== 'provider_batch') return null;
   const c = { ...ctx, caller };
   const accounts = await providerAccounts(c, await evaluatorsOf(c, target), false);
   const hub = hubFor(ctx.store, ctx.config.batch.providerPollMs);
-  return (position) => providerRetarget(hub, batch, position, accounts);
+  return (position) => providerRetarget(hub, batch, position, accounts, gate);
 }
 
 /** After a cancel: the run's provider batches still running are cancelled at the provider too (a failure is logged, the cancel stands). */

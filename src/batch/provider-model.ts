@@ -2,13 +2,13 @@
 // refusal of a run whose models cannot (checked when the run starts), and the judge model a row's
 // scoring targets are swapped for: its calls go to the hub (provider-hub.ts) instead of the live
 // API, and are priced at the provider's batch rate (half the live price, cache reads as such).
+import type { BatchGate } from '../engine/providers/resilient-model.ts';
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import type { RequestContext } from '../context.ts';
 import { validationError } from '../errors.ts';
 import { scoresWithoutModel } from '../checks/score.ts';
 import { modelApiKey, registeredModelNamed } from '../domain/models.ts';
-import { batchGate } from '../engine/providers/limiter.ts';
 import type { JudgeModel, StructuredAnswer, StructuredCall } from '../engine/providers/model.ts';
 import { ModelCallError } from '../engine/providers/model-errors.ts';
 import { cacheRates, priceFor, type PriceTable, type PricedProvider } from '../engine/providers/cost.ts';
@@ -100,10 +100,12 @@ class ProviderBatchModel implements JudgeModel {
     private readonly run: { id: string; org_id: string },
     private readonly account: ProviderAccount,
     private readonly position: number,
+    /** The run's cancel check (batch/work.ts runGate). */
+    private readonly gate: BatchGate,
   ) {}
 
   async call(request: StructuredCall): Promise<StructuredAnswer> {
-    await batchGate()?.(); // no request is added after the run was cancelled
+    await this.gate(); // no request is added after the run was cancelled
     // Without TRIBUNAL_SECRET_KEY the fence nonce (24 hex digits, conversation/fence.ts) changes with each
     // process: left out, so that the id stays the same after a restart.
     const bytes = JSON.stringify([this.account.key, request.model, request.system, request.prompt, request.tool]).replace(NONCE, '');
@@ -121,13 +123,19 @@ class ProviderBatchModel implements JudgeModel {
 }
 
 /** RunOptions.retarget for one row of a provider_batch run. */
-export function providerRetarget(hub: ProviderBatchHub, run: { id: string; org_id: string }, position: number, accounts: Map<string, ProviderAccount>): RunOptions['retarget'] {
+export function providerRetarget(
+  hub: ProviderBatchHub,
+  run: { id: string; org_id: string },
+  position: number,
+  accounts: Map<string, ProviderAccount>,
+  gate: BatchGate,
+): NonNullable<RunOptions['retarget']> {
   return (target) => {
     const account = accounts.get(target.identity ?? '');
     if (!account) return target; // a model unknown or not allowed: the engine's own error, as in a live run
     return {
       ...target,
-      model: new ProviderBatchModel(hub, run, account, position),
+      model: new ProviderBatchModel(hub, run, account, position, gate),
       prices: batchPrices(target.modelName, target.prices, target.provider),
     };
   };

@@ -4,7 +4,8 @@
 // was made, never by one already under way, so a cancel answered before the ask is always seen: a
 // read is in flight, the asks that come meanwhile wait for it to end and share the next one. Only the
 // status is read (Store.getBatchStatus): on PostgreSQL one column, not the row with its `extra`
-// decoded; on the JSON store no copy of the record.
+// decoded. A store that holds its runs in memory (the JSON store: Store.peekBatchStatus) answers at
+// once, without a promise: the status as it is now, which a cancel answered before the ask has set.
 import type { BatchStatus } from '../schemas/batches.ts';
 import type { Store } from '../store/types.ts';
 
@@ -20,10 +21,11 @@ interface RunReads {
 export class RunStatusReads {
   private readonly runs = new Map<string, RunReads>();
 
-  constructor(private readonly store: Pick<Store, 'getBatchStatus'>) {}
+  constructor(private readonly store: Pick<Store, 'getBatchStatus' | 'peekBatchStatus'>) {}
 
-  /** The run's status as stored at some moment after this call (null when deleted). */
-  read(id: string): Read {
+  /** The run's status as stored at some moment after this call (null when deleted); at once where the store holds it in memory. */
+  read(id: string): Read | BatchStatus | null {
+    if (this.store.peekBatchStatus) return this.store.peekBatchStatus(id);
     const run = this.runs.get(id);
     if (!run) {
       const fresh: RunReads = { current: Promise.resolve(null), next: null };

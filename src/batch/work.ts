@@ -6,13 +6,15 @@
 // is skipped, and a row whose log exists (a crash between the log and the row) is recorded from the
 // log without calling the model again (looked for unless the queue knows the chunk is on its first
 // attempt); a second writer of the same log is refused by the store, and the row recorded from it.
-import { createHash } from 'node:crypto';
+import crypto, { createHash } from 'node:crypto';
 import type { Caller } from '../auth.ts';
 import type { RequestContext } from '../context.ts';
 import { TribunalError } from '../errors.ts';
 import type { PreparedRun, RunOptions, ScoringEngine, SpendHolder } from '../runs/types.ts';
-import { runAsBatchWork } from '../engine/providers/limiter.ts';
+import type { JudgeModel } from '../engine/providers/model.ts';
+import { ResilientJudgeModel, type BatchGate } from '../engine/providers/resilient-model.ts';
 import type { DatasetItemInput, EvaluatorResult, ExecutionInput } from '../schemas.ts';
+import type { BatchStatus } from '../schemas/batches.ts';
 import {
   StoreConflictError,
   type BatchExecutionRecord,
@@ -47,8 +49,12 @@ export interface BatchEnv {
   ctx: Omit<RequestContext, 'caller'>;
 }
 
+/** SHA-256 in hex: crypto.hash (Node 20.12+), several times cheaper than a Hash object per call under OpenSSL 3, where it exists. */
+const sha256hex: (text: string) => string =
+  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => createHash('sha256').update(text).digest('hex');
+
 /** The log id of row `position` of a run: the same on every instance and after every restart. */
-export const rowLogId = (batchId: string, position: number) => `log_${createHash('sha256').update(`${batchId}:${position}`).digest('hex').slice(0, 32)}`;
+export const rowLogId = (batchId: string, position: number) => `log_${sha256hex(`${batchId}:${position}`).slice(0, 32)}`;
 
 /** Where the planner is: rows handed out, the dataset cursor, and whether it is done. */
 export interface PlanState {
@@ -142,9 +148,48 @@ export const prepareRun = (env: BatchEnv, caller: Caller, target: Target): Promi
  * Throws once the run has ended (cancelled, failed): asked before each of a row's model calls
  * starts, so that no call starts after a cancel was answered, even one that waited for a slot.
  */
-async function stillRunning(status: RunStatusReads, batchId: string): Promise<void> {
-  const now = await status.read(batchId);
+function stillRunning(status: RunStatusReads, batchId: string): Promise<void> | undefined {
+  const now = status.read(batchId);
+  return now instanceof Promise ? now.then(refuseEnded) : refuseEnded(now);
+}
+
+function refuseEnded(now: BatchStatus | null): undefined {
   if (!now || isTerminal(now)) throw new Error(`The batch run was ${now ?? 'deleted'} before this judge-model call started.`);
+  return undefined;
+}
+
+/**
+ * The gate of a run's model calls (stillRunning), made once per chunk and shared by its rows: it
+ * throws, or answers a promise that rejects, once the run has ended; where the store holds the
+ * status in memory it answers at once, without a promise.
+ */
+export const runGate =
+  (status: RunStatusReads, batchId: string): BatchGate =>
+  () =>
+    stillRunning(status, batchId);
+
+type Retarget = NonNullable<RunOptions['retarget']>;
+
+/**
+ * RunOptions.retarget of a live run's rows: each model is swapped for its batch view
+ * (ResilientJudgeModel.forBatch), whose calls wait behind interactive calls and pass `gate` before
+ * they start. Made once per chunk: each target is retargeted once and the same copy handed to
+ * every row (a model that is not a ResilientJudgeModel makes no call of its own and is kept).
+ */
+export function liveRetarget(gate: BatchGate): Retarget {
+  const views = new Map<JudgeModel, JudgeModel>();
+  const done = new Map<object, object>();
+  return <T extends Parameters<Retarget>[0]>(target: T): T => {
+    let swapped = done.get(target) as T | undefined;
+    if (swapped) return swapped;
+    const model = target.model;
+    if (!(model instanceof ResilientJudgeModel)) return target;
+    let view = views.get(model);
+    if (!view) views.set(model, (view = model.forBatch(gate)));
+    swapped = { ...target, model: view };
+    done.set(target, swapped);
+    return swapped;
+  };
 }
 
 /** Scores one row and records it; answers whether this call recorded it. Store failures are thrown (the chunk is retried). */
@@ -155,7 +200,7 @@ export async function runRow(
   target: Target,
   position: number,
   row: ChunkRow,
-  retarget?: RunOptions['retarget'], // issue 32: a provider_batch row's calls (batch/provider-mode.ts)
+  retarget: Retarget, // the row's models: their batch views (liveRetarget), or a provider_batch row's (batch/provider-mode.ts)
   prepared?: PreparedRun, // the target's versions and models, loaded once per run (prepared-runs.ts)
   fresh = false, // the chunk's first attempt: the row cannot have a log yet (ChunkRunner.runChunk)
 ): Promise<boolean> {
@@ -172,13 +217,10 @@ export async function runRow(
   const ctx: RequestContext = { ...env.ctx, caller };
   // Budgets: an uncapped run's spend comes back in `spend`, to be counted with the row (one statement).
   const spend: SpendHolder = {};
-  const options = { batch_execution_id: batch.id, log_id: logId, spend, ...(retarget ? { retarget } : {}), ...(prepared ? { prepared } : {}) };
+  const options = { batch_execution_id: batch.id, log_id: logId, spend, retarget, ...(prepared ? { prepared } : {}) };
   let record: BatchRowRecord;
   try {
-    const result = await runAsBatchWork(
-      () => ('judge' in target ? env.engine.runJudge(ctx, target.judge, input, options) : env.engine.runEvaluator(ctx, target.evaluator, input, options)),
-      () => stillRunning(env.status, batch.id),
-    );
+    const result = await ('judge' in target ? env.engine.runJudge(ctx, target.judge, input, options) : env.engine.runEvaluator(ctx, target.evaluator, input, options));
     record = fromLog(position, row, { id: result.execution_log_id, score: result.score, evaluator_results: result.evaluator_results, cost_usd: result.cost_usd }, null);
     // Every evaluator failed: the row is recorded as failed, with its log and each evaluator's error.
     if (result.failed) record = { ...record, score: null, error: result.failed.message, cost_usd: costOf(result.evaluator_results) };

@@ -44,7 +44,7 @@ import { byteLength, CACHED_INDEXES, GroupQueues, linesOf, MAX_GAP, MAX_READ, pa
 // The row format is json-batch-rows.ts's; tests write lines through this module.
 export { rowLine };
 
-/** How often batches.json follows the counters of the rows recorded. */
+/** How soon batches.json follows the counters of rows recorded after their run ended. */
 const COUNTERS_EVERY_MS = 1000;
 
 export class BatchFiles {
@@ -109,7 +109,7 @@ export class BatchFiles {
   private metaChanged = false;
   private countersTimer: NodeJS.Timeout | null = null;
 
-  /** Writes batches.json with the counters of the rows recorded, within a second. */
+  /** Writes batches.json with the counters of the rows recorded, within COUNTERS_EVERY_MS. */
   private countersLater(): void {
     this.countersTimer ??= setTimeout(() => {
       this.countersTimer = null;
@@ -306,9 +306,12 @@ export class BatchFiles {
       this.count(b, row);
     });
     index.size = at;
-    // The counters follow in batches.json, at most once a second rather than once a row: the rows
-    // file is the truth they are recounted from (load), and every change of a run's status commits at once.
-    this.countersLater();
+    // The rows file is the truth the counters are recounted from (load), and every change of a run's
+    // status commits batches.json at once, with the counters so far. So a running run's counters are
+    // not written for its rows (load recounts an unfinished run anyway; each write serialises every
+    // run of the store); those of a row recorded after its run ended (in flight at a cancel) follow
+    // within a second.
+    if (b.status !== 'queued' && b.status !== 'running') this.countersLater();
     return lines.map((line) => line !== null);
   }
 
@@ -377,6 +380,7 @@ export function jsonBatches(files: () => BatchFiles, countSpend?: (spend: RowSpe
     createBatchExecution: (b, items) => files().create(b, items),
     getBatchExecution: async (id) => files().get(id),
     getBatchStatus: async (id) => files().status(id),
+    peekBatchStatus: (id) => files().status(id),
     listBatchExecutions: async (filter, page) => files().list(filter, page),
     listUnfinishedBatchExecutions: async () => files().unfinished(),
     updateBatchExecution: (id, patch) => files().update(id, patch),

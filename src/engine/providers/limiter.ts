@@ -1,31 +1,15 @@
 // A counting semaphore with two FIFO queues: the server-wide cap on judge-model calls in flight
 // (TRIBUNAL_MODEL_CONCURRENCY). Calls beyond the cap wait their turn instead of failing.
 //
-// Priority (docs/BATCH.md): a call made inside runAsBatchWork() (a row of a batch run) waits in
-// the batch queue; every other call (an interactive run, generation) in the interactive queue. A
-// freed slot always goes to the interactive queue first, so however many batch rows wait, an
-// interactive call waits at most for one call in flight to finish; batch calls take the slots
-// interactive calls leave free.
-import { AsyncLocalStorage } from 'node:async_hooks';
-
-interface BatchWork {
-  /** Asked after a call gets its slot and before it starts; throws when the call must not start. */
-  gate?: () => Promise<void>;
-}
-
-const priority = new AsyncLocalStorage<BatchWork>();
-
-/**
- * Runs `work` with every judge-model call it makes queued behind interactive calls. `gate` runs
- * when each call is about to start (slot in hand): a batch row uses it so that no model call
- * starts after its run was cancelled, however long the call waited in the queue.
- */
-export function runAsBatchWork<T>(work: () => Promise<T>, gate?: () => Promise<void>): Promise<T> {
-  return priority.run({ gate }, work);
-}
-
-/** The gate of the batch work this call runs in, if any. */
-export const batchGate = (): (() => Promise<void>) | undefined => priority.getStore()?.gate;
+// Priority (docs/BATCH.md): a call of a batch row (acquire(signal, true): a batch row's view of the
+// model, ResilientJudgeModel.forBatch) waits in the batch queue; every other call (an interactive
+// run, generation) in the interactive queue. A freed slot always goes to the interactive queue
+// first, so however many batch rows wait, an interactive call waits at most for one call in flight
+// to finish; batch calls take the slots interactive calls leave free.
+//
+// The batch flag is passed, not found in an AsyncLocalStorage: on Node 20 the first
+// AsyncLocalStorage.run turns on promise hooks for the whole process for good, and every promise
+// after it (every request's, not only the batch's) costs several times more (observability/http.ts).
 
 interface Waiter {
   grant: () => void;
@@ -58,13 +42,13 @@ export class Limiter {
     return this.peak;
   }
 
-  /** Waits for a slot; resolves to the function that gives it back (call it exactly once). */
-  acquire(signal?: AbortSignal): Promise<() => void> {
+  /** Waits for a slot (in the batch queue when `batch`); resolves to the function that gives it back (call it exactly once). */
+  acquire(signal?: AbortSignal, batch = false): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     // A free slot and nobody waiting: taken at once, as next() would grant it, without a waiter,
     // its closures and an abort listener that is removed again at once.
     if (this.active < this.max && !this.waiting.length && !this.waitingBatch.length) return Promise.resolve(this.take());
-    const queue = priority.getStore() ? this.waitingBatch : this.waiting;
+    const queue = batch ? this.waitingBatch : this.waiting;
     return new Promise((resolve, reject) => {
       const entry: Waiter = {
         grant: () => {

@@ -3,7 +3,7 @@
 // overload (529), server errors (5xx), dropped connections and timeouts, honouring retry-after.
 // Malformed answers are passed through: the caller validates the answer and decides (scoring
 // retries them at most twice). Scoring and judge generation share one instance (createJudgeModel).
-import { batchGate, Limiter } from './limiter.ts';
+import type { Limiter } from './limiter.ts';
 import type { JudgeModel, StructuredAnswer, StructuredCall } from './model.ts';
 import { ModelCallError } from './model-errors.ts';
 
@@ -50,6 +50,9 @@ export interface ResilientModelOptions {
   random?: () => number;
 }
 
+/** A batch run's check before each of its calls starts (ResilientJudgeModel.forBatch): throws, or answers a promise that rejects, to refuse. */
+export type BatchGate = () => Promise<void> | undefined;
+
 /** A marker reason so a timeout can be told from the caller cancelling. */
 class AttemptTimeout extends Error {}
 
@@ -80,13 +83,27 @@ export class ResilientJudgeModel implements JudgeModel {
     return step / 2 + (step / 2) * this.random();
   }
 
-  async call(request: StructuredCall, signal?: AbortSignal): Promise<StructuredAnswer> {
+  call(request: StructuredCall, signal?: AbortSignal): Promise<StructuredAnswer> {
+    return this.callWith(request, signal);
+  }
+
+  /**
+   * A batch row's view of this model (batch/work.ts hands it to the run as RunOptions.retarget): its
+   * calls wait in the limiter's batch queue, behind interactive calls, and `gate` runs once a call
+   * has its slot, before it starts; when it throws (or its promise rejects), the call does not start
+   * and the slot is given back. It answers nothing when it can tell at once (no await then).
+   */
+  forBatch(gate: BatchGate): JudgeModel {
+    return { configured: this.configured, call: (request, signal) => this.callWith(request, signal, gate) };
+  }
+
+  private async callWith(request: StructuredCall, signal?: AbortSignal, gate?: BatchGate): Promise<StructuredAnswer> {
     const attempts = this.policy.retries + 1;
     for (let attempt = 1; ; attempt++) {
       let error: ModelCallError;
       const slot = { at: 0 };
       try {
-        const answer = await this.attempt(request, signal, slot);
+        const answer = await this.attempt(request, signal, slot, gate);
         this.observer?.attemptFinished(attemptEvent(request.model, attempt, 'ok', false, slot.at, answer.usage));
         return answer;
       } catch (err) {
@@ -102,18 +119,18 @@ export class ResilientJudgeModel implements JudgeModel {
     }
   }
 
-  /** One attempt: wait for a slot (not timed), then call with the per-attempt timeout. */
-  private async attempt(request: StructuredCall, signal: AbortSignal | undefined, slot: { at: number }): Promise<StructuredAnswer> {
+  /** One attempt: wait for a slot (not timed; in the batch queue when gated), then call with the per-attempt timeout. */
+  private async attempt(request: StructuredCall, signal: AbortSignal | undefined, slot: { at: number }, gate: BatchGate | undefined): Promise<StructuredAnswer> {
     let release: () => void;
     try {
-      release = await this.limiter.acquire(signal);
+      release = await this.limiter.acquire(signal, gate !== undefined);
     } catch {
       throw new ModelCallError('aborted', 'The judge-model call was cancelled while waiting for a free slot.');
     }
-    const gate = batchGate();
     if (gate) {
       try {
-        await gate();
+        const passing = gate();
+        if (passing) await passing;
       } catch (err) {
         release();
         throw new ModelCallError('aborted', (err as Error).message, { cause: err });

@@ -12,6 +12,11 @@ export interface BatchStore {
   getBatchExecution(id: string): Promise<BatchExecutionRecord | null>;
   /** Only the run's status (null when unknown): the cancel check asked before each row and model call, which needs no more. */
   getBatchStatus(id: string): Promise<BatchStatus | null>;
+  /**
+   * The same, answered at once, by a store that holds its runs in this process's memory (the JSON
+   * store); absent where the status is read from a database. The cancel check then costs no promise.
+   */
+  peekBatchStatus?(id: string): BatchStatus | null;
   /** Newest first. */
   listBatchExecutions(filter: BatchFilter, page: PageQuery): Promise<Page<BatchExecutionRecord>>;
   /** Every run still queued or running, in any organization (resumed at start-up). */
