@@ -22,6 +22,11 @@ const KEY_PATTERN = /^(trb_[0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 export const hashKey: (key: string) => string =
   typeof crypto.hash === 'function' ? (key) => crypto.hash('sha256', key, 'hex') : (key) => createHash('sha256').update(key).digest('hex');
 
+/** The same digest as bytes, for the comparison: no hex string made only to be decoded again. */
+const oneShotBytes = (key: string) => crypto.hash('sha256', key, 'buffer' as 'hex') as unknown as Buffer;
+const hashKeyBytes: (key: string) => Buffer =
+  typeof crypto.hash === 'function' && Buffer.isBuffer(oneShotBytes('')) ? oneShotBytes : (key) => createHash('sha256').update(key).digest();
+
 /** Makes a new key for an org. Returns the secret (to show once) and the record to store. */
 export function mintApiKey(orgId: string, name: string, expiresAt: string | null): { secret: string; record: ApiKeyRecord } {
   const prefix = `trb_${randomBytes(8).toString('hex')}`;
@@ -53,6 +58,23 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 /** Compared when no key has the prefix, so that an unknown prefix costs what a wrong secret costs. */
 const NO_SUCH_KEY = hashKey('no such key');
 
+/**
+ * A stored hash (hex) as bytes, kept: every request of a key compares against the same hash, and
+ * decoding it again was one of the check's two hex conversions (issue 33). Only hashes the store
+ * answered are kept, one per key; the map is emptied past its bound (it refills as keys are used).
+ */
+const STORED_HASHES_KEPT = 10_000;
+const storedHashBytes = new Map<string, Buffer>();
+function storedHash(hex: string): Buffer {
+  let bytes = storedHashBytes.get(hex);
+  if (bytes === undefined) {
+    if (storedHashBytes.size >= STORED_HASHES_KEPT) storedHashBytes.clear();
+    bytes = Buffer.from(hex, 'hex');
+    storedHashBytes.set(hex, bytes);
+  }
+  return bytes;
+}
+
 export class Authenticator {
   constructor(private readonly store: Store) {}
 
@@ -64,16 +86,17 @@ export class Authenticator {
     }
     const parts = KEY_PATTERN.exec(key);
     if (!parts) throw notAuthenticated('Malformed API key: Tribunal keys look like trb_<16 hex>_<43 characters>.');
-    // Key and organization in one read (PostgreSQL: one round trip, not two).
+    // Key and organization in one read (PostgreSQL: one round trip, not two). The records may be
+    // the store's read-only snapshots (the JSON store's): they are read here, never changed.
     const found = await this.store.getApiKeyWithOrganization(parts[1]);
     const record = found?.key ?? null;
-    const expected = Buffer.from(record?.hash ?? NO_SUCH_KEY, 'hex');
-    const given = Buffer.from(hashKey(key), 'hex');
+    const expected = storedHash(record?.hash ?? NO_SUCH_KEY);
+    const given = hashKeyBytes(key);
     const matches = expected.length === given.length && timingSafeEqual(given, expected);
     if (!record || !matches) throw notAuthenticated('Unknown API key.');
     if (record.revoked_at) throw notAuthenticated(`API key ${record.prefix} was revoked at ${record.revoked_at}.`);
-    const now = new Date();
-    if (record.expires_at && new Date(record.expires_at) <= now) {
+    const now = Date.now();
+    if (record.expires_at && Date.parse(record.expires_at) <= now) {
       // h-harden: nothing is left for this key to cancel: its batch runs were stopped when it expired (batch/key-liveness.ts).
       throw notAuthenticated(
         `API key ${record.prefix} expired at ${record.expires_at}; batch runs it started were cancelled when it expired (another key of the organization can read them). Create a new key (or a new demo key).`,
@@ -81,10 +104,12 @@ export class Authenticator {
     }
     const org = found!.org;
     if (!org) throw notAuthenticated('Unknown API key.');
-    // last_used_at at minute resolution: a write per request would make every read a write.
-    if (!record.last_used_at || now.getTime() - new Date(record.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
-      record.last_used_at = now.toISOString();
-      void this.store.updateApiKey(record.id, { last_used_at: record.last_used_at }).catch(() => {});
+    // last_used_at at minute resolution: a write per request would make every read a write. The
+    // caller gets the key as it now is (a copy with the new time: the record read is not changed).
+    if (!record.last_used_at || now - Date.parse(record.last_used_at) > LAST_USED_RESOLUTION_MS) {
+      const last_used_at = new Date(now).toISOString();
+      void this.store.updateApiKey(record.id, { last_used_at }).catch(() => {});
+      return { org, key: Object.assign({}, record, { last_used_at }) };
     }
     return { org, key: record };
   }

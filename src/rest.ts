@@ -196,8 +196,11 @@ export function requestInput(route: RestRoute, req: Request): Record<string, unk
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
       throw validationError('The request body must be a JSON object.', [{ field: '(body)', message: 'expected a JSON object' }]);
     }
+    // One copy of the body with the path parameters over it (a run's path); a second only when the
+    // route reads fields from the query string too.
+    if (!route.queryFields) return { ...(body as Record<string, unknown>), ...req.params };
     base = { ...(body as Record<string, unknown>) };
-    for (const f of route.queryFields ?? []) if (req.query[f] !== undefined) base[f] = req.query[f];
+    for (const f of route.queryFields) if (req.query[f] !== undefined) base[f] = req.query[f];
   }
   return { ...base, ...req.params };
 }

@@ -82,12 +82,11 @@ export async function loadJudgeEvaluators(ctx: Ctx, judge: JudgeRecord): Promise
           `Judge ${judge.name} applies evaluator ${ref.name} (${ref.id}) at a version that is private to its organization, so it cannot be shown or run for you.`,
         );
       }
-      // The store answers a copy of its own (the JSON store's clone, a decoded PostgreSQL row), so the
-      // pin is set on it. A copy by spread then a field got a map of its own every time on Node 20
-      // (V8 11.3), and each evaluator of every run went through the engine with a new shape.
-      const pinned = rec as EvaluatorRecord & { pinned_version: number | null };
-      pinned.pinned_version = ref.version;
-      return pinned;
+      // The store may answer a read-only snapshot (the JSON store's latest version, json-snapshots.ts),
+      // so the pin goes on a shallow copy. Object.assign onto a new object: a spread then a field in
+      // one literal got a map of its own every time on Node 20 (V8 11.3), and each evaluator of every
+      // run went through the engine with a new shape.
+      return Object.assign({}, rec, { pinned_version: ref.version }) as EvaluatorRecord & { pinned_version: number | null };
     }),
   );
 }

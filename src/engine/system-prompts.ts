@@ -24,6 +24,9 @@ function sameData(a: unknown, b: unknown): boolean {
   return true;
 }
 
+/** Frozen all the way down (checked once per kept prompt): such a value can never change. */
+const frozenThrough = (value: unknown): boolean => value === null || typeof value !== 'object' || (Object.isFrozen(value) && Object.values(value).every(frozenThrough));
+
 const builtFrom = (a: PromptEvaluator, b: PromptEvaluator) =>
   a.name === b.name &&
   a.intent === b.intent &&
@@ -39,7 +42,11 @@ function keptSystemPrompt(evaluator: PromptEvaluator, nonce: string, conversatio
   const system = buildSystemPrompt(evaluator, nonce, conversation);
   if (!found && kept.size >= KEPT_PROMPTS) kept.delete(kept.keys().next().value!);
   const { name, intent, rubric, requires_contexts, requires_expected_output, demonstrations } = evaluator;
-  kept.set(key, { from: { name, intent, rubric, requires_contexts, requires_expected_output, demonstrations: structuredClone(demonstrations) }, system });
+  // A frozen list (the JSON store's read-only snapshot, store/json-snapshots.ts) cannot change: kept
+  // as it is, the next run of the same stored version finds it identical (sameData's first test)
+  // instead of comparing every demonstration field by field. Anything else is copied, as it may change.
+  const from = frozenThrough(demonstrations) ? demonstrations : structuredClone(demonstrations);
+  kept.set(key, { from: { name, intent, rubric, requires_contexts, requires_expected_output, demonstrations: from }, system });
   return system;
 }
 

@@ -2,6 +2,7 @@
 // and every body fault answered with a problem that says what to fix.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { TribunalError } from '../errors.ts';
+import { PLAIN_JSON_TYPES, readPlainJson, takesPlainJson } from './plain-json.ts';
 import { sendProblem } from './problem.ts';
 
 export const bodyTooLarge = (limitBytes: number) => new TribunalError('payload_too_large', 413, `The request body is over the limit of ${limitBytes} bytes (TRIBUNAL_MAX_BODY).`);
@@ -33,9 +34,6 @@ function bodyErrors(limitBytes: number) {
   };
 }
 
-/** The Content-Type values JSON clients send, known without parsing the header (body-parser still parses it for the charset). */
-const PLAIN_JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
-
 const isJsonType = (req: Request) => PLAIN_JSON_TYPES.has(req.headers['content-type'] ?? '') || Boolean(req.is('application/json'));
 
 export function jsonBody(limitBytes: number): express.RequestHandler[] {
@@ -50,5 +48,8 @@ export function jsonBody(limitBytes: number): express.RequestHandler[] {
     if (Number(req.headers['content-length'] ?? 0) > limitBytes) return sendProblem(res, bodyTooLarge(limitBytes));
     next();
   };
-  return [requireJson, parse, bodyErrors(limitBytes) as unknown as express.RequestHandler];
+  // The common body (plain UTF-8 JSON of a declared length, not compressed) is read directly
+  // (plain-json.ts); any other goes through body-parser, as every body did before.
+  const read: express.RequestHandler = (req, res, next) => (takesPlainJson(req) ? readPlainJson(req, limitBytes, next) : parse(req, res, next));
+  return [requireJson, read, bodyErrors(limitBytes) as unknown as express.RequestHandler];
 }

@@ -1,12 +1,13 @@
 // Rate limits: per API key for REST and MCP together, per client address for demo users. Counters
 // live in the given store (Redis, shared by every instance) or in this instance's memory.
-import type { Request, RequestHandler, Response } from 'express';
-import { MemoryStore, rateLimit, type Options, type Store as RateLimitStore } from 'express-rate-limit';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { rateLimit, type IncrementResponse, type Options, type Store as RateLimitStore } from 'express-rate-limit';
 import type { Caller } from '../auth.ts';
 import type { Config } from '../config.ts';
 import { TribunalError } from '../errors.ts';
 import { log } from '../log.ts';
 import { sendProblem } from './problem.ts';
+import { WindowCounter } from './window-counter.ts';
 
 const retryAfterSeconds = (resetTime: Date | undefined, windowMs: number) => Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + windowMs) - Date.now()) / 1000));
 
@@ -32,7 +33,7 @@ export interface KeyRateLimit {
 /** Rate limit per API key (after auth). One limiter for REST and MCP: a key limited to N gets N in total. */
 export function keyRateLimit(config: Config, makeStore?: () => RateLimitStore): KeyRateLimit {
   const { limit, windowMs } = config.rateLimit;
-  const store = makeStore?.() ?? new MemoryStore();
+  const store = makeStore?.() ?? new WindowCounter();
   // What express-rate-limit does when it builds a limiter: the store learns the window (memory expiry, Redis keys).
   const initFailed = (err: unknown) => log.error('rate limit: the store failed to start; requests are let through while it fails', { err });
   try {
@@ -44,29 +45,42 @@ export function keyRateLimit(config: Config, makeStore?: () => RateLimitStore): 
   const detail = `This API key is limited to ${limit} requests per ${windowMs / 1000} s (TRIBUNAL_RATE_LIMIT); wait and retry.`;
   const keyOf = (res: Response) => `key:${(res.locals.caller as Caller).key.id}`;
   const policy = `${limit};w=${Math.ceil(windowMs / 1000)}`;
-  // async: a store may answer synchronously, or throw.
-  const count = async (res: Response) => store.increment(keyOf(res));
+  // A count, or the promise of one: the memory counter answers at once (window-counter.ts), Redis
+  // later. A store that throws is a failure like a rejected promise.
+  const count = (res: Response): IncrementResponse | Promise<IncrementResponse> => {
+    try {
+      return store.increment(keyOf(res));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
   // Every authenticated request passes here. express-rate-limit's middleware (kept for the demo
   // users) awaited five promises and ran its development checks on each one; this counts the
   // request in the same store and sets the same IETF draft-7 headers, and a key over its limit gets
   // the same 429 problem with Retry-After (issue 33).
+  const counted = (res: Response, next: NextFunction, { totalHits, resetTime }: IncrementResponse) => {
+    if (!res.headersSent) {
+      const reset = resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : Math.ceil(windowMs / 1000);
+      res.setHeader('RateLimit-Policy', policy);
+      res.setHeader('RateLimit', `limit=${limit}, remaining=${Math.max(limit - totalHits, 0)}, reset=${reset}`);
+    }
+    if (totalHits > limit) sendProblem(res, limited(detail, retryAfterSeconds(resetTime, windowMs)));
+    else next();
+  };
+  const storeFailed = (next: NextFunction, err: unknown) => {
+    // A Redis outage must not take the API down: fail open (the shared store already falls back to memory).
+    log.error('rate limit: the store failed; the request is let through', { err });
+    next();
+  };
   const middleware: RequestHandler = (_req, res, next) => {
-    count(res).then(
-      ({ totalHits, resetTime }) => {
-        if (!res.headersSent) {
-          const reset = resetTime ? Math.max(0, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : Math.ceil(windowMs / 1000);
-          res.setHeader('RateLimit-Policy', policy);
-          res.setHeader('RateLimit', `limit=${limit}, remaining=${Math.max(limit - totalHits, 0)}, reset=${reset}`);
-        }
-        if (totalHits > limit) sendProblem(res, limited(detail, retryAfterSeconds(resetTime, windowMs)));
-        else next();
-      },
-      (err) => {
-        // A Redis outage must not take the API down: fail open (the shared store already falls back to memory).
-        log.error('rate limit: the store failed; the request is let through', { err });
-        next();
-      },
-    );
+    const hits = count(res);
+    // Any thenable is a promise of a count (a store's own promise type included).
+    if (typeof (hits as Partial<Promise<IncrementResponse>>).then === 'function') {
+      (hits as Promise<IncrementResponse>).then(
+        (h) => counted(res, next, h),
+        (err) => storeFailed(next, err),
+      );
+    } else counted(res, next, hits as IncrementResponse);
   };
   async function charge(res: Response, units: number, send: (res: Response, err: unknown) => void = sendProblem): Promise<boolean> {
     for (let i = 0; i < units; i++) {

@@ -1,6 +1,7 @@
 // The JSON store's API keys (db.json "api_keys", keyed by id) with an index by prefix: every request
 // looks its key up by prefix, so that lookup is a map read, not a scan.
 import { clone, orgPage } from './json-data.ts';
+import { snapshotOf } from './json-snapshots.ts';
 import type { ApiKeyStore } from './parts/accounts.ts';
 import type { Organization } from '../schemas.ts';
 import { StoreConflictError, type ApiKeyRecord } from './types.ts';
@@ -29,18 +30,22 @@ export function jsonApiKeys(table: () => Record<string, ApiKeyRecord>, save: () 
     async getApiKeyByPrefix(prefix) {
       return clone(keyWithPrefix(prefix) ?? null);
     },
+    // Every request reads its key here: read-only snapshots, not copies (json-snapshots.ts). A key
+    // is replaced, never changed in place (updateApiKey), and an organization is never changed.
     async getApiKeyWithOrganization(prefix) {
       const key = keyWithPrefix(prefix);
-      return key ? { key: clone(key), org: clone(organizations()[key.org_id] ?? null) } : null;
+      return key ? { key: snapshotOf(key), org: snapshotOf(organizations()[key.org_id]) } : null;
     },
     async getApiKey(id) {
       return clone(table()[id] ?? null);
     },
     listApiKeys: async (orgId, page) => orgPage(table(), orgId, page),
     async updateApiKey(id, patch) {
-      const key = table()[id];
-      if (!key) return null;
-      Object.assign(key, patch);
+      const current = table()[id];
+      if (!current) return null;
+      // A new record in the table, not the old one changed: snapshots of the old one stay as read.
+      const key = Object.assign(clone(current), patch);
+      table()[id] = key;
       await save();
       return clone(key);
     },

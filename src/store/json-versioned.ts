@@ -13,6 +13,7 @@ import {
   type JudgeStore,
   type Versioned,
 } from './parts/versioned.ts';
+import { snapshotOf } from './json-snapshots.ts';
 import { newestFirst, StoreConflictError, type Page, type PageQuery } from './types.ts';
 
 type VersionedRecord = { id: string; org_id: string | null; name: string; version: number; created_at: string };
@@ -44,8 +45,13 @@ export class JsonVersioned<R extends VersionedRecord, F> implements Versioned<R,
     versions[record.id] = [clone(record)];
     await this.save();
   }
+  /**
+   * The latest version as a read-only snapshot (json-snapshots.ts), not a copy: every run reads its
+   * judge and each evaluator here. This class never changes a stored record in place (create and
+   * update put new objects in the tables), so the snapshot is the record as stored.
+   */
   async get(id: string) {
-    return clone(this.tables().latest[id] ?? null);
+    return snapshotOf(this.tables().latest[id]);
   }
   async getVersion(id: string, version: number) {
     return clone(this.tables().versions[id]?.find((v) => v.version === version) ?? null);

@@ -21,7 +21,7 @@ export interface ApiKeyStore {
   /**
    * The key by its prefix with its organization (null when the organization is gone), in one read:
    * authentication's (one round trip on PostgreSQL, not two). Never cached, so a revoke counts on
-   * the next request.
+   * the next request. The records may be read-only (the JSON store's snapshots): never change them.
    */
   getApiKeyWithOrganization(prefix: string): Promise<{ key: ApiKeyRecord; org: Organization | null } | null>;
   getApiKey(id: string): Promise<ApiKeyRecord | null>;

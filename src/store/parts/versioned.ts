@@ -33,6 +33,7 @@ export interface JudgeFilter extends Visible {
 export interface EvaluatorStore {
   /** Stores version 1 (or the given version, for presets) and its snapshot. Names are unique per org. */
   createEvaluator(evaluator: EvaluatorRecord): Promise<void>;
+  /** The latest version; may be read-only (the JSON store's snapshot): copy it to change it. */
   getEvaluator(id: string): Promise<EvaluatorRecord | null>;
   getEvaluatorVersion(id: string, version: number): Promise<EvaluatorRecord | null>;
   listEvaluatorVersions(id: string): Promise<EvaluatorRecord[]>;
@@ -44,6 +45,7 @@ export interface EvaluatorStore {
 
 export interface JudgeStore {
   createJudge(judge: JudgeRecord): Promise<void>;
+  /** The latest version; may be read-only (the JSON store's snapshot): copy it to change it. */
   getJudge(id: string): Promise<JudgeRecord | null>;
   getJudgeVersion(id: string, version: number): Promise<JudgeRecord | null>;
   listJudgeVersions(id: string): Promise<JudgeRecord[]>;
