@@ -1,8 +1,9 @@
 // Group commit for the store's hottest writes (issue 33): the writes that arrive while earlier ones
 // of the same kind are on their way to the database go together, in one multi-row statement, as soon
-// as a statement slot frees up. No timer holds a write back: one that finds a slot free is sent
-// alone at once, so an idle server answers as before; a busy one (a batch run's rows finishing
-// together) sends one statement for many, and spends its CPU on rows rather than round trips.
+// as a statement slot frees up. An interactive write that finds a slot free is sent alone at once,
+// so an idle server answers as before; only a batch run's writes may wait a few ms for others to
+// join (BATCH_HOLD_MS). A busy server (a batch run's rows finishing together) sends one statement
+// for many, and spends its CPU on rows rather than round trips.
 //
 // Each write is answered only when the statement that carried it has committed (every statement
 // here is one autocommitted statement), with its own outcome: a write the group refused on its own
