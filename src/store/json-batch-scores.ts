@@ -76,18 +76,25 @@ class RunScores {
     this.score.push(orNaN(score));
     this.from.push(this.results);
     for (const r of results) {
-      const key = `${r[0]}\n${r[1]}`;
-      let no = this.nameNo.get(key);
-      if (no === undefined) {
-        no = this.names.push([r[0], r[1]]) - 1;
-        this.nameNo.set(key, no);
-      }
-      this.evaluator.push(no);
+      this.evaluator.push(this.nameOf(r[0], r[1]));
       this.resultScore.push(orNaN(r[2]));
       this.flags.push((r[3] === 1 ? NOT_APPLICABLE : 0) | (r.length === 5 ? HAS_CONFIDENCE : 0));
       this.confidence.push(r.length === 5 ? orNaN(r[4] as number) : 0);
       this.results++;
     }
+  }
+
+  /** The number of an evaluator's (id, name): a run has a few, so a scan finds them without building a key per result (done for every row at start). */
+  private nameOf(id: string, name: string): number {
+    const few = Math.min(this.names.length, 8);
+    for (let no = 0; no < few; no++) if (this.names[no][0] === id && this.names[no][1] === name) return no;
+    const key = `${id}\n${name}`;
+    let no = this.nameNo.get(key);
+    if (no === undefined) {
+      no = this.names.push([id, name]) - 1;
+      this.nameNo.set(key, no);
+    }
+    return no;
   }
 
   delete(position: number): void {
