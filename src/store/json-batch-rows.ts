@@ -24,7 +24,7 @@ export function parseRow(line: Buffer): BatchRowRecord {
 // A result is [id, name, score], [id, name, score, 1] when not applicable, or [id, name, score, 0|1,
 // confidence] when it has a confidence (lines written before confidence was kept have no fifth element).
 type ResultTuple = [string, string, number | null] | [string, string, number | null, 1] | [string, string, number | null, 0 | 1, number];
-type ScoresLine = [number, string | null, number | null, string | null, number | null, string | null, ResultTuple[]];
+export type ScoresLine = [number, string | null, number | null, string | null, number | null, string | null, ResultTuple[]];
 
 function encodeResult(r: BatchRowScores['evaluator_results'][number]): ResultTuple {
   if (r.confidence !== undefined) return [r.evaluator_id, r.evaluator_name, r.score, r.not_applicable ? 1 : 0, r.confidence];
@@ -44,9 +44,12 @@ export const rowLine = (row: BatchRowRecord): string => `${encodeScores(row)}\t$
 
 /** The scores prefix of a row's line. */
 export function encodeScores(row: BatchRowRecord): string {
-  const s = rowScores(row);
-  const line: ScoresLine = [s.position, s.item_id, s.index, s.execution_log_id, s.score, s.error, s.evaluator_results.map(encodeResult)];
-  return JSON.stringify(line);
+  return JSON.stringify(scoresLine(rowScores(row)));
+}
+
+/** The scores prefix of a row, before JSON. */
+export function scoresLine(s: BatchRowScores): ScoresLine {
+  return [s.position, s.item_id, s.index, s.execution_log_id, s.score, s.error, s.evaluator_results.map(encodeResult)];
 }
 
 export function decodeScores([position, item_id, index, execution_log_id, score, error, results]: ScoresLine): BatchRowScores {
@@ -71,19 +74,32 @@ export function parseScores(line: Buffer): BatchRowScores {
  * The position of a line, or null when the line is not a whole row (a torn write, or a torn write
  * and the next line run together). A line with a tab must hold exactly one, parsable scores before
  * it, `{` after it, and end with `}` (the whole row after the tab is parsed only when read); a line
- * without a tab (the older format) must parse whole.
+ * without a tab (the older format) must parse whole. `keep`, when given, is handed the scores of a
+ * whole row (parsed here anyway), as they are in the line's prefix.
  */
-export function positionOf(line: Buffer): number | null {
+export function positionOf(line: Buffer, keep?: (scores: ScoresLine) => void): number | null {
   try {
     const tab = line.indexOf(TAB);
     let position: unknown;
-    if (tab < 0) position = (JSON.parse(line.toString('utf8')) as { position?: unknown }).position;
-    else {
+    let scores: unknown;
+    if (tab < 0) {
+      const row = JSON.parse(line.toString('utf8')) as BatchRowRecord;
+      position = row.position;
+      if (keep && typeof position === 'number' && Number.isInteger(position)) {
+        try {
+          scores = scoresLine(rowScores(row));
+        } catch {
+          return position; // an odd old row: indexed as before, its scores not kept (read from the file)
+        }
+      }
+    } else {
       if (line.indexOf(TAB, tab + 1) >= 0 || line[tab + 1] !== 0x7b || line[line.length - 1] !== 0x7d) return null;
-      const scores = JSON.parse(line.toString('utf8', 0, tab)) as unknown;
+      scores = JSON.parse(line.toString('utf8', 0, tab)) as unknown;
       position = Array.isArray(scores) && scores.length === 7 ? scores[0] : null;
     }
-    return typeof position === 'number' && Number.isInteger(position) ? position : null;
+    if (typeof position !== 'number' || !Number.isInteger(position)) return null;
+    if (keep) keep(scores as ScoresLine);
+    return position;
   } catch {
     return null;
   }

@@ -15,6 +15,8 @@
 // - In memory, per run whose rows were asked for: the place of each row's line by position,
 //   loaded on first use; runs no longer running are dropped from memory first. A page of rows is
 //   read in one positioned read per stretch of the file it covers, not one read per row.
+// - In memory too, the scores of ended runs whose index is kept, parsed once while indexing
+//   (json-batch-scores.ts): a compare answers from them without reading the file again.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -33,13 +35,14 @@ import {
   type BatchRowQuery,
   type BatchRowRecord,
   type BatchRowScores,
+  rowScores,
   type Page,
   type PageQuery,
 } from './types.ts';
-import type { BatchStore } from './parts/batches.ts';
-import type { RowSpend } from './budget-types.ts';
 
 import { byteLength, CACHED_INDEXES, GroupQueues, linesOf, MAX_GAP, MAX_READ, parseRow, parseScores, positionOf, RowAppenders, RowIndex, rowLine } from './json-batch-rows.ts';
+import { scoresLine, type ScoresLine } from './json-batch-rows.ts';
+import { KeptScores } from './json-batch-scores.ts';
 
 // The row format is json-batch-rows.ts's; tests write lines through this module.
 export { rowLine };
@@ -50,6 +53,7 @@ const COUNTERS_EVERY_MS = 1000;
 export class BatchFiles {
   private batches: Record<string, BatchExecutionRecord> = Object.create(null);
   private readonly rows = new Map<string, RowIndex>();
+  private readonly kept = new KeptScores();
   private readonly metaCommit = new GroupCommit(() => writeFileDurably(this.metaFile, JSON.stringify({ format: 1, batches: this.batches })));
   private readonly queues = new Map<string, Promise<unknown>>();
   /** Rows files open for appends while rows come. */
@@ -156,9 +160,16 @@ export class BatchFiles {
       // h-harden: a garbled line is skipped, left in place, copied to <file>.rejected and logged.
       const rejected: Array<{ line: number; text: string; reason: string }> = [];
       let lineNo = 0;
+      // An ended run's scores are kept from this reading; a running run's change too often to keep.
+      const status = this.batches[id]?.status;
+      let keep: ((scores: ScoresLine) => void) | undefined;
+      if (status && status !== 'running' && status !== 'queued') {
+        this.kept.start(id);
+        keep = (scores) => this.kept.add(id, scores);
+      }
       for await (const { line, start, ended } of linesOf(file)) {
         lineNo++;
-        const position = positionOf(line);
+        const position = positionOf(line, keep);
         if (position !== null && !index.at.has(position)) index.place(position, start, line.length);
         if (position === null && ended) rejected.push({ line: lineNo, text: line.toString('utf8'), reason: 'not a batch row, skipped and left in place' });
         last = { start, whole: ended, text: line };
@@ -177,7 +188,11 @@ export class BatchFiles {
         if (whole) await fsp.appendFile(file, '\n');
         else {
           await fsp.truncate(file, last.start);
-          if (index.at.get(positionOf(last.text) ?? -1)?.[0] === last.start) index.at.delete(positionOf(last.text)!);
+          const torn = positionOf(last.text) ?? -1;
+          if (index.at.get(torn)?.[0] === last.start) {
+            index.at.delete(torn);
+            this.kept.delete(id, torn);
+          }
         }
         index.size = whole ? size + 1 : last.start;
       }
@@ -186,7 +201,9 @@ export class BatchFiles {
     for (const [other] of this.rows) {
       if (this.rows.size <= CACHED_INDEXES) break;
       const status = this.batches[other]?.status;
-      if (other !== id && status !== 'running' && status !== 'queued') this.rows.delete(other);
+      if (other === id || status === 'running' || status === 'queued') continue;
+      this.rows.delete(other);
+      this.kept.drop(other);
     }
     return index;
   }
@@ -302,6 +319,7 @@ export class BatchFiles {
       const line = lines[i];
       if (line === null) return;
       index.place(row.position, at, byteLength(line));
+      this.kept.add(batchId, scoresLine(rowScores(row))); // a row in flight at a kept run's end
       at += byteLength(line) + 1;
       this.count(b, row);
     });
@@ -320,10 +338,11 @@ export class BatchFiles {
   }
 
   listRowScores(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowScores[]; last?: number }> {
-    return this.page(batchId, query, parseScores);
+    return this.page(batchId, query, parseScores, (positions) => this.kept.page(batchId, positions));
   }
 
-  private async page<T>(batchId: string, query: BatchRowQuery, parse: (line: Buffer) => T): Promise<{ items: T[]; last?: number }> {
+  /** A page of rows by position, from `memory` when it has them, else read from the file and parsed. */
+  private async page<T>(batchId: string, query: BatchRowQuery, parse: (line: Buffer) => T, memory?: (at: number[]) => T[] | undefined): Promise<{ items: T[]; last?: number }> {
     if (!this.batches[batchId]) return { items: [] };
     const index = await this.index(batchId);
     const all = index.positions();
@@ -336,7 +355,7 @@ export class BatchFiles {
       else hi = mid;
     }
     const positions = all.slice(lo, lo + query.limit);
-    const items = await this.readLines(batchId, index, positions, parse);
+    const items = memory?.(positions) ?? (await this.readLines(batchId, index, positions, parse));
     return { items, last: lo + query.limit < all.length ? positions[positions.length - 1] : undefined };
   }
 
@@ -362,6 +381,7 @@ export class BatchFiles {
       await this.serial(b.id, async () => {
         delete this.batches[b.id];
         this.rows.delete(b.id);
+        this.kept.drop(b.id);
         await this.appenders.close(this.rowFile(b.id));
         await fsp.rm(this.rowFile(b.id), { force: true });
         await fsp.rm(this.itemFile(b.id), { force: true });
@@ -369,28 +389,4 @@ export class BatchFiles {
     }
     await this.metaCommit.commit();
   }
-}
-
-/**
- * The batch run part of the JSON store, over its files (made and loaded by init). A row's spend is
- * counted by `countSpend` (the budgets part) once the row is recorded.
- */
-export function jsonBatches(files: () => BatchFiles, countSpend?: (spend: RowSpend) => Promise<void>): BatchStore {
-  return {
-    createBatchExecution: (b, items) => files().create(b, items),
-    getBatchExecution: async (id) => files().get(id),
-    getBatchStatus: async (id) => files().status(id),
-    peekBatchStatus: (id) => files().status(id),
-    listBatchExecutions: async (filter, page) => files().list(filter, page),
-    listUnfinishedBatchExecutions: async () => files().unfinished(),
-    updateBatchExecution: (id, patch) => files().update(id, patch),
-    async recordBatchRow(batchId, row, spend) {
-      const recorded = await files().record(batchId, row);
-      if (recorded && spend && countSpend) await countSpend(spend);
-      return recorded;
-    },
-    listBatchRows: (batchId, query) => files().listRows(batchId, query),
-    listBatchRowScores: (batchId, query) => files().listRowScores(batchId, query),
-    getBatchItems: (batchId, from, count) => files().items(batchId, from, count),
-  };
 }
