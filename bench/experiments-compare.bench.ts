@@ -1,8 +1,9 @@
 // Experiments compare (issue 33): the CPU of the first GET /v1/judges/batch-executions/compare/
 // over two completed runs of 10,000 rows (3 evaluators each, justifications of a few hundred bytes),
 // the operation the endpoint calls (src/operations/experiments.ts), in a fresh process that opened
-// the store as a server does at start: the runs' row indexes are not in memory yet, so the first
-// call builds them. Goal: under 300 ms of CPU. "again" is the same call (kept comparison); "warm"
+// the store as a server does at start (which indexes each run's rows file and, on the JSON store,
+// keeps ended runs' scores: src/store/json-batch-scores.ts); the first call pays for reading the
+// scores, the statistics and the code's first use. Goal: under 300 ms of CPU. "again" is the same call (kept comparison); "warm"
 // the comparison computed once more in the same process (another `top`). The rows are written once
 // by the driver, then each repeat is a new process, so every first call is cold.
 //
