@@ -4,9 +4,10 @@
 // key's `prefix`: stored in clear, shown for recognition, and used to find the record. The whole key
 // is stored only as a SHA-256 hash (keys carry 256 random bits, so a slow hash adds nothing) and the
 // hashes are compared with timingSafeEqual.
-import crypto, { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { notAuthenticated } from './errors.ts';
 import { newId } from './ids.ts';
+import { sha256bytes, sha256hex } from './sha256.ts';
 import type { Organization } from './schemas.ts';
 import type { ApiKeyRecord, Store } from './store/types.ts';
 
@@ -17,15 +18,11 @@ export interface Caller {
 
 const KEY_PATTERN = /^(trb_[0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 
-// crypto.hash: the one-shot digest, without a Hash object per call (a third of the cost; every
-// request checks a key). It came in Node 20.12; package.json allows 20.11.
-export const hashKey: (key: string) => string =
-  typeof crypto.hash === 'function' ? (key) => crypto.hash('sha256', key, 'hex') : (key) => createHash('sha256').update(key).digest('hex');
+// The one-shot digest where Node has it (sha256.ts): every request checks a key.
+export const hashKey: (key: string) => string = sha256hex;
 
 /** The same digest as bytes, for the comparison: no hex string made only to be decoded again. */
-const oneShotBytes = (key: string) => crypto.hash('sha256', key, 'buffer' as 'hex') as unknown as Buffer;
-const hashKeyBytes: (key: string) => Buffer =
-  typeof crypto.hash === 'function' && Buffer.isBuffer(oneShotBytes('')) ? oneShotBytes : (key) => createHash('sha256').update(key).digest();
+const hashKeyBytes: (key: string) => Buffer = sha256bytes;
 
 /** Makes a new key for an org. Returns the secret (to show once) and the record to store. */
 export function mintApiKey(orgId: string, name: string, expiresAt: string | null): { secret: string; record: ApiKeyRecord } {

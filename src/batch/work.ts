@@ -6,8 +6,8 @@
 // is skipped, and a row whose log exists (a crash between the log and the row) is recorded from the
 // log without calling the model again (looked for unless the queue knows the chunk is on its first
 // attempt); a second writer of the same log is refused by the store, and the row recorded from it.
-import crypto, { createHash } from 'node:crypto';
 import type { Caller } from '../auth.ts';
+import { sha256hex } from '../sha256.ts';
 import type { RequestContext } from '../context.ts';
 import { TribunalError } from '../errors.ts';
 import type { PreparedRun, RunOptions, ScoringEngine, SpendHolder } from '../runs/types.ts';
@@ -48,10 +48,6 @@ export interface BatchEnv {
   engine: ScoringEngine;
   ctx: Omit<RequestContext, 'caller'>;
 }
-
-/** SHA-256 in hex: crypto.hash (Node 20.12+), several times cheaper than a Hash object per call under OpenSSL 3, where it exists. */
-const sha256hex: (text: string) => string =
-  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha256', text, 'hex') : (text) => createHash('sha256').update(text).digest('hex');
 
 /** The log id of row `position` of a run: the same on every instance and after every restart. */
 export const rowLogId = (batchId: string, position: number) => `log_${sha256hex(`${batchId}:${position}`).slice(0, 32)}`;
