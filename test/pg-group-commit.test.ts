@@ -40,6 +40,42 @@ describe('GroupCommit', () => {
     // The first alone (a slot was free), the next three together, then [13, 6] refused and each alone.
     assert.deepEqual(groups, [[1], [2, 3, 4], [13, 6], [13], [6]]);
   });
+
+  it('keeps a write whose key is in a statement on its way for a later statement, so the first write of a key wins', async () => {
+    const sent: string[][] = [];
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const stored = new Set<string>();
+    const store = (id: string) => {
+      if (stored.has(id)) throw new Error(`${id} taken`);
+      stored.add(id);
+      return id;
+    };
+    const commit = new GroupCommit<string, string>({
+      one: async (id) => {
+        sent.push([id]);
+        await gate;
+        return store(id);
+      },
+      many: async (ids) => {
+        sent.push(ids);
+        return ids.map((id) => ({ ok: store(id) }));
+      },
+      maxGroup: 8,
+      maxInFlight: 2,
+      key: (id) => id,
+    });
+    const answers = ['a', 'a', 'b'].map((id) =>
+      commit.write(id).then(
+        (v) => v,
+        (err: Error) => err.message,
+      ),
+    );
+    release();
+    // The second 'a' waited for the first's statement although a slot was free ('b' took it).
+    assert.deepEqual(await Promise.all(answers), ['a', 'a taken', 'b']);
+    assert.deepEqual(sent, [['a'], ['b'], ['a']]);
+  });
 });
 
 describe('grouped batch rows and logs on PostgreSQL', () => {

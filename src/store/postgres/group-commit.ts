@@ -49,6 +49,8 @@ export class GroupCommit<T, R> {
   private queue: Array<Pending<T, R>> = [];
   private inFlight = 0;
   private held: NodeJS.Timeout | null = null;
+  /** The keys of the writes in statements on their way (only with opts.key). */
+  private readonly keysInFlight = new Set<string>();
 
   constructor(private readonly opts: GroupCommitOptions<T, R>) {}
 
@@ -66,15 +68,23 @@ export class GroupCommit<T, R> {
     this.held = null;
     while (this.inFlight < this.opts.maxInFlight && this.queue.length) {
       const group = this.take();
+      // Every queued write waits on a key in flight: the statement carrying it pumps again when done.
+      if (!group.length) return;
       this.inFlight++;
       this.send(group).finally(() => {
         this.inFlight--;
+        const { key } = this.opts;
+        if (key) for (const p of group) this.keysInFlight.delete(key(p.item));
         this.pump();
       });
     }
   }
 
-  /** The next group: the oldest writes, up to maxGroup, no key twice. */
+  /**
+   * The next group: the oldest writes, up to maxGroup, no key twice, and no key of a statement still
+   * on its way (two statements in flight may commit in either order, and the first write of a key
+   * must be the one that wins: it waits for the next group instead).
+   */
   private take(): Array<Pending<T, R>> {
     const { key, maxGroup } = this.opts;
     if (!key) return this.queue.splice(0, maxGroup);
@@ -83,12 +93,12 @@ export class GroupCommit<T, R> {
     const keys = new Set<string>();
     for (const p of this.queue) {
       const k = key(p.item);
-      if (group.length < maxGroup && !keys.has(k)) {
-        keys.add(k);
-        group.push(p);
-      } else rest.push(p);
+      if (group.length < maxGroup && !keys.has(k) && !this.keysInFlight.has(k)) group.push(p);
+      else rest.push(p);
+      keys.add(k);
     }
     this.queue = rest;
+    for (const p of group) this.keysInFlight.add(key(p.item));
     return group;
   }
 
