@@ -587,8 +587,8 @@ runBench(async () => {
     // enough of its bytecode, and most of the route's functions run once per request, so a fresh server
     // runs its first few thousand requests partly unoptimised, and its compiler threads compete for
     // the two cores meanwhile. With 400 calls here (the old default), --trace-opt in the server showed
-    // 72 functions of every request's path (authenticate, nextItem, submitItem, express's handle, the
-    // HTTP parser's and pg's row handlers...) optimised during round 1's think level, and 6 in round 2's;
+    // 88 functions of every request's path (authenticate, nextItem, submitItem, express's handle, the
+    // HTTP parser's and pg's row handlers...) optimised during round 1's think level, and 12 in round 2's;
     // round 1 then cost about 40% more server CPU per next+submit than rounds 2 and 3 (2.18, 1.74 ms
     // against 1.26-1.44), the reviewers' process likewise. Rounds 1 to 3 measure a settled server, as
     // a server that has served its first minute is: the warm-up runs in blocks, and each block's CPU
