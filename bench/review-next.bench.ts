@@ -589,7 +589,7 @@ runBench(async () => {
     // the two cores meanwhile. With 400 calls here (the old default), --trace-opt in the server showed
     // 88 functions of every request's path (authenticate, nextItem, submitItem, express's handle, the
     // HTTP parser's and pg's row handlers...) optimised during round 1's think level, and 12 in round 2's;
-    // round 1 then cost about 40% more server CPU per next+submit than rounds 2 and 3 (2.18, 1.74 ms
+    // round 1 then cost 19-66% more server CPU per next+submit than rounds 2 and 3 (e.g. 2.18, 1.74 ms
     // against 1.26-1.44), the reviewers' process likewise. Rounds 1 to 3 measure a settled server, as
     // a server that has served its first minute is: the warm-up runs in blocks, and each block's CPU
     // per next+submit (the server's main thread and its other threads, where the compiler runs) and
