@@ -70,6 +70,35 @@ describe('refusals before the upstream is called', () => {
     assert.equal(err.error.type, 'invalid_request_error');
   });
 
+  test("a body that is not JSON is a 400 in OpenAI's shape, read directly or through body-parser alike", async () => {
+    // application/json is read directly (http/plain-json.ts); any other type goes through body-parser.
+    for (const type of ['application/json', 'text/plain']) {
+      const res = await fetch(`${rig.server.url}/v1/judges/${rig.judge.id}/openai/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${rig.key}`, 'content-type': type },
+        body: '{"model": "app-model", "messages": [',
+      });
+      const body = (await res.json()) as any;
+      assert.equal(res.status, 400, type);
+      assert.equal(body.error.type, 'invalid_request_error', type);
+      assert.match(body.error.message, /could not be read as JSON/, type);
+    }
+  });
+
+  test('a JSON body is proxied whatever its content type says', async () => {
+    for (const type of ['application/json', 'application/json; charset=utf-8', 'text/plain']) {
+      const res = await fetch(`${rig.server.url}/v1/judges/${rig.judge.id}/openai/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${rig.key}`, 'content-type': type },
+        body: JSON.stringify({ model: 'app-model', messages: MESSAGES }),
+      });
+      const body = (await res.json()) as any;
+      assert.equal(res.status, 200, `${type}: ${JSON.stringify(body)}`);
+      assert.equal(body.object, 'chat.completion', type);
+      assert.match(body.tribunal.execution_log_id, /^log_/, type);
+    }
+  });
+
   test('missing messages is a BadRequestError', async () => {
     await rejects(rig.client().chat.completions.create({ model: 'app-model' } as any), OpenAI.BadRequestError, 400, /messages/);
   });

@@ -100,9 +100,13 @@ export async function judgeExchange(ctx: ProxyContext, x: JudgeExchange): Promis
     ...(x.userId ? { user_id: x.userId.slice(0, 200) } : {}),
     ...(x.conversation.attached ? { attached: x.conversation.attached } : {}),
   };
+  // The run's record is its own, built for this call (runs/execute.ts): it is given its proxy side
+  // in place (same fields, same order) rather than copied field by field into a new one.
   const decorate = (record: ExecutionLogRecord): ExecutionLogRecord => {
     const below = belowGuardrail(guardrail, record.score);
-    return { ...record, type: 'proxy', proxy: { ...proxy, flagged: below, blocked: below && guardrail?.action === 'block' && !x.info.async_judge } };
+    record.type = 'proxy';
+    record.proxy = { ...proxy, flagged: below, blocked: below && guardrail?.action === 'block' && !x.info.async_judge };
+    return record;
   };
   try {
     const prepared = x.prep ? await x.prep.prepared() : null;

@@ -5,6 +5,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Authenticator, Caller } from '../auth.ts';
 import { bodyTooLarge } from '../http/body.ts';
+import { readPlainJson, takesPlainJson } from '../http/plain-json.ts';
 import type { KeyRateLimit } from '../http/rate-limits.ts';
 import { validationError } from '../errors.ts';
 import type { Services } from '../tool.ts';
@@ -37,8 +38,12 @@ export function proxyRouter(services: Services, authenticator: Authenticator, li
     if (Number(req.headers['content-length'] ?? 0) > bodyBytes) return sendOpenAIError(res, bodyTooLarge(bodyBytes));
     next();
   };
-  // OpenAI clients send JSON; the body is parsed as JSON whatever its content type says.
-  const parse = express.json({ limit: bodyBytes, strict: false, type: () => true });
+  // OpenAI clients send JSON; the body is parsed as JSON whatever its content type says. The plain
+  // case (a known JSON type, a declared length, no encoding) is read directly, as /v1 reads it
+  // (http/plain-json.ts: the same values, and faults of the same `type` for bodyErrors below),
+  // without body-parser's layers for the general case (type-is, an iconv decoder, raw-body).
+  const general = express.json({ limit: bodyBytes, strict: false, type: () => true });
+  const parse = (req: Request, res: Response, next: NextFunction) => (takesPlainJson(req) ? readPlainJson(req, bodyBytes, next) : general(req, res, next));
   const bodyErrors = (err: unknown, _req: Request, res: Response, next: NextFunction) => {
     const type = (err as { type?: string }).type;
     if (type === 'entity.too.large') return sendOpenAIError(res, bodyTooLarge(bodyBytes));
