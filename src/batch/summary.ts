@@ -1,48 +1,23 @@
 // The per-evaluator summary of a batch run, from its rows (read a page at a time).
 import type { BatchEvaluatorSummary } from '../schemas/batches.ts';
+import { BatchTally, type BatchCounts } from '../store/batch-tally.ts';
 import type { BatchExecutionRecord, Store } from '../store/types.ts';
-
-const round4 = (x: number) => Math.round(x * 10_000) / 10_000;
 
 export async function batchSummary(store: Store, batch: Pick<BatchExecutionRecord, 'id'>): Promise<BatchEvaluatorSummary[]> {
   return (await summaryAndCounts(store, batch)).summary;
 }
 
 /** The summary and the rows done (scored) and failed, from one read of the rows. */
-async function summaryAndCounts(store: Store, batch: Pick<BatchExecutionRecord, 'id'>): Promise<{ summary: BatchEvaluatorSummary[]; done: number; failed: number }> {
-  let done = 0;
-  let failed = 0;
-  const acc = new Map<string, { name: string; n: number; sum: number; min: number; max: number; errors: number }>();
+async function summaryAndCounts(store: Store, batch: Pick<BatchExecutionRecord, 'id'>): Promise<BatchCounts> {
+  const tally = new BatchTally();
   let after: number | undefined;
   for (;;) {
     const page = await store.listBatchRowScores(batch.id, { limit: 1000, after });
-    for (const row of page.items) {
-      if (row.score !== null) done++;
-      else failed++;
-      for (const r of row.evaluator_results) {
-        let a = acc.get(r.evaluator_id);
-        if (!a) acc.set(r.evaluator_id, (a = { name: r.evaluator_name, n: 0, sum: 0, min: Infinity, max: -Infinity, errors: 0 }));
-        if (r.score !== null) {
-          a.n++;
-          a.sum += r.score;
-          a.min = Math.min(a.min, r.score);
-          a.max = Math.max(a.max, r.score);
-        } else if (!r.not_applicable) a.errors++;
-      }
-    }
+    for (const row of page.items) tally.add(row);
     if (page.last === undefined) break;
     after = page.last;
   }
-  const summary = [...acc].map(([evaluator_id, a]) => ({
-    evaluator_id,
-    evaluator_name: a.name,
-    n: a.n,
-    mean: a.n ? round4(a.sum / a.n) : null,
-    min: a.n ? a.min : null,
-    max: a.n ? a.max : null,
-    errors: a.errors,
-  }));
-  return { summary, done, failed };
+  return tally.counts();
 }
 
 // issue 26 item 5: a running run's counters and summary agree with its rows at every read. The
@@ -57,6 +32,10 @@ const live = new WeakMap<Store, Map<string, Live>>();
 /** The run as read: unchanged when it has ended; while it goes on, its summary, done and failed from its rows now. */
 export async function withLiveSummary<T extends Pick<BatchExecutionRecord, 'id' | 'status' | 'done' | 'failed' | 'summary'>>(store: Store, batch: T): Promise<T> {
   if (batch.status === 'completed' || batch.status === 'failed' || batch.status === 'cancelled') return batch;
+  // A store that tallies a live run's rows as they are recorded (the JSON store) answers at once:
+  // counts and summary of the same rows, without reading every row again at each status read.
+  const kept = store.peekBatchCounts?.(batch.id);
+  if (kept) return { ...batch, done: kept.done, failed: kept.failed, summary: kept.summary };
   let runs = live.get(store);
   if (!runs) live.set(store, (runs = new Map()));
   const finished = batch.done + batch.failed;

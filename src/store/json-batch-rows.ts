@@ -1,8 +1,11 @@
 // The line format of a JSON-store batch run's rows file (batches/<id>.jsonl): the scores prefix, a
 // tab, the whole row; the in-memory index of where each position's line is (json-batches.ts); and
-// the write side's group commit: rows that finish while a write is under way go in the next one.
+// the write side's group commit: rows that finish while a write is under way go in the next one;
+// and reading an inline run's items file.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import readline from 'node:readline';
+import type { DatasetItemInput } from '../schemas.ts';
 import { appendToHandle } from './json-files.ts';
 import type { BatchRowRecord, BatchRowScores } from './types.ts';
 import { rowScores } from './types.ts';
@@ -40,7 +43,10 @@ function decodeResult(r: ResultTuple): BatchRowScores['evaluator_results'][numbe
 }
 
 /** A row's line in its run's rows file (without the newline): the scores, a tab, the whole row. */
-export const rowLine = (row: BatchRowRecord): string => `${encodeScores(row)}\t${JSON.stringify(row)}`;
+export const rowLine = (row: BatchRowRecord): string => lineOf(scoresLine(rowScores(row)), row);
+
+/** The same, from the row's scores already cut (the writer keeps them too: cut once, not twice). */
+export const lineOf = (scores: ScoresLine, row: BatchRowRecord): string => `${JSON.stringify(scores)}\t${JSON.stringify(row)}`;
 
 /** The scores prefix of a row's line. */
 export function encodeScores(row: BatchRowRecord): string {
@@ -128,6 +134,21 @@ export async function* linesOf(file: string): AsyncGenerator<{ line: Buffer; sta
     base += chunk.length;
   }
   if (carry?.length) yield { line: carry, start: base - carry.length, ended: false };
+}
+
+/** Items `from`..`from + count - 1` of an inline run's items file (one JSON item a line). */
+export async function readItems(file: string, from: number, count: number): Promise<DatasetItemInput[]> {
+  const out: DatasetItemInput[] = [];
+  let n = 0;
+  // At most 1,000 items, read once per chunk: a stream, never the whole file at once.
+  const lines = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (n >= from + count) break;
+    if (n >= from && line) out.push(JSON.parse(line) as DatasetItemInput);
+    n++;
+  }
+  lines.close();
+  return out;
 }
 
 export class RowIndex {

@@ -13,6 +13,7 @@ export function jsonBatches(files: () => BatchFiles, countSpend?: (spend: RowSpe
     getBatchExecution: async (id) => files().get(id),
     getBatchStatus: async (id) => files().status(id),
     peekBatchStatus: (id) => files().status(id),
+    peekBatchCounts: (id) => files().counts(id),
     listBatchExecutions: async (filter, page) => files().list(filter, page),
     listUnfinishedBatchExecutions: async () => files().unfinished(),
     updateBatchExecution: (id, patch) => files().update(id, patch),

@@ -20,7 +20,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import readline from 'node:readline';
 import type { DatasetItemInput } from '../schemas.ts';
 import { GroupCommit, setAside, writeFileDurably } from './json-files.ts';
 import { readTableFile } from './json-damage.ts';
@@ -41,11 +40,14 @@ import {
 } from './types.ts';
 
 import { byteLength, CACHED_INDEXES, GroupQueues, linesOf, MAX_GAP, MAX_READ, parseRow, parseScores, positionOf, RowAppenders, RowIndex, rowLine } from './json-batch-rows.ts';
-import { scoresLine, type ScoresLine } from './json-batch-rows.ts';
+import { lineOf, readItems, scoresLine, type ScoresLine } from './json-batch-rows.ts';
 import { KeptScores } from './json-batch-scores.ts';
+import { BatchTally, type BatchCounts } from './batch-tally.ts';
 
 // The row format is json-batch-rows.ts's; tests write lines through this module.
 export { rowLine };
+
+const isEnded = (status: BatchExecutionRecord['status']) => status !== 'queued' && status !== 'running';
 
 /** How soon batches.json follows the counters of rows recorded after their run ended. */
 const COUNTERS_EVERY_MS = 1000;
@@ -54,6 +56,8 @@ export class BatchFiles {
   private batches: Record<string, BatchExecutionRecord> = Object.create(null);
   private readonly rows = new Map<string, RowIndex>();
   private readonly kept = new KeptScores();
+  /** Each live run's counts and summary, added to with its counters as rows are recorded: a status read reads no row (batch/summary.ts). */
+  private readonly tallies = new Map<string, BatchTally>();
   private readonly metaCommit = new GroupCommit(() => writeFileDurably(this.metaFile, JSON.stringify({ format: 1, batches: this.batches })));
   private readonly queues = new Map<string, Promise<unknown>>();
   /** Rows files open for appends while rows come. */
@@ -102,9 +106,11 @@ export class BatchFiles {
       b.done = 0;
       b.failed = 0;
       b.cost_usd = 0;
+      const tally = unfinished ? new BatchTally() : undefined;
       // A slice of rows at a time: a run of 100,000 rows is never read whole into memory.
       const positions = index.positions();
-      for (let i = 0; i < positions.length; i += 1000) for (const row of await this.readRows(b.id, index, positions.slice(i, i + 1000))) this.count(b, row);
+      for (let i = 0; i < positions.length; i += 1000) for (const row of await this.readRows(b.id, index, positions.slice(i, i + 1000))) this.count(b, row, tally);
+      if (tally) this.tallies.set(b.id, tally);
     }
     if (this.metaChanged) await this.metaCommit.commit();
   }
@@ -129,7 +135,8 @@ export class BatchFiles {
     await this.metaCommit.commit();
   }
 
-  private count(b: BatchExecutionRecord, row: BatchRowRecord) {
+  private count(b: BatchExecutionRecord, row: BatchRowRecord, tally = this.tallies.get(b.id)) {
+    tally?.add(row); // the same rows as the counters, at the same moment
     if (row.score !== null) b.done++;
     else b.failed++;
     b.cost_usd = b.cost_usd === null || row.cost_usd === null ? null : Math.round((b.cost_usd + row.cost_usd) * 1e9) / 1e9;
@@ -261,6 +268,7 @@ export class BatchFiles {
       }
     }
     this.batches[batch.id] = structuredClone(batch);
+    if (!isEnded(batch.status)) this.tallies.set(batch.id, new BatchTally());
     await this.metaCommit.commit();
   }
 
@@ -272,6 +280,11 @@ export class BatchFiles {
   /** The status alone, without the copy get() makes: asked before every row and model call of a run. */
   status(id: string): BatchExecutionRecord['status'] | null {
     return this.batches[id]?.status ?? null;
+  }
+
+  /** A live run's done, failed and summary as of its rows recorded so far; null when not tallied. */
+  counts(id: string): BatchCounts | null {
+    return this.tallies.get(id)?.counts() ?? null;
   }
 
   list(filter: BatchFilter, page: PageQuery): Page<BatchExecutionRecord> {
@@ -291,6 +304,7 @@ export class BatchFiles {
     const { if_status, ...fields } = patch;
     if (if_status && !if_status.includes(b.status)) return null;
     Object.assign(b, Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)));
+    if (isEnded(b.status)) this.tallies.delete(id);
     await this.metaCommit.commit();
     return structuredClone(b);
   }
@@ -305,32 +319,35 @@ export class BatchFiles {
     const b = this.batches[batchId];
     if (!b) return rows.map(() => false);
     const index = await this.index(batchId);
+    // Each new row's scores are cut once: for its line, and for the kept scores of an ended run.
+    const fresh: Array<{ row: BatchRowRecord; scores: ScoresLine; line: string } | null> = [];
     const positions = new Set<number>();
-    const lines = rows.map((row) => {
-      if (index.at.has(row.position) || positions.has(row.position)) return null;
-      positions.add(row.position);
-      return rowLine(row);
-    });
+    for (const row of rows) {
+      if (index.at.has(row.position) || positions.has(row.position)) fresh.push(null);
+      else {
+        positions.add(row.position);
+        const scores = scoresLine(rowScores(row));
+        fresh.push({ row, scores, line: lineOf(scores, row) });
+      }
+    }
     if (!positions.size) return rows.map(() => false);
     const start = index.size;
-    await this.appenders.append(this.rowFile(batchId), start, lines.map((line) => (line === null ? '' : `${line}\n`)).join(''));
+    await this.appenders.append(this.rowFile(batchId), start, fresh.map((f) => (f === null ? '' : `${f.line}\n`)).join(''));
     let at = start;
-    rows.forEach((row, i) => {
-      const line = lines[i];
-      if (line === null) return;
-      index.place(row.position, at, byteLength(line));
-      this.kept.add(batchId, scoresLine(rowScores(row))); // a row in flight at a kept run's end
-      at += byteLength(line) + 1;
-      this.count(b, row);
-    });
+    for (const f of fresh) {
+      if (f === null) continue;
+      const length = byteLength(f.line);
+      index.place(f.row.position, at, length);
+      this.kept.add(batchId, f.scores); // a row in flight at a kept run's end
+      at += length + 1;
+      this.count(b, f.row);
+    }
     index.size = at;
     // The rows file is the truth the counters are recounted from (load), and every change of a run's
-    // status commits batches.json at once, with the counters so far. So a running run's counters are
-    // not written for its rows (load recounts an unfinished run anyway; each write serialises every
-    // run of the store); those of a row recorded after its run ended (in flight at a cancel) follow
-    // within a second.
-    if (b.status !== 'queued' && b.status !== 'running') this.countersLater();
-    return lines.map((line) => line !== null);
+    // status commits batches.json with the counters so far: a running run's rows do not write it
+    // (load recounts an unfinished run); a row recorded after its run ended follows within a second.
+    if (isEnded(b.status)) this.countersLater();
+    return fresh.map((f) => f !== null);
   }
 
   listRows(batchId: string, query: BatchRowQuery): Promise<{ items: BatchRowRecord[]; last?: number }> {
@@ -360,19 +377,8 @@ export class BatchFiles {
   }
 
   async items(batchId: string, from: number, count: number): Promise<DatasetItemInput[]> {
-    const out: DatasetItemInput[] = [];
     const file = this.itemFile(batchId);
-    if (!this.batches[batchId] || !fs.existsSync(file)) return out;
-    let n = 0;
-    // At most 1,000 items, read once per chunk: a stream, never the whole file at once.
-    const lines = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-    for await (const line of lines) {
-      if (n >= from + count) break;
-      if (n >= from && line) out.push(JSON.parse(line) as DatasetItemInput);
-      n++;
-    }
-    lines.close();
-    return out;
+    return this.batches[batchId] && fs.existsSync(file) ? readItems(file, from, count) : [];
   }
 
   async deleteOrg(orgId: string): Promise<void> {
@@ -382,6 +388,7 @@ export class BatchFiles {
         delete this.batches[b.id];
         this.rows.delete(b.id);
         this.kept.drop(b.id);
+        this.tallies.delete(b.id);
         await this.appenders.close(this.rowFile(b.id));
         await fsp.rm(this.rowFile(b.id), { force: true });
         await fsp.rm(this.itemFile(b.id), { force: true });

@@ -4,6 +4,7 @@ import type { BatchStatus } from '../../schemas/batches.ts';
 import type { BatchExecutionRecord, BatchFilter, BatchPatch, BatchRowQuery, BatchRowRecord, BatchRowScores } from '../batch-types.ts';
 import type { ProviderBatchPatch, ProviderBatchRecord } from '../provider-batch-types.ts';
 import type { RowSpend } from '../budget-types.ts';
+import type { BatchCounts } from '../batch-tally.ts';
 import type { Page, PageQuery } from './page.ts';
 
 export interface BatchStore {
@@ -17,6 +18,13 @@ export interface BatchStore {
    * store); absent where the status is read from a database. The cancel check then costs no promise.
    */
   peekBatchStatus?(id: string): BatchStatus | null;
+  /**
+   * A running run's done and failed rows and its per-evaluator summary, as of the rows recorded so
+   * far, answered at once by a store that tallies them as it records them (the JSON store); null
+   * when it keeps no tally of this run (ended, unknown), absent where there is none. Read at each
+   * status read of a live run instead of reading all its rows (batch/summary.ts).
+   */
+  peekBatchCounts?(id: string): BatchCounts | null;
   /** Newest first. */
   listBatchExecutions(filter: BatchFilter, page: PageQuery): Promise<Page<BatchExecutionRecord>>;
   /** Every run still queued or running, in any organization (resumed at start-up). */
