@@ -16,7 +16,9 @@
 // The fake judge model and the server each run in their own child process; the server's CPU comes
 // from process.cpuUsage() over IPC, the CLI's from a preload that writes process.cpuUsage() at exit.
 // The server runs with TRIBUNAL_MODEL_CONCURRENCY=128 (the default 16 would cap 32 rows x 3
-// evaluators in flight) and a rate limit high enough not to interfere.
+// evaluators in flight) and a rate limit high enough not to interfere. The fake model keeps none of
+// the 3,000 requests a run sends it (issue 33): holding their parsed prompts cost it garbage-collection
+// pauses of 40-80 ms, each holding back every answer due meanwhile, for the CLI and the reference alike.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -32,7 +34,7 @@ const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '8,32').split(',').map(N
 const EVALUATORS = ['Answer Relevance', 'Clarity', 'Helpfulness'];
 
 if (process.argv[2] === '--serve') {
-  await serveChild(() => (process.argv[3] === 'fake' ? serveFake(LATENCY_MS) : serveTribunal(process.argv[4]!, { TRIBUNAL_MODEL_CONCURRENCY: '128' })));
+  await serveChild(() => (process.argv[3] === 'fake' ? serveFake(LATENCY_MS, { record: false }) : serveTribunal(process.argv[4]!, { TRIBUNAL_MODEL_CONCURRENCY: '128' })));
 }
 
 // ---- parent -------------------------------------------------------------------------------------

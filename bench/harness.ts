@@ -56,12 +56,15 @@ export async function serveChild(start: () => Promise<Ready>): Promise<void> {
 /**
  * The fake Anthropic server answering every evaluation at once with a valid score. The parent may
  * set its latency ({latency}) and ask it to forget its recorded requests ({reset}), which the bench
- * never reads, so that its heap (and its CPU, which shares the machine) does not grow over a run.
+ * never reads, so that its heap (and its CPU, which shares the machine) does not grow over a run;
+ * `record: false` keeps none in the first place (a bench whose fake answers thousands of calls in
+ * one measured run).
  */
-export async function serveFake(latencyMs = 0): Promise<Ready> {
+export async function serveFake(latencyMs = 0, opts: { record?: boolean } = {}): Promise<Ready> {
   const { startFakeAnthropic, toolAnswer } = await import('../test/helpers/fake-anthropic.ts');
   const fake = await startFakeAnthropic({
     latencyMs,
+    record: opts.record,
     responder: () => toolAnswer({ justification: 'The response answers the question directly.', score: 0.8 }, { usage: { input_tokens: 900, output_tokens: 60 } }),
   });
   process.on('message', (m: { latency?: number; reset?: number }) => {

@@ -8,7 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import { ConnectionError, HttpError, type ApiClient } from './client.ts';
-import type { DatasetRow, RunInput } from './dataset.ts';
+import type { Dataset, DatasetRow, RunInput } from './dataset.ts';
 import { EXIT, usageError } from './errors.ts';
 import { Progress } from './progress.ts';
 import type { ExecutionResult } from '../schemas/core.ts'; // the wire type, from the zod schema (one source of truth)
@@ -82,15 +82,21 @@ export class BatchRunner {
   private hiddenNotes = 0;
   private readonly hardAbort = new AbortController();
   private progress!: Progress;
+  /**
+   * Settled once every row is checked and the progress is set up. The first requests leave before
+   * that (see run()); their answers wait for it, so that what the run prints comes in the same order
+   * as if every row had been checked first.
+   */
+  private ready: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly api: ApiClient,
     private readonly judge: { id: string; name: string },
-    private readonly rows: DatasetRow[],
+    private readonly rows: Dataset,
     private readonly opts: BatchOptions,
   ) {
-    this.lines = new Array(rows.length).fill(undefined);
-    this.texts = new Array(rows.length).fill(undefined);
+    this.lines = new Array(rows.size).fill(undefined);
+    this.texts = new Array(rows.size).fill(undefined);
     // Every request in flight listens on this one signal (a Ctrl-C twice stops them all).
     setMaxListeners(0, this.hardAbort.signal);
   }
@@ -101,31 +107,21 @@ export class BatchRunner {
     this.rewrite(); // the file now holds exactly the kept lines; new ones are appended
     this.fd = fs.openSync(this.opts.outPath, 'a');
 
+    // The rows still to score, in input order; a bad one is recorded as skipped on the way.
     const todo: DatasetRow[] = [];
-    for (const row of this.rows) {
-      if (this.lines[row.row - 1]) continue;
-      if (row.error) this.record({ row: row.row, line: row.line, ...(row.id ? { id: row.id } : {}), input_hash: row.hash, status: 'skipped', error: row.error });
-      else todo.push(row);
-    }
-    const bad = this.rows.filter((r) => r.error);
-    for (const r of bad) this.noteLimited(`line ${r.line}: ${r.error}; skipped`);
-    if (resumed) process.stderr.write(`Resuming: ${resumed} row(s) already scored in ${this.opts.outPath}; ${todo.length} to go.\n`);
-
-    const tty = Boolean(process.stderr.isTTY);
-    this.progress = new Progress(todo.length, this.rows.length - todo.length, tty, !this.opts.quiet);
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (this.stop?.exitCode === EXIT.interrupted) {
-        this.hardAbort.abort();
-        return;
+    const bad: DatasetRow[] = [];
+    let checked = 0;
+    const checkUntil = (wanted: number) => {
+      for (; checked < this.rows.size && todo.length < wanted; checked++) {
+        if (this.lines[checked]) continue;
+        const row = this.rows.row(checked);
+        if (!row.error) todo.push(row);
+        else {
+          this.record({ row: row.row, line: row.line, ...(row.id ? { id: row.id } : {}), input_hash: row.hash, status: 'skipped', error: row.error });
+          bad.push(row);
+        }
       }
-      this.halt({
-        exitCode: EXIT.interrupted,
-        message: `interrupted (${signal}); the results so far are in ${this.opts.outPath}: run the same command with --resume to continue.`,
-      });
-      this.progress.note(`${signal}: finishing the rows in flight (press Ctrl-C again to stop at once)…`);
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
 
     let next = 0;
     let scoredNow = 0;
@@ -140,8 +136,40 @@ export class BatchRunner {
         this.progress.tick(line.status === 'ok');
       }
     };
+
+    // A head start (issue 33): only the rows the first requests need are checked before they leave;
+    // the rest are checked while those are in flight (their answers take a model call). Two turns of
+    // the event loop let the requests' connections open and their bytes go out first. No answer is
+    // handled before every row is checked (this.ready), so the notes below still come first.
+    let begin!: () => void;
+    this.ready = new Promise<void>((resolve) => (begin = resolve));
+    checkUntil(this.opts.concurrency);
+    const workers = Array.from({ length: Math.min(this.opts.concurrency, todo.length) }, worker);
+    if (workers.length) for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+    checkUntil(Number.POSITIVE_INFINITY);
+
+    for (const r of bad) this.noteLimited(`line ${r.line}: ${r.error}; skipped`);
+    if (resumed) process.stderr.write(`Resuming: ${resumed} row(s) already scored in ${this.opts.outPath}; ${todo.length} to go.\n`);
+
+    const tty = Boolean(process.stderr.isTTY);
+    this.progress = new Progress(todo.length, this.rows.size - todo.length, tty, !this.opts.quiet);
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (this.stop?.exitCode === EXIT.interrupted) {
+        this.hardAbort.abort();
+        return;
+      }
+      this.halt({
+        exitCode: EXIT.interrupted,
+        message: `interrupted (${signal}); the results so far are in ${this.opts.outPath}: run the same command with --resume to continue.`,
+      });
+      this.progress.note(`${signal}: finishing the rows in flight (press Ctrl-C again to stop at once)…`);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    begin();
+
     try {
-      await Promise.all(Array.from({ length: Math.min(this.opts.concurrency, todo.length) }, worker));
+      await Promise.all(workers);
     } finally {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
@@ -183,7 +211,7 @@ export class BatchRunner {
       if (line.judge_id && line.judge_id !== this.judge.id) {
         throw usageError(`${this.opts.outPath} holds results of another judge (${line.judge_id}): resume with that judge, or write to another --out.`);
       }
-      const row = this.rows[line.row - 1];
+      const row = line.row >= 1 && line.row <= this.rows.size ? this.rows.row(line.row - 1) : undefined;
       if (!row || row.hash !== line.input_hash || row.error) continue; // the row changed since: score it again
       if (!this.lines[line.row - 1]) kept++;
       this.lines[line.row - 1] = line;
@@ -226,6 +254,7 @@ export class BatchRunner {
       try {
         const input = this.opts.useCache ? { ...(row.input as RunInput), use_cache: true } : (row.input as RunInput);
         const answer = await this.api.post<ExecuteAnswer>(path, input, { signal: this.hardAbort.signal });
+        await this.ready;
         return {
           ...base,
           status: 'ok',
@@ -244,6 +273,7 @@ export class BatchRunner {
           })),
         };
       } catch (err) {
+        await this.ready;
         if ((err as Error).name === 'AbortError') return undefined;
         if (err instanceof HttpError) {
           const status = err.status ?? 0;
@@ -279,7 +309,7 @@ export class BatchRunner {
           }
           this.halt({
             exitCode: EXIT.connectionLost,
-            message: `lost the server during the run: ${err.message} ${this.done()} of ${this.rows.length} rows are done in ${this.opts.outPath}; run the same command with --resume when the server is back.`,
+            message: `lost the server during the run: ${err.message} ${this.done()} of ${this.rows.size} rows are done in ${this.opts.outPath}; run the same command with --resume when the server is back.`,
           });
           return undefined;
         }

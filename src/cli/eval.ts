@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { num, runCommand, str, type Command } from './command.ts';
 import { resolveId, type ApiClient } from './client.ts';
-import { formatFor, parseDataset } from './dataset.ts';
+import { allRows, formatFor, openDataset } from './dataset.ts';
 import { usageError } from './errors.ts';
 import { report } from './eval-report.ts';
 import { BatchRunner } from './eval-runner.ts';
@@ -85,17 +85,18 @@ missing response) are reported with their line number and skipped.
       throw usageError(`${outPath} already exists: pass --resume to continue that run, or --force to start over.`);
     }
 
-    // The judge is looked up while the rows are checked, its answer awaited after them (so an empty
+    // The judge is looked up while the rows are counted, its answer awaited after them (so an empty
     // file still reports first, as does a bad --url, which client() raises inside the lookup): the
-    // batch's first requests leave that much sooner. An empty file cancels the lookup.
+    // batch's first requests leave that much sooner. An empty file cancels the lookup. The rows are
+    // checked later, by the batch (dataset.ts: only those its first requests need before they leave).
     const lookup = new AbortController();
     const judgeLookup = (async () => lookUpJudge(client(), judgeRef, lookup.signal))();
     judgeLookup.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
     // Two turns of the event loop first: the lookup's connection opens (a poll phase) and its request
-    // leaves before the checking (synchronous) holds the loop; else it would only go out after it.
+    // leaves before reading the file (synchronous; a CSV file is checked whole) holds the loop.
     for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
-    const rows = parseDataset(text, format);
-    if (!rows.length) {
+    const rows = await openDataset(text, format);
+    if (!rows.size) {
       lookup.abort();
       throw usageError(`${inputPath} holds no rows.`);
     }
@@ -110,7 +111,7 @@ missing response) are reported with their line number and skipped.
         ?.split(',')
         .map((t) => t.trim())
         .filter(Boolean);
-      const summary = await runOnServer(api, judge, rows, {
+      const summary = await runOnServer(api, judge, allRows(rows), {
         outPath,
         quiet: Boolean(values.quiet),
         pollMs,

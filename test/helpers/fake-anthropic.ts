@@ -74,6 +74,12 @@ export interface FakeAnthropicOptions {
   requireAuth?: boolean;
   /** The shortest prefix (estimated tokens) the prompt cache keeps. Default 1024. */
   cacheMinTokens?: number;
+  /**
+   * Keep every request in `requests` (default true). A bench that never reads them passes false: a
+   * fake holding thousands of parsed prompts spends its time in garbage collection, and each of its
+   * pauses holds back every answer due meanwhile (latency the bench would then blame on the server).
+   */
+  record?: boolean;
 }
 
 export interface FakeAnthropic {
@@ -317,7 +323,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
       system: textOf(body?.system),
       receivedAt: Date.now(),
     };
-    requests.push(record);
+    if (opts.record !== false) requests.push(record);
 
     const fail = (status: number, message: string) => send(res, status, JSON.stringify({ type: 'error', error: { type: ERROR_TYPES[status] ?? 'api_error', message } }));
 
