@@ -8,7 +8,7 @@ import { extraOf, iso, json, PageSql, placeholders, toPage, type Row } from './c
 import type { PgConnection } from './connection.ts';
 import type { BatchStore } from '../parts/batches.ts';
 import type { RowSpend } from '../budget-types.ts';
-import { batchRowWriter } from './batch-row-writes.ts';
+import type { RowWrite } from './batch-row-writes.ts';
 
 const BATCH_COLUMNS = ['id', 'org_id', 'judge_id', 'dataset_id', 'status', 'total', 'done', 'failed', 'cost_usd', 'created_at'] as const;
 
@@ -41,7 +41,7 @@ async function listBatchRows(db: PgConnection, batchId: string, query: BatchRowQ
   return { items: kept.map((r) => r.record as BatchRowRecord), last: rows.length > query.limit ? Number(kept[kept.length - 1].position) : undefined };
 }
 
-export const pgBatches = (db: PgConnection, recordRow = batchRowWriter(db)): BatchStore => ({
+export const pgBatches = (db: PgConnection, recordRow: (w: RowWrite) => Promise<boolean>): BatchStore => ({
   async createBatchExecution(b: BatchExecutionRecord, items?: DatasetItemInput[]): Promise<void> {
     await db.transaction(
       async (c) => {
@@ -125,7 +125,7 @@ export const pgBatches = (db: PgConnection, recordRow = batchRowWriter(db)): Bat
 
   /**
    * The row and its counts in one statement (autocommit, so atomic), shared with the rows of any run
-   * finishing meanwhile (batch-row-writes.ts). The counters move only when the row was inserted.
+   * finishing meanwhile and the logs written with them (batch-writes.ts). The counters move only when the row was inserted.
    */
   recordBatchRow: (batchId: string, row: BatchRowRecord, spend?: RowSpend): Promise<boolean> => recordRow({ batchId, row, spend }),
 
