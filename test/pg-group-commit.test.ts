@@ -4,6 +4,8 @@
 // row, a taken log id is refused alone, and a group the database refuses is retried write by write.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { batchWrites } from '../src/store/postgres/batch-writes.ts';
+import { PgConnection } from '../src/store/postgres/connection.ts';
 import { GroupCommit } from '../src/store/postgres/group-commit.ts';
 import { StoreConflictError, type BatchRowRecord } from '../src/store/types.ts';
 import { openTestPostgresStore } from './helpers/postgres.ts';
@@ -148,5 +150,42 @@ describe('grouped batch rows and logs on PostgreSQL', () => {
     );
     assert.deepEqual(outcomes, ['taken id_taken', ...Array(29).fill('stored'), 'taken id_taken', 'taken id_taken']);
     for (const l of logs) assert.equal((await store.getExecutionLog(l.id))?.id, l.id);
+  });
+
+  it('writes the logs and rows finishing at once in shared statements, each write with its own outcome', async () => {
+    const o = org();
+    await batch('bex_group_mixed', o.id);
+    // The store's own writer over a connection whose statements are seen.
+    const db = new PgConnection({ connectionString: store.url, migrate: false });
+    const sent: string[] = [];
+    const write = db.write.bind(db);
+    db.write = (sql, params, conflict) => (sent.push(sql), write(sql, params, conflict));
+    const writes = batchWrites(db);
+    try {
+      const logs = Array.from({ length: 12 }, () => log(o.id, { batch_execution_id: 'bex_group_mixed' }));
+      await writes.appendLog(logs[0]);
+      assert.equal(await writes.recordRow({ batchId: 'bex_group_mixed', row: row(0, 1, 0.001) }), true);
+      const answers: Array<Promise<string>> = [];
+      for (let p = 0; p < 12; p++) {
+        answers.push(
+          writes.appendLog(logs[p]).then(
+            () => 'stored',
+            (err) => (err instanceof StoreConflictError ? 'taken' : String(err)),
+          ),
+        );
+        answers.push(writes.recordRow({ batchId: 'bex_group_mixed', row: row(p, 0.5, 0.001) }).then((inserted) => (inserted ? 'recorded' : 'again')));
+      }
+      const expected = ['taken', 'again', ...Array.from({ length: 11 }, () => ['stored', 'recorded']).flat()];
+      assert.deepEqual(await Promise.all(answers), expected);
+      assert.ok(
+        sent.some((sql) => sql.startsWith('WITH logs AS')),
+        'a statement carried logs and rows together',
+      );
+      const b = await store.getBatchExecution('bex_group_mixed');
+      assert.deepEqual([b?.done, b?.failed, b?.cost_usd], [12, 0, 0.012]);
+      for (const l of logs) assert.equal((await store.getExecutionLog(l.id))?.id, l.id);
+    } finally {
+      await db.close();
+    }
   });
 });

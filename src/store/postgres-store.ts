@@ -14,6 +14,7 @@ import { composed } from './compose.ts';
 import type { BudgetStore } from './parts/budgets.ts';
 import { pgApiKeys, pgOrganizations, pgProjects } from './postgres/accounts.ts';
 import { pgBatches } from './postgres/batches.ts';
+import { batchWrites } from './postgres/batch-writes.ts';
 import { pgBudgets } from './postgres/budgets.ts';
 import { pgCalibration } from './postgres/calibration.ts';
 import { PgConnection, type PostgresStoreOptions } from './postgres/connection.ts';
@@ -32,17 +33,17 @@ export { logPageQuery, logWhere } from './postgres/codecs.ts';
 export { describeUrl, type PostgresStoreOptions } from './postgres/connection.ts';
 
 /** Every resource part of the store, over one connection. */
-const partsOver = (db: PgConnection, budgets: BudgetStore) => ({
+const partsOver = (db: PgConnection, budgets: BudgetStore, writes = batchWrites(db)) => ({
   ...pgOrganizations(db),
   ...pgApiKeys(db),
   ...pgProjects(db),
   ...pgEvaluators(db),
   ...pgJudges(db),
   ...pgModels(db),
-  ...pgLogs(db),
+  ...pgLogs(db, writes.appendLog),
   ...pgResultCache(db),
   ...pgDatasets(db),
-  ...pgBatches(db),
+  ...pgBatches(db, writes.recordRow),
   ...pgCalibration(db),
   ...pgSurface(db),
   ...budgets,

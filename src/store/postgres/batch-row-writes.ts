@@ -1,14 +1,13 @@
-// Recording batch rows (Store.recordBatchRow) on PostgreSQL, one row or a group of rows per
-// statement (group-commit.ts, issue 33). Either way one autocommitted statement inserts the rows,
-// moves their runs' counters (done, failed, cost_usd) and adds their spend to their budget
-// counters, each only for the rows it inserted: a row recorded before (same batch and position)
-// changes nothing and answers false.
+// Recording batch rows (Store.recordBatchRow) on PostgreSQL, one row alone or a group of rows in the
+// statements of batch-writes.ts (with the logs written at the same time, issue 33). Either way one
+// autocommitted statement inserts the rows, moves their runs' counters (done, failed, cost_usd) and
+// adds their spend to their budget counters, each only for the rows it inserted: a row recorded
+// before (same batch and position) changes nothing and answers false.
 import type { BatchRowRecord } from '../batch-types.ts';
 import type { RowSpend } from '../budget-types.ts';
 import { budgetKeyParams } from './budgets.ts';
 import { json } from './codecs.ts';
 import type { PgConnection } from './connection.ts';
-import { BATCH_HOLD_MS, GroupCommit, type GroupOutcome } from './group-commit.ts';
 
 export interface RowWrite {
   batchId: string;
@@ -27,7 +26,7 @@ const SPEND_WITH_ROW = `INSERT INTO budget_counters AS c (org_id, scope, scope_i
 const counted = (w: RowWrite) => (w.spend && w.spend.usd !== 0 ? w.spend : null);
 
 /** One row alone (the statement every row used before grouping). */
-async function recordOne(db: PgConnection, w: RowWrite): Promise<boolean> {
+export async function recordOne(db: PgConnection, w: RowWrite): Promise<boolean> {
   const spend = counted(w);
   const { rows } = await db.write(
     `WITH inserted AS (
@@ -55,12 +54,15 @@ const PER_ROW = 11;
 const ROW_TYPES = ['text', 'int', 'json', 'int', 'int', 'double precision', 'text', 'text', 'text', 'text', 'numeric'];
 
 /**
- * Several rows in one statement. The counters move by each run's sums over the rows inserted (a run's
- * cost stays unknown, null, once any of its rows' is); the budget counters by each key's sum, so no
- * counter is updated twice by one statement. The group never holds one (batch, position) twice.
+ * Several rows in one statement: the CTEs that insert them (`inserted` answers each new row's batch
+ * and position) and move their counters, with their parameters numbered from `offset` + 1, so that
+ * a statement of batch writes (batch-writes.ts) can carry them beside its logs. The counters move by
+ * each run's sums over the rows inserted (a run's cost stays unknown, null, once any of its rows'
+ * is); the budget counters by each key's sum, so no counter is updated twice by one statement. The
+ * group never holds one (batch, position) twice.
  */
-async function recordMany(db: PgConnection, writes: RowWrite[]): Promise<GroupOutcome<boolean>> {
-  const values = writes.map((_, r) => `(${ROW_TYPES.map((t, c) => `$${r * PER_ROW + c + 1}::${t}`).join(', ')})`).join(', ');
+export function rowsCtes(writes: RowWrite[], offset: number): { sql: string; params: unknown[] } {
+  const values = writes.map((_, r) => `(${ROW_TYPES.map((t, c) => `$${offset + r * PER_ROW + c + 1}::${t}`).join(', ')})`).join(', ');
   const params = writes.flatMap((w) => {
     const spend = counted(w);
     const score = w.row.score !== null;
@@ -74,8 +76,7 @@ async function recordMany(db: PgConnection, writes: RowWrite[]): Promise<GroupOu
       ...(spend ? [...budgetKeyParams(spend.key), spend.usd.toFixed(9)] : [null, null, null, null, null]),
     ];
   });
-  const { rows } = await db.write(
-    `WITH input (batch_id, position, record, done, failed, cost, s_org, s_scope, s_scope_id, s_period, s_usd) AS (VALUES ${values}
+  const sql = `input (batch_id, position, record, done, failed, cost, s_org, s_scope, s_scope_id, s_period, s_usd) AS (VALUES ${values}
      ), inserted AS (
        INSERT INTO batch_rows (batch_id, position, record) SELECT batch_id, position, record FROM input
        ON CONFLICT (batch_id, position) DO NOTHING RETURNING batch_id, position
@@ -90,27 +91,15 @@ async function recordMany(db: PgConnection, writes: RowWrite[]): Promise<GroupOu
        INSERT INTO budget_counters AS c (org_id, scope, scope_id, period, spent_usd)
        SELECT s_org, s_scope, s_scope_id, s_period, sum(s_usd) FROM fresh WHERE s_org IS NOT NULL GROUP BY s_org, s_scope, s_scope_id, s_period
        ON CONFLICT (org_id, scope, scope_id, period) DO UPDATE SET spent_usd = c.spent_usd + EXCLUDED.spent_usd
-     )
-     SELECT batch_id, position FROM inserted`,
-    params,
-  );
-  const inserted = new Set(rows.map((r) => `${r.batch_id}\u0000${r.position}`));
-  return writes.map((w) => ({ ok: inserted.has(`${w.batchId}\u0000${w.row.position}`) }));
+     )`;
+  return { sql, params };
 }
 
-/**
- * The store's row recorder: rows finishing while a statement is on its way are grouped. Two
- * statements at once: rows of one run wait on its counters' lock anyway, rows of another run do not
- * wait behind them.
- */
-export function batchRowWriter(db: PgConnection): (w: RowWrite) => Promise<boolean> {
-  const group = new GroupCommit<RowWrite, boolean>({
-    one: (w) => recordOne(db, w),
-    many: (ws) => recordMany(db, ws),
-    maxGroup: 64,
-    maxInFlight: 2,
-    key: (w) => `${w.batchId}\u0000${w.row.position}`,
-    holdMs: () => BATCH_HOLD_MS,
-  });
-  return (w) => group.write(w);
+/** Whether each write's row was inserted, from the (batch_id, position) pairs a statement answered. */
+export function rowOutcomes(writes: RowWrite[], inserted: Array<{ batch_id: string; position: number }>): boolean[] {
+  const keys = new Set(inserted.map((r) => rowKey(r.batch_id, Number(r.position))));
+  return writes.map((w) => keys.has(rowKey(w.batchId, w.row.position)));
 }
+
+/** A row's key: one write of a (batch, position) per statement (GroupCommit's key). */
+export const rowKey = (batchId: string, position: number) => `${batchId}\u0000${position}`;

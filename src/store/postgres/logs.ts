@@ -5,13 +5,13 @@ import type { ExecutionLogRecord, LogFilter, LogStore, LogValueField, ResultCach
 import type { Page, PageQuery } from '../parts/page.ts';
 import { json, LOG_INSERT_COLUMNS, logFromRow, logPageQuery, logValues, logValuesQuery, placeholders, toPage } from './codecs.ts';
 import type { PgConnection } from './connection.ts';
-import { BATCH_HOLD_MS, GroupCommit, type GroupOutcome } from './group-commit.ts';
+import type { GroupOutcome } from './group-commit.ts';
 import { StoreConflictError } from '../types.ts';
 
 const logTaken = (id: string) => new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id });
 
 /** One log alone. */
-async function appendOne(db: PgConnection, log: ExecutionLogRecord): Promise<void> {
+export async function appendOne(db: PgConnection, log: ExecutionLogRecord): Promise<void> {
   await db.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES (${placeholders(LOG_INSERT_COLUMNS.length)})`, logValues(log), () => ({
     kind: 'id_taken',
     resource: 'execution_log',
@@ -19,31 +19,27 @@ async function appendOne(db: PgConnection, log: ExecutionLogRecord): Promise<voi
   }));
 }
 
-/** Several logs in one statement; a log whose id is taken (before, or by another writer meanwhile) is refused alone. */
-async function appendMany(db: PgConnection, logs: ExecutionLogRecord[]): Promise<GroupOutcome<void>> {
+/**
+ * Several logs in one statement, parameters numbered from `offset` + 1: a log whose id is taken
+ * (before, or by another writer meanwhile) is not inserted and its id not answered.
+ */
+export function logsInsert(logs: ExecutionLogRecord[], offset: number): { sql: string; params: unknown[] } {
   const perRow = LOG_INSERT_COLUMNS.length;
-  const rows = logs.map((_, r) => `(${placeholders(perRow, r * perRow)})`).join(', ');
-  const result = await db.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES ${rows} ON CONFLICT (id) DO NOTHING RETURNING id`, logs.flatMap(logValues));
-  const inserted = new Set(result.rows.map((r) => r.id as string));
-  return logs.map((l) => (inserted.has(l.id) ? { ok: undefined } : { error: logTaken(l.id) }));
+  const rows = logs.map((_, r) => `(${placeholders(perRow, offset + r * perRow)})`).join(', ');
+  return { sql: `INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES ${rows} ON CONFLICT (id) DO NOTHING RETURNING id`, params: logs.flatMap(logValues) };
 }
 
+/** Each log's outcome from the ids its statement inserted: a log not inserted is refused alone (its id is taken). */
+export const logOutcomes = (logs: ExecutionLogRecord[], inserted: Set<string>): GroupOutcome<void> =>
+  logs.map((l) => (inserted.has(l.id) ? { ok: undefined } : { error: logTaken(l.id) }));
+
 /**
- * Logs written while another statement of logs is on its way go together (group-commit.ts): a batch
- * run's rows finish in bursts. Each is answered when its statement has committed.
+ * The store's logs; `append` writes one (batch-writes.ts: written with the batch rows finishing at
+ * the same time, and each answered only when its statement has committed).
  */
-export const pgLogs = (db: PgConnection): LogStore => {
-  const appends = new GroupCommit<ExecutionLogRecord, void>({
-    one: (log) => appendOne(db, log),
-    many: (logs) => appendMany(db, logs),
-    maxGroup: 32,
-    maxInFlight: 2,
-    key: (log) => log.id,
-    // A batch row's log may wait for the logs of rows finishing with it; any other log goes at once.
-    holdMs: (log) => (log.batch_execution_id ? BATCH_HOLD_MS : 0),
-  });
+export const pgLogs = (db: PgConnection, append: (log: ExecutionLogRecord) => Promise<void>): LogStore => {
   return {
-    appendExecutionLog: (log: ExecutionLogRecord): Promise<void> => appends.write(log),
+    appendExecutionLog: append,
     getExecutionLog(id: string) {
       return db.one('SELECT * FROM execution_logs WHERE id = $1', [id], logFromRow);
     },
