@@ -9,7 +9,10 @@
 // not yet answered). A change its store calls not durable (a review lease) is written at once, with
 // the lines before it, answered then, and synced with the next durable change or within
 // 200 ms: like PostgreSQL's leases (synchronous_commit off), an OS crash may forget a lease of the
-// last moment, which only hands that item out again.
+// last moment, which only hands that item out again. A change its store calls `carried` (the rule
+// queue's claims and finishes) is not even written at once: its line waits in memory for the next
+// commit (a durable change's, or the 200 ms one) and costs no system call of its own; a crash of the
+// process may forget it too, which the store's recovery must make harmless (json-eval-rules.ts).
 //
 // Compaction (when the journal has grown past the snapshot's size, at least 4 MiB, and at close): the
 // journal is renamed to <journal>.old and a new one started (synchronously, between two
@@ -171,18 +174,22 @@ export class Journal {
     }
   }
 
-  /** Writes one change line now; resolves once it is on disk (`durable`) or at once (synced within 200 ms). */
-  append(line: string, durable: boolean): Promise<void> {
+  /**
+   * Appends one change line, in order with every other; resolves once it is on disk (`durable` true),
+   * or at once: written now and synced within 200 ms (false), or written and synced by the next
+   * commit, at the latest within 200 ms ('carried').
+   */
+  append(line: string, durable: boolean | 'carried'): Promise<void> {
     // After close the directory may belong to another process: never write to it again.
     if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
     const text = `${line}\n`;
     this.unwritten += text;
-    if (!durable) this.writeOut();
+    if (durable === false) this.writeOut();
     this.bytes += Buffer.byteLength(text);
     if (!this.compacting && this.bytes >= (this.compactBytes ?? Math.max(MIN_COMPACT_BYTES, this.snapshotBytes))) {
       void this.compact().catch((err) => log.warn(`${this.journalFile}: compaction failed (${err.message}); the journal keeps growing and is replayed at start`));
     }
-    if (durable) return this.sync.commit();
+    if (durable === true) return this.sync.commit();
     this.lazyTimer ??= setTimeout(() => {
       this.lazyTimer = undefined;
       if (!this.closed) this.sync.commit().catch((err) => log.warn(`${this.journalFile}: ${err.message}`));

@@ -7,6 +7,13 @@
 // queue as it was: units that were running when the process died are taken again (their lease is
 // void in a new process). The journal is compacted into the snapshot at start, when it has grown
 // past the snapshot's size (at least 4 MiB), and at close.
+//
+// Claims and finishes are `carried` (journal.ts): their lines go out with the next enqueue's commit
+// (or within 200 ms), so a unit costs no fdatasync of its own beyond its enqueue. A crash may forget
+// them, which recovery already makes harmless: a forgotten claim leaves the unit waiting, as a
+// running one is put back at start anyway; a forgotten finish leaves it to be taken again, and
+// every unit read from disk at start is one that may have run (`mayHaveRun`), so the worker looks
+// for its linked result before judging it again (src/traces/rules/run.ts).
 import fs from 'node:fs';
 import { Journal } from './journal.ts';
 import { type EnqueueStep, loadRuleState, RULES_FILES, type RuleChange, type RuleState } from './json-eval-rules-state.ts';
@@ -15,22 +22,32 @@ import type { EnqueueCounts, EnqueueOutcome, EvalJob, RuleRecord, RuleStore } fr
 export class JsonRuleStore implements RuleStore {
   private readonly state: RuleState;
   private readonly journal: Journal;
+  /** Units read from disk at start: one may have been judged already, its finish lost with a crash. */
+  private readonly recovered: Set<string>;
 
   /** `compactBytes`: the journal size that triggers a compaction (tests). */
   constructor(dataDir: string, opts: { compactBytes?: number } = {}) {
     fs.mkdirSync(RULES_FILES(dataDir).dir, { recursive: true });
     const { state, scan } = loadRuleState(dataDir);
     this.state = state;
+    this.recovered = new Set(Object.keys(state.data.jobs));
     this.journal = new Journal(RULES_FILES(dataDir), scan, () => state.snapshot(), opts.compactBytes);
     // Lines replayed, or units that were running put back: the snapshot takes them now, so the
     // journal starts empty and a start replays little.
     if (scan.whole > 0) void this.journal.compact().catch(() => {});
   }
 
-  /** Applies a change in memory and writes its journal line at once; resolves when the line is on disk. */
+  /**
+   * Applies a change in memory and hands its journal line over at once; resolves when the line is
+   * on disk, or at once for a claim or a finish (carried by the next commit).
+   */
   private change(change: RuleChange): Promise<void> {
     const seq = this.state.apply(change);
-    return this.journal.append(JSON.stringify({ s: seq, ...change }), true);
+    return this.journal.append(JSON.stringify({ s: seq, ...change }), change.k === 'claim' || change.k === 'finish' ? 'carried' : true);
+  }
+
+  mayHaveRun(job: EvalJob): boolean {
+    return job.attempts > 1 || this.recovered.has(job.id);
   }
 
   /** Writes the snapshot and lets the files go (the JSON store calls this before it releases its lock). */
@@ -101,6 +118,7 @@ export class JsonRuleStore implements RuleStore {
   }
   async finish(jobId: string, counts: Record<string, number>) {
     if (!this.state.job(jobId)) return false;
+    this.recovered.delete(jobId);
     await this.change({ k: 'finish', id: jobId, add: { ...counts } });
     return true;
   }

@@ -34,11 +34,21 @@ export class OtlpError extends Error {
   }
 }
 
+/** The answer to a wholly accepted protobuf export, encoded once (it is the same every time). */
+let accepted: Buffer | undefined;
+
 function send(res: Response, encoding: Encoding, status: number, body: { partial?: { rejected_spans: number; error_message: string }; error?: { code: number; message: string } }) {
   res.status(status);
   if (encoding === 'protobuf') {
-    res.type('application/x-protobuf');
-    res.send(Buffer.from(body.error ? encodeStatus(body.error.code, body.error.message) : encodeExportResponse(body.partial)));
+    const bytes = body.error
+      ? Buffer.from(encodeStatus(body.error.code, body.error.message))
+      : body.partial
+        ? Buffer.from(encodeExportResponse(body.partial))
+        : (accepted ??= Buffer.from(encodeExportResponse()));
+    // Written directly: express's send would hash the bytes for an ETag no exporter reads (issue 33).
+    res.setHeader('Content-Type', 'application/x-protobuf');
+    res.setHeader('Content-Length', bytes.length);
+    res.end(bytes);
   } else {
     res.type('application/json');
     if (body.error) res.send(JSON.stringify({ code: body.error.code, message: body.error.message }));

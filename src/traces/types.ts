@@ -109,7 +109,8 @@ export interface TraceStore {
   countLogEvents(orgId: string): Promise<number>;
   /** The spans of one trace of one organization, by start time. Reads of spans include their log events. */
   getTrace(orgId: string, traceId: string): Promise<SpanRecord[]>;
-  getSpan(orgId: string, traceId: string, spanId: string): Promise<SpanRecord | null>;
+  /** One span with its log events, to be read only (the JSON store may answer the record it holds). */
+  getSpan(orgId: string, traceId: string, spanId: string): Promise<Readonly<SpanRecord> | null>;
   listTraces(filter: TraceFilter, page: TracePageQuery): Promise<{ items: TraceSummary[]; last?: { start_time: string; trace_id: string } }>;
   /** Spans of one organization received in [from, to), oldest first, at most `limit`, after the cursor. */
   listSpans(orgId: string, q: { from?: string; to?: string; limit: number; after?: { received_at: string; key: string } }): Promise<SpanRecord[]>;

@@ -209,6 +209,11 @@ export class PgRuleStore implements RuleStore {
     return outcomes;
   }
 
+  /** Every claim and finish is committed: only a unit taken again may have been judged before. */
+  mayHaveRun(job: EvalJob): boolean {
+    return job.attempts > 1;
+  }
+
   async claim(n: number, now: string, leaseUntil: string) {
     const { rows } = await this.q(
       `UPDATE evaluation_jobs j SET state = 'running', lease_until = $2::timestamptz,

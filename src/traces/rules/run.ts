@@ -28,8 +28,8 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
   if (!org || !key) return void (await rules.finish(job.id, { 'skipped:owner_gone': 1 }));
   const caller: Caller = { org, key };
   // A crash after the result was linked but before the unit left the queue: done already, not run twice.
-  // Only a unit taken again can have been linked already: the first attempt skips the read.
-  if (job.attempts > 1) {
+  // Only a unit taken again (or read from disk at start) can have been linked already: others skip the read.
+  if (rules.mayHaveRun(job)) {
     const linked = (await traces.listEvaluations(job.org_id, job.trace_id)).find((e) => e.rule_id === rule.id && (job.scope !== 'span' || e.span_id === job.span_id));
     if (linked) return void (await rules.finish(job.id, { done: 1 }));
   }

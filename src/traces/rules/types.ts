@@ -118,6 +118,12 @@ export interface RuleStore {
    * order, with exactly the outcomes and counts the same calls one by one would give.
    */
   enqueueMany(ruleId: string, items: Array<{ job: EvalJob; counts: EnqueueCounts }>, limit: number, policy: 'drop_oldest' | 'drop_newest'): Promise<EnqueueOutcome[]>;
+  /**
+   * Whether a claimed unit may have been judged before (its result linked, its finish not kept): then
+   * the worker looks for the linked result first. PostgreSQL keeps every claim and finish, so only a
+   * unit taken again (attempts > 1) may; the JSON store also says so of the units it read at start.
+   */
+  mayHaveRun(job: EvalJob): boolean;
   /** Takes up to `n` due units (queued and due, or running with an expired lease), leased until `leaseUntil`. */
   claim(n: number, now: string, leaseUntil: string): Promise<EvalJob[]>;
   /** Removes the unit and counts its outcome, at once; false when it was not there (another worker finished it). */
