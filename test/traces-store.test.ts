@@ -130,6 +130,33 @@ describe('trace store', () => {
     assert.equal((await ts.insertSpans('org_a', [mk(5, 0)], 2)).inserted, 1);
   });
 
+  it('names the spans it will store before they are on disk when asked (decided), and only new ones', async () => {
+    const ts = await traceStoreOf(store);
+    const seen: string[][] = [];
+    let resolved = false;
+    let calledBeforeResolved = false;
+    const inserting = ts.insertSpans('org_decided', [mk(0, 0), mk(0, 1), mk(0, 0)], 100, (d) => {
+      calledBeforeResolved = !resolved;
+      seen.push(d.map((s) => s.span_id));
+    });
+    void inserting.then(() => (resolved = true));
+    const first = await inserting;
+    // PostgreSQL may not call it (the receiver then queues after the insert); the JSON store calls it
+    // once, synchronously, before its append is synced, so the caller's own sync runs beside it.
+    if (store.kind !== 'postgres') {
+      assert.deepEqual(seen, [[hex(1, 16), hex(2, 16)]]);
+      assert.equal(calledBeforeResolved, true);
+    }
+    assert.deepEqual(
+      first.stored.map((s) => s.span_id),
+      [hex(1, 16), hex(2, 16)],
+    );
+    seen.length = 0;
+    const again = await ts.insertSpans('org_decided', [mk(0, 0)], 100, (d) => seen.push(d.map((s) => s.span_id)));
+    assert.equal(again.inserted, 0);
+    assert.deepEqual(seen, [], 'not called when nothing is new');
+  });
+
   it('stores a span named twice in one batch once, and a retry mixing stored and new spans', async () => {
     const ts = await traceStoreOf(store);
     const twice = await ts.insertSpans('org_dup', [mk(0, 0), mk(0, 1), mk(0, 0, { name: 'again' })], 100);

@@ -155,7 +155,7 @@ export class JsonTraceStore implements TraceStore {
     list.push(e);
     this.evaluations.set(k, list);
   }
-  async insertSpans(orgId: string, spans: Span[], maxSpans: number) {
+  async insertSpans(orgId: string, spans: Span[], maxSpans: number, decided?: (stored: Span[]) => void) {
     const o = this.org(orgId);
     let inserted = 0;
     let duplicates = 0;
@@ -175,7 +175,11 @@ export class JsonTraceStore implements TraceStore {
         lines.push(JSON.stringify(rec));
       } else duplicates++;
     }
-    if (lines.length) await this.spansFile.append(`${lines.join('\n')}\n`);
+    if (!lines.length) return { inserted, duplicates, refused, stored };
+    const written = this.spansFile.append(`${lines.join('\n')}\n`);
+    // The caller's enqueue starts now: its fdatasync runs beside this one (TraceStore.insertSpans).
+    decided?.(stored);
+    await written;
     return { inserted, duplicates, refused, stored };
   }
 

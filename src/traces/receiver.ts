@@ -189,10 +189,16 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       const fresh = normalized.spans.filter((s) => s.start_time >= cutoff);
       if (fresh.length < normalized.spans.length)
         normalized.reasons.set(`the span started before the retention period (TRIBUNAL_TRACE_RETENTION)`, normalized.spans.length - fresh.length);
-      const stored = await ts.insertSpans(caller.org.id, fresh, traces.maxSpansPerOrg);
+      // The rules queue the new spans while the spans are synced (one fdatasync beside the other, not
+      // one after the other: issue 33); the 200 waits for both. A store that does not call `decided`
+      // (PostgreSQL) is followed by the rules after the insert, as before.
+      let queued: Promise<void> | undefined;
+      const stored = await ts.insertSpans(caller.org.id, fresh, traces.maxSpansPerOrg, (decided) => {
+        if (decided.length) queued = notifySpansStored(store, caller, decided);
+      });
       const rejected = normalized.rejected + (normalized.spans.length - fresh.length) + stored.refused;
       countReceived(store, stored.inserted, rejected);
-      if (stored.stored.length) await notifySpansStored(store, caller, stored.stored);
+      if (stored.stored.length) await (queued ?? notifySpansStored(store, caller, stored.stored));
       send(
         res,
         encoding,

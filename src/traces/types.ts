@@ -98,8 +98,18 @@ export interface TraceStore {
    * Stores spans of one organization, skipping any (trace_id, span_id) already stored (an exporter's
    * retry). At most `maxSpans` spans are kept per organization: the spans beyond are refused, not stored,
    * and counted in `refused`. Answers how many were new.
+   *
+   * `decided`, if given, may be called once (the JSON store does; PostgreSQL does not) with the spans
+   * that will be stored, as soon as that is decided and before they are on disk, so that the caller's
+   * own durable write (the rules' enqueue) is synced at the same time as the spans rather than after
+   * them (issue 33). A caller that passes it must still wait for insertSpans before answering.
    */
-  insertSpans(orgId: string, spans: Span[], maxSpans: number): Promise<{ inserted: number; duplicates: number; refused: number; stored: Span[] }>;
+  insertSpans(
+    orgId: string,
+    spans: Span[],
+    maxSpans: number,
+    decided?: (stored: Span[]) => void,
+  ): Promise<{ inserted: number; duplicates: number; refused: number; stored: Span[] }>;
   /**
    * Keeps log events of one organization, skipping any already kept (an exporter's retry: the same
    * span, time, name and content). At most `maxEvents` are held per organization; those beyond are
