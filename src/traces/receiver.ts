@@ -191,7 +191,10 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
         normalized.reasons.set(`the span started before the retention period (TRIBUNAL_TRACE_RETENTION)`, normalized.spans.length - fresh.length);
       // The rules queue the new spans while the spans are synced (one fdatasync beside the other, not
       // one after the other: issue 33); the 200 waits for both. A store that does not call `decided`
-      // (PostgreSQL) is followed by the rules after the insert, as before.
+      // (PostgreSQL) is followed by the rules after the insert, as before. A crash between the two
+      // syncs may keep a unit whose span is lost: no 200 was sent, so the exporter sends the span
+      // again and the unit is merged with it; a unit taken before that ends skipped as span_gone.
+      // (Before, the reverse: a span kept without its unit, the retry a duplicate never queued.)
       let queued: Promise<void> | undefined;
       const stored = await ts.insertSpans(caller.org.id, fresh, traces.maxSpansPerOrg, (decided) => {
         if (decided.length) queued = notifySpansStored(store, caller, decided);
