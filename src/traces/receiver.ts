@@ -194,7 +194,8 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       // (PostgreSQL) is followed by the rules after the insert, as before. A crash between the two
       // syncs may keep a unit whose span is lost: no 200 was sent, so the exporter sends the span
       // again and the unit is merged with it; a unit taken before that ends skipped as span_gone.
-      // (Before, the reverse: a span kept without its unit, the retry a duplicate never queued.)
+      // (Before, the reverse: a span kept without its unit, the retry a duplicate never queued.) A unit
+      // judged before its span's sync whose enqueue line the crash also lost is judged again on retry.
       let queued: Promise<void> | undefined;
       const stored = await ts.insertSpans(caller.org.id, fresh, traces.maxSpansPerOrg, (decided) => {
         if (decided.length) queued = notifySpansStored(store, caller, decided);
