@@ -24,6 +24,8 @@ interface OrgLogEvents {
 type LogLine = SpanLogEvent & { org_id: string; key: string };
 
 const nanos = (v: string) => v.padStart(24, '0');
+/** A span of an organization, as insertSpans tracks its write until it is on disk. */
+const unsyncedKey = (orgId: string, s: Pick<Span, 'trace_id' | 'span_id'>) => `${orgId}:${s.trace_id}:${s.span_id}`;
 const logOrder = (a: SpanLogEvent, b: SpanLogEvent) =>
   a.time_unix_nano !== b.time_unix_nano
     ? nanos(a.time_unix_nano) < nanos(b.time_unix_nano)
@@ -90,6 +92,8 @@ export class JsonTraceStore implements TraceStore {
   private readonly evaluations = new Map<string, SpanEvaluation[]>(); // org:trace -> evaluations
   private readonly logs = new Map<string, OrgLogEvents>();
   private readonly spansFile: AppendFile;
+  /** The write each span given but not yet on disk waits for, by unsyncedKey. */
+  private readonly unsynced = new Map<string, Promise<void>>();
   private readonly evalFile: AppendFile;
   private readonly logFile: AppendFile;
 
@@ -123,6 +127,16 @@ export class JsonTraceStore implements TraceStore {
     o.traces.set(s.trace_id, list);
     o.count++;
     return true;
+  }
+  /** Takes back a span whose write failed (insertSpans). */
+  private remove(s: SpanRecord): void {
+    const o = this.org(s.org_id);
+    const list = o.traces.get(s.trace_id);
+    const at = list?.indexOf(s) ?? -1;
+    if (!list || at < 0) return;
+    list.splice(at, 1);
+    if (!list.length) o.traces.delete(s.trace_id);
+    o.count--;
   }
   private orgLogs(orgId: string): OrgLogEvents {
     let o = this.logs.get(orgId);
@@ -162,24 +176,53 @@ export class JsonTraceStore implements TraceStore {
     let refused = 0;
     const lines: string[] = [];
     const stored: Span[] = [];
+    const added: SpanRecord[] = [];
+    // A duplicate of a span whose write is still on its way is answered only when that write is on
+    // disk (and fails with it): a retry racing its original must not hear "stored" before it is.
+    const originals = new Set<Promise<void>>();
     for (const s of spans) {
       if (o.count >= maxSpans) {
-        if (o.traces.get(s.trace_id)?.some((x) => x.span_id === s.span_id)) duplicates++;
-        else refused++;
+        if (o.traces.get(s.trace_id)?.some((x) => x.span_id === s.span_id)) {
+          duplicates++;
+          const original = this.unsynced.get(unsyncedKey(orgId, s));
+          if (original) originals.add(original);
+        } else refused++;
         continue;
       }
       const rec: SpanRecord = { ...s, org_id: orgId };
       if (this.add(rec)) {
         inserted++;
         stored.push(s);
+        added.push(rec);
         lines.push(JSON.stringify(rec));
-      } else duplicates++;
+      } else {
+        duplicates++;
+        const original = this.unsynced.get(unsyncedKey(orgId, s));
+        if (original) originals.add(original);
+      }
     }
-    if (!lines.length) return { inserted, duplicates, refused, stored };
+    if (!lines.length) {
+      await Promise.all(originals);
+      return { inserted, duplicates, refused, stored };
+    }
     const written = this.spansFile.append(`${lines.join('\n')}\n`);
+    for (const rec of added) this.unsynced.set(unsyncedKey(orgId, rec), written);
     // The caller's enqueue starts now: its fdatasync runs beside this one (TraceStore.insertSpans).
     decided?.(stored);
-    await written;
+    try {
+      await written;
+    } catch (err) {
+      // The write was cut back off the file (append-file.ts): the spans are not stored, so they leave
+      // memory too, and the exporter's retry stores them instead of being told they are duplicates.
+      for (const rec of added) this.remove(rec);
+      throw err;
+    } finally {
+      for (const rec of added) {
+        const key = unsyncedKey(orgId, rec);
+        if (this.unsynced.get(key) === written) this.unsynced.delete(key);
+      }
+    }
+    await Promise.all(originals);
     return { inserted, duplicates, refused, stored };
   }
 
