@@ -198,7 +198,10 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       // judged before its span's sync whose enqueue line the crash also lost is judged again on retry.
       let queued: Promise<void> | undefined;
       const stored = await ts.insertSpans(caller.org.id, fresh, traces.maxSpansPerOrg, (decided) => {
-        if (decided.length) queued = notifySpansStored(store, caller, decided);
+        if (!decided.length) return;
+        queued = notifySpansStored(store, caller, decided);
+        // Awaited below; if the spans' own write fails first, nobody will: never an unhandled rejection.
+        queued.catch(() => {});
       });
       const rejected = normalized.rejected + (normalized.spans.length - fresh.length) + stored.refused;
       countReceived(store, stored.inserted, rejected);
