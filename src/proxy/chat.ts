@@ -38,11 +38,7 @@ export interface Exchange {
 
 /** The judge of a proxy path: the path's, else X-Judge-Id, else ?judge_id. */
 export async function proxyJudge(ctx: ProxyContext, req: Request): Promise<JudgeRecord> {
-  const fromQuery = () => {
-    const value = queryValue(req, 'judge_id');
-    return typeof value === 'string' ? value : undefined;
-  };
-  const given = (req.params.judge_id as string | undefined) ?? req.header('x-judge-id') ?? fromQuery();
+  const given = (req.params.judge_id as string | undefined) ?? req.header('x-judge-id') ?? (typeof req.query.judge_id === 'string' ? req.query.judge_id : undefined);
   if (!given)
     throw validationError('Name the judge: POST /v1/judges/{judge_id}/openai/chat/completions, or send the X-Judge-Id header (or ?judge_id=).', [
       { field: 'judge_id', message: 'required' },
@@ -67,7 +63,7 @@ export async function openExchange(ctx: ProxyContext, req: Request, api: 'chat/c
   targeted.catch(() => {}); // awaited below, after the judge's refusals
   const judge = await judged;
   const prep = await JudgePrep.open(ctx, judge);
-  const flag = queryValue(req, 'async_judge');
+  const flag = req.query.async_judge; // express parses the query string again on every read of req.query
   const asyncJudge = flag === 'true' || flag === '1';
   if (asyncJudge && judge.guardrail?.action === 'block') {
     throw validationError(`Judge ${judge.name} has a blocking guardrail, which needs synchronous judging: leave out async_judge.`, [
@@ -90,27 +86,6 @@ export async function openExchange(ctx: ProxyContext, req: Request, api: 'chat/c
       started: performance.now(),
     },
   };
-}
-
-/**
- * One query parameter as req.query gives it (a string, an array when repeated, undefined). express
- * parses the whole query string with querystring on every read of req.query; a query without `%`
- * or `+` needs no decoding, so its `&`-separated pairs are the parse already (a query of at most
- * 1000 characters is within querystring's 1000 pairs). Any other query is read through req.query.
- */
-export function queryValue(req: Request, name: string): unknown {
-  const q = req.url.indexOf('?');
-  if (q < 0) return undefined;
-  const query = req.url.slice(q + 1);
-  if (query.length > 1000 || query.includes('%') || query.includes('+') || query.includes('#')) return req.query[name];
-  let found: string | string[] | undefined;
-  for (const pair of query.split('&')) {
-    const eq = pair.indexOf('=');
-    if ((eq < 0 ? pair : pair.slice(0, eq)) !== name) continue;
-    const value = eq < 0 ? '' : pair.slice(eq + 1);
-    found = found === undefined ? value : Array.isArray(found) ? [...found, value] : [found, value];
-  }
-  return found;
 }
 
 export const infoOf = (
@@ -250,12 +225,6 @@ async function jsonChat(x: Exchange, res: Response, up: UpstreamAnswer, streamed
   later?.();
 }
 
-/** Whether an object has an own enumerable member, without listing them all (Object.keys) to count. */
-function hasMembers(o: object): boolean {
-  for (const key in o) if (Object.hasOwn(o, key)) return true;
-  return false;
-}
-
 /**
  * The upstream's JSON text as it came, with `tribunal` added as its last member: no second
  * serialisation of the answer (nor an ETag over it) on the way out.
@@ -263,7 +232,7 @@ function hasMembers(o: object): boolean {
 export function sendWithTribunal(res: Response, status: number, text: string, parsed: Json, tribunal: unknown): void {
   const close = text.lastIndexOf('}');
   const member = `"tribunal":${JSON.stringify(tribunal)}`;
-  const body = 'tribunal' in parsed ? JSON.stringify({ ...parsed, tribunal }) : `${text.slice(0, close)}${hasMembers(parsed) ? ',' : ''}${member}}`;
+  const body = 'tribunal' in parsed ? JSON.stringify({ ...parsed, tribunal }) : `${text.slice(0, close)}${Object.keys(parsed).length ? ',' : ''}${member}}`;
   res.statusCode = status;
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.end(body);
