@@ -78,16 +78,13 @@ export async function getExecutionLogs(db: PgConnection, ids: string[]): Promise
   return rows.map(logFromRow);
 }
 
-/** Inserts logs in multi-row statements, skipping ids already present; answers how many were new. */
+/** Inserts logs in multi-row statements (logsInsert), skipping ids already present; answers how many were new. */
 export async function importExecutionLogs(db: PgConnection, logs: ExecutionLogRecord[]): Promise<number> {
-  const perRow = LOG_INSERT_COLUMNS.length;
-  const batch = Math.floor(60_000 / perRow);
+  const batch = Math.floor(60_000 / LOG_INSERT_COLUMNS.length);
   let inserted = 0;
   for (let i = 0; i < logs.length; i += batch) {
-    const chunk = logs.slice(i, i + batch);
-    const rows = chunk.map((_, r) => `(${placeholders(perRow, r * perRow)})`).join(', ');
-    const result = await db.write(`INSERT INTO execution_logs (${LOG_INSERT_COLUMNS.join(', ')}) VALUES ${rows} ON CONFLICT (id) DO NOTHING`, chunk.flatMap(logValues));
-    inserted += result.rowCount ?? 0;
+    const { sql, params } = logsInsert(logs.slice(i, i + batch), 0);
+    inserted += (await db.write(sql, params)).rowCount ?? 0;
   }
   return inserted;
 }
