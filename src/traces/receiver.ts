@@ -13,8 +13,8 @@ import { authenticate } from '../http/authenticate.ts';
 import type { Store } from '../store/types.ts';
 import { notifySpansStored } from './hooks.ts';
 import { countReceived } from './metrics.ts';
-import { normalizeRequest, OtlpShapeError } from './normalize.ts';
-import { decodeExportRequest, encodeExportResponse, encodeStatus } from './proto.ts';
+import { type Normalized, normalizeMessage, normalizeRequest, OtlpShapeError } from './normalize.ts';
+import { decodeExportMessage, encodeExportResponse, encodeStatus } from './proto.ts';
 import { traceStoreOf } from './store.ts';
 import { log } from '../log.ts';
 
@@ -141,19 +141,24 @@ export async function decompress(body: Buffer, encoding: string, max: number): P
   }
 }
 
-function parse(body: Buffer, encoding: Encoding): unknown {
+/** The body's spans: protobuf read straight from the decoded message, OTLP/JSON from the parsed object. */
+function parse(body: Buffer, encoding: Encoding): Normalized {
   if (encoding === 'protobuf') {
+    let message: Record<string, unknown>;
     try {
-      return decodeExportRequest(body);
+      message = decodeExportMessage(body);
     } catch (err) {
       throw new OtlpError(400, 3, `The body is not a valid OTLP ExportTraceServiceRequest in protobuf: ${(err as Error).message}`);
     }
+    return normalizeMessage(message);
   }
+  let request: unknown;
   try {
-    return JSON.parse(body.toString('utf8'));
+    request = JSON.parse(body.toString('utf8'));
   } catch (err) {
     throw new OtlpError(400, 3, `The body is not valid JSON: ${(err as Error).message}`);
   }
+  return normalizeRequest(request);
 }
 
 function describeRejections(reasons: Map<string, number>, refused: number, cap: number): string {
@@ -172,7 +177,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       const body = await readOtlpBody(req, res, type, traces);
       let normalized;
       try {
-        normalized = normalizeRequest(parse(body, encoding));
+        normalized = parse(body, encoding);
       } catch (err) {
         if (err instanceof OtlpShapeError) throw new OtlpError(400, 3, `The body is not an OTLP ExportTraceServiceRequest: ${err.message}`);
         throw err;
