@@ -202,12 +202,11 @@ export class JsonTraceStore implements TraceStore {
       }
     }
     if (!lines.length) {
-      if (originals.size) await Promise.all(originals);
+      await Promise.all(originals);
       return { inserted, duplicates, refused, stored };
     }
     const written = this.spansFile.append(`${lines.join('\n')}\n`);
-    const keys = added.map((rec) => unsyncedKey(orgId, rec));
-    for (const key of keys) this.unsynced.set(key, written);
+    for (const rec of added) this.unsynced.set(unsyncedKey(orgId, rec), written);
     // The caller's enqueue starts now: its fdatasync runs beside this one (TraceStore.insertSpans).
     decided?.(stored);
     try {
@@ -218,10 +217,12 @@ export class JsonTraceStore implements TraceStore {
       for (const rec of added) this.remove(rec);
       throw err;
     } finally {
-      for (const key of keys) if (this.unsynced.get(key) === written) this.unsynced.delete(key);
+      for (const rec of added) {
+        const key = unsyncedKey(orgId, rec);
+        if (this.unsynced.get(key) === written) this.unsynced.delete(key);
+      }
     }
-    // Most exports race no retry: no turn spent awaiting an empty Promise.all.
-    if (originals.size) await Promise.all(originals);
+    await Promise.all(originals);
     return { inserted, duplicates, refused, stored };
   }
 
