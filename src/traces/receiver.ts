@@ -16,7 +16,6 @@ import { countReceived } from './metrics.ts';
 import { type Normalized, normalizeMessage, normalizeRequest, OtlpShapeError } from './normalize.ts';
 import { decodeExportMessage, encodeExportResponse, encodeStatus } from './proto.ts';
 import { traceStoreOf } from './store.ts';
-import type { TraceStore } from './types.ts';
 import { log } from '../log.ts';
 
 const gunzip = promisify(zlib.gunzip);
@@ -81,10 +80,7 @@ export async function readOtlpBody(req: Request, res: Response, type: string, tr
     res.setHeader('Connection', 'close');
     throw new OtlpError(413, 8, `The body is over the limit of ${traces.maxBodyBytes} bytes as sent (TRIBUNAL_OTLP_MAX_BODY); export smaller batches.`);
   }
-  const body = await readBody(req, traces.maxBodyBytes);
-  // A plain body is answered as it is, not through decompress's promise (an async step less per export).
-  if (contentEncoding === 'identity' || contentEncoding === '') return body;
-  return decompress(body, contentEncoding, traces.maxDecompressedBytes);
+  return decompress(await readBody(req, traces.maxBodyBytes), contentEncoding, traces.maxDecompressedBytes);
 }
 
 /**
@@ -175,8 +171,6 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
   const router = express.Router();
   const { traces } = config;
   let lastPrune = 0;
-  // The store's trace store once it is known, so that each export does not wait a turn for it again.
-  let known: TraceStore | undefined;
   router.post('/otel/v1/traces', authenticate(authenticator), async (req, res) => {
     const { type, encoding } = encodingOf(req);
     try {
@@ -189,7 +183,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
         throw err;
       }
       const caller = res.locals.caller as Caller;
-      const ts = known ?? (known = await traceStoreOf(store));
+      const ts = await traceStoreOf(store);
       const now = Date.now();
       if (now - lastPrune > 60_000) {
         lastPrune = now;
