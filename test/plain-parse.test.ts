@@ -6,6 +6,7 @@ import { describe, test } from 'node:test';
 import { z } from 'zod';
 import { plainParse } from '../src/schemas/plain-parse.ts';
 import { toolInput } from '../src/tool.ts';
+import { restOnlyOperations } from '../src/operations/index.ts';
 import { allTools, tools } from '../tools/index.ts';
 
 const trace = '0123456789abcdef0123456789abcdef';
@@ -75,6 +76,13 @@ function agree(schema: z.ZodType, input: unknown) {
 describe('plainParse', () => {
   test('answers what zod answers, and nothing that zod refuses, for every tool input', () => {
     for (const tool of allTools) for (const input of inputs) agree(tool.input, input);
+  });
+
+  test('answers what zod answers, and nothing that zod refuses, for every REST-only operation input', () => {
+    const operations = Object.values(restOnlyOperations) as Array<{ input: z.ZodType }>;
+    assert.ok(operations.length > 10);
+    const more = [{ limit: 5 }, { limit: '5' }, { name: 'n', description: 'd' }, { search: 's', after: 'x' }, { judge_id: 'jdg_1', items: [{ response: 'r' }] }];
+    for (const op of operations) for (const input of [...inputs, ...more]) agree(op.input, input);
   });
 
   test("reads a run's usual inputs without zod", () => {
