@@ -10,6 +10,7 @@ import type { JudgeGenerator } from './generation/types.ts';
 import { fromZodError } from './errors.ts';
 import { enforceLimits } from './limits.ts';
 import type { Store } from './store/types.ts';
+import { plainParse } from './schemas/plain-parse.ts';
 import { strictInput } from './unknown-fields.ts';
 
 export interface ToolAnnotations {
@@ -72,7 +73,15 @@ export function toolInput<I extends z.ZodObject>(
   rawInput: unknown,
   ctx: Pick<Services, 'config'>,
 ): z.infer<I> {
-  const parsed = tool.input.safeParse(rawInput ?? {});
+  const raw = rawInput ?? {};
+  // An input the schema surely accepts is read without zod's per-field work (issue 33: a run's
+  // input); anything else, and every refusal with its wording, is zod's (schemas/plain-parse.ts).
+  const plain = plainParse(tool.input, raw) as z.infer<I> | undefined;
+  if (plain) {
+    enforceLimits(plain, ctx.config.limits);
+    return plain;
+  }
+  const parsed = tool.input.safeParse(raw);
   if (!parsed.success) throw fromZodError(parsed.error, `input to ${tool.name}`);
   enforceLimits(parsed.data, ctx.config.limits);
   return parsed.data;

@@ -53,6 +53,27 @@ describe('execution logs read from logs.jsonl by offset', () => {
     }
   });
 
+  it('reads back logs committed together, lines of 1- to 4-byte characters in one write, before and after a restart', async () => {
+    const dir = tempDir();
+    let store = await openJson(dir);
+    const widths = ['a', 'é', '漢', '😀'];
+    const logs = Array.from({ length: 60 }, (_, i) => log('org_a', { created_at: at(i), response: `${widths[i % 4]!.repeat(1 + (i % 9))} ${i}` }));
+    // None awaited before the next: they share group commits, several lines to a write.
+    await Promise.all(logs.map((l) => store.appendExecutionLog(l)));
+    try {
+      for (const l of logs) assert.deepEqual(await store.getExecutionLog(l.id), l);
+      assert.equal(fs.readFileSync(path.join(dir, 'logs.jsonl'), 'utf8'), logs.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    } finally {
+      await store.close();
+    }
+    store = await openJson(dir);
+    try {
+      for (const l of logs) assert.deepEqual(await store.getExecutionLog(l.id), l);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('reads the right lines after a purge rewrote the file, with appends racing the rewrite, before and after a restart', async () => {
     const dir = tempDir();
     const store = await openJson(dir);

@@ -101,17 +101,27 @@ export class LogFile {
     const lines = this.takeQueue();
     if (!lines.length) return;
     const start = this.size ?? (await this.handle.stat()).size;
-    let text = '';
-    for (const { line } of lines) text += `${line}\n`;
+    // Each line's UTF-8 length once, then the lines encoded straight into one buffer: not joined
+    // into one string first (a copy of every line) and measured again after the write.
+    const lengths = new Array<number>(lines.length);
+    let total = 0;
+    for (let i = 0; i < lines.length; i++) total += (lengths[i] = Buffer.byteLength(lines[i]!.line)) + 1;
+    const bytes = Buffer.allocUnsafe(total);
+    let end = 0;
+    for (let i = 0; i < lines.length; i++) {
+      end += bytes.write(lines[i]!.line, end, lengths[i]!, 'utf8');
+      bytes[end++] = 0x0a;
+    }
     try {
-      await appendAndSync(this.handle.fd, Buffer.from(text));
+      await appendAndSync(this.handle.fd, bytes);
     } catch (err) {
       this.size = undefined;
       throw err;
     }
     let at = start;
-    for (const { id, line } of lines) {
-      const length = Buffer.byteLength(line);
+    for (let i = 0; i < lines.length; i++) {
+      const { id, line } = lines[i]!;
+      const length = lengths[i]!;
       const row = this.index.rowOf(id);
       if (row !== undefined && this.pending.get(id) === line) this.index.setLocation(row, at, length);
       this.pending.delete(id);
@@ -122,10 +132,14 @@ export class LogFile {
 
   /** The queued lines still wanted (a purge may have dropped some). */
   private takeQueue(): Array<{ id: string; line: string }> {
-    return this.queue.splice(0).flatMap((id) => {
+    const ids = this.queue;
+    this.queue = [];
+    const lines: Array<{ id: string; line: string }> = [];
+    for (const id of ids) {
       const line = this.pending.get(id);
-      return line === undefined ? [] : [{ id, line }];
-    });
+      if (line !== undefined) lines.push({ id, line });
+    }
+    return lines;
   }
 
   /**
