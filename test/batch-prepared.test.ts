@@ -153,30 +153,11 @@ describe('RunStatusReads', () => {
     return { state, store, finish };
   }
 
-  /** The end of the event loop's turn: a read asked for in it has started. */
-  const turn = () => new Promise((r) => setImmediate(r));
-
-  test('the asks of one turn share one read, which starts after the last of them', async () => {
-    const { state, store, finish } = slowStore();
-    const reads = new RunStatusReads(store);
-    const asks = [reads.read('bat_1'), reads.read('bat_1')];
-    state.status = 'cancelled'; // answered before the last ask
-    asks.push(reads.read('bat_1'));
-    assert.equal(state.started, 0, 'no read starts before the turn is over');
-    await turn();
-    assert.equal(state.started, 1, 'the three asks share one read');
-    await finish();
-    assert.deepEqual(await Promise.all(asks), ['cancelled', 'cancelled', 'cancelled']);
-  });
-
   test('asks made while a read is under way share the next read, which starts after it', async () => {
     const { state, store, finish } = slowStore();
     const reads = new RunStatusReads(store);
     const first = reads.read('bat_1');
-    await turn();
-    assert.equal(state.started, 1);
     const later = [reads.read('bat_1'), reads.read('bat_1'), reads.read('bat_1')];
-    await turn();
     assert.equal(state.started, 1, 'the asks made meanwhile wait for the read under way');
     await finish();
     assert.equal(await first, 'running');
@@ -190,16 +171,14 @@ describe('RunStatusReads', () => {
     const { state, store, finish } = slowStore();
     const reads = new RunStatusReads(store);
     const before = reads.read('bat_1'); // under way while the run is cancelled
-    await turn();
     state.status = 'cancelled';
     const after = reads.read('bat_1');
     await finish();
     assert.equal(await before, 'running');
     await finish();
     assert.equal(await after, 'cancelled');
-    // Nothing under way: the next ask reads once its turn is over.
+    // Nothing under way: the next ask reads at once.
     const again = reads.read('bat_1');
-    await turn();
     assert.equal(state.started, 3);
     await finish();
     assert.equal(await again, 'cancelled');
