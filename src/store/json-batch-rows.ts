@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import readline from 'node:readline';
 import type { DatasetItemInput } from '../schemas.ts';
-import { appendToHandle } from './json-files.ts';
 import type { BatchRowRecord, BatchRowScores } from './types.ts';
 import { rowScores } from './types.ts';
 
@@ -205,25 +204,65 @@ export class GroupQueues<T, R> {
 /** How long a rows file stays open without an append. */
 const IDLE_MS = 1000;
 
-/** Rows files open for appends while rows come (not opened and closed per write), each closed after a second without one. */
+/** Writes all of `bytes` at the end of the file opened for appending (a short write is continued). */
+function writeAllSync(fd: number, bytes: Buffer): void {
+  for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
+}
+
+/** A rows file kept open for appends. */
+interface OpenRows {
+  handle: fsp.FileHandle;
+  /** When the last append started or ended (Date.now()). */
+  used: number;
+  /** An append is under way: the file is not closed under it. */
+  busy: boolean;
+  idle?: NodeJS.Timeout;
+}
+
+/**
+ * Rows files open for appends while rows come (not opened and closed per write), each closed once a
+ * second has passed without one (one timer per open file, not one set and cleared per append).
+ *
+ * An append is write(2) made at once (journal.ts writes its lines the same way), then fdatasync on
+ * the thread pool: a group's few kilobytes only reach the page cache, which takes microseconds, where
+ * an asynchronous write costs a thread-pool round trip and a FileHandle request (about 50 µs of CPU
+ * a write on a slow machine, measured). The fdatasync, which waits on the disk, stays off the loop.
+ */
 export class RowAppenders {
-  private readonly files = new Map<string, { handle: fsp.FileHandle; idle?: NodeJS.Timeout }>();
+  private readonly files = new Map<string, OpenRows>();
 
   /** Appends `text` and fdatasyncs; on a failure the file is cut back to `start` (nothing half-written stays) and its handle let go. */
   async append(file: string, start: number, text: string): Promise<void> {
     let open = this.files.get(file);
     if (!open) {
-      open = { handle: await fsp.open(file, 'a') };
+      open = { handle: await fsp.open(file, 'a'), used: 0, busy: false };
       this.files.set(file, open);
     }
-    clearTimeout(open.idle);
+    open.used = Date.now();
+    open.busy = true;
+    const { fd } = open.handle;
     try {
-      await appendToHandle(open.handle, start, text);
+      writeAllSync(fd, Buffer.from(text, 'utf8'));
+      await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
     } catch (err) {
+      await open.handle.truncate(start).catch(() => {});
       await this.close(file);
       throw err;
+    } finally {
+      open.busy = false;
     }
-    open.idle = setTimeout(() => void this.close(file), IDLE_MS).unref();
+    open.used = Date.now();
+    open.idle ??= this.closeWhenIdle(file, open, IDLE_MS);
+  }
+
+  /** Closes the file once IDLE_MS have passed since its last append, looking again when it was used meanwhile. */
+  private closeWhenIdle(file: string, open: OpenRows, ms: number): NodeJS.Timeout {
+    return setTimeout(() => {
+      if (this.files.get(file) !== open) return;
+      const left = open.busy ? IDLE_MS : open.used + IDLE_MS - Date.now();
+      if (left > 0) open.idle = this.closeWhenIdle(file, open, left);
+      else void this.close(file);
+    }, ms).unref();
   }
 
   async close(file: string): Promise<void> {
