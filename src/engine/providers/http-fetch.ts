@@ -8,7 +8,8 @@
 // here. Anything this cannot send as is (a stream body) goes to the built-in fetch.
 // Bounded (bounded-body.ts): at most maxBytes on the wire (the connection is cut at once past it) and
 // at most maxBytes after decompression (streamed, stopped at the cap), else an UpstreamTooLargeError.
-import { Agent, type Dispatcher } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
+import { bodyBytes } from './kept-json.ts';
 import { DEFAULT_UPSTREAM_MAX_BYTES, decompressBounded, UpstreamTooLargeError } from './bounded-body.ts';
 import { type AddressPolicy, guardedLookup, refuseLiteral } from './address-policy.ts';
 
@@ -132,12 +133,24 @@ export function createHttpExchange(opts: HttpFetchOptions = {}): HttpExchange {
   const policy = opts.policy;
   // No undici-level timeouts (its defaults would cut a call off at 300 s): the SDK's timeout and the
   // retry layer's per-attempt timeout (TRIBUNAL_MODEL_TIMEOUT) apply, through the abort signal.
-  const dispatcher = new Agent({
+  const poolOptions: Pool.Options = {
     connections: opts.maxSockets ?? null,
     headersTimeout: 0,
     bodyTimeout: 0,
     ...(policy ? { connect: { lookup: guardedLookup(policy) } } : {}),
-  });
+  };
+  // One keep-alive pool per origin, kept here rather than in an undici Agent: the Agent's layer (its
+  // dispatch checks, its redirect interceptor, a 'drain' event re-emitted with a new array for every
+  // answer) cost a few microseconds a call and did nothing else for us (h-provider).
+  const pools = new Map<string, Pool>();
+  const poolFor = (origin: string): Pool => {
+    let pool = pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, poolOptions);
+      pools.set(origin, pool);
+    }
+    return pool;
+  };
 
   return (url, { method, headers, body, signal, timeoutMs }) => {
     if (policy) {
@@ -153,7 +166,10 @@ export function createHttpExchange(opts: HttpFetchOptions = {}): HttpExchange {
       if (timeoutMs !== undefined) exchange.timer = setTimeout(timedOut, timeoutMs, exchange, timeoutMs);
       signal?.addEventListener('abort', exchange, { once: true });
       try {
-        dispatcher.dispatch({ origin: url.origin, path: url.pathname + url.search, method: method as Dispatcher.HttpMethod, headers, body: body ?? null }, exchange);
+        // A string body goes as its UTF-8 bytes from the shared slab (kept-json.ts), not as a Buffer undici allocates per call.
+        const bytes = typeof body === 'string' ? bodyBytes(body) : (body ?? null);
+        const origin = url.origin;
+        poolFor(origin).dispatch({ origin, path: url.pathname + url.search, method: method as Dispatcher.HttpMethod, headers, body: bytes }, exchange);
       } catch (err) {
         exchange.settle();
         reject(err);

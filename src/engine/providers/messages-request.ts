@@ -2,7 +2,7 @@
 // makes one such call per evaluator; going through @anthropic-ai/sdk's client (request options,
 // header building, its logger, its promise wrappers) cost about a sixth of a judged call's CPU
 // (issue 33's profile). This sends the same JSON body the SDK would (JSON.stringify of the
-// parameters, its fixed parts serialized once: kept-json.ts) over the same undici fetch (http-fetch.ts: size caps and the address policy), and
+// parameters as UTF-8, its fixed parts serialized once: kept-json.ts) over the same undici fetch (http-fetch.ts: size caps and the address policy), and
 // fails with the SDK's own error classes, built the way the SDK builds them, so that
 // anthropic-model.ts classifies every failure exactly as before.
 import Anthropic from '@anthropic-ai/sdk';
@@ -11,7 +11,7 @@ import type { AddressPolicy } from './address-policy.ts';
 import { sdkDeprecationNotice } from './model-check.ts';
 import { log } from '../../log.ts';
 import { VERSION } from '@anthropic-ai/sdk/version';
-import { stringifyBody } from './kept-json.ts';
+import { encodeBody } from './kept-json.ts';
 
 /** The Messages API version the installed SDK sends (its client.mjs buildHeaders). */
 const API_VERSION = '2026-10-21';
@@ -71,7 +71,7 @@ export class MessagesEndpoint {
       if (this.url.protocol !== 'http:' && this.url.protocol !== 'https:') throw new TypeError(`fetch failed: unsupported protocol ${this.url.protocol}`);
       // The timeout is the exchange's own timer; the caller's signal is passed as it is (no controller per call).
       const timeoutMs = options.timeoutMs ?? this.opts.timeoutMs;
-      answer = await this.exchange(this.url, { method: 'POST', headers: this.headers, body: stringifyBody(params), signal, timeoutMs });
+      answer = await this.exchange(this.url, { method: 'POST', headers: this.headers, body: encodeBody(params), signal, timeoutMs });
     } catch (err) {
       if (signal?.aborted) throw new Anthropic.APIUserAbortError();
       if (isAbort(err)) throw new Anthropic.APIConnectionTimeoutError();
