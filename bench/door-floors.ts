@@ -14,7 +14,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { Agent, request } from 'undici';
-import { decodeExportRequest } from '../src/traces/proto.ts';
+import { decodeExportMessage } from '../src/traces/proto.ts';
 import { listenOnLoopback, type Ready } from './harness.ts';
 
 /** The one key the floors know, presented as `Bearer <FLOOR_KEY>`. */
@@ -118,7 +118,7 @@ export async function serveFloorProxy(upstreamUrl: string, judgeUrl: string, log
 }
 
 type Attr = { key: string; value?: { string_value?: string } };
-type Span = { trace_id?: number[]; span_id?: number[]; attributes?: Attr[] };
+type Span = { trace_id?: Uint8Array; span_id?: Uint8Array; attributes?: Attr[] };
 
 /**
  * The floor OTLP receiver: key lookup, the protobuf body decoded with the same definitions Tribunal
@@ -138,7 +138,8 @@ export async function serveFloorOtlp(judgeUrl: string, logFile: string): Promise
     if (!org) return void res.status(401).end();
     let decoded: { resource_spans?: Array<{ scope_spans?: Array<{ spans?: Span[] }> }> };
     try {
-      decoded = decodeExportRequest(req.body as Buffer);
+      // The message as decoded, read in place (as Tribunal's receiver reads it): no toObject copy.
+      decoded = decodeExportMessage(req.body as Buffer) as typeof decoded;
     } catch {
       return void res.status(400).end();
     }
@@ -152,7 +153,7 @@ export async function serveFloorOtlp(judgeUrl: string, logFile: string): Promise
           const output = attr('gen_ai.output.messages') ?? '';
           jobs.push(
             judge(`${input}\n${output}`).then((verdict) => {
-              const hex = (b?: number[]) => Buffer.from(b ?? []).toString('hex');
+              const hex = (b?: Uint8Array) => Buffer.from(b ?? []).toString('hex');
               const line = { org: org.org, trace_id: hex(span.trace_id), span_id: hex(span.span_id), input, output, ...verdict, created_at: new Date().toISOString() };
               return append(`${JSON.stringify(line)}\n`);
             }),
