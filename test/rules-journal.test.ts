@@ -52,6 +52,25 @@ describe('rule queue on the test store', () => {
     assert.deepEqual(lapsed.map((j) => j.attempts).sort(), [1, 2, 2, 2, 2, 2]);
   });
 
+  it('takes back a lapsed lease shorter than those seen by a claim before it (the lease floor is lowered, not only raised)', async () => {
+    await rs.createRule(rule('erl_floor'));
+    await rs.enqueue(job('erl_floor', 1, t(10)), 100, 'drop_oldest', counts);
+    assert.equal((await rs.claim(1, t(20), t(500))).length, 1, 'unit 1 leased until 500');
+    // A claim that finds nothing lapsed (unit 1's lease ends at 500), then a unit leased until 150 only.
+    assert.deepEqual(await rs.claim(1, t(30), t(500)), []);
+    await rs.enqueue(job('erl_floor', 2, t(40)), 100, 'drop_oldest', counts);
+    assert.equal((await rs.claim(1, t(50), t(150))).length, 1, 'unit 2 leased until 150');
+    const again = await rs.claim(5, t(160), t(600));
+    assert.deepEqual(
+      again.map((j) => [j.id.split(':')[1], j.attempts]),
+      [['2', 2]],
+      'unit 2 lapsed at 150 and is taken again; unit 1 is still leased',
+    );
+    // The queue is shared with the tests before (their units lapse at 400): only this rule's are looked at.
+    const late = (await rs.claim(20, t(510), t(900))).filter((j) => j.rule_id === 'erl_floor');
+    assert.deepEqual(late.map((j) => j.id.split(':')[1]), ['1']);
+  });
+
   it('claims among waiting units in run_after order when fewer are asked for than are due', async () => {
     await rs.createRule(rule('erl_due'));
     for (const [i, s] of [50, 40, 30, 20, 10].entries()) await rs.enqueue(job('erl_due', i + 1, t(s)), 100, 'drop_oldest', counts);
