@@ -119,6 +119,31 @@ describe('the JSON rule store journal', { skip: process.env.TRIBUNAL_TEST_STORE 
     return rs;
   }
 
+  it('commits the durable changes of one turn of the event loop with one fdatasync, each answered once it is on disk', async () => {
+    const dir = tempDir();
+    const rs = new JsonRuleStore(dir);
+    await rs.createRule(rule('erl_turn'));
+    const real = fs.fdatasync;
+    let syncs = 0;
+    // Counted, not changed: the journal's group commit calls fs.fdatasync.
+    fs.fdatasync = ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      syncs++;
+      return real(fd, cb);
+    }) as typeof fs.fdatasync;
+    try {
+      // Three exports read in one turn: the first does not start a commit of its own before the others.
+      const outcomes = await Promise.all([1, 2, 3].map((n) => rs.enqueue(job('erl_turn', n, t(n)), 100, 'drop_oldest', counts)));
+      assert.deepEqual(outcomes, ['queued', 'queued', 'queued']);
+      assert.equal(syncs, 1, 'one fdatasync for the turn');
+    } finally {
+      fs.fdatasync = real;
+    }
+    // Answered only once on disk: a crash now (no close) loses none of them.
+    assert.deepEqual(await new JsonRuleStore(dir).queueStats('erl_turn'), { queued: 3, running: 0, oldest_queued_at: t(1) });
+    await rs.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('forgets a claim and a finish a crash caught before they were on disk; the units wait again, marked as may have run', async () => {
     const dir = tempDir();
     const rs = new JsonRuleStore(dir);
