@@ -68,7 +68,10 @@ describe('rule queue on the test store', () => {
     );
     // The queue is shared with the tests before (their units lapse at 400): only this rule's are looked at.
     const late = (await rs.claim(20, t(510), t(900))).filter((j) => j.rule_id === 'erl_floor');
-    assert.deepEqual(late.map((j) => j.id.split(':')[1]), ['1']);
+    assert.deepEqual(
+      late.map((j) => j.id.split(':')[1]),
+      ['1'],
+    );
   });
 
   it('claims among waiting units in run_after order when fewer are asked for than are due', async () => {
