@@ -52,6 +52,28 @@ describe('rule queue on the test store', () => {
     assert.deepEqual(lapsed.map((j) => j.attempts).sort(), [1, 2, 2, 2, 2, 2]);
   });
 
+  it('takes back a lapsed lease shorter than those seen by a claim before it (the lease floor is lowered, not only raised)', async () => {
+    await rs.createRule(rule('erl_floor'));
+    await rs.enqueue(job('erl_floor', 1, t(10)), 100, 'drop_oldest', counts);
+    assert.equal((await rs.claim(1, t(20), t(500))).length, 1, 'unit 1 leased until 500');
+    // A claim that finds nothing lapsed (unit 1's lease ends at 500), then a unit leased until 150 only.
+    assert.deepEqual(await rs.claim(1, t(30), t(500)), []);
+    await rs.enqueue(job('erl_floor', 2, t(40)), 100, 'drop_oldest', counts);
+    assert.equal((await rs.claim(1, t(50), t(150))).length, 1, 'unit 2 leased until 150');
+    const again = await rs.claim(5, t(160), t(600));
+    assert.deepEqual(
+      again.map((j) => [j.id.split(':')[1], j.attempts]),
+      [['2', 2]],
+      'unit 2 lapsed at 150 and is taken again; unit 1 is still leased',
+    );
+    // The queue is shared with the tests before (their units lapse at 400): only this rule's are looked at.
+    const late = (await rs.claim(20, t(510), t(900))).filter((j) => j.rule_id === 'erl_floor');
+    assert.deepEqual(
+      late.map((j) => j.id.split(':')[1]),
+      ['1'],
+    );
+  });
+
   it('claims among waiting units in run_after order when fewer are asked for than are due', async () => {
     await rs.createRule(rule('erl_due'));
     for (const [i, s] of [50, 40, 30, 20, 10].entries()) await rs.enqueue(job('erl_due', i + 1, t(s)), 100, 'drop_oldest', counts);
@@ -99,6 +121,31 @@ describe('the JSON rule store journal', { skip: process.env.TRIBUNAL_TEST_STORE 
     await new Promise((r) => setTimeout(r, 300));
     return rs;
   }
+
+  it('commits the durable changes of one turn of the event loop with one fdatasync, each answered once it is on disk', async () => {
+    const dir = tempDir();
+    const rs = new JsonRuleStore(dir);
+    await rs.createRule(rule('erl_turn'));
+    const real = fs.fdatasync;
+    let syncs = 0;
+    // Counted, not changed: the journal's group commit calls fs.fdatasync.
+    fs.fdatasync = ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      syncs++;
+      return real(fd, cb);
+    }) as typeof fs.fdatasync;
+    try {
+      // Three exports read in one turn: the first does not start a commit of its own before the others.
+      const outcomes = await Promise.all([1, 2, 3].map((n) => rs.enqueue(job('erl_turn', n, t(n)), 100, 'drop_oldest', counts)));
+      assert.deepEqual(outcomes, ['queued', 'queued', 'queued']);
+      assert.equal(syncs, 1, 'one fdatasync for the turn');
+    } finally {
+      fs.fdatasync = real;
+    }
+    // Answered only once on disk: a crash now (no close) loses none of them.
+    assert.deepEqual(await new JsonRuleStore(dir).queueStats('erl_turn'), { queued: 3, running: 0, oldest_queued_at: t(1) });
+    await rs.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('forgets a claim and a finish a crash caught before they were on disk; the units wait again, marked as may have run', async () => {
     const dir = tempDir();

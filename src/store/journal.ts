@@ -4,9 +4,9 @@
 // traces/rules.json rewritten per enqueue, claim and finish, issue 33).
 //
 // Lines are written in the order of their changes. A durable change's line waits in memory for the
-// group commit: the changes that arrive while an fdatasync is in flight are written with one
-// write(2) and synced with the next one, and answered after it (a crash before loses only changes
-// not yet answered). A change its store calls not durable (a review lease) is written at once, with
+// group commit: the changes of one turn of the event loop, and those that arrive while an fdatasync
+// is in flight, are written with one write(2) and synced with the next one, and answered after it
+// (a crash before loses only changes not yet answered). A change its store calls not durable (a review lease) is written at once, with
 // the lines before it, answered then, and synced with the next durable change or within
 // 200 ms: like PostgreSQL's leases (synchronous_commit off), an OS crash may forget a lease of the
 // last moment, which only hands that item out again. A change its store calls `carried` (the rule
@@ -122,6 +122,10 @@ export class Journal {
   private unwritten = '';
   private lazyTimer?: NodeJS.Timeout;
   private closed = false;
+  /** The commit this turn of the event loop's durable changes wait for, started at the turn's end. */
+  private turnCommit?: Promise<void>;
+  /** While a compaction syncs the journal it renamed: the lines written there before it are durable after it. */
+  private oldSynced?: Promise<void>;
 
   /**
    * `snapshot` gives the snapshot's text of the state at the moment it is called (every change
@@ -151,8 +155,11 @@ export class Journal {
       this.writeOut();
       const dirty = this.dirDirty;
       this.dirDirty = false;
+      const oldSynced = this.oldSynced;
       await new Promise<void>((resolve, reject) => fs.fdatasync(this.fd, (err) => (err ? reject(err) : resolve())));
       if (dirty) await syncDir(this.dir);
+      // Lines a compaction wrote out to the renamed journal (its first step) are on disk only once it is synced.
+      if (oldSynced) await oldSynced;
     });
     // A journal left by a compaction that a crash interrupted: its lines are replayed; compact again.
     if (fs.existsSync(this.oldJournalFile)) void this.compact().catch((err) => log.warn(`${this.journalFile}: ${err.message}`));
@@ -189,12 +196,25 @@ export class Journal {
     if (!this.compacting && this.bytes >= (this.compactBytes ?? Math.max(MIN_COMPACT_BYTES, this.snapshotBytes))) {
       void this.compact().catch((err) => log.warn(`${this.journalFile}: compaction failed (${err.message}); the journal keeps growing and is replayed at start`));
     }
-    if (durable === true) return this.sync.commit();
+    if (durable === true) return this.commitAtTurnEnd();
     this.lazyTimer ??= setTimeout(() => {
       this.lazyTimer = undefined;
       if (!this.closed) this.sync.commit().catch((err) => log.warn(`${this.journalFile}: ${err.message}`));
     }, LAZY_SYNC_MS).unref();
     return Promise.resolve();
+  }
+
+  /**
+   * The durable changes of one turn of the event loop share one commit, started once the turn's I/O
+   * callbacks have run (setImmediate): the OTLP exports read in one turn enqueue with one fdatasync,
+   * where the first would start its own at once and the rest share the next (issue 33).
+   */
+  private commitAtTurnEnd(): Promise<void> {
+    this.turnCommit ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.turnCommit = undefined;
+      return this.sync.commit();
+    });
+    return this.turnCommit;
   }
 
   /** Writes the lines waiting, in order, with one write(2). */
@@ -222,8 +242,15 @@ export class Journal {
     this.bytes = 0;
     this.dirDirty = true;
     const text = this.snapshot();
-    // The old journal's lines that were only written (not durable) are synced with it before it goes.
-    await new Promise<void>((resolve, reject) => fs.fdatasync(oldFd, (err) => (err ? reject(err) : resolve())));
+    // The old journal's lines that were only written (not durable) are synced with it before it goes;
+    // a commit under way until then waits for this too (its lines may be among them).
+    const oldSynced = new Promise<void>((resolve, reject) => fs.fdatasync(oldFd, (err) => (err ? reject(err) : resolve())));
+    this.oldSynced = oldSynced;
+    try {
+      await oldSynced;
+    } finally {
+      if (this.oldSynced === oldSynced) this.oldSynced = undefined;
+    }
     fs.closeSync(oldFd);
     await writeFileDurably(this.snapshotFile, text);
     this.snapshotBytes = Buffer.byteLength(text);
@@ -236,6 +263,7 @@ export class Journal {
     if (this.closed) return;
     clearTimeout(this.lazyTimer);
     await this.compacting?.catch(() => {});
+    await this.turnCommit?.catch(() => {});
     await this.compact();
     await this.sync.commit();
     this.closed = true;

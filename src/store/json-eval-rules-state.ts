@@ -64,6 +64,11 @@ export class RuleState {
   private readonly queuedOf = new Map<string, number>();
   /** Running units: few (the workers' slots), looked through for expired leases. */
   private readonly running = new Set<string>();
+  /**
+   * No running unit's lease ends before this (a lower bound: a unit that left may have set it), so a
+   * claim looks through the running units only once one may have lapsed, not per claim (issue 33).
+   */
+  private leaseFloor = '';
   private waitingTotal = 0;
   /** Waiting units by run_after, then created_at, then arrival: what a claim takes first. */
   private readonly due = new LazyHeap<EvalJob>((e) => this.waiting(e.value));
@@ -106,10 +111,7 @@ export class RuleState {
    * running ones whose lease ended; read only, the claim change takes them.
    */
   dueUnits(n: number, now: string): EvalJob[] {
-    const expired = [...this.running]
-      .map((id) => this.data.jobs[id]!)
-      .filter((j) => j.lease_until !== null && j.lease_until <= now)
-      .sort((a, b) => (a.run_after < b.run_after ? -1 : a.run_after > b.run_after ? 1 : 0));
+    const expired = this.lapsed(now);
     const out: EvalJob[] = [];
     const popped: EvalJob[] = [];
     let i = 0;
@@ -127,6 +129,22 @@ export class RuleState {
     // Read only: the entries go back; the claim's new objects make them stale.
     for (const j of popped) this.due.push(dueKey(j), j);
     return out;
+  }
+
+  /** Running units whose lease ended by `now`, in run_after order; the lease floor raised to the earliest one left. */
+  private lapsed(now: string): EvalJob[] {
+    if (!this.running.size || this.leaseFloor > now) return [];
+    const out: EvalJob[] = [];
+    let floor: string | undefined;
+    for (const id of this.running) {
+      const j = this.data.jobs[id]!;
+      if (j.lease_until === null) continue;
+      if (j.lease_until <= now) out.push(j);
+      else if (floor === undefined || j.lease_until < floor) floor = j.lease_until;
+    }
+    // The lapsed ones stay running until claimed again (then their new lease lowers the floor as they are put).
+    this.leaseFloor = out.length ? '' : (floor ?? '\uffff');
+    return out.sort((a, b) => (a.run_after < b.run_after ? -1 : a.run_after > b.run_after ? 1 : 0));
   }
 
   /**
@@ -161,8 +179,10 @@ export class RuleState {
     let units = this.byRule.get(job.rule_id);
     if (!units) this.byRule.set(job.rule_id, (units = new Map()));
     units.set(job.id, job);
-    if (job.state === 'running') this.running.add(job.id);
-    else {
+    if (job.state === 'running') {
+      this.running.add(job.id);
+      if (job.lease_until !== null && job.lease_until < this.leaseFloor) this.leaseFloor = job.lease_until;
+    } else {
       this.queuedOf.set(job.rule_id, this.queued(job.rule_id) + 1);
       this.due.push(dueKey(job), job);
       let heap = this.oldest.get(job.rule_id);

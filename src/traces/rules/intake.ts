@@ -20,8 +20,11 @@ export function dueBase(rule: RuleRecord, span: Span, now: Date): number {
   return Number.isFinite(end) ? Math.min(end, now.getTime()) : now.getTime();
 }
 
-/** The unit a span is judged in, for a rule; null for session scope when the span names no session. */
-export function unitOf(rule: RuleRecord, span: Span, now: Date): EvalJob | null {
+/**
+ * The unit a span is judged in, for a rule; null for session scope when the span names no session.
+ * `createdAt` is `now` as ISO text, passed by intake, which makes it once per batch, not per span.
+ */
+export function unitOf(rule: RuleRecord, span: Span, now: Date, createdAt = now.toISOString()): EvalJob | null {
   const session = rule.scope === 'session' ? sessionOf(span) : null;
   if (rule.scope === 'session' && !session) return null;
   const unit = rule.scope === 'span' ? `${span.trace_id}:${span.span_id}` : rule.scope === 'trace' ? span.trace_id : `session:${session}`;
@@ -34,7 +37,7 @@ export function unitOf(rule: RuleRecord, span: Span, now: Date): EvalJob | null 
     span_id: rule.scope === 'span' ? span.span_id : null,
     session_id: session,
     state: 'queued',
-    created_at: now.toISOString(),
+    created_at: createdAt,
     run_after: new Date(dueBase(rule, span, now) + rule.delay_seconds * 1000).toISOString(),
     lease_until: null,
     attempts: 0,
@@ -53,6 +56,9 @@ function overBudget(rule: RuleRecord, counters: Record<string, number>): boolean
 /** Takes new spans for the given rules; answers how many units were queued (the worker is woken for them). */
 export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span[], now = new Date()): Promise<number> {
   let queued = 0;
+  // Per batch, not per span and rule: the same for every unit of it.
+  const createdAt = now.toISOString();
+  const day = `day:${createdAt.slice(0, 10)}:runs`;
   for (const rule of active) {
     const counts: Record<string, number> = {};
     const add = (k: string, n = 1) => (counts[k] = (counts[k] ?? 0) + n);
@@ -66,14 +72,13 @@ export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span
         add('skipped:not_sampled');
         continue;
       }
-      const job = unitOf(rule, span, now);
+      const job = unitOf(rule, span, now, createdAt);
       if (!job) {
         add('matched');
         add('sampled');
         add('skipped:no_session_id');
         continue;
       }
-      const day = `day:${today(now)}:runs`;
       // matched and sampled are counted with the queue change itself: a crash never leaves a queued span uncounted.
       const jobCounts = { always: { matched: 1, sampled: 1 }, queued: { [day]: 1 } };
       if (!rule.budget) {

@@ -51,8 +51,9 @@ export class TraceEvaluationWorker {
       const now = new Date();
       for (const r of active) {
         // From the earliest delay start to the latest: the first and last units of the batch.
+        // Only span scope starts a delay before now (dueBase): the other scopes skip the loop.
         let first = now.getTime();
-        for (const s of spans) first = Math.min(first, dueBase(r, s, now));
+        if (r.scope === 'span') for (const s of spans) first = Math.min(first, dueBase(r, s, now));
         w.wakeAt(first + r.delay_seconds * 1000);
         w.wakeAt(now.getTime() + r.delay_seconds * 1000);
       }
