@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import readline from 'node:readline';
 import type { DatasetItemInput } from '../schemas.ts';
+import { appendAndSync } from './json-files.ts';
 import type { BatchRowRecord, BatchRowScores } from './types.ts';
 import { rowScores } from './types.ts';
 
@@ -204,11 +205,6 @@ export class GroupQueues<T, R> {
 /** How long a rows file stays open without an append. */
 const IDLE_MS = 1000;
 
-/** Writes all of `bytes` at the end of the file opened for appending (a short write is continued). */
-function writeAllSync(fd: number, bytes: Buffer): void {
-  for (let at = 0; at < bytes.length; ) at += fs.writeSync(fd, bytes, at, bytes.length - at);
-}
-
 /** A rows file kept open for appends. */
 interface OpenRows {
   handle: fsp.FileHandle;
@@ -223,10 +219,8 @@ interface OpenRows {
  * Rows files open for appends while rows come (not opened and closed per write), each closed once a
  * second has passed without one (one timer per open file, not one set and cleared per append).
  *
- * An append is write(2) made at once (journal.ts writes its lines the same way), then fdatasync on
- * the thread pool: a group's few kilobytes only reach the page cache, which takes microseconds, where
- * an asynchronous write costs a thread-pool round trip and a FileHandle request (about 50 µs of CPU
- * a write on a slow machine, measured). The fdatasync, which waits on the disk, stays off the loop.
+ * An append is write(2) made at once, then fdatasync on the thread pool (json-files.ts appendAndSync):
+ * an asynchronous write cost a thread-pool round trip and a FileHandle request per group.
  */
 export class RowAppenders {
   private readonly files = new Map<string, OpenRows>();
@@ -242,8 +236,7 @@ export class RowAppenders {
     open.busy = true;
     const { fd } = open.handle;
     try {
-      writeAllSync(fd, Buffer.from(text, 'utf8'));
-      await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+      await appendAndSync(fd, Buffer.from(text, 'utf8'));
     } catch (err) {
       await open.handle.truncate(start).catch(() => {});
       await this.close(file);
