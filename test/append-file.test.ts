@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { AppendFile } from '../src/store/append-file.ts';
+import { AppendFile, CARRY_MS } from '../src/store/append-file.ts';
 import { tempDir } from './helpers/server.ts';
 
 test('appends given at once land whole and in call order, each answered once its line is in the file', async () => {
@@ -39,4 +39,62 @@ test('a rewrite replaces the file with the content of that moment, appends waiti
   await f.close();
   await assert.rejects(f.append('{"n":5}\n'), /closed/);
   assert.ok(!fs.readFileSync(file, 'utf8').includes('"n":5'));
+});
+
+test('carried lines start no fdatasync of their own: they ride the next commit, or one CARRY_MS later, and are answered once on disk', async () => {
+  const file = path.join(tempDir(), 'lines.jsonl');
+  const f = new AppendFile(file);
+  const real = fs.fdatasync;
+  let syncs = 0;
+  fs.fdatasync = ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+    syncs++;
+    return real(fd, cb);
+  }) as typeof fs.fdatasync;
+  try {
+    const lines = Array.from({ length: 20 }, (_, i) => `{"c":${i}}\n`);
+    // Given one by one over a few turns of the event loop: still one sync for all.
+    const answered: Array<Promise<void>> = [];
+    for (const l of lines) {
+      answered.push(
+        f.appendCarried(l).then(() => {
+          assert.ok(fs.readFileSync(file, 'utf8').includes(l), 'on disk when answered');
+        }),
+      );
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.equal(syncs, 0, 'no commit started by a carried line before CARRY_MS');
+    assert.ok(!fs.existsSync(file) || fs.readFileSync(file, 'utf8') === '', 'nothing answered, nothing written yet');
+    await Promise.all(answered);
+    assert.equal(syncs, 1, 'one fdatasync for all the carried lines');
+    assert.equal(fs.readFileSync(file, 'utf8'), lines.join(''));
+
+    // An append's commit takes the carried lines with it, well before CARRY_MS.
+    const started = performance.now();
+    const carried = f.appendCarried('{"c":"x"}\n');
+    await f.append('{"a":1}\n');
+    await carried;
+    assert.ok(performance.now() - started < CARRY_MS, 'answered with the append, not after the timer');
+    assert.equal(syncs, 2);
+    assert.ok(fs.readFileSync(file, 'utf8').endsWith('{"c":"x"}\n{"a":1}\n'));
+  } finally {
+    fs.fdatasync = real;
+  }
+  await f.close();
+});
+
+test('a carried line whose write failed is answered with the failure, and is not left in the file', async () => {
+  const file = path.join(tempDir(), 'lines.jsonl');
+  const f = new AppendFile(file);
+  await f.append('{"n":1}\n');
+  const real = fs.fdatasync;
+  fs.fdatasync = ((_fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => cb(Object.assign(new Error('EIO: i/o error'), { code: 'EIO' }))) as typeof fs.fdatasync;
+  try {
+    await assert.rejects(f.appendCarried('{"n":2}\n'), /EIO/);
+  } finally {
+    fs.fdatasync = real;
+  }
+  assert.equal(fs.readFileSync(file, 'utf8'), '{"n":1}\n', 'cut back off the file');
+  await f.appendCarried('{"n":3}\n');
+  assert.equal(fs.readFileSync(file, 'utf8'), '{"n":1}\n{"n":3}\n');
+  await f.close();
 });

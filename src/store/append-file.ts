@@ -4,14 +4,24 @@
 // failed write is cut back off the file, so no half line stays to be misread. The trace store's
 // spans, evaluations and log events use it (issue 33: they were appended unsynced, reopening the
 // file per call). A rewrite (retention, a purge) runs in the same queue, so no append interleaves.
+// A line no caller waits on promptly (an evaluation link, json-traces.ts) can be carried instead:
+// it costs no fdatasync of its own, it waits for the file's next commit, at the latest CARRY_MS later.
 import fs from 'node:fs';
 import { appendAndSync, GroupCommit, writeFileDurably } from './json-files.ts';
+
+/** How long a carried line may wait for a commit to come before it starts one. */
+export const CARRY_MS = 100;
+
+type Waiter = { resolve: () => void; reject: (err: unknown) => void };
 
 export class AppendFile {
   private fd: number | undefined;
   /** Bytes in the file, where a failed write is cut back to; undefined until opened or after a failure. */
   private size: number | undefined;
   private pending: string[] = [];
+  /** Callers of appendCarried whose lines are in `pending`: answered by the write that takes them. */
+  private carried: Waiter[] = [];
+  private carryTimer: NodeJS.Timeout | undefined;
   /** A rewrite asked for: the text the whole file is to hold, read when the rewrite runs. */
   private rewriteWith: (() => string) | undefined;
   private readonly commit: GroupCommit;
@@ -29,6 +39,25 @@ export class AppendFile {
   }
 
   /**
+   * Appends `text` like append(), but starts no commit of its own: the lines ride along with the
+   * next commit of the file (an append's), or the one started CARRY_MS after the first of them was
+   * given. Resolves, as append() does, only once the write that took them is fdatasync'd: a caller
+   * that must not act before its line is durable still waits for it, it only waits longer and shares
+   * the sync with more lines (issue 33: one fdatasync per evaluation link cost CPU under load).
+   */
+  appendCarried(text: string): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
+    this.pending.push(text);
+    const done = new Promise<void>((resolve, reject) => this.carried.push({ resolve, reject }));
+    // Its outcome reaches the carried callers through write(); the commit's own promise is not theirs.
+    this.carryTimer ??= setTimeout(() => {
+      this.carryTimer = undefined;
+      if (!this.closed) this.commit.commit().catch(() => {});
+    }, CARRY_MS);
+    return done;
+  }
+
+  /**
    * Replaces the file with `content()` (temp file, fsync, rename, directory fsync), read when the
    * rewrite runs: it must hold every line appended so far, so the lines still waiting are dropped.
    */
@@ -39,7 +68,18 @@ export class AppendFile {
   }
 
   private async write(): Promise<void> {
-    if (this.rewriteWith) return this.replace(this.rewriteWith);
+    const carried = this.carried;
+    this.carried = [];
+    try {
+      await (this.rewriteWith ? this.replace(this.rewriteWith) : this.appendPending());
+    } catch (err) {
+      for (const w of carried) w.reject(err);
+      throw err;
+    }
+    for (const w of carried) w.resolve();
+  }
+
+  private async appendPending(): Promise<void> {
     if (!this.pending.length) return;
     const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
     this.pending = [];
@@ -73,6 +113,8 @@ export class AppendFile {
   /** Lets the file go once what was given is on disk; nothing is written after. */
   async close(): Promise<void> {
     if (this.closed) return;
+    clearTimeout(this.carryTimer);
+    this.carryTimer = undefined;
     await this.commit.commit().catch(() => {});
     this.closed = true;
     if (this.fd !== undefined) fs.closeSync(this.fd);

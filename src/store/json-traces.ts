@@ -346,9 +346,25 @@ export class JsonTraceStore implements TraceStore {
   async countSpans(orgId: string) {
     return this.orgs.get(orgId)?.count ?? 0;
   }
+  /**
+   * Listed at once; resolves once its line is on disk. The line is carried (append-file.ts): it starts
+   * no fdatasync of its own but rides the file's next commit, at most CARRY_MS later, so links
+   * share one sync (issue 33). No client waits on it: the worker (src/traces/rules/run.ts) finishes
+   * the unit only after this resolves, so the finish is never durable without the link; a crash
+   * before leaves the unit queued, and the link, read again from this file, is not found, so it is judged again.
+   * A failed write takes the link back out of memory, as it is not in the file.
+   */
   async addEvaluation(e: SpanEvaluation) {
     this.addEval(e);
-    await this.evalFile.append(`${JSON.stringify(e)}\n`);
+    try {
+      await this.evalFile.appendCarried(`${JSON.stringify(e)}\n`);
+    } catch (err) {
+      const list = this.evaluations.get(`${e.org_id}:${e.trace_id}`);
+      const at = list?.indexOf(e) ?? -1;
+      if (list && at >= 0) list.splice(at, 1);
+      if (list && !list.length) this.evaluations.delete(`${e.org_id}:${e.trace_id}`);
+      throw err;
+    }
   }
   async listEvaluations(orgId: string, traceId: string) {
     return structuredClone(this.evaluations.get(`${orgId}:${traceId}`) ?? []);

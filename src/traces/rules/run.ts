@@ -17,8 +17,14 @@ import { log } from '../../log.ts';
 /** How soon a unit waiting for its spans' content is looked at again (the worker's poll takes it then). */
 const RECHECK_MS = 1000;
 
-/** `cached` is the rule as the worker holds it (read again within seconds of a change), saving a read per unit. */
-export async function runUnit(services: Services, rules: RuleStore, traces: TraceStore, job: EvalJob, cached?: RuleRecord): Promise<void> {
+/**
+ * `cached` is the rule as the worker holds it (read again within seconds of a change), saving a read per unit.
+ * `settle`, when given, is handed the unit's last steps once it is judged (its link made durable, then
+ * its finish) and runUnit resolves without waiting for them: the worker's slot is free for the next
+ * unit while the link waits for its file's shared sync (json-traces.ts addEvaluation). Without it
+ * runUnit waits for them.
+ */
+export async function runUnit(services: Services, rules: RuleStore, traces: TraceStore, job: EvalJob, cached?: RuleRecord, settle?: (rest: Promise<void>) => void): Promise<void> {
   const { store } = services;
   const rule = cached ?? (await rules.getRule(job.rule_id));
   if (!rule) return void (await rules.finish(job.id, {}));
@@ -63,31 +69,46 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
       return void (await rules.finish(job.id, { failed: 1, 'failure:model_unavailable': 1 }));
     }
     const name = rule.judge_id ? `judge ${rule.judge_id}` : `evaluator ${rule.evaluator_id}`;
-    await traces.addEvaluation({
-      org_id: job.org_id,
-      trace_id: unit.span.trace_id,
-      span_id: unit.span.span_id,
-      rule_id: rule.id,
-      execution_log_id: result.execution_log_id,
-      name: rule.name || name,
-      score: result.score,
-      created_at: new Date().toISOString(),
-    });
-    await rules.finish(job.id, { done: 1, ...(result.cost_usd ? { [`day:${today()}:cost_usd`]: result.cost_usd } : {}) });
-    if (services.config.traces.evalExportEndpoint) {
-      writeBack(services.config.traces.evalExportEndpoint, unit.span, rule.name, result).catch((err) =>
-        log.warn('evaluation rules: write-back to the export endpoint failed', { err }),
-      );
-    }
+    // The order is the guarantee: the execution log is durable (runFrame awaited it), then the link,
+    // then the finish is handed to the queue. A finish on disk thus always has its link on disk, and
+    // a link its log; a crash earlier leaves the unit queued, judged again after the restart. The
+    // write-back comes last too, so a unit re-judged after a crash has not been written back yet.
+    const rest = traces
+      .addEvaluation({
+        org_id: job.org_id,
+        trace_id: unit.span.trace_id,
+        span_id: unit.span.span_id,
+        rule_id: rule.id,
+        execution_log_id: result.execution_log_id,
+        name: rule.name || name,
+        score: result.score,
+        created_at: new Date().toISOString(),
+      })
+      .then(async () => {
+        await rules.finish(job.id, { done: 1, ...(result.cost_usd ? { [`day:${today()}:cost_usd`]: result.cost_usd } : {}) });
+        if (services.config.traces.evalExportEndpoint) {
+          writeBack(services.config.traces.evalExportEndpoint, unit.span, rule.name, result).catch((err) =>
+            log.warn('evaluation rules: write-back to the export endpoint failed', { err }),
+          );
+        }
+      })
+      .catch((err) => failed(rules, job, err));
+    if (settle) settle(rest);
+    else await rest;
   } catch (err) {
-    const code = err instanceof TribunalError ? err.code : 'internal_error';
-    if (code === 'not_found') return void (await rules.finish(job.id, { 'skipped:target_deleted': 1 }));
-    if (err instanceof TribunalError && err.status >= 500 && job.attempts < 3) {
-      // The model or the store is unavailable: the unit stays and is taken again after its lease.
-      log.warn(`evaluation rules: unit ${job.id} will be tried again`, { err });
-      return;
-    }
-    log.error(`evaluation rules: unit ${job.id} failed`, { err });
-    await rules.finish(job.id, { failed: 1, [`failure:${code}`]: 1 });
+    await failed(rules, job, err);
   }
+}
+
+/** A unit whose judging or linking threw: skipped, left for another attempt, or finished as failed. */
+async function failed(rules: RuleStore, job: EvalJob, err: unknown): Promise<void> {
+  const code = err instanceof TribunalError ? err.code : 'internal_error';
+  if (code === 'not_found') return void (await rules.finish(job.id, { 'skipped:target_deleted': 1 }));
+  if (err instanceof TribunalError && err.status >= 500 && job.attempts < 3) {
+    // The model or the store is unavailable: the unit stays and is taken again after its lease.
+    log.warn(`evaluation rules: unit ${job.id} will be tried again`, { err });
+    return;
+  }
+  log.error(`evaluation rules: unit ${job.id} failed`, { err });
+  await rules.finish(job.id, { failed: 1, [`failure:${code}`]: 1 });
 }

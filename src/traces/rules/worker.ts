@@ -2,7 +2,8 @@
 // queues units through intake, and takes due units from the durable queue (the rule store) with
 // bounded concurrency. On PostgreSQL several instances share the queue (each unit is claimed by one;
 // a dead worker's unit is taken again when its lease ends); on the JSON store the queue is the data
-// directory's rules.json, resumed at start. Nothing here holds more than `concurrency` units in memory.
+// directory's rules.json, resumed at start. Nothing here holds more than `concurrency` units being
+// judged in memory, and at most MAX_SETTLING judged ones whose link waits for its shared sync (run.ts).
 import type { Services } from '../../tool.ts';
 import { onRulesChanged, onSpansStored } from '../hooks.ts';
 import { traceStoreOf } from '../store.ts';
@@ -19,11 +20,17 @@ const WAKE_STEP_MS = 50;
 /** At most this many distinct wake-ups are remembered; beyond, the poll alone finds due units. */
 const MAX_WAKES = 1000;
 const RULE_CACHE_MS = 2000;
+/**
+ * Judged units whose link and finish are still on their way (run.ts `settle`): they hold no slot, a
+ * few hundred bytes each, about CARRY_MS of throughput at a time; a stalled disk stops new claims here.
+ */
+const MAX_SETTLING = 1000;
 const workers = new WeakMap<object, TraceEvaluationWorker>();
 
 export class TraceEvaluationWorker {
   private timer?: NodeJS.Timeout;
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly settling = new Set<Promise<void>>();
   private ticking = false;
   private kickAgain = false;
   private stopped = false;
@@ -137,13 +144,13 @@ export class TraceEvaluationWorker {
 
   private async tick(): Promise<void> {
     const free = this.concurrency - this.inFlight.size;
-    if (free <= 0) return;
+    if (free <= 0 || this.settling.size >= MAX_SETTLING) return;
     const now = new Date();
     const jobs = await this.rules.claim(free, now.toISOString(), new Date(now.getTime() + this.services.config.batch.leaseMs).toISOString());
     for (const job of jobs) {
       const hit = this.ruleCache.get(job.org_id);
       const cached = hit && Date.now() - hit.at < RULE_CACHE_MS ? hit.rules.find((r) => r.id === job.rule_id) : undefined;
-      const p = runUnit(this.services, this.rules, this.traces, job, cached)
+      const p = runUnit(this.services, this.rules, this.traces, job, cached, (rest) => this.settle(job.id, rest))
         .catch((err) => log.error(`evaluation rules: unit ${job.id} failed`, { err }))
         .finally(() => {
           this.inFlight.delete(p);
@@ -153,11 +160,26 @@ export class TraceEvaluationWorker {
     }
   }
 
-  /** Stops taking work and waits up to `ms` for the units in flight (the rest are taken again after a restart). */
+  /** Keeps a judged unit's last steps (run.ts) until they end, outside the slots. */
+  private settle(jobId: string, rest: Promise<void>): void {
+    const p = rest
+      .catch((err) => log.error(`evaluation rules: unit ${jobId} failed`, { err }))
+      .finally(() => {
+        this.settling.delete(p);
+        if (this.settling.size === MAX_SETTLING - 1) this.kick();
+      });
+    this.settling.add(p);
+  }
+
+  /** Stops taking work and waits up to `ms` for the units in flight and settling (the rest are taken again after a restart). */
   async stop(ms = 5000): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => setTimeout(r, ms).unref())]);
+    const ended = (async () => {
+      await Promise.allSettled([...this.inFlight]);
+      await Promise.allSettled([...this.settling]);
+    })();
+    await Promise.race([ended, new Promise((r) => setTimeout(r, ms).unref())]);
   }
 }

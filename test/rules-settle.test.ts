@@ -1,0 +1,100 @@
+// A judged span's last steps (src/traces/rules/run.ts, issue 33): its evaluation link is carried by
+// the evaluations file's shared sync (json-traces.ts, append-file.ts) instead of syncing alone, so
+// the unit is finished only once the link is on disk (a finish on disk never lacks its link), and
+// the worker's slot is free for the next unit meanwhile. The link a store answered survives a crash
+// (the store dropped without close, the directory opened again).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { JsonTraceStore } from '../src/store/json-traces.ts';
+import { traceStoreOf } from '../src/traces/store.ts';
+import type { SpanEvaluation } from '../src/traces/types.ts';
+import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
+import { exportSpans, ExportResultCode, recordSpans } from './helpers/otel-export.ts';
+import { tempDir } from './helpers/server.ts';
+import { until } from './helpers/wait.ts';
+
+const link = (n: number): SpanEvaluation => ({
+  org_id: 'org_a',
+  trace_id: 'a'.repeat(32),
+  span_id: `${n}`.padStart(16, '0'),
+  rule_id: 'erl_1',
+  execution_log_id: `log_${n}`,
+  name: 'judge',
+  score: 0.5,
+  created_at: new Date().toISOString(),
+});
+
+describe('evaluation links (JSON store)', { skip: process.env.TRIBUNAL_TEST_STORE === 'postgres' }, () => {
+  it('a link answered is on disk: the store dropped without close (a crash) and opened again lists it', async () => {
+    const dir = tempDir();
+    const first = new JsonTraceStore(dir);
+    await Promise.all([first.addEvaluation(link(1)), first.addEvaluation(link(2))]);
+    await first.addEvaluation(link(3));
+    // No close: the next store reads the files as a crash left them.
+    const again = new JsonTraceStore(dir);
+    assert.deepEqual(
+      (await again.listEvaluations('org_a', 'a'.repeat(32))).map((e) => e.execution_log_id),
+      ['log_1', 'log_2', 'log_3'],
+    );
+    await again.close();
+  });
+});
+
+describe('a judged unit', { skip: process.env.TRIBUNAL_TEST_STORE === 'postgres' }, () => {
+  let rig: ScoringRig;
+  let judgeId: string;
+  before(async () => {
+    // One slot: a second unit judged while the first one's link is held proves the slot was freed.
+    rig = await startScoringRig({ TRIBUNAL_BATCH_CONCURRENCY: '1' });
+    const ev = await rig.createEvaluator(evaluatorBody());
+    judgeId = (await rig.createJudge({ name: 'Settle judge', intent: 'grade answers', evaluator_ids: [ev.id] })).id;
+  });
+  after(async () => {
+    await rig.close();
+  });
+
+  it('is finished only once its link is on disk, and frees its slot before', async () => {
+    const ts = await traceStoreOf(rig.server.store);
+    const own = ts.addEvaluation;
+    // The links' writes are held: each resolves only when released.
+    const held: Array<() => void> = [];
+    ts.addEvaluation = (e) => {
+      const written = own.call(ts, e);
+      return new Promise((resolve, reject) => held.push(() => void written.then(resolve, reject)));
+    };
+    try {
+      const rule = await rig.post('/v1/evaluation-rules/', { name: 'settle', judge_id: judgeId, filter: [{ field: 'service.name', op: 'eq', value: 'settle-bot' }] });
+      assert.equal(rule.status, 201, JSON.stringify(rule.body));
+      const spans = await recordSpans('settle-bot', (tracer) => {
+        for (let i = 0; i < 2; i++) {
+          tracer
+            .startSpan(`chat ${i}`, {
+              attributes: {
+                'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: `q${i}` }]),
+                'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', content: `a${i}` }]),
+              },
+            })
+            .end();
+        }
+      });
+      const sent = await exportSpans({ url: rig.server.url, key: rig.key, encoding: 'protobuf' }, spans);
+      assert.equal(sent.code, ExportResultCode.SUCCESS, String(sent.error));
+      await until('both units judged, their links held', () => held.length === 2);
+      // Give a finish that did not wait for its link the time to show.
+      await new Promise((r) => setTimeout(r, 300));
+      const waiting = (await rig.get(`/v1/evaluation-rules/${rule.body.id}/`)).body.status;
+      assert.equal(waiting.done, 0, 'no unit finished before its link was on disk');
+      assert.equal(waiting.running, 2, 'both still running (leased), their finishes not given');
+      for (const release of held) release();
+      const s = await until('both units finished', async () => {
+        const st = (await rig.get(`/v1/evaluation-rules/${rule.body.id}/`)).body.status;
+        return st.done === 2 && st.running === 0 && st;
+      });
+      assert.equal(s.failed, 0);
+      const t = await rig.get(`/v1/traces/${spans[0]!.spanContext().traceId}/`);
+      assert.equal(t.body.spans[0].evaluations.length, 1, 'the link is listed');
+    } finally {
+      ts.addEvaluation = own;
+    }
+  });
+});
