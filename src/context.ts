@@ -16,4 +16,10 @@ export interface RequestContext {
   caller: Caller;
   /** Traces the units of a request (a tool, a store write); absent when tracing is off. */
   spans?: SpanRunner;
+  /**
+   * Set by an evaluation rule's run (src/traces/rules/run.ts): the run's log is written carried
+   * (LogStore.appendExecutionLogCarried) and the run answers before it is on disk; this is handed
+   * the promise of it (and of what must follow it: the review queues fed), to wait for before linking.
+   */
+  carryLog?: (written: Promise<void>) => void;
 }

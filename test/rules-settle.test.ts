@@ -2,16 +2,23 @@
 // the evaluations file's shared sync (json-traces.ts, append-file.ts) instead of syncing alone, so
 // the unit is finished only once the link is on disk (a finish on disk never lacks its link), and
 // the worker's slot is free for the next unit meanwhile. The link a store answered survives a crash
-// (the store dropped without close, the directory opened again).
+// (the store dropped without close, the directory opened again). The run's execution log is carried
+// the same way (logs.jsonl, src/runs/frame.ts): the link is written only once the log is on disk.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { CARRY_MS } from '../src/store/append-file.ts';
+import { JsonStore } from '../src/store/json-store.ts';
 import { JsonTraceStore } from '../src/store/json-traces.ts';
+import { LogFile } from '../src/store/log-file.ts';
 import { traceStoreOf } from '../src/traces/store.ts';
 import type { SpanEvaluation } from '../src/traces/types.ts';
 import { evaluatorBody, startScoringRig, type ScoringRig } from './helpers/execute.ts';
 import { exportSpans, ExportResultCode, recordSpans } from './helpers/otel-export.ts';
 import { tempDir } from './helpers/server.ts';
 import { until } from './helpers/wait.ts';
+import { log } from './store-contract.ts';
 
 const link = (n: number): SpanEvaluation => ({
   org_id: 'org_a',
@@ -37,6 +44,44 @@ describe('evaluation links (JSON store)', { skip: process.env.TRIBUNAL_TEST_STOR
       ['log_1', 'log_2', 'log_3'],
     );
     await again.close();
+  });
+
+  it("a carried execution log starts no fdatasync of its own, is answered once on disk (a crash after keeps it), and rides an execute call's commit", async () => {
+    const dir = tempDir();
+    const store = new JsonStore({ dataDir: dir });
+    await store.init();
+    const real = fs.fdatasync;
+    let syncs = 0;
+    fs.fdatasync = ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      syncs++;
+      return real(fd, cb);
+    }) as typeof fs.fdatasync;
+    try {
+      const carried = Array.from({ length: 10 }, () => log('org_a', { tags: ['evaluation_rule:erl_1'] }));
+      const answered = carried.map((r) => store.appendExecutionLogCarried!(r));
+      // Listed at once, as every log is before its line is committed.
+      assert.equal((await store.getExecutionLog(carried[0]!.id))?.id, carried[0]!.id);
+      await new Promise((r) => setTimeout(r, CARRY_MS / 2));
+      assert.equal(syncs, 0, 'no commit of their own before CARRY_MS');
+      await Promise.all(answered);
+      assert.equal(syncs, 1, 'one fdatasync for all ten');
+      // The crash: no close; the file as it is now holds every log answered.
+      const reread = await LogFile.open(path.join(dir, 'logs.jsonl'));
+      for (const r of carried) assert.equal(reread.get(r.id)?.id, r.id);
+      await reread.close();
+
+      // A log appended as the execute path does is committed at once, and a carried one rides with it.
+      const started = performance.now();
+      const late = log('org_a');
+      const riding = store.appendExecutionLogCarried!(late);
+      await store.appendExecutionLog(log('org_a'));
+      await riding;
+      assert.ok(performance.now() - started < CARRY_MS, 'answered with the execute commit, not after the timer');
+      assert.equal(syncs, 2);
+    } finally {
+      fs.fdatasync = real;
+      await store.close();
+    }
   });
 });
 
@@ -95,6 +140,51 @@ describe('a judged unit', { skip: process.env.TRIBUNAL_TEST_STORE === 'postgres'
       assert.equal(t.body.spans[0].evaluations.length, 1, 'the link is listed');
     } finally {
       ts.addEvaluation = own;
+    }
+  });
+
+  it('links a unit only once its carried execution log is on disk, and frees its slot before', async () => {
+    const store = rig.server.store as JsonStore;
+    const own = store.appendExecutionLogCarried!;
+    const held: Array<() => void> = [];
+    store.appendExecutionLogCarried = (r) => {
+      const written = own.call(store, r);
+      return new Promise((resolve, reject) => held.push(() => void written.then(resolve, reject)));
+    };
+    try {
+      const rule = await rig.post('/v1/evaluation-rules/', { name: 'log first', judge_id: judgeId, filter: [{ field: 'service.name', op: 'eq', value: 'log-first' }] });
+      assert.equal(rule.status, 201, JSON.stringify(rule.body));
+      const spans = await recordSpans('log-first', (tracer) => {
+        for (let i = 0; i < 2; i++) {
+          tracer
+            .startSpan(`chat ${i}`, {
+              attributes: {
+                'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: `q${i}` }]),
+                'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', content: `a${i}` }]),
+              },
+            })
+            .end();
+        }
+      });
+      assert.equal((await exportSpans({ url: rig.server.url, key: rig.key, encoding: 'protobuf' }, spans)).code, ExportResultCode.SUCCESS);
+      // One slot, two units run: the first freed its slot while its log was still held.
+      await until('both units judged, their logs held', () => held.length === 2);
+      await new Promise((r) => setTimeout(r, 300));
+      for (const sp of spans) {
+        const t = await rig.get(`/v1/traces/${sp.spanContext().traceId}/`);
+        assert.equal(t.body.spans[0].evaluations.length, 0, 'no link while its log is not on disk');
+      }
+      const waiting = (await rig.get(`/v1/evaluation-rules/${rule.body.id}/`)).body.status;
+      assert.equal(waiting.done, 0);
+      for (const release of held) release();
+      await until('both units finished', async () => {
+        const st = (await rig.get(`/v1/evaluation-rules/${rule.body.id}/`)).body.status;
+        return st.done === 2 && st.running === 0;
+      });
+      const t = await rig.get(`/v1/traces/${spans[1]!.spanContext().traceId}/`);
+      assert.equal(t.body.spans[0].evaluations.length, 1, 'linked once its log is on disk');
+    } finally {
+      store.appendExecutionLogCarried = own;
     }
   });
 });

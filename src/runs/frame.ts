@@ -121,6 +121,13 @@ export interface FrameSpec<R extends Answer> {
   score(attached: ModelAttachment[] | undefined): Promise<Framed<R>>;
 }
 
+/** h-review: review queues whose sources match this run add it (never fails the run). */
+const feed = (ctx: RequestContext, record: ExecutionLogRecord) =>
+  feedReviewQueues(ctx.store, record).then(
+    () => {},
+    (err: Error) => processLog.error(`review queue sources: ${err.message}`),
+  );
+
 export async function runFrame<R extends Answer>(ctx: RequestContext, spec: FrameSpec<R>): Promise<Outcome<R>> {
   const id = spec.logId ?? newId('log');
   const created_at = new Date().toISOString();
@@ -129,12 +136,19 @@ export async function runFrame<R extends Answer>(ctx: RequestContext, spec: Fram
   // Without files, no await for them (a run without attachments is the common one).
   const framed = await spec.score(spec.attachments?.length ? await loadAttachments(ctx, spec.attachments) : undefined);
   const record = framed.record({ id, org_id: ctx.caller.org.id, created_at, latency_ms: roundMs(performance.now() - started) });
-  // No named closure for the write: under tsx each is given its name by a defineProperty per run.
-  await (ctx.spans
-    ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, () => ctx.store.appendExecutionLog(record))
-    : ctx.store.appendExecutionLog(record));
-  // h-review: review queues whose sources match this run add it (never fails the run).
-  if (spec.feedsReview) await feedReviewQueues(ctx.store, record).catch((err: Error) => processLog.error(`review queue sources: ${err.message}`));
+  if (ctx.carryLog && ctx.store.appendExecutionLogCarried) {
+    // An evaluation rule's run (issue 33): no fdatasync of its own, and the run goes on before its log is
+    // on disk; the review queues are fed only after it is (an item never names a log a crash lost).
+    const carried = ctx.store.appendExecutionLogCarried.bind(ctx.store, record);
+    const written = ctx.spans ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, carried) : carried();
+    ctx.carryLog(spec.feedsReview ? written.then(() => feed(ctx, record)) : written);
+  } else {
+    // No named closure for the write: under tsx each is given its name by a defineProperty per run.
+    await (ctx.spans
+      ? ctx.spans.inSpan('store appendExecutionLog', { 'tribunal.execution_log_id': id }, () => ctx.store.appendExecutionLog(record))
+      : ctx.store.appendExecutionLog(record));
+    if (spec.feedsReview) await feed(ctx, record);
+  }
   const result = framed.answer(record);
   const { failures } = framed;
   const results = result.evaluator_results;

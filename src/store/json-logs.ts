@@ -9,6 +9,8 @@ export interface LogHost {
   readonly logs: LogFile;
   readonly closed: boolean;
   commitLogs(): Promise<void>;
+  /** Makes sure carried lines are committed soon (json-store.ts). */
+  carryLogs(): void;
 }
 
 export function jsonLogs(host: LogHost): LogStore {
@@ -19,6 +21,14 @@ export function jsonLogs(host: LogHost): LogStore {
       // No copy: add() keeps the record only as its JSON line and the index's own values, never the object.
       host.logs.add(log);
       await host.commitLogs();
+    },
+    // Listed and read at once; on disk with the next commit of logs.jsonl, within CARRY_MS (issue 33).
+    async appendExecutionLogCarried(log) {
+      if (host.closed) throw new Error('the JSON store is closed');
+      if (host.logs.has(log.id)) throw new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id: log.id });
+      const written = host.logs.addCarried(log);
+      host.carryLogs();
+      await written;
     },
     getExecutionLog: async (id) => host.logs.get(id),
     listExecutionLogs: async (filter, page) => host.logs.list(filter, page),

@@ -26,6 +26,7 @@ import { jsonCalibration } from './json-calibration.ts';
 import { emptyData, purgeOrganizationData, withoutPrototypes, type JsonData } from './json-data.ts';
 import { DatasetFiles, jsonDatasets } from './json-datasets.ts';
 import { dropFileBytes, jsonFiles } from './json-files-table.ts';
+import { CARRY_MS } from './append-file.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
 import { jsonLogs } from './json-logs.ts';
 import { jsonModels } from './json-models.ts';
@@ -53,6 +54,7 @@ class JsonDataDir {
   private lock?: DataDirLock;
   private dbCommit!: GroupCommit;
   private logCommit!: GroupCommit;
+  private carryTimer?: NodeJS.Timeout;
   logs!: LogFile;
   closed = false;
   /** Rooms writing into the directory (review queues): closed before the lock goes. */
@@ -106,6 +108,7 @@ class JsonDataDir {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.carryTimer);
     // Let writes already acknowledged-to-be be on disk before the files and the lock are let go.
     await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush(), this.batches?.flush(), ...this.closers.map((close) => close())]);
     await this.logs?.close();
@@ -125,6 +128,17 @@ class JsonDataDir {
 
   commitLogs(): Promise<void> {
     return this.logCommit.commit();
+  }
+
+  /**
+   * For carried log lines (LogFile.addCarried): no commit now; the next one takes them (an execute
+   * call's), or the one started CARRY_MS after the first of them. Their callers hear from the flush.
+   */
+  carryLogs(): void {
+    this.carryTimer ??= setTimeout(() => {
+      this.carryTimer = undefined;
+      if (!this.closed) this.logCommit.commit().catch(() => {});
+    }, CARRY_MS);
   }
 
   /** An organization and everything it owns, from every file of the directory. */

@@ -41,6 +41,12 @@ export interface ValueQuery {
 
 export interface LogStore {
   appendExecutionLog(log: ExecutionLogRecord): Promise<void>;
+  /**
+   * Optional (the JSON store): appendExecutionLog for a log no caller waits on promptly (an evaluation
+   * rule's run): stored at once, it starts no fdatasync of its own but rides the file's next commit;
+   * resolves once it is on disk. Without it, appendExecutionLog is used.
+   */
+  appendExecutionLogCarried?(log: ExecutionLogRecord): Promise<void>;
   getExecutionLog(id: string): Promise<ExecutionLogRecord | null>;
   listExecutionLogs(filter: LogFilter, page: PageQuery): Promise<Page<ExecutionLogRecord>>;
   /** Distinct non-null values of a log field among one organization's logs; `more` when a next page may exist. */

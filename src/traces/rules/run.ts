@@ -54,36 +54,49 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     span_id: unit.span.span_id,
     tags: [`evaluation_rule:${rule.id}`],
   };
+  // The run's execution log is carried (src/runs/frame.ts): written with the log file's next commit,
+  // not one of its own; its durability is waited for below, before anything that names the log.
+  let logWritten: Promise<void> | undefined;
+  const carryLog = (written: Promise<void>) => {
+    // Its failure is read below; until then it is not an unhandled rejection.
+    written.catch(() => {});
+    logWritten = written;
+  };
   try {
     // Object.assign, not { ...services, caller }: that form gets a map of its own per unit on Node 20.
-    const ctx = Object.assign({ caller }, services);
+    const ctx = Object.assign({ caller, carryLog }, services);
     // The tool's own run (its input checks, then the engine), read as a value (engine/outcome.ts).
     const result = rule.judge_id
       ? await inToolSpan(tools.runJudge, ctx, () => runJudgeOutcome(toolInput(tools.runJudge, { judge_id: rule.judge_id, ...inputs }, ctx), ctx))
       : await inToolSpan(tools.runEvaluator, ctx, () => runEvaluatorOutcome(toolInput(tools.runEvaluator, { evaluator_id: rule.evaluator_id!, ...inputs }, ctx), ctx));
     if (result.failed) {
-      // Every evaluator failed (the run is logged): the model is unavailable; the unit stays and is
+      // Every evaluator failed (the run is logged, on disk before the unit may finish; a rare path,
+      // so waited for in the slot): the model is unavailable; the unit stays and is
       // taken again after its lease, at most 3 attempts in all.
+      await logWritten;
       if (job.attempts < 3) return void log.warn(`evaluation rules: unit ${job.id} will be tried again: ${result.failed.message}`);
       log.error(`evaluation rules: unit ${job.id} failed: ${result.failed.message}`);
       return void (await rules.finish(job.id, { failed: 1, 'failure:model_unavailable': 1 }));
     }
     const name = rule.judge_id ? `judge ${rule.judge_id}` : `evaluator ${rule.evaluator_id}`;
-    // The order is the guarantee: the execution log is durable (runFrame awaited it), then the link,
-    // then the finish is handed to the queue. A finish on disk thus always has its link on disk, and
-    // a link its log; a crash earlier leaves the unit queued, judged again after the restart. The
-    // write-back comes last too, so a unit re-judged after a crash has not been written back yet.
-    const rest = traces
-      .addEvaluation({
-        org_id: job.org_id,
-        trace_id: unit.span.trace_id,
-        span_id: unit.span.span_id,
-        rule_id: rule.id,
-        execution_log_id: result.execution_log_id,
-        name: rule.name || name,
-        score: result.score,
-        created_at: new Date().toISOString(),
-      })
+    // The order is the guarantee: the execution log is on disk (and the review queues it feeds are
+    // fed), then the link is written, and once it is on disk the finish is handed to the queue. A
+    // finish on disk thus always has its link on disk, and a link its log; a crash earlier leaves the
+    // unit queued, judged again after the restart. The write-back comes last too, so a unit re-judged
+    // after a crash has not been written back yet. None of it holds the worker's slot (`settle`).
+    const rest = Promise.resolve(logWritten)
+      .then(() =>
+        traces.addEvaluation({
+          org_id: job.org_id,
+          trace_id: unit.span.trace_id,
+          span_id: unit.span.span_id,
+          rule_id: rule.id,
+          execution_log_id: result.execution_log_id,
+          name: rule.name || name,
+          score: result.score,
+          created_at: new Date().toISOString(),
+        }),
+      )
       .then(async () => {
         await rules.finish(job.id, { done: 1, ...(result.cost_usd ? { [`day:${today()}:cost_usd`]: result.cost_usd } : {}) });
         if (services.config.traces.evalExportEndpoint) {
@@ -96,6 +109,8 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     if (settle) settle(rest);
     else await rest;
   } catch (err) {
+    // A log carried before the throw: on disk (or failed) before the unit may finish.
+    await logWritten?.catch(() => {});
     await failed(rules, job, err);
   }
 }
