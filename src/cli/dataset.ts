@@ -44,15 +44,7 @@ export interface DatasetRow {
 
 const hash = (text: string) => createHash('sha1').update(text).digest('hex').slice(0, 16);
 
-type DatasetFormat = 'jsonl' | 'csv';
-
-export function formatFor(path: string, forced?: string): DatasetFormat | undefined {
-  if (forced === 'jsonl' || forced === 'csv') return forced;
-  const lower = path.toLowerCase();
-  if (lower.endsWith('.csv')) return 'csv';
-  if (lower.endsWith('.jsonl') || lower.endsWith('.ndjson') || lower.endsWith('.json')) return 'jsonl';
-  return undefined;
-}
+export type DatasetFormat = 'jsonl' | 'csv';
 
 /**
  * A dataset's rows, counted before any is checked. A JSON Lines row is checked (parsed, hashed,

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { num, runCommand, str, type Command } from './command.ts';
 import { resolveId, type ApiClient } from './client.ts';
-import { allRows, formatFor, openDataset } from './dataset.ts';
+import type { DatasetFormat } from './dataset.ts';
 import { usageError } from './errors.ts';
 import { report } from './eval-report.ts';
 import { BatchRunner } from './eval-runner.ts';
@@ -95,6 +95,10 @@ missing response) are reported with their line number and skipped.
     // Two turns of the event loop first: the lookup's connection opens (a poll phase) and its request
     // leaves before reading the file (synchronous; a CSV file is checked whole) holds the loop.
     for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+    // The row checks' module (zod and the execution input's schemas, node:crypto for the row hashes)
+    // is loaded only now, while the lookup is in flight (issue 33): compiling and setting it up took
+    // 20-35 ms of the command's start, which the lookup's round trip then waited behind.
+    const { allRows, openDataset } = await import('./dataset.ts');
     const rows = await openDataset(text, format);
     if (!rows.size) {
       lookup.abort();
@@ -132,6 +136,18 @@ missing response) are reported with their line number and skipped.
     return report(summary, { json, failUnder, inputPath, outPath, judge });
   },
 };
+
+/**
+ * The dataset's format from --format or the file name. Here rather than in dataset.ts, which the
+ * command loads only once the judge lookup has left (see run()).
+ */
+function formatFor(path: string, forced?: string): DatasetFormat | undefined {
+  if (forced === 'jsonl' || forced === 'csv') return forced;
+  const lower = path.toLowerCase();
+  if (lower.endsWith('.csv')) return 'csv';
+  if (lower.endsWith('.jsonl') || lower.endsWith('.ndjson') || lower.endsWith('.json')) return 'jsonl';
+  return undefined;
+}
 
 async function lookUpJudge(api: ApiClient, ref: string, signal: AbortSignal) {
   const judgeId = await resolveId(api, 'judge', ref, signal);
