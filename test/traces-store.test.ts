@@ -223,7 +223,7 @@ describe('trace store', () => {
       return real.call(file, text);
     };
     try {
-      const odd = mk(4, 0, { name: 'a "quoted"\nname', attributes: { 'é': ['x', { y: '\u0001' }] } });
+      const odd = mk(4, 0, { name: 'a "quoted"\nname', attributes: { é: ['x', { y: '\u0001' }] } });
       // A span object carrying an org_id of its own (not one the receivers make): the record's wins, in its place.
       const carrying = { ...mk(4, 1), org_id: 'someone_else' } as Span;
       await ts.insertSpans('org_lines', [odd, carrying], 100);
