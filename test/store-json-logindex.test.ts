@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { IndexFilter } from '../src/store/log-index.ts';
+import { type IndexFilter, LogIndex } from '../src/store/log-index.ts';
 import type { ExecutionLogRecord } from '../src/store/types.ts';
 import { newestFirst } from '../src/store/types.ts';
 import { jsonTempDirs, openJson } from './helpers/json-store.ts';
@@ -229,6 +229,25 @@ describe('filters answered from the index', () => {
       await checkAll(reopened);
     } finally {
       await reopened.close();
+    }
+  });
+});
+
+describe('the log index alone', () => {
+  it("finds logs by their span's trace and span ids (string columns), before and after a compaction", () => {
+    const index = new LogIndex();
+    const T = (n: number) => String(n).repeat(32);
+    const S = (n: number) => String(n).repeat(16);
+    [{ id: 'log_1', trace_id: T(1), span_id: S(1) }, { id: 'log_2', trace_id: T(1), span_id: S(2) }, { id: 'log_3', trace_id: T(2), span_id: S(1) }, { id: 'log_4' }].forEach(
+      (l, i) => index.add({ org_id: 'org_a', created_at: at(i), tags: [], evaluator_results: [], ...l }, i * 10, 10),
+    );
+    const ids = (ix: LogIndex, f: Partial<IndexFilter>) => ix.find({ org_id: 'org_a', ...f }, undefined, 10).map((r) => ix.idOf(r));
+    for (const ix of [index, index.compact((r) => [r * 10, 10])]) {
+      assert.deepEqual(ids(ix, { trace_id: T(1) }), ['log_2', 'log_1']);
+      assert.deepEqual(ids(ix, { trace_id: T(1), span_id: S(1) }), ['log_1']);
+      assert.deepEqual(ids(ix, { span_id: S(1) }), ['log_3', 'log_1']);
+      assert.deepEqual(ids(ix, { trace_id: T(3) }), [], 'an unknown trace: none');
+      assert.deepEqual(ids(ix, {}), ['log_4', 'log_3', 'log_2', 'log_1']);
     }
   });
 });

@@ -3,6 +3,7 @@
 // bodies; partial_success; the span cap; org isolation; GET /v1/traces/ and /v1/traces/{id}/.
 // Runs on PostgreSQL too (TRIBUNAL_TEST_STORE=postgres).
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import zlib from 'node:zlib';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
@@ -112,6 +113,49 @@ describe('OTLP receiver', () => {
     assert.equal(byAttr.body.results.length, 2);
     const byName = await server.request('GET', '/v1/traces/?span_name=work&service=svc-protobuf-true', { key });
     assert.equal(byName.body.results.length, 1);
+  });
+
+  it('answers a wholly accepted protobuf export with an empty ExportTraceServiceResponse (Content-Length 0), twice on one connection', async () => {
+    const body = (n: number) =>
+      Buffer.from(
+        encodeExportRequest({
+          resource_spans: [
+            {
+              scope_spans: [
+                { spans: [{ trace_id: Buffer.alloc(16, 40 + n), span_id: Buffer.alloc(8, 40 + n), name: 'x', start_time_unix_nano: String(BigInt(Date.now()) * 1_000_000n) }] },
+              ],
+            },
+          ],
+        }),
+      );
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const sockets = new Set<unknown>();
+      for (const n of [1, 2]) {
+        const answer = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: number; socket: unknown }>((resolve, reject) => {
+          const req = http.request(
+            `${server.url}/otel/v1/traces`,
+            { method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/x-protobuf' } },
+            (res) => {
+              let bytes = 0;
+              res.on('data', (c: Buffer) => (bytes += c.length));
+              res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, bytes, socket: req.socket }));
+            },
+          );
+          req.on('error', reject);
+          req.end(body(n));
+        });
+        assert.equal(answer.status, 200);
+        assert.equal(answer.headers['content-type'], 'application/x-protobuf');
+        assert.equal(answer.headers['content-length'], '0');
+        assert.equal(answer.headers['transfer-encoding'], undefined);
+        assert.equal(answer.bytes, 0);
+        sockets.add(answer.socket);
+      }
+      assert.equal(sockets.size, 1, 'the connection is kept for the next export');
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('answers a malformed, truncated or shapeless body with 400 naming the problem, and stores nothing', async () => {

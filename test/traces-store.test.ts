@@ -213,6 +213,27 @@ describe('trace store', () => {
     assert.equal(await ts.countSpans('org_fail'), 1);
   });
 
+  it('JSON store: writes each span line as the record it holds, serialised (org_id last)', { skip: process.env.TRIBUNAL_TEST_STORE === 'postgres' }, async () => {
+    const ts = await traceStoreOf(store);
+    const file = (ts as unknown as { spansFile: { append: (text: string) => Promise<void> } }).spansFile;
+    const real = file.append;
+    const texts: string[] = [];
+    file.append = (text: string) => {
+      texts.push(text);
+      return real.call(file, text);
+    };
+    try {
+      const odd = mk(4, 0, { name: 'a "quoted"\nname', attributes: { é: ['x', { y: '\u0001' }] } });
+      // A span object carrying an org_id of its own (not one the receivers make): the record's wins, in its place.
+      const carrying = { ...mk(4, 1), org_id: 'someone_else' } as Span;
+      await ts.insertSpans('org_lines', [odd, carrying], 100);
+      assert.equal(texts.join(''), `${JSON.stringify({ ...odd, org_id: 'org_lines' })}\n${JSON.stringify({ ...carrying, org_id: 'org_lines' })}\n`);
+      assert.deepEqual(await ts.getSpan('org_lines', carrying.trace_id, carrying.span_id), { ...carrying, org_id: 'org_lines' });
+    } finally {
+      file.append = real;
+    }
+  });
+
   it('reads back a span as it was sent, characters JSON escapes included', async () => {
     const ts = await traceStoreOf(store);
     const odd = mk(1, 0, {

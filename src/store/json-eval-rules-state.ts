@@ -25,9 +25,12 @@ export interface EnqueueStep {
   add: Counts;
 }
 
+// Counts are plain objects of a few own keys: for-in, not a spread and Object.entries' pair arrays,
+// since they are summed per unit queued (issue 33). The sum's keys are `a`'s then `b`'s new ones, as before.
 const plus = (a: Counts, b: Counts): Counts => {
-  const out = { ...a };
-  for (const [k, n] of Object.entries(b)) out[k] = (out[k] ?? 0) + n;
+  const out: Counts = {};
+  for (const k in a) if (Object.hasOwn(a, k)) out[k] = a[k]!;
+  for (const k in b) if (Object.hasOwn(b, k)) out[k] = (out[k] ?? 0) + b[k]!;
   return out;
 };
 
@@ -210,7 +213,7 @@ export class RuleState {
 
   private add(ruleId: string, counts: Counts): void {
     const c = (this.data.counters[ruleId] ??= {});
-    for (const [k, n] of Object.entries(counts)) c[k] = (c[k] ?? 0) + n;
+    for (const k in counts) if (Object.hasOwn(counts, k)) c[k] = (c[k] ?? 0) + counts[k]!;
   }
 
   /** Applies one change (the caller has checked that it may happen); answers its number. */

@@ -5,6 +5,9 @@
 //
 // Strings that repeat (org, judge, project, evaluator ids, tags) are interned to integer codes; a
 // log's evaluator ids and its tags are interned as whole sets, which all logs of one judge share.
+// A judged span's trace and span ids do not repeat (a log each), so they are kept as they are, in
+// string columns: interning them cost two inserts into an ever larger map per log, most of the
+// index's time in the span door's profile (issue 33), to save nothing.
 // To index one more string field: add an Int32Array column next to `session`, fill it with
 // `this.codes.code(...)` in add() (-1 for null), copy it in compact(), resize it in grow(), and test
 // it in matcher() like session_id.
@@ -57,8 +60,9 @@ export class LogIndex {
   private batch = new Int32Array(0);
   private kind = new Int32Array(0); // h-proxy: the log's type
   private user = new Int32Array(0);
-  private trace = new Int32Array(0);
-  private span = new Int32Array(0);
+  /** null when the log names no trace or span. */
+  private readonly traceIds: (string | null)[] = [];
+  private readonly spanIds: (string | null)[] = [];
   private evaluators = new Int32Array(0);
   private tags = new Int32Array(0);
   /** NaN for null. */
@@ -125,8 +129,8 @@ export class LogIndex {
     this.batch[row] = str(log.batch_execution_id) ? this.codes.code(log.batch_execution_id) : -1;
     this.kind[row] = str(log.type) ? this.codes.code(log.type) : -1;
     this.user[row] = str(log.user_id) ? this.codes.code(log.user_id) : -1;
-    this.trace[row] = str(log.trace_id) ? this.codes.code(log.trace_id) : -1;
-    this.span[row] = str(log.span_id) ? this.codes.code(log.span_id) : -1;
+    this.traceIds[row] = str(log.trace_id) ? log.trace_id : null;
+    this.spanIds[row] = str(log.span_id) ? log.span_id : null;
     this.evaluators[row] = this.sets.code(evaluatorIds);
     this.tags[row] = this.sets.code(log.tags.filter(str));
     this.score[row] = num(log.score);
@@ -159,8 +163,6 @@ export class LogIndex {
     this.batch = resize(this.batch);
     this.kind = resize(this.kind);
     this.user = resize(this.user);
-    this.trace = resize(this.trace);
-    this.span = resize(this.span);
     this.evaluators = resize(this.evaluators);
     this.tags = resize(this.tags);
     this.score = resize(this.score);
@@ -245,8 +247,8 @@ export class LogIndex {
       next.batch[r] = code(this.batch[row]!);
       next.kind[r] = code(this.kind[row]!);
       next.user[r] = code(this.user[row]!);
-      next.trace[r] = code(this.trace[row]!);
-      next.span[r] = code(this.span[row]!);
+      next.traceIds[r] = this.traceIds[row]!;
+      next.spanIds[r] = this.spanIds[row]!;
       next.evaluators[r] = setCode(this.evaluators[row]!);
       next.tags[r] = setCode(this.tags[row]!);
       next.score[r] = this.score[row]!;
@@ -306,24 +308,10 @@ export class LogIndex {
     const batch = f.batch_execution_id === undefined ? undefined : this.codes.find(f.batch_execution_id);
     const user = f.user_id === undefined ? undefined : this.codes.find(f.user_id);
     const kind = f.type === undefined ? undefined : this.codes.find(f.type);
-    const trace = f.trace_id === undefined ? undefined : this.codes.find(f.trace_id);
-    const span = f.span_id === undefined ? undefined : this.codes.find(f.span_id);
+    const { trace_id: trace, span_id: span } = f;
     const evaluator = f.evaluator_id === undefined ? undefined : this.codes.find(f.evaluator_id);
     const tags = f.tags?.length ? f.tags.map((t) => this.codes.find(t)) : undefined;
-    if (
-      org < 0 ||
-      judge === -1 ||
-      project === -1 ||
-      session === -1 ||
-      batch === -1 ||
-      kind === -1 ||
-      user === -1 ||
-      trace === -1 ||
-      span === -1 ||
-      evaluator === -1 ||
-      tags?.includes(-1)
-    )
-      return null;
+    if (org < 0 || judge === -1 || project === -1 || session === -1 || batch === -1 || kind === -1 || user === -1 || evaluator === -1 || tags?.includes(-1)) return null;
     // Many rows share a set: each set is tested once per query (0 not yet, 1 yes, 2 no).
     const memo = (test: (set: Int32Array) => boolean) => {
       const known = new Uint8Array(this.sets.sets.length);
@@ -344,8 +332,8 @@ export class LogIndex {
       (f.in_batch === undefined || this.batch[row]! >= 0 === f.in_batch) &&
       (user === undefined || this.user[row] === user) &&
       (kind === undefined || this.kind[row] === kind) &&
-      (trace === undefined || this.trace[row] === trace) &&
-      (span === undefined || this.span[row] === span) &&
+      (trace === undefined || this.traceIds[row] === trace) &&
+      (span === undefined || this.spanIds[row] === span) &&
       (hasEvaluator === undefined || hasEvaluator(this.evaluators[row]!)) &&
       // A null score or cost is NaN here, and NaN fails every comparison: it matches no bound.
       (min_score === undefined || this.score[row]! >= min_score) &&

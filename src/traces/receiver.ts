@@ -48,7 +48,11 @@ function send(res: Response, encoding: Encoding, status: number, body: { partial
     // Written directly: express's send would hash the bytes for an ETag no exporter reads (issue 33).
     res.setHeader('Content-Type', 'application/x-protobuf');
     res.setHeader('Content-Length', bytes.length);
-    res.end(bytes);
+    // A wholly accepted export's answer is empty (proto3, no field set): ended without a chunk, the
+    // headers go out in one write, where an empty chunk made it a two-buffer writev (issue 33:
+    // about 4 µs of server CPU a response, in a loop of 30,000 each way).
+    if (bytes.length) res.end(bytes);
+    else res.end();
   } else {
     res.type('application/json');
     if (body.error) res.send(JSON.stringify({ code: body.error.code, message: body.error.message }));
