@@ -21,8 +21,9 @@ const WAKE_STEP_MS = 50;
 const MAX_WAKES = 1000;
 const RULE_CACHE_MS = 2000;
 /**
- * Judged units whose link and finish are still on their way (run.ts `settle`): they hold no slot, a
- * few hundred bytes each, about CARRY_MS of throughput at a time; a stalled disk stops new claims here.
+ * Judged units whose link and finish are still on their way (run.ts `settle`): they hold no slot, and
+ * there are about CARRY_MS of throughput of them at a time. Each keeps its run's objects (the span's
+ * content, the result) until it ends, so a stalled disk stops new claims here rather than let them grow.
  */
 const MAX_SETTLING = 1000;
 const workers = new WeakMap<object, TraceEvaluationWorker>();
