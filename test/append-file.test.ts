@@ -8,6 +8,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { AppendFile, CARRY_MS } from '../src/store/append-file.ts';
 import { tempDir } from './helpers/server.ts';
+import { countFdatasyncs } from './helpers/count-syncs.ts';
 
 test('appends given at once land whole and in call order, each answered once its line is in the file', async () => {
   const file = path.join(tempDir(), 'lines.jsonl');
@@ -44,12 +45,7 @@ test('a rewrite replaces the file with the content of that moment, appends waiti
 test('carried lines start no fdatasync of their own: they ride the next commit, or one CARRY_MS later, and are answered once on disk', async () => {
   const file = path.join(tempDir(), 'lines.jsonl');
   const f = new AppendFile(file);
-  const real = fs.fdatasync;
-  let syncs = 0;
-  fs.fdatasync = ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
-    syncs++;
-    return real(fd, cb);
-  }) as typeof fs.fdatasync;
+  const syncs = countFdatasyncs();
   try {
     const lines = Array.from({ length: 20 }, (_, i) => `{"c":${i}}\n`);
     // Given one by one over a few turns of the event loop: still one sync for all.
@@ -62,10 +58,10 @@ test('carried lines start no fdatasync of their own: they ride the next commit, 
       );
       await new Promise((r) => setImmediate(r));
     }
-    assert.equal(syncs, 0, 'no commit started by a carried line before CARRY_MS');
+    assert.equal(syncs.count, 0, 'no commit started by a carried line before CARRY_MS');
     assert.ok(!fs.existsSync(file) || fs.readFileSync(file, 'utf8') === '', 'nothing answered, nothing written yet');
     await Promise.all(answered);
-    assert.equal(syncs, 1, 'one fdatasync for all the carried lines');
+    assert.equal(syncs.count, 1, 'one fdatasync for all the carried lines');
     assert.equal(fs.readFileSync(file, 'utf8'), lines.join(''));
 
     // An append's commit takes the carried lines with it, well before CARRY_MS.
@@ -74,10 +70,10 @@ test('carried lines start no fdatasync of their own: they ride the next commit, 
     await f.append('{"a":1}\n');
     await carried;
     assert.ok(performance.now() - started < CARRY_MS, 'answered with the append, not after the timer');
-    assert.equal(syncs, 2);
+    assert.equal(syncs.count, 2);
     assert.ok(fs.readFileSync(file, 'utf8').endsWith('{"c":"x"}\n{"a":1}\n'));
   } finally {
-    fs.fdatasync = real;
+    syncs.restore();
   }
   await f.close();
 });

@@ -15,6 +15,7 @@ import type { EvalJob, RuleRecord, RuleStore } from '../src/traces/rules/types.t
 import type { Store } from '../src/store/types.ts';
 import { openTestStore, tempDir } from './helpers/server.ts';
 import { queuedUnit, ruleRecord } from './helpers/rule-queue.ts';
+import { countFdatasyncs } from './helpers/count-syncs.ts';
 
 const t = (s: number) => new Date(Date.UTC(2026, 2, 1, 0, 0, s)).toISOString();
 const rule = (id: string, over: Partial<RuleRecord> = {}) => ruleRecord(id, 'org_j', { queue_limit: 100, created_at: t(0), updated_at: t(0), ...over });
@@ -126,20 +127,15 @@ describe('the JSON rule store journal', { skip: process.env.TRIBUNAL_TEST_STORE 
     const dir = tempDir();
     const rs = new JsonRuleStore(dir);
     await rs.createRule(rule('erl_turn'));
-    const real = fs.fdatasync;
-    let syncs = 0;
     // Counted, not changed: the journal's group commit calls fs.fdatasync.
-    fs.fdatasync = ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
-      syncs++;
-      return real(fd, cb);
-    }) as typeof fs.fdatasync;
+    const syncs = countFdatasyncs();
     try {
       // Three exports read in one turn: the first does not start a commit of its own before the others.
       const outcomes = await Promise.all([1, 2, 3].map((n) => rs.enqueue(job('erl_turn', n, t(n)), 100, 'drop_oldest', counts)));
       assert.deepEqual(outcomes, ['queued', 'queued', 'queued']);
-      assert.equal(syncs, 1, 'one fdatasync for the turn');
+      assert.equal(syncs.count, 1, 'one fdatasync for the turn');
     } finally {
-      fs.fdatasync = real;
+      syncs.restore();
     }
     // Answered only once on disk: a crash now (no close; the directory is the next store's) loses none of them.
     const after = new JsonRuleStore(dir);

@@ -5,7 +5,6 @@
 // (the store dropped without close, the directory opened again). The run's execution log is carried
 // the same way (logs.jsonl, src/runs/frame.ts): the link is written only once the log is on disk.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CARRY_MS } from '../src/store/append-file.ts';
@@ -19,6 +18,7 @@ import { exportSpans, ExportResultCode, recordSpans } from './helpers/otel-expor
 import { tempDir } from './helpers/server.ts';
 import { until } from './helpers/wait.ts';
 import { log } from './store-contract.ts';
+import { countFdatasyncs } from './helpers/count-syncs.ts';
 
 const link = (n: number): SpanEvaluation => ({
   org_id: 'org_a',
@@ -50,21 +50,16 @@ describe('evaluation links (JSON store)', { skip: process.env.TRIBUNAL_TEST_STOR
     const dir = tempDir();
     const store = new JsonStore({ dataDir: dir });
     await store.init();
-    const real = fs.fdatasync;
-    let syncs = 0;
-    fs.fdatasync = ((fd: number, cb: (err: NodeJS.ErrnoException | null) => void) => {
-      syncs++;
-      return real(fd, cb);
-    }) as typeof fs.fdatasync;
+    const syncs = countFdatasyncs();
     try {
       const carried = Array.from({ length: 10 }, () => log('org_a', { tags: ['evaluation_rule:erl_1'] }));
       const answered = carried.map((r) => store.appendExecutionLogCarried!(r));
       // Listed at once, as every log is before its line is committed.
       assert.equal((await store.getExecutionLog(carried[0]!.id))?.id, carried[0]!.id);
       await new Promise((r) => setTimeout(r, CARRY_MS / 2));
-      assert.equal(syncs, 0, 'no commit of their own before CARRY_MS');
+      assert.equal(syncs.count, 0, 'no commit of their own before CARRY_MS');
       await Promise.all(answered);
-      assert.equal(syncs, 1, 'one fdatasync for all ten');
+      assert.equal(syncs.count, 1, 'one fdatasync for all ten');
       // The crash: no close; the file as it is now holds every log answered.
       const reread = await LogFile.open(path.join(dir, 'logs.jsonl'));
       for (const r of carried) assert.equal(reread.get(r.id)?.id, r.id);
@@ -77,9 +72,9 @@ describe('evaluation links (JSON store)', { skip: process.env.TRIBUNAL_TEST_STOR
       await store.appendExecutionLog(log('org_a'));
       await riding;
       assert.ok(performance.now() - started < CARRY_MS, 'answered with the execute commit, not after the timer');
-      assert.equal(syncs, 2);
+      assert.equal(syncs.count, 2);
     } finally {
-      fs.fdatasync = real;
+      syncs.restore();
       await store.close();
     }
   });
@@ -110,18 +105,7 @@ describe('a judged unit', { skip: process.env.TRIBUNAL_TEST_STORE === 'postgres'
     try {
       const rule = await rig.post('/v1/evaluation-rules/', { name: 'settle', judge_id: judgeId, filter: [{ field: 'service.name', op: 'eq', value: 'settle-bot' }] });
       assert.equal(rule.status, 201, JSON.stringify(rule.body));
-      const spans = await recordSpans('settle-bot', (tracer) => {
-        for (let i = 0; i < 2; i++) {
-          tracer
-            .startSpan(`chat ${i}`, {
-              attributes: {
-                'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: `q${i}` }]),
-                'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', content: `a${i}` }]),
-              },
-            })
-            .end();
-        }
-      });
+      const spans = await twoChatSpans('settle-bot');
       const sent = await exportSpans({ url: rig.server.url, key: rig.key, encoding: 'protobuf' }, spans);
       assert.equal(sent.code, ExportResultCode.SUCCESS, String(sent.error));
       await until('both units judged, their links held', () => held.length === 2);
@@ -154,18 +138,7 @@ describe('a judged unit', { skip: process.env.TRIBUNAL_TEST_STORE === 'postgres'
     try {
       const rule = await rig.post('/v1/evaluation-rules/', { name: 'log first', judge_id: judgeId, filter: [{ field: 'service.name', op: 'eq', value: 'log-first' }] });
       assert.equal(rule.status, 201, JSON.stringify(rule.body));
-      const spans = await recordSpans('log-first', (tracer) => {
-        for (let i = 0; i < 2; i++) {
-          tracer
-            .startSpan(`chat ${i}`, {
-              attributes: {
-                'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: `q${i}` }]),
-                'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', content: `a${i}` }]),
-              },
-            })
-            .end();
-        }
-      });
+      const spans = await twoChatSpans('log-first');
       assert.equal((await exportSpans({ url: rig.server.url, key: rig.key, encoding: 'protobuf' }, spans)).code, ExportResultCode.SUCCESS);
       // One slot, two units run: the first freed its slot while its log was still held.
       await until('both units judged, their logs held', () => held.length === 2);
@@ -188,3 +161,19 @@ describe('a judged unit', { skip: process.env.TRIBUNAL_TEST_STORE === 'postgres'
     }
   });
 });
+
+/** Two GenAI chat spans of `service`, each its own question and answer. */
+function twoChatSpans(service: string) {
+  return recordSpans(service, (tracer) => {
+    for (let i = 0; i < 2; i++) {
+      tracer
+        .startSpan(`chat ${i}`, {
+          attributes: {
+            'gen_ai.input.messages': JSON.stringify([{ role: 'user', content: `q${i}` }]),
+            'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', content: `a${i}` }]),
+          },
+        })
+        .end();
+    }
+  });
+}
