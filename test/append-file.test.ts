@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { AppendFile, CARRY_MS } from '../src/store/append-file.ts';
 import { tempDir } from './helpers/server.ts';
 import { countFdatasyncs } from './helpers/count-syncs.ts';
+import { GroupCommit } from '../src/store/json-files.ts';
 
 test('appends given at once land whole and in call order, each answered once its line is in the file', async () => {
   const file = path.join(tempDir(), 'lines.jsonl');
@@ -93,4 +94,32 @@ test('a carried line whose write failed is answered with the failure, and is not
   await f.appendCarried('{"n":3}\n');
   assert.equal(fs.readFileSync(file, 'utf8'), '{"n":1}\n{"n":3}\n');
   await f.close();
+});
+
+test('riders never keep writes going back to back: one that comes during a write waits for its own timer, a commit() takes it at once', async () => {
+  let writes = 0;
+  let release = () => {};
+  const group = new GroupCommit(async () => {
+    writes++;
+    await new Promise<void>((resolve) => (release = resolve));
+  });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const first = group.commitWithin(20);
+  await sleep(40);
+  assert.equal(writes, 1, 'the timer started the first write');
+  const second = group.commitWithin(20);
+  release();
+  await first;
+  await sleep(5);
+  assert.equal(writes, 1, 'no write for a rider alone right after the last');
+  await sleep(40);
+  assert.equal(writes, 2, 'its own timer started it');
+  release();
+  await second;
+  const third = group.commitWithin(1000);
+  const eager = group.commit();
+  await sleep(5);
+  assert.equal(writes, 3, 'a commit() starts a write that takes the rider');
+  release();
+  await Promise.all([third, eager]);
 });

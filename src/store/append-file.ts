@@ -12,16 +12,11 @@ import { appendAndSync, GroupCommit, writeFileDurably } from './json-files.ts';
 /** How long a carried line may wait for a commit to come before it starts one. */
 export const CARRY_MS = 100;
 
-type Waiter = { resolve: () => void; reject: (err: unknown) => void };
-
 export class AppendFile {
   private fd: number | undefined;
   /** Bytes in the file, where a failed write is cut back to; undefined until opened or after a failure. */
   private size: number | undefined;
   private pending: string[] = [];
-  /** Callers of appendCarried whose lines are in `pending`: answered by the write that takes them. */
-  private carried: Waiter[] = [];
-  private carryTimer: NodeJS.Timeout | undefined;
   /** A rewrite asked for: the text the whole file is to hold, read when the rewrite runs. */
   private rewriteWith: (() => string) | undefined;
   private readonly commit: GroupCommit;
@@ -48,13 +43,7 @@ export class AppendFile {
   appendCarried(text: string): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
     this.pending.push(text);
-    const done = new Promise<void>((resolve, reject) => this.carried.push({ resolve, reject }));
-    // Its outcome reaches the carried callers through write(); the commit's own promise is not theirs.
-    this.carryTimer ??= setTimeout(() => {
-      this.carryTimer = undefined;
-      if (!this.closed) this.commit.commit().catch(() => {});
-    }, CARRY_MS);
-    return done;
+    return this.commit.commitWithin(CARRY_MS);
   }
 
   /**
@@ -68,18 +57,7 @@ export class AppendFile {
   }
 
   private async write(): Promise<void> {
-    const carried = this.carried;
-    this.carried = [];
-    try {
-      await (this.rewriteWith ? this.replace(this.rewriteWith) : this.appendPending());
-    } catch (err) {
-      for (const w of carried) w.reject(err);
-      throw err;
-    }
-    for (const w of carried) w.resolve();
-  }
-
-  private async appendPending(): Promise<void> {
+    if (this.rewriteWith) return this.replace(this.rewriteWith);
     if (!this.pending.length) return;
     const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
     this.pending = [];
@@ -113,8 +91,6 @@ export class AppendFile {
   /** Lets the file go once what was given is on disk; nothing is written after. */
   async close(): Promise<void> {
     if (this.closed) return;
-    clearTimeout(this.carryTimer);
-    this.carryTimer = undefined;
     await this.commit.commit().catch(() => {});
     this.closed = true;
     if (this.fd !== undefined) fs.closeSync(this.fd);

@@ -285,10 +285,17 @@ export async function setAside(file: string, rejected: Array<{ line: number; tex
   for (const r of rejected) warn(`${file}:${r.line}: ${r.reason}; a copy is in ${asideFile}.`);
 }
 
+type Waiter = { resolve: () => void; reject: (e: unknown) => void };
+
 /** Runs `write` once for any number of callers that asked while a previous write was in flight. */
 export class GroupCommit {
-  private waiting: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  private waiting: Waiter[] = [];
+  /** commitWithin's callers: taken by the next write, but never a reason to start one before their timer. */
+  private riding: Waiter[] = [];
   private running = false;
+  /** The riders' timer, while one is set, and its delay. */
+  private later: NodeJS.Timeout | undefined;
+  private laterMs = 0;
   constructor(private readonly write: () => Promise<void>) {}
 
   commit(): Promise<void> {
@@ -298,17 +305,43 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * commit(), for a caller no one waits on promptly (issue 33: a span rule's execution log and
+   * evaluation link): it starts no write of its own but rides the next one, started by a commit() or,
+   * failing that, `ms` after the first such caller. Resolves, like commit(), once a write begun after
+   * it has ended: it shares the fdatasync with more callers and only waits longer.
+   */
+  commitWithin(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.riding.push({ resolve, reject });
+      this.armRiders(ms);
+    });
+  }
+
+  /** A write for the riders `ms` from now, unless a timer is set already (or a write takes them first). */
+  private armRiders(ms: number): void {
+    this.laterMs = ms;
+    this.later ??= setTimeout(() => {
+      this.later = undefined;
+      // A write under way sets the timer again when it ends, if riders are left.
+      if (!this.running && this.riding.length) void this.drain();
+    }, ms);
+  }
+
   private async drain(): Promise<void> {
     this.running = true;
-    while (this.waiting.length) {
-      const batch = this.waiting.splice(0);
+    // Only callers of commit() keep writes going back to back: riders alone would make it a sync per
+    // write again. Those that came during the last write wait for their timer, set anew below.
+    do {
+      const batch = this.waiting.splice(0).concat(this.riding.splice(0));
       try {
         await this.write();
         for (const w of batch) w.resolve();
       } catch (err) {
         for (const w of batch) w.reject(err);
       }
-    }
+    } while (this.waiting.length);
     this.running = false;
+    if (this.riding.length) this.armRiders(this.laterMs);
   }
 }

@@ -9,8 +9,8 @@ export interface LogHost {
   readonly logs: LogFile;
   readonly closed: boolean;
   commitLogs(): Promise<void>;
-  /** Makes sure carried lines are committed soon (json-store.ts). */
-  carryLogs(): void;
+  /** commitLogs() for a log no caller waits on promptly: joins the next commit, at most CARRY_MS later. */
+  carryLogs(): Promise<void>;
 }
 
 export function jsonLogs(host: LogHost): LogStore {
@@ -26,9 +26,8 @@ export function jsonLogs(host: LogHost): LogStore {
     async appendExecutionLogCarried(log) {
       if (host.closed) throw new Error('the JSON store is closed');
       if (host.logs.has(log.id)) throw new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id: log.id });
-      const written = host.logs.addCarried(log);
-      host.carryLogs();
-      await written;
+      host.logs.add(log);
+      await host.carryLogs();
     },
     getExecutionLog: async (id) => host.logs.get(id),
     listExecutionLogs: async (filter, page) => host.logs.list(filter, page),

@@ -54,7 +54,6 @@ class JsonDataDir {
   private lock?: DataDirLock;
   private dbCommit!: GroupCommit;
   private logCommit!: GroupCommit;
-  private carryTimer?: NodeJS.Timeout;
   logs!: LogFile;
   closed = false;
   /** Rooms writing into the directory (review queues): closed before the lock goes. */
@@ -108,7 +107,6 @@ class JsonDataDir {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    clearTimeout(this.carryTimer);
     // Let writes already acknowledged-to-be be on disk before the files and the lock are let go.
     await Promise.allSettled([this.dbCommit?.commit(), this.logCommit?.commit(), this.datasets?.flush(), this.batches?.flush(), ...this.closers.map((close) => close())]);
     await this.logs?.close();
@@ -130,15 +128,9 @@ class JsonDataDir {
     return this.logCommit.commit();
   }
 
-  /**
-   * For carried log lines (LogFile.addCarried): no commit now; the next one takes them (an execute
-   * call's), or the one started CARRY_MS after the first of them. Their callers hear from the flush.
-   */
-  carryLogs(): void {
-    this.carryTimer ??= setTimeout(() => {
-      this.carryTimer = undefined;
-      if (!this.closed) this.logCommit.commit().catch(() => {});
-    }, CARRY_MS);
+  /** For a log no caller waits on promptly: committed with the next commit, at most CARRY_MS from now. */
+  carryLogs(): Promise<void> {
+    return this.logCommit.commitWithin(CARRY_MS);
   }
 
   /** An organization and everything it owns, from every file of the directory. */

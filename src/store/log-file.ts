@@ -17,8 +17,6 @@ export class LogFile {
   /** Ids of pending lines, in append order. */
   private queue: string[] = [];
   private rewriteDue = false;
-  /** Callers of addCarried whose lines are in the queue: answered by the flush that takes them. */
-  private carried: Array<{ resolve: () => void; reject: (err: unknown) => void }> = [];
   /** Bytes in the file; undefined after a failed write, until the next flush asks the file. */
   private size: number | undefined;
   private closed = false;
@@ -47,16 +45,6 @@ export class LogFile {
     this.index.add(record, PENDING, 0);
     this.pending.set(record.id, JSON.stringify(record));
     this.queue.push(record.id);
-  }
-
-  /**
-   * add(), for a line no caller waits on promptly (an evaluation rule's run, src/traces/rules/run.ts):
-   * resolves once the flush that takes it has fdatasync'd it, like the commit add() is followed by,
-   * but the store starts no commit for it (json-store.ts carryLogs): it rides the next one.
-   */
-  addCarried(record: ExecutionLogRecord): Promise<void> {
-    this.add(record);
-    return new Promise((resolve, reject) => this.carried.push({ resolve, reject }));
   }
 
   get(id: string): ExecutionLogRecord | null {
@@ -109,16 +97,7 @@ export class LogFile {
 
   /** Appends the pending lines and fdatasyncs them; run only by the store's group commit. */
   async flush(): Promise<void> {
-    // The carried lines are in the queue now; a line carried later waits for the next flush.
-    const carried = this.carried;
-    this.carried = [];
-    try {
-      await (this.rewriteDue ? this.rewrite() : this.append());
-    } catch (err) {
-      for (const w of carried) w.reject(err);
-      throw err;
-    }
-    for (const w of carried) w.resolve();
+    return this.rewriteDue ? this.rewrite() : this.append();
   }
 
   private async append(): Promise<void> {
