@@ -12,7 +12,7 @@ import { authenticate } from './http/authenticate.ts';
 import { jsonBody } from './http/body.ts';
 import type { InFlightRequests } from './http/in-flight.ts';
 import { frontDoor } from './http/front-door.ts';
-import { hotRoutes } from './http/hot-route.ts';
+import { hotRoutes, RUN_PATH } from './http/hot-route.ts';
 import { inSeries, onlyFor, type GuardedRouter } from './http/mount.ts';
 import { noRoute, sendProblem } from './http/problem.ts';
 import { demoRateLimit, keyRateLimit } from './http/rate-limits.ts';
@@ -25,7 +25,7 @@ import { refineStreamRoute } from './proxy/refine-stream.ts'; // h-proxy
 import { demoUserRoute, restHandler, restRouter, runRoutes } from './rest.ts';
 import type { Services } from './tool.ts';
 import { webRouter, webSessionAuth } from './web/router.ts';
-import { otlpReceiver } from './traces/receiver.ts'; // h-traces
+import { otlpReceiver, TRACES_PATH, TRACES_URL } from './traces/receiver.ts'; // h-traces
 import { otlpLogsReceiver } from './traces/logs-receiver.ts'; // h-otellogs
 
 export interface ServerOptions {
@@ -55,7 +55,8 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   for (const layer of observe) app.use(layer);
 
   // The routers entered by path before the REST routes (below), and the /v1 layers, made once: the
-  // judged call's hot route (src/http/hot-route.ts) runs the same layers and steps aside for these.
+  // front door's routes (src/http/hot-route.ts) run the same layers and step aside for the routers
+  // mounted before their own.
   const perKeyLimit = keyRateLimit(config, opts.rateLimitStore);
   const guard = (paths: RegExp, router: express.Router): GuardedRouter => {
     const guarded = onlyFor(paths, router);
@@ -66,7 +67,10 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   const v1Auth = [webSessionAuth(services, authenticator), authenticate(authenticator), perKeyLimit.middleware];
   const v1Body = jsonBody(config.limits.bodyBytes);
   const demo = guard(/^\/create-demo-user/i, demoUserRoute(services, demoRateLimit(config, opts.rateLimitStore)));
-  const otlp = [guard(/^\/otel\//i, otlpReceiver(config, store, authenticator)), guard(/^\/otel\//i, otlpLogsReceiver(config, store, authenticator))];
+  const mcpPath = /^\/mcp(?:[/?]|$)/i; // as app.use('/mcp') enters it
+  const beforeOtlp = [demo.paths, mcpPath];
+  const traces = otlpReceiver(config, store, authenticator);
+  const otlp = [guard(/^\/otel\//i, traces.router), guard(/^\/otel\//i, otlpLogsReceiver(config, store, authenticator))];
   const proxy = guard(/\/openai(?:[/?]|$)/i, proxyRouter(services, authenticator, perKeyLimit));
   const datasetStreams = guard(/^\/v1\/datasets\//i, datasetStreamRoutes(services));
   const judgeFiles = guard(/^\/v1\/(?:judges|evaluators)\/.*(?:export|import)/i, judgeFileRoutes(services));
@@ -79,11 +83,14 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
     res.setHeader('X-Content-Type-Options', 'nosniff');
     next();
   };
-  // What every request passes, then the judged call's hot route: one layer of the app, not three.
+  // What every request passes, then the front door's routes: one layer of the app, not three.
   const first = [nosniff, ...(opts.inFlight ? [opts.inFlight.middleware] : [])];
-  const hot = hotRoutes(hotPaths, [v1Auth, v1Body], guards);
+  const hot = hotRoutes([
+    { pretest: RUN_PATH, routes: hotPaths, layers: [v1Auth, v1Body], passBy: guards },
+    { pretest: TRACES_URL, routes: [{ path: TRACES_PATH, handler: traces.handler }], layers: [[traces.authenticate]], passBy: beforeOtlp },
+  ]);
   app.use(inSeries(...first, hot));
-  // The requests the hot route takes skip app.handle and the app router altogether (src/http/front-door.ts).
+  // The requests the hot routes take skip app.handle and the app router altogether (src/http/front-door.ts).
   frontDoor(app, hot, [...observe, ...first]);
 
   app.get('/healthz', async (_req, res) => {
@@ -100,7 +107,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   app.use(demo);
 
   // One limiter for REST and MCP alike (perKeyLimit): a key limited to N requests a minute gets N in total.
-  app.use('/mcp', mcpRouter(services, authenticator, perKeyLimit));
+  app.use('/mcp', mcpRouter(services, authenticator, perKeyLimit)); // mcpPath
 
   // h-traces: the OTLP/HTTP receiver reads its own body (protobuf or JSON, gzip), within its own limits.
   app.use(otlp[0]);

@@ -4,8 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { hotRoutes } from '../src/http/hot-route.ts';
+import { type HotKind, hotRoutes, RUN_PATH } from '../src/http/hot-route.ts';
 import { routes, runRoutes } from '../src/rest.ts';
+
+/** The judged call's kind of hot route, with the given routes, layers and routers to step aside for. */
+const runKind = (routes: HotKind['routes'], layers: HotKind['layers'], passBy: RegExp[]) => hotRoutes([{ pretest: RUN_PATH, routes, layers, passBy }]);
 
 /** Dispatches a fake request; resolves with the handler that answered (or 'next' and what reached it). */
 function dispatch(handler: RequestHandler, method: string, url: string): Promise<{ answered: string; out?: unknown; steps: string[] }> {
@@ -46,7 +49,7 @@ test('every path the hot route takes is one the REST table gives to the same run
   // All POST routes in table order, as the REST door's POST router tries them.
   const table = express.Router({ strict: false });
   for (const r of routes) if (r.method === 'post') table.post(r.path, answer(r.path));
-  const hot = hotRoutes(
+  const hot = runKind(
     runRoutes().map((r) => ({ path: r.path, handler: answer(r.path) })),
     [],
     [],
@@ -69,7 +72,7 @@ test('every path the hot route takes is one the REST table gives to the same run
 });
 
 test('the hot route steps aside for other methods, other paths and the guarded routers', async () => {
-  const hot = hotRoutes([{ path: '/v1/judges/:judge_id/execute/', handler: answer('run') }], [[step('auth')]], [/\/openai(?:[/?]|$)/i, /^\/v1\/judges\/.*\/refine/i]);
+  const hot = runKind([{ path: '/v1/judges/:judge_id/execute/', handler: answer('run') }], [[step('auth')]], [/\/openai(?:[/?]|$)/i, /^\/v1\/judges\/.*\/refine/i]);
   assert.equal((await dispatch(hot, 'POST', '/v1/judges/j1/execute/')).answered, 'run');
   for (const [method, url] of [
     ['GET', '/v1/judges/j1/execute/'],
@@ -87,7 +90,7 @@ test('the hot route steps aside for other methods, other paths and the guarded r
 });
 
 test('an error leaving one /v1 layer skips the next layer, its error handlers included, as express does', async () => {
-  const hot = hotRoutes(
+  const hot = runKind(
     [{ path: '/v1/judges/:judge_id/execute/', handler: answer('run') }],
     [
       [step('auth'), step('limit')],
@@ -96,13 +99,13 @@ test('an error leaving one /v1 layer skips the next layer, its error handlers in
     [],
   );
   assert.deepEqual(await dispatch(hot, 'POST', '/v1/judges/j1/execute/'), { answered: 'run', steps: ['auth', 'limit', 'body'] });
-  const failing = hotRoutes([{ path: '/v1/judges/:judge_id/execute/', handler: answer('run') }], [[step('auth', new Error('boom'))], [step('body'), recover('bodyErrors')]], []);
+  const failing = runKind([{ path: '/v1/judges/:judge_id/execute/', handler: answer('run') }], [[step('auth', new Error('boom'))], [step('body'), recover('bodyErrors')]], []);
   const out = await dispatch(failing, 'POST', '/v1/judges/j1/execute/');
   assert.equal(out.answered, 'next');
   assert.equal((out.out as Error).message, 'boom');
   assert.deepEqual(out.steps, ['auth']);
   // Within a layer, its own error handler still recovers.
-  const recovered = hotRoutes(
+  const recovered = runKind(
     [{ path: '/v1/judges/:judge_id/execute/', handler: answer('run') }],
     [[step('auth')], [step('body', new Error('bad json')), recover('bodyErrors')]],
     [],
@@ -126,4 +129,25 @@ test('through a server: a run path that does not decode is refused as before, au
   } finally {
     await server.close();
   }
+});
+
+test('each kind of hot route runs its own layers and steps aside for the routers before its own', async () => {
+  const hot = hotRoutes([
+    { pretest: RUN_PATH, routes: [{ path: '/v1/judges/:judge_id/execute/', handler: answer('run') }], layers: [[step('v1Auth')], [step('body')]], passBy: [/^\/otel\/v1\/traces/i] },
+    { pretest: /^\/otel\/v1\/traces\/?(?:\?|$)/i, routes: [{ path: '/otel/v1/traces', handler: answer('traces') }], layers: [[step('otlpAuth')]], passBy: [/^\/mcp/i] },
+  ]);
+  assert.deepEqual(await dispatch(hot, 'POST', '/v1/judges/j1/execute/'), { answered: 'run', steps: ['v1Auth', 'body'] });
+  for (const url of ['/otel/v1/traces', '/OTEL/V1/TRACES/', '/otel/v1/traces?x=1'])
+    assert.deepEqual(await dispatch(hot, 'POST', url), { answered: 'traces', steps: ['otlpAuth'] }, url);
+  for (const [method, url] of [
+    ['GET', '/otel/v1/traces'],
+    ['PUT', '/otel/v1/traces'],
+    ['POST', '/otel/v1/traces/more'],
+    ['POST', '/otel/v1/logs'],
+  ]) {
+    const out = await dispatch(hot, method, url);
+    assert.equal(out.answered, 'next', `${method} ${url}`);
+    assert.deepEqual(out.steps, [], `${method} ${url} ran a layer before stepping aside`);
+  }
+  assert.throws(() => hotRoutes([{ pretest: /x/g, routes: [], layers: [], passBy: [] }]), /keeps state/);
 });

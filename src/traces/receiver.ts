@@ -6,7 +6,7 @@
 // rules (which queue work); nothing here waits for a model.
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import express, { type Request, type Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Authenticator, Caller } from '../auth.ts';
 import type { Config } from '../config.ts';
 import { authenticate } from '../http/authenticate.ts';
@@ -171,11 +171,27 @@ function describeRejections(reasons: Map<string, number>, refused: number, cap: 
   return parts.join('; ');
 }
 
-export function otlpReceiver(config: Config, store: Store, authenticator: Authenticator): express.Router {
+/** The traces door's path, and the cheap first test the front door makes of a request's URL (the route's pattern then decides). */
+export const TRACES_PATH = '/otel/v1/traces';
+export const TRACES_URL = /^\/otel\/v1\/traces\/?(?:\?|$)/i;
+
+/**
+ * The traces door as its route runs it: authentication, then the handler. The router (mounted in
+ * the app) and the front door (src/http/hot-route.ts, which serves POST without the app's router)
+ * share these very functions, so the prune clock is one.
+ */
+export interface TracesDoor {
+  router: express.Router;
+  authenticate: RequestHandler;
+  handler: RequestHandler;
+}
+
+export function otlpReceiver(config: Config, store: Store, authenticator: Authenticator): TracesDoor {
   const router = express.Router();
   const { traces } = config;
   let lastPrune = 0;
-  router.post('/otel/v1/traces', authenticate(authenticator), async (req, res) => {
+  const auth = authenticate(authenticator);
+  const handler: RequestHandler = async (req, res) => {
     const { type, encoding } = encodingOf(req);
     try {
       const body = await readOtlpBody(req, res, type, traces);
@@ -224,6 +240,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
     } catch (err) {
       answerFailure(req, res, err, 'spans', (status, error) => send(res, encoding, status, { error }));
     }
-  });
-  return router;
+  };
+  router.post(TRACES_PATH, auth, handler);
+  return { router, authenticate: auth, handler };
 }

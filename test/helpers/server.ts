@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import type { Express } from 'express';
 import { buildServices, stopServices } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createServer, type ServerOptions } from '../../src/server.ts';
@@ -13,6 +14,8 @@ import type { Services } from '../../src/tool.ts';
 
 export interface TestServer {
   url: string;
+  /** The app createServer made (a test may look at its layers). */
+  app: Express;
   config: Config;
   services: Services;
   store: Store;
@@ -88,6 +91,7 @@ export async function startTestServer(
 
   return {
     url,
+    app,
     config,
     services,
     store,
