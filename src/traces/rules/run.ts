@@ -43,32 +43,34 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
   // A GenAI span whose content (log records) may not have arrived yet: looked at again shortly, still queued.
   if (!unit.ok && unit.recheck) return void (await rules.postpone(job.id, new Date(Date.now() + RECHECK_MS).toISOString()));
   if (!unit.ok) return void (await rules.finish(job.id, { [`skipped:${unit.reason}`]: 1 }));
+  // The tool's input, built field by field in the order it always had (the target, the extracted
+  // conversation, the log fields): a conditional spread per optional field made a throwaway object
+  // each, and the target was spread in again (issue 33).
   const x = unit.inputs;
-  const inputs = {
-    ...(x.turns ? { turns: x.turns } : { response: x.response, ...(x.request !== undefined ? { request: x.request } : {}) }),
-    ...(x.system_prompt !== undefined ? { system_prompt: x.system_prompt } : {}),
-    ...(x.contexts?.length ? { contexts: x.contexts } : {}),
-    ...(job.session_id ? { session_id: job.session_id.slice(0, 200) } : {}),
-    // trace_id/span_id are log fields (filters, the link from the log page to the trace page).
-    trace_id: unit.span.trace_id,
-    span_id: unit.span.span_id,
-    tags: [`evaluation_rule:${rule.id}`],
-  };
+  const input: Record<string, unknown> = rule.judge_id ? { judge_id: rule.judge_id } : { evaluator_id: rule.evaluator_id! };
+  if (x.turns) input.turns = x.turns;
+  else {
+    input.response = x.response;
+    if (x.request !== undefined) input.request = x.request;
+  }
+  if (x.system_prompt !== undefined) input.system_prompt = x.system_prompt;
+  if (x.contexts?.length) input.contexts = x.contexts;
+  if (job.session_id) input.session_id = job.session_id.slice(0, 200);
+  // trace_id/span_id are log fields (filters, the link from the log page to the trace page).
+  input.trace_id = unit.span.trace_id;
+  input.span_id = unit.span.span_id;
+  input.tags = [`evaluation_rule:${rule.id}`];
   // The run's execution log is carried (src/runs/frame.ts): written with the log file's next commit,
   // not one of its own; its durability is waited for below, before anything that names the log.
-  let logWritten: Promise<void> | undefined;
-  const carryLog = (written: Promise<void>) => {
-    // Its failure is read below; until then it is not an unhandled rejection.
-    written.catch(() => {});
-    logWritten = written;
-  };
+  const carried = new CarriedLog();
   try {
     // Object.assign, not { ...services, caller }: that form gets a map of its own per unit on Node 20.
-    const ctx = Object.assign({ caller, carryLog }, services);
+    const ctx = Object.assign({ caller, carryLog: carried.carry }, services);
     // The tool's own run (its input checks, then the engine), read as a value (engine/outcome.ts).
     const result = rule.judge_id
-      ? await inToolSpan(tools.runJudge, ctx, () => runJudgeOutcome(toolInput(tools.runJudge, { judge_id: rule.judge_id, ...inputs }, ctx), ctx))
-      : await inToolSpan(tools.runEvaluator, ctx, () => runEvaluatorOutcome(toolInput(tools.runEvaluator, { evaluator_id: rule.evaluator_id!, ...inputs }, ctx), ctx));
+      ? await inToolSpan(tools.runJudge, ctx, () => runJudgeOutcome(toolInput(tools.runJudge, input, ctx), ctx))
+      : await inToolSpan(tools.runEvaluator, ctx, () => runEvaluatorOutcome(toolInput(tools.runEvaluator, input, ctx), ctx));
+    const logWritten = carried.written;
     if (result.failed) {
       // Every evaluator failed (the run is logged, on disk before the unit may finish; a rare path,
       // so waited for in the slot): the model is unavailable; the unit stays and is
@@ -110,10 +112,33 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     else await rest;
   } catch (err) {
     // A log carried before the throw: on disk (or failed) before the unit may finish.
-    await logWritten?.catch(() => {});
+    await carried.written?.catch(() => {});
     await failed(rules, job, err);
   }
 }
+
+/**
+ * The run's carried execution log (src/runs/frame.ts hands it over through ctx.carryLog). A class
+ * with a bound method, not a named closure made per unit: tsx (esbuild keepNames) names every named
+ * closure with a defineProperty call as it is made (issue 33: __name was runUnit's only caller in
+ * the span bench's profile, 53 ms of 15 s with its defineProperty).
+ */
+class CarriedLog {
+  written: Promise<void> | undefined;
+  readonly carry: (written: Promise<void>) => void;
+
+  constructor() {
+    this.carry = this.take.bind(this);
+  }
+
+  private take(written: Promise<void>): void {
+    // Its failure is read by runUnit; until then it is not an unhandled rejection.
+    written.catch(noop);
+    this.written = written;
+  }
+}
+
+const noop = () => {};
 
 /** A unit whose judging or linking threw: skipped, left for another attempt, or finished as failed. */
 async function failed(rules: RuleStore, job: EvalJob, err: unknown): Promise<void> {
