@@ -107,7 +107,7 @@ export function createServer(services: Services, opts: ServerOptions = {}): expr
   app.use(demo);
 
   // One limiter for REST and MCP alike (perKeyLimit): a key limited to N requests a minute gets N in total.
-  app.use('/mcp', mcpRouter(services, authenticator, perKeyLimit)); // mcpPath
+  app.use('/mcp', mcpRouter(services, authenticator, perKeyLimit)); // the paths mcpPath (above) steps aside for
 
   // h-traces: the OTLP/HTTP receiver reads its own body (protobuf or JSON, gzip), within its own limits.
   app.use(otlp[0]);

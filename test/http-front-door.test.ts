@@ -67,7 +67,15 @@ test('a run through the front door answers with the headers, errors and limits o
 
 test('an OTLP traces export is served by the front door, with its metric label, log line and errors as before', async () => {
   const lines: Array<Record<string, unknown>> = [];
-  const destination = { write: (chunk: string) => void lines.push(...chunk.split('\n').filter(Boolean).map((l) => JSON.parse(l))) };
+  const destination = {
+    write: (chunk: string) =>
+      void lines.push(
+        ...chunk
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      ),
+  };
   const env = { TRIBUNAL_METRICS_TOKEN: 'metrics-token-for-tests-0123456789' };
   const obs = await createObservability(loadConfig(env), { logger: await createLogger({ logLevel: 'info', logPretty: false }, destination), processMetrics: false });
   const server = await startTestServer(env, { observability: obs });

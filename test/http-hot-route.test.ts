@@ -133,7 +133,12 @@ test('through a server: a run path that does not decode is refused as before, au
 
 test('each kind of hot route runs its own layers and steps aside for the routers before its own', async () => {
   const hot = hotRoutes([
-    { pretest: RUN_PATH, routes: [{ path: '/v1/judges/:judge_id/execute/', handler: answer('run') }], layers: [[step('v1Auth')], [step('body')]], passBy: [/^\/otel\/v1\/traces/i] },
+    {
+      pretest: RUN_PATH,
+      routes: [{ path: '/v1/judges/:judge_id/execute/', handler: answer('run') }],
+      layers: [[step('v1Auth')], [step('body')]],
+      passBy: [/^\/otel\/v1\/traces/i],
+    },
     { pretest: /^\/otel\/v1\/traces\/?(?:\?|$)/i, routes: [{ path: '/otel/v1/traces', handler: answer('traces') }], layers: [[step('otlpAuth')]], passBy: [/^\/mcp/i] },
   ]);
   assert.deepEqual(await dispatch(hot, 'POST', '/v1/judges/j1/execute/'), { answered: 'run', steps: ['v1Auth', 'body'] });
