@@ -4,7 +4,9 @@
 // ways: field by field (the schema's fields and limits are the quick check's, so a limit added to
 // the server's schema fails here until the quick check follows), and row by row over generated rows.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { allRows, openDataset } from '../src/cli/dataset.ts';
 import { RowInput, toRunInput } from '../src/cli/row-check.ts';
 import { QUICK_RULES, QUICK_TEXT_FIELDS, quickRunInput } from '../src/cli/row-quick-check.ts';
 
@@ -68,5 +70,31 @@ describe('the quick row check follows the row schema', () => {
     }
     assert.ok(quickRunInput(rows[0]!) && quickRunInput(rows[1]!), 'plain rows pass the quick check');
     assert.ok(passed > 1000, `the quick check passed ${passed} rows: too few to say anything`);
+  });
+});
+
+describe('a dataset of mixed rows', () => {
+  test('plain rows (quick check), bad rows and conversations (row schema) each come out as the row schema says, with the hash a resume compares', async () => {
+    const lines = [
+      JSON.stringify({ id: 'a', request: 'Q?', response: 'A.', tags: ['t'] }),
+      JSON.stringify({ id: 'b', response: '' }),
+      '{not json',
+      JSON.stringify({ turns: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] }),
+      JSON.stringify({ response: 'R', user_id: 'u'.repeat(201) }),
+    ];
+    const rows = await allRows(await openDataset(`${lines.join('\n')}\n`, 'jsonl'));
+    assert.equal(rows.length, 5);
+    for (const [i, row] of rows.entries()) {
+      // The same 16 hex digits as every earlier version wrote to --out (a resume reads them back).
+      assert.equal(row.hash, createHash('sha1').update(lines[i]!).digest('hex').slice(0, 16), `row ${i + 1}'s hash`);
+      if (i === 2) continue;
+      const want = toRunInput(JSON.parse(lines[i]!));
+      assert.equal(JSON.stringify({ input: row.input, id: row.id, error: row.error }), JSON.stringify({ input: want.input, id: want.id, error: want.error }), `row ${i + 1}`);
+    }
+    assert.match(rows[2]!.error!, /^invalid JSON/);
+    assert.deepEqual(
+      rows.map((r) => Boolean(r.error)),
+      [false, true, true, false, true],
+    );
   });
 });

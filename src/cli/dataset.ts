@@ -7,7 +7,7 @@
 // optional system_prompt instead of request/response. In CSV, contexts and tags are a JSON array
 // (["a","b"]) or |-separated text (a|b), turns is a JSON array; an empty cell is an absent field.
 // The server checks turns in full (roles, the judged turn, limits); a row it refuses is reported.
-import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { quickRunInput } from './row-quick-check.ts';
 import type { RunInput } from './row-check.ts';
 
@@ -26,7 +26,20 @@ export interface DatasetRow {
   error?: string;
 }
 
-const hash = (text: string) => createHash('sha1').update(text).digest('hex').slice(0, 16);
+/**
+ * node:crypto loads on the first hash, not with this module: importing it cost `tribunal eval` about
+ * 4 ms before its first requests could leave (issue 33), and no row's hash is read before an
+ * answer comes back (the result line) or a resume compares it.
+ */
+let createHash: typeof import('node:crypto').createHash | undefined;
+const sha1 = (text: string) =>
+  (createHash ??= (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash)('sha1').update(text).digest('hex').slice(0, 16);
+
+/** The row `fields` with its `hash`, the hash of `text` computed on first read (see sha1 above). */
+function withHash<T extends object>(fields: T, text: string): T & { hash: string } {
+  let value: string | undefined;
+  return Object.defineProperty(fields, 'hash', { get: () => (value ??= sha1(text)), enumerable: true }) as T & { hash: string };
+}
 
 export type DatasetFormat = 'jsonl' | 'csv';
 
@@ -84,15 +97,18 @@ function jsonlDataset(text: string): Dataset {
 }
 
 async function jsonlRow(raw: string, row: number, line: number): Promise<DatasetRow> {
-  const base = { row, line, hash: hash(raw.trim()) };
+  return withHash({ row, line, ...(await jsonlFields(raw)) }, raw.trim());
+}
+
+async function jsonlFields(raw: string): Promise<{ input?: RunInput; id?: string; error?: string }> {
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch (err) {
-    return { ...base, error: `invalid JSON (${(err as Error).message})` };
+    return { error: `invalid JSON (${(err as Error).message})` };
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ...base, error: 'not a JSON object' };
-  return { ...base, ...(await toRunInput(value as Record<string, unknown>)) };
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { error: 'not a JSON object' };
+  return toRunInput(value as Record<string, unknown>);
 }
 
 interface CsvRecord {
@@ -179,24 +195,27 @@ async function parseCsvDataset(text: string): Promise<DatasetRow[]> {
 
 async function csvRow(rec: CsvRecord, index: number, columns: string[], idColumn: number): Promise<DatasetRow> {
   const id = idColumn >= 0 && rec.fields[idColumn] ? rec.fields[idColumn] : undefined;
-  const base = { row: index + 1, line: rec.line, hash: hash(JSON.stringify(rec.fields)), ...(id !== undefined ? { id } : {}) };
-  if (rec.error) return { ...base, error: `malformed CSV: ${rec.error}` };
-  if (rec.fields.length !== columns.length) return { ...base, error: `has ${rec.fields.length} fields; the header has ${columns.length}` };
+  return withHash({ row: index + 1, line: rec.line, ...(id !== undefined ? { id } : {}), ...(await csvFields(rec, columns)) }, JSON.stringify(rec.fields));
+}
+
+async function csvFields(rec: CsvRecord, columns: string[]): Promise<{ input?: RunInput; id?: string; error?: string }> {
+  if (rec.error) return { error: `malformed CSV: ${rec.error}` };
+  if (rec.fields.length !== columns.length) return { error: `has ${rec.fields.length} fields; the header has ${columns.length}` };
   const raw: Record<string, unknown> = {};
   for (let c = 0; c < columns.length; c++) {
     const cell = rec.fields[c];
     if (cell === '') continue;
     if (ARRAY_COLUMNS.has(columns[c])) {
       const arr = cellToArray(cell);
-      if (!Array.isArray(arr)) return { ...base, error: `"${columns[c]}" is neither a JSON array nor |-separated text` };
+      if (!Array.isArray(arr)) return { error: `"${columns[c]}" is neither a JSON array nor |-separated text` };
       raw[columns[c]] = arr;
     } else if (JSON_COLUMNS.has(columns[c])) {
       try {
         raw[columns[c]] = JSON.parse(cell);
       } catch {
-        return { ...base, error: `"${columns[c]}" is not valid JSON` };
+        return { error: `"${columns[c]}" is not valid JSON` };
       }
     } else raw[columns[c]] = cell;
   }
-  return { ...base, ...(await toRunInput(raw)) };
+  return toRunInput(raw);
 }
