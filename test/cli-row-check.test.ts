@@ -10,7 +10,12 @@ import { allRows, openDataset } from '../src/cli/dataset.ts';
 import { RowInput, toRunInput } from '../src/cli/row-check.ts';
 import { QUICK_RULES, QUICK_TEXT_FIELDS, quickRunInput } from '../src/cli/row-quick-check.ts';
 
-type Def = { type: string; innerType?: { _zod: { def: Def } }; element?: { _zod: { def: Def } }; checks?: Array<{ _zod: { def: { check: string; minimum?: number; maximum?: number } } }> };
+type Def = {
+  type: string;
+  innerType?: { _zod: { def: Def } };
+  element?: { _zod: { def: Def } };
+  checks?: Array<{ _zod: { def: { check: string; minimum?: number; maximum?: number } } }>;
+};
 const defOf = (schema: unknown) => (schema as { _zod: { def: Def } })._zod.def;
 
 describe('the quick row check follows the row schema', () => {
@@ -43,7 +48,7 @@ describe('the quick row check follows the row schema', () => {
 
   test('row by row: whatever the quick check passes, the schema passes with the same input and id', () => {
     let seed = 33;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
     const texts = ['', 'a', 'Open Settings, then Security.', 'é😀 ünïcode', 'x'.repeat(199), 'x'.repeat(200), 'x'.repeat(201)];
     const others = [undefined, undefined, undefined, null, 0, 5, true, {}, [], ['a', 'b'], ['a', 5], [null]];
@@ -79,7 +84,12 @@ describe('a dataset of mixed rows', () => {
       JSON.stringify({ id: 'a', request: 'Q?', response: 'A.', tags: ['t'] }),
       JSON.stringify({ id: 'b', response: '' }),
       '{not json',
-      JSON.stringify({ turns: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] }),
+      JSON.stringify({
+        turns: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'hello' },
+        ],
+      }),
       JSON.stringify({ response: 'R', user_id: 'u'.repeat(201) }),
     ];
     const rows = await allRows(await openDataset(`${lines.join('\n')}\n`, 'jsonl'));
