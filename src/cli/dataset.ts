@@ -71,6 +71,9 @@ export async function allRows(dataset: Dataset): Promise<DatasetRow[]> {
   return rows;
 }
 
+/** The row schema's module (row-check.ts), loaded by the first row that needs it. */
+let rowCheck: Promise<typeof import('./row-check.ts')> | undefined;
+
 /**
  * Checks one row's fields; answers the run input or the reason it is bad. A plain row (request,
  * response and the other text fields, no turns) that is plainly valid passes the quick check
@@ -81,7 +84,8 @@ export async function allRows(dataset: Dataset): Promise<DatasetRow[]> {
 async function toRunInput(raw: Record<string, unknown>): Promise<{ input?: RunInput; id?: string; error?: string }> {
   const quick = quickRunInput(raw);
   if (quick) return quick;
-  return (await import('./row-check.ts')).toRunInput(raw);
+  rowCheck ??= import('./row-check.ts');
+  return (await rowCheck).toRunInput(raw);
 }
 
 function jsonlDataset(text: string): Dataset {
