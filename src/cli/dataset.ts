@@ -7,27 +7,11 @@
 // optional system_prompt instead of request/response. In CSV, contexts and tags are a JSON array
 // (["a","b"]) or |-separated text (a|b), turns is a JSON array; an empty cell is an absent field.
 // The server checks turns in full (roles, the judged turn, limits); a row it refuses is reported.
-import { createHash } from 'node:crypto';
-import { z } from 'zod';
-import { ExecutionInputShape } from '../schemas/execution-input.ts';
+import { createRequire } from 'node:module';
+import { quickRunInput } from './row-quick-check.ts';
+import type { RunInput } from './row-check.ts';
 
-/**
- * The fields a row may give: the execute call's own, taken from the schema the server checks them
- * with, so a row is refused here with the server's rule (and, for limits, the server's words).
- * Unknown columns are dropped, as the server would.
- */
-const RowInput = z.object({
-  turns: ExecutionInputShape.turns,
-  response: ExecutionInputShape.response,
-  request: ExecutionInputShape.request,
-  system_prompt: ExecutionInputShape.system_prompt,
-  contexts: ExecutionInputShape.contexts,
-  expected_output: ExecutionInputShape.expected_output,
-  tags: ExecutionInputShape.tags,
-  user_id: ExecutionInputShape.user_id,
-  session_id: ExecutionInputShape.session_id,
-});
-export type RunInput = z.infer<typeof RowInput>;
+export type { RunInput };
 
 export interface DatasetRow {
   /** 1-based position among the data rows (blank lines and the CSV header are not rows). */
@@ -42,7 +26,20 @@ export interface DatasetRow {
   error?: string;
 }
 
-const hash = (text: string) => createHash('sha1').update(text).digest('hex').slice(0, 16);
+/**
+ * node:crypto loads on the first hash, not with this module: importing it cost `tribunal eval` about
+ * 4 ms before its first requests could leave (issue 33), and no row's hash is read before an
+ * answer comes back (the result line) or a resume compares it.
+ */
+let createHash: typeof import('node:crypto').createHash | undefined;
+const sha1 = (text: string) =>
+  (createHash ??= (createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')).createHash)('sha1').update(text).digest('hex').slice(0, 16);
+
+/** The row `fields` with its `hash`, the hash of `text` computed on first read (see sha1 above). */
+function withHash<T extends object>(fields: T, text: string): T & { hash: string } {
+  let value: string | undefined;
+  return Object.defineProperty(fields, 'hash', { get: () => (value ??= sha1(text)), enumerable: true }) as T & { hash: string };
+}
 
 export type DatasetFormat = 'jsonl' | 'csv';
 
@@ -54,48 +51,41 @@ export type DatasetFormat = 'jsonl' | 'csv';
  */
 export interface Dataset {
   readonly size: number;
-  /** The row at 0-based position `index`, checked on first use (the same object every time). */
-  row(index: number): DatasetRow;
+  /**
+   * The row at 0-based position `index`, checked on first use (the same object every time).
+   * Asynchronous because a row the quick check cannot pass loads the row schema first.
+   */
+  row(index: number): Promise<DatasetRow>;
 }
 
 export async function openDataset(text: string, format: DatasetFormat): Promise<Dataset> {
   if (format === 'jsonl') return jsonlDataset(text);
   const rows = await parseCsvDataset(text);
-  return { size: rows.length, row: (index) => rows[index] };
+  return { size: rows.length, row: async (index) => rows[index] };
 }
 
 /** Every row of a dataset, checked. */
-export function allRows(dataset: Dataset): DatasetRow[] {
-  return Array.from({ length: dataset.size }, (_, index) => dataset.row(index));
+export async function allRows(dataset: Dataset): Promise<DatasetRow[]> {
+  const rows: DatasetRow[] = [];
+  for (let index = 0; index < dataset.size; index++) rows.push(await dataset.row(index));
+  return rows;
 }
 
-const present = (v: unknown) => v !== undefined && v !== null;
+/** The row schema's module (row-check.ts), loaded by the first row that needs it. */
+let rowCheck: Promise<typeof import('./row-check.ts')> | undefined;
 
-/** The row's first schema problem in the CLI's words: the field in quotes, and a turn by its number. */
-function issueMessage(issue: z.core.$ZodIssue): string {
-  const [field, index] = issue.path;
-  const name = `"${String(field)}"`;
-  if (field === 'turns' && typeof index === 'number') {
-    const shape = issue.path.length <= 3 && issue.code === 'invalid_type';
-    return shape ? `${name} item ${index + 1} must be an object with a "role" and a "content" string` : `${name} item ${index + 1}: ${issue.message}`;
-  }
-  if (issue.code !== 'invalid_type') return issue.message; // a limit: the schema's own words name the field
-  if (field === 'turns') return `${name} must be a non-empty array of turns`;
-  if (field === 'contexts' || field === 'tags') return `${name} must be an array of strings`;
-  return `${name} must be a string`;
-}
-
-/** Checks one row's fields; answers the run input or the reason it is bad. */
-function toRunInput(raw: Record<string, unknown>): { input?: RunInput; id?: string; error?: string } {
-  const id = present(raw.id) ? String(raw.id) : undefined;
-  // An empty CSV cell or a JSON null is an absent field, as the comment at the top says.
-  const given = Object.fromEntries(Object.entries(raw).filter(([, v]) => present(v)));
-  if (present(given.turns) && (present(given.response) || present(given.request))) return { id, error: 'give either "turns" or "request"/"response", not both' };
-  if (!present(given.turns) && !present(given.response)) return { id, error: 'missing "response"' };
-  const parsed = RowInput.safeParse(given);
-  if (!parsed.success) return { id, error: issueMessage(parsed.error.issues[0]) };
-  if (parsed.data.turns && !parsed.data.turns.length) return { id, error: '"turns" must be a non-empty array of turns' };
-  return { input: parsed.data, id };
+/**
+ * Checks one row's fields; answers the run input or the reason it is bad. A plain row (request,
+ * response and the other text fields, no turns) that is plainly valid passes the quick check
+ * (row-quick-check.ts); any other row, bad ones included, goes through the row schema
+ * (row-check.ts), loaded on first need: zod and the schemas cost `tribunal eval` 30-45 ms of its
+ * start before the first request could leave (issue 33), and a dataset of plain rows never needs them.
+ */
+async function toRunInput(raw: Record<string, unknown>): Promise<{ input?: RunInput; id?: string; error?: string }> {
+  const quick = quickRunInput(raw);
+  if (quick) return quick;
+  rowCheck ??= import('./row-check.ts');
+  return (await rowCheck).toRunInput(raw);
 }
 
 function jsonlDataset(text: string): Dataset {
@@ -103,23 +93,26 @@ function jsonlDataset(text: string): Dataset {
   /** The index in `lines` of each row: every line that is not blank. */
   const at: number[] = [];
   for (let i = 0; i < lines.length; i++) if (lines[i].trim()) at.push(i);
-  const rows: Array<DatasetRow | undefined> = new Array(at.length);
+  const rows: Array<Promise<DatasetRow> | undefined> = new Array(at.length);
   return {
     size: at.length,
     row: (index) => (rows[index] ??= jsonlRow(lines[at[index]].replace(/\r$/, ''), index + 1, at[index] + 1)),
   };
 }
 
-function jsonlRow(raw: string, row: number, line: number): DatasetRow {
-  const base = { row, line, hash: hash(raw.trim()) };
+async function jsonlRow(raw: string, row: number, line: number): Promise<DatasetRow> {
+  return withHash({ row, line, ...(await jsonlFields(raw)) }, raw.trim());
+}
+
+async function jsonlFields(raw: string): Promise<{ input?: RunInput; id?: string; error?: string }> {
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch (err) {
-    return { ...base, error: `invalid JSON (${(err as Error).message})` };
+    return { error: `invalid JSON (${(err as Error).message})` };
   }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ...base, error: 'not a JSON object' };
-  return { ...base, ...toRunInput(value as Record<string, unknown>) };
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return { error: 'not a JSON object' };
+  return toRunInput(value as Record<string, unknown>);
 }
 
 interface CsvRecord {
@@ -199,27 +192,34 @@ async function parseCsvDataset(text: string): Promise<DatasetRow[]> {
   const [header, ...data] = records;
   const columns = header.fields.map((h) => h.trim().toLowerCase());
   const idColumn = columns.indexOf('id');
-  return data.map((rec, index) => {
-    const id = idColumn >= 0 && rec.fields[idColumn] ? rec.fields[idColumn] : undefined;
-    const base = { row: index + 1, line: rec.line, hash: hash(JSON.stringify(rec.fields)), ...(id !== undefined ? { id } : {}) };
-    if (rec.error) return { ...base, error: `malformed CSV: ${rec.error}` };
-    if (rec.fields.length !== columns.length) return { ...base, error: `has ${rec.fields.length} fields; the header has ${columns.length}` };
-    const raw: Record<string, unknown> = {};
-    for (let c = 0; c < columns.length; c++) {
-      const cell = rec.fields[c];
-      if (cell === '') continue;
-      if (ARRAY_COLUMNS.has(columns[c])) {
-        const arr = cellToArray(cell);
-        if (!Array.isArray(arr)) return { ...base, error: `"${columns[c]}" is neither a JSON array nor |-separated text` };
-        raw[columns[c]] = arr;
-      } else if (JSON_COLUMNS.has(columns[c])) {
-        try {
-          raw[columns[c]] = JSON.parse(cell);
-        } catch {
-          return { ...base, error: `"${columns[c]}" is not valid JSON` };
-        }
-      } else raw[columns[c]] = cell;
-    }
-    return { ...base, ...toRunInput(raw) };
-  });
+  const rows: DatasetRow[] = [];
+  for (const [index, rec] of data.entries()) rows.push(await csvRow(rec, index, columns, idColumn));
+  return rows;
+}
+
+async function csvRow(rec: CsvRecord, index: number, columns: string[], idColumn: number): Promise<DatasetRow> {
+  const id = idColumn >= 0 && rec.fields[idColumn] ? rec.fields[idColumn] : undefined;
+  return withHash({ row: index + 1, line: rec.line, ...(id !== undefined ? { id } : {}), ...(await csvFields(rec, columns)) }, JSON.stringify(rec.fields));
+}
+
+async function csvFields(rec: CsvRecord, columns: string[]): Promise<{ input?: RunInput; id?: string; error?: string }> {
+  if (rec.error) return { error: `malformed CSV: ${rec.error}` };
+  if (rec.fields.length !== columns.length) return { error: `has ${rec.fields.length} fields; the header has ${columns.length}` };
+  const raw: Record<string, unknown> = {};
+  for (let c = 0; c < columns.length; c++) {
+    const cell = rec.fields[c];
+    if (cell === '') continue;
+    if (ARRAY_COLUMNS.has(columns[c])) {
+      const arr = cellToArray(cell);
+      if (!Array.isArray(arr)) return { error: `"${columns[c]}" is neither a JSON array nor |-separated text` };
+      raw[columns[c]] = arr;
+    } else if (JSON_COLUMNS.has(columns[c])) {
+      try {
+        raw[columns[c]] = JSON.parse(cell);
+      } catch {
+        return { error: `"${columns[c]}" is not valid JSON` };
+      }
+    } else raw[columns[c]] = cell;
+  }
+  return toRunInput(raw);
 }

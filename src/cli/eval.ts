@@ -115,7 +115,7 @@ missing response) are reported with their line number and skipped.
         ?.split(',')
         .map((t) => t.trim())
         .filter(Boolean);
-      const summary = await runOnServer(api, judge, allRows(rows), {
+      const summary = await runOnServer(api, judge, await allRows(rows), {
         outPath,
         quiet: Boolean(values.quiet),
         pollMs,
