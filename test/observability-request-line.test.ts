@@ -41,7 +41,16 @@ function randomNumber(next: () => number): number {
 
 function randomFields(next: () => number): RequestLineFields {
   const optional = () => (next() < 0.4 ? undefined : randomString(next));
-  return { req_id: randomString(next), method: randomString(next), route: randomString(next), status: randomNumber(next), latency_ms: randomNumber(next), org_id: optional(), code: optional(), trace_id: optional() };
+  return {
+    req_id: randomString(next),
+    method: randomString(next),
+    route: randomString(next),
+    status: randomNumber(next),
+    latency_ms: randomNumber(next),
+    org_id: optional(),
+    code: optional(),
+    trace_id: optional(),
+  };
 }
 
 /** Both lines with their time taken out, and the times. */
