@@ -9,6 +9,15 @@ import { validationError } from './errors.ts';
  * published as JSON Schema); the limits are configuration.
  */
 export function enforceLimits(value: unknown, limits: Config['limits'], path: string[] = []): void {
+  walk(value, limits, [...path]);
+}
+
+/**
+ * enforceLimits over one path that grows and shrinks as the walk goes (a run's input is walked on
+ * every call: a path array per field and an entries array per object cost an allocation each,
+ * issue 33). The path is joined only for an error.
+ */
+function walk(value: unknown, limits: Config['limits'], path: string[]): void {
   if (typeof value === 'string') {
     if (value.length > limits.textChars) {
       throw validationError(`${path.join('.') || 'value'} is ${value.length} characters; the limit is ${limits.textChars} (TRIBUNAL_MAX_TEXT).`, [
@@ -22,9 +31,19 @@ export function enforceLimits(value: unknown, limits: Config['limits'], path: st
         { field: path.join('.'), message: `at most ${limits.contexts} items` },
       ]);
     }
-    value.forEach((item, i) => enforceLimits(item, limits, [...path, String(i)]));
+    for (let i = 0; i < value.length; i++) {
+      path.push(String(i));
+      walk(value[i], limits, path);
+      path.pop();
+    }
   } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) enforceLimits(v, limits, [...path, k]);
+    // for...in over own keys: Object.entries' order, without its arrays.
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      path.push(key);
+      walk((value as Record<string, unknown>)[key], limits, path);
+      path.pop();
+    }
   }
 }
 
