@@ -68,6 +68,10 @@ describe('Messages API call without the SDK client, against the SDK client', () 
     ['a 500 whose body is not JSON', { kind: 'raw', status: 500, body: '<html>bad gateway</html>', headers: { 'content-type': 'text/html' } }],
     ['a 200 whose body is not JSON (text/plain)', { kind: 'raw', status: 200, body: 'hello', headers: { 'content-type': 'text/plain' } }],
     ['a 200 that says JSON but is not', { kind: 'raw', status: 200, body: '{not json', headers: { 'content-type': 'application/json' } }],
+    // The headers read one by one (BufferedAnswer.header): a media type with parameters, a +json type, an empty JSON answer.
+    ['a 200 JSON answer with a charset', { kind: 'raw', status: 200, body: '{"type":"message","content":[]}', headers: { 'content-type': 'application/json; charset=utf-8' } }],
+    ['a 200 answer of a +json type', { kind: 'raw', status: 200, body: '{"type":"message","content":[]}', headers: { 'content-type': 'application/vnd.fake+json' } }],
+    ['a 200 JSON answer with no body (content-length 0)', { kind: 'raw', status: 200, body: '', headers: { 'content-type': 'application/json' } }],
     ['a dropped connection', { kind: 'drop' }],
   ] as Array<[string, FakeAnswer]>) {
     test(`the same outcome for ${name}`, async () => {

@@ -63,31 +63,59 @@ function abortError(signal: AbortSignal): Error {
   return Object.assign(new Error('This operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
 }
 
-/** An answer read whole: status, headers as the server sent them (names in lower case), body decoded per content-encoding. */
-export interface BufferedAnswer {
-  status: number;
-  statusText: string;
-  headers: Array<[string, string]>;
-  data: Buffer;
+/** True when a raw header name is `name` (lower case), ignoring case: a string is made only for a name of the right length. */
+const isHeader = (raw: Buffer, name: string) => raw.length === name.length && raw.toString('latin1').toLowerCase() === name;
+
+/**
+ * An answer read whole: status, body decoded per content-encoding, and its headers as the server
+ * sent them (names in lower case), content-encoding and content-length left out once the body was
+ * decoded. The headers are turned into strings only when asked for: a model call reads two of the
+ * twenty-odd a provider sends, and making a string of each name and value, a pair of each, cost
+ * some sixty allocations a call.
+ */
+export class BufferedAnswer {
+  #headers: Array<[string, string]> | undefined;
+
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+    /** Name, value, name, value... as undici collected them. */
+    private readonly raw: Buffer[],
+    readonly data: Buffer,
+    /** The answer named a content-encoding: its content-encoding and content-length are not the body's. */
+    private readonly encoded: boolean,
+  ) {}
+
+  get headers(): Array<[string, string]> {
+    if (this.#headers) return this.#headers;
+    const pairs: Array<[string, string]> = [];
+    for (let i = 0; i < this.raw.length; i += 2) {
+      const key = this.raw[i]!.toString('latin1').toLowerCase();
+      if (this.encoded && (key === 'content-encoding' || key === 'content-length')) continue;
+      pairs.push([key, this.raw[i + 1]!.toString('latin1')]);
+    }
+    this.#headers = pairs;
+    return pairs;
+  }
+
+  /** The first value of one header (`name` in lower case), as `headers` has it, without making the others. */
+  header(name: string): string | undefined {
+    if (this.encoded && (name === 'content-encoding' || name === 'content-length')) return undefined;
+    for (let i = 0; i < this.raw.length; i += 2) if (isHeader(this.raw[i]!, name)) return this.raw[i + 1]!.toString('latin1');
+    return undefined;
+  }
 }
 
-/** The collected answer: decoded per content-encoding (a promise only then), headers as the server sent them. */
+/** The collected answer: decoded per content-encoding (a promise only then). */
 function decodedAnswer(status: number, statusText: string, rawHeaders: Buffer[], chunks: Buffer[], maxBytes: number): BufferedAnswer | Promise<BufferedAnswer> {
   const data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-  const pairs: Array<[string, string]> = [];
   let encoding = '';
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const key = rawHeaders[i]!.toString('latin1').toLowerCase();
-    const value = rawHeaders[i + 1]!.toString('latin1');
-    if (key === 'content-encoding') encoding = value.trim().toLowerCase();
-    pairs.push([key, value]);
-  }
+  // The last content-encoding named counts.
+  for (let i = 0; i < rawHeaders.length; i += 2) if (isHeader(rawHeaders[i]!, 'content-encoding')) encoding = rawHeaders[i + 1]!.toString('latin1').trim().toLowerCase();
   if (encoding === 'gzip' || encoding === 'deflate' || encoding === 'br') {
-    const headers = pairs.filter(([key]) => key !== 'content-encoding' && key !== 'content-length');
-    return decompressBounded(data, encoding, maxBytes).then((decoded) => ({ status, statusText, headers, data: decoded }));
+    return decompressBounded(data, encoding, maxBytes).then((decoded) => new BufferedAnswer(status, statusText, rawHeaders, decoded, true));
   }
-  const headers = encoding ? pairs.filter(([key]) => key !== 'content-encoding' && key !== 'content-length') : pairs;
-  return { status, statusText, headers, data };
+  return new BufferedAnswer(status, statusText, rawHeaders, data, encoding !== '');
 }
 
 /** The answer as a Response for a fetch caller (an SDK). */

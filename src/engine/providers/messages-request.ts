@@ -37,9 +37,6 @@ function noticeDeprecation(model: string): void {
 /** As the SDK tells a timeout from another connection failure. */
 const isAbort = (err: unknown) => err instanceof Error && (err.name === 'AbortError' || /timed? ?out/i.test(`${err}${'cause' in err ? String(err.cause) : ''}`));
 
-/** A header of the answer (names are lower case); a function of the module, not a closure made per call. */
-const headerOf = (answer: BufferedAnswer, name: string) => answer.headers.find(([key]) => key === name)?.[1];
-
 export class MessagesEndpoint {
   private readonly url: URL;
   private readonly headers: Record<string, string>;
@@ -90,9 +87,9 @@ export class MessagesEndpoint {
     }
     if (status === 204) return null as unknown as Anthropic.Message;
     // As the SDK's defaultParseResponse: JSON when the answer says so, else its text.
-    const mediaType = headerOf(answer, 'content-type')?.split(';')[0]?.trim();
+    const mediaType = answer.header('content-type')?.split(';')[0]?.trim();
     if (mediaType?.includes('application/json') || mediaType?.endsWith('+json')) {
-      if (headerOf(answer, 'content-length') === '0') return undefined as unknown as Anthropic.Message;
+      if (answer.header('content-length') === '0') return undefined as unknown as Anthropic.Message;
       return JSON.parse(data.toString('utf8')) as Anthropic.Message;
     }
     return data.toString('utf8') as unknown as Anthropic.Message;
