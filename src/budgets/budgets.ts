@@ -11,11 +11,13 @@ import type { BudgetCap, BudgetKey, Store } from '../store/types.ts';
 
 /** The UTC day last asked for, and the instants it spans: toISOString per run cost microseconds. */
 let known = { day: '', from: 0, until: 0 };
-export function dayOf(at = new Date()): string {
-  const t = at.getTime();
+/** The UTC day of `at` (a Date or epoch ms; default now): a Date is made only when the day changes. */
+export function dayOf(at?: Date | number): string {
+  const t = at === undefined ? Date.now() : typeof at === 'number' ? at : at.getTime();
   if (t >= known.from && t < known.until) return known.day;
-  const day = at.toISOString().slice(0, 10); // throws for an invalid date, as before
-  const from = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+  const date = typeof at === 'object' ? at : new Date(t);
+  const day = date.toISOString().slice(0, 10); // throws for an invalid date, as before
+  const from = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
   known = { day, from, until: from + 86_400_000 };
   return day;
 }
@@ -43,7 +45,7 @@ export interface AppliedCap {
 export const BATCH_CAPS_MAX_AGE_MS = 1000;
 
 /** Every cap that applies to a run: the org's (its own, else the server default), its evaluators', its batch run's. */
-export async function appliedCaps(store: Store, config: Pick<Config, 'budget'>, scopes: RunScopes, at = new Date()): Promise<AppliedCap[]> {
+export async function appliedCaps(store: Store, config: Pick<Config, 'budget'>, scopes: RunScopes, at?: Date): Promise<AppliedCap[]> {
   const reuse = scopes.batchId ? { key: scopes.batchId, maxAgeMs: BATCH_CAPS_MAX_AGE_MS } : undefined;
   const caps = await store.listBudgetCaps(scopes.orgId, reuse);
   const out: AppliedCap[] = [];

@@ -11,6 +11,9 @@ import type { EvaluatorRecord, JudgeRecord } from '../store/types.ts';
 import { appliedCaps, dayOf, reserve, type RunScopes } from './budgets.ts';
 import { callPricings, RunTally } from './estimate.ts';
 
+/** A run is done and logged: a failure to count its cost is logged, not answered (one function, not a closure per run). */
+const countingFailed = (err: unknown) => log.error("budget: counting a run's cost", { err });
+
 /** Unknown costs (a model without a price) count as 0: they cannot be weighed against a cap. */
 const usd = (v: number | null | undefined) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
@@ -126,7 +129,8 @@ export class BudgetedEngine implements ScoringEngine {
    * started, as settle does for the org key. Without the reservation's objects and promises.
    */
   private async uncapped<T extends CostedResult>(ctx: RequestContext, evaluatorIds: string[], options: Pick<RunOptions, 'spend'> | undefined, run: () => Promise<T>): Promise<T> {
-    const at = new Date();
+    // Epoch ms, not a Date: dayOf makes one only when the day changes.
+    const at = Date.now();
     // A throw (a refusal, or the store): nothing was reserved, so nothing is settled.
     const result = await run();
     const total = spentTotal(result, evaluatorIds);
@@ -137,7 +141,7 @@ export class BudgetedEngine implements ScoringEngine {
       options.spend.counted = { key, usd: total };
       return result;
     }
-    if (total !== 0) await ctx.store.settleBudget(key, 0, total).catch((err) => log.error("budget: counting a run's cost", { err }));
+    if (total !== 0) await ctx.store.settleBudget(key, 0, total).catch(countingFailed);
     return result;
   }
 }

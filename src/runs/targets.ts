@@ -42,8 +42,14 @@ export class Targets {
     // A jury's every juror is a target of its own (jury.ts). Check and code evaluators need no model.
     for (const evaluator of evaluators) {
       if (scoresWithoutModel(evaluator)) continue;
-      for (const name of evaluator.models?.length ? evaluator.models : [evaluator.model ?? '']) {
-        if (!targets.has(name)) targets.set(name, await this.targetOf(ctx, name));
+      if (!evaluator.models?.length) {
+        const name = evaluator.model ?? '';
+        // No name is the server's model, which needs no lookup: no await for it (a promise per run).
+        if (!targets.has(name)) targets.set(name, name ? await this.targetOf(ctx, name) : this.serverTarget(ctx.config, name));
+        continue;
+      }
+      for (const name of evaluator.models) {
+        if (!targets.has(name)) targets.set(name, name ? await this.targetOf(ctx, name) : this.serverTarget(ctx.config, name));
       }
     }
     return targets;
@@ -112,6 +118,8 @@ export class Targets {
 
   /** Refuses (model_unavailable) when a target is the server's model and none is configured. */
   requireModels(targets: ReadonlyMap<string, ScoringTarget>): void {
-    if ([...targets.values()].some((t) => t.model === this.model)) requireModel(this.model);
+    for (const target of targets.values()) {
+      if (target.model === this.model) return requireModel(this.model);
+    }
   }
 }
