@@ -111,12 +111,13 @@ export class RuleState {
 
   /**
    * Up to `n` due units in claim order (run_after, then arrival): waiting ones due by `now` and
-   * running ones whose lease ended; read only, the claim change takes them.
+   * running ones whose lease ended. The caller claims every one at once (the claim change, in the
+   * same tick): the waiting ones leave the due order here, where they were put back before only to
+   * be left stale by the claim's new objects (issue 33).
    */
   dueUnits(n: number, now: string): EvalJob[] {
     const expired = this.lapsed(now);
     const out: EvalJob[] = [];
-    const popped: EvalJob[] = [];
     let i = 0;
     while (out.length < n) {
       const top = this.due.peek();
@@ -124,13 +125,10 @@ export class RuleState {
       const lapsed = expired[i];
       if (waiting && (!lapsed || waiting.run_after <= lapsed.run_after)) {
         this.due.pop();
-        popped.push(waiting);
         out.push(waiting);
       } else if (lapsed) out.push(expired[i++]!);
       else break;
     }
-    // Read only: the entries go back; the claim's new objects make them stale.
-    for (const j of popped) this.due.push(dueKey(j), j);
     return out;
   }
 

@@ -19,6 +19,8 @@ const mayAwaitContent = (s: SpanRecord, now: number, waitMs: number) => now - Da
 const sameTurn = (a: Turn, b: Turn) => a.role === b.role && a.content === b.content;
 
 function merge(parts: Extracted[]): Extracted {
+  // One span (every span-scoped unit): its extraction as it is, without building the merged conversation first.
+  if (parts.length === 1) return parts[0]!;
   let conv: Turn[] = [];
   let system: string | undefined;
   const contexts: string[] = [];
@@ -34,7 +36,6 @@ function merge(parts: Extracted[]): Extracted {
   }
   const last = parts[parts.length - 1];
   const out: Extracted = { source: `${last.source} (${parts.length} spans)`, response: last.response };
-  if (parts.length === 1) return last;
   const lastUser = [...conv].reverse().find((t) => t.role === 'user');
   if (lastUser) out.request = lastUser.content;
   if (conv.length && conv[conv.length - 1].role === 'assistant') out.turns = conv;

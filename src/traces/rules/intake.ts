@@ -67,6 +67,9 @@ export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span
   // Per batch, not per span and rule: the same for every unit of it.
   const createdAt = now.toISOString();
   const day = `day:${createdAt.slice(0, 10)}:runs`;
+  // matched and sampled are counted with the queue change itself: a crash never leaves a queued span
+  // uncounted. The same counts for every unit: one object, which the stores only read.
+  const jobCounts: EnqueueCounts = { always: { matched: 1, sampled: 1 }, queued: { [day]: 1 } };
   for (const rule of active) {
     const counts: Record<string, number> = {};
     let counters: Record<string, number> | null = null;
@@ -86,8 +89,6 @@ export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span
         add(counts, 'skipped:no_session_id');
         continue;
       }
-      // matched and sampled are counted with the queue change itself: a crash never leaves a queued span uncounted.
-      const jobCounts = { always: { matched: 1, sampled: 1 }, queued: { [day]: 1 } };
       if (!rule.budget) {
         // No budget to gate on: the units wait for one queue write for the whole batch.
         batch.push({ job, counts: jobCounts });

@@ -39,6 +39,8 @@ export class TraceEvaluationWorker {
   /** Instants (ms) when units queued here fall due, ascending; the timer is set for the first. */
   private readonly wakes: number[] = [];
   private wakeTimer?: NodeJS.Timeout;
+  /** The tick kick() asked for, until it runs. */
+  private tickSoon?: NodeJS.Immediate;
 
   constructor(
     private readonly services: Services,
@@ -124,10 +126,27 @@ export class TraceEvaluationWorker {
     this.wakeTimer.unref();
   }
 
+  /**
+   * Asks for a tick at the end of this turn of the event loop (setImmediate): the wake-ups of one turn
+   * (the judge answers read in it, each freeing a slot, and the exports queued in it) share one tick
+   * and one claim of all the units they make due, where each took a tick of its own, most of them
+   * claiming nothing (issue 33).
+   */
   kick(): void {
     if (this.stopped || !this.services.config.batch.worker) return;
     if (this.ticking) {
       // A wake-up during a claim is kept, not lost: the claim may have run just before a unit fell due.
+      this.kickAgain = true;
+      return;
+    }
+    this.tickSoon ??= setImmediate(this.tickNow);
+  }
+
+  /** The tick kick() asked for: one function made with the worker, not a closure per turn (tsx names each one made). */
+  private readonly tickNow = (): void => {
+    this.tickSoon = undefined;
+    if (this.stopped) return;
+    if (this.ticking) {
       this.kickAgain = true;
       return;
     }
@@ -141,7 +160,7 @@ export class TraceEvaluationWorker {
         this.ticking = false;
         if (this.kickAgain) this.kick();
       });
-  }
+  };
 
   private async tick(): Promise<void> {
     const free = this.concurrency - this.inFlight.size;
@@ -177,6 +196,8 @@ export class TraceEvaluationWorker {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    if (this.tickSoon) clearImmediate(this.tickSoon);
+    this.tickSoon = undefined;
     const ended = (async () => {
       await Promise.allSettled([...this.inFlight]);
       await Promise.allSettled([...this.settling]);
