@@ -19,11 +19,17 @@
 // evaluators in flight) and a rate limit high enough not to interfere. The fake model keeps none of
 // the 3,000 requests a run sends it (issue 33): holding their parsed prompts cost it garbage-collection
 // pauses of 40-80 ms, each holding back every answer due meanwhile, for the CLI and the reference alike.
+//
+// BENCH_TIMELINE=1: also where each CLI run's time goes, stage by stage of a row's round trip (CLI,
+// server, model calls, fake), from events recorded in every process (cli-timeline-preload.mjs, read
+// by cli-timeline.ts); the recording costs CPU, so that run's CPU figures are not the bench's.
+// BENCH_TIMELINE=<directory> keeps the recorded events there.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { timeline } from './cli-timeline.ts';
 import { childCpuMicros, demoWithJudges, envNumber, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -45,6 +51,8 @@ interface Run {
   serverCpuMs: number;
   clientCpuMs: number;
   scored: number;
+  /** The CLI's process id (its timeline file), for the CLI runs. */
+  pid?: number;
 }
 
 async function runCli(server: ChildProcess, env: Record<string, string>, judgeId: string, input: string, concurrency: number, preload: string): Promise<Run> {
@@ -87,7 +95,14 @@ async function runCli(server: ChildProcess, env: Record<string, string>, judgeId
   if (code !== 0) throw new Error(`tribunal eval exited with ${code}: ${stdout}`);
   const summary = JSON.parse(stdout) as { scored: number; elapsed_s: number };
   const cpu = JSON.parse(fs.readFileSync(cpuFile, 'utf8')) as { user: number; system: number };
-  return { wallMs, batchMs: summary.elapsed_s * 1000, serverCpuMs: (serverAfter - serverBefore) / 1000, clientCpuMs: (cpu.user + cpu.system) / 1000, scored: summary.scored };
+  return {
+    wallMs,
+    batchMs: summary.elapsed_s * 1000,
+    serverCpuMs: (serverAfter - serverBefore) / 1000,
+    clientCpuMs: (cpu.user + cpu.system) / 1000,
+    scored: summary.scored,
+    pid: child.pid,
+  };
 }
 
 /** The reference: the same requests from a bare fetch loop in this process (no CLI). */
@@ -122,6 +137,16 @@ async function main() {
     preload,
     "import fs from 'node:fs';\nprocess.on('exit', () => { const u = process.cpuUsage(); fs.writeFileSync(process.env.BENCH_CPU_FILE, JSON.stringify(u)); });\n",
   );
+  // Every process started from here on records its events (the children inherit the environment).
+  // BENCH_TIMELINE=<a directory> instead of 1 keeps the events there.
+  const keep = process.env.BENCH_TIMELINE && process.env.BENCH_TIMELINE !== '1' ? path.resolve(process.env.BENCH_TIMELINE) : undefined;
+  const timelineDir = process.env.BENCH_TIMELINE ? (keep ?? path.join(dir, 'timeline')) : undefined;
+  if (timelineDir) {
+    fs.mkdirSync(timelineDir, { recursive: true });
+    process.env.BENCH_TIMELINE_DIR = timelineDir;
+    process.env.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${path.join(ROOT, 'bench', 'cli-timeline-preload.mjs')}`.trim();
+  }
+  const timelines: Array<{ pid: number; concurrency: number }> = [];
   let fake: Child | undefined;
   let server: Child | undefined;
   try {
@@ -153,6 +178,7 @@ async function main() {
     for (const concurrency of CONCURRENCIES) {
       const idealMs = (ROWS * LATENCY_MS) / concurrency;
       const cli = await runCli(server.child, env, judge.id, input, concurrency, preload);
+      if (cli.pid) timelines.push({ pid: cli.pid, concurrency });
       const bare = await runBare(server.child, serverUrl, key, judge.id, bareBodies, concurrency);
       for (const [label, r] of [
         ['tribunal eval (CLI)', cli],
@@ -170,6 +196,13 @@ async function main() {
     }
     console.log('\ngoals: wall within 1.1 x ideal; at most 5 ms CPU (server + CLI) per graded evaluator');
     console.log('reference (issue, this machine): promptfoo model-graded ~1.5 x ideal, ~40 ms/grading; autoevals ~1.08 x, ~7 ms');
+    if (timelineDir) {
+      // The children write their events as they exit.
+      const exited = [fake, server].map((c) => new Promise((resolve) => c!.child.once('exit', resolve)));
+      stopChildren([fake, server]);
+      await Promise.all(exited);
+      for (const t of timelines) console.log(`\n${timeline(timelineDir, t.pid, LATENCY_MS, t.concurrency).join('\n')}`);
+    }
   } finally {
     stopChildren([fake, server]);
     fs.rmSync(dir, { recursive: true, force: true });

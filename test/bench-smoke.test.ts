@@ -13,13 +13,17 @@ import { cleanEnv } from './helpers/server.ts';
 const FAST_HTTP = { BENCH_SECONDS: '0.3', BENCH_ROUNDS: '1', BENCH_WARMUP_MS: '50', BENCH_INITIAL_WARMUP_MS: '50', BENCH_CONCURRENCY: '2', BENCH_RUNS: '2' };
 
 /** bench file -> the arguments and environment that make it smallest. */
-const SMOKE: Record<string, { args?: string[]; env?: Record<string, string> }> = {
+const SMOKE: Record<string, { args?: string[]; env?: Record<string, string>; expect?: RegExp }> = {
   'batch.bench.ts': { args: ['--items', '12', '--runs', '1', '--latency', '5', '--concurrency', '4'] },
   'caching.bench.ts': { env: { BENCH_CALLS: '10', BENCH_RUNS: '10', BENCH_ROUNDS: '1', BENCH_CONCURRENCY: '2' } },
   'calibration-metrics.bench.ts': { env: { CALIB_BENCH_N: '500', CALIB_BENCH_ROUNDS: '1' } },
   'checks.bench.ts': { env: { CHECK_RUNS: '200', CODE_RUNS: '50', CODE_CONCURRENCY: '4' } },
   'calibration-run.bench.ts': { args: ['--items', '12', '--rounds', '1', '--latency', '5', '--concurrency', '4'] },
-  'cli-eval.bench.ts': { env: { BENCH_ROWS: '12', BENCH_LATENCY: '5', BENCH_CONCURRENCY: '4' } },
+  // With its timeline (BENCH_TIMELINE), so that the measurement cannot silently break either.
+  'cli-eval.bench.ts': {
+    env: { BENCH_ROWS: '12', BENCH_LATENCY: '5', BENCH_CONCURRENCY: '4', BENCH_TIMELINE: '1' },
+    expect: /timeline of the CLI run at concurrency 4 [^\n]*\n {2}CLI send -> server in +mean/,
+  },
   'compare.bench.ts': { env: { BENCH_RUNS: '2', BENCH_MODEL_MS: '5' } },
   'conversation-prompt.bench.ts': { env: { BENCH_ITERATIONS: '20', BENCH_ROUNDS: '1', BENCH_TURNS: '4' } },
   'doors-floor.bench.ts': { env: { ...FAST_HTTP, BENCH_INITIAL_WARMUP_MS: '100', BENCH_WARMUP_MS: '50' } },
@@ -64,12 +68,13 @@ test('every bench in bench/ has a smoke entry', () => {
   assert.deepEqual(files.sort(), Object.keys(SMOKE).sort());
 });
 
-for (const [file, { args = [], env = {} }] of Object.entries(SMOKE)) {
+for (const [file, { args = [], env = {}, expect }] of Object.entries(SMOKE)) {
   test(`${file} finishes at its smallest sizes and prints its figures`, { timeout: 300_000 }, async () => {
     const { code, out } = await runBench(file, args, env);
     assert.equal(code, 0, `${file} exited ${code}:\n${out.slice(-3000)}`);
     // Figures: at least one decimal number printed, and no NaN or Infinity among them.
     assert.match(out, /\d+\.\d+/, `${file} printed no figures:\n${out.slice(-3000)}`);
     assert.doesNotMatch(out, /\bNaN\b|\bInfinity\b/, `${file} printed a broken figure:\n${out.slice(-3000)}`);
+    if (expect) assert.match(out, expect, `${file} did not print what it measures:\n${out.slice(-3000)}`);
   });
 }
