@@ -157,7 +157,9 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
   const pad = 50;
   return [
     `timeline of the CLI run at concurrency ${concurrency} (ms; the recording itself adds a little):`,
-    ...Object.entries(stages).map(([name, values]) => `  ${name.padEnd(pad)} ${spread(values)}  rounds 1-${EARLY}: mean ${early.has(name) ? mean(early.get(name)!).toFixed(2) : '-'}`),
+    ...Object.entries(stages).map(
+      ([name, values]) => `  ${name.padEnd(pad)} ${spread(values)}  rounds 1-${EARLY}: mean ${early.has(name) ? mean(early.get(name)!).toFixed(2) : '-'}`,
+    ),
     `  ${'  of the model calls: the fake, in -> out, beyond'.padEnd(pad)} ${spread(fakeBeyond)}`,
     `  ${'  of which: its latency timer fired late by'.padEnd(pad)} ${spread(inRun(get(fake, 'late')).map(([, late]) => late))}`,
     `  ${'server fdatasync (group commits of the log)'.padEnd(pad)} ${spread(syncMs)}`,
