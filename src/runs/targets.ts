@@ -42,13 +42,8 @@ export class Targets {
     // A jury's every juror is a target of its own (jury.ts). Check and code evaluators need no model.
     for (const evaluator of evaluators) {
       if (scoresWithoutModel(evaluator)) continue;
-      if (!evaluator.models?.length) {
-        const name = evaluator.model ?? '';
+      for (const name of evaluator.models?.length ? evaluator.models : [evaluator.model ?? '']) {
         // No name is the server's model, which needs no lookup: no await for it (a promise per run).
-        if (!targets.has(name)) targets.set(name, name ? await this.targetOf(ctx, name) : this.serverTarget(ctx.config, name));
-        continue;
-      }
-      for (const name of evaluator.models) {
         if (!targets.has(name)) targets.set(name, name ? await this.targetOf(ctx, name) : this.serverTarget(ctx.config, name));
       }
     }

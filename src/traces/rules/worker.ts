@@ -142,14 +142,14 @@ export class TraceEvaluationWorker {
     this.tickSoon ??= setImmediate(this.tickNow);
   }
 
-  /** The tick kick() asked for: one function made with the worker, not a closure per turn (tsx names each one made). */
+  /**
+   * The tick kick() asked for: one function made with the worker, not a closure per turn (tsx names
+   * each one made). Never entered during a tick: kick() asks for it only when no tick runs, and only
+   * this function starts one.
+   */
   private readonly tickNow = (): void => {
     this.tickSoon = undefined;
     if (this.stopped) return;
-    if (this.ticking) {
-      this.kickAgain = true;
-      return;
-    }
     this.ticking = true;
     this.kickAgain = false;
     void this.tick()
