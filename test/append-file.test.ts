@@ -124,3 +124,24 @@ test('riders never keep writes going back to back: one that comes during a write
   release();
   await Promise.all([third, eager]);
 });
+
+test('the appends of one turn of the event loop share one fdatasync, the first one included', async () => {
+  const file = path.join(tempDir(), 'lines.jsonl');
+  const f = new AppendFile(file);
+  const syncs = countFdatasyncs();
+  try {
+    // As the OTLP exports read in one turn: one append each, from separate callbacks of the same turn.
+    const lines = Array.from({ length: 5 }, (_, i) => `{"t":${i}}\n`);
+    const answered = await new Promise<Array<Promise<void>>>((resolve) => {
+      const given: Array<Promise<void>> = [];
+      for (const l of lines) queueMicrotask(() => given.push(f.append(l)));
+      queueMicrotask(() => resolve(given));
+    });
+    await Promise.all(answered);
+    assert.equal(syncs.count, 1, 'one commit for the turn, not one for the first append and one for the rest');
+    assert.equal(fs.readFileSync(file, 'utf8'), lines.join(''));
+  } finally {
+    syncs.restore();
+  }
+  await f.close();
+});

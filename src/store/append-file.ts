@@ -6,6 +6,9 @@
 // file per call). A rewrite (retention, a purge) runs in the same queue, so no append interleaves.
 // A line no caller waits on promptly (an evaluation link, json-traces.ts) can be carried instead:
 // it costs no fdatasync of its own, it waits for the file's next commit, at the latest CARRY_MS later.
+// The appends of one turn of the event loop share one commit, started once the turn's I/O callbacks
+// have run (as journal.ts does for the rules' enqueues): the OTLP exports read in one turn are written
+// and synced together, where the first would start its own commit at once and the rest share the next.
 import fs from 'node:fs';
 import { appendAndSync, GroupCommit, writeFileDurably } from './json-files.ts';
 
@@ -21,6 +24,8 @@ export class AppendFile {
   private rewriteWith: (() => string) | undefined;
   private readonly commit: GroupCommit;
   private closed = false;
+  /** The commit this turn's appends wait for, started at the turn's end. */
+  private turnCommit?: Promise<void>;
 
   constructor(private readonly file: string) {
     this.commit = new GroupCommit(() => this.write());
@@ -30,7 +35,11 @@ export class AppendFile {
   append(text: string): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
     this.pending.push(text);
-    return this.commit.commit();
+    this.turnCommit ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.turnCommit = undefined;
+      return this.commit.commit();
+    });
+    return this.turnCommit;
   }
 
   /**
@@ -91,6 +100,7 @@ export class AppendFile {
   /** Lets the file go once what was given is on disk; nothing is written after. */
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.turnCommit?.catch(() => {});
     await this.commit.commit().catch(() => {});
     this.closed = true;
     if (this.fd !== undefined) fs.closeSync(this.fd);
