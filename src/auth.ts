@@ -8,6 +8,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { notAuthenticated } from './errors.ts';
 import { newId } from './ids.ts';
 import { sha256bytes, sha256hex } from './sha256.ts';
+import { isoOfMs, msOfIso } from './iso-time.ts';
 import type { Organization } from './schemas.ts';
 import type { ApiKeyRecord, Store } from './store/types.ts';
 
@@ -93,7 +94,7 @@ export class Authenticator {
     if (!record || !matches) throw notAuthenticated('Unknown API key.');
     if (record.revoked_at) throw notAuthenticated(`API key ${record.prefix} was revoked at ${record.revoked_at}.`);
     const now = Date.now();
-    if (record.expires_at && Date.parse(record.expires_at) <= now) {
+    if (record.expires_at && msOfIso(record.expires_at) <= now) {
       // h-harden: nothing is left for this key to cancel: its batch runs were stopped when it expired (batch/key-liveness.ts).
       throw notAuthenticated(
         `API key ${record.prefix} expired at ${record.expires_at}; batch runs it started were cancelled when it expired (another key of the organization can read them). Create a new key (or a new demo key).`,
@@ -103,8 +104,8 @@ export class Authenticator {
     if (!org) throw notAuthenticated('Unknown API key.');
     // last_used_at at minute resolution: a write per request would make every read a write. The
     // caller gets the key as it now is (a copy with the new time: the record read is not changed).
-    if (!record.last_used_at || now - Date.parse(record.last_used_at) > LAST_USED_RESOLUTION_MS) {
-      const last_used_at = new Date(now).toISOString();
+    if (!record.last_used_at || now - msOfIso(record.last_used_at) > LAST_USED_RESOLUTION_MS) {
+      const last_used_at = isoOfMs(now);
       void this.store.updateApiKey(record.id, { last_used_at }).catch(() => {});
       return { org, key: Object.assign({}, record, { last_used_at }) };
     }

@@ -55,7 +55,7 @@ const LAYERS: Rooms = [
   [
     'base',
     [
-      /^src\/(schemas|errors|config|ids|version|unknown-fields|prices|limits|secret-box|log|sha256)\.ts$/,
+      /^src\/(schemas|errors|config|ids|version|unknown-fields|prices|limits|secret-box|log|sha256|iso-time)\.ts$/,
       /^src\/schemas\//,
       /^src\/traces\/(types|rules\/types|extract\/(rules|messages))\.ts$/,
     ],

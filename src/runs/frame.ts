@@ -16,6 +16,7 @@ import { log as processLog } from '../log.ts';
 import { feedReviewQueues } from '../review/sources.ts'; // h-review
 import type { EvaluatorRecord, ExecutionLogRecord, JudgeRecord } from '../store/types.ts';
 import { loadAttachments } from './attachments.ts';
+import { isoNow } from '../iso-time.ts';
 
 /** Who ran: a judge or one evaluator, and the project the log is filed in. */
 export type LogHeader = Pick<ExecutionLogRecord, 'judge_id' | 'judge_name' | 'judge_version' | 'evaluator_id' | 'evaluator_name' | 'evaluator_version' | 'project_id'>;
@@ -130,7 +131,7 @@ const feed = (ctx: RequestContext, record: ExecutionLogRecord) =>
 
 export async function runFrame<R extends Answer>(ctx: RequestContext, spec: FrameSpec<R>): Promise<Outcome<R>> {
   const id = spec.logId ?? newId('log');
-  const created_at = new Date().toISOString();
+  const created_at = isoNow();
   const started = performance.now();
   // h-attach: stored files by id (a 404 before anything runs).
   // Without files, no await for them (a run without attachments is the common one).

@@ -1,6 +1,7 @@
 // An OTLP ExportTraceServiceRequest (protobuf decoded with field names as in the .proto, or OTLP/JSON
 // with lowerCamelCase names and hex ids) -> Tribunal's spans. A span that cannot be kept (a bad id, no
 // name) is rejected with its reason and counted, never dropped silently (partial_success).
+import { isoNow, isoOfMs } from '../iso-time.ts';
 import type { Span } from './types.ts';
 
 type Obj = Record<string, unknown>;
@@ -88,7 +89,7 @@ export function int64(v: unknown): bigint | null {
   return null;
 }
 
-export const isoOfNanos = (n: bigint) => new Date(Number(n / 1_000_000n)).toISOString();
+export const isoOfNanos = (n: bigint) => isoOfMs(Number(n / 1_000_000n));
 
 /** AnyValue -> a plain JSON value. */
 export function anyValue(v: unknown, read: Read = field): unknown {
@@ -149,12 +150,12 @@ export interface Normalized {
 }
 
 /** Throws OtlpShapeError when the request itself is not an ExportTraceServiceRequest. */
-export function normalizeRequest(request: unknown, receivedAt = new Date().toISOString()): Normalized {
+export function normalizeRequest(request: unknown, receivedAt = isoNow()): Normalized {
   return normalize(request, receivedAt, field);
 }
 
 /** The same for a request as protobufjs decoded it (proto.ts decodeExportMessage), read in place. */
-export function normalizeMessage(request: unknown, receivedAt = new Date().toISOString()): Normalized {
+export function normalizeMessage(request: unknown, receivedAt = isoNow()): Normalized {
   return normalize(request, receivedAt, own);
 }
 

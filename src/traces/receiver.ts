@@ -17,6 +17,7 @@ import { type Normalized, normalizeMessage, normalizeRequest, OtlpShapeError } f
 import { decodeExportMessage, encodeExportResponse, encodeStatus } from './proto.ts';
 import { traceStoreOf } from './store.ts';
 import { log } from '../log.ts';
+import { isoOfMs } from '../iso-time.ts';
 
 const gunzip = promisify(zlib.gunzip);
 const inflate = promisify(zlib.inflate);
@@ -207,10 +208,10 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       const now = Date.now();
       if (now - lastPrune > 60_000) {
         lastPrune = now;
-        void ts.prune(new Date(now - traces.retentionMs).toISOString()).catch((err) => log.error('traces: pruning failed', { err }));
+        void ts.prune(isoOfMs(now - traces.retentionMs)).catch((err) => log.error('traces: pruning failed', { err }));
       }
       // Spans that started before the retention period would be pruned at once: refused, counted.
-      const cutoff = new Date(now - traces.retentionMs).toISOString();
+      const cutoff = isoOfMs(now - traces.retentionMs);
       const fresh = normalized.spans.filter((s) => s.start_time >= cutoff);
       if (fresh.length < normalized.spans.length)
         normalized.reasons.set(`the span started before the retention period (TRIBUNAL_TRACE_RETENTION)`, normalized.spans.length - fresh.length);

@@ -2,11 +2,12 @@
 // the daily budget, then queued (or shed by the rule's policy). Every matched span is counted in
 // exactly one place: not_sampled, budget_exhausted, shed_*, merged (it joined a trace or session
 // already waiting), or a queued unit, which ends done, failed or skipped with its reason.
+import { isoOfMs, msOfIso } from '../../iso-time.ts';
 import type { Span } from '../types.ts';
 import { matches, sampled, sessionOf } from './match.ts';
 import type { EnqueueCounts, EvalJob, RuleRecord, RuleStore } from './types.ts';
 
-export const today = (now = new Date()) => now.toISOString().slice(0, 10);
+export const today = (now = Date.now()) => isoOfMs(now).slice(0, 10);
 
 /**
  * When a unit's delay starts (ms). Span scope: at the span's end, as delay_seconds says ("after the
@@ -16,7 +17,7 @@ export const today = (now = new Date()) => now.toISOString().slice(0, 10);
  */
 export function dueBase(rule: RuleRecord, span: Span, now: Date): number {
   if (rule.scope !== 'span') return now.getTime();
-  const end = Date.parse(span.end_time);
+  const end = msOfIso(span.end_time);
   return Number.isFinite(end) ? Math.min(end, now.getTime()) : now.getTime();
 }
 
@@ -24,7 +25,7 @@ export function dueBase(rule: RuleRecord, span: Span, now: Date): number {
  * The unit a span is judged in, for a rule; null for session scope when the span names no session.
  * `createdAt` is `now` as ISO text, passed by intake, which makes it once per batch, not per span.
  */
-export function unitOf(rule: RuleRecord, span: Span, now: Date, createdAt = now.toISOString()): EvalJob | null {
+export function unitOf(rule: RuleRecord, span: Span, now: Date, createdAt = isoOfMs(now.getTime())): EvalJob | null {
   const session = rule.scope === 'session' ? sessionOf(span) : null;
   if (rule.scope === 'session' && !session) return null;
   const unit = rule.scope === 'span' ? `${span.trace_id}:${span.span_id}` : rule.scope === 'trace' ? span.trace_id : `session:${session}`;
@@ -38,7 +39,7 @@ export function unitOf(rule: RuleRecord, span: Span, now: Date, createdAt = now.
     session_id: session,
     state: 'queued',
     created_at: createdAt,
-    run_after: new Date(dueBase(rule, span, now) + rule.delay_seconds * 1000).toISOString(),
+    run_after: isoOfMs(dueBase(rule, span, now) + rule.delay_seconds * 1000),
     lease_until: null,
     attempts: 0,
   };
@@ -65,7 +66,7 @@ const add = (counts: Record<string, number>, k: string) => {
 export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span[], now = new Date()): Promise<number> {
   let queued = 0;
   // Per batch, not per span and rule: the same for every unit of it.
-  const createdAt = now.toISOString();
+  const createdAt = isoOfMs(now.getTime());
   const day = `day:${createdAt.slice(0, 10)}:runs`;
   // matched and sampled are counted with the queue change itself: a crash never leaves a queued span
   // uncounted. The same counts for every unit: one object, which the stores only read.

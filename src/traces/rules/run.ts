@@ -13,6 +13,7 @@ import { today } from './intake.ts';
 import type { EvalJob, RuleRecord, RuleStore } from './types.ts';
 import { writeBack } from './writeback.ts';
 import { log } from '../../log.ts';
+import { isoNow, isoOfMs } from '../../iso-time.ts';
 
 /** How soon a unit waiting for its spans' content is looked at again (the worker's poll takes it then). */
 const RECHECK_MS = 1000;
@@ -41,7 +42,7 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
   }
 
   // A GenAI span whose content (log records) may not have arrived yet: looked at again shortly, still queued.
-  if (!unit.ok && unit.recheck) return void (await rules.postpone(job.id, new Date(Date.now() + RECHECK_MS).toISOString()));
+  if (!unit.ok && unit.recheck) return void (await rules.postpone(job.id, isoOfMs(Date.now() + RECHECK_MS)));
   if (!unit.ok) return void (await rules.finish(job.id, { [`skipped:${unit.reason}`]: 1 }));
   // The tool's input, built field by field in the order it always had (the target, the extracted
   // conversation, the log fields): a conditional spread per optional field made a throwaway object
@@ -96,7 +97,7 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
           execution_log_id: result.execution_log_id,
           name: rule.name || name,
           score: result.score,
-          created_at: new Date().toISOString(),
+          created_at: isoNow(),
         }),
       )
       .then(async () => {

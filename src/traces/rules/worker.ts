@@ -13,6 +13,7 @@ import { runUnit } from './run.ts';
 import { ruleStoreOf } from './store.ts';
 import type { RuleRecord, RuleStore } from './types.ts';
 import { log } from '../../log.ts';
+import { isoOfMs } from '../../iso-time.ts';
 
 const POLL_MS = 500;
 /** Wake-up instants are rounded up to this, so a stream of spans makes a few timers, not one per span. */
@@ -166,7 +167,7 @@ export class TraceEvaluationWorker {
     const free = this.concurrency - this.inFlight.size;
     if (free <= 0 || this.settling.size >= MAX_SETTLING) return;
     const now = new Date();
-    const jobs = await this.rules.claim(free, now.toISOString(), new Date(now.getTime() + this.services.config.batch.leaseMs).toISOString());
+    const jobs = await this.rules.claim(free, isoOfMs(now.getTime()), isoOfMs(now.getTime() + this.services.config.batch.leaseMs));
     for (const job of jobs) {
       const hit = this.ruleCache.get(job.org_id);
       const cached = hit && Date.now() - hit.at < RULE_CACHE_MS ? hit.rules.find((r) => r.id === job.rule_id) : undefined;
