@@ -2,14 +2,13 @@
 // and the /readyz and /metrics routes. Mounted first in createServer, as one plain middleware: an
 // express Router entered by every request cost about as much as the request's log line (issue 33),
 // so the router of the two routes is entered only for their paths.
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { onlyFor } from '../http/mount.ts';
 import type { Store } from '../store/types.ts';
 import type { Observability } from './index.ts';
 import { readyzHandler } from './readiness.ts';
 import { requestContext } from './request-context.ts';
-import { RequestIds } from './request-id.ts';
 import { requestLog } from './request-line.ts';
 import { registerTraceMetrics } from '../traces/metrics.ts'; // h-traces
 import { watchBudgets } from './budget-metrics.ts';
@@ -17,9 +16,9 @@ import { watchBudgets } from './budget-metrics.ts';
 /** A caller's id is echoed back and logged, so only a short, plain one is taken; else we make one. */
 const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
 
-function requestIdOf(req: Request, ids: RequestIds): string {
+function requestIdOf(req: Request): string {
   const given = req.headers['x-request-id'];
-  return typeof given === 'string' && ACCEPTED_REQUEST_ID.test(given) ? given : ids.newId();
+  return typeof given === 'string' && ACCEPTED_REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 /** The route pattern, never the raw path: ids in paths would blow up the metric labels. */
@@ -38,10 +37,9 @@ export function observabilityRouter(obs: Observability, store: Store): RequestHa
   // Wider than the routes (any case, a trailing slash, a query): the router still decides.
   const ownRoutes = onlyFor(/^\/(?:readyz|metrics)/i, router);
   const logRequest = requestLog(obs.logger);
-  const ids = new RequestIds();
   return (req, res, next) => {
     const started = performance.now();
-    const requestId = requestIdOf(req, ids);
+    const requestId = requestIdOf(req);
     res.setHeader('X-Request-Id', requestId);
     res.locals.requestId = requestId;
     const span = obs.tracing.startRequestSpan(req.method);
