@@ -223,6 +223,15 @@ describe('/metrics', () => {
     return res.text();
   };
 
+  test('its paths in any case reach it, as express matches them (the guard in front of their router must let them through)', async () => {
+    for (const path of ['/METRICS', '/Metrics/', '/mEtRiCs?x=1']) {
+      const res = await fetch(`${rig.server.url}${path}`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+      assert.equal(res.status, 200, path);
+      assert.match(await res.text(), /^# HELP tribunal_http_requests_total /m, path);
+    }
+    for (const path of ['/READYZ', '/Readyz/']) assert.equal((await rig.server.request('GET', path)).body.status, 'ready', path);
+  });
+
   test('needs the bearer token', async () => {
     assert.equal((await fetch(`${rig.server.url}/metrics`)).status, 401);
     const wrong = await fetch(`${rig.server.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}x` } });
