@@ -15,6 +15,19 @@ import { writeBack } from './writeback.ts';
 import { log } from '../../log.ts';
 import { isoNow, isoOfMs } from '../../iso-time.ts';
 
+/** What a rule judges with, as a link's name when the rule has none. */
+const ruleTarget = (rule: RuleRecord) => (rule.judge_id ? `judge ${rule.judge_id}` : `evaluator ${rule.evaluator_id}`);
+
+/**
+ * The log of this unit's earlier run, if one is on disk and it scored (not every evaluator failed):
+ * the rule's tag on a log of the unit's trace (and span, for span scope), as the link is matched.
+ */
+async function loggedRun(services: Services, rule: RuleRecord, job: EvalJob) {
+  const filter = { org_id: job.org_id, trace_id: job.trace_id, tags: [`evaluation_rule:${rule.id}`], ...(job.scope === 'span' ? { span_id: job.span_id ?? undefined } : {}) };
+  const { items } = await services.store.listExecutionLogs(filter, { limit: 20 });
+  return items.find((l) => !l.evaluator_results.length || l.evaluator_results.some((r) => !r.error));
+}
+
 /** How soon a unit waiting for its spans' content is looked at again (the worker's poll takes it then). */
 const RECHECK_MS = 1000;
 
@@ -39,6 +52,27 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
   if (rules.mayHaveRun(job)) {
     const linked = (await traces.listEvaluations(job.org_id, job.trace_id)).find((e) => e.rule_id === rule.id && (job.scope !== 'span' || e.span_id === job.span_id));
     if (linked) return void (await rules.finish(job.id, { done: 1 }));
+    // A crash after the run's log was on disk but before its link was: the log is found and linked,
+    // not judged again (a run whose evaluators all failed is tried again, as below).
+    const logged = unit.ok ? await loggedRun(services, rule, job) : undefined;
+    if (logged && unit.ok) {
+      await traces.addEvaluation({
+        org_id: job.org_id,
+        trace_id: unit.span.trace_id,
+        span_id: unit.span.span_id,
+        rule_id: rule.id,
+        execution_log_id: logged.id,
+        name: rule.name || ruleTarget(rule),
+        score: logged.score,
+        created_at: isoNow(),
+      });
+      await rules.finish(job.id, { done: 1, ...(logged.cost_usd ? { [`day:${logged.created_at.slice(0, 10)}:cost_usd`]: logged.cost_usd } : {}) });
+      if (services.config.traces.evalExportEndpoint)
+        writeBack(services.config.traces.evalExportEndpoint, unit.span, rule.name, { ...logged, execution_log_id: logged.id }).catch((err) =>
+          log.warn('evaluation rules: write-back to the export endpoint failed', { err }),
+        );
+      return;
+    }
   }
 
   // A GenAI span whose content (log records) may not have arrived yet: looked at again shortly, still queued.
@@ -81,7 +115,7 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
       log.error(`evaluation rules: unit ${job.id} failed: ${result.failed.message}`);
       return void (await rules.finish(job.id, { failed: 1, 'failure:model_unavailable': 1 }));
     }
-    const name = rule.judge_id ? `judge ${rule.judge_id}` : `evaluator ${rule.evaluator_id}`;
+    const name = ruleTarget(rule);
     // The order is the guarantee: the execution log is on disk (and the review queues it feeds are
     // fed), then the link is written, and once it is on disk the finish is handed to the queue. A
     // finish on disk thus always has its link on disk, and a link its log; a crash earlier leaves the
