@@ -119,8 +119,9 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     // The order is the guarantee: the execution log is on disk (and the review queues it feeds are
     // fed), then the link is written, and once it is on disk the finish is handed to the queue. A
     // finish on disk thus always has its link on disk, and a link its log; a crash earlier leaves the
-    // unit queued, judged again after the restart. The write-back comes last too, so a unit re-judged
-    // after a crash has not been written back yet. None of it holds the worker's slot (`settle`).
+    // unit queued: after the restart its log, if on disk, is linked (loggedRun above), else it is
+    // judged again. The write-back comes last too, so a unit taken again after a crash has not been
+    // written back yet. None of it holds the worker's slot (`settle`).
     const rest = Promise.resolve(logWritten)
       .then(() =>
         traces.addEvaluation({
