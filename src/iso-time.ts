@@ -28,7 +28,10 @@ export function isoOfMs(ms: number): string {
     return `${dayPrefix}${TWO[(s / 3600) | 0]}:${TWO[((s / 60) | 0) % 60]}:${TWO[s % 60]}.${THREE[r % 1000]}Z`;
   }
   const iso = new Date(ms).toISOString();
-  if (Number.isInteger(ms)) learnDay(ms, iso);
+  // The day is learned only going forward and not past tomorrow: the retention cutoff a week back,
+  // formatted on every OTLP export, would otherwise move it away from today's spans each time, and a
+  // span stamped far ahead would hold it there.
+  if (Number.isInteger(ms) && !(ms < dayStart) && ms < Date.now() + DAY_MS) learnDay(ms, iso);
   return iso;
 }
 
