@@ -7,7 +7,8 @@ import { inToolSpan, toolInput, type Services } from '../../tool.ts';
 import { tools } from '../../../tools/index.ts';
 import { runEvaluatorOutcome } from '../../../tools/run_evaluator.ts';
 import { runJudgeOutcome } from '../../../tools/run_judge.ts';
-import type { TraceStore } from '../types.ts';
+import type { SpanRecord, TraceStore } from '../types.ts';
+import type { ExecutionResult } from '../../schemas.ts';
 import { assemble } from './assemble.ts';
 import { today } from './intake.ts';
 import type { EvalJob, RuleRecord, RuleStore } from './types.ts';
@@ -26,6 +27,26 @@ async function loggedRun(services: Services, rule: RuleRecord, job: EvalJob) {
   const filter = { org_id: job.org_id, trace_id: job.trace_id, tags: [`evaluation_rule:${rule.id}`], ...(job.scope === 'span' ? { span_id: job.span_id ?? undefined } : {}) };
   const { items } = await services.store.listExecutionLogs(filter, { limit: 20 });
   return items.find((l) => !l.evaluator_results.length || l.evaluator_results.some((r) => !r.error));
+}
+
+/**
+ * A judged unit's last steps, once its run's log is on disk: the link, then the finish (the run's cost
+ * counted on `day`, today unless given), then the write-back. A failure is the caller's to count.
+ */
+async function conclude(services: Services, rules: RuleStore, traces: TraceStore, job: EvalJob, rule: RuleRecord, span: SpanRecord, result: ExecutionResult, day?: string) {
+  await traces.addEvaluation({
+    org_id: job.org_id,
+    trace_id: span.trace_id,
+    span_id: span.span_id,
+    rule_id: rule.id,
+    execution_log_id: result.execution_log_id,
+    name: rule.name || ruleTarget(rule),
+    score: result.score,
+    created_at: isoNow(),
+  });
+  await rules.finish(job.id, { done: 1, ...(result.cost_usd ? { [`day:${day ?? today()}:cost_usd`]: result.cost_usd } : {}) });
+  if (services.config.traces.evalExportEndpoint)
+    writeBack(services.config.traces.evalExportEndpoint, span, rule.name, result).catch((err) => log.warn('evaluation rules: write-back to the export endpoint failed', { err }));
 }
 
 /** How soon a unit waiting for its spans' content is looked at again (the worker's poll takes it then). */
@@ -54,24 +75,9 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     if (linked) return void (await rules.finish(job.id, { done: 1 }));
     // A crash after the run's log was on disk but before its link was: the log is found and linked,
     // not judged again (a run whose evaluators all failed is tried again, as below).
-    const logged = unit.ok ? await loggedRun(services, rule, job) : undefined;
-    if (logged && unit.ok) {
-      await traces.addEvaluation({
-        org_id: job.org_id,
-        trace_id: unit.span.trace_id,
-        span_id: unit.span.span_id,
-        rule_id: rule.id,
-        execution_log_id: logged.id,
-        name: rule.name || ruleTarget(rule),
-        score: logged.score,
-        created_at: isoNow(),
-      });
-      await rules.finish(job.id, { done: 1, ...(logged.cost_usd ? { [`day:${logged.created_at.slice(0, 10)}:cost_usd`]: logged.cost_usd } : {}) });
-      if (services.config.traces.evalExportEndpoint)
-        writeBack(services.config.traces.evalExportEndpoint, unit.span, rule.name, { ...logged, execution_log_id: logged.id }).catch((err) =>
-          log.warn('evaluation rules: write-back to the export endpoint failed', { err }),
-        );
-      return;
+    if (unit.ok) {
+      const logged = await loggedRun(services, rule, job);
+      if (logged) return conclude(services, rules, traces, job, rule, unit.span, { ...logged, execution_log_id: logged.id }, logged.created_at.slice(0, 10));
     }
   }
 
@@ -115,7 +121,6 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
       log.error(`evaluation rules: unit ${job.id} failed: ${result.failed.message}`);
       return void (await rules.finish(job.id, { failed: 1, 'failure:model_unavailable': 1 }));
     }
-    const name = ruleTarget(rule);
     // The order is the guarantee: the execution log is on disk (and the review queues it feeds are
     // fed), then the link is written, and once it is on disk the finish is handed to the queue. A
     // finish on disk thus always has its link on disk, and a link its log; a crash earlier leaves the
@@ -123,26 +128,7 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     // judged again. The write-back comes last too, so a unit taken again after a crash has not been
     // written back yet. None of it holds the worker's slot (`settle`).
     const rest = Promise.resolve(logWritten)
-      .then(() =>
-        traces.addEvaluation({
-          org_id: job.org_id,
-          trace_id: unit.span.trace_id,
-          span_id: unit.span.span_id,
-          rule_id: rule.id,
-          execution_log_id: result.execution_log_id,
-          name: rule.name || name,
-          score: result.score,
-          created_at: isoNow(),
-        }),
-      )
-      .then(async () => {
-        await rules.finish(job.id, { done: 1, ...(result.cost_usd ? { [`day:${today()}:cost_usd`]: result.cost_usd } : {}) });
-        if (services.config.traces.evalExportEndpoint) {
-          writeBack(services.config.traces.evalExportEndpoint, unit.span, rule.name, result).catch((err) =>
-            log.warn('evaluation rules: write-back to the export endpoint failed', { err }),
-          );
-        }
-      })
+      .then(() => conclude(services, rules, traces, job, rule, unit.span, result))
       .catch((err) => failed(rules, job, err));
     if (settle) settle(rest);
     else await rest;
