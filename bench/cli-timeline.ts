@@ -86,6 +86,8 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
   // A row's round: its place among the rows in the order they left, `concurrency` rows a round. The
   // first rounds leave together (every worker starts at once) and queue behind one another.
   const EARLY = 8;
+  // And the rows from round LATE + 1 on, once the opening bursts have spread: the steady round trip.
+  const LATE = 16;
   const roundOf = new Map<number, number>();
   [...rows.entries()].sort((a, b) => a[1].send - b[1].send).forEach(([c], i) => roundOf.set(c, Math.floor(i / concurrency)));
   const stages: Record<string, number[]> = {
@@ -104,13 +106,17 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
     sendsByPort.get(r.port!)!.push(r.send);
   }
   const early = new Map<string, number[]>();
+  const late = new Map<string, number[]>();
   const add = (name: string, c: number, value: number) => {
     stages[name]!.push(value);
-    if (roundOf.get(c)! < EARLY) {
-      if (!early.has(name)) early.set(name, []);
-      early.get(name)!.push(value);
-    }
+    const round = roundOf.get(c)!;
+    const part = round < EARLY ? early : round >= LATE ? late : undefined;
+    if (!part) return;
+    if (!part.has(name)) part.set(name, []);
+    part.get(name)!.push(value);
   };
+  /** Each row's last model answer and its server res.end(), for the log commit's share below. */
+  const commits: Array<{ answer: number; out: number }> = [];
   for (const [c, r] of rows) {
     if (r.recv === undefined) continue;
     add('round trip beyond latency (CLI send -> answer)', c, r.recv - r.send - latencyMs);
@@ -124,6 +130,7 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
     add('server in -> first model request out', c, Math.min(...outs) - s.in);
     add('model calls, first out -> last in, beyond latency', c, Math.max(...ins) - Math.min(...outs) - latencyMs);
     add('last model answer in -> server res.end()', c, s.out - Math.max(...ins));
+    commits.push({ answer: Math.max(...ins), out: s.out });
     add('res.end() -> finish', c, s.finish - s.out);
     add('finish -> CLI has the answer', c, r.recv - s.finish);
   }
@@ -143,6 +150,14 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
   const syncs = inRun(get(server, 'sync'));
   const synced = inRun(get(server, 'synced'));
   const syncMs = syncs.map(([t], i) => (synced[i]?.[0] ?? t) - t);
+  // The execution log's group commit: a row whose last answer comes while a sync is in flight has its
+  // line written only once that sync ends, then waits for a whole sync of its own.
+  const during: number[] = [];
+  const idle: number[] = [];
+  for (const { answer, out } of commits) {
+    const busy = syncs.some(([t], i) => t <= answer && (synced[i]?.[0] ?? t) > answer);
+    (busy ? during : idle).push(out - answer);
+  }
 
   // Rows in the order they left, a round being `concurrency` of them: how the overhead settles.
   const ordered = done.sort((a, b) => a.send - b.send);
@@ -158,8 +173,11 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
   return [
     `timeline of the CLI run at concurrency ${concurrency} (ms; the recording itself adds a little):`,
     ...Object.entries(stages).map(
-      ([name, values]) => `  ${name.padEnd(pad)} ${spread(values)}  rounds 1-${EARLY}: mean ${early.has(name) ? mean(early.get(name)!).toFixed(2) : '-'}`,
+      ([name, values]) =>
+        `  ${name.padEnd(pad)} ${spread(values)}  rounds 1-${EARLY}: mean ${early.has(name) ? mean(early.get(name)!).toFixed(2) : '-'}; ${LATE + 1}+: ${late.has(name) ? mean(late.get(name)!).toFixed(2) : '-'}`,
     ),
+    `  ${'  of last answer -> res.end(): a sync in flight'.padEnd(pad)} ${spread(during)}`,
+    `  ${'  no sync in flight'.padEnd(pad)} ${spread(idle)}`,
     `  ${'  of the model calls: the fake, in -> out, beyond'.padEnd(pad)} ${spread(fakeBeyond)}`,
     `  ${'  of which: its latency timer fired late by'.padEnd(pad)} ${spread(inRun(get(fake, 'late')).map(([, late]) => late))}`,
     `  ${'server fdatasync (group commits of the log)'.padEnd(pad)} ${spread(syncMs)}`,

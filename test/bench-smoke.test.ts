@@ -22,7 +22,7 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string>; exp
   // With its timeline (BENCH_TIMELINE), so that the measurement cannot silently break either.
   'cli-eval.bench.ts': {
     env: { BENCH_ROWS: '12', BENCH_LATENCY: '5', BENCH_CONCURRENCY: '4', BENCH_TIMELINE: '1' },
-    expect: /timeline of the CLI run at concurrency 4 [^\n]*\n {2}CLI send -> server in +mean/,
+    expect: /timeline of the CLI run at concurrency 4 [^\n]*\n {2}CLI send -> server in +mean[^\n]*; 17\+: [\s\S]*of last answer -> res\.end\(\): a sync in flight +(mean|n=0)/,
   },
   'compare.bench.ts': { env: { BENCH_RUNS: '2', BENCH_MODEL_MS: '5' } },
   'conversation-prompt.bench.ts': { env: { BENCH_ITERATIONS: '20', BENCH_ROUNDS: '1', BENCH_TURNS: '4' } },
