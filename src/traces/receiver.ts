@@ -122,8 +122,7 @@ export function readBody(req: Request, limit: number): Promise<Buffer> {
       chunks.push(c);
     });
     req.on('end', () => {
-      // One chunk (an export of a few kB) is the body as it is: no copy of it.
-      if (!done) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+      if (!done) resolve(Buffer.concat(chunks));
     });
     req.on('error', (err) => {
       if (!done) reject(new OtlpError(400, 3, `The body could not be read: ${err.message}`));
@@ -213,8 +212,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       }
       // Spans that started before the retention period would be pruned at once: refused, counted.
       const cutoff = isoOfMs(now - traces.retentionMs);
-      // A second array only when a span is that old (never, for a live exporter).
-      const fresh = normalized.spans.every((s) => s.start_time >= cutoff) ? normalized.spans : normalized.spans.filter((s) => s.start_time >= cutoff);
+      const fresh = normalized.spans.filter((s) => s.start_time >= cutoff);
       if (fresh.length < normalized.spans.length)
         normalized.reasons.set(`the span started before the retention period (TRIBUNAL_TRACE_RETENTION)`, normalized.spans.length - fresh.length);
       // The rules queue the new spans while the spans are synced (one fdatasync beside the other, not

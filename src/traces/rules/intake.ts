@@ -72,21 +72,20 @@ export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span
   // uncounted. The same counts for every unit: one object, which the stores only read.
   const jobCounts: EnqueueCounts = { always: { matched: 1, sampled: 1 }, queued: { [day]: 1 } };
   for (const rule of active) {
-    // Made at the first count: most batches of a sampling-everything rule count nothing here.
-    let counts: Record<string, number> | undefined;
+    const counts: Record<string, number> = {};
     let counters: Record<string, number> | null = null;
     let queuedHere = 0;
     const batch: Array<{ job: EvalJob; counts: EnqueueCounts }> = [];
     for (const span of spans) {
       if (!matches(span, rule.filter)) continue;
       if (!sampled(span.trace_id, rule.sampling_rate)) {
-        add((counts ??= {}), 'matched');
+        add(counts, 'matched');
         add(counts, 'skipped:not_sampled');
         continue;
       }
       const job = unitOf(rule, span, now, createdAt);
       if (!job) {
-        add((counts ??= {}), 'matched');
+        add(counts, 'matched');
         add(counts, 'sampled');
         add(counts, 'skipped:no_session_id');
         continue;
@@ -99,7 +98,7 @@ export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span
       counters ??= await rules.counters(rule.id);
       const runsToday = (counters[day] ?? 0) + queuedHere;
       if (overBudget(rule, { ...counters, [day]: runsToday })) {
-        add((counts ??= {}), 'matched');
+        add(counts, 'matched');
         add(counts, 'sampled');
         add(counts, 'skipped:budget_exhausted');
         continue;
@@ -113,7 +112,7 @@ export async function intake(rules: RuleStore, active: RuleRecord[], spans: Span
     if (batch.length) {
       for (const outcome of await rules.enqueueMany(rule.id, batch, rule.queue_limit, rule.shed_policy)) if (outcome === 'queued' || outcome === 'shed_oldest') queued++;
     }
-    if (counts) await rules.count(rule.id, counts);
+    if (Object.keys(counts).length) await rules.count(rule.id, counts);
   }
   return queued;
 }

@@ -36,8 +36,7 @@ export class TraceEvaluationWorker {
   private ticking = false;
   private kickAgain = false;
   private stopped = false;
-  /** An organization's rules as read, and the active ones among them (what each export is matched against). */
-  private readonly ruleCache = new Map<string, { at: number; rules: RuleRecord[]; active: RuleRecord[] }>();
+  private readonly ruleCache = new Map<string, { at: number; rules: RuleRecord[] }>();
   /** Instants (ms) when units queued here fall due, ascending; the timer is set for the first. */
   private readonly wakes: number[] = [];
   private wakeTimer?: NodeJS.Timeout;
@@ -56,14 +55,11 @@ export class TraceEvaluationWorker {
     const w = new TraceEvaluationWorker(services, rules, traces, Math.max(1, Math.min(services.config.batch.concurrency, 32)));
     workers.set(services.store, w);
     onSpansStored(services.store, async (caller, spans) => {
-      // The cached list as it is while fresh: no promise, no filtered copy per export.
-      const active = w.cachedActive(caller.org.id) ?? (await w.activeRules(caller.org.id));
-      if (!active.length) return;
-      // One clock reading for the units' times and the wake-ups that take them when due.
-      const now = new Date();
-      if (!(await intake(rules, active, spans, now))) return;
+      const active = (await w.activeRules(caller.org.id)).filter((r) => r.active);
+      if (!active.length || !(await intake(rules, active, spans))) return;
       w.kick();
       // The units just queued fall due after their rule's delay: wake then rather than at the next poll.
+      const now = new Date();
       for (const r of active) {
         // From the earliest delay start to the latest: the first and last units of the batch.
         // Only span scope starts a delay before now (dueBase): the other scopes skip the loop.
@@ -91,19 +87,12 @@ export class TraceEvaluationWorker {
     this.ruleCache.delete(orgId);
   }
 
-  /** The organization's active rules when read within RULE_CACHE_MS (shared: never changed by a caller), else undefined. */
-  private cachedActive(orgId: string): RuleRecord[] | undefined {
-    const hit = this.ruleCache.get(orgId);
-    return hit && Date.now() - hit.at < RULE_CACHE_MS ? hit.active : undefined;
-  }
-
   private async activeRules(orgId: string): Promise<RuleRecord[]> {
-    const cached = this.cachedActive(orgId);
-    if (cached) return cached;
+    const hit = this.ruleCache.get(orgId);
+    if (hit && Date.now() - hit.at < RULE_CACHE_MS) return hit.rules;
     const rules = await this.rules.listRules(orgId);
-    const active = rules.filter((r) => r.active);
-    this.ruleCache.set(orgId, { at: Date.now(), rules, active });
-    return active;
+    this.ruleCache.set(orgId, { at: Date.now(), rules });
+    return rules;
   }
 
   /**
