@@ -20,18 +20,37 @@ function learnDay(ms: number, iso: string): void {
   dayPrefix = iso.slice(0, 11);
 }
 
+/**
+ * A second day, for formatting only: the last day an instant off the known day was formatted on.
+ * The retention cutoff a week back, formatted on every OTLP export, falls on it (issue 33: Date's
+ * toISOString on every export); msOfIso never reads it, and it never moves the known day.
+ */
+let otherStart = Number.NaN;
+let otherPrefix = '';
+
+/** The time of day of `r` ms into a day, after the day's 'YYYY-MM-DDT'. */
+const timeOfDay = (prefix: string, r: number): string => {
+  const s = (r / 1000) | 0;
+  return `${prefix}${TWO[(s / 3600) | 0]}:${TWO[((s / 60) | 0) % 60]}:${TWO[s % 60]}.${THREE[r % 1000]}Z`;
+};
+
 /** new Date(ms).toISOString(), and its RangeError for an invalid time. */
 export function isoOfMs(ms: number): string {
   const r = ms - dayStart;
-  if (r >= 0 && r < DAY_MS && Number.isInteger(r)) {
-    const s = (r / 1000) | 0;
-    return `${dayPrefix}${TWO[(s / 3600) | 0]}:${TWO[((s / 60) | 0) % 60]}:${TWO[s % 60]}.${THREE[r % 1000]}Z`;
-  }
+  if (r >= 0 && r < DAY_MS && Number.isInteger(r)) return timeOfDay(dayPrefix, r);
+  const o = ms - otherStart;
+  if (o >= 0 && o < DAY_MS && Number.isInteger(o)) return timeOfDay(otherPrefix, o);
   const iso = new Date(ms).toISOString();
   // The day is learned only going forward and not past tomorrow: the retention cutoff a week back,
   // formatted on every OTLP export, would otherwise move it away from today's spans each time, and a
-  // span stamped far ahead would hold it there.
-  if (Number.isInteger(ms) && !(ms < dayStart) && ms < Date.now() + DAY_MS) learnDay(ms, iso);
+  // span stamped far ahead would hold it there. Any other day is the second one.
+  if (Number.isInteger(ms) && iso.length === 24) {
+    if (!(ms < dayStart) && ms < Date.now() + DAY_MS) learnDay(ms, iso);
+    else {
+      otherStart = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+      otherPrefix = iso.slice(0, 11);
+    }
+  }
   return iso;
 }
 

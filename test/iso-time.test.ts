@@ -70,3 +70,34 @@ test('msOfIso is Date.parse, canonical or not, of the known day or another', () 
     assert.deepEqual(msOfIso(t), Date.parse(t), t);
   }
 });
+
+test('isoOfMs keeps a second day: a cutoff a week back is formatted without Date once its day is seen, and today stays known', async () => {
+  // A fresh instance of the module: the tests above leave it knowing other days.
+  const { isoOfMs } = (await import(`../src/iso-time.ts?fresh=${Date.now()}`)) as typeof import('../src/iso-time.ts');
+  const now = Date.now();
+  const weekBack = now - 7 * 86_400_000;
+  isoOfMs(now);
+  isoOfMs(weekBack);
+  const toISOString = Date.prototype.toISOString;
+  let calls = 0;
+  Date.prototype.toISOString = function (this: Date) {
+    calls++;
+    return toISOString.call(this);
+  };
+  try {
+    // Same day as weekBack, and same day as now (kept within their days, away from midnight).
+    const sameOld = weekBack - (weekBack % 86_400_000) + 43_200_123;
+    const sameToday = now - (now % 86_400_000) + 1_000;
+    for (const ms of [sameOld, sameToday, sameOld + 1, sameToday + 86_000_000]) assert.equal(isoOfMs(ms), toISOString.call(new Date(ms)), String(ms));
+    assert.equal(calls, 0, 'formatted through Date although both days were known');
+    // A third day takes the second slot; today's stays.
+    const third = now - 30 * 86_400_000;
+    assert.equal(isoOfMs(third), toISOString.call(new Date(third)));
+    assert.equal(calls, 1);
+    assert.equal(isoOfMs(sameToday), toISOString.call(new Date(sameToday)));
+    assert.equal(isoOfMs(third + 1), toISOString.call(new Date(third + 1)));
+    assert.equal(calls, 1);
+  } finally {
+    Date.prototype.toISOString = toISOString;
+  }
+});
