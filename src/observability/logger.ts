@@ -23,7 +23,7 @@ export async function createLogger(settings: LoggerSettings, destination?: Desti
   };
   if (destination) return plain(pino(options, destination), destination);
   const wantsPretty = settings.logPretty ?? process.stdout.isTTY === true;
-  // Lines are written 16 KiB at a time, at least every second and at exit (line-batch.ts): one
+  // Lines are written 64 KiB at a time, at least every second and at exit (line-batch.ts): one
   // write(2) per request and per model call was a measurable share of a judge run's CPU.
   if (!wantsPretty) {
     const lines = new LineBatch(1);

@@ -67,8 +67,11 @@ export class TribunalMetrics {
     registers: [this.registry],
   });
   private limiter?: Limiter;
-  private readonly httpSeries = new Map<string, { count: CounterSeries; duration: HistogramSeries }>();
-  private readonly modelSeries = new Map<string, { calls: CounterSeries; duration: HistogramSeries }>();
+  // Found by the label values themselves, one Map per label (route, then status, then method; model,
+  // then outcome), not by a key string built per request: a fresh string is hashed on every lookup,
+  // the route and model strings a request carries are the same objects each time (hash kept).
+  private readonly httpSeries = new Map<string, Map<number, Map<string, { count: CounterSeries; duration: HistogramSeries }>>>();
+  private readonly modelSeries = new Map<string, Map<string, { calls: CounterSeries; duration: HistogramSeries }>>();
   private readonly modelUsage = new Map<string, { input: CounterSeries; output: CounterSeries; cost?: CounterSeries }>();
 
   constructor(
@@ -101,12 +104,15 @@ export class TribunalMetrics {
   }
 
   request(method: string, route: string, status: number, seconds: number, problemCode?: string): void {
-    // The series looked up once per label set, by one string key.
-    const key = `${method} ${status} ${route}`;
-    let series = this.httpSeries.get(key);
+    // The series looked up once per label set.
+    let byStatus = this.httpSeries.get(route);
+    if (!byStatus) this.httpSeries.set(route, (byStatus = new Map()));
+    let byMethod = byStatus.get(status);
+    if (!byMethod) byStatus.set(status, (byMethod = new Map()));
+    let series = byMethod.get(method);
     if (!series) {
       series = { count: this.httpRequests.with(method, route, String(status)), duration: this.httpDuration.with(method, route, String(status)) };
-      this.httpSeries.set(key, series);
+      byMethod.set(method, series);
     }
     series.count.inc();
     series.duration.observe(seconds);
@@ -117,11 +123,12 @@ export class TribunalMetrics {
   modelAttempt(e: ModelAttemptEvent): void {
     // As for requests: the series looked up once per label set. Each is made on its first use, so a
     // series appears in /metrics exactly when prom-client's children made it appear.
-    const key = `${e.model} ${e.outcome}`;
-    let series = this.modelSeries.get(key);
+    let byOutcome = this.modelSeries.get(e.model);
+    if (!byOutcome) this.modelSeries.set(e.model, (byOutcome = new Map()));
+    let series = byOutcome.get(e.outcome);
     if (!series) {
       series = { calls: this.modelCalls.with(e.model, e.outcome), duration: this.modelDuration.with(e.model, e.outcome) };
-      this.modelSeries.set(key, series);
+      byOutcome.set(e.outcome, series);
     }
     series.calls.inc();
     series.duration.observe(e.durationMs / 1000);
