@@ -67,7 +67,11 @@ export async function serveFake(latencyMs = 0, opts: { record?: boolean } = {}):
     record: opts.record,
     responder: () => toolAnswer({ justification: 'The response answers the question directly.', score: 0.8 }, { usage: { input_tokens: 900, output_tokens: 60 } }),
   });
-  process.on('message', (m: { latency?: number; reset?: number }) => {
+  process.on('message', (m: { latency?: number; reset?: number; last?: number }) => {
+    if (m.last !== undefined) {
+      const last = fake.requests.at(-1);
+      process.send!({ lastRequest: m.last, request: last && { path: last.path, headers: last.headers, body: JSON.stringify(last.body) } });
+    }
     if (m.latency !== undefined) {
       fake.setLatency(m.latency);
       process.send!({ latencySet: m.latency });
@@ -182,6 +186,9 @@ export function ask<T>(child: ChildProcess, question: string, echoKey: string, i
 export const childCpuMicros = async (child: ChildProcess) => (await ask<{ micros: number }>(child, 'cpu', 'cpu')).micros;
 /** Sets the fake judge model's answer latency. */
 export const setFakeLatency = async (fake: ChildProcess, ms: number) => void (await ask(fake, 'latency', 'latencySet', ms));
+/** The last request the fake judge model received (it must record): its path, headers and body as sent again. */
+export const lastFakeRequest = async (fake: ChildProcess) =>
+  (await ask<{ request?: { path: string; headers: Record<string, string | string[] | undefined>; body: string } }>(fake, 'last', 'lastRequest')).request;
 /** Asks the fake judge model to forget its recorded requests. */
 export const resetFake = async (fake: ChildProcess) => void (await ask(fake, 'reset', 'wasReset'));
 

@@ -28,7 +28,8 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string>; exp
   'conversation-prompt.bench.ts': { env: { BENCH_ITERATIONS: '20', BENCH_ROUNDS: '1', BENCH_TURNS: '4' } },
   'doors-floor.bench.ts': { env: { ...FAST_HTTP, BENCH_INITIAL_WARMUP_MS: '100', BENCH_WARMUP_MS: '50' } },
   'dataset-import.bench.ts': { env: { DATASET_IMPORT_LINES: '200', DATASET_IMPORT_FILLER: '20' } },
-  'execute.bench.ts': { env: FAST_HTTP },
+  // Part 2's reference, a raw model call measured in the same run, must be there beside the judge of 8.
+  'execute.bench.ts': { env: FAST_HTTP, expect: /raw model call: median \d+\.\d+ ms[^\n]*\n {2}ratio judge of 8 \/ raw model call: \d+\.\d+x/ },
   'experiments-compare.bench.ts': { args: ['--rows', '60', '--repeats', '1'] },
   'jury.bench.ts': { env: { BENCH_RUNS: '2', JURY_DELAYS: '5,10,15' } },
   'log-append.bench.ts': { env: { BENCH_APPENDS: '20', BENCH_LARGE: '2000' } },
