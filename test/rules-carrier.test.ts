@@ -91,6 +91,29 @@ describe('a span rule enqueue carried by the spans file', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it("writes the journal's lines of one turn's enqueues with one write(2), before the exports are answered", async () => {
+    const dir = tempDir();
+    const s = open(dir);
+    await s.rules.createRule(ruleRecord('erl_turn', ORG, { queue_limit: 100 }));
+    const journalIno = fs.statSync(journalOf(dir)).ino;
+    const real = fs.writeSync;
+    let writes = 0;
+    fs.writeSync = ((...args: Parameters<typeof fs.writeSync>) => {
+      // The journal's writes only (the spans file's carries the copies).
+      if (typeof args[0] === 'number' && fs.fstatSync(args[0]).ino === journalIno && String(args[1]).includes('"k":"jobs"')) writes++;
+      return real(...args);
+    }) as typeof fs.writeSync;
+    try {
+      await Promise.all([1, 2, 3].map((n) => exportSpan(s, 'erl_turn', n)));
+    } finally {
+      fs.writeSync = real;
+    }
+    assert.equal(writes, 1, 'one write for the three enqueues of the turn');
+    for (const n of [1, 2, 3]) assert.ok(jobsLineOf(dir, `erl_turn:${n}`), `the journal holds unit ${n}'s enqueue (a crash of the process alone loses none)`);
+    await Promise.all([s.traces.close(), s.rules.close()]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it('recovers an enqueue the journal lost from the middle (its later lines kept): queued once, counted once', async () => {
     const dir = tempDir();
     const s = open(dir);
