@@ -18,6 +18,7 @@ import { PgReviewStore } from '../review/pg-review.ts';
 import type { ReviewItemRecord } from '../review/types.ts';
 import { loadRuleState } from '../store/json-eval-rules-state.ts';
 import { readLines } from '../store/json-traces.ts';
+import { readSpanFile } from '../store/span-carrier.ts';
 import type { MigrateContext } from '../store/migrate-context.ts';
 import { PgRuleStore } from '../store/postgres/eval-rules.ts';
 import { PgTraceStore } from '../store/postgres/traces.ts';
@@ -134,7 +135,8 @@ async function migrateReview(ctx: MigrateContext): Promise<void> {
 
 async function migrateRules(ctx: MigrateContext): Promise<void> {
   const { counts, target } = ctx;
-  // The snapshot with its journal replayed (running units waiting again), as a JSON server starts.
+  // The snapshot with its journal replayed, and the enqueues the journal lost recovered from their
+  // copies in spans.jsonl (running units waiting again), as a JSON server starts.
   const data = loadRuleState(ctx.dataDir).state.data;
   const rules = Object.values(data.rules).sort(oldestFirst);
   // As a JSON server resumes them at start-up: waiting, held by no worker.
@@ -192,7 +194,8 @@ async function migrateTraces(ctx: MigrateContext): Promise<void> {
   const dir = path.join(ctx.dataDir, 'traces');
   // Per organization and trace, deduplicated as the JSON store does at load (the first copy stays).
   const traces = new Map<string, Map<string, SpanRecord>>();
-  for (const s of readLines<SpanRecord>(path.join(dir, 'spans.jsonl'))) {
+  // readSpanFile leaves out the rule store's carried enqueue lines (span-carrier.ts): migrateRules has them.
+  for (const s of readSpanFile(path.join(dir, 'spans.jsonl')).spans) {
     const key = `${s.org_id}\u0000${s.trace_id}`;
     const spans = traces.get(key) ?? new Map<string, SpanRecord>();
     if (!spans.has(s.span_id)) spans.set(s.span_id, s);

@@ -12,7 +12,11 @@
 // last moment, which only hands that item out again. A change its store calls `carried` (the rule
 // queue's claims and finishes) is not even written at once: its line waits in memory for the next
 // commit (a durable change's, or the 200 ms one) and costs no system call of its own; a crash of the
-// process may forget it too, which the store's recovery must make harmless (json-eval-rules.ts).
+// process may forget it too, which the store's recovery must make harmless (json-eval-rules.ts). A
+// change its store calls `written` (a span rule's enqueue, whose exact copy the spans file's commit
+// makes durable: span-carrier.ts) is written at the end of its turn of the event loop, synced with
+// the next commit or within 200 ms, and answered only then: its store keeps the copy's line until
+// this journal holds it on disk.
 //
 // Compaction (when the journal has grown past the snapshot's size, at least 4 MiB, and at close): the
 // journal is renamed to <journal>.old and a new one started (synchronously, between two
@@ -122,6 +126,8 @@ export class Journal {
   private unwritten = '';
   private lazyTimer?: NodeJS.Timeout;
   private closed = false;
+  /** The write of this turn's `written` lines, at the turn's end. */
+  private writeTurn?: NodeJS.Immediate;
   /** The commit this turn of the event loop's durable changes wait for, started at the turn's end. */
   private turnCommit?: Promise<void>;
   /** While a compaction syncs the journal it renamed: the lines written there before it are durable after it. */
@@ -181,22 +187,31 @@ export class Journal {
     }
   }
 
+  /** Whether lines are still taken (not closed). */
+  get open(): boolean {
+    return !this.closed;
+  }
+
   /**
    * Appends one change line, in order with every other; resolves once it is on disk (`durable` true),
    * or at once: written now and synced within 200 ms (false), or written and synced by the next
-   * commit, at the latest within 200 ms ('carried').
+   * commit, at the latest within 200 ms ('carried'); or written at the end of this turn of the event
+   * loop and resolved once a commit begun after it has synced it, the next one or one started 200 ms
+   * later ('written').
    */
-  append(line: string, durable: boolean | 'carried'): Promise<void> {
+  append(line: string, durable: boolean | 'carried' | 'written'): Promise<void> {
     // After close the directory may belong to another process: never write to it again.
     if (this.closed) return Promise.reject(new Error('the JSON store is closed'));
     const text = `${line}\n`;
     this.unwritten += text;
     if (durable === false) this.writeOut();
+    else if (durable === 'written') this.writeAtTurnEnd();
     this.bytes += Buffer.byteLength(text);
     if (!this.compacting && this.bytes >= (this.compactBytes ?? Math.max(MIN_COMPACT_BYTES, this.snapshotBytes))) {
       void this.compact().catch((err) => log.warn(`${this.journalFile}: compaction failed (${err.message}); the journal keeps growing and is replayed at start`));
     }
     if (durable === true) return this.commitAtTurnEnd();
+    if (durable === 'written') return this.sync.commitWithin(LAZY_SYNC_MS);
     this.lazyTimer ??= setTimeout(() => {
       this.lazyTimer = undefined;
       if (!this.closed) this.sync.commit().catch((err) => log.warn(`${this.journalFile}: ${err.message}`));
@@ -215,6 +230,18 @@ export class Journal {
       return this.sync.commit();
     });
     return this.turnCommit;
+  }
+
+  /**
+   * The `written` lines of one turn of the event loop go out with one write(2) at its end (with the
+   * lines before them), not one each: an OTLP export's enqueue is written before its spans' fdatasync
+   * ends, so a crash of the process alone never needs the copy in spans.jsonl.
+   */
+  private writeAtTurnEnd(): void {
+    this.writeTurn ??= setImmediate(() => {
+      this.writeTurn = undefined;
+      if (!this.closed) this.writeOut();
+    });
   }
 
   /** Writes the lines waiting, in order, with one write(2). */

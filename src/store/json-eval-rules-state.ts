@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { EnqueueCounts, EnqueueOutcome, EvalJob, RuleRecord } from '../traces/rules/types.ts';
 import { type JournalFiles, type JournalScan, replayJournals } from './journal.ts';
 import { LazyHeap } from './lazy-heap.ts';
+import { readCarried } from './span-carrier.ts';
 
 export interface RuleData {
   rules: Record<string, RuleRecord>;
@@ -267,14 +268,54 @@ export class RuleState {
 }
 
 /**
- * Reads the snapshot and replays the journals over it, changing no file; units that were running
- * are waiting again. Also read by `tribunal migrate`.
+ * Reads the snapshot and replays the journals over it, with the changes recovered from their carried
+ * copies in traces/spans.jsonl (span-carrier.ts), changing no file; units that were running are
+ * waiting again. `carried`: the carried lines, if the caller has read them already (the trace store's
+ * load); otherwise spans.jsonl is read here. Also read by `tribunal migrate`.
+ *
+ * Why the recovery is exact. A carried line is an enqueue (`jobs`) whose journal line was written but
+ * not synced when its export was answered; its copy in spans.jsonl was synced first. An OS crash may
+ * lose any of the journal's lines written after its last fdatasync, not only a tail (pages reach the
+ * disk in any order), and nothing before it (that fdatasync covered them). So the changes that
+ * survive are: the snapshot (every change numbered up to its journal_seq), the journal's lines, and
+ * the carried lines, each a subset of one numbering in which every change was applied in memory in
+ * number order. The changes are applied here as their union in number order: a carried line is
+ * applied when its number is above the snapshot's (below, the snapshot holds it: compaction) and the
+ * journal holds no line of that number (there, both copies are the same line: never twice), between
+ * the journal's lines numbered around it, never after them. So a claim or finish of its unit that
+ * did reach the disk comes after the enqueue, as it did in memory; what is still missing is only
+ * claims and finishes (carried lines of the journal itself) and unanswered changes, which recovery
+ * already makes harmless: every unit read back may have run (json-eval-rules.ts mayHaveRun). The
+ * number after a start is the highest seen, so no new change takes a number a carried line still has.
  */
-export function loadRuleState(dataDir: string): { state: RuleState; scan: JournalScan } {
+export function loadRuleState(dataDir: string, carried?: string[]): { state: RuleState; scan: JournalScan; recovered: Array<{ s: number; line: string }> } {
   const files = RULES_FILES(dataDir);
   const snapshotFile = path.join(files.dir, files.snapshot);
   const state = new RuleState(fs.existsSync(snapshotFile) ? JSON.parse(fs.readFileSync(snapshotFile, 'utf8')) : undefined);
-  const scan = replayJournals(files, state.seq, isChangeLine, (change, seq) => state.apply(change, seq), 'an evaluation rule change');
+  const journal: Array<{ s: number; change: RuleChange }> = [];
+  const scan = replayJournals(files, state.seq, isChangeLine, (change, s) => journal.push({ s, change }), 'an evaluation rule change');
+  const have = new Set(journal.map((j) => j.s));
+  const recovered: Array<{ s: number; line: string; change: RuleChange }> = [];
+  for (const line of carried ?? readCarried(path.join(files.dir, 'spans.jsonl'))) {
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      continue; // a line an OS crash damaged: its export was never answered
+    }
+    if (!isChangeLine(v) || v.s <= state.seq || have.has(v.s)) continue;
+    have.add(v.s);
+    const { s, ...change } = v;
+    recovered.push({ s, line, change: change as RuleChange });
+  }
+  recovered.sort((a, b) => a.s - b.s);
+  // The union, in number order (the journal's lines are in number order already).
+  let r = 0;
+  for (const j of journal) {
+    for (; r < recovered.length && recovered[r]!.s < j.s; r++) state.apply(recovered[r]!.change, recovered[r]!.s);
+    state.apply(j.change, j.s);
+  }
+  for (; r < recovered.length; r++) state.apply(recovered[r]!.change, recovered[r]!.s);
   state.requeueRunning();
-  return { state, scan };
+  return { state, scan, recovered: recovered.map(({ s, line }) => ({ s, line })) };
 }

@@ -14,8 +14,15 @@
 // running one is put back at start anyway; a forgotten finish leaves it to be taken again, and
 // every unit read from disk at start is one that may have run (`mayHaveRun`), so the worker looks
 // for its linked result before judging it again (src/traces/rules/run.ts).
+//
+// Enqueues, when the store is given the trace store's carrier (src/traces/rules/store.ts), are not
+// synced by the journal either: their line is written at once and its exact copy rides the spans
+// file's commit of the same turn (span-carrier.ts), so an OTLP export pays one fdatasync, not two; the
+// enqueue resolves once that copy is on disk. At start, the copies the journal lost are recovered
+// (loadRuleState says why exactly) and the snapshot takes them at once.
 import fs from 'node:fs';
 import { Journal } from './journal.ts';
+import type { SpanCarrier } from './span-carrier.ts';
 import { type EnqueueStep, loadRuleState, RULES_FILES, type RuleChange, type RuleState } from './json-eval-rules-state.ts';
 import type { EnqueueCounts, EnqueueOutcome, EvalJob, RuleRecord, RuleStore } from '../traces/rules/types.ts';
 
@@ -25,16 +32,28 @@ export class JsonRuleStore implements RuleStore {
   /** Units read from disk at start: one may have been judged already, its finish lost with a crash. */
   private readonly recovered: Set<string>;
 
-  /** `compactBytes`: the journal size that triggers a compaction (tests). */
-  constructor(dataDir: string, opts: { compactBytes?: number } = {}) {
+  /** Carries the enqueues' lines in the spans file's commits, when given. */
+  private readonly carrier?: SpanCarrier;
+
+  /**
+   * `compactBytes`: the journal size that triggers a compaction (tests). `carrier`: the trace store's
+   * (JsonTraceStore.carrier), which the enqueues ride; without it they are synced by the journal.
+   */
+  constructor(dataDir: string, opts: { compactBytes?: number; carrier?: SpanCarrier } = {}) {
     fs.mkdirSync(RULES_FILES(dataDir).dir, { recursive: true });
-    const { state, scan } = loadRuleState(dataDir);
+    this.carrier = opts.carrier;
+    const { state, scan, recovered } = loadRuleState(dataDir, opts.carrier?.takeFound());
     this.state = state;
     this.recovered = new Set(Object.keys(state.data.jobs));
     this.journal = new Journal(RULES_FILES(dataDir), scan, () => state.snapshot(), opts.compactBytes);
-    // Lines replayed, or units that were running put back: the snapshot takes them now, so the
-    // journal starts empty and a start replays little.
-    if (scan.whole > 0) void this.journal.compact().catch(() => {});
+    // Lines replayed, enqueues recovered from spans.jsonl, or units that were running put back: the
+    // snapshot takes them now, so the journal starts empty and a start replays little.
+    if (scan.whole > 0 || recovered.length) {
+      const compacted = this.journal.compact();
+      compacted.catch(() => {});
+      // Until the snapshot holds them, their copies in spans.jsonl are their only ones on disk.
+      for (const r of recovered) this.carrier?.keep(r.s, r.line, compacted);
+    }
   }
 
   /**
@@ -102,8 +121,10 @@ export class JsonRuleStore implements RuleStore {
       outcomes.push(outcome);
     }
     // Applied step by step above; recorded as one change, replayed the same way.
-    this.state.seq++;
-    await this.journal.append(JSON.stringify({ s: this.state.seq, k: 'jobs', rule_id: ruleId, steps } satisfies RuleChange & { s: number }), true);
+    const seq = ++this.state.seq;
+    const line = JSON.stringify({ s: seq, k: 'jobs', rule_id: ruleId, steps } satisfies RuleChange & { s: number });
+    if (!this.carrier || !this.journal.open) await this.journal.append(line, true);
+    else await this.carrier.carry(seq, line, this.journal.append(line, 'written'));
     return outcomes;
   }
 

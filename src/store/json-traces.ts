@@ -5,11 +5,14 @@
 // events) are traces/log-events.jsonl, bounded by TRIBUNAL_TRACE_MAX_LOG_RECORDS, merged into their
 // span when it is read. A torn last line (a crash
 // mid-append) is dropped at load; pruning (retention) rewrites the file through a temp file, fsync + rename.
+// spans.jsonl also carries the rule store's enqueue lines (span-carrier.ts): skipped by every reader
+// (span-carrier.ts readSpanFile), kept by a rewrite while the journal may not hold them yet.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Span, SpanEvaluation, SpanLogEvent, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../traces/types.ts';
 import { logEventKey, spanKey, withLogEvents } from '../traces/types.ts';
 import { AppendFile } from './append-file.ts';
+import { readSpanFile, SpanCarrier } from './span-carrier.ts';
 
 interface OrgSpans {
   traces: Map<string, SpanRecord[]>;
@@ -96,15 +99,19 @@ export class JsonTraceStore implements TraceStore {
   private readonly unsynced = new Map<string, Promise<void>>();
   private readonly evalFile: AppendFile;
   private readonly logFile: AppendFile;
+  /** The rule store's enqueue lines ride this store's spans file (span-carrier.ts). */
+  readonly carrier: SpanCarrier;
 
   constructor(dataDir: string) {
     const dir = path.join(dataDir, 'traces');
     fs.mkdirSync(dir, { recursive: true });
     const [spans, evals, logs] = ['spans.jsonl', 'evaluations.jsonl', 'log-events.jsonl'].map((f) => path.join(dir, f)) as [string, string, string];
-    for (const s of readLines<SpanRecord>(spans)) this.add(s);
+    const read = readSpanFile(spans);
+    for (const s of read.spans) this.add(s);
     for (const l of readLines<LogLine>(logs)) this.addLog(l.org_id, l);
     for (const e of readLines<SpanEvaluation>(evals)) this.addEval(e);
     this.spansFile = new AppendFile(spans);
+    this.carrier = new SpanCarrier(this.spansFile, read.carried);
     this.evalFile = new AppendFile(evals);
     this.logFile = new AppendFile(logs);
   }
@@ -335,11 +342,15 @@ export class JsonTraceStore implements TraceStore {
     });
   }
 
+  /**
+   * The spans file rewritten from memory, with the carried enqueue lines the rules journal may not
+   * hold on disk yet (read when the rewrite runs): an answered enqueue never loses its only durable copy.
+   */
   private rewrite(): Promise<void> {
     return this.spansFile.rewrite(() => {
       const lines: string[] = [];
       for (const o of this.orgs.values()) for (const spans of o.traces.values()) for (const s of spans) lines.push(JSON.stringify(s));
-      return lines.length ? `${lines.join('\n')}\n` : '';
+      return (lines.length ? `${lines.join('\n')}\n` : '') + this.carrier.keptText();
     });
   }
 

@@ -1,5 +1,7 @@
 // The rule store of a Store: one per store object, over the same pool (PostgreSQL) or data directory (JSON).
 import { JsonRuleStore } from '../../store/json-eval-rules.ts';
+import type { JsonTraceStore } from '../../store/json-traces.ts';
+import { traceStoreOf } from '../store.ts';
 import type { Store } from '../../store/types.ts';
 import type { RuleStore } from './types.ts';
 
@@ -14,7 +16,9 @@ export function ruleStoreOf(store: Store): Promise<RuleStore> {
         return new PgRuleStore((store as unknown as { pool: import('pg').Pool }).pool);
       }
       const json = store as unknown as { dataDir: string; closers?: Array<() => Promise<void>> };
-      const rules = new JsonRuleStore(json.dataDir);
+      // The enqueues ride the spans file's commits (span-carrier.ts): the trace store opens first.
+      const traces = (await traceStoreOf(store)) as JsonTraceStore;
+      const rules = new JsonRuleStore(json.dataDir, { carrier: traces.carrier });
       // Its journal is compacted into rules.json and let go before the directory's lock is.
       json.closers?.push(() => rules.close());
       return rules;
