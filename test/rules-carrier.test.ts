@@ -17,32 +17,13 @@ import type { Span } from '../src/traces/types.ts';
 import { countFdatasyncs } from './helpers/count-syncs.ts';
 import { queuedUnit, ruleRecord } from './helpers/rule-queue.ts';
 import { tempDir } from './helpers/server.ts';
+import { hex, storedSpan } from './helpers/spans.ts';
 
-const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
 const t = (s: number) => new Date(Date.UTC(2026, 2, 1, 0, 0, s)).toISOString();
 const counts = { always: { matched: 1, sampled: 1 }, queued: { 'day:x:runs': 1 } };
 const ORG = 'org_c';
 
-function span(n: number, start = new Date().toISOString()): Span {
-  return {
-    trace_id: hex(n, 32),
-    span_id: hex(n, 16),
-    parent_span_id: null,
-    name: 'op',
-    kind: 'internal',
-    service_name: 'svc',
-    start_time: start,
-    end_time: start,
-    start_time_unix_nano: String(BigInt(Date.parse(start)) * 1_000_000n),
-    end_time_unix_nano: String(BigInt(Date.parse(start)) * 1_000_000n),
-    status: { code: 'unset', message: null },
-    attributes: {},
-    resource_attributes: {},
-    events: [],
-    scope: { name: null, version: null },
-    received_at: start,
-  };
-}
+const span = (n: number, start = new Date().toISOString()): Span => storedSpan(hex(n, 32), hex(n, 16), start);
 
 /** The stores as src/traces/rules/store.ts opens them on a data directory: the rules ride the spans file. */
 function open(dir: string) {

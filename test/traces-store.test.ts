@@ -7,35 +7,15 @@ import { after, before, describe, it } from 'node:test';
 import fs from 'node:fs';
 import { openTestStore, tempDir } from './helpers/server.ts';
 import { queuedUnit, ruleRecord } from './helpers/rule-queue.ts';
+import { hex, storedSpan } from './helpers/spans.ts';
 import { traceStoreOf } from '../src/traces/store.ts';
 import { ruleStoreOf } from '../src/traces/rules/store.ts';
 import type { Span } from '../src/traces/types.ts';
 import type { Store } from '../src/store/types.ts';
 
-const hex = (n: number, len: number) => n.toString(16).padStart(len, '0');
 const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
-const mk = (t: number, s: number, extra: Partial<Span> = {}): Span => {
-  const start = at(t);
-  return {
-    trace_id: hex(t + 1, 32),
-    span_id: hex(s + 1, 16),
-    parent_span_id: null,
-    name: 'op',
-    kind: 'internal',
-    service_name: 'svc',
-    start_time: start,
-    end_time: start,
-    start_time_unix_nano: String(BigInt(Date.parse(start)) * 1_000_000n + BigInt(s)),
-    end_time_unix_nano: String(BigInt(Date.parse(start)) * 1_000_000n),
-    status: { code: 'unset', message: null },
-    attributes: { n: s },
-    resource_attributes: { 'service.name': 'svc' },
-    events: [],
-    scope: { name: null, version: null },
-    received_at: start,
-    ...extra,
-  };
-};
+const mk = (t: number, s: number, extra: Partial<Span> = {}): Span =>
+  storedSpan(hex(t + 1, 32), hex(s + 1, 16), at(t), { nanoOffset: s, extra: { attributes: { n: s }, resource_attributes: { 'service.name': 'svc' }, ...extra } });
 
 let store: Store;
 let dir: string;
