@@ -17,8 +17,7 @@ import { loadReviewState, type ReviewData } from '../review/json-review-state.ts
 import { PgReviewStore } from '../review/pg-review.ts';
 import type { ReviewItemRecord } from '../review/types.ts';
 import { loadRuleState } from '../store/json-eval-rules-state.ts';
-import { readLines } from '../store/json-traces.ts';
-import { readSpanFile } from '../store/span-carrier.ts';
+import { readLines, readSpanFile } from '../store/json-traces.ts';
 import type { MigrateContext } from '../store/migrate-context.ts';
 import { PgRuleStore } from '../store/postgres/eval-rules.ts';
 import { PgTraceStore } from '../store/postgres/traces.ts';

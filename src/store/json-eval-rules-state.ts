@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { EnqueueCounts, EnqueueOutcome, EvalJob, RuleRecord } from '../traces/rules/types.ts';
 import { type JournalFiles, type JournalScan, replayJournals } from './journal.ts';
 import { LazyHeap } from './lazy-heap.ts';
-import { readCarried } from './span-carrier.ts';
+import { readSpanFile } from './json-traces.ts';
 
 export interface RuleData {
   rules: Record<string, RuleRecord>;
@@ -296,7 +296,7 @@ export function loadRuleState(dataDir: string, carried?: string[]): { state: Rul
   const scan = replayJournals(files, state.seq, isChangeLine, (change, s) => journal.push({ s, change }), 'an evaluation rule change');
   const have = new Set(journal.map((j) => j.s));
   const recovered: Array<{ s: number; line: string; change: RuleChange }> = [];
-  for (const line of carried ?? readCarried(path.join(files.dir, 'spans.jsonl'))) {
+  for (const line of carried ?? readSpanFile(path.join(files.dir, 'spans.jsonl')).carried) {
     let v: unknown;
     try {
       v = JSON.parse(line);

@@ -6,13 +6,13 @@
 // span when it is read. A torn last line (a crash
 // mid-append) is dropped at load; pruning (retention) rewrites the file through a temp file, fsync + rename.
 // spans.jsonl also carries the rule store's enqueue lines (span-carrier.ts): skipped by every reader
-// (span-carrier.ts readSpanFile), kept by a rewrite while the journal may not hold them yet.
+// (readSpanFile), kept by a rewrite while the journal may not hold them yet.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Span, SpanEvaluation, SpanLogEvent, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../traces/types.ts';
 import { logEventKey, spanKey, withLogEvents } from '../traces/types.ts';
 import { AppendFile } from './append-file.ts';
-import { readSpanFile, SpanCarrier } from './span-carrier.ts';
+import { isCarried, SpanCarrier } from './span-carrier.ts';
 
 interface OrgSpans {
   traces: Map<string, SpanRecord[]>;
@@ -40,12 +40,15 @@ const logOrder = (a: SpanLogEvent, b: SpanLogEvent) =>
         : 1
       : a.seq - b.seq;
 
-/** One record per line; a torn last line (a crash mid-append) is left out. Also read by `tribunal migrate`. */
-export function readLines<T>(file: string): T[] {
+/**
+ * One record per line; a torn last line (a crash mid-append) is left out. A line `aside` takes is not
+ * a record and is not parsed. Also read by `tribunal migrate`.
+ */
+export function readLines<T>(file: string, aside?: (line: string) => boolean): T[] {
   if (!fs.existsSync(file)) return [];
   const out: T[] = [];
   for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    if (!line) continue;
+    if (!line || aside?.(line)) continue;
     try {
       out.push(JSON.parse(line) as T);
     } catch {
@@ -53,6 +56,16 @@ export function readLines<T>(file: string): T[] {
     }
   }
   return out;
+}
+
+/**
+ * The spans of a spans file, and the rule store's carried lines in it apart (span-carrier.ts); a torn
+ * carried line never parses where it is applied (json-eval-rules-state.ts). Also read by `tribunal migrate`.
+ */
+export function readSpanFile(file: string): { spans: SpanRecord[]; carried: string[] } {
+  const carried: string[] = [];
+  const spans = readLines<SpanRecord>(file, (line) => isCarried(line) && carried.push(line) > 0);
+  return { spans, carried };
 }
 
 export function summarize(traceId: string, spans: SpanRecord[], evaluations: number): TraceSummary {

@@ -7,13 +7,11 @@
 //
 // What this asks of the rest:
 // - every reader of spans.jsonl skips these lines (isCarried): the trace store's load
-//   (readSpanFile here) and `tribunal migrate` (migrate-rooms.ts, through the same reader);
+//   (json-traces.ts readSpanFile) and `tribunal migrate` (migrate-rooms.ts, through the same reader);
 // - at start the rule store recovers from them the changes its journal lost (an OS crash before the
 //   journal's lazy sync): json-eval-rules-state.ts loadRuleState, which says why that is exact;
 // - a rewrite of spans.jsonl (retention, a purge) keeps every carried line whose journal copy is not
 //   yet known to be on disk (keptText), so the only durable copy of an answered enqueue is never dropped.
-import fs from 'node:fs';
-import type { SpanRecord } from '../traces/types.ts';
 import type { AppendFile } from './append-file.ts';
 
 /**
@@ -23,48 +21,6 @@ import type { AppendFile } from './append-file.ts';
 const PREFIX = '{"s":';
 
 export const isCarried = (line: string): boolean => line.startsWith(PREFIX);
-
-/** The carried lines of a spans file (whole lines only; a torn one never parsed, so never answered). */
-export function readCarried(file: string): string[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
-  const out: string[] = [];
-  for (let at = text.indexOf(PREFIX); at >= 0; at = text.indexOf(PREFIX, at + 1)) {
-    if (at > 0 && text.charCodeAt(at - 1) !== 0x0a) continue;
-    const nl = text.indexOf('\n', at);
-    if (nl < 0) break; // a torn last line: not answered, the journal's copy (if any) stands alone
-    out.push(text.slice(at, nl));
-  }
-  return out;
-}
-
-/**
- * The spans of a spans file, and the rule store's carried lines in it apart (span-carrier.ts); a torn
- * line is left out, as readLines does. Also read by `tribunal migrate`.
- */
-export function readSpanFile(file: string): { spans: SpanRecord[]; carried: string[] } {
-  const spans: SpanRecord[] = [];
-  const carried: string[] = [];
-  if (!fs.existsSync(file)) return { spans, carried };
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    if (!line) continue;
-    if (isCarried(line)) {
-      carried.push(line);
-      continue;
-    }
-    try {
-      spans.push(JSON.parse(line) as SpanRecord);
-    } catch {
-      /* a torn line from a crash mid-append */
-    }
-  }
-  return { spans, carried };
-}
 
 export class SpanCarrier {
   /** Carried lines whose journal copy is not known to be on disk yet, by number: a rewrite keeps them. */
