@@ -40,10 +40,7 @@ const logOrder = (a: SpanLogEvent, b: SpanLogEvent) =>
         : 1
       : a.seq - b.seq;
 
-/**
- * One record per line; a torn last line (a crash mid-append) is left out. A line `aside` takes is not
- * a record and is not parsed. Also read by `tribunal migrate`.
- */
+/** One record per line, less those `aside` takes; a torn last line (a crash mid-append) is left out. Also read by `tribunal migrate`. */
 export function readLines<T>(file: string, aside?: (line: string) => boolean): T[] {
   if (!fs.existsSync(file)) return [];
   const out: T[] = [];
@@ -58,10 +55,7 @@ export function readLines<T>(file: string, aside?: (line: string) => boolean): T
   return out;
 }
 
-/**
- * The spans of a spans file, and the rule store's carried lines in it apart (span-carrier.ts); a torn
- * carried line never parses where it is applied (json-eval-rules-state.ts). Also read by `tribunal migrate`.
- */
+/** The spans of a spans file, and the rule store's carried lines apart (span-carrier.ts; a torn one fails to parse where it is applied). */
 export function readSpanFile(file: string): { spans: SpanRecord[]; carried: string[] } {
   const carried: string[] = [];
   const spans = readLines<SpanRecord>(file, (line) => isCarried(line) && carried.push(line) > 0);
