@@ -14,7 +14,7 @@
 import type pg from 'pg';
 import { decodeRow, encodeParam, iso, json, LOG_COLUMNS, logFromRow, recordFromRow, type Row } from '../store/postgres/codecs.ts';
 import { inTransaction } from '../store/postgres/transaction.ts';
-import type { Page, PageQuery } from '../store/types.ts';
+import type { ExecutionLogRecord, Page, PageQuery } from '../store/types.ts';
 import type { LeaseOutcome, ReviewCounts, ReviewItemRecord, ReviewLabelRecord, ReviewLeaseRecord, ReviewQueueRecord, ReviewStore } from './types.ts';
 
 const itemFromRow = (r: Row): ReviewItemRecord => ({
@@ -90,10 +90,13 @@ export const NEXT_STATEMENT = {
   text: `SELECT n.*, l.* FROM review_next($1, $2, $3, $4, NULL) n
            LEFT JOIN LATERAL (SELECT ${LOG_SELECT} FROM execution_logs l WHERE l.id = n.item_log_id LIMIT 1) l ON true`,
 };
+// A submit checks the labels against the log's evaluator results only: it reads those (and the log's
+// id and organization), not the whole log, which logFromRow would decode field by field (request,
+// response, contexts...) for nothing.
 const ITEM_IN_QUEUE = {
-  name: 'tribunal_review_item_in_queue_v1',
+  name: 'tribunal_review_item_in_queue_v2',
   text: `SELECT q.record AS queue_record, i.id AS item_id, i.execution_log_id AS item_log_id, i.source AS item_source, i.done AS item_done,
-              i.adjudicated_at AS item_adjudicated_at, i.created_at AS item_created_at, ${LOG_SELECT}
+              i.adjudicated_at AS item_adjudicated_at, i.created_at AS item_created_at, l.id, l.org_id, l.evaluator_results
          FROM review_queues q
          LEFT JOIN review_items i ON i.id = $2 AND i.queue_id = q.id
          LEFT JOIN execution_logs l ON l.id = i.execution_log_id
@@ -230,7 +233,11 @@ export class PgReviewStore implements ReviewStore {
     const r = rows[0];
     const queue = r.queue_record as ReviewQueueRecord;
     if (r.item_id === null) return { queue, item: null, log: null };
-    return { queue, item: prefixedItem(r, queue.id), log: r.id === null ? null : logFromRow(r) };
+    return {
+      queue,
+      item: prefixedItem(r, queue.id),
+      log: r.id === null ? null : { id: r.id as string, org_id: r.org_id as string, evaluator_results: r.evaluator_results as ExecutionLogRecord['evaluator_results'] },
+    };
   }
 
   /** One call of review_submit (migrations/027_review_submit.sql): the check under the item's lock, the labels and the completion, all or nothing. */

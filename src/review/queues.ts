@@ -121,7 +121,8 @@ async function ownLog(ctx: Ctx, id: string): Promise<ExecutionLogRecord> {
 }
 
 /** The queue's evaluators that have a result in this log: what a person scores on it. */
-export const itemEvaluators = (q: ReviewQueueRecord, log: ExecutionLogRecord) => q.evaluator_ids.filter((id) => log.evaluator_results.some((r) => r.evaluator_id === id));
+export const itemEvaluators = (q: ReviewQueueRecord, log: Pick<ExecutionLogRecord, 'evaluator_results'>) =>
+  q.evaluator_ids.filter((id) => log.evaluator_results.some((r) => r.evaluator_id === id));
 
 export async function addItems(ctx: Ctx, queueId: string, logIds: string[], source = 'manual') {
   const q = await getOwnQueue(ctx, queueId);

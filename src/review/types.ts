@@ -113,7 +113,10 @@ export interface ReviewStore {
    * exist), the item (null when it is not this queue's) and its log when the store read it in the
    * same step (`log` undefined: the caller reads it).
    */
-  itemInQueue(queueId: string, itemId: string): Promise<{ queue: ReviewQueueRecord; item: ReviewItemRecord | null; log?: ExecutionLogRecord | null } | null>;
+  itemInQueue(
+    queueId: string,
+    itemId: string,
+  ): Promise<{ queue: ReviewQueueRecord; item: ReviewItemRecord | null; log?: Pick<ExecutionLogRecord, 'id' | 'org_id' | 'evaluator_results'> | null } | null>;
   /** Records the labels and completes the annotator's unexpired lease, all or nothing. */
   submit(queue: ReviewQueueRecord, itemId: string, annotatorId: string, labels: ReviewLabelRecord[], now: string): Promise<LeaseOutcome>;
   /** Gives the item back: the lease becomes `skipped` with the reason. */
