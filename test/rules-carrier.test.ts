@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import { JsonRuleStore } from '../src/store/json-eval-rules.ts';
 import { JsonTraceStore, readSpanFile } from '../src/store/json-traces.ts';
 import type { Span } from '../src/traces/types.ts';
@@ -28,8 +28,19 @@ const span = (n: number, start = new Date().toISOString()): Span => storedSpan(h
 function open(dir: string) {
   const traces = new JsonTraceStore(dir);
   const rules = new JsonRuleStore(dir, { carrier: traces.carrier });
-  return { traces, rules };
+  return { traces, rules, close: () => Promise.all([traces.close(), rules.close()]) };
 }
+
+/** Each test's data directory, removed after it whether it passed or not. */
+const dirs: string[] = [];
+const newDir = (): string => {
+  const dir = tempDir();
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 /** Stores span `n` and queues its unit as the receiver does: the enqueue in the turn of the spans' append. */
 async function exportSpan(s: ReturnType<typeof open>, ruleId: string, n: number, start?: string): Promise<void> {
@@ -54,7 +65,7 @@ function loseEnqueues(dir: string, units: string[]): void {
 
 describe('a span rule enqueue carried by the spans file', () => {
   it("shares the spans' fdatasync: one for an export, its journal line copied exactly into spans.jsonl", async () => {
-    const dir = tempDir();
+    const dir = newDir();
     const s = open(dir);
     await s.rules.createRule(ruleRecord('erl_one', ORG, { queue_limit: 100 }));
     const syncs = countFdatasyncs();
@@ -67,12 +78,11 @@ describe('a span rule enqueue carried by the spans file', () => {
     const copy = lines(spansOf(dir)).find((l) => l.startsWith('{"s":'));
     assert.ok(copy, 'spans.jsonl carries the enqueue');
     assert.equal(copy, jobsLineOf(dir, 'erl_one:1'), "the copy is the journal's line, number and all");
-    await Promise.all([s.traces.close(), s.rules.close()]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await s.close();
   });
 
   it("writes the journal's lines of one turn's enqueues with one write(2), before the exports are answered", async () => {
-    const dir = tempDir();
+    const dir = newDir();
     const s = open(dir);
     await s.rules.createRule(ruleRecord('erl_turn', ORG, { queue_limit: 100 }));
     const journalIno = fs.statSync(journalOf(dir)).ino;
@@ -90,12 +100,11 @@ describe('a span rule enqueue carried by the spans file', () => {
     }
     assert.equal(writes, 1, 'one write for the three enqueues of the turn');
     for (const n of [1, 2, 3]) assert.ok(jobsLineOf(dir, `erl_turn:${n}`), `the journal holds unit ${n}'s enqueue (a crash of the process alone loses none)`);
-    await Promise.all([s.traces.close(), s.rules.close()]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await s.close();
   });
 
   it('recovers an enqueue the journal lost from the middle (its later lines kept): queued once, counted once', async () => {
-    const dir = tempDir();
+    const dir = newDir();
     const s = open(dir);
     await s.rules.createRule(ruleRecord('erl_mid', ORG, { queue_limit: 100 }));
     for (const n of [1, 2, 3]) await exportSpan(s, 'erl_mid', n);
@@ -114,16 +123,15 @@ describe('a span rule enqueue carried by the spans file', () => {
     ]);
     // New changes number after the recovered line: a third start applies nothing twice.
     await exportSpan(again, 'erl_mid', 4);
-    await Promise.all([again.traces.close(), again.rules.close()]);
+    await again.close();
     const third = open(dir);
     assert.deepEqual(await third.rules.queueStats('erl_mid'), { queued: 4, running: 0, oldest_queued_at: t(1) });
     assert.deepEqual(await third.rules.counters('erl_mid'), { matched: 4, sampled: 4, 'day:x:runs': 4 });
-    await Promise.all([third.traces.close(), third.rules.close()]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await third.close();
   });
 
   it('applies a recovered enqueue before the claim and finish of its unit that reached the disk: the unit stays finished', async () => {
-    const dir = tempDir();
+    const dir = newDir();
     const s = open(dir);
     await s.rules.createRule(ruleRecord('erl_order', ORG, { queue_limit: 100 }));
     await exportSpan(s, 'erl_order', 1);
@@ -137,12 +145,11 @@ describe('a span rule enqueue carried by the spans file', () => {
     const again = open(dir);
     assert.deepEqual(await again.rules.queueStats('erl_order'), { queued: 1, running: 0, oldest_queued_at: t(2) }, 'unit 1 finished, unit 2 waits');
     assert.deepEqual(await again.rules.counters('erl_order'), { matched: 2, sampled: 2, 'day:x:runs': 2, done: 1 });
-    await Promise.all([again.traces.close(), again.rules.close()]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await again.close();
   });
 
   it('applies nothing twice: neither a line both files hold nor one the snapshot holds (after a compaction)', async () => {
-    const dir = tempDir();
+    const dir = newDir();
     const s = open(dir);
     await s.rules.createRule(ruleRecord('erl_twice', ORG, { queue_limit: 100 }));
     for (const n of [1, 2]) await exportSpan(s, 'erl_twice', n);
@@ -151,22 +158,21 @@ describe('a span rule enqueue carried by the spans file', () => {
     assert.deepEqual(await again.rules.counters('erl_twice'), { matched: 2, sampled: 2, 'day:x:runs': 2 });
     assert.equal((await again.rules.queueStats('erl_twice')).queued, 2);
     // A close compacts: the snapshot holds both enqueues, the journal is empty, spans.jsonl still carries them.
-    await Promise.all([again.traces.close(), again.rules.close()]);
+    await again.close();
     assert.equal(lines(journalOf(dir)).length, 0);
     assert.equal(lines(spansOf(dir)).filter((l) => l.startsWith('{"s":')).length, 2);
     const third = open(dir);
     assert.deepEqual(await third.rules.counters('erl_twice'), { matched: 2, sampled: 2, 'day:x:runs': 2 });
     assert.equal((await third.rules.queueStats('erl_twice')).queued, 2);
-    await Promise.all([third.traces.close(), third.rules.close()]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await third.close();
   });
 
   it("leaves the carried lines out of the trace store's load and migrate's reader: spans counted exactly", async () => {
-    const dir = tempDir();
+    const dir = newDir();
     const s = open(dir);
     await s.rules.createRule(ruleRecord('erl_read', ORG, { queue_limit: 100 }));
     for (const n of [1, 2, 3]) await exportSpan(s, 'erl_read', n);
-    await Promise.all([s.traces.close(), s.rules.close()]);
+    await s.close();
     assert.equal(lines(spansOf(dir)).length, 6, 'three spans, three carried enqueues');
     const read = readSpanFile(spansOf(dir));
     assert.equal(read.spans.length, 3);
@@ -176,12 +182,11 @@ describe('a span rule enqueue carried by the spans file', () => {
     assert.equal(await again.traces.countSpans(ORG), 3);
     assert.equal(await again.traces.countSpans(undefined as unknown as string), 0, 'no carried line taken for a span of no organization');
     assert.equal((await again.traces.listSpans(ORG, { limit: 100 })).length, 3);
-    await Promise.all([again.traces.close(), again.rules.close()]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await again.close();
   });
 
   it('keeps, through a prune and a purge of spans.jsonl, the carried lines the journal has not synced yet, and only those', async () => {
-    const dir = tempDir();
+    const dir = newDir();
     const s = open(dir);
     await s.rules.createRule(ruleRecord('erl_prune', ORG, { queue_limit: 100 }));
     const old = new Date(Date.now() - 3_600_000).toISOString();
@@ -197,7 +202,7 @@ describe('a span rule enqueue carried by the spans file', () => {
     loseEnqueues(dir, ['erl_prune:1', 'erl_prune:2']);
     const again = open(dir);
     assert.equal((await again.rules.queueStats('erl_prune')).queued, 2);
-    await Promise.all([again.traces.close(), again.rules.close()]);
+    await again.close();
 
     // Once the journal holds them on disk (its commit within 200 ms), a rewrite lets them go.
     const third = open(dir);
@@ -206,7 +211,6 @@ describe('a span rule enqueue carried by the spans file', () => {
     await third.traces.prune(new Date(Date.now() - 60_000).toISOString());
     assert.deepEqual(lines(spansOf(dir)), [], 'nothing left to keep');
     assert.equal((await third.rules.queueStats('erl_prune')).queued, 3);
-    await Promise.all([third.traces.close(), third.rules.close()]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await third.close();
   });
 });

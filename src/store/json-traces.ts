@@ -58,8 +58,12 @@ export function readLines<T>(file: string, aside?: (line: string) => boolean): T
 /** The spans of a spans file, and the rule store's carried lines apart (span-carrier.ts; a torn one fails to parse where it is applied). */
 export function readSpanFile(file: string): { spans: SpanRecord[]; carried: string[] } {
   const carried: string[] = [];
-  const spans = readLines<SpanRecord>(file, (line) => isCarried(line) && carried.push(line) > 0);
-  return { spans, carried };
+  const aside = (line: string): boolean => {
+    if (!isCarried(line)) return false;
+    carried.push(line);
+    return true;
+  };
+  return { spans: readLines<SpanRecord>(file, aside), carried };
 }
 
 export function summarize(traceId: string, spans: SpanRecord[], evaluations: number): TraceSummary {
