@@ -26,6 +26,11 @@ export class AppendFile {
   private closed = false;
   /** The commit this turn's appends wait for, started at the turn's end. */
   private turnCommit?: Promise<void>;
+  /**
+   * Called as each append's write starts, before the file's write(2): the rules journal writes its
+   * lines whose copies this write carries (span-carrier.ts). If it throws, nothing is written.
+   */
+  beforeWrite?: () => void;
 
   constructor(private readonly file: string) {
     this.commit = new GroupCommit(() => this.write());
@@ -70,6 +75,7 @@ export class AppendFile {
     if (!this.pending.length) return;
     const text = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
     this.pending = [];
+    this.beforeWrite?.();
     this.fd ??= fs.openSync(this.file, 'a');
     const start = (this.size ??= fs.fstatSync(this.fd).size);
     const bytes = Buffer.from(text);

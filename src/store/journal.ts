@@ -14,9 +14,9 @@
 // commit (a durable change's, or the 200 ms one) and costs no system call of its own; a crash of the
 // process may forget it too, which the store's recovery must make harmless (json-eval-rules.ts). A
 // change its store calls `written` (a span rule's enqueue, whose exact copy the spans file's commit
-// makes durable: span-carrier.ts) is written at the end of its turn of the event loop, synced with
-// the next commit or within 200 ms, and answered only then: its store keeps the copy's line until
-// this journal holds it on disk.
+// makes durable: span-carrier.ts) is written when that commit writes the copy (writePending, which
+// the spans file calls before its write), synced with the next commit or within 200 ms, and answered
+// only then: its store keeps the copy's line until this journal holds it on disk.
 //
 // Compaction (when the journal has grown past the snapshot's size, at least 4 MiB, and at close): the
 // journal is renamed to <journal>.old and a new one started (synchronously, between two
@@ -126,8 +126,6 @@ export class Journal {
   private unwritten = '';
   private lazyTimer?: NodeJS.Timeout;
   private closed = false;
-  /** The write of this turn's `written` lines, at the turn's end. */
-  private writeTurn?: NodeJS.Immediate;
   /** The commit this turn of the event loop's durable changes wait for, started at the turn's end. */
   private turnCommit?: Promise<void>;
   /** While a compaction syncs the journal it renamed: the lines written there before it are durable after it. */
@@ -195,8 +193,8 @@ export class Journal {
   /**
    * Appends one change line, in order with every other; resolves once it is on disk (`durable` true),
    * or at once: written now and synced within 200 ms (false), or written and synced by the next
-   * commit, at the latest within 200 ms ('carried'); or written at the end of this turn of the event
-   * loop and resolved once a commit begun after it has synced it, the next one or one started 200 ms
+   * commit, at the latest within 200 ms ('carried'); or written by writePending (or the next commit)
+   * and resolved once a commit begun after it has synced it, the next one or one started 200 ms
    * later ('written').
    */
   append(line: string, durable: boolean | 'carried' | 'written'): Promise<void> {
@@ -205,7 +203,6 @@ export class Journal {
     const text = `${line}\n`;
     this.unwritten += text;
     if (durable === false) this.writeOut();
-    else if (durable === 'written') this.writeAtTurnEnd();
     this.bytes += Buffer.byteLength(text);
     if (!this.compacting && this.bytes >= (this.compactBytes ?? Math.max(MIN_COMPACT_BYTES, this.snapshotBytes))) {
       void this.compact().catch((err) => log.warn(`${this.journalFile}: compaction failed (${err.message}); the journal keeps growing and is replayed at start`));
@@ -233,15 +230,14 @@ export class Journal {
   }
 
   /**
-   * The `written` lines of one turn of the event loop go out with one write(2) at its end (with the
-   * lines before them), not one each: an OTLP export's enqueue is written before its spans' fdatasync
-   * ends, so a crash of the process alone never needs the copy in spans.jsonl.
+   * Writes the lines waiting (with one write(2)), called by the spans file as its commit writes the
+   * copies of `written` lines (span-carrier.ts): an OTLP export's enqueue is written before its spans'
+   * fdatasync ends, so a crash of the process alone never needs the copy in spans.jsonl. One write per
+   * spans commit, which takes the exports of every turn that came while the last one synced, where a
+   * write at the end of each turn made one per turn (issue 33).
    */
-  private writeAtTurnEnd(): void {
-    this.writeTurn ??= setImmediate(() => {
-      this.writeTurn = undefined;
-      if (!this.closed) this.writeOut();
-    });
+  writePending(): void {
+    if (!this.closed) this.writeOut();
   }
 
   /** Writes the lines waiting, in order, with one write(2). */

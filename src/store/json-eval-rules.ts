@@ -16,8 +16,9 @@
 // for its linked result before judging it again (src/traces/rules/run.ts).
 //
 // Enqueues, when the store is given the trace store's carrier (src/traces/rules/store.ts), are not
-// synced by the journal either: their line is written at once and its exact copy rides the spans
-// file's commit of the same turn (span-carrier.ts), so an OTLP export pays one fdatasync, not two; the
+// synced by the journal either: their line is written as the spans file's commit writes its exact
+// copy (that commit takes the turn's spans with it: span-carrier.ts), so an OTLP export pays one
+// fdatasync, not two, and the journal one write(2) a commit, not one a turn; the
 // enqueue resolves once that copy is on disk. At start, the copies the journal lost are recovered
 // (loadRuleState says why exactly) and the snapshot takes them at once.
 import fs from 'node:fs';
@@ -46,6 +47,8 @@ export class JsonRuleStore implements RuleStore {
     this.state = state;
     this.recovered = new Set(Object.keys(state.data.jobs));
     this.journal = new Journal(RULES_FILES(dataDir), scan, () => state.snapshot(), opts.compactBytes);
+    // The enqueues' lines are written as the spans file writes their copies: one write(2) a commit.
+    opts.carrier?.writeFirst(() => this.journal.writePending());
     // Lines replayed, enqueues recovered from spans.jsonl, or units that were running put back: the
     // snapshot takes them now, so the journal starts empty and a start replays little.
     if (scan.whole > 0 || recovered.length) {

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Span, SpanEvaluation, SpanLogEvent, SpanRecord, TraceFilter, TracePageQuery, TraceStore, TraceSummary } from '../traces/types.ts';
-import { logEventKey, spanKey, withLogEvents } from '../traces/types.ts';
+import { logEventKey, spanKey, spanRecord, withLogEvents } from '../traces/types.ts';
 import { AppendFile } from './append-file.ts';
 import { isCarried, SpanCarrier } from './span-carrier.ts';
 
@@ -207,7 +207,7 @@ export class JsonTraceStore implements TraceStore {
         } else refused++;
         continue;
       }
-      const rec: SpanRecord = { ...s, org_id: orgId };
+      const rec = spanRecord(s, orgId);
       if (this.add(rec)) {
         inserted++;
         stored.push(s);
@@ -321,7 +321,7 @@ export class JsonTraceStore implements TraceStore {
     let removed = 0;
     for (const o of this.orgs.values()) {
       for (const [traceId, spans] of o.traces) {
-        const keep = spans.filter((s) => s.start_time >= before);
+        const keep = spans.every((s) => s.start_time >= before) ? spans : spans.filter((s) => s.start_time >= before);
         removed += spans.length - keep.length;
         o.count -= spans.length - keep.length;
         if (keep.length) o.traces.set(traceId, keep);

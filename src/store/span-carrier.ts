@@ -35,6 +35,14 @@ export class SpanCarrier {
     private found: string[] | undefined,
   ) {}
 
+  /**
+   * `write` runs before each write of the spans file (the rules journal's writePending): the journal
+   * lines of the copies it carries are written first, before the export is answered.
+   */
+  writeFirst(write: () => void): void {
+    this.file.beforeWrite = write;
+  }
+
   /** The carried lines read at load, once (later calls answer undefined). */
   takeFound(): string[] | undefined {
     const found = this.found;

@@ -39,7 +39,8 @@ export class OtlpError extends Error {
 let accepted: Buffer | undefined;
 
 function send(res: Response, encoding: Encoding, status: number, body: { partial?: { rejected_spans: number; error_message: string }; error?: { code: number; message: string } }) {
-  res.status(status);
+  // Set directly: express's res.status() checks the code, and these are the few above (issue 33).
+  res.statusCode = status;
   if (encoding === 'protobuf') {
     const bytes = body.error
       ? Buffer.from(encodeStatus(body.error.code, body.error.message))
@@ -212,7 +213,7 @@ export function otlpReceiver(config: Config, store: Store, authenticator: Authen
       }
       // Spans that started before the retention period would be pruned at once: refused, counted.
       const cutoff = isoOfMs(now - traces.retentionMs);
-      const fresh = normalized.spans.filter((s) => s.start_time >= cutoff);
+      const fresh = normalized.spans.every((s) => s.start_time >= cutoff) ? normalized.spans : normalized.spans.filter((s) => s.start_time >= cutoff);
       if (fresh.length < normalized.spans.length)
         normalized.reasons.set(`the span started before the retention period (TRIBUNAL_TRACE_RETENTION)`, normalized.spans.length - fresh.length);
       // The rules queue the new spans while the spans are synced (one fdatasync beside the other, not

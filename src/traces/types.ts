@@ -149,3 +149,30 @@ export function withLogEvents<S extends Span>(span: S, logs: SpanEvent[] | null 
   span.events = [...span.events, ...logs].sort((a, b) => (a.time < b.time ? -1 : a.time > b.time ? 1 : 0));
   return span;
 }
+
+/**
+ * A span as an organization's record: its fields one by one, in the order a span has them, then
+ * org_id (what `{ ...span, org_id }` gave, the same JSON line): a spread of a span's 16 fields cost
+ * about 1.3 µs per stored span, this about 30 ns (issue 33). Fields a Span does not have are not kept.
+ */
+export function spanRecord(s: Span, orgId: string): SpanRecord {
+  return {
+    trace_id: s.trace_id,
+    span_id: s.span_id,
+    parent_span_id: s.parent_span_id,
+    name: s.name,
+    kind: s.kind,
+    service_name: s.service_name,
+    start_time: s.start_time,
+    end_time: s.end_time,
+    start_time_unix_nano: s.start_time_unix_nano,
+    end_time_unix_nano: s.end_time_unix_nano,
+    status: s.status,
+    attributes: s.attributes,
+    resource_attributes: s.resource_attributes,
+    events: s.events,
+    scope: s.scope,
+    received_at: s.received_at,
+    org_id: orgId,
+  };
+}

@@ -36,7 +36,8 @@ export class TraceEvaluationWorker {
   private ticking = false;
   private kickAgain = false;
   private stopped = false;
-  private readonly ruleCache = new Map<string, { at: number; rules: RuleRecord[] }>();
+  /** An organization's rules as read, and the active ones among them (filtered once per read, not per export). */
+  private readonly ruleCache = new Map<string, { at: number; rules: RuleRecord[]; active: RuleRecord[] }>();
   /** Instants (ms) when units queued here fall due, ascending; the timer is set for the first. */
   private readonly wakes: number[] = [];
   private wakeTimer?: NodeJS.Timeout;
@@ -55,18 +56,23 @@ export class TraceEvaluationWorker {
     const w = new TraceEvaluationWorker(services, rules, traces, Math.max(1, Math.min(services.config.batch.concurrency, 32)));
     workers.set(services.store, w);
     onSpansStored(services.store, async (caller, spans) => {
-      const active = (await w.activeRules(caller.org.id)).filter((r) => r.active);
+      const active = await w.activeRules(caller.org.id);
       if (!active.length || !(await intake(rules, active, spans))) return;
       w.kick();
       // The units just queued fall due after their rule's delay: wake then rather than at the next poll.
+      // Those due by now are the kick's (its tick claims every unit due when it runs): no timer for
+      // them, where a rule without a delay set one for every 50 ms step of exports (issue 33).
       const now = new Date();
+      const nowMs = now.getTime();
       for (const r of active) {
+        const delay = r.delay_seconds * 1000;
+        if (delay <= 0) continue;
         // From the earliest delay start to the latest: the first and last units of the batch.
         // Only span scope starts a delay before now (dueBase): the other scopes skip the loop.
-        let first = now.getTime();
+        let first = nowMs;
         if (r.scope === 'span') for (const s of spans) first = Math.min(first, dueBase(r, s, now));
-        w.wakeAt(first + r.delay_seconds * 1000);
-        w.wakeAt(now.getTime() + r.delay_seconds * 1000);
+        if (first + delay > nowMs) w.wakeAt(first + delay);
+        w.wakeAt(nowMs + delay);
       }
     });
     onRulesChanged(services.store, (orgId) => w.forget(orgId));
@@ -87,12 +93,14 @@ export class TraceEvaluationWorker {
     this.ruleCache.delete(orgId);
   }
 
+  /** The organization's active rules (read again after RULE_CACHE_MS or a change). */
   private async activeRules(orgId: string): Promise<RuleRecord[]> {
     const hit = this.ruleCache.get(orgId);
-    if (hit && Date.now() - hit.at < RULE_CACHE_MS) return hit.rules;
+    if (hit && Date.now() - hit.at < RULE_CACHE_MS) return hit.active;
     const rules = await this.rules.listRules(orgId);
-    this.ruleCache.set(orgId, { at: Date.now(), rules });
-    return rules;
+    const active = rules.filter((r) => r.active);
+    this.ruleCache.set(orgId, { at: Date.now(), rules, active });
+    return active;
   }
 
   /**
