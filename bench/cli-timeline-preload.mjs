@@ -10,7 +10,8 @@
 //   (recv) with the connection's local port, and its exit;
 // - the Tribunal server: each execute request's arrival (in), res.end() (out) and 'finish', by the
 //   client's port (one request at a time on a keep-alive connection); each model request handed to
-//   undici (mout) and its answer complete (min), by case; each fdatasync's start and end;
+//   undici (mout) and its answer complete (min), by case; each execution log's line built (line, by
+//   case, when JSON.stringify makes it); each fdatasync's start and end;
 // - the fake judge model: each request's arrival and res.end(), and how late each of its latency
 //   timers fired.
 // The recording costs a few microseconds an event: CPU figures of a timeline run are not the bench's.
@@ -81,6 +82,13 @@ if (dir && role) {
         };
       }
       return dispatch.call(this, opts, handler);
+    };
+    // The execution log's line built (LogFile.add stringifies the record), by case.
+    const stringify = JSON.stringify;
+    JSON.stringify = function (...args) {
+      const text = stringify.apply(this, args);
+      if (typeof text === 'string' && text.startsWith('{"id":"log_')) rec('line', caseOf(text));
+      return text;
     };
     const fdatasync = fs.fdatasync;
     fs.fdatasync = function (fd, callback) {

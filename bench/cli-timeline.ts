@@ -116,7 +116,7 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
     part.get(name)!.push(value);
   };
   /** Each row's last model answer and its server res.end(), for the log commit's share below. */
-  const commits: Array<{ answer: number; out: number }> = [];
+  const commits: Array<{ c: number; answer: number; out: number }> = [];
   for (const [c, r] of rows) {
     if (r.recv === undefined) continue;
     add('round trip beyond latency (CLI send -> answer)', c, r.recv - r.send - latencyMs);
@@ -130,7 +130,7 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
     add('server in -> first model request out', c, Math.min(...outs) - s.in);
     add('model calls, first out -> last in, beyond latency', c, Math.max(...ins) - Math.min(...outs) - latencyMs);
     add('last model answer in -> server res.end()', c, s.out - Math.max(...ins));
-    commits.push({ answer: Math.max(...ins), out: s.out });
+    commits.push({ c, answer: Math.max(...ins), out: s.out });
     add('res.end() -> finish', c, s.finish - s.out);
     add('finish -> CLI has the answer', c, r.recv - s.finish);
   }
@@ -159,6 +159,22 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
     (busy ? during : idle).push(out - answer);
   }
 
+  // Finer, with the line's build time (the preload's 'line'): answer -> line built -> its sync starts
+  // (the first after it) -> that sync ends -> res.end().
+  const lineAt = new Map<number, number>();
+  for (const [t, c] of inRun(get(server, 'line'))) lineAt.set(c, t);
+  const parts = { 'answer -> line built': [] as number[], 'line -> its sync starts': [] as number[], 'its sync': [] as number[], 'sync ends -> res.end()': [] as number[] };
+  for (const { c, answer, out } of commits) {
+    const line = lineAt.get(c);
+    if (line === undefined) continue;
+    const i = syncs.findIndex(([t]) => t >= line);
+    if (i < 0 || synced[i] === undefined) continue;
+    parts['answer -> line built'].push(line - answer);
+    parts['line -> its sync starts'].push(syncs[i]![0] - line);
+    parts['its sync'].push(synced[i]![0] - syncs[i]![0]);
+    parts['sync ends -> res.end()'].push(out - synced[i]![0]);
+  }
+
   // Rows in the order they left, a round being `concurrency` of them: how the overhead settles.
   const ordered = done.sort((a, b) => a.send - b.send);
   const rounds: string[] = [];
@@ -181,6 +197,7 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
     `  ${'  of the model calls: the fake, in -> out, beyond'.padEnd(pad)} ${spread(fakeBeyond)}`,
     `  ${'  of which: its latency timer fired late by'.padEnd(pad)} ${spread(inRun(get(fake, 'late')).map(([, late]) => late))}`,
     `  ${'server fdatasync (group commits of the log)'.padEnd(pad)} ${spread(syncMs)}`,
+    ...Object.entries(parts).map(([name, values]) => `  ${`  commit: ${name}`.padEnd(pad)} ${spread(values)}`),
     `  CLI process start -> first execute sent ${start === undefined ? '?' : (from - start).toFixed(1)}; batch (first send -> last answer) ${(to - from).toFixed(1)}; last answer -> process exit ${exit === undefined ? '?' : (exit - to).toFixed(1)}`,
     `  mean round trip beyond latency by round: ${rounds.join(' ')}`,
   ];
