@@ -14,16 +14,19 @@ import path from 'node:path';
 type Events = Map<string, Array<[time: number, key: number]>>;
 
 function load(dir: string): Array<{ role: string; file: string; events: Events }> {
-  return fs.readdirSync(dir).map((file) => {
-    const { role, events: flat } = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { role: string; events: Array<number | string> };
-    const events: Events = new Map();
-    for (let i = 0; i < flat.length; i += 3) {
-      const kind = flat[i + 1] as string;
-      if (!events.has(kind)) events.set(kind, []);
-      events.get(kind)!.push([flat[i] as number, flat[i + 2] as number]);
-    }
-    return { role, file, events };
-  });
+  return fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => {
+      const { role, events: flat } = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as { role: string; events: Array<number | string> };
+      const events: Events = new Map();
+      for (let i = 0; i < flat.length; i += 3) {
+        const kind = flat[i + 1] as string;
+        if (!events.has(kind)) events.set(kind, []);
+        events.get(kind)!.push([flat[i] as number, flat[i + 2] as number]);
+      }
+      return { role, file, events };
+    });
 }
 
 const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN);
@@ -107,9 +110,13 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
   }
   const early = new Map<string, number[]>();
   const late = new Map<string, number[]>();
+  /** Each stage's values by round, for the opening rounds' table below. */
+  const byRound = new Map<string, number[][]>();
   const add = (name: string, c: number, value: number) => {
     stages[name]!.push(value);
     const round = roundOf.get(c)!;
+    if (!byRound.has(name)) byRound.set(name, []);
+    (byRound.get(name)![round] ??= []).push(value);
     const part = round < EARLY ? early : round >= LATE ? late : undefined;
     if (!part) return;
     if (!part.has(name)) part.set(name, []);
@@ -182,6 +189,19 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
     const round = ordered.slice(i, i + concurrency);
     rounds.push((round.reduce((sum, r) => sum + r.recv! - r.send - latencyMs, 0) / round.length).toFixed(1));
   }
+  // The connections that end last: the batch ends with the last of them, so their opening rounds
+  // count and not the mean (1,000 rows at 32: the 8 that carry 32 rows, the others 31).
+  const chains = [...sendsByPort.keys()].map((port) => {
+    const mine = done.filter((r) => r.port === port).sort((a, b) => a.send - b.send);
+    return {
+      rows: mine.length,
+      first: mine[0]!.send - from,
+      round1: mine[0]!.recv! - mine[0]!.send - latencyMs,
+      beyond: mine.reduce((sum, r) => sum + r.recv! - r.send - latencyMs, 0),
+      end: mine.at(-1)!.recv! - from,
+    };
+  });
+  chains.sort((a, b) => b.end - a.end);
   const start = get(cli, 'start')[0]?.[0];
   const exit = get(cli, 'exit')[0]?.[0];
 
@@ -200,5 +220,15 @@ export function timeline(dir: string, cliPid: number, latencyMs: number, concurr
     ...Object.entries(parts).map(([name, values]) => `  ${`  commit: ${name}`.padEnd(pad)} ${spread(values)}`),
     `  CLI process start -> first execute sent ${start === undefined ? '?' : (from - start).toFixed(1)}; batch (first send -> last answer) ${(to - from).toFixed(1)}; last answer -> process exit ${exit === undefined ? '?' : (exit - to).toFixed(1)}`,
     `  mean round trip beyond latency by round: ${rounds.join(' ')}`,
+    `  the connections that end last (end, rows, first send, round 1 beyond latency, all rows beyond): ${chains
+      .slice(0, 8)
+      .map((c) => `${c.end.toFixed(0)}/${c.rows}/${c.first.toFixed(1)}/${c.round1.toFixed(1)}/${c.beyond.toFixed(0)}`)
+      .join(' ')}`,
+    `  each stage's mean by round, rounds 1-${LATE}, then ${LATE + 1}+:`,
+    ...Object.keys(stages).map((name) => {
+      const perRound = byRound.get(name) ?? [];
+      const cells = Array.from({ length: LATE }, (_, r) => (perRound[r]?.length ? mean(perRound[r]!).toFixed(1) : '-').padStart(5));
+      return `    ${name.padEnd(pad - 2)} ${cells.join('')}  | ${late.has(name) ? mean(late.get(name)!).toFixed(2) : '-'}`;
+    }),
   ];
 }
