@@ -27,7 +27,8 @@
 // seconds apart saw different machines, slices taking turns see the same one.
 //   node --import tsx bench/doors-floor.bench.ts   BENCH_SECONDS=4 BENCH_ROUNDS=5 BENCH_CONCURRENCY=16
 //   BENCH_WARMUP_MS=1500 BENCH_INITIAL_WARMUP_MS=8000 BENCH_SPANS=1 BENCH_SLICES=4; BENCH_PROFILE=<dir> profiles
-//   the servers, BENCH_ONLY=span (or proxied, or proxy) measures one door alone.
+//   the servers, BENCH_HEAP=<dir> samples their allocations (collected ones too) and GC pauses from the end of the
+//   warm-up to the end (bench/harness.ts says how), BENCH_ONLY=span (or proxied, or proxy) measures one door alone.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -35,7 +36,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FLOOR_KEY, serveFloorOtlp, serveFloorProxy } from './door-floors.ts';
-import { ask, benchEnv, proxyRig, childCpuMicros, forDuration, median, request, runBench, serveChild, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
+import {
+  ask,
+  benchEnv,
+  heapOn,
+  proxyRig,
+  childCpuMicros,
+  forDuration,
+  median,
+  request,
+  runBench,
+  serveChild,
+  serveTribunal,
+  startChild,
+  stopChildren,
+  type Child,
+} from './harness.ts';
 import { chatSpans, postOtlp } from './trace-load.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -132,6 +148,9 @@ async function settle(judge: Child, expected: number, server: Child): Promise<vo
   }
 }
 
+/** Jobs (spans, for a span target) each target has served since the initial warm-up (BENCH_HEAP's divisor). */
+const served = new Map<Target, number>();
+
 /** Judge-model calls owed by every job sent so far, plus the calls made before any load. */
 let owedTotal = 0;
 
@@ -147,6 +166,7 @@ async function drive(t: Target, ms: number): Promise<{ jobs: number; owed: numbe
   });
   agent.destroy();
   owedTotal += owed;
+  served.set(t, (served.get(t) ?? 0) + (t.door === 'sampled span' ? owed : jobs));
   return { jobs, owed };
 }
 
@@ -254,6 +274,8 @@ runBench(async () => {
     for (const server of [floorProxy, floorOtlp, tribunal]) await measureIdle(server);
     owedTotal = await judgeCalls(judge); // calls made while setting up, if any
     for (const t of targets) await drive(t, INITIAL_WARMUP_MS); // JIT-warm every target alike
+    served.clear();
+    if (process.env.BENCH_HEAP) for (const s of new Set(targets.map((t) => t.server))) await heapOn(s.child, true);
     const rows = new Map(targets.map((t) => [t, [] as Array<{ cpuMs: number; rate: number; modelCalls: number; slices?: number[] }>]));
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 ? [...targets].reverse() : targets;
@@ -268,6 +290,10 @@ runBench(async () => {
           `  round ${round + 1}  ${t.label.padEnd(38)} ${r.cpuMs.toFixed(3).padStart(7)} ms server CPU/job  ${r.rate.toFixed(0).padStart(6)} jobs/s  ${r.modelCalls.toFixed(2)} judge calls/job${slices}`,
         );
       }
+    }
+    if (process.env.BENCH_HEAP) {
+      for (const s of new Set(targets.map((t) => t.server))) await heapOn(s.child, false);
+      for (const t of targets) console.log(`  BENCH_HEAP: ${t.label} served ${served.get(t)} jobs while sampled`);
     }
     console.log('\nmedians (per CPU = floor CPU per job / Tribunal CPU per job; issue 33 goal >= 0.80)');
     for (const door of new Set(targets.map((t) => t.door))) {

@@ -45,11 +45,78 @@ export async function serveChild(start: () => Promise<Ready>): Promise<void> {
   process.once('SIGINT', () => process.exit(0));
   const ready = await start();
   process.send!({ ready });
-  process.on('message', (m: { cpu?: number }) => {
+  const heap = process.env.BENCH_HEAP_FILE ? await heapSampler(process.env.BENCH_HEAP_FILE) : undefined;
+  process.on('message', (m: { cpu?: number; heap?: number; heapOn?: boolean }) => {
     if (m.cpu !== undefined) {
       const u = process.cpuUsage();
       process.send!({ cpu: m.cpu, micros: u.user + u.system });
     }
+    if (m.heap !== undefined) void (heap?.(m.heapOn ?? false) ?? Promise.resolve()).then(() => process.send!({ heapDone: m.heap }));
+  });
+}
+
+/**
+ * BENCH_HEAP=<dir> (instrumentation): the profiled children sample every allocation, collected or not
+ * (V8's sampling heap profiler with the collected objects kept), between the parent's heapOn(true)
+ * and heapOn(false); the profile is written to BENCH_HEAP_FILE on the second. BENCH_HEAP_ARGV adds Node
+ * flags to those children (`--no-turbo-inlining`: each allocation charged to the function that made it).
+ */
+async function heapSampler(file: string): Promise<(on: boolean) => Promise<void>> {
+  const inspector = await import('node:inspector');
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method: string, params?: object) => new Promise<any>((resolve, reject) => session.post(method, params, (e, r) => (e ? reject(e) : resolve(r))));
+  await post('HeapProfiler.enable');
+  // GC pauses by kind while sampling (perf_hooks 'gc' entries), written beside the profile.
+  const { PerformanceObserver, constants } = await import('node:perf_hooks');
+  const gc: Record<string, { count: number; ms: number }> = {};
+  const kinds: Record<number, string> = {
+    [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+    [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+    [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+    [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak',
+  };
+  let sampling = false;
+  new PerformanceObserver((list) => {
+    if (!sampling) return;
+    for (const e of list.getEntries()) {
+      const kind = kinds[(e as unknown as { detail: { kind: number } }).detail.kind] ?? 'other';
+      gc[kind] ??= { count: 0, ms: 0 };
+      gc[kind].count++;
+      gc[kind].ms += e.duration;
+    }
+  }).observe({ entryTypes: ['gc'] });
+  return async (on) => {
+    sampling = on;
+    if (process.env.BENCH_HEAP_GC_ONLY) {
+      if (!on) fs.writeFileSync(`${file}.gc.json`, JSON.stringify({ gc, heapUsed: process.memoryUsage().heapUsed }));
+      return;
+    }
+    if (on) {
+      await post('HeapProfiler.startSampling', {
+        samplingInterval: Number(process.env.BENCH_HEAP_INTERVAL ?? 16384),
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: !process.env.BENCH_HEAP_SURVIVORS,
+      });
+      return;
+    }
+    const { profile } = await post('HeapProfiler.stopSampling');
+    fs.writeFileSync(file, JSON.stringify(profile));
+    fs.writeFileSync(`${file}.gc.json`, JSON.stringify({ gc, heapUsed: process.memoryUsage().heapUsed }));
+  };
+}
+
+/** Starts (true) or stops and writes (false) a child's BENCH_HEAP sampling; a no-op without BENCH_HEAP. */
+export function heapOn(child: ChildProcess, on: boolean): Promise<void> {
+  const id = ++asks;
+  return new Promise((resolve) => {
+    const onMessage = (m: Record<string, unknown>) => {
+      if (m.heapDone !== id) return;
+      child.off('message', onMessage);
+      resolve();
+    };
+    child.on('message', onMessage);
+    child.send({ heap: id, heapOn: on });
   });
 }
 
@@ -160,7 +227,12 @@ export function startChild<R extends Ready = Ready>(
   opts: { stdout?: 'inherit' | 'ignore'; profile?: boolean } = {},
 ): Promise<Child<R>> {
   const profile = process.env.BENCH_PROFILE && opts.profile !== false ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = fork(benchFile, ['--serve', kind, ...args], { execArgv: ['--import', 'tsx', ...profile], stdio: ['ignore', opts.stdout ?? 'ignore', 'inherit', 'ipc'] });
+  const heap = process.env.BENCH_HEAP && opts.profile !== false ? { BENCH_HEAP_FILE: path.join(process.env.BENCH_HEAP, `${kind}-${Date.now()}.heapprofile`) } : {};
+  const child = fork(benchFile, ['--serve', kind, ...args], {
+    execArgv: ['--import', 'tsx', ...profile, ...(heap.BENCH_HEAP_FILE && process.env.BENCH_HEAP_ARGV ? process.env.BENCH_HEAP_ARGV.split(' ') : [])],
+    env: { ...process.env, ...heap },
+    stdio: ['ignore', opts.stdout ?? 'ignore', 'inherit', 'ipc'],
+  });
   return new Promise((resolve, reject) => {
     child.once('message', (m: { ready: R }) => resolve({ child, ready: m.ready }));
     child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
