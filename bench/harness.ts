@@ -58,8 +58,11 @@ export async function serveChild(start: () => Promise<Ready>): Promise<void> {
 /**
  * BENCH_HEAP=<dir> (instrumentation): the profiled children sample every allocation, collected or not
  * (V8's sampling heap profiler with the collected objects kept), between the parent's heapOn(true)
- * and heapOn(false); the profile is written to BENCH_HEAP_FILE on the second. BENCH_HEAP_ARGV adds Node
- * flags to those children (`--no-turbo-inlining`: each allocation charged to the function that made it).
+ * and heapOn(false); the profile is written to BENCH_HEAP_FILE on the second, its GC pauses by kind
+ * beside it (<file>.gc.json). Knobs: BENCH_HEAP_ARGV adds Node flags to those children
+ * (`--no-turbo-inlining`: each allocation charged to the function that made it); BENCH_HEAP_INTERVAL
+ * is the sampling interval in bytes (16384); BENCH_HEAP_SURVIVORS=1 samples only what outlives a
+ * scavenge; BENCH_HEAP_GC_ONLY=1 records the GC pauses without the profiler (its cost left out).
  */
 async function heapSampler(file: string): Promise<(on: boolean) => Promise<void>> {
   const inspector = await import('node:inspector');
