@@ -2,11 +2,11 @@
 // (per run per instance on PostgreSQL), not once per chunk or row (src/batch/prepared-runs.ts); the
 // run scores the versions it loaded first even when an unpinned evaluator is edited meanwhile; the
 // runner lets a run's versions go when it ends. The cancel checks of rows asked at once share reads,
-// never one that started before the ask (status-reads.ts). Both stores (TRIBUNAL_TEST_STORE=postgres).
+// answered only by a read started less than FRESH_MS before (status-reads.ts). Both stores (TRIBUNAL_TEST_STORE=postgres).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PreparedRuns } from '../src/batch/prepared-runs.ts';
-import { RunStatusReads } from '../src/batch/status-reads.ts';
+import { CANCEL_SETTLE_MS, cancelSettleMs, FRESH_MS, RunStatusReads } from '../src/batch/status-reads.ts';
 import type { BatchStatus } from '../src/schemas/batches.ts';
 import type { PreparedRun } from '../src/runs/types.ts';
 import { toolAnswer } from './helpers/fake-anthropic.ts';
@@ -153,34 +153,42 @@ describe('RunStatusReads', () => {
     return { state, store, finish };
   }
 
-  test('asks made while a read is under way share the next read, which starts after it', async () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  test('asks share a read under way, and are answered at once while the last read is fresher than FRESH_MS', async () => {
     const { state, store, finish } = slowStore();
     const reads = new RunStatusReads(store);
     const first = reads.read('bat_1');
     const later = [reads.read('bat_1'), reads.read('bat_1'), reads.read('bat_1')];
-    assert.equal(state.started, 1, 'the asks made meanwhile wait for the read under way');
+    assert.equal(state.started, 1, 'the asks made meanwhile share the read under way');
     await finish();
-    assert.equal(await first, 'running');
-    assert.equal(state.started, 2, 'the three asks share one read');
+    assert.deepEqual(await Promise.all([first, ...later]), ['running', 'running', 'running', 'running']);
+    assert.equal(reads.read('bat_1'), 'running', 'answered at once from the read just made');
+    assert.equal(state.started, 1);
+    await sleep(FRESH_MS + 10);
+    const stale = reads.read('bat_1');
+    assert.ok(stale instanceof Promise, 'the last read is too old: a new one');
+    assert.equal(state.started, 2);
     await finish();
-    const answers = await Promise.all(later);
-    assert.ok(answers.every((a) => a === answers[0]));
+    assert.equal(await stale, 'running');
   });
 
-  test('an ask made after a cancel is never answered by a read that started before it', async () => {
+  test('a read that ends FRESH_MS or more after it started answers no ask: it is made again', async () => {
     const { state, store, finish } = slowStore();
     const reads = new RunStatusReads(store);
-    const before = reads.read('bat_1'); // under way while the run is cancelled
+    const ask = reads.read('bat_1'); // under way while the run is cancelled
     state.status = 'cancelled';
-    const after = reads.read('bat_1');
+    await sleep(FRESH_MS + 10);
     await finish();
-    assert.equal(await before, 'running');
+    assert.equal(state.started, 2, 'read again');
     await finish();
-    assert.equal(await after, 'cancelled');
-    // Nothing under way: the next ask reads at once.
-    const again = reads.read('bat_1');
-    assert.equal(state.started, 3);
-    await finish();
-    assert.equal(await again, 'cancelled');
+    assert.equal(await ask, 'cancelled');
+    assert.equal(reads.read('bat_1'), 'cancelled');
+  });
+
+  test('a cancel on a store read by statements is answered CANCEL_SETTLE_MS after its write, past any read a call starts on', () => {
+    assert.ok(CANCEL_SETTLE_MS > FRESH_MS);
+    assert.equal(cancelSettleMs({}), CANCEL_SETTLE_MS);
+    assert.equal(cancelSettleMs({ peekBatchStatus: () => null }), 0);
   });
 });

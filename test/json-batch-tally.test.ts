@@ -101,4 +101,37 @@ describe('JSON store: the tally of a live run', () => {
       await store.close();
     }
   });
+
+  it('without a store tally (PostgreSQL), a live read tallies only the rows after its gapless first rows, and says what a read of every row says', async () => {
+    const store = await openJson(tempDir());
+    try {
+      const b = batch('org_a', { status: 'running', total: 8 });
+      await store.createBatchExecution(b);
+      let read = 0;
+      // The store as PostgreSQL's is seen: no tally of its own; the rows each read hands out are counted.
+      const view = Object.create(store, {
+        peekBatchCounts: { value: undefined },
+        listBatchRowScores: {
+          value: async (id: string, q: { limit: number; after?: number }) => {
+            const page = await store.listBatchRowScores(id, q);
+            read += page.items.length;
+            return page;
+          },
+        },
+      }) as Store;
+      const reads: number[] = [];
+      for (const [k, r] of [row(2), ...finishing.filter((x) => x.position !== 2)].entries()) {
+        assert.equal(await store.recordBatchRow(b.id, r), true);
+        read = 0;
+        const got = await withLiveSummary(view, { ...b, done: k + 1, failed: 0 });
+        reads.push(read);
+        assert.deepEqual({ done: got.done, failed: got.failed, summary: got.summary }, await fromRows(store, b.id), `after row ${r.position}`);
+      }
+      // Rows 2, 6, 3: nothing gapless from 0, every row read again; after row 0, rows after 0 only;
+      // after row 1 (0-4 gapless) the next read is of rows 5 and 6.
+      assert.deepEqual(reads, [1, 2, 3, 4, 4, 5, 2]);
+    } finally {
+      await store.close();
+    }
+  });
 });

@@ -1,6 +1,7 @@
 // Batch runs (SPEC section 7), the API the doors and other features use: start a run over a dataset
 // or given items, read it (404 when unknown or another organization's), its rows in item order,
 // list runs, cancel. The work itself is done by the batch queue (queue.ts), which each server starts.
+import { performance } from 'node:perf_hooks';
 import type { RequestContext } from '../context.ts';
 import { notFound, TribunalError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -10,6 +11,7 @@ import type { DatasetItemInput } from '../schemas.ts';
 import type { BatchExecution, BatchRow, BatchStatus } from '../schemas/batches.ts';
 import type { BatchExecutionRecord, BatchRowRecord, BatchRowScores, DatasetRecord, EvaluatorRecord, JudgeRecord, Store } from '../store/types.ts';
 import { batchSummary } from './summary.ts';
+import { cancelSettleMs } from './status-reads.ts';
 import { log } from '../log.ts';
 import { checkBatchQuota } from '../quotas/quotas.ts';
 import { assertBudgetOpen } from '../budgets/budgets.ts';
@@ -190,7 +192,11 @@ export async function cancelBatch(ctx: Pick<RequestContext, 'store' | 'caller' |
   const cancelled = await ctx.store.updateBatchExecution(batch.id, { status: 'cancelled', finished_at: now, if_status: ['queued', 'running'] });
   // It ended between the read and the write (its last row, or another cancel): as above.
   if (!cancelled) throw alreadyEnded(await getVisibleBatch(ctx, id));
+  const written = performance.now();
   await cancelProviderBatches(ctx, cancelled); // issue 32
   const summed = await ctx.store.updateBatchExecution(batch.id, { summary: await batchSummary(ctx.store, cancelled) });
+  // Answered once every instance's cancel checks read after the write (status-reads.ts).
+  const settle = cancelSettleMs(ctx.store) - (performance.now() - written);
+  if (settle > 0) await new Promise((r) => setTimeout(r, settle));
   return batchToWire(summed ?? cancelled);
 }

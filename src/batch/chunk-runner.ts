@@ -163,7 +163,7 @@ export class ChunkRunner {
   async afterChunk(id: string): Promise<void> {
     const batch = await this.store.getBatchExecution(id);
     if (batch && isTerminal(batch.status)) await resummarize(this.store, id);
-    if (!batch || isTerminal(batch.status) || (await maybeFinish(this.store, id))) this.prepared.drop(id);
+    if (!batch || isTerminal(batch.status) || (await maybeFinish(this.store, id, batch))) this.prepared.drop(id);
   }
 
   /**

@@ -24,9 +24,15 @@ async function summaryAndCounts(store: Store, batch: Pick<BatchExecutionRecord, 
 // summary of a run still going is taken from its rows when it is read (the stored one is written at
 // the end), and done/failed are counted from that same read, so a page never says "16 finished"
 // beside an empty summary. A big run (many rows finished) is recounted at most every LIVE_REUSE_MS.
+//
+// Issue 33: a recorded row never changes, so a read does not tally every row again. The tally of
+// the run's first rows, every position up to `upTo` recorded (no gap), is kept; a read reads only
+// the rows after it (about the rows in flight, not the whole run), adds them to a copy, and moves
+// `upTo` over the rows it found without a gap. A store that tallies live runs itself (the JSON
+// store: Store.peekBatchCounts) answers before any of this.
 const LIVE_REUSE_MS = 2000;
 const BIG_RUN = 10_000;
-type Live = { finished: number; at: number; done: number; failed: number; summary: BatchEvaluatorSummary[] };
+type Live = { finished: number; at: number; done: number; failed: number; summary: BatchEvaluatorSummary[]; first: BatchTally; upTo: number };
 const live = new WeakMap<Store, Map<string, Live>>();
 
 /** The run as read: unchanged when it has ended; while it goes on, its summary, done and failed from its rows now. */
@@ -44,8 +50,25 @@ export async function withLiveSummary<T extends Pick<BatchExecutionRecord, 'id' 
     return { ...batch, done: cached.done, failed: cached.failed, summary: cached.summary };
   }
   // Counted apart from the summary's read, a row could land between the two: both come from one pass.
-  const { summary, done, failed } = await summaryAndCounts(store, batch);
-  const entry: Live = { finished, at: Date.now(), done, failed, summary };
+  // Copies, not the kept tally itself: two reads of one run at once each make their own.
+  const tally = cached ? cached.first.copy() : new BatchTally();
+  const first = cached ? cached.first.copy() : new BatchTally();
+  let upTo = cached ? cached.upTo : -1;
+  let after = upTo < 0 ? undefined : upTo;
+  for (;;) {
+    const page = await store.listBatchRowScores(batch.id, { limit: 1000, after });
+    for (const row of page.items) {
+      tally.add(row);
+      if (row.position === upTo + 1) {
+        first.add(row);
+        upTo++;
+      }
+    }
+    if (page.last === undefined) break;
+    after = page.last;
+  }
+  const { summary, done, failed } = tally.counts();
+  const entry: Live = { finished, at: Date.now(), done, failed, summary, first, upTo };
   runs.set(batch.id, entry);
   if (runs.size > 256) runs.delete(runs.keys().next().value as string);
   return { ...batch, done, failed, summary };

@@ -238,10 +238,11 @@ export async function runRow(
 
 /**
  * Ends a run whose rows are all recorded: completed, with its summary. Safe to call from any instance,
- * any number of times. Answers whether the run has ended (now or before).
+ * any number of times. Answers whether the run has ended (now or before). `read`: the run as just
+ * read by the caller (after its rows settled), not read again.
  */
-export async function maybeFinish(store: Store, batchId: string): Promise<boolean> {
-  const batch = await store.getBatchExecution(batchId);
+export async function maybeFinish(store: Store, batchId: string, read?: BatchExecutionRecord | null): Promise<boolean> {
+  const batch = read ?? (await store.getBatchExecution(batchId));
   if (!batch || isTerminal(batch.status)) return true;
   if (!batch.planned_all || batch.done + batch.failed < batch.total) return false;
   const summary = await batchSummary(store, batch);

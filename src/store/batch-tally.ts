@@ -77,6 +77,15 @@ export class BatchTally {
     }));
   }
 
+  /** A tally of the same rows, added to apart from this one (batch/summary.ts keeps a run's first rows). */
+  copy(): BatchTally {
+    const c = new BatchTally();
+    c.done = this.done;
+    c.failed = this.failed;
+    for (const [id, e] of this.evaluators) c.evaluators.set(id, { ...e });
+    return c;
+  }
+
   counts(): BatchCounts {
     return { done: this.done, failed: this.failed, summary: this.summary() };
   }

@@ -167,21 +167,35 @@ export class RowIndex {
 }
 
 /**
+ * How long a batch run's write (its row's log, the row) waits for others to share its fdatasync on
+ * the JSON store (issue 33; PostgreSQL's group commit holds the same writes, postgres/group-commit.ts).
+ * A row's answer comes this much later, which a run with dozens of rows in flight does not feel (a row
+ * takes its model's latency, and holds no model slot while it is written); each fdatasync saved is
+ * a syscall and a journal commit of this process's CPU. A write nobody waits on for long only.
+ */
+export const BATCH_HOLD_MS = 50;
+
+/**
  * Items added per key while that key's write is under way wait, and go together in its next write:
  * one write (and one fdatasync) for a group, not one per item. `write` answers one result per item;
- * when it throws, every item of the group is rejected with its error.
+ * when it throws, every item of the group is rejected with its error. With `holdMs`, the first item
+ * of a group waits that long for others before the group is written.
  */
 export class GroupQueues<T, R> {
   private readonly waiting = new Map<string, Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }>>();
 
-  constructor(private readonly write: (key: string, items: T[]) => Promise<R[]>) {}
+  constructor(
+    private readonly write: (key: string, items: T[]) => Promise<R[]>,
+    private readonly holdMs = 0,
+  ) {}
 
   add(key: string, item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       const waiting = this.waiting.get(key);
       if (waiting) return void waiting.push({ item, resolve, reject });
       this.waiting.set(key, [{ item, resolve, reject }]);
-      void this.drain(key);
+      if (this.holdMs > 0) setTimeout(() => void this.drain(key), this.holdMs);
+      else void this.drain(key);
     });
   }
 

@@ -11,6 +11,8 @@ export interface LogHost {
   commitLogs(): Promise<void>;
   /** commitLogs() for a log no caller waits on promptly: joins the next commit, at most CARRY_MS later. */
   carryLogs(): Promise<void>;
+  /** commitLogs() for a batch run's log: joins the next commit, at most BATCH_HOLD_MS later (issue 33). */
+  holdLogs(): Promise<void>;
 }
 
 export function jsonLogs(host: LogHost): LogStore {
@@ -20,7 +22,8 @@ export function jsonLogs(host: LogHost): LogStore {
       if (host.logs.has(log.id)) throw new StoreConflictError({ kind: 'id_taken', resource: 'execution_log', id: log.id });
       // No copy: add() keeps the record only as its JSON line and the index's own values, never the object.
       host.logs.add(log);
-      await host.commitLogs();
+      // A batch run's log waits a little for others to share its fdatasync; any other is committed at once (taking those along).
+      await (log.batch_execution_id ? host.holdLogs() : host.commitLogs());
     },
     // Listed and read at once; on disk with the next commit of logs.jsonl, within CARRY_MS (issue 33).
     async appendExecutionLogCarried(log) {

@@ -27,6 +27,7 @@ import { emptyData, purgeOrganizationData, withoutPrototypes, type JsonData } fr
 import { DatasetFiles, jsonDatasets } from './json-datasets.ts';
 import { dropFileBytes, jsonFiles } from './json-files-table.ts';
 import { CARRY_MS } from './append-file.ts';
+import { BATCH_HOLD_MS } from './json-batch-rows.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
 import { jsonLogs } from './json-logs.ts';
 import { jsonModels } from './json-models.ts';
@@ -131,6 +132,11 @@ class JsonDataDir {
   /** For a log no caller waits on promptly: committed with the next commit, at most CARRY_MS from now. */
   carryLogs(): Promise<void> {
     return this.logCommit.commitWithin(CARRY_MS);
+  }
+
+  /** For a batch run's log: committed with the next commit, at most BATCH_HOLD_MS from now (json-batch-rows.ts). */
+  holdLogs(): Promise<void> {
+    return this.logCommit.commitWithin(BATCH_HOLD_MS);
   }
 
   /** An organization and everything it owns, from every file of the directory. */
