@@ -178,15 +178,15 @@ export const BATCH_HOLD_MS = 50;
 /**
  * Items added per key while that key's write is under way wait, and go together in its next write:
  * one write (and one fdatasync) for a group, not one per item. `write` answers one result per item;
- * when it throws, every item of the group is rejected with its error. With `holdMs`, the first item
- * of a group waits that long for others before the group is written.
+ * when it throws, every item of the group is rejected with its error. The first item of a group
+ * waits `holdMs` (the rows of a batch run: BATCH_HOLD_MS) for others before the group is written.
  */
 export class GroupQueues<T, R> {
   private readonly waiting = new Map<string, Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }>>();
 
   constructor(
     private readonly write: (key: string, items: T[]) => Promise<R[]>,
-    private readonly holdMs = 0,
+    private readonly holdMs = BATCH_HOLD_MS,
   ) {}
 
   add(key: string, item: T): Promise<R> {

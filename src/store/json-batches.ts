@@ -39,21 +39,7 @@ import {
   type PageQuery,
 } from './types.ts';
 
-import {
-  BATCH_HOLD_MS,
-  byteLength,
-  CACHED_INDEXES,
-  GroupQueues,
-  linesOf,
-  MAX_GAP,
-  MAX_READ,
-  parseRow,
-  parseScores,
-  positionOf,
-  RowAppenders,
-  RowIndex,
-  rowLine,
-} from './json-batch-rows.ts';
+import { byteLength, CACHED_INDEXES, GroupQueues, linesOf, MAX_GAP, MAX_READ, parseRow, parseScores, positionOf, RowAppenders, RowIndex, rowLine } from './json-batch-rows.ts';
 import { lineOf, readItems, scoresLine, type ScoresLine } from './json-batch-rows.ts';
 import { KeptScores } from './json-batch-scores.ts';
 import { BatchTally, type BatchCounts } from './batch-tally.ts';
@@ -77,7 +63,7 @@ export class BatchFiles {
   /** Rows files open for appends while rows come. */
   private readonly appenders = new RowAppenders();
   /** The rows recorded while a run's write is under way or within BATCH_HOLD_MS of the first, written together next (one fdatasync). */
-  private readonly rowGroups = new GroupQueues<BatchRowRecord, boolean>((id, rows) => this.serial(id, () => this.writeGroup(id, rows)), BATCH_HOLD_MS);
+  private readonly rowGroups = new GroupQueues<BatchRowRecord, boolean>((id, rows) => this.serial(id, () => this.writeGroup(id, rows)));
 
   constructor(private readonly dir: string) {}
 
