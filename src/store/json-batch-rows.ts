@@ -171,30 +171,44 @@ export class RowIndex {
  * the JSON store (issue 33; PostgreSQL's group commit holds the same writes, postgres/group-commit.ts).
  * A row's answer comes this much later, which a run with dozens of rows in flight does not feel (a row
  * takes its model's latency, and holds no model slot while it is written); each fdatasync saved is
- * a syscall and a journal commit of this process's CPU. A write nobody waits on for long only.
+ * a syscall and a journal commit of this process's CPU. Only while writes come together (BusyHold):
+ * writes made one after another, each awaited, are never held.
  */
 export const BATCH_HOLD_MS = 50;
+/** How long writes are held after two were last seen waiting together. */
+const BUSY_FOR_MS = 1000;
+
+/** Whether to hold a write: only within BUSY_FOR_MS of a write that found another still waiting. */
+export class BusyHold {
+  private until = 0;
+
+  /** The hold for a write given now; `othersWaiting`: another write was given and is not yet on disk. */
+  hold(othersWaiting: boolean): number {
+    const now = Date.now();
+    if (othersWaiting) this.until = now + BUSY_FOR_MS;
+    return now < this.until ? BATCH_HOLD_MS : 0;
+  }
+}
 
 /**
  * Items added per key while that key's write is under way wait, and go together in its next write:
  * one write (and one fdatasync) for a group, not one per item. `write` answers one result per item;
- * when it throws, every item of the group is rejected with its error. The first item of a group
- * waits `holdMs` (the rows of a batch run: BATCH_HOLD_MS) for others before the group is written.
+ * when it throws, every item of the group is rejected with its error. While items come together
+ * (BusyHold), the first item of a group waits BATCH_HOLD_MS for others before the group is written.
  */
 export class GroupQueues<T, R> {
   private readonly waiting = new Map<string, Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }>>();
+  private readonly busy = new BusyHold();
 
-  constructor(
-    private readonly write: (key: string, items: T[]) => Promise<R[]>,
-    private readonly holdMs = BATCH_HOLD_MS,
-  ) {}
+  constructor(private readonly write: (key: string, items: T[]) => Promise<R[]>) {}
 
   add(key: string, item: T): Promise<R> {
     return new Promise((resolve, reject) => {
       const waiting = this.waiting.get(key);
+      const hold = this.busy.hold(waiting !== undefined);
       if (waiting) return void waiting.push({ item, resolve, reject });
       this.waiting.set(key, [{ item, resolve, reject }]);
-      if (this.holdMs > 0) setTimeout(() => void this.drain(key), this.holdMs);
+      if (hold > 0) setTimeout(() => void this.drain(key), hold);
       else void this.drain(key);
     });
   }

@@ -11,7 +11,7 @@ export interface LogHost {
   commitLogs(): Promise<void>;
   /** commitLogs() for a log no caller waits on promptly: joins the next commit, at most CARRY_MS later. */
   carryLogs(): Promise<void>;
-  /** commitLogs() for a batch run's log: joins the next commit, at most BATCH_HOLD_MS later (issue 33). */
+  /** commitLogs() for a batch run's log: while such logs come together, joins the next commit, at most BATCH_HOLD_MS later (issue 33). */
   holdLogs(): Promise<void>;
 }
 

@@ -27,7 +27,7 @@ import { emptyData, purgeOrganizationData, withoutPrototypes, type JsonData } fr
 import { DatasetFiles, jsonDatasets } from './json-datasets.ts';
 import { dropFileBytes, jsonFiles } from './json-files-table.ts';
 import { CARRY_MS } from './append-file.ts';
-import { BATCH_HOLD_MS } from './json-batch-rows.ts';
+import { BusyHold } from './json-batch-rows.ts';
 import { assertDbBesideLogs, DurableJsonFile, GroupCommit, removeStaleTempFiles } from './json-files.ts';
 import { jsonLogs } from './json-logs.ts';
 import { jsonModels } from './json-models.ts';
@@ -55,6 +55,9 @@ class JsonDataDir {
   private lock?: DataDirLock;
   private dbCommit!: GroupCommit;
   private logCommit!: GroupCommit;
+  /** Batch runs' logs given and not yet on disk, and whether they are held (holdLogs). */
+  private batchLogsWaiting = 0;
+  private readonly logHold = new BusyHold();
   logs!: LogFile;
   closed = false;
   /** Rooms writing into the directory (review queues): closed before the lock goes. */
@@ -134,9 +137,14 @@ class JsonDataDir {
     return this.logCommit.commitWithin(CARRY_MS);
   }
 
-  /** For a batch run's log: committed with the next commit, at most BATCH_HOLD_MS from now (json-batch-rows.ts). */
+  /** For a batch run's log: while batch logs come together, committed with the next commit, at most BATCH_HOLD_MS from now (json-batch-rows.ts). */
   holdLogs(): Promise<void> {
-    return this.logCommit.commitWithin(BATCH_HOLD_MS);
+    const hold = this.logHold.hold(this.batchLogsWaiting > 0);
+    this.batchLogsWaiting++;
+    const done = () => void this.batchLogsWaiting--;
+    const committed = hold > 0 ? this.logCommit.commitWithin(hold) : this.logCommit.commit();
+    committed.then(done, done);
+    return committed;
   }
 
   /** An organization and everything it owns, from every file of the directory. */
