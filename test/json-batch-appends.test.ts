@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, it, mock } from 'node:test';
-import { RowAppenders } from '../src/store/json-batch-rows.ts';
+import { BATCH_HOLD_MS, GroupQueues, RowAppenders } from '../src/store/json-batch-rows.ts';
 
 const dirs: string[] = [];
 const tempFile = () => {
@@ -86,5 +86,27 @@ describe('JSON store: row appends', () => {
     await appenders.append(file, 8, 'three\n');
     assert.equal(fs.readFileSync(file, 'utf8'), 'one\ntwo\nthree\n');
     await appenders.closeAll();
+  });
+});
+
+describe('JSON store: batch writes held to share an fdatasync', () => {
+  it('holds a group only while writes come together; writes made one after another go at once', async () => {
+    const groups: number[][] = [];
+    const queues = new GroupQueues<number, boolean>(async (_key, items) => {
+      groups.push(items);
+      await new Promise((r) => setImmediate(r));
+      return items.map(() => true);
+    });
+    const started = Date.now();
+    for (let i = 0; i < 20; i++) await queues.add('bat_1', i);
+    assert.ok(Date.now() - started < (20 * BATCH_HOLD_MS) / 2, 'one after another: never held');
+    assert.equal(groups.length, 20);
+    groups.length = 0;
+    // Two at once: the second finds the first waiting, so the next groups are held and gather.
+    await Promise.all([queues.add('bat_1', 100), queues.add('bat_1', 101)]);
+    const t = Date.now();
+    await Promise.all([queues.add('bat_1', 200), new Promise((r) => setTimeout(r, 10)).then(() => queues.add('bat_1', 201))]);
+    assert.ok(Date.now() - t >= BATCH_HOLD_MS - 5, 'held');
+    assert.deepEqual(groups.slice(-1), [[200, 201]], 'the write 10 ms later shares the held group');
   });
 });

@@ -3,16 +3,17 @@
 // A store that holds its runs in memory (the JSON store: Store.peekBatchStatus) answers at once,
 // without a promise: the status as it is now, which a cancel answered before the ask has set.
 //
-// A store read by statements (PostgreSQL, any number of instances) is kept by two rules together
+// A store read by statements (PostgreSQL, any number of instances) keeps it by two rules together
 // (issue 33; before, every ask waited for a read that started after it: about 2.2 statements a row):
-// - an ask is answered by a read that started less than FRESH_MS before the answer (a read still
-//   under way is shared, and answered only if it ends in time; else another is made);
+// - an ask is answered by a read that started after it, or by one that started less than FRESH_MS
+//   before the answer (a read under way is shared; one that ends late answers only the asks made
+//   before it started, the others share the next read, which starts after them);
 // - a cancel is answered only CANCEL_SETTLE_MS after its write was committed (cancelBatch, via
-//   cancelSettleMs), so every read started after that commit; any call that starts after the
-//   answer was let through by a read started after the commit, which saw the run cancelled.
+//   cancelSettleMs), so a read started less than FRESH_MS before a call that starts after the answer
+//   started after that commit, and saw the run cancelled.
 // The margin between the two (FRESH_MS against CANCEL_SETTLE_MS) covers the time between an answer
-// and its call's request leaving the process. A run's status is read at most once every FRESH_MS
-// while its rows and calls start, whatever their number.
+// and its call's request leaving the process. A run's status is read at most about once every
+// FRESH_MS while its rows and calls start, whatever their number.
 import { performance } from 'node:perf_hooks';
 import type { BatchStatus } from '../schemas/batches.ts';
 import type { Store } from '../store/types.ts';
@@ -26,12 +27,18 @@ const KEPT_RUNS = 256;
 
 type Read = Promise<BatchStatus | null>;
 
+interface Seen {
+  status: BatchStatus | null;
+  /** When the read started (performance.now()). */
+  at: number;
+}
+
 interface RunReads {
-  /** When the last read answered started (performance.now()), and what it said. */
+  /** When the last read answered started, and what it said. */
   at: number;
   status: BatchStatus | null;
-  /** The read under way, shared by the asks that come meanwhile. */
-  reading: Read | null;
+  /** The read under way, shared by the asks that come meanwhile; cleared as it ends. */
+  reading: Promise<Seen> | null;
 }
 
 /** How long a cancel on `store` waits after its write before it is answered (see above). */
@@ -42,7 +49,7 @@ export class RunStatusReads {
 
   constructor(private readonly store: Pick<Store, 'getBatchStatus' | 'peekBatchStatus'>) {}
 
-  /** The run's status as stored at some moment less than FRESH_MS before it is answered (null when deleted); at once where the store holds it in memory. */
+  /** The run's status as stored at some moment after this call or less than FRESH_MS before it is answered (null when deleted); at once where the store holds it in memory. */
   read(id: string): Read | BatchStatus | null {
     if (this.store.peekBatchStatus) return this.store.peekBatchStatus(id);
     let run = this.runs.get(id);
@@ -51,24 +58,29 @@ export class RunStatusReads {
       this.runs.set(id, run);
       if (this.runs.size > KEPT_RUNS) this.runs.delete(this.runs.keys().next().value as string);
     }
-    if (performance.now() - run.at < FRESH_MS) return run.status;
-    return (run.reading ??= this.fresh(id, run));
+    const asked = performance.now();
+    if (asked - run.at < FRESH_MS) return run.status;
+    const kept = run;
+    return (run.reading ??= this.issue(id, run)).then((seen) =>
+      // A read that started after the ask, or is still fresh, answers; else the next read, started after it ended (so after the ask).
+      seen.at >= asked || performance.now() - seen.at < FRESH_MS ? seen.status : (kept.reading ??= this.issue(id, kept)).then((next) => next.status),
+    );
   }
 
-  private async fresh(id: string, run: RunReads): Read {
-    try {
-      for (;;) {
-        const at = performance.now();
-        const status = await this.store.getBatchStatus(id);
-        if (at > run.at) {
-          run.at = at;
-          run.status = status;
-        }
-        // Answered only while the read is still fresh; a slow one is made again.
-        if (performance.now() - at < FRESH_MS) return status;
+  private issue(id: string, run: RunReads): Promise<Seen> {
+    const at = performance.now();
+    const reading = this.store.getBatchStatus(id).then((status) => {
+      if (at > run.at) {
+        run.at = at;
+        run.status = status;
       }
-    } finally {
-      run.reading = null;
-    }
+      return { status, at };
+    });
+    // Cleared before the asks sharing it are answered (registered first), so a late read's asks start a new one.
+    const clear = () => {
+      if (run.reading === reading) run.reading = null;
+    };
+    reading.then(clear, clear);
+    return reading;
   }
 }
