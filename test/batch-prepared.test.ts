@@ -188,7 +188,7 @@ describe('RunStatusReads', () => {
     assert.equal(reads.read('bat_1'), 'cancelled');
   });
 
-  test('a cancel on a store read by statements is answered CANCEL_SETTLE_MS after its write, past any read a call starts on', () => {
+  test('a store read by statements holds the answer to a cancel CANCEL_SETTLE_MS, longer than a read may be old; a store in memory does not (the promise itself: batch-cancel.test.ts)', () => {
     assert.ok(CANCEL_SETTLE_MS > FRESH_MS);
     assert.equal(cancelSettleMs({}), CANCEL_SETTLE_MS);
     assert.equal(cancelSettleMs({ peekBatchStatus: () => null }), 0);

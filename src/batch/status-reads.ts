@@ -52,19 +52,21 @@ export class RunStatusReads {
   /** The run's status as stored at some moment after this call or less than FRESH_MS before it is answered (null when deleted); at once where the store holds it in memory. */
   read(id: string): Read | BatchStatus | null {
     if (this.store.peekBatchStatus) return this.store.peekBatchStatus(id);
-    let run = this.runs.get(id);
-    if (!run) {
-      run = { at: -Infinity, status: null, reading: null };
-      this.runs.set(id, run);
-      if (this.runs.size > KEPT_RUNS) this.runs.delete(this.runs.keys().next().value as string);
-    }
+    const run = this.runs.get(id) ?? this.track(id);
     const asked = performance.now();
     if (asked - run.at < FRESH_MS) return run.status;
-    const kept = run;
     return (run.reading ??= this.issue(id, run)).then((seen) =>
       // A read that started after the ask, or is still fresh, answers; else the next read, started after it ended (so after the ask).
-      seen.at >= asked || performance.now() - seen.at < FRESH_MS ? seen.status : (kept.reading ??= this.issue(id, kept)).then((next) => next.status),
+      seen.at >= asked || performance.now() - seen.at < FRESH_MS ? seen.status : (run.reading ??= this.issue(id, run)).then((next) => next.status),
     );
+  }
+
+  /** A run's entry, new; the oldest is let go past KEPT_RUNS (its reads under way still answer their asks). */
+  private track(id: string): RunReads {
+    const run: RunReads = { at: -Infinity, status: null, reading: null };
+    this.runs.set(id, run);
+    if (this.runs.size > KEPT_RUNS) this.runs.delete(this.runs.keys().next().value as string);
+    return run;
   }
 
   private issue(id: string, run: RunReads): Promise<Seen> {

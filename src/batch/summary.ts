@@ -1,7 +1,7 @@
 // The per-evaluator summary of a batch run, from its rows (read a page at a time).
 import type { BatchEvaluatorSummary } from '../schemas/batches.ts';
 import { BatchTally, type BatchCounts } from '../store/batch-tally.ts';
-import type { BatchExecutionRecord, Store } from '../store/types.ts';
+import type { BatchExecutionRecord, BatchRowScores, Store } from '../store/types.ts';
 
 export async function batchSummary(store: Store, batch: Pick<BatchExecutionRecord, 'id'>): Promise<BatchEvaluatorSummary[]> {
   return (await summaryAndCounts(store, batch)).summary;
@@ -10,14 +10,21 @@ export async function batchSummary(store: Store, batch: Pick<BatchExecutionRecor
 /** The summary and the rows done (scored) and failed, from one read of the rows. */
 async function summaryAndCounts(store: Store, batch: Pick<BatchExecutionRecord, 'id'>): Promise<BatchCounts> {
   const tally = new BatchTally();
-  let after: number | undefined;
+  await tallyRows(store, batch.id, tally);
+  return tally.counts();
+}
+
+/** Adds to `tally` the run's recorded rows after position `after` (all when undefined), a page at a time; `each` sees every row added. */
+async function tallyRows(store: Store, batchId: string, tally: BatchTally, after?: number, each?: (row: BatchRowScores) => void): Promise<void> {
   for (;;) {
-    const page = await store.listBatchRowScores(batch.id, { limit: 1000, after });
-    for (const row of page.items) tally.add(row);
-    if (page.last === undefined) break;
+    const page = await store.listBatchRowScores(batchId, { limit: 1000, after });
+    for (const row of page.items) {
+      tally.add(row);
+      each?.(row);
+    }
+    if (page.last === undefined) return;
     after = page.last;
   }
-  return tally.counts();
 }
 
 // issue 26 item 5: a running run's counters and summary agree with its rows at every read. The
@@ -54,19 +61,11 @@ export async function withLiveSummary<T extends Pick<BatchExecutionRecord, 'id' 
   const tally = cached ? cached.first.copy() : new BatchTally();
   const first = cached ? cached.first.copy() : new BatchTally();
   let upTo = cached ? cached.upTo : -1;
-  let after = upTo < 0 ? undefined : upTo;
-  for (;;) {
-    const page = await store.listBatchRowScores(batch.id, { limit: 1000, after });
-    for (const row of page.items) {
-      tally.add(row);
-      if (row.position === upTo + 1) {
-        first.add(row);
-        upTo++;
-      }
-    }
-    if (page.last === undefined) break;
-    after = page.last;
-  }
+  await tallyRows(store, batch.id, tally, upTo < 0 ? undefined : upTo, (row) => {
+    if (row.position !== upTo + 1) return;
+    first.add(row);
+    upTo++;
+  });
   const { summary, done, failed } = tally.counts();
   const entry: Live = { finished, at: Date.now(), done, failed, summary, first, upTo };
   runs.set(batch.id, entry);
