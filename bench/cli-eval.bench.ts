@@ -24,13 +24,15 @@
 // server, model calls, fake), from events recorded in every process (cli-timeline-preload.mjs, read
 // by cli-timeline.ts); the recording costs CPU, so that run's CPU figures are not the bench's.
 // BENCH_TIMELINE=<directory> keeps the recorded events there.
+// BENCH_HEAP=<dir>: the server's allocation profile and GC pauses over the CLI run (harness.ts; with several
+// concurrencies, the last run's). BENCH_HEAP_GC_ONLY=1 counts the GC pauses alone.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timeline } from './cli-timeline.ts';
-import { childCpuMicros, demoWithJudges, envNumber, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
+import { childCpuMicros, demoWithJudges, envNumber, heapOn, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SELF), '..');
@@ -177,7 +179,10 @@ async function main() {
     const lines: string[] = [];
     for (const concurrency of CONCURRENCIES) {
       const idealMs = (ROWS * LATENCY_MS) / concurrency;
+      // BENCH_HEAP=<dir>: the server's allocations (and GC pauses) over the CLI run alone (harness.ts).
+      if (process.env.BENCH_HEAP) await heapOn(server.child, true);
       const cli = await runCli(server.child, env, judge.id, input, concurrency, preload);
+      if (process.env.BENCH_HEAP) await heapOn(server.child, false);
       if (cli.pid) timelines.push({ pid: cli.pid, concurrency });
       const bare = await runBare(server.child, serverUrl, key, judge.id, bareBodies, concurrency);
       for (const [label, r] of [

@@ -231,6 +231,8 @@ export function startChild<R extends Ready = Ready>(
 ): Promise<Child<R>> {
   const profile = process.env.BENCH_PROFILE && opts.profile !== false ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const heap = process.env.BENCH_HEAP && opts.profile !== false ? { BENCH_HEAP_FILE: path.join(process.env.BENCH_HEAP, `${kind}-${Date.now()}.heapprofile`) } : {};
+  // The child writes its profile there when asked; a missing directory would fail that write and leave the parent waiting.
+  if (heap.BENCH_HEAP_FILE) fs.mkdirSync(process.env.BENCH_HEAP!, { recursive: true });
   const child = fork(benchFile, ['--serve', kind, ...args], {
     execArgv: ['--import', 'tsx', ...profile, ...(heap.BENCH_HEAP_FILE && process.env.BENCH_HEAP_ARGV ? process.env.BENCH_HEAP_ARGV.split(' ') : [])],
     env: { ...process.env, ...heap },
