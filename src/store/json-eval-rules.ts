@@ -154,4 +154,8 @@ export class JsonRuleStore implements RuleStore {
   async queueStats(ruleId: string) {
     return this.state.stats(ruleId);
   }
+  // Both from memory in one synchronous step: nothing changes between them.
+  async progress(ruleId: string) {
+    return { counters: { ...(this.data.counters[ruleId] ?? {}) }, queue: this.state.stats(ruleId) };
+  }
 }

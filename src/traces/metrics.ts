@@ -61,7 +61,7 @@ export function registerTraceMetrics(registry: Registry, store: Store): void {
       age?.reset();
       const rules = await ruleStoreOf(store);
       for (const r of await rules.listAllRules()) {
-        const [c, q] = await Promise.all([rules.counters(r.id), rules.queueStats(r.id)]);
+        const { counters: c, queue: q } = await rules.progress(r.id);
         for (const state of ['matched', 'sampled', 'done', 'failed']) this.set({ rule_id: r.id, state, reason: '' }, c[state] ?? 0);
         this.set({ rule_id: r.id, state: 'queued', reason: '' }, q.queued);
         this.set({ rule_id: r.id, state: 'running', reason: '' }, q.running);

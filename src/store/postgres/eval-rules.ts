@@ -251,4 +251,17 @@ export class PgRuleStore implements RuleStore {
     );
     return { queued: rows[0].queued as number, running: rows[0].running as number, oldest_queued_at: rows[0].oldest ? new Date(rows[0].oldest).toISOString() : null };
   }
+  // One statement, so one snapshot: read apart, a unit finishing between the two reads (its job deleted
+  // and its outcome counted in one transaction) could be missing from both.
+  async progress(ruleId: string) {
+    const { rows } = await this.q(
+      `SELECT (SELECT coalesce(json_object_agg(key, n), '{}'::json) FROM evaluation_rule_counts WHERE rule_id = $1) AS counters,
+              count(*) FILTER (WHERE state = 'queued')::int AS queued, count(*) FILTER (WHERE state = 'running')::int AS running,
+              min(created_at) FILTER (WHERE state = 'queued') AS oldest FROM evaluation_jobs WHERE rule_id = $1`,
+      [ruleId],
+    );
+    const r = rows[0];
+    const counters = Object.fromEntries(Object.entries(r.counters as Record<string, string | number>).map(([k, n]) => [k, Number(n)]));
+    return { counters, queue: { queued: r.queued as number, running: r.running as number, oldest_queued_at: r.oldest ? new Date(r.oldest).toISOString() : null } };
+  }
 }

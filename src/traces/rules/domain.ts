@@ -36,7 +36,7 @@ export const DEFAULTS = {
 
 export async function statusOf(ctx: Ctx, rule: RuleRecord): Promise<RuleStatus> {
   const rules = await ruleStoreOf(ctx.store);
-  const [c, q] = await Promise.all([rules.counters(rule.id), rules.queueStats(rule.id)]);
+  const { counters: c, queue: q } = await rules.progress(rule.id);
   const skipped: Record<string, number> = {};
   for (const [k, n] of Object.entries(c)) if (k.startsWith('skipped:')) skipped[k.slice(8)] = n;
   const age = q.oldest_queued_at ? Math.max(0, (Date.now() - Date.parse(q.oldest_queued_at)) / 1000) : null;

@@ -133,5 +133,12 @@ export interface RuleStore {
    * may still be on its way, e.g. GenAI log records); false when it was not running here any more.
    */
   postpone(jobId: string, runAfter: string): Promise<boolean>;
-  queueStats(ruleId: string): Promise<{ queued: number; running: number; oldest_queued_at: string | null }>;
+  queueStats(ruleId: string): Promise<QueueStats>;
+  /**
+   * The rule's counters and its queue's state read together, as of one moment: a unit that finishes
+   * meanwhile is either still queued or running, or counted, never neither (the rule's status).
+   */
+  progress(ruleId: string): Promise<{ counters: Record<string, number>; queue: QueueStats }>;
 }
+
+export type QueueStats = { queued: number; running: number; oldest_queued_at: string | null };
