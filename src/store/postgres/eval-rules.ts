@@ -2,7 +2,7 @@
 // the store's pool. Queue changes of one rule hold its rule row (FOR UPDATE), so the queue limit holds
 // with several instances; units are claimed with FOR UPDATE SKIP LOCKED, so each is taken by one worker.
 import type pg from 'pg';
-import type { EnqueueCounts, EnqueueOutcome, EvalJob, RuleRecord, RuleStore } from '../../traces/rules/types.ts';
+import type { EnqueueCounts, EnqueueOutcome, EvalJob, QueueStats, RuleRecord, RuleStore } from '../../traces/rules/types.ts';
 import { StoreUnavailableError } from '../types.ts';
 import { isConnectionError } from './connection.ts';
 
@@ -12,6 +12,15 @@ const jobOf = (r: { record: EvalJob; state: string; lease_until: Date | null; ru
   state: r.state as EvalJob['state'],
   lease_until: r.lease_until ? new Date(r.lease_until).toISOString() : null,
   run_after: new Date(r.run_after).toISOString(),
+});
+
+/** A rule's queue in one row of evaluation_jobs aggregates (queueStats, progress). */
+const QUEUE_COLUMNS = `count(*) FILTER (WHERE state = 'queued')::int AS queued, count(*) FILTER (WHERE state = 'running')::int AS running,
+  min(created_at) FILTER (WHERE state = 'queued') AS oldest`;
+const queueOf = (r: { queued: number; running: number; oldest: Date | null }): QueueStats => ({
+  queued: r.queued,
+  running: r.running,
+  oldest_queued_at: r.oldest ? new Date(r.oldest).toISOString() : null,
 });
 
 export class PgRuleStore implements RuleStore {
@@ -244,24 +253,18 @@ export class PgRuleStore implements RuleStore {
     return (rowCount ?? 0) > 0;
   }
   async queueStats(ruleId: string) {
-    const { rows } = await this.q(
-      `SELECT count(*) FILTER (WHERE state = 'queued')::int AS queued, count(*) FILTER (WHERE state = 'running')::int AS running,
-              min(created_at) FILTER (WHERE state = 'queued') AS oldest FROM evaluation_jobs WHERE rule_id = $1`,
-      [ruleId],
-    );
-    return { queued: rows[0].queued as number, running: rows[0].running as number, oldest_queued_at: rows[0].oldest ? new Date(rows[0].oldest).toISOString() : null };
+    const { rows } = await this.q(`SELECT ${QUEUE_COLUMNS} FROM evaluation_jobs WHERE rule_id = $1`, [ruleId]);
+    return queueOf(rows[0]);
   }
   // One statement, so one snapshot: read apart, a unit finishing between the two reads (its job deleted
   // and its outcome counted in one transaction) could be missing from both.
   async progress(ruleId: string) {
     const { rows } = await this.q(
-      `SELECT (SELECT coalesce(json_object_agg(key, n), '{}'::json) FROM evaluation_rule_counts WHERE rule_id = $1) AS counters,
-              count(*) FILTER (WHERE state = 'queued')::int AS queued, count(*) FILTER (WHERE state = 'running')::int AS running,
-              min(created_at) FILTER (WHERE state = 'queued') AS oldest FROM evaluation_jobs WHERE rule_id = $1`,
+      `SELECT (SELECT coalesce(json_object_agg(key, n), '{}'::json) FROM evaluation_rule_counts WHERE rule_id = $1) AS counters, ${QUEUE_COLUMNS}
+       FROM evaluation_jobs WHERE rule_id = $1`,
       [ruleId],
     );
-    const r = rows[0];
-    const counters = Object.fromEntries(Object.entries(r.counters as Record<string, string | number>).map(([k, n]) => [k, Number(n)]));
-    return { counters, queue: { queued: r.queued as number, running: r.running as number, oldest_queued_at: r.oldest ? new Date(r.oldest).toISOString() : null } };
+    const counters = Object.fromEntries(Object.entries(rows[0].counters as Record<string, string | number>).map(([k, n]) => [k, Number(n)]));
+    return { counters, queue: queueOf(rows[0]) };
   }
 }
