@@ -18,13 +18,16 @@
 // before a window of BENCH_SECONDS of BENCH_CONCURRENCY keep-alive clients and again after it has
 // settled: every job's judge-model call has reached the fake judge model (counted there) and the
 // server's CPU has stopped moving, so the background judging and its durable write are included.
-// Rounds alternate the order of the targets; each round's ratio is floor CPU / Tribunal CPU per job
-// (per CPU, >= 0.8 is issue 33's goal), the median round is reported with the range.
-// The proxied call's two targets take turns within a round: BENCH_SLICES settled slices each of
-// BENCH_SECONDS / BENCH_SLICES, in the order ABBA ABBA..., a round's CPU and jobs summed over its
-// slices (the same seconds of load as one window each). On a shared machine the CPU a job costs
-// moves with what else runs (the floor's own figure moved by a third between runs): two windows
-// seconds apart saw different machines, slices taking turns see the same one.
+// Each round's ratio is floor CPU / Tribunal CPU per job (per CPU, >= 0.8 is issue 33's goal), the
+// median round is reported with the range. A door's two targets take turns within a round:
+// BENCH_SLICES settled slices each of BENCH_SECONDS / BENCH_SLICES, in the order ABBA ABBA..., a
+// round's CPU and jobs summed over its slices (the same seconds of load as one window each). On a
+// shared machine the CPU a job costs moves with what else runs (the floor's own figure moved by a
+// third between runs): two windows seconds apart saw different machines, slices taking turns see the
+// same one. And each target is measured as often right after the other as right after itself: the
+// sampled span once took one window each, rounds alternating the order, and Tribunal's CPU a span
+// was 10-35% higher in a window that followed the floor's two than in one that followed its own
+// (still so with a 5 s warm-up); with 5 rounds, 3 of them had it after the floor (docs/BENCHMARKS.md).
 //   node --import tsx bench/doors-floor.bench.ts   BENCH_SECONDS=4 BENCH_ROUNDS=5 BENCH_CONCURRENCY=16
 //   BENCH_WARMUP_MS=1500 BENCH_INITIAL_WARMUP_MS=8000 BENCH_SPANS=1 BENCH_SLICES=4; BENCH_PROFILE=<dir> profiles
 //   the servers, BENCH_HEAP=<dir> samples their allocations (collected ones too) and GC pauses from the end of the
@@ -220,24 +223,9 @@ runBench(async () => {
     const only = process.env.BENCH_ONLY === 'proxy' ? 'proxied' : process.env.BENCH_ONLY;
     const targets = allTargets.filter((t) => !only || t.door.includes(only));
 
-    /** One settled window: server CPU (ms) per job and jobs per wall second; judge calls per job as a check. */
-    const window = async (t: Target, ms: number) => {
-      await drive(t, WARMUP_MS);
-      await settle(judge, owedTotal, t.server);
-      const calls0 = await judgeCalls(judge);
-      const cpu0 = await childCpuMicros(t.server.child);
-      const w0 = performance.now();
-      const { jobs, owed } = await drive(t, ms);
-      const wall = (performance.now() - w0) / 1000;
-      await settle(judge, owedTotal, t.server);
-      const cpu = ((await childCpuMicros(t.server.child)) - cpu0) / 1000;
-      const perJob = t.door === 'sampled span' ? owed : jobs; // per span, not per export
-      return { cpuMs: cpu / perJob, rate: perJob / wall, modelCalls: ((await judgeCalls(judge)) - calls0) / perJob };
-    };
-
     /**
-     * The proxied call's round: both targets warmed alike, then SLICES settled slices each, taking
-     * turns ABBA ABBA...; each target's CPU, jobs, wall and judge calls summed over its slices.
+     * A door's round: both targets warmed alike, then SLICES settled slices each, taking turns ABBA
+     * ABBA...; each target's CPU, jobs (spans, for a span target), wall and judge calls summed over its slices.
      */
     const takingTurns = async (pair: Target[], ms: number) => {
       const sums = new Map(pair.map((t) => [t, { cpu: 0, jobs: 0, wall: 0, calls: 0, slices: [] as number[] }]));
@@ -248,7 +236,8 @@ runBench(async () => {
           const calls0 = await judgeCalls(judge);
           const cpu0 = await childCpuMicros(t.server.child);
           const w0 = performance.now();
-          const { jobs } = await drive(t, ms / SLICES);
+          const driven = await drive(t, ms / SLICES);
+          const jobs = t.door === 'sampled span' ? driven.owed : driven.jobs; // per span, not per export
           const wall = (performance.now() - w0) / 1000;
           await settle(judge, owedTotal, t.server);
           const cpu = ((await childCpuMicros(t.server.child)) - cpu0) / 1000;
@@ -269,7 +258,7 @@ runBench(async () => {
     };
 
     console.log(
-      `doors floor bench: ${ROUNDS} rounds x ${SECONDS}s per target (proxied call: ${SLICES} slices each, taking turns), ${CONCURRENCY} keep-alive clients, ${SPANS} span(s) per OTLP export, Node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`,
+      `doors floor bench: ${ROUNDS} rounds x ${SECONDS}s per target (${SLICES} slices each, taking turns), ${CONCURRENCY} keep-alive clients, ${SPANS} span(s) per OTLP export, Node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`,
     );
     for (const server of [floorProxy, floorOtlp, tribunal]) await measureIdle(server);
     owedTotal = await judgeCalls(judge); // calls made while setting up, if any
@@ -279,11 +268,17 @@ runBench(async () => {
     const rows = new Map(targets.map((t) => [t, [] as Array<{ cpuMs: number; rate: number; modelCalls: number; slices?: number[] }>]));
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 ? [...targets].reverse() : targets;
-      const proxied = order.filter((t) => t.door === 'proxied call');
-      let turns: Awaited<ReturnType<typeof takingTurns>> | undefined;
+      const turns = new Map<Target['door'], Awaited<ReturnType<typeof takingTurns>>>();
       for (const t of order) {
-        if (t.door === 'proxied call') turns ??= await takingTurns(proxied, SECONDS * 1000);
-        const r: { cpuMs: number; rate: number; modelCalls: number; slices?: number[] } = t.door === 'proxied call' ? turns!.get(t)! : await window(t, SECONDS * 1000);
+        if (!turns.has(t.door))
+          turns.set(
+            t.door,
+            await takingTurns(
+              order.filter((o) => o.door === t.door),
+              SECONDS * 1000,
+            ),
+          );
+        const r = turns.get(t.door)!.get(t)!;
         rows.get(t)!.push(r);
         const slices = r.slices ? `  slices ${Math.min(...r.slices).toFixed(3)}-${Math.max(...r.slices).toFixed(3)} ms` : '';
         console.log(
