@@ -25,9 +25,9 @@
 // shared machine the CPU a job costs moves with what else runs (the floor's own figure moved by a
 // third between runs): two windows seconds apart saw different machines, slices taking turns see the
 // same one. And each target is measured as often right after the other as right after itself: the
-// sampled span once took one window each, rounds alternating the order, and Tribunal's CPU a span
-// was 10-35% higher in a window that followed the floor's two than in one that followed its own
-// (still so with a 5 s warm-up); with 5 rounds, 3 of them had it after the floor (docs/BENCHMARKS.md).
+// sampled span once took one window each, rounds alternating the order, and Tribunal's CPU a span was
+// 14-39% higher (medians, 5 runs) in a window that followed the floor's two than in one that followed
+// its own (still so with a 5 s warm-up); with 5 rounds, 3 had it after the floor (docs/BENCHMARKS.md).
 //   node --import tsx bench/doors-floor.bench.ts   BENCH_SECONDS=4 BENCH_ROUNDS=5 BENCH_CONCURRENCY=16
 //   BENCH_WARMUP_MS=1500 BENCH_INITIAL_WARMUP_MS=8000 BENCH_SPANS=1 BENCH_SLICES=4; BENCH_PROFILE=<dir> profiles
 //   the servers, BENCH_HEAP=<dir> samples their allocations (collected ones too) and GC pauses from the end of the
