@@ -15,7 +15,7 @@
 // durable record) and nothing else: no validation beyond the shape they read, no span store, queue,
 // rule state, metrics, logs or traces, which Tribunal keeps (its guarantees; what the ratio prices).
 // Server CPU per job: each server is a child process; its CPU (user + system, all threads) is read
-// before a window of BENCH_SECONDS of BENCH_CONCURRENCY keep-alive clients and again after it has
+// before each slice of load (below) from BENCH_CONCURRENCY keep-alive clients and again after it has
 // settled: every job's judge-model call has reached the fake judge model (counted there) and the
 // server's CPU has stopped moving, so the background judging and its durable write are included.
 // Each round's ratio is floor CPU / Tribunal CPU per job (per CPU, >= 0.8 is issue 33's goal), the
