@@ -111,7 +111,7 @@ describe('a span rule enqueue carried by the spans file', () => {
     loseEnqueues(dir, ['erl_mid:2']);
     // The crash: no close; the next process opens the same directory.
     const again = open(dir);
-    assert.deepEqual(await again.rules.queueStats('erl_mid'), { queued: 3, running: 0, oldest_queued_at: t(1) });
+    assert.deepEqual((await again.rules.progress('erl_mid')).queue, { queued: 3, running: 0, oldest_queued_at: t(1) });
     assert.deepEqual(await again.rules.counters('erl_mid'), { matched: 3, sampled: 3, 'day:x:runs': 3 });
     assert.equal(await again.traces.countSpans(ORG), 3);
     // Every unit read back may have run (the worker looks for its result first), the recovered one too.
@@ -125,7 +125,7 @@ describe('a span rule enqueue carried by the spans file', () => {
     await exportSpan(again, 'erl_mid', 4);
     await again.close();
     const third = open(dir);
-    assert.deepEqual(await third.rules.queueStats('erl_mid'), { queued: 4, running: 0, oldest_queued_at: t(1) });
+    assert.deepEqual((await third.rules.progress('erl_mid')).queue, { queued: 4, running: 0, oldest_queued_at: t(1) });
     assert.deepEqual(await third.rules.counters('erl_mid'), { matched: 4, sampled: 4, 'day:x:runs': 4 });
     await third.close();
   });
@@ -143,7 +143,7 @@ describe('a span rule enqueue carried by the spans file', () => {
     await new Promise((r) => setTimeout(r, 300));
     loseEnqueues(dir, ['erl_order:1']);
     const again = open(dir);
-    assert.deepEqual(await again.rules.queueStats('erl_order'), { queued: 1, running: 0, oldest_queued_at: t(2) }, 'unit 1 finished, unit 2 waits');
+    assert.deepEqual((await again.rules.progress('erl_order')).queue, { queued: 1, running: 0, oldest_queued_at: t(2) }, 'unit 1 finished, unit 2 waits');
     assert.deepEqual(await again.rules.counters('erl_order'), { matched: 2, sampled: 2, 'day:x:runs': 2, done: 1 });
     await again.close();
   });
@@ -156,14 +156,14 @@ describe('a span rule enqueue carried by the spans file', () => {
     // A crash with both copies on disk.
     const again = open(dir);
     assert.deepEqual(await again.rules.counters('erl_twice'), { matched: 2, sampled: 2, 'day:x:runs': 2 });
-    assert.equal((await again.rules.queueStats('erl_twice')).queued, 2);
+    assert.equal((await again.rules.progress('erl_twice')).queue.queued, 2);
     // A close compacts: the snapshot holds both enqueues, the journal is empty, spans.jsonl still carries them.
     await again.close();
     assert.equal(lines(journalOf(dir)).length, 0);
     assert.equal(lines(spansOf(dir)).filter((l) => l.startsWith('{"s":')).length, 2);
     const third = open(dir);
     assert.deepEqual(await third.rules.counters('erl_twice'), { matched: 2, sampled: 2, 'day:x:runs': 2 });
-    assert.equal((await third.rules.queueStats('erl_twice')).queued, 2);
+    assert.equal((await third.rules.progress('erl_twice')).queue.queued, 2);
     await third.close();
   });
 
@@ -201,7 +201,7 @@ describe('a span rule enqueue carried by the spans file', () => {
     // The crash lost the journal's unsynced enqueues: the rewritten spans.jsonl still had them.
     loseEnqueues(dir, ['erl_prune:1', 'erl_prune:2']);
     const again = open(dir);
-    assert.equal((await again.rules.queueStats('erl_prune')).queued, 2);
+    assert.equal((await again.rules.progress('erl_prune')).queue.queued, 2);
     await again.close();
 
     // Once the journal holds them on disk (its commit within 200 ms), a rewrite lets them go.
@@ -210,7 +210,7 @@ describe('a span rule enqueue carried by the spans file', () => {
     await new Promise((r) => setTimeout(r, 300));
     await third.traces.prune(new Date(Date.now() - 60_000).toISOString());
     assert.deepEqual(lines(spansOf(dir)), [], 'nothing left to keep');
-    assert.equal((await third.rules.queueStats('erl_prune')).queued, 3);
+    assert.equal((await third.rules.progress('erl_prune')).queue.queued, 3);
     await third.close();
   });
 });

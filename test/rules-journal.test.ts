@@ -91,7 +91,7 @@ describe('rule queue on the test store', () => {
     const results = await Promise.all(claimed.flatMap((j) => [rs.finish(j.id, { done: 1 }), rs.finish(j.id, { done: 1 }), rs.finish(j.id, { done: 1 })]));
     assert.equal(results.filter(Boolean).length, 5, 'one true per unit');
     assert.equal((await rs.counters('erl_once')).done, 5);
-    assert.deepEqual(await rs.queueStats('erl_once'), { queued: 0, running: 0, oldest_queued_at: null });
+    assert.deepEqual((await rs.progress('erl_once')).queue, { queued: 0, running: 0, oldest_queued_at: null });
     const later = await rs.claim(100, t(1000), t(2000));
     assert.deepEqual(
       later.filter((j) => j.rule_id === 'erl_once'),
@@ -139,7 +139,7 @@ describe('the JSON rule store journal', { skip: process.env.TRIBUNAL_TEST_STORE 
     }
     // Answered only once on disk: a crash now (no close; the directory is the next store's) loses none of them.
     const after = new JsonRuleStore(dir);
-    assert.deepEqual(await after.queueStats('erl_turn'), { queued: 3, running: 0, oldest_queued_at: t(1) });
+    assert.deepEqual((await after.progress('erl_turn')).queue, { queued: 3, running: 0, oldest_queued_at: t(1) });
     // Closed, not left compacting (it compacts at start): a later close of `rs` would race it for the snapshot's temp file.
     await after.close();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -162,7 +162,7 @@ describe('the JSON rule store journal', { skip: process.env.TRIBUNAL_TEST_STORE 
     assert.equal(await rs.finish('erl_c:1', { done: 1 }), true);
     // The crash, at once: the claim and the finish were still waiting for the next commit.
     const again = new JsonRuleStore(dir);
-    assert.deepEqual(await again.queueStats('erl_c'), { queued: 2, running: 0, oldest_queued_at: t(1) }, 'both units wait again');
+    assert.deepEqual((await again.progress('erl_c')).queue, { queued: 2, running: 0, oldest_queued_at: t(1) }, 'both units wait again');
     assert.equal((await again.counters('erl_c')).done, undefined, 'the forgotten finish counted nothing');
     await again.enqueue(job('erl_c', 3, t(3)), 100, 'drop_oldest', counts);
     const retaken = await again.claim(10, t(10), t(20));
@@ -179,7 +179,7 @@ describe('the JSON rule store journal', { skip: process.env.TRIBUNAL_TEST_STORE 
     await again.close();
     const third = new JsonRuleStore(dir);
     assert.equal((await third.counters('erl_c')).done, 1, 'close wrote the carried finish');
-    assert.deepEqual(await third.queueStats('erl_c'), { queued: 2, running: 0, oldest_queued_at: t(2) });
+    assert.deepEqual((await third.progress('erl_c')).queue, { queued: 2, running: 0, oldest_queued_at: t(2) });
     await third.close();
   });
 
@@ -209,7 +209,7 @@ describe('the JSON rule store journal', { skip: process.env.TRIBUNAL_TEST_STORE 
 
     const again = new JsonRuleStore(dir);
     assert.deepEqual(await again.counters('erl_j'), counters);
-    assert.deepEqual(await again.queueStats('erl_j'), { queued: 3, running: 0, oldest_queued_at: t(2) });
+    assert.deepEqual((await again.progress('erl_j')).queue, { queued: 3, running: 0, oldest_queued_at: t(2) });
     const claimed = await again.claim(10, t(100), t(200));
     assert.deepEqual(
       claimed.map((j) => [j.id, j.attempts, j.run_after]),
@@ -224,7 +224,7 @@ describe('the JSON rule store journal', { skip: process.env.TRIBUNAL_TEST_STORE 
     await again.close();
     const third = new JsonRuleStore(dir);
     assert.equal(fs.statSync(journalOf(dir)).size, 0, 'close compacted the journal into rules.json');
-    assert.deepEqual(await third.queueStats('erl_j'), { queued: 3, running: 0, oldest_queued_at: t(2) });
+    assert.deepEqual((await third.progress('erl_j')).queue, { queued: 3, running: 0, oldest_queued_at: t(2) });
     await third.close();
   });
 
@@ -236,7 +236,7 @@ describe('the JSON rule store journal', { skip: process.env.TRIBUNAL_TEST_STORE 
     // Compaction at start is asynchronous: read the cut before it (the constructor cuts synchronously).
     const again = new JsonRuleStore(dir, { compactBytes: 10 ** 9 });
     assert.ok(fs.readFileSync(`${journalOf(dir)}.rejected`, 'utf8').includes('torn last line'), 'a copy is set aside');
-    assert.deepEqual(await again.queueStats('erl_j'), { queued: 3, running: 0, oldest_queued_at: t(2) }, 'the torn finish is not applied');
+    assert.deepEqual((await again.progress('erl_j')).queue, { queued: 3, running: 0, oldest_queued_at: t(2) }, 'the torn finish is not applied');
     assert.equal((await again.counters('erl_j')).done, 1);
     const [two] = await again.claim(1, t(100), t(200));
     assert.equal(await again.finish(two!.id, { done: 1 }), true);

@@ -285,7 +285,7 @@ describe('rule store queue', () => {
     assert.equal(await rs.enqueue(job('erl_b', 3, t(3)), 2, 'drop_newest'), 'shed_newest');
     assert.deepEqual(await rs.counters('erl_a'), { 'skipped:merged': 1, 'skipped:shed_oldest': 1 });
     assert.deepEqual(await rs.counters('erl_b'), { 'skipped:shed_newest': 1 });
-    assert.deepEqual(await rs.queueStats('erl_a'), { queued: 2, running: 0, oldest_queued_at: t(2) });
+    assert.deepEqual((await rs.progress('erl_a')).queue, { queued: 2, running: 0, oldest_queued_at: t(2) });
 
     const now = t(10);
     const claimed = await rs.claim(10, now, t(20));
@@ -300,7 +300,7 @@ describe('rule store queue', () => {
     const c = await rs.counters(again[0].rule_id);
     assert.equal(c.done, 1);
     assert.equal(await rs.deleteRule('erl_b'), true);
-    assert.equal((await rs.queueStats('erl_b')).queued + (await rs.queueStats('erl_b')).running, 0);
+    assert.equal((await rs.progress('erl_b')).queue.queued + (await rs.progress('erl_b')).queue.running, 0);
   });
 
   it('enqueues a batch with the outcomes and counts of the same calls one by one', async () => {
@@ -333,7 +333,7 @@ describe('rule store queue', () => {
         );
         assert.deepEqual(many1, one1, `${policy}: outcomes`);
         assert.deepEqual(await rs.counters(many), await rs.counters(one), `${policy}: counters`);
-        assert.deepEqual(await rs.queueStats(many), await rs.queueStats(one), `${policy}: queue`);
+        assert.deepEqual((await rs.progress(many)).queue, (await rs.progress(one)).queue, `${policy}: queue`);
         const claimed = await rs.claim(100, t(100), t(200));
         const ids = (r: string) =>
           claimed

@@ -107,6 +107,10 @@ export class JsonRuleStore implements RuleStore {
     await this.change({ k: 'count', rule_id: ruleId, add: { ...counts } });
   }
   async counters(ruleId: string) {
+    return this.countersOf(ruleId);
+  }
+  /** A copy of the rule's counters (the caller may keep it while units go on counting). */
+  private countersOf(ruleId: string): Record<string, number> {
     return { ...(this.data.counters[ruleId] ?? {}) };
   }
 
@@ -151,11 +155,8 @@ export class JsonRuleStore implements RuleStore {
     await this.change({ k: 'postpone', id: jobId, run_after: runAfter });
     return true;
   }
-  async queueStats(ruleId: string) {
-    return this.state.stats(ruleId);
-  }
   // Both from memory in one synchronous step: nothing changes between them.
   async progress(ruleId: string) {
-    return { counters: { ...(this.data.counters[ruleId] ?? {}) }, queue: this.state.stats(ruleId) };
+    return { counters: this.countersOf(ruleId), queue: this.state.stats(ruleId) };
   }
 }

@@ -14,7 +14,7 @@ const jobOf = (r: { record: EvalJob; state: string; lease_until: Date | null; ru
   run_after: new Date(r.run_after).toISOString(),
 });
 
-/** A rule's queue in one row of evaluation_jobs aggregates (queueStats, progress). */
+/** A rule's queue in one row of evaluation_jobs aggregates (progress). */
 const QUEUE_COLUMNS = `count(*) FILTER (WHERE state = 'queued')::int AS queued, count(*) FILTER (WHERE state = 'running')::int AS running,
   min(created_at) FILTER (WHERE state = 'queued') AS oldest`;
 const queueOf = (r: { queued: number; running: number; oldest: Date | null }): QueueStats => ({
@@ -251,10 +251,6 @@ export class PgRuleStore implements RuleStore {
       [jobId, runAfter],
     );
     return (rowCount ?? 0) > 0;
-  }
-  async queueStats(ruleId: string) {
-    const { rows } = await this.q(`SELECT ${QUEUE_COLUMNS} FROM evaluation_jobs WHERE rule_id = $1`, [ruleId]);
-    return queueOf(rows[0]);
   }
   // One statement, so one snapshot: read apart, a unit finishing between the two reads (its job deleted
   // and its outcome counted in one transaction) could be missing from both.

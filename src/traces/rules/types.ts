@@ -133,7 +133,6 @@ export interface RuleStore {
    * may still be on its way, e.g. GenAI log records); false when it was not running here any more.
    */
   postpone(jobId: string, runAfter: string): Promise<boolean>;
-  queueStats(ruleId: string): Promise<QueueStats>;
   /**
    * The rule's counters and its queue's state read together, as of one moment: a unit that finishes
    * meanwhile is either still queued or running, or counted, never neither (the rule's status).
