@@ -15,6 +15,7 @@ import type { Store } from '../store/types.ts';
 import type { Chunk } from './work.ts';
 import { queueSchemaFor } from '../store/postgres/batch-jobs.ts';
 import { log } from '../log.ts';
+import { PgBossDb } from './pg-boss-db.ts';
 
 const PLAN = 'tribunal_batch_plan';
 const CHUNK = 'tribunal_batch_chunk';
@@ -36,8 +37,12 @@ export interface PgQueueOptions {
 }
 
 export class PgBatchJobs {
+  /** Set by stop(): a job fetched after it is refused at once (failed, so it is taken up again). */
+  private stopping = false;
+
   private constructor(
     private readonly boss: PgBoss,
+    private readonly db: PgBossDb,
     private readonly pool: pg.Pool,
     private readonly schema: string,
   ) {}
@@ -50,8 +55,9 @@ export class PgBatchJobs {
     const schema = queueSchemaFor(rows[0].s);
     const lease = Math.max(1, Math.round(opts.leaseMs / 1000));
     const retention = Math.max(1, Math.round((opts.jobRetentionMs ?? 3_600_000) / 1000));
+    const db = new PgBossDb(pool);
     const boss = new PgBoss({
-      db: { executeSql: (text: string, values: unknown[]) => pool.query(text, values) },
+      db,
       schema,
       // Expired jobs (a dead worker) are found by the maintenance pass: run it often enough that
       // a lease is not stretched much beyond its length.
@@ -64,19 +70,28 @@ export class PgBatchJobs {
     } as PgBoss.ConstructorOptions);
     boss.on('error', (err) => log.error(`batch queue: ${(err as Error).message}`));
     await boss.start();
+    const jobs = new PgBatchJobs(boss, db, pool, schema);
     const queue = { retryLimit: 1000, retryDelay: 1, retryBackoff: false, expireInSeconds: lease };
     await boss.createQueue(PLAN, { name: PLAN, ...queue });
     await boss.createQueue(CHUNK, { name: CHUNK, ...queue });
-    await boss.work<{ batch_id: string }>(PLAN, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => opts.onPlan(job.data.batch_id));
+    await boss.work<{ batch_id: string }>(PLAN, { batchSize: 1, pollingIntervalSeconds: 0.5 }, async ([job]) => jobs.handle(() => opts.onPlan(job.data.batch_id)));
     for (let i = 0; i < opts.workers; i++) {
       // pg-boss counts a job fetched again after it was started (failed, or expired with its worker) as a retry.
-      await boss.work<Chunk>(CHUNK, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) => opts.onChunk(job.data, job.retryCount === 0));
+      await boss.work<Chunk>(CHUNK, { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true }, async ([job]) =>
+        jobs.handle(() => opts.onChunk(job.data, job.retryCount === 0)),
+      );
     }
-    return new PgBatchJobs(boss, pool, schema);
+    return jobs;
+  }
+
+  /** Runs a job's handler, counted as on its way until it ends (stop waits for it). */
+  private handle(run: () => Promise<void>): Promise<void> {
+    if (this.stopping) return Promise.reject(new Error('stopping: the job is taken up again'));
+    return this.db.hold(run());
   }
 
   async sendPlan(batchId: string): Promise<void> {
-    await this.boss.send(PLAN, { batch_id: batchId }, { id: uuidFor(`plan:${batchId}`) });
+    await this.send(PLAN, { batch_id: batchId }, { id: uuidFor(`plan:${batchId}`) });
   }
 
   /**
@@ -86,7 +101,22 @@ export class PgBatchJobs {
    * instance, instead of all of a busy organization's chunks before another's first.
    */
   async sendChunk(chunk: Chunk, orgId: string, priority: number): Promise<void> {
-    await this.boss.send(CHUNK, { ...chunk, org_id: orgId }, { id: uuidFor(`chunk:${chunk.batch_id}:${chunk.first}`), priority });
+    await this.send(CHUNK, { ...chunk, org_id: orgId }, { id: uuidFor(`chunk:${chunk.batch_id}:${chunk.first}`), priority });
+  }
+
+  /**
+   * A send that ends after stop may not have reached the database (pg-boss-db.ts sends nothing once
+   * the queue has closed): it fails, so the plan job records no progress past it. Sent or not, the
+   * job is sent again by the plan job's next attempt, under the same id.
+   */
+  private async send(name: string, data: object, options: PgBoss.SendOptions): Promise<void> {
+    const stopped = () => new Error('stopping: the batch queue stopped while a job was being sent; it is sent again');
+    try {
+      await this.boss.send(name, data, options);
+    } catch (err) {
+      throw this.db.closed ? stopped() : err;
+    }
+    if (this.db.closed) throw stopped();
   }
 
   /** Chunk jobs of `orgId` not yet taken (one scan of the waiting jobs, once per plan job). */
@@ -98,8 +128,18 @@ export class PgBatchJobs {
     return Number(rows[0].n);
   }
 
-  /** Stops polling; jobs in flight get `graceMs` to finish, the rest expire and are taken up again. */
+  /**
+   * Stops polling; jobs in flight get `graceMs` to finish, the rest expire and are taken up again.
+   * When it answers, nothing of the queue reaches the store's pool any more (pg-boss-db.ts), so the
+   * store can close.
+   */
   async stop(graceMs: number): Promise<void> {
-    await this.boss.stop({ graceful: true, wait: true, close: false, timeout: Math.max(1000, graceMs) }).catch(() => {});
+    this.stopping = true;
+    const timeout = Math.max(1000, graceMs);
+    const deadline = Date.now() + timeout;
+    await this.boss.stop({ graceful: true, wait: true, close: false, timeout }).catch(() => {});
+    // A fetch on its way when pg-boss stopped still gets its answer (and a job in it, its refusal).
+    const running = await this.db.close(Math.max(deadline, Date.now() + 500));
+    if (running) log.warn(`batch queue: ${running} job(s) still running at shutdown; they are taken up again after the lease (TRIBUNAL_BATCH_LEASE)`);
   }
 }
