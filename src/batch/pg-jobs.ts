@@ -140,6 +140,7 @@ export class PgBatchJobs {
     await this.boss.stop({ graceful: true, wait: true, close: false, timeout }).catch(() => {});
     // A fetch on its way when pg-boss stopped still gets its answer (and a job in it, its refusal).
     const running = await this.db.close(Math.max(deadline, Date.now() + 500));
-    if (running) log.warn(`batch queue: ${running} job(s) still running at shutdown; they are taken up again after the lease (TRIBUNAL_BATCH_LEASE)`);
+    // A job cut short was failed by pg-boss's stop (retried at once elsewhere) or stays active until its lease ends.
+    if (running) log.warn(`batch queue: ${running} job(s) or statement(s) still on their way at shutdown were cut short; their jobs are taken up again`);
   }
 }
