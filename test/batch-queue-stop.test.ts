@@ -86,33 +86,23 @@ describe('the pg-boss queue stopped with a job still running', { skip: PG ? fals
 
     const chunk: Chunk = { batch_id: 'bex_stop', first: 0, rows: [{ item_id: null, index: 0, item: { request: 'q', response: 'a' } }] };
     const first = await open();
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((r) => (started = r));
     let release!: () => void;
-    const running = new Promise<void>((resolve) => {
-      let started!: () => void;
-      const handlerStarted = new Promise<void>((r) => (started = r));
-      const jobs = PgBatchJobs.start(first, {
-        leaseMs: 30_000,
-        workers: 1,
-        onPlan: async () => {},
-        onChunk: () => {
-          started();
-          return new Promise<void>((r) => (release = r));
-        },
-      });
-      void jobs.then(async (j) => {
-        await j.sendChunk(chunk, 'org_stop', 0);
-        await handlerStarted;
-        resolve();
-        // The server's shutdown: the queue stops (grace 100 ms, the job outlives it), then the store closes.
-        await j.stop(100);
-        await first.close();
-      });
+    const jobs = await PgBatchJobs.start(first, {
+      leaseMs: 30_000,
+      workers: 1,
+      onPlan: async () => {},
+      onChunk: () => {
+        started();
+        return new Promise<void>((r) => (release = r));
+      },
     });
-    await running;
-    for (const deadline = Date.now() + 10_000; !(first as unknown as { pool: { ending: boolean } }).pool.ending; ) {
-      assert.ok(Date.now() < deadline, 'the store closed');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await jobs.sendChunk(chunk, 'org_stop', 0);
+    await handlerStarted;
+    // The server's shutdown: the queue stops (grace 100 ms, which the job outlives), then the store closes.
+    await jobs.stop(100);
+    await first.close();
     // The job ends after the pool has closed: pg-boss sends its `complete`, which must not reach the pool.
     release();
     await new Promise((r) => setTimeout(r, 300));
@@ -123,8 +113,8 @@ describe('the pg-boss queue stopped with a job still running', { skip: PG ? fals
     cleanups.push(() => second.close());
     let taken!: (c: Chunk) => void;
     const again = new Promise<Chunk>((resolve) => (taken = resolve));
-    const jobs = await PgBatchJobs.start(second, { leaseMs: 30_000, workers: 1, onPlan: async () => {}, onChunk: async (c) => taken(c) });
-    cleanups.push(() => jobs.stop(100));
+    const next = await PgBatchJobs.start(second, { leaseMs: 30_000, workers: 1, onPlan: async () => {}, onChunk: async (c) => taken(c) });
+    cleanups.push(() => next.stop(100));
     const timeUp = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the job was not taken up again')), 8000).unref());
     assert.deepEqual((await Promise.race([again, timeUp])).rows, chunk.rows);
   });

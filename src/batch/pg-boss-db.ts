@@ -5,8 +5,9 @@
 // or `fail` is sent without being awaited. Either can reach the pool after the store has closed it,
 // where it fails as an unhandled rejection ("Cannot use a pool after calling end on the pool").
 // So the queue's stop waits here for every statement and handler still on its way, then closes:
-// a statement after that is not sent. A job whose completion was not sent stays active and is taken
-// up again after its lease, as when a worker dies.
+// a statement after that is not sent. A job whose completion was not sent is taken up again: pg-boss's
+// stop failed it (still running at its timeout), or it stays active until its lease ends, as when a
+// worker dies.
 import type pg from 'pg';
 
 type QueryPool = Pick<pg.Pool, 'query'>;
