@@ -121,6 +121,8 @@ describe('traces and rules pages in Chromium', { skip }, () => {
     await page.getByRole('combobox', { name: 'Evaluations' }).selectOption('true');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/has_evaluation=true/);
+    // The URL changes before the filtered list replaces the old one: wait until the unjudged trace's row is gone.
+    await table.locator('tbody tr', { hasText: 'other-svc' }).waitFor({ state: 'detached' });
     await table.locator('tbody tr').first().waitFor();
     assert.equal(await table.locator('tbody tr').count(), 1, 'only the judged trace');
     assert.match(await text(table.locator('tbody tr')), /web-svc/);
