@@ -27,12 +27,16 @@ const settledQuietly = (p: Promise<unknown>): Promise<void> =>
   );
 
 export class PgBossDb {
-  /** Set by close(): no statement reaches the pool any more. */
-  closed = false;
+  private shut = false;
   /** Statements and job handlers on their way, each as a promise that settles without failing. */
   private readonly busy = new Set<Promise<void>>();
 
   constructor(private readonly pool: QueryPool) {}
+
+  /** True once close() has answered: no statement reaches the pool any more. */
+  get closed(): boolean {
+    return this.shut;
+  }
 
   /** pg-boss's `db.executeSql`. */
   readonly executeSql = (text: string, values?: unknown[]): Promise<unknown> => {
@@ -56,15 +60,16 @@ export class PgBossDb {
    */
   async close(deadline: number): Promise<number> {
     while (this.busy.size && Date.now() < deadline) {
+      // A timer that holds the process open: a shutdown waiting here must not end with the event loop.
       let timer: NodeJS.Timeout | undefined;
-      const timeUp = new Promise<void>((resolve) => {
+      const timeUp = new Promise((resolve) => {
         timer = setTimeout(resolve, deadline - Date.now());
       });
-      await Promise.race([Promise.all([...this.busy]), timeUp]);
+      await Promise.race([Promise.all(this.busy), timeUp]);
       clearTimeout(timer);
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    this.closed = true;
+    this.shut = true;
     return this.busy.size;
   }
 }
