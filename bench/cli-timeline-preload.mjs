@@ -6,8 +6,8 @@
 // across the processes of one machine.
 //
 // What each process records (a row is told by the "(case N)" its request text carries):
-// - the CLI (`tribunal eval`): its start, each execute request's end() (send), its answer's end
-//   (recv) with the connection's local port, and its exit;
+// - the CLI (`tribunal eval`): its start, each execute request written (send), its answer's last
+//   byte read (recv) with the connection's local port, and its exit;
 // - the Tribunal server: each execute request's arrival (in), res.end() (out) and 'finish', by the
 //   client's port (one request at a time on a keep-alive connection); each model request handed to
 //   undici (mout) and its answer complete (min), by case; each execution log's line built (line, by
@@ -17,6 +17,7 @@
 // The recording costs a few microseconds an event: CPU figures of a timeline run are not the bench's.
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { createRequire } from 'node:module';
 
 const dir = process.env.BENCH_TIMELINE_DIR;
@@ -53,18 +54,29 @@ if (dir && role) {
 
   if (role === 'cli') {
     events.push(performance.timeOrigin, 'start', 0);
-    const end = http.ClientRequest.prototype.end;
-    http.ClientRequest.prototype.end = function (body, ...args) {
-      const c = typeof body === 'string' ? caseOf(body) : -1;
+    // The CLI's lean client (src/cli/http1.ts) writes a request, head and body, as one string on a
+    // kept-alive socket, and reads its answer (Content-Length framed) from that socket's 'data'.
+    const write = net.Socket.prototype.write;
+    net.Socket.prototype.write = function (data, ...args) {
+      const c = typeof data === 'string' && data.startsWith('POST ') ? caseOf(data) : -1;
       if (c > 0) {
         rec('send', c);
-        this.once('response', (res) => {
-          // The socket is taken back by the agent before 'end': its port is read now.
-          const port = res.socket?.localPort ?? -1;
-          res.once('end', () => events.push(now(), 'recv', c, 0, 'port', port));
-        });
+        let seen = 0;
+        let total = -1;
+        const onData = (chunk) => {
+          if (total < 0) {
+            const head = chunk.toString('latin1');
+            const end = head.indexOf('\r\n\r\n');
+            total = end + 4 + Number(/content-length: *(\d+)/i.exec(head.slice(0, end))?.[1] ?? 0);
+          }
+          seen += chunk.length;
+          if (seen < total) return;
+          this.off('data', onData);
+          events.push(now(), 'recv', c, 0, 'port', this.localPort ?? -1);
+        };
+        this.on('data', onData);
       }
-      return end.call(this, body, ...args);
+      return write.call(this, data, ...args);
     };
   } else if (role === 'tribunal') {
     watchServer(isExecute);

@@ -1,17 +1,22 @@
 // The CLI's REST client: one request function that turns every way a call can fail (no server,
 // wrong key, unknown resource, refused input, server failure) into a CliError with one clear line
-// and its exit code. Built on node:http(s) with keep-alive agents rather than fetch: a batch makes
-// thousands of requests, and fetch costs several times the CPU per request (see docs/BENCHMARKS.md).
+// and its exit code. A batch makes thousands of requests, so the transport is chosen for its CPU a
+// request (docs/BENCHMARKS.md): a plain http:// server goes through the lean HTTP/1.1 client of
+// http1.ts, https:// (and a URL with a user name) through node:https with a keep-alive agent; fetch
+// costs several times either.
 import http from 'node:http';
 import type https from 'node:https';
 import { createRequire } from 'node:module';
 import { urlToHttpOptions } from 'node:url';
 import { CliError, EXIT, usageError } from './errors.ts';
+import { Http1Pool, type Http1Exchange } from './http1.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';
 
 // Keep-alive agents: a batch reuses a handful of connections instead of opening one per row.
 const httpAgent = new http.Agent({ keepAlive: true });
+/** Plain http:// servers go through the lean client (http1.ts), one pool of connections per server. */
+const leanPools = new Map<string, Http1Pool>();
 /** node:https (TLS with it) only when a server URL asks for it: loading it costs every command about 5 ms. */
 let secureTransport: { https: typeof https; agent: https.Agent } | undefined;
 function secure() {
@@ -24,19 +29,19 @@ function secure() {
 
 interface RawResponse {
   status: number;
-  headers: http.IncomingHttpHeaders;
+  headers: Record<string, string | string[] | undefined>;
   text: string;
 }
 
 /** The requests in flight under each abort signal, and the one listener that ends them all. */
-const requestsBySignal = new WeakMap<AbortSignal, Set<http.ClientRequest>>();
+const requestsBySignal = new WeakMap<AbortSignal, Set<Http1Exchange>>();
 
 const abortError = () => Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' });
 
-function inFlight(signal: AbortSignal): Set<http.ClientRequest> {
+function inFlight(signal: AbortSignal): Set<Http1Exchange> {
   let set = requestsBySignal.get(signal);
   if (!set) {
-    const requests = new Set<http.ClientRequest>();
+    const requests = new Set<Http1Exchange>();
     signal.addEventListener(
       'abort',
       () => {
@@ -153,6 +158,8 @@ export class ApiClient {
   readonly timeoutMs: number;
   private readonly transport: typeof http | typeof https;
   private readonly agent: http.Agent;
+  /** The lean client's connections, for a plain http:// server without a user name in its URL. */
+  private readonly lean?: Http1Pool;
   private base?: http.RequestOptions & { prefix: string };
 
   constructor(opts: ClientOptions) {
@@ -162,6 +169,12 @@ export class ApiClient {
     const tls = opts.url.startsWith('https:') ? secure() : undefined;
     this.transport = tls?.https ?? http;
     this.agent = tls?.agent ?? httpAgent;
+    const url = new URL(opts.url);
+    if (url.protocol === 'http:' && !url.username && !url.password) {
+      let pool = leanPools.get(url.host);
+      if (!pool) leanPools.set(url.host, (pool = new Http1Pool(url)));
+      this.lean = pool;
+    }
   }
 
   requireKey(): void {
@@ -202,7 +215,7 @@ export class ApiClient {
     }
     const text = res.text;
     let parsed: any;
-    const type = res.headers['content-type'] ?? '';
+    const type = header(res.headers['content-type']) ?? '';
     if (text && /json/.test(type)) {
       try {
         parsed = JSON.parse(text);
@@ -244,34 +257,22 @@ export class ApiClient {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(abortError());
       if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-      const req = this.transport.request({ ...this.target(target), method, headers, agent: this.agent }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => {
-          done();
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, text });
-        });
-        res.on('error', (err) => {
-          done();
-          reject(err);
-        });
-      });
+      const options = this.target(target);
+      const done = (err: Error | undefined, answer?: RawResponse) => {
+        clearTimeout(timer);
+        watched?.delete(exchange);
+        if (err) reject(err);
+        else resolve(answer!);
+      };
+      const exchange = this.lean
+        ? this.lean.request(method, options.path!, headers, body, done)
+        : nodeExchange(this.transport, { ...options, method, headers, agent: this.agent }, body, done);
       // A limit on the whole exchange, not just idle time: a server that trickles must not hang a batch.
-      const timer = setTimeout(() => req.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT_TOTAL' })), this.timeoutMs);
+      const timer = setTimeout(() => exchange.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT_TOTAL' })), this.timeoutMs);
       // One abort listener per signal for all its requests (a batch's thousands share one), not one
       // per request as http.request's own `signal` option adds and removes.
       const watched = signal ? inFlight(signal) : undefined;
-      watched?.add(req);
-      const done = () => {
-        clearTimeout(timer);
-        watched?.delete(req);
-      };
-      req.on('error', (err) => {
-        done();
-        reject(err);
-      });
-      req.end(body);
+      watched?.add(exchange);
     });
   }
 
@@ -312,6 +313,25 @@ export class ApiClient {
     } while (cursor && items.length < max);
     return items.slice(0, max);
   }
+}
+
+/** One exchange over node:http(s), for https:// and URLs with a user name. */
+function nodeExchange(
+  transport: typeof http | typeof https,
+  options: http.RequestOptions,
+  body: string | Buffer | undefined,
+  done: (err: Error | undefined, answer?: RawResponse) => void,
+): Http1Exchange {
+  const req = transport.request(options, (res) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (c: string) => (text += c));
+    res.on('end', () => done(undefined, { status: res.statusCode ?? 0, headers: res.headers, text }));
+    res.on('error', (err) => done(err));
+  });
+  req.on('error', (err) => done(err));
+  req.end(body);
+  return req;
 }
 
 const ID_PATTERNS = {
