@@ -165,3 +165,20 @@ test('destroy ends an exchange with its error, once, and closes its connection',
   assert.equal(calls.length, 1);
   assert.equal((calls[0] as NodeJS.ErrnoException).code, 'ETIMEDOUT_TOTAL');
 });
+
+test('the ApiClient sends to http:// through the lean client, and to a URL with a user name through node:http', async () => {
+  const seen: string[] = [];
+  const { port } = await rawServer((socket, request) => {
+    seen.push(request);
+    socket.write('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"ok":true}');
+  });
+  const { ApiClient } = await import('../src/cli/client.ts');
+  for (const url of [`http://127.0.0.1:${port}`, `http://someone@127.0.0.1:${port}`]) {
+    const client = new ApiClient({ url, apiKey: 'tk_test', timeoutMs: 5000 });
+    assert.deepEqual(await client.post('/v1/x/', { a: 1 }), { ok: true });
+  }
+  assert.equal(seen.length, 2);
+  assert.match(seen[0]!, /^POST \/v1\/x\/ HTTP\/1\.1\r\nhost: /, 'the lean client writes its own head');
+  assert.match(seen[1]!, /\r\nHost: 127\.0\.0\.1/, "node:http's head");
+  for (const request of seen) assert.ok(request.endsWith('\r\n\r\n{"a":1}') && /\r\nauthorization: Api-Key tk_test\r\n/.test(request));
+});
