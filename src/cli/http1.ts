@@ -104,6 +104,7 @@ class Exchange implements Http1Exchange {
       else if (this.length === CHUNKED) this.chunked(chunk);
       else this.take(chunk);
     } catch (err) {
+      if (this.done) throw err; // the caller's callback threw, not the parse: not this exchange's failure
       this.finish(err as Error);
     }
   }
