@@ -182,3 +182,13 @@ test('the ApiClient sends to http:// through the lean client, and to a URL with 
   assert.match(seen[1]!, /\r\nHost: 127\.0\.0\.1/, "node:http's head");
   for (const request of seen) assert.ok(request.endsWith('\r\n\r\n{"a":1}') && /\r\nauthorization: Api-Key tk_test\r\n/.test(request));
 });
+
+test('an API key with a control character is refused before any request, naming where it came from', async () => {
+  const { resolveClientOptions } = await import('../src/cli/client.ts');
+  assert.throws(
+    () => resolveClientOptions({}, { TRIBUNAL_API_KEY: 'tk_abc\ndef' }),
+    (err: Error & { exitCode?: number }) => /^TRIBUNAL_API_KEY holds a control character/.test(err.message) && err.exitCode === 2,
+  );
+  assert.throws(() => resolveClientOptions({ 'api-key': 'tk_\u0001' }, {}), { message: /^--api-key holds a control character/ });
+  assert.equal(resolveClientOptions({}, { TRIBUNAL_API_KEY: ' tk_abc\n' }).apiKey, 'tk_abc', 'a trailing newline is trimmed, as before');
+});

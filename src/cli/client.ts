@@ -107,6 +107,12 @@ export function resolveClientOptions(values: { url?: string; 'api-key'?: string;
     timeoutMs = seconds * 1000;
   }
   const apiKey = (values['api-key'] ?? env.TRIBUNAL_API_KEY ?? '').trim() || undefined;
+  // A header cannot carry a control character (a line break would split the request): refused here, by name.
+  if (apiKey && /[^\t\x20-\x7e\x80-\xff]/.test(apiKey)) {
+    throw usageError(
+      `${values['api-key'] ? '--api-key' : 'TRIBUNAL_API_KEY'} holds a control character (a line break?), which an HTTP header cannot carry: check how the key was copied.`,
+    );
+  }
   return { url: url.toString().replace(/\/+$/, ''), apiKey, timeoutMs };
 }
 
