@@ -6,6 +6,8 @@ import net from 'node:net';
 import { after, test } from 'node:test';
 import { type Http1Answer, Http1Pool } from '../src/cli/http1.ts';
 
+/** A parse that waits forever would hang the suite: each test fails after this instead. */
+const LIMIT = { timeout: 10_000 };
 const closers: Array<() => void> = [];
 after(() => {
   for (const close of closers) close();
@@ -54,7 +56,7 @@ async function trickle(socket: net.Socket, pieces: Array<string | Buffer>) {
   }
 }
 
-test('a Content-Length answer, its headers and its text; the connection is kept for the next request', async () => {
+test('a Content-Length answer, its headers and its text; the connection is kept for the next request', LIMIT, async () => {
   const requests: string[] = [];
   const { pool, port, connections } = await rawServer((socket, request) => {
     requests.push(request);
@@ -74,7 +76,7 @@ test('a Content-Length answer, its headers and its text; the connection is kept 
   assert.ok(requests[0]!.endsWith('\r\n\r\n{"a":1}'), 'the body follows the head whole');
 });
 
-test('a chunked answer read in pieces, a character split between them, with an extension and trailers', async () => {
+test('a chunked answer read in pieces, a character split between them, with an extension and trailers', LIMIT, async () => {
   const text = '{"justification":"déjà vu ✓"}';
   const bytes = Buffer.from(text, 'utf8');
   const split = bytes.indexOf(Buffer.from('✓')) + 1; // in the middle of a three-byte character
@@ -96,7 +98,7 @@ test('a chunked answer read in pieces, a character split between them, with an e
   assert.equal(answer.text, text);
 });
 
-test('an interim 100 answer is skipped; 204 has no body; the connection is kept', async () => {
+test('an interim 100 answer is skipped; 204 has no body; the connection is kept', LIMIT, async () => {
   let n = 0;
   const { pool, connections } = await rawServer((socket) => {
     if (n++ === 0) socket.write('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}');
@@ -111,7 +113,7 @@ test('an interim 100 answer is skipped; 204 has no body; the connection is kept'
   assert.equal(connections(), 1);
 });
 
-test('an answer framed by the connection end, or with Connection: close, is read whole and its connection not reused', async () => {
+test('an answer framed by the connection end, or with Connection: close, is read whole and its connection not reused', LIMIT, async () => {
   let n = 0;
   const { pool, connections } = await rawServer((socket) => {
     if (n++ === 0) void trickle(socket, ['HTTP/1.1 200 OK\r\n\r\n{"par', 'tial":false}']).then(() => socket.end());
@@ -123,7 +125,7 @@ test('an answer framed by the connection end, or with Connection: close, is read
   assert.equal(connections(), 3);
 });
 
-test('an idle connection the server closed is not reused: the next request opens a new one', async () => {
+test('an idle connection the server closed is not reused: the next request opens a new one', LIMIT, async () => {
   const { pool, connections } = await rawServer((socket) => {
     socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
     setTimeout(() => socket.end(), 5);
@@ -134,7 +136,7 @@ test('an idle connection the server closed is not reused: the next request opens
   assert.equal(connections(), 2);
 });
 
-test('failures: a connection closed mid-answer, a refused connection, a non-HTTP answer, a header that would split the request', async () => {
+test('failures: a connection closed mid-answer, a refused connection, a non-HTTP answer, a header that would split the request', LIMIT, async () => {
   const { pool } = await rawServer((socket) => socket.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc'));
   await assert.rejects(send(pool), { code: 'ECONNRESET' });
 
@@ -154,7 +156,7 @@ test('failures: a connection closed mid-answer, a refused connection, a non-HTTP
   assert.throws(() => pool.request('GET', '/a b HTTP/1.1\r\nx: 1', {}, undefined, () => undefined), { code: 'ERR_UNESCAPED_CHARACTERS' });
 });
 
-test('destroy ends an exchange with its error, once, and closes its connection', async () => {
+test('destroy ends an exchange with its error, once, and closes its connection', LIMIT, async () => {
   let served: net.Socket | undefined;
   const { pool } = await rawServer((socket) => (served = socket)); // never answers
   const calls: Array<Error | undefined> = [];
@@ -166,7 +168,7 @@ test('destroy ends an exchange with its error, once, and closes its connection',
   assert.equal((calls[0] as NodeJS.ErrnoException).code, 'ETIMEDOUT_TOTAL');
 });
 
-test('the ApiClient sends to http:// through the lean client, and to a URL with a user name through node:http', async () => {
+test('the ApiClient sends to http:// through the lean client, and to a URL with a user name through node:http', LIMIT, async () => {
   const seen: string[] = [];
   const { port } = await rawServer((socket, request) => {
     seen.push(request);
@@ -183,7 +185,7 @@ test('the ApiClient sends to http:// through the lean client, and to a URL with 
   for (const request of seen) assert.ok(request.endsWith('\r\n\r\n{"a":1}') && /\r\nauthorization: Api-Key tk_test\r\n/.test(request));
 });
 
-test('an API key with a control character is refused before any request, naming where it came from', async () => {
+test('an API key with a control character is refused before any request, naming where it came from', LIMIT, async () => {
   const { resolveClientOptions } = await import('../src/cli/client.ts');
   assert.throws(
     () => resolveClientOptions({}, { TRIBUNAL_API_KEY: 'tk_abc\ndef' }),
@@ -191,4 +193,15 @@ test('an API key with a control character is refused before any request, naming 
   );
   assert.throws(() => resolveClientOptions({ 'api-key': 'tk_\u0001' }, {}), { message: /^--api-key holds a control character/ });
   assert.equal(resolveClientOptions({}, { TRIBUNAL_API_KEY: ' tk_abc\n' }).apiKey, 'tk_abc', 'a trailing newline is trimmed, as before');
+});
+
+test('bytes past the end of an answer (chunked or sized) retire its connection', LIMIT, async () => {
+  let n = 0;
+  const { pool, connections } = await rawServer((socket) => {
+    const stray = 'HTTP/1.1 200 OK\r\n';
+    if (n++ % 2 === 0) socket.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n${stray}`);
+    else socket.write(`HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok${stray}`);
+  });
+  for (let i = 0; i < 3; i++) assert.equal((await send(pool)).text, 'ok');
+  assert.equal(connections(), 3, 'no connection carried a second request');
 });
