@@ -262,7 +262,7 @@ export class ApiClient {
   private send(method: string, target: string, headers: Record<string, string>, body: string | Buffer | undefined, signal?: AbortSignal): Promise<RawResponse> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(abortError());
-      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+      // Each transport frames the body itself (node:http sets Content-Length for a body given to end()).
       const options = this.target(target);
       const done = (err: Error | undefined, answer?: RawResponse) => {
         clearTimeout(timer);

@@ -239,8 +239,9 @@ export class Http1Pool {
   }
 
   /**
-   * Sends one request; `callback` gets the answer or the failure, never synchronously. Throws at once
-   * for a path or header value a request line cannot carry (as node:http does).
+   * Sends one request; `callback` gets the answer or the failure, never synchronously. The body's
+   * Content-Length is written here (not one of `headers`). Throws at once for a path or header value a
+   * request line cannot carry (as node:http does).
    */
   request(method: string, path: string, headers: Record<string, string>, body: string | Buffer | undefined, callback: Http1Callback): Http1Exchange {
     if (!PLAIN_PATH.test(path)) throw fault('Request path contains unescaped characters', 'ERR_UNESCAPED_CHARACTERS');
@@ -250,7 +251,7 @@ export class Http1Pool {
       if (BAD_VALUE.test(value)) throw fault(`Invalid character in header content ["${name}"]`, 'ERR_INVALID_CHAR');
       head += `${name}: ${value}\r\n`;
     }
-    if (body !== undefined && headers['content-length'] === undefined) head += `content-length: ${Buffer.byteLength(body)}\r\n`;
+    if (body !== undefined) head += `content-length: ${Buffer.byteLength(body)}\r\n`;
     head += '\r\n';
     let connection = this.idle.pop();
     // One the server closed a moment ago is gone, though its 'close' has not come yet.
