@@ -1,5 +1,6 @@
 // The server's log writer (src/observability/line-batch.ts): lines held until a batch fills or the
-// timer fires, written in order, and nothing lost when the process exits right after logging.
+// timer fires, written in order (long and multi-byte lines too, through batch buffers used again),
+// and nothing lost when the process exits right after logging.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -23,12 +24,32 @@ test('lines wait for a full batch, then go out in order', async () => {
   const lines = Array.from({ length: 12 }, (_, i) => `{"n":${i},"pad":"${'x'.repeat(20)}"}\n`);
   for (const line of lines.slice(0, 3)) batch.write(line);
   await new Promise((r) => setTimeout(r, 50));
-  assert.equal(fs.readFileSync(file, 'utf8'), '', 'three lines (111 characters, under 200) are held');
+  assert.equal(fs.readFileSync(file, 'utf8'), '', 'three lines (111 bytes, under 200) are held');
   for (const line of lines.slice(3)) batch.write(line);
   // Each write that fills a batch starts one; the rest follows when the one under way is done.
   await until(() => fs.readFileSync(file, 'utf8').length >= 200, 'the first full batch written');
   batch.flush();
   await until(() => fs.readFileSync(file, 'utf8') === lines.join(''), 'every line, in order');
+  fs.closeSync(fd);
+});
+
+test('multi-byte, long and many lines come out whole and in order', async () => {
+  const file = path.join(dir, 'mixed.log');
+  const fd = fs.openSync(file, 'w');
+  const batch = new LineBatch(fd, 256, 60_000);
+  // Lines of 1-, 2-, 3- and 4-byte characters (a lone surrogate becomes U+FFFD, as Buffer.from makes
+  // it), some longer than a whole batch, enough of them to fill many batches and reuse their buffers.
+  const pieces = ['a', 'é', '€', '😀', '\ud800', '"'];
+  const lines = Array.from({ length: 400 }, (_, i) => `{"n":${i},"s":"${pieces[i % pieces.length]!.repeat(i % 7 === 0 ? 150 : (i % 23) + 1)}"}\n`);
+  for (const [i, line] of lines.entries()) {
+    batch.write(line);
+    // Now and then the event loop turns, so writes complete and their buffers come back mid-stream.
+    if (i % 37 === 0) await new Promise((r) => setImmediate(r));
+  }
+  batch.flush();
+  const expected = Buffer.from(lines.join(''));
+  await until(() => fs.statSync(file).size >= expected.length, 'every line written');
+  assert.ok(fs.readFileSync(file).equals(expected), 'the bytes are the lines, in order, as Buffer.from encodes them');
   fs.closeSync(fd);
 });
 

@@ -127,9 +127,7 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     // unit queued: after the restart its log, if on disk, is linked (loggedRun above), else it is
     // judged again. The write-back comes last too, so a unit taken again after a crash has not been
     // written back yet. None of it holds the worker's slot (`settle`).
-    const rest = Promise.resolve(logWritten)
-      .then(() => conclude(services, rules, traces, job, rule, unit.span, result))
-      .catch((err) => failed(rules, job, err));
+    const rest = concludeOnceLogged(logWritten, services, rules, traces, job, rule, unit.span, result);
     if (settle) settle(rest);
     else await rest;
   } catch (err) {
@@ -137,6 +135,28 @@ export async function runUnit(services: Services, rules: RuleStore, traces: Trac
     await carried.written?.catch(() => {});
     await failed(rules, job, err);
   }
+}
+
+/**
+ * The unit's last steps once its log is on disk (the carried commit: up to CARRY_MS). Made here, not
+ * as a closure inside runUnit: that one kept runUnit's whole scope alive while it waited (the tool's
+ * input with the span's text, the run's context, the assembled unit), so each unit's objects outlived
+ * the young generation's collections and were copied and promoted (issue 33). This keeps what
+ * conclude reads.
+ */
+function concludeOnceLogged(
+  logWritten: Promise<void> | undefined,
+  services: Services,
+  rules: RuleStore,
+  traces: TraceStore,
+  job: EvalJob,
+  rule: RuleRecord,
+  span: SpanRecord,
+  result: ExecutionResult,
+): Promise<void> {
+  return Promise.resolve(logWritten)
+    .then(() => conclude(services, rules, traces, job, rule, span, result))
+    .catch((err) => failed(rules, job, err));
 }
 
 /**
