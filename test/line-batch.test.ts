@@ -53,6 +53,23 @@ test('multi-byte, long and many lines come out whole and in order', async () => 
   fs.closeSync(fd);
 });
 
+test('a reader gone (EPIPE) ends the writing: no error, and nothing is held after', async () => {
+  const fifo = path.join(dir, 'gone.fifo');
+  execFileSync('mkfifo', [fifo]);
+  const reader = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const fd = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+  fs.closeSync(reader);
+  const batch = new LineBatch(fd, 256, 60_000);
+  const held = batch as unknown as { queue: Buffer[]; writing: boolean; used: number };
+  // Enough lines to fill batches (queued behind the first write, which fails with EPIPE).
+  for (let i = 0; i < 40; i++) batch.write(`{"n":${i},"pad":"${'x'.repeat(40)}"}\n`);
+  await until(() => !held.writing, 'the failed write reported');
+  batch.write('{"after":true}\n');
+  batch.flush();
+  assert.deepEqual([held.queue.length, held.used, held.writing], [0, 0, false], 'no chunk waits and no line is taken once the reader is gone');
+  fs.closeSync(fd);
+});
+
 test('the timer writes a batch that never fills', async () => {
   const file = path.join(dir, 'timer.log');
   const fd = fs.openSync(file, 'w');

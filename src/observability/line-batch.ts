@@ -21,7 +21,7 @@ export class LineBatch {
   private used = 0;
   /** Sealed batches waiting to be written, in order; the first is being written when `writing`. */
   private readonly queue: Buffer[] = [];
-  /** A chunk handed to fs.write and not yet reported written (at most one at a time, so lines keep their order). */
+  /** The queue's first chunk is handed to fs.write and not yet reported written (one at a time, so lines keep their order). */
   private writing = false;
   private readonly spares: Buffer[] = [];
   /** After EPIPE (the reader is gone) lines are dropped, as pino's destination drops them. */
@@ -82,7 +82,12 @@ export class LineBatch {
       if (err) {
         // A full non-blocking pipe: try again shortly, as SonicBoom does; a gone reader: stop.
         if (err.code === 'EAGAIN' || err.code === 'EBUSY') return void setTimeout(() => this.writeOut(chunk), RETRY_MS);
-        if (err.code === 'EPIPE') this.closed = true;
+        if (err.code === 'EPIPE') {
+          // The reader is gone: this chunk and every line waiting are dropped, and none is taken after.
+          this.closed = true;
+          this.queue.length = 1;
+          this.used = 0;
+        }
         // Any other failure drops this chunk: a log write must never fail the server.
       } else if (written < chunk.length) {
         return this.writeOut(chunk.subarray(written));
