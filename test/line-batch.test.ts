@@ -60,6 +60,7 @@ test('a reader gone (EPIPE) ends the writing: no error, and nothing is held afte
   const fd = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
   fs.closeSync(reader);
   const batch = new LineBatch(fd, 256, 60_000);
+  // What the batch holds is private; nothing outside can see it, so the test reads it through a cast.
   const held = batch as unknown as { queue: Buffer[]; writing: boolean; used: number };
   // Enough lines to fill batches (queued behind the first write, which fails with EPIPE).
   for (let i = 0; i < 40; i++) batch.write(`{"n":${i},"pad":"${'x'.repeat(40)}"}\n`);
