@@ -1,6 +1,6 @@
 // The server's log writer (src/observability/line-batch.ts): lines held until a batch fills or the
-// timer fires, written in order (long and multi-byte lines too, through batch buffers used again),
-// and nothing lost when the process exits right after logging.
+// timer fires, written in order (long and multi-byte lines too, across many batches), and nothing
+// lost when the process exits right after logging.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,12 +38,12 @@ test('multi-byte, long and many lines come out whole and in order', async () => 
   const fd = fs.openSync(file, 'w');
   const batch = new LineBatch(fd, 256, 60_000);
   // Lines of 1-, 2-, 3- and 4-byte characters (a lone surrogate becomes U+FFFD, as Buffer.from makes
-  // it), some longer than a whole batch, enough of them to fill many batches and reuse their buffers.
+  // it), some longer than a whole batch, enough of them to fill many batches.
   const pieces = ['a', 'é', '€', '😀', '\ud800', '"'];
   const lines = Array.from({ length: 400 }, (_, i) => `{"n":${i},"s":"${pieces[i % pieces.length]!.repeat(i % 7 === 0 ? 150 : (i % 23) + 1)}"}\n`);
   for (const [i, line] of lines.entries()) {
     batch.write(line);
-    // Now and then the event loop turns, so writes complete and their buffers come back mid-stream.
+    // Now and then the event loop turns, so writes complete mid-stream and batches queue behind them.
     if (i % 37 === 0) await new Promise((r) => setImmediate(r));
   }
   batch.flush();

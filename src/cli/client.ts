@@ -9,7 +9,7 @@ import type https from 'node:https';
 import { createRequire } from 'node:module';
 import { urlToHttpOptions } from 'node:url';
 import { CliError, EXIT, usageError } from './errors.ts';
-import { Http1Pool, type Http1Exchange } from './http1.ts';
+import { fitsInHeader, Http1Pool, type Http1Exchange } from './http1.ts';
 
 const DEFAULT_URL = 'http://127.0.0.1:8787';
 
@@ -108,7 +108,7 @@ export function resolveClientOptions(values: { url?: string; 'api-key'?: string;
   }
   const apiKey = (values['api-key'] ?? env.TRIBUNAL_API_KEY ?? '').trim() || undefined;
   // A header cannot carry a control character (a line break would split the request): refused here, by name.
-  if (apiKey && /[^\t\x20-\x7e\x80-\xff]/.test(apiKey)) {
+  if (apiKey && !fitsInHeader(apiKey)) {
     throw usageError(
       `${values['api-key'] ? '--api-key' : 'TRIBUNAL_API_KEY'} holds a control character (a line break?), which an HTTP header cannot carry: check how the key was copied.`,
     );

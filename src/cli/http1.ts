@@ -28,6 +28,11 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 const MAX_HEAD_BYTES = 64 * 1024;
 // node:http's rule for a header value: no control character but tab (no CR or LF to split a request).
 const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** Whether a header can carry `value` (node:http's rule, above): the CLI checks its API key with it. */
+export function fitsInHeader(value: string): boolean {
+  return !BAD_VALUE.test(value);
+}
 const PLAIN_PATH = /^[\x21-\x7e]+$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})/;
 

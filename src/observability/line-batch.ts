@@ -12,8 +12,6 @@
 import fs from 'node:fs';
 
 const RETRY_MS = 10;
-/** Emptied buffers kept for the next batches, so a steady stream of lines allocates none. */
-const SPARE_BUFFERS = 2;
 
 export class LineBatch {
   /** The batch being filled, and how many of its bytes hold lines. */
@@ -23,7 +21,6 @@ export class LineBatch {
   private readonly queue: Buffer[] = [];
   /** The queue's first chunk is handed to fs.write and not yet reported written (one at a time, so lines keep their order). */
   private writing = false;
-  private readonly spares: Buffer[] = [];
   /** After EPIPE (the reader is gone) lines are dropped, as pino's destination drops them. */
   private closed = false;
 
@@ -66,7 +63,7 @@ export class LineBatch {
   private seal(): void {
     if (this.used === 0) return;
     this.queue.push(this.buffer.subarray(0, this.used));
-    this.buffer = this.spares.pop() ?? Buffer.allocUnsafeSlow(this.batchBytes);
+    this.buffer = Buffer.allocUnsafeSlow(this.batchBytes);
     this.used = 0;
   }
 
@@ -93,16 +90,9 @@ export class LineBatch {
         return this.writeOut(chunk.subarray(written));
       }
       this.writing = false;
-      this.recycle(this.queue.shift()!);
+      this.queue.shift();
       this.writeNext();
     });
-  }
-
-  private recycle(chunk: Buffer): void {
-    // Only a whole batch buffer of ours is kept (a long line's own chunk is not).
-    if (chunk.buffer.byteLength === this.batchBytes && chunk.byteOffset === 0 && this.spares.length < SPARE_BUFFERS) {
-      this.spares.push(Buffer.from(chunk.buffer, 0, this.batchBytes));
-    }
   }
 
   /**
