@@ -8,8 +8,13 @@
 //     Reference points from the issue, measured on this machine: promptfoo's model-graded
 //     assertions about 1.5 x the ideal and 40 ms of CPU per grading, autoevals about 1.08 x and 7 ms.
 //
-// Measured in the same run as a reference: a bare client, the same POST /execute/ requests from a
-// plain fetch loop with the same concurrency, which shows what the CLI itself adds.
+// Measured in the same run as references:
+//   - a bare client, the same POST /execute/ requests from a plain fetch loop with the same
+//     concurrency, which shows what the CLI itself adds;
+//   - the floor judge server (bench/door-floors.ts: key lookup, one model call per evaluator at once,
+//     one group-committed fdatasync'd line, nothing else), driven by the CLI and by the bare loop as
+//     Tribunal is: what the least a durable judge server can do reaches on this machine, so that the
+//     wall's goal can be read against what it leaves to the server (issue 33).
 //
 //   node --import tsx bench/cli-eval.bench.ts        (BENCH_ROWS=1000 BENCH_LATENCY=300 BENCH_CONCURRENCY=8,32)
 //
@@ -32,6 +37,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timeline } from './cli-timeline.ts';
+import { FLOOR_KEY, serveFloorJudge } from './door-floors.ts';
 import { childCpuMicros, demoWithJudges, envNumber, heapOn, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -42,7 +48,16 @@ const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '8,32').split(',').map(N
 const EVALUATORS = ['Answer Relevance', 'Clarity', 'Helpfulness'];
 
 if (process.argv[2] === '--serve') {
-  await serveChild(() => (process.argv[3] === 'fake' ? serveFake(LATENCY_MS, { record: false }) : serveTribunal(process.argv[4]!, { TRIBUNAL_MODEL_CONCURRENCY: '128' })));
+  const [kind, fakeUrl = '', judgeId = ''] = process.argv.slice(3);
+  await serveChild(async () => {
+    if (kind === 'fake') return serveFake(LATENCY_MS, { record: false });
+    if (kind === 'floor') {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-bench-floor-'));
+      process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+      return serveFloorJudge(fakeUrl, path.join(dir, 'log.jsonl'), judgeId, EVALUATORS);
+    }
+    return serveTribunal(fakeUrl, { TRIBUNAL_MODEL_CONCURRENCY: '128' });
+  });
 }
 
 // ---- parent -------------------------------------------------------------------------------------
@@ -57,9 +72,9 @@ interface Run {
   pid?: number;
 }
 
-async function runCli(server: ChildProcess, env: Record<string, string>, judgeId: string, input: string, concurrency: number, preload: string): Promise<Run> {
-  const out = path.join(path.dirname(input), `results-${concurrency}.jsonl`);
-  const cpuFile = path.join(path.dirname(input), `cli-cpu-${concurrency}.json`);
+async function runCli(server: ChildProcess, env: Record<string, string>, judgeId: string, input: string, concurrency: number, preload: string, tag = ''): Promise<Run> {
+  const out = path.join(path.dirname(input), `results-${tag}${concurrency}.jsonl`);
+  const cpuFile = path.join(path.dirname(input), `cli-cpu-${tag}${concurrency}.json`);
   const serverBefore = await childCpuMicros(server);
   const started = performance.now();
   const child = spawn(
@@ -151,12 +166,16 @@ async function main() {
   const timelines: Array<{ pid: number; concurrency: number }> = [];
   let fake: Child | undefined;
   let server: Child | undefined;
+  let floor: Child | undefined;
   try {
     fake = await startChild(SELF, 'fake');
     server = await startChild(SELF, 'tribunal', [fake.ready.url]);
     const { key, judgeIds } = await demoWithJudges(server.ready.url, { 'bench three': EVALUATORS });
     const judge = { id: judgeIds[0]! };
     const serverUrl = server.ready.url;
+    // The floor judge server answers the same judge id, on the same fake model.
+    floor = await startChild(SELF, 'floor', [fake.ready.url, judge.id]);
+    const floorEnv = { TRIBUNAL_URL: floor.ready.url, TRIBUNAL_API_KEY: FLOOR_KEY };
 
     const items = Array.from({ length: ROWS }, (_, i) => ({
       request: `How do I reset my password? (case ${i + 1})`,
@@ -173,10 +192,10 @@ async function main() {
 
     // Warm-up: tsx's transform cache and the server's first requests.
     await runCli(server.child, env, judge.id, path.join(dir, 'data.jsonl'), 64, preload).catch(() => undefined);
+    await runCli(floor.child, floorEnv, judge.id, path.join(dir, 'data.jsonl'), 64, preload, 'floor-').catch(() => undefined);
 
     console.log(`tribunal eval: ${ROWS} rows, a judge of ${EVALUATORS.length} evaluators, fake judge model at ${LATENCY_MS} ms, ${os.cpus().length} CPUs`);
     const graded = ROWS * EVALUATORS.length;
-    const lines: string[] = [];
     for (const concurrency of CONCURRENCIES) {
       const idealMs = (ROWS * LATENCY_MS) / concurrency;
       // BENCH_HEAP=<dir>: the server's allocations (and GC pauses) over the CLI run alone (harness.ts).
@@ -185,31 +204,35 @@ async function main() {
       if (process.env.BENCH_HEAP) await heapOn(server.child, false);
       if (cli.pid) timelines.push({ pid: cli.pid, concurrency });
       const bare = await runBare(server.child, serverUrl, key, judge.id, bareBodies, concurrency);
+      const floorCli = await runCli(floor.child, floorEnv, judge.id, input, concurrency, preload, 'floor-');
+      const floorBare = await runBare(floor.child, floor.ready.url, FLOOR_KEY, judge.id, bareBodies, concurrency);
       for (const [label, r] of [
         ['tribunal eval (CLI)', cli],
         ['bare fetch loop (reference)', bare],
+        ['CLI -> floor judge server', floorCli],
+        ['bare loop -> floor server', floorBare],
       ] as const) {
         if (r.scored !== ROWS) throw new Error(`${label}: ${r.scored} of ${ROWS} rows scored`);
         const perEval = (r.serverCpuMs + r.clientCpuMs) / graded;
         const line =
           `concurrency ${String(concurrency).padStart(2)}  ${label.padEnd(28)} wall ${(r.wallMs / 1000).toFixed(2)} s = ${(r.wallMs / idealMs).toFixed(3)} x ideal ${(idealMs / 1000).toFixed(2)} s` +
-          (label.startsWith('tribunal') ? ` (batch alone ${(r.batchMs / idealMs).toFixed(3)} x)` : '') +
+          (label.includes('CLI') ? ` (batch alone ${(r.batchMs / idealMs).toFixed(3)} x)` : '') +
           `; CPU server ${(r.serverCpuMs / 1000).toFixed(2)} s + client ${(r.clientCpuMs / 1000).toFixed(2)} s = ${perEval.toFixed(2)} ms per graded evaluator`;
-        lines.push(line);
         console.log(line);
       }
+      console.log(`concurrency ${String(concurrency).padStart(2)}  the CLI's wall, Tribunal / the floor server: ${(cli.wallMs / floorCli.wallMs).toFixed(3)}`);
     }
     console.log('\ngoals: wall within 1.1 x ideal; at most 5 ms CPU (server + CLI) per graded evaluator');
     console.log('reference (issue, this machine): promptfoo model-graded ~1.5 x ideal, ~40 ms/grading; autoevals ~1.08 x, ~7 ms');
     if (timelineDir) {
       // The children write their events as they exit.
-      const exited = [fake, server].map((c) => new Promise((resolve) => c!.child.once('exit', resolve)));
-      stopChildren([fake, server]);
+      const exited = [fake, server, floor].map((c) => new Promise((resolve) => c!.child.once('exit', resolve)));
+      stopChildren([fake, server, floor]);
       await Promise.all(exited);
       for (const t of timelines) console.log(`\n${timeline(timelineDir, t.pid, LATENCY_MS, t.concurrency).join('\n')}`);
     }
   } finally {
-    stopChildren([fake, server]);
+    stopChildren([fake, server, floor]);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

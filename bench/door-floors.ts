@@ -1,7 +1,8 @@
-// The two floor servers of bench/doors-floor.bench.ts: the least work a durable server must do for a
-// proxied call with async judging and for a sampled OTLP span, written out with nothing else, so that
-// Tribunal's CPU for the same job can be set against them (issue 33). Each runs in a child process
-// of its own (the bench's `--serve floor-proxy` / `--serve floor-otlp`).
+// The floor servers: the least work a durable server must do for a proxied call with async judging
+// and for a sampled OTLP span (bench/doors-floor.bench.ts), and for a judge of several evaluators
+// run on one row (bench/cli-eval.bench.ts), written out with nothing else, so that Tribunal's CPU
+// and latency for the same job can be set against them (issue 33). Each runs in a child process of
+// its own (the benches' `--serve floor-...`).
 //
 // What both share, and why it is the least:
 //   - express (what any route in an express server costs; Tribunal is one) and a SHA-256 key lookup
@@ -17,7 +18,7 @@ import { Agent, request } from 'undici';
 import { decodeExportMessage } from '../src/traces/proto.ts';
 import { listenOnLoopback, type Ready } from './harness.ts';
 
-/** The one key the floors know, presented as `Bearer <FLOOR_KEY>`. */
+/** The one key the floors know, presented as `Bearer <FLOOR_KEY>` (or `Api-Key <FLOOR_KEY>`, as the CLI sends it). */
 export const FLOOR_KEY = 'floor-key-1';
 
 const keys = new Map([[crypto.createHash('sha256').update(FLOOR_KEY).digest('hex'), { org: 'o1' }]]);
@@ -25,7 +26,7 @@ const who = (authorization: string | undefined) =>
   keys.get(
     crypto
       .createHash('sha256')
-      .update((authorization ?? '').replace(/^Bearer /, ''))
+      .update((authorization ?? '').replace(/^(Bearer|Api-Key) /, ''))
       .digest('hex'),
   );
 
@@ -162,6 +163,60 @@ export async function serveFloorOtlp(judgeUrl: string, logFile: string): Promise
         }
     await Promise.all(jobs);
     res.status(200).type('application/x-protobuf').end();
+  });
+  return { url: await listenOnLoopback(app) };
+}
+
+/**
+ * The floor judge server: a judge of `evaluators` (names) run on one row at a time, at the paths
+ * `tribunal eval` uses. The judge's lookup (GET /v1/judges/{id}/) answers the one judge it knows;
+ * an execute (POST /v1/judges/{id}/execute/) checks the key and the row (request and response text),
+ * makes one judge-model call per evaluator at once, and answers once one durable line holds the row
+ * and every verdict, with the fields the CLI reads. No store, no versions, no rate limit, no logging.
+ */
+export async function serveFloorJudge(judgeUrl: string, logFile: string, judgeId: string, evaluators: string[]): Promise<Ready> {
+  const express = (await import('express')).default;
+  const dispatcher = new Agent({ connections: 128 });
+  const judge = judger(judgeUrl, dispatcher);
+  const append = appender(logFile);
+  const named = evaluators.map((name, i) => ({ id: `evl_${String(i + 1).padStart(32, '0')}`, name }));
+  const app = express();
+  app.use(express.json({ limit: '1mb' }));
+  app.get('/v1/judges/:id/', (req, res) => {
+    if (!who(req.headers.authorization)) return void res.status(401).json({ code: 'not_authenticated' });
+    if (req.params.id !== judgeId) return void res.status(404).json({ code: 'not_found' });
+    res.json({ id: judgeId, name: 'floor judge', evaluators: named });
+  });
+  app.post('/v1/judges/:id/execute/', async (req, res) => {
+    const org = who(req.headers.authorization);
+    if (!org) return void res.status(401).json({ code: 'not_authenticated' });
+    if (req.params.id !== judgeId) return void res.status(404).json({ code: 'not_found' });
+    const b = req.body as { request?: unknown; response?: unknown };
+    if (typeof b?.request !== 'string' || typeof b.response !== 'string') return void res.status(400).json({ code: 'validation_error' });
+    const started = performance.now();
+    const conversation = `user: ${b.request}\nassistant: ${b.response}`;
+    const verdicts = await Promise.all(named.map(() => judge(conversation)));
+    const results = named.map((e, i) => ({
+      evaluator_id: e.id,
+      evaluator_name: e.name,
+      evaluator_version: 1,
+      score: verdicts[i]!.score ?? null,
+      justification: verdicts[i]!.justification ?? null,
+    }));
+    const score = results.reduce((sum, r) => sum + (r.score ?? 0), 0) / results.length;
+    const log = {
+      id: crypto.randomUUID(),
+      org: org.org,
+      judge_id: judgeId,
+      request: b.request,
+      response: b.response,
+      score,
+      results,
+      usage: verdicts.map((v) => v.usage),
+      created_at: new Date().toISOString(),
+    };
+    await append(`${JSON.stringify(log)}\n`);
+    res.json({ execution_log_id: log.id, score, cost_usd: null, latency_ms: Math.round(performance.now() - started), evaluator_results: results });
   });
   return { url: await listenOnLoopback(app) };
 }

@@ -19,10 +19,12 @@ const SMOKE: Record<string, { args?: string[]; env?: Record<string, string>; exp
   'calibration-metrics.bench.ts': { env: { CALIB_BENCH_N: '500', CALIB_BENCH_ROUNDS: '1' } },
   'checks.bench.ts': { env: { CHECK_RUNS: '200', CODE_RUNS: '50', CODE_CONCURRENCY: '4' } },
   'calibration-run.bench.ts': { args: ['--items', '12', '--rounds', '1', '--latency', '5', '--concurrency', '4'] },
-  // With its timeline (BENCH_TIMELINE), so that the measurement cannot silently break either.
+  // With its timeline (BENCH_TIMELINE), so that the measurement cannot silently break either; and
+  // with its in-run floor, the same CLI and loop against the floor judge server.
   'cli-eval.bench.ts': {
     env: { BENCH_ROWS: '12', BENCH_LATENCY: '5', BENCH_CONCURRENCY: '4', BENCH_TIMELINE: '1' },
-    expect: /timeline of the CLI run at concurrency 4 [^\n]*\n {2}CLI send -> server in +mean[^\n]*; 17\+: [\s\S]*of last answer -> res\.end\(\): a sync in flight +(mean|n=0)/,
+    expect:
+      /CLI -> floor judge server +wall [\d.]+ s[\s\S]*Tribunal \/ the floor server: [\d.]+[\s\S]*timeline of the CLI run at concurrency 4 [^\n]*\n {2}CLI send -> server in +mean[^\n]*; 17\+: [\s\S]*of last answer -> res\.end\(\): a sync in flight +(mean|n=0)/,
   },
   'compare.bench.ts': { env: { BENCH_RUNS: '2', BENCH_MODEL_MS: '5' } },
   'conversation-prompt.bench.ts': { env: { BENCH_ITERATIONS: '20', BENCH_ROUNDS: '1', BENCH_TURNS: '4' } },
