@@ -38,7 +38,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { timeline } from './cli-timeline.ts';
 import { FLOOR_KEY, serveFloorJudge } from './door-floors.ts';
-import { childCpuMicros, demoWithJudges, envNumber, heapOn, serveChild, serveFake, serveTribunal, startChild, stopChildren, type Child } from './harness.ts';
+import { childCpuMicros, demoWithJudges, envNumber, heapOn, serveChild, serveFake, serveTribunal, startChild, stopChildren, tempDirRemovedAtExit, type Child } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SELF), '..');
@@ -51,11 +51,7 @@ if (process.argv[2] === '--serve') {
   const [kind, fakeUrl = '', judgeId = ''] = process.argv.slice(3);
   await serveChild(async () => {
     if (kind === 'fake') return serveFake(LATENCY_MS, { record: false });
-    if (kind === 'floor') {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-bench-floor-'));
-      process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-      return serveFloorJudge(fakeUrl, path.join(dir, 'log.jsonl'), judgeId, EVALUATORS);
-    }
+    if (kind === 'floor') return serveFloorJudge(fakeUrl, path.join(tempDirRemovedAtExit('tribunal-bench-floor-'), 'log.jsonl'), judgeId, EVALUATORS);
     return serveTribunal(fakeUrl, { TRIBUNAL_MODEL_CONCURRENCY: '128' });
   });
 }

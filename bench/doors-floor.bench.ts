@@ -33,7 +33,6 @@
 //   the servers, BENCH_HEAP=<dir> samples their allocations (collected ones too) and GC pauses from the end of the
 //   warm-up to the end (bench/harness.ts says how), BENCH_ONLY=span (or proxied, or proxy) measures one door alone.
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,6 +52,7 @@ import {
   serveTribunal,
   startChild,
   stopChildren,
+  tempDirRemovedAtExit,
   type Child,
 } from './harness.ts';
 import { chatSpans, postOtlp } from './trace-load.ts';
@@ -71,11 +71,7 @@ const SECRET = randomBytes(32).toString('base64');
 
 if (process.argv[2] === '--serve') {
   const [kind, a = '', b = ''] = process.argv.slice(3);
-  const logFile = () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'doors-floor-'));
-    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-    return path.join(dir, 'log.jsonl');
-  };
+  const logFile = () => path.join(tempDirRemovedAtExit('doors-floor-'), 'log.jsonl');
   await serveChild(async () => {
     if (kind === 'judge') return serveCountingJudge();
     if (kind === 'upstream') return serveUpstream();

@@ -155,6 +155,24 @@ export async function serveFake(latencyMs = 0, opts: { record?: boolean } = {}):
 }
 
 /**
+ * A temporary directory under the OS's, removed when the process exits. A write still in flight on
+ * the thread pool at exit can add a file while the directory is being removed (ENOTEMPTY, seen once
+ * in `bench:mcp`): the removal is tried again, and a directory that still will not go is named on
+ * stderr rather than thrown, which would end the bench with a stack trace after its figures.
+ */
+export function tempDirRemovedAtExit(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.on('exit', () => {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+    } catch (err) {
+      process.stderr.write(`could not remove ${dir}: ${(err as Error).message}\n`);
+    }
+  });
+  return dir;
+}
+
+/**
  * The real server as `npm start` runs it (JSON store in a temporary data directory, removed at
  * exit), on a random port, judging with the fake model at `fakeUrl`, with a rate limit high enough
  * not to interfere. `env` adds or overrides settings.
@@ -162,8 +180,7 @@ export async function serveFake(latencyMs = 0, opts: { record?: boolean } = {}):
 export async function serveTribunal(fakeUrl: string, env: Record<string, string> = {}): Promise<{ url: string }> {
   const { serve } = await import('../src/main.ts');
   const { loadConfig } = await import('../src/config.ts');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-bench-'));
-  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDirRemovedAtExit('tribunal-bench-');
   const config = loadConfig({
     TRIBUNAL_DATA_DIR: dataDir,
     PORT: '0',

@@ -13,14 +13,12 @@
 // are off (no OTLP endpoint). In each round the three are driven at the same time, BENCH_CONCURRENCY
 // clients each; the figure is server CPU per run (not wall-clock: the machine is shared), and the
 // median over rounds of each one's ratio to "off".
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 // The measuring helpers, then the child servers' lifecycle (bench/harness.ts).
 import { benchEnv, childCpuMicros, demoWithJudges, forDuration, median, request, runBench } from './harness.ts';
-import { listenOnLoopback, resetFake, serveChild, serveFake, startChild, stopChildren, type Child, type Ready } from './harness.ts';
+import { listenOnLoopback, resetFake, serveChild, serveFake, startChild, stopChildren, tempDirRemovedAtExit, type Child, type Ready } from './harness.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const { SECONDS, ROUNDS, CONCURRENCY, WARMUP_MS, INITIAL_WARMUP_MS } = benchEnv({ SECONDS: 4, ROUNDS: 10, CONCURRENCY: 8, WARMUP_MS: 1500, INITIAL_WARMUP_MS: 8000 });
@@ -49,8 +47,7 @@ async function serveApp(fakeUrl: string, withObservability: boolean): Promise<{ 
   const { createObservability } = await import('../src/observability/index.ts');
   const { createServer } = await import('../src/server.ts');
   const { JsonStore } = await import('../src/store/json-store.ts');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tribunal-bench-obs-'));
-  process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const dataDir = tempDirRemovedAtExit('tribunal-bench-obs-');
   const config = loadConfig({ TRIBUNAL_DATA_DIR: dataDir, TRIBUNAL_RATE_LIMIT: '100000000', ANTHROPIC_API_KEY: 'bench-dummy-key', ANTHROPIC_BASE_URL: fakeUrl, ...SETTINGS });
   const store = new JsonStore({ dataDir });
   await store.init();
