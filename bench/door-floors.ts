@@ -4,12 +4,12 @@
 // and latency for the same job can be set against them (issue 33). Each runs in a child process of
 // its own (the benches' `--serve floor-...`).
 //
-// What both share, and why it is the least:
+// What they share, and why it is the least:
 //   - express (what any route in an express server costs; Tribunal is one) and a SHA-256 key lookup
 //     in a Map (a server that authenticates must at least hash the presented key);
-//   - one judge-model call per judged exchange over undici (the fake Anthropic Messages API, a
-//     ~1k-char system prompt with a nonce-fenced answer and a forced tool, as
-//     ../shared/bench/floor-bench.mjs sends), its JSON answer parsed;
+//   - one judge-model call per judged exchange (per evaluator, for the judge floor) over undici (the
+//     fake Anthropic Messages API, a ~1k-char system prompt with a nonce-fenced answer and a forced
+//     tool, as ../shared/bench/floor-bench.mjs sends), its JSON answer parsed;
 //   - one JSON line per judged exchange appended to a file with group-committed fdatasync (the
 //     cheapest durable write: the lines waiting while one flush runs share the next flush).
 import crypto from 'node:crypto';
