@@ -28,11 +28,6 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 const MAX_HEAD_BYTES = 64 * 1024;
 // node:http's rule for a header value: no control character but tab (no CR or LF to split a request).
 const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
-
-/** Whether a header can carry `value` (node:http's rule, above): the CLI checks its API key with it. */
-export function fitsInHeader(value: string): boolean {
-  return !BAD_VALUE.test(value);
-}
 const PLAIN_PATH = /^[\x21-\x7e]+$/;
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})/;
 
@@ -41,6 +36,11 @@ const UNTIL_END = -2;
 
 const fault = (message: string, code: string) => Object.assign(new Error(message), { code });
 const hangUp = () => fault('socket hang up: the connection closed before the answer ended', 'ECONNRESET');
+
+/** Whether a header can carry `value` (node:http's rule, BAD_VALUE): the CLI checks its API key with it. */
+export function fitsInHeader(value: string): boolean {
+  return !BAD_VALUE.test(value);
+}
 
 /** One connection to the server; it carries at most one exchange at a time. */
 class Connection {
@@ -253,7 +253,7 @@ export class Http1Pool {
     let head = `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\n`;
     for (const name in headers) {
       const value = headers[name]!;
-      if (BAD_VALUE.test(value)) throw fault(`Invalid character in header content ["${name}"]`, 'ERR_INVALID_CHAR');
+      if (!fitsInHeader(value)) throw fault(`Invalid character in header content ["${name}"]`, 'ERR_INVALID_CHAR');
       head += `${name}: ${value}\r\n`;
     }
     if (body !== undefined) head += `content-length: ${Buffer.byteLength(body)}\r\n`;
